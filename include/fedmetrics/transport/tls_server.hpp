@@ -1,0 +1,60 @@
+#pragma once
+// An HTTPS/1.1 server on Beast and Asio, behind a thin header so that its
+// users never compile Beast. Each connection is a coroutine that owns its
+// stream; every phase has a deadline and every read a size limit, so that a
+// slow or hostile client cannot hold the server.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "fedmetrics/transport/http_message.hpp"
+
+namespace fedmetrics::transport {
+
+
+
+// Called once per request; must call `respond` exactly once, from any thread.
+using RequestHandler = std::function<void(HttpRequest, std::function<void(HttpResponse)> respond)>;
+
+struct TlsServerOptions {
+  std::string bind_address = "0.0.0.0";
+  std::uint16_t port = 6443;  // 0 = any free port
+  std::string cert_file;      // PEM chain
+  std::string key_file;       // PEM private key
+  std::string tls_min_version = "VersionTLS12";  // Kubernetes' --tls-min-version values
+  std::size_t max_header_bytes = 1 << 20;        // 1 MiB, as Go's http.DefaultMaxHeaderBytes
+  std::size_t max_body_bytes = 3 << 20;          // 3 MiB, apiserver's MaxRequestBodyBytes order
+  std::chrono::milliseconds handshake_timeout{10'000};
+  std::chrono::milliseconds header_read_timeout{10'000};
+  std::chrono::milliseconds idle_timeout{90'000};
+  std::chrono::milliseconds write_timeout{60'000};
+  std::size_t max_connections = 10'000;
+  unsigned threads = 0;  // 0 = one per core
+};
+
+class TlsServer {
+ public:
+  // Throws std::runtime_error with a clear message when the certificate or
+  // key cannot be loaded or the address cannot be bound.
+  TlsServer(TlsServerOptions options, RequestHandler handler);
+  ~TlsServer();
+  TlsServer(const TlsServer&) = delete;
+  TlsServer& operator=(const TlsServer&) = delete;
+
+  // The bound port (useful when options.port was 0).
+  [[nodiscard]] std::uint16_t port() const;
+  // Serves until stop() is called or SIGINT/SIGTERM arrives; blocks.
+  void run();
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Tells whether a --tls-min-version value is one we accept.
+bool valid_tls_min_version(const std::string& value);
+
+}  // namespace fedmetrics::transport

@@ -1,0 +1,258 @@
+#include "fedmetrics/k8s/time.hpp"
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+
+namespace fedmetrics::k8s {
+namespace {
+
+using std::chrono::nanoseconds;
+
+Error time_error(std::string_view text) {
+  return Error{"parsing time \"" + std::string(text) + "\" as RFC 3339: not a time"};
+}
+
+// Reads exactly `width` decimal digits at `pos`.
+bool read_digits(std::string_view s, std::size_t& pos, std::size_t width, int& out) {
+  if (pos + width > s.size()) return false;
+  out = 0;
+  for (std::size_t i = 0; i < width; ++i) {
+    char c = s[pos + i];
+    if (c < '0' || c > '9') return false;
+    out = out * 10 + (c - '0');
+  }
+  pos += width;
+  return true;
+}
+
+bool expect(std::string_view s, std::size_t& pos, char c) {
+  if (pos >= s.size() || s[pos] != c) return false;
+  ++pos;
+  return true;
+}
+
+}  // namespace
+
+Expected<Timestamp> parse_time(std::string_view text) {
+  using namespace std::chrono;
+  std::size_t pos = 0;
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  if (!read_digits(text, pos, 4, year) || !expect(text, pos, '-') || !read_digits(text, pos, 2, month) ||
+      !expect(text, pos, '-') || !read_digits(text, pos, 2, day))
+    return time_error(text);
+  if (pos >= text.size() || (text[pos] != 'T' && text[pos] != 't')) return time_error(text);
+  ++pos;
+  if (!read_digits(text, pos, 2, hour) || !expect(text, pos, ':') || !read_digits(text, pos, 2, minute) ||
+      !expect(text, pos, ':') || !read_digits(text, pos, 2, second))
+    return time_error(text);
+  // Fractional seconds: any number of digits, kept to nanoseconds.
+  std::int64_t fraction_ns = 0;
+  if (pos < text.size() && text[pos] == '.') {
+    ++pos;
+    std::size_t digits = 0;
+    std::int64_t scale = 100'000'000;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+      fraction_ns += (text[pos] - '0') * scale;
+      scale /= 10;
+      ++pos;
+      ++digits;
+    }
+    if (digits == 0) return time_error(text);
+  }
+  int offset_minutes = 0;
+  if (pos < text.size() && (text[pos] == 'Z' || text[pos] == 'z')) {
+    ++pos;
+  } else if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
+    int sign = text[pos] == '-' ? -1 : 1;
+    ++pos;
+    int oh = 0, om = 0;
+    if (!read_digits(text, pos, 2, oh) || !expect(text, pos, ':') || !read_digits(text, pos, 2, om) || oh > 23 ||
+        om > 59)
+      return time_error(text);
+    offset_minutes = sign * (oh * 60 + om);
+  } else {
+    return time_error(text);
+  }
+  if (pos != text.size()) return time_error(text);
+  if (hour > 23 || minute > 59 || second > 59) return time_error(text);  // Go rejects leap second 60 too
+  year_month_day ymd{std::chrono::year{year}, std::chrono::month{static_cast<unsigned>(month)},
+                     std::chrono::day{static_cast<unsigned>(day)}};
+  if (!ymd.ok()) return time_error(text);
+  sys_days date{ymd};
+  Timestamp t = date + hours{hour} + minutes{minute} + seconds{second} + nanoseconds{fraction_ns} -
+                minutes{offset_minutes};
+  return t;
+}
+
+std::string format_time(Timestamp t) {
+  using namespace std::chrono;
+  auto secs = floor<seconds>(t);
+  auto days = floor<std::chrono::days>(secs);
+  year_month_day ymd{days};
+  hh_mm_ss<seconds> hms{secs - days};
+  std::array<char, 32> buf{};
+  int n = std::snprintf(buf.data(), buf.size(), "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(ymd.year()),
+                        static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                        static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
+                        static_cast<int>(hms.seconds().count()));
+  return std::string(buf.data(), static_cast<std::size_t>(n));
+}
+
+namespace {
+
+Error duration_error(std::string_view text) {
+  return Error{"time: invalid duration \"" + std::string(text) + "\""};
+}
+
+// Unit lengths in nanoseconds, as Go's time.unitMap.
+bool unit_nanos(std::string_view unit, std::uint64_t& out) {
+  static constexpr std::pair<std::string_view, std::uint64_t> units[] = {
+      {"ns", 1},
+      {"us", 1'000},
+      {"\xC2\xB5s", 1'000},  // U+00B5 micro sign
+      {"\xCE\xBCs", 1'000},  // U+03BC Greek mu
+      {"ms", 1'000'000},
+      {"s", 1'000'000'000},
+      {"m", 60'000'000'000},
+      {"h", 3'600'000'000'000},
+  };
+  for (const auto& [name, nanos] : units) {
+    if (name == unit) {
+      out = nanos;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+// Follows Go's time.ParseDuration: [-+]? (decimal unit)+, or "0".
+Expected<nanoseconds> parse_duration(std::string_view text) {
+  std::string_view s = text;
+  bool negative = false;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    negative = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  if (s == "0") return nanoseconds{0};
+  if (s.empty()) return duration_error(text);
+  constexpr std::uint64_t max_magnitude = std::uint64_t{1} << 63;  // |min int64|
+  std::uint64_t total = 0;
+  while (!s.empty()) {
+    if (!(s[0] == '.' || (s[0] >= '0' && s[0] <= '9'))) return duration_error(text);
+    // Integer part.
+    std::uint64_t whole = 0;
+    std::size_t i = 0;
+    bool overflow = false;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+      if (whole > max_magnitude / 10) overflow = true;
+      else whole = whole * 10 + static_cast<std::uint64_t>(s[i] - '0');
+      if (whole > max_magnitude) overflow = true;
+      ++i;
+    }
+    if (overflow) return duration_error(text);
+    bool had_whole = i > 0;
+    // Fraction part, as Go's leadingFraction: digits beyond int64 are dropped.
+    std::uint64_t frac = 0;
+    double frac_scale = 1;
+    bool had_frac = false, frac_overflow = false;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+        had_frac = true;
+        if (!frac_overflow) {
+          if (frac > static_cast<std::uint64_t>(INT64_MAX) / 10) {
+            frac_overflow = true;
+          } else {
+            frac = frac * 10 + static_cast<std::uint64_t>(s[i] - '0');
+            frac_scale *= 10;
+          }
+        }
+        ++i;
+      }
+    }
+    if (!had_whole && !had_frac) return duration_error(text);
+    std::size_t unit_start = i;
+    while (i < s.size() && s[i] != '.' && (s[i] < '0' || s[i] > '9')) ++i;
+    std::string_view unit = s.substr(unit_start, i - unit_start);
+    if (unit.empty()) return Error{"time: missing unit in duration \"" + std::string(text) + "\""};
+    std::uint64_t unit_ns = 0;
+    if (!unit_nanos(unit, unit_ns))
+      return Error{"time: unknown unit \"" + std::string(unit) + "\" in duration \"" + std::string(text) + "\""};
+    if (whole > max_magnitude / unit_ns) return duration_error(text);
+    std::uint64_t value = whole * unit_ns;
+    if (frac > 0) {
+      // Go computes the fractional part in float64; doing the same keeps
+      // "0.3333333333333333333h" at exactly 20m as Go has it.
+      value += static_cast<std::uint64_t>(static_cast<double>(frac) *
+                                          (static_cast<double>(unit_ns) / frac_scale));
+      if (value > max_magnitude) return duration_error(text);
+    }
+    total += value;
+    if (total > max_magnitude) return duration_error(text);
+    s.remove_prefix(i);
+  }
+  if (!negative && total > max_magnitude - 1) return duration_error(text);
+  auto signed_total = negative ? -static_cast<std::int64_t>(total - 1) - 1 : static_cast<std::int64_t>(total);
+  return nanoseconds{signed_total};
+}
+
+namespace {
+
+// Go's fmtFrac: writes "." and the `precision` digits of v's fraction, without
+// trailing zeros (nothing at all when the fraction is zero); returns v / 10^precision.
+std::uint64_t append_fraction(std::string& out, std::uint64_t v, int precision) {
+  std::string digits;
+  bool printing = false;
+  for (int i = 0; i < precision; ++i) {
+    auto digit = static_cast<char>('0' + v % 10);
+    printing = printing || digit != '0';
+    if (printing) digits.insert(digits.begin(), digit);
+    v /= 10;
+  }
+  if (printing) out += "." + digits;
+  return v;
+}
+
+}  // namespace
+
+std::string format_duration(nanoseconds d) {
+  std::int64_t raw = d.count();
+  if (raw == 0) return "0s";
+  bool negative = raw < 0;
+  std::uint64_t u = negative ? static_cast<std::uint64_t>(-(raw + 1)) + 1 : static_cast<std::uint64_t>(raw);
+  std::string out;
+  if (u < 1'000'000'000ULL) {
+    // Less than a second: ns, µs or ms, with a fraction where needed.
+    std::string unit;
+    int precision = 0;
+    if (u < 1'000) {
+      unit = "ns";
+    } else if (u < 1'000'000) {
+      precision = 3;
+      unit = "\xC2\xB5s";
+    } else {
+      precision = 6;
+      unit = "ms";
+    }
+    std::string frac;
+    std::uint64_t whole = append_fraction(frac, u, precision);
+    out = std::to_string(whole) + frac + unit;
+  } else {
+    std::string frac;
+    std::uint64_t secs = append_fraction(frac, u, 9);
+    out = std::to_string(secs % 60) + frac + "s";
+    std::uint64_t mins = secs / 60;
+    if (mins > 0) {
+      out = std::to_string(mins % 60) + "m" + out;
+      std::uint64_t hours = mins / 60;
+      if (hours > 0) out = std::to_string(hours) + "h" + out;
+    }
+  }
+  return negative ? "-" + out : out;
+}
+
+}  // namespace fedmetrics::k8s

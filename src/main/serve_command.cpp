@@ -1,0 +1,94 @@
+#include "main/serve_command.hpp"
+
+#include <memory>
+#include <stdexcept>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "fedmetrics/transport/self_signed.hpp"
+#include "fedmetrics/transport/tls_server.hpp"
+#include "server/api_handler.hpp"
+
+namespace fedmetrics::cli {
+
+CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
+  CLI::App* serve = app.add_subcommand(
+      "serve",
+      "Serve the metrics APIs over TLS, as an extension API server behind the Karmada control plane's\n"
+      "aggregation layer (deploy/apiservice.yaml registers it).");
+  serve->add_option("--secure-port", o.secure_port, "The port on which to serve HTTPS (0 picks a free port).")
+      ->capture_default_str();
+  serve->add_option("--bind-address", o.bind_address, "The IP address on which to listen for --secure-port.")
+      ->capture_default_str();
+  serve->add_option("--cert-dir", o.cert_dir,
+                    "The directory where the self-signed serving certificate is written when --tls-cert-file\n"
+                    "and --tls-private-key-file are not given (apiserver.crt, apiserver.key).")
+      ->capture_default_str();
+  serve->add_option("--tls-cert-file", o.tls_cert_file, "File containing the PEM serving certificate (chain).")
+      ->check(CLI::ExistingFile);
+  serve->add_option("--tls-private-key-file", o.tls_private_key_file,
+                    "File containing the PEM private key matching --tls-cert-file.")
+      ->check(CLI::ExistingFile);
+  serve->add_option("--tls-min-version", o.tls_min_version, "Minimum TLS version: VersionTLS12 or VersionTLS13.")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"VersionTLS12", "VersionTLS13"}));
+  serve->add_option("--service-name", o.service_name,
+                    "Name of the Service in front of this server; the self-signed certificate covers\n"
+                    "<service-name>.<service-namespace>.svc.")
+      ->capture_default_str();
+  serve->add_option("--service-namespace", o.service_namespace, "Namespace of that Service.")->capture_default_str();
+  serve->add_flag("--insecure-development-no-auth", o.insecure_no_auth,
+                  "DEVELOPMENT ONLY: serve every request without authentication or authorization.\n"
+                  "Delegated authentication (front-proxy certificates, TokenReview) is not implemented yet,\n"
+                  "so this flag is required for now.");
+  serve->add_option("-v,--v", o.verbosity, "Log verbosity: 0 info, 1 debug, 2 trace.")->capture_default_str();
+  serve->add_option("--threads", o.threads, "Worker threads serving requests (0: one per core).")->capture_default_str();
+  return serve;
+}
+
+int run_serve(const ServeOptions& o) {
+  spdlog::set_level(o.verbosity >= 2 ? spdlog::level::trace : o.verbosity == 1 ? spdlog::level::debug : spdlog::level::info);
+  if (!o.insecure_no_auth) {
+    throw std::runtime_error(
+        "delegated authentication and authorization are not implemented yet; refusing to serve the metrics of "
+        "every member cluster to anyone who can connect. For local development, pass --insecure-development-no-auth.");
+  }
+  spdlog::warn("--insecure-development-no-auth: every request is served WITHOUT authentication or authorization");
+  if (o.tls_cert_file.empty() != o.tls_private_key_file.empty())
+    throw std::runtime_error("--tls-cert-file and --tls-private-key-file must be given together");
+
+  transport::TlsServerOptions server_options;
+  server_options.bind_address = o.bind_address;
+  server_options.port = o.secure_port;
+  server_options.tls_min_version = o.tls_min_version;
+  server_options.threads = o.threads;
+  if (o.tls_cert_file.empty()) {
+    std::string service = o.service_name + "." + o.service_namespace;
+    auto paths = transport::ensure_self_signed_certificate(
+        o.cert_dir, {o.service_name, service, service + ".svc", service + ".svc.cluster.local", "localhost"},
+        {"127.0.0.1", "::1"});
+    spdlog::warn("no --tls-cert-file given: serving with the self-signed certificate {} ({}); clients must trust it "
+                 "explicitly (APIService caBundle or insecureSkipTLSVerify)",
+                 paths.cert_file, paths.generated ? "generated now" : "generated earlier");
+    server_options.cert_file = paths.cert_file;
+    server_options.key_file = paths.key_file;
+  } else {
+    server_options.cert_file = o.tls_cert_file;
+    server_options.key_file = o.tls_private_key_file;
+  }
+
+  auto metrics = std::make_shared<server::ServerMetrics>();
+  // No member source is wired yet: metrics queries answer 503 until one is.
+  auto handler = std::make_shared<server::ApiHandler>(nullptr, metrics, server::BuildInfo{});
+  handler->set_configured(true);
+
+  transport::TlsServer tls_server(server_options, [handler](transport::HttpRequest request, auto respond) {
+    handler->handle(request, std::move(respond));
+  });
+  spdlog::info("serving on https://{}:{}", o.bind_address, tls_server.port());
+  tls_server.run();
+  return 0;
+}
+
+}  // namespace fedmetrics::cli

@@ -1,0 +1,30 @@
+#pragma once
+// `fedmetrics serve`: the aggregated metrics API server.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace fedmetrics::cli {
+
+struct ServeOptions {
+  std::uint16_t secure_port = 6443;
+  std::string bind_address = "0.0.0.0";
+  std::string cert_dir = "apiserver.local.config/certificates";
+  std::string tls_cert_file;
+  std::string tls_private_key_file;
+  std::string tls_min_version = "VersionTLS12";
+  std::string service_name = "fedmetrics";
+  std::string service_namespace = "fedmetrics-system";
+  bool insecure_no_auth = false;
+  int verbosity = 0;
+  unsigned threads = 0;
+};
+
+CLI::App* add_serve_command(CLI::App& app, ServeOptions& options);
+int run_serve(const ServeOptions& options);
+
+}  // namespace fedmetrics::cli

@@ -1,0 +1,262 @@
+#include "server/api_request.hpp"
+
+#include <optional>
+#include <vector>
+
+namespace fedmetrics::server {
+
+using aggregator::CustomMetricsQuery;
+using aggregator::ExternalMetricsQuery;
+using aggregator::ResourceMetricsQuery;
+using k8s::GroupResource;
+using k8s::Status;
+
+namespace {
+
+constexpr std::string_view kMetricsGroup = "metrics.k8s.io";
+constexpr std::string_view kCustomGroup = "custom.metrics.k8s.io";
+constexpr std::string_view kExternalGroup = "external.metrics.k8s.io";
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool percent_decode(std::string_view in, std::string& out, bool plus_is_space) {
+  out.clear();
+  out.reserve(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    if (c == '%') {
+      if (i + 2 >= in.size()) return false;  // a '%' needs two hex digits after it
+      int hi = hex_value(in[i + 1]);
+      int lo = hex_value(in[i + 2]);
+      if (hi < 0 || lo < 0) return false;
+      out.push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else if (c == '+' && plus_is_space) {
+      out.push_back(' ');
+    } else {
+      out.push_back(c);
+    }
+  }
+  return true;
+}
+
+std::vector<std::string> split_path(std::string_view path) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    auto slash = path.find('/', start);
+    if (slash == std::string_view::npos) slash = path.size();
+    if (slash > start) parts.emplace_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return parts;
+}
+
+// The Kubernetes verb for an HTTP method on a resource (apiserver request info).
+std::string_view verb_for(std::string_view method, bool is_list) {
+  if (method == "POST") return "create";
+  if (method == "PUT") return "update";
+  if (method == "PATCH") return "patch";
+  if (method == "DELETE") return is_list ? "deletecollection" : "delete";
+  return method;
+}
+
+bool is_read(std::string_view method) { return method == "GET" || method == "HEAD"; }
+
+bool truthy(const std::map<std::string, std::string, std::less<>>& query, std::string_view key) {
+  auto it = query.find(key);
+  return it != query.end() && (it->second == "true" || it->second == "1");
+}
+
+std::string query_value(const std::map<std::string, std::string, std::less<>>& query, std::string_view key) {
+  auto it = query.find(key);
+  return it == query.end() ? std::string() : it->second;
+}
+
+// Rejects writes and watches on a metrics resource with apiserver's 405.
+std::optional<Status> check_method(std::string_view method, const std::map<std::string, std::string, std::less<>>& query,
+                                   const GroupResource& what, bool is_list) {
+  if (!is_read(method)) return Status::method_not_allowed(verb_for(method, is_list), what);
+  if (truthy(query, "watch")) return Status::method_not_allowed("watch", what);
+  return std::nullopt;
+}
+
+ApiRequest parse_resource_metrics(std::string_view method, const std::vector<std::string>& parts,
+                                  const std::map<std::string, std::string, std::less<>>& query) {
+  // parts after /apis/metrics.k8s.io/v1beta1
+  ResourceMetricsQuery q;
+  bool matched = false;
+  if (!parts.empty() && parts[0] == "nodes" && parts.size() <= 2) {
+    q.kind = ResourceMetricsQuery::Kind::Nodes;
+    if (parts.size() == 2) q.name = parts[1];
+    matched = true;
+  } else if (!parts.empty() && parts[0] == "pods" && parts.size() == 1) {
+    q.kind = ResourceMetricsQuery::Kind::Pods;
+    matched = true;
+  } else if (parts.size() >= 3 && parts.size() <= 4 && parts[0] == "namespaces" && parts[2] == "pods") {
+    q.kind = ResourceMetricsQuery::Kind::Pods;
+    q.namespace_name = parts[1];
+    if (parts.size() == 4) q.name = parts[3];
+    matched = true;
+  }
+  if (!matched) return Status::not_found_resource();
+  GroupResource what{std::string(kMetricsGroup), q.kind == ResourceMetricsQuery::Kind::Pods ? "pods" : "nodes"};
+  if (auto bad = check_method(method, query, what, q.name.empty())) return *bad;
+
+  auto labels = k8s::LabelSelector::parse(query_value(query, "labelSelector"));
+  if (!labels) return Status::bad_request(labels.error().message);
+  q.label_selector = std::move(*labels);
+  auto fields = k8s::FieldSelector::parse(query_value(query, "fieldSelector"));
+  if (!fields) return Status::bad_request(fields.error().message);
+  q.field_selector = std::move(*fields);
+  return q;
+}
+
+ApiRequest parse_custom_metrics(std::string_view method, k8s::CustomMetricsVersion version,
+                                const std::vector<std::string>& parts,
+                                const std::map<std::string, std::string, std::less<>>& query) {
+  // parts after /apis/custom.metrics.k8s.io/{version}; custom-metrics-apiserver's routes.
+  CustomMetricsQuery q;
+  q.version = version;
+  if (parts.size() == 3 && parts[0] != "namespaces") {
+    q.resource = parse_group_resource(parts[0]);
+    q.name = parts[1];
+    q.metric = parts[2];
+  } else if (parts.size() == 4 && parts[0] == "namespaces" && parts[2] == "metrics") {
+    // A metric describing the Namespace object itself: root-scoped lookup.
+    q.resource = GroupResource{"", "namespaces"};
+    q.name = parts[1];
+    q.metric = parts[3];
+  } else if (parts.size() == 5 && parts[0] == "namespaces") {
+    q.namespace_name = parts[1];
+    q.resource = parse_group_resource(parts[2]);
+    q.name = parts[3];
+    q.metric = parts[4];
+  } else {
+    if (!is_read(method)) return Status::method_not_allowed(verb_for(method, false), {std::string(kCustomGroup), "metrics"});
+    return Status::bad_request("invalid request path");
+  }
+  if (q.resource.resource.empty() || q.name.empty() || q.metric.empty()) return Status::bad_request("invalid request path");
+  GroupResource what{std::string(kCustomGroup), q.resource.to_string()};
+  if (auto bad = check_method(method, query, what, q.wildcard())) return *bad;
+
+  if (q.wildcard()) {
+    auto labels = k8s::LabelSelector::parse(query_value(query, "labelSelector"));
+    if (!labels) return Status::bad_request(labels.error().message);
+    q.label_selector = std::move(*labels);
+  }
+  // Upstream answers a bad metricLabelSelector with a bare 500; 400 is the honest code.
+  auto metric_labels = k8s::LabelSelector::parse(query_value(query, "metricLabelSelector"));
+  if (!metric_labels) return Status::bad_request(metric_labels.error().message);
+  q.metric_selector = std::move(*metric_labels);
+
+  // custom-metrics-apiserver: a metadata.name field selector must agree with the path.
+  if (!q.wildcard()) {
+    if (auto fields = k8s::FieldSelector::parse(query_value(query, "fieldSelector")); fields.ok()) {
+      for (const auto& r : fields->requirements()) {
+        if (r.field == "metadata.name" && !r.negated && r.value != q.name)
+          return Status::bad_request("fieldSelector metadata.name doesn't match requested name");
+      }
+    }
+  }
+  return q;
+}
+
+ApiRequest parse_external_metrics(std::string_view method, const std::vector<std::string>& parts,
+                                  const std::map<std::string, std::string, std::less<>>& query) {
+  if (parts.size() != 3 || parts[0] != "namespaces") return Status::not_found_resource();
+  ExternalMetricsQuery q;
+  q.namespace_name = parts[1];
+  q.metric = parts[2];
+  if (auto bad = check_method(method, query, {std::string(kExternalGroup), q.metric}, true)) return *bad;
+  // On this API labelSelector selects metric series (wire contract 1.3).
+  auto labels = k8s::LabelSelector::parse(query_value(query, "labelSelector"));
+  if (!labels) return Status::bad_request(labels.error().message);
+  q.metric_selector = std::move(*labels);
+  return q;
+}
+
+bool known_group_version(std::string_view group, std::string_view version) {
+  if (group == kMetricsGroup) return version == "v1beta1";
+  if (group == kCustomGroup) return version == "v1beta2" || version == "v1beta1";
+  if (group == kExternalGroup) return version == "v1beta1";
+  return false;
+}
+
+}  // namespace
+
+bool percent_decode_path(std::string_view in, std::string& out) { return percent_decode(in, out, false); }
+
+std::map<std::string, std::string, std::less<>> parse_query(std::string_view query) {
+  std::map<std::string, std::string, std::less<>> out;
+  std::size_t start = 0;
+  while (start <= query.size()) {
+    auto amp = query.find('&', start);
+    if (amp == std::string_view::npos) amp = query.size();
+    std::string_view pair = query.substr(start, amp - start);
+    start = amp + 1;
+    // Go 1.17+ rejects pairs containing ';' (url.ParseQuery); they are skipped.
+    if (pair.empty() || pair.find(';') != std::string_view::npos) continue;
+    auto eq = pair.find('=');
+    std::string key, value;
+    if (!percent_decode(pair.substr(0, eq), key, true)) continue;
+    if (eq != std::string_view::npos && !percent_decode(pair.substr(eq + 1), value, true)) continue;
+    out.emplace(std::move(key), std::move(value));  // emplace keeps the first value
+  }
+  return out;
+}
+
+GroupResource parse_group_resource(std::string_view text) {
+  auto dot = text.find('.');
+  if (dot == std::string_view::npos) return GroupResource{"", std::string(text)};
+  return GroupResource{std::string(text.substr(dot + 1)), std::string(text.substr(0, dot))};
+}
+
+ApiRequest parse_api_request(std::string_view method, std::string_view target) {
+  auto question = target.find('?');
+  std::string_view raw_path = target.substr(0, question);
+  std::string_view raw_query = question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
+  std::string path;
+  if (!percent_decode_path(raw_path, path)) return Status::bad_request("invalid URL escape in path");
+  auto query = parse_query(raw_query);
+  auto parts = split_path(path);
+
+  if (parts.size() == 1 && is_read(method)) {
+    if (parts[0] == "healthz") return InfoRequest{Endpoint::Healthz, {}, {}};
+    if (parts[0] == "livez") return InfoRequest{Endpoint::Livez, {}, {}};
+    if (parts[0] == "readyz") return InfoRequest{Endpoint::Readyz, {}, {}};
+    if (parts[0] == "version") return InfoRequest{Endpoint::Version, {}, {}};
+    if (parts[0] == "metrics") return InfoRequest{Endpoint::SelfMetrics, {}, {}};
+  }
+  if (parts.empty() || parts[0] != "apis") return Status::not_found_resource();  // includes /api, /openapi
+  if (parts.size() == 1) {
+    if (!is_read(method)) return Status::method_not_allowed(verb_for(method, true), {"", "apis"});
+    return InfoRequest{Endpoint::ApiGroupList, {}, {}};
+  }
+  const std::string& group = parts[1];
+  if (parts.size() == 2) {
+    if (group != kMetricsGroup && group != kCustomGroup && group != kExternalGroup) return Status::not_found_resource();
+    if (!is_read(method)) return Status::method_not_allowed(verb_for(method, true), {group, ""});
+    return InfoRequest{Endpoint::ApiGroup, group, {}};
+  }
+  const std::string& version = parts[2];
+  if (!known_group_version(group, version)) return Status::not_found_resource();
+  if (parts.size() == 3) {
+    if (!is_read(method)) return Status::method_not_allowed(verb_for(method, true), {group, ""});
+    return InfoRequest{Endpoint::ApiResourceList, group, version};
+  }
+  std::vector<std::string> rest(parts.begin() + 3, parts.end());
+  if (group == kMetricsGroup) return parse_resource_metrics(method, rest, query);
+  if (group == kCustomGroup) {
+    auto v = version == "v1beta1" ? k8s::CustomMetricsVersion::V1beta1 : k8s::CustomMetricsVersion::V1beta2;
+    return parse_custom_metrics(method, v, rest, query);
+  }
+  return parse_external_metrics(method, rest, query);
+}
+
+}  // namespace fedmetrics::server

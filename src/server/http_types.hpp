@@ -1,0 +1,28 @@
+#pragma once
+// Building responses: JSON, text, and the one mapping from a Kubernetes
+// Status to HTTP (STYLE.md: an error kind maps to HTTP in exactly one place).
+#include <string>
+
+#include "fedmetrics/k8s/status.hpp"
+#include "fedmetrics/transport/http_message.hpp"
+
+namespace fedmetrics::server {
+
+using transport::HttpRequest;
+using transport::HttpResponse;
+
+inline HttpResponse json_response(std::string body, int status = 200) {
+  return HttpResponse{status, "application/json", std::move(body), {}};
+}
+
+inline HttpResponse text_response(std::string body, int status = 200) {
+  return HttpResponse{status, "text/plain; charset=utf-8", std::move(body), {}};
+}
+
+inline HttpResponse status_response(const k8s::Status& status) {
+  HttpResponse r{status.code, "application/json", status.to_json_string(), {}};
+  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  return r;
+}
+
+}  // namespace fedmetrics::server

@@ -1,0 +1,38 @@
+#pragma once
+// The server's own Prometheus metrics (served at /metrics). Owned by the
+// composition root and passed in: no globals.
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace prometheus {
+class Registry;
+}
+
+namespace fedmetrics::server {
+
+class ServerMetrics {
+ public:
+  ServerMetrics();
+  ~ServerMetrics();
+  ServerMetrics(const ServerMetrics&) = delete;
+  ServerMetrics& operator=(const ServerMetrics&) = delete;
+
+  // One answered request: `group`/`resource` label what was asked ("" for
+  // non-resource paths), `code` the HTTP status, `seconds` the latency.
+  void observe_request(std::string_view group, std::string_view resource, int code, double seconds);
+  void request_started();
+  void request_finished();
+
+  // The registry, for other modules (the aggregator) to add their families.
+  [[nodiscard]] std::shared_ptr<prometheus::Registry> registry() const;
+  // Prometheus text exposition format 0.0.4.
+  [[nodiscard]] std::string serialize() const;
+
+ private:
+  struct Families;
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::unique_ptr<Families> families_;
+};
+
+}  // namespace fedmetrics::server

@@ -1,0 +1,247 @@
+#include "fedmetrics/transport/tls_server.hpp"
+
+#include <utility>  // before Asio's awaitable.hpp (Boost + C++20 coroutines)
+
+#include <atomic>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <spdlog/spdlog.h>
+
+namespace fedmetrics::transport {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = asio::ssl;
+using tcp = asio::ip::tcp;
+using asio::awaitable;
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+
+namespace {
+
+// Errors that end a connection normally and are not worth a log line:
+// the peer closed (end_of_stream, eof), closed TLS without close_notify
+// (stream_truncated, common with HTTP/1.1 clients), or we shut down
+// (operation_aborted), or a deadline passed on an idle connection (timeout).
+bool harmless(const boost::system::error_code& ec) {
+  return ec == http::error::end_of_stream || ec == asio::error::eof || ec == ssl::error::stream_truncated ||
+         ec == asio::error::operation_aborted || ec == beast::error::timeout ||
+         ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
+}
+
+int min_protocol(const std::string& v) {
+  if (v == "VersionTLS12") return TLS1_2_VERSION;
+  if (v == "VersionTLS13") return TLS1_3_VERSION;
+  return 0;
+}
+
+ssl::context make_tls_context(const TlsServerOptions& options) {
+  ssl::context ctx(ssl::context::tls_server);
+  ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
+                  ssl::context::single_dh_use);
+  int min = min_protocol(options.tls_min_version);
+  if (min == 0) throw std::runtime_error("--tls-min-version: unsupported value \"" + options.tls_min_version +
+                                         "\" (use VersionTLS12 or VersionTLS13)");
+  SSL_CTX_set_min_proto_version(ctx.native_handle(), min);
+  // TLS 1.2: forward-secret AEAD suites only (Go's default secure set); TLS 1.3 suites are all modern.
+  SSL_CTX_set_cipher_list(ctx.native_handle(),
+                          "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+                          "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+                          "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305");
+  boost::system::error_code ec;
+  ctx.use_certificate_chain_file(options.cert_file, ec);
+  if (ec) throw std::runtime_error("--tls-cert-file " + options.cert_file + ": cannot load certificate: " + ec.message());
+  ctx.use_private_key_file(options.key_file, ssl::context::pem, ec);
+  if (ec) throw std::runtime_error("--tls-private-key-file " + options.key_file + ": cannot load key: " + ec.message());
+  if (SSL_CTX_check_private_key(ctx.native_handle()) != 1)
+    throw std::runtime_error("--tls-private-key-file " + options.key_file + " does not match --tls-cert-file " +
+                             options.cert_file);
+  return ctx;
+}
+
+}  // namespace
+
+struct TlsServer::Impl {
+  TlsServerOptions options;
+  RequestHandler handler;
+  asio::io_context io;
+  ssl::context tls;
+  tcp::acceptor acceptor;
+  asio::signal_set signals;
+  std::atomic<std::size_t> connections{0};
+
+  Impl(TlsServerOptions o, RequestHandler h)
+      : options(std::move(o)),
+        handler(std::move(h)),
+        io(),
+        tls(make_tls_context(options)),
+        acceptor(io),
+        signals(io, SIGINT, SIGTERM) {
+    boost::system::error_code ec;
+    auto address = asio::ip::make_address(options.bind_address, ec);
+    if (ec) throw std::runtime_error("--bind-address: \"" + options.bind_address + "\" is not an IP address");
+    tcp::endpoint endpoint(address, options.port);
+    acceptor.open(endpoint.protocol(), ec);
+    if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor.bind(endpoint, ec);
+    if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec)
+      throw std::runtime_error("cannot listen on " + options.bind_address + ":" + std::to_string(options.port) + ": " +
+                               ec.message() + " (is --secure-port in use?)");
+  }
+
+  awaitable<void> accept_loop() {
+    for (;;) {
+      auto [ec, socket] = co_await acceptor.async_accept(asio::make_strand(io), use_tuple);
+      if (ec == asio::error::operation_aborted) co_return;
+      if (ec) {
+        spdlog::warn("accept failed: {}", ec.message());
+        continue;
+      }
+      if (connections.load() >= options.max_connections) {
+        spdlog::warn("refusing connection: {} connections open (max {})", connections.load(), options.max_connections);
+        continue;  // the socket closes as it goes out of scope
+      }
+      auto executor = socket.get_executor();
+      asio::co_spawn(executor, session(std::move(socket)), asio::detached);
+    }
+  }
+
+  // Delivers the handler's callback back onto the connection's executor.
+  awaitable<HttpResponse> call_handler(HttpRequest request) {
+    return asio::async_initiate<decltype(asio::use_awaitable), void(HttpResponse)>(
+        [this, request = std::move(request)](auto completion) mutable {
+          using Completion = decltype(completion);
+          auto shared = std::make_shared<Completion>(std::move(completion));
+          handler(std::move(request), [shared](HttpResponse response) {
+            auto executor = asio::get_associated_executor(*shared);
+            asio::post(executor, [shared, response = std::move(response)]() mutable {
+              (*shared)(std::move(response));
+            });
+          });
+        },
+        asio::use_awaitable);
+  }
+
+  awaitable<void> session(tcp::socket socket) {
+    struct Count {
+      std::atomic<std::size_t>& n;
+      explicit Count(std::atomic<std::size_t>& c) : n(c) { ++n; }
+      ~Count() { --n; }
+    } count(connections);
+
+    beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(socket)), tls);
+    beast::get_lowest_layer(stream).expires_after(options.handshake_timeout);
+    auto [hec] = co_await stream.async_handshake(ssl::stream_base::server, use_tuple);
+    if (hec) {
+      if (!harmless(hec)) spdlog::debug("TLS handshake failed: {}", hec.message());
+      co_return;
+    }
+    beast::flat_buffer buffer;
+    bool first = true;
+    for (;;) {
+      http::request_parser<http::string_body> parser;
+      parser.header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
+      parser.body_limit(options.max_body_bytes);
+      // An idle keep-alive connection gets the idle timeout; a request being sent, the header timeout.
+      beast::get_lowest_layer(stream).expires_after(first ? options.header_read_timeout : options.idle_timeout);
+      first = false;
+      auto [rec, bytes] = co_await http::async_read(stream, buffer, parser, use_tuple);
+      (void)bytes;
+      if (rec == http::error::header_limit || rec == http::error::body_limit) {
+        co_await write_error(stream, rec == http::error::header_limit ? 431 : 413,
+                             rec == http::error::header_limit ? "request header too large" : "request body too large");
+        break;
+      }
+      if (rec) {
+        if (!harmless(rec)) spdlog::debug("reading request failed: {}", rec.message());
+        break;
+      }
+      auto request = parser.release();
+      HttpRequest server_request{std::string(request.method_string()), std::string(request.target())};
+      HttpResponse response = co_await call_handler(std::move(server_request));
+
+      http::response<http::string_body> res{static_cast<http::status>(response.status), request.version()};
+      res.set(http::field::server, "fedmetrics");
+      res.set(http::field::content_type, response.content_type);
+      res.set(http::field::cache_control, "no-cache, private");
+      for (auto& [name, value] : response.headers) res.insert(name, value);
+      res.keep_alive(request.keep_alive());
+      if (request.method() == http::verb::head) {
+        res.content_length(response.body.size());
+      } else {
+        res.body() = std::move(response.body);
+        res.prepare_payload();
+      }
+      beast::get_lowest_layer(stream).expires_after(options.write_timeout);
+      auto [wec, written] = co_await http::async_write(stream, res, use_tuple);
+      (void)written;
+      if (wec) {
+        if (!harmless(wec)) spdlog::debug("writing response failed: {}", wec.message());
+        co_return;
+      }
+      if (!res.keep_alive()) break;
+    }
+    beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(2));
+    co_await stream.async_shutdown(use_tuple);
+  }
+
+  awaitable<void> write_error(beast::ssl_stream<beast::tcp_stream>& stream, int status, std::string text) {
+    http::response<http::string_body> res{static_cast<http::status>(status), 11};
+    res.set(http::field::content_type, "text/plain; charset=utf-8");
+    res.set(http::field::connection, "close");
+    res.body() = std::move(text);
+    res.prepare_payload();
+    beast::get_lowest_layer(stream).expires_after(options.write_timeout);
+    co_await http::async_write(stream, res, use_tuple);
+  }
+};
+
+TlsServer::TlsServer(TlsServerOptions options, RequestHandler handler)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(handler))) {}
+
+TlsServer::~TlsServer() = default;
+
+std::uint16_t TlsServer::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+void TlsServer::run() {
+  impl_->signals.async_wait([this](const boost::system::error_code& ec, int signal) {
+    if (!ec) {
+      spdlog::info("received signal {}, shutting down", signal);
+      stop();
+    }
+  });
+  asio::co_spawn(impl_->acceptor.get_executor(), impl_->accept_loop(), asio::detached);
+  unsigned threads = impl_->options.threads != 0 ? impl_->options.threads : std::max(1U, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < threads; ++i) pool.emplace_back([this] { impl_->io.run(); });
+  impl_->io.run();
+  for (auto& t : pool) t.join();
+}
+
+void TlsServer::stop() {
+  asio::post(impl_->io, [this] {
+    boost::system::error_code ignored;
+    impl_->acceptor.close(ignored);
+    impl_->signals.cancel(ignored);
+    impl_->io.stop();
+  });
+}
+
+bool valid_tls_min_version(const std::string& value) { return min_protocol(value) != 0; }
+
+}  // namespace fedmetrics::transport

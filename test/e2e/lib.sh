@@ -1,0 +1,44 @@
+# Shared by the end-to-end tests: a private temp dir cleaned on exit, process
+# tracking, bounded waits, and checks that say what failed.
+set -euo pipefail
+E2E_TMP=$(mktemp -d /tmp/fedmetrics-e2e.XXXXXX)
+E2E_PIDS=()
+e2e_cleanup() {
+  for pid in "${E2E_PIDS[@]:-}"; do
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${E2E_PIDS[@]:-}"; do
+    [ -n "$pid" ] && wait "$pid" 2>/dev/null || true
+  done
+  rm -rf "$E2E_TMP"
+}
+trap e2e_cleanup EXIT
+
+E2E_FAILURES=0
+pass() { echo "ok   - $*"; }
+fail() { echo "FAIL - $*"; E2E_FAILURES=$((E2E_FAILURES + 1)); }
+check() {  # check "description" command...
+  local what=$1; shift
+  if "$@"; then pass "$what"; else fail "$what"; fi
+}
+finish() {
+  if [ "$E2E_FAILURES" -ne 0 ]; then
+    echo "$E2E_FAILURES check(s) failed"
+    exit 1
+  fi
+  echo "all checks passed"
+}
+
+# wait_for_log FILE PATTERN SECONDS: waits until PATTERN appears in FILE.
+wait_for_log() {
+  local file=$1 pattern=$2 deadline=$((SECONDS + $3))
+  while [ $SECONDS -lt $deadline ]; do
+    grep -q "$pattern" "$file" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  echo "timed out waiting for '$pattern' in $file:"; cat "$file"
+  return 1
+}
+
+# json_get JSON_TEXT PYTHON_EXPR: evaluates EXPR with `d` bound to the document.
+json_get() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)" "$1"; }

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# End to end: `fedmetrics serve` alone (no member clusters yet) answers the
+# real kubectl and curl over TLS on loopback with Kubernetes-shaped answers.
+# Usage: serve_test.sh FEDMETRICS_BINARY SOURCE_DIR
+source "$(dirname "$0")/lib.sh"
+bin=$1
+
+"$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs" \
+  --insecure-development-no-auth >"$E2E_TMP/serve.log" 2>&1 &
+E2E_PIDS+=($!)
+wait_for_log "$E2E_TMP/serve.log" "serving on https://127.0.0.1:" 10
+port=$(grep -o 'https://127.0.0.1:[0-9]*' "$E2E_TMP/serve.log" | head -1 | sed 's/.*://')
+url="https://127.0.0.1:$port"
+ca="$E2E_TMP/certs/apiserver.crt"
+
+cat >"$E2E_TMP/kubeconfig" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+clusters:
+- name: fedmetrics
+  cluster: {server: "$url", certificate-authority: "$ca"}
+users:
+- name: dev
+  user: {token: development}
+contexts:
+- name: fedmetrics
+  context: {cluster: fedmetrics, user: dev}
+current-context: fedmetrics
+KUBECONFIG
+k() { kubectl --kubeconfig "$E2E_TMP/kubeconfig" --request-timeout=5s "$@"; }
+code() { curl -s -o /dev/null -w '%{http_code}' --cacert "$ca" "$@"; }
+
+groups=$(k get --raw /apis)
+check "discovery lists the three metrics groups, custom preferring v1beta2" \
+  test "$(json_get "$groups" "[g['name']+'='+g['preferredVersion']['version'] for g in d['groups']]")" \
+  = "['metrics.k8s.io=v1beta1', 'custom.metrics.k8s.io=v1beta2', 'external.metrics.k8s.io=v1beta1']"
+resources=$(k get --raw /apis/metrics.k8s.io/v1beta1)
+check "metrics.k8s.io resources are pods and nodes, get and list" \
+  test "$(json_get "$resources" "[(r['name'], r['namespaced'], r['verbs']) for r in d['resources']]")" \
+  = "[('nodes', False, ['get', 'list']), ('pods', True, ['get', 'list'])]"
+custom=$(k get --raw /apis/custom.metrics.k8s.io/v1beta1)
+check "custom metrics discovery answers an empty list without members" \
+  test "$(json_get "$custom" "d['groupVersion'], d['resources']")" = "custom.metrics.k8s.io/v1beta1 []"
+
+top=$(k top pod 2>&1 || true)
+check "kubectl top pod reports the 503 and its reason" grep -q "ServiceUnavailable.*no member cluster" <<<"$top"
+bad=$(k get --raw '/apis/metrics.k8s.io/v1beta1/pods?labelSelector=a%20b' 2>&1 || true)
+check "a malformed label selector is a BadRequest with the parser's text" \
+  grep -q "BadRequest.*found 'b', expected: in, notin" <<<"$bad"
+
+check "/api is 404" test "$(code "$url/api")" = 404
+check "/openapi/v2 is 404" test "$(code "$url/openapi/v2")" = 404
+check "POST is 405" test "$(code -X POST "$url/apis/metrics.k8s.io/v1beta1/pods")" = 405
+check "watch is 405" test "$(code "$url/apis/metrics.k8s.io/v1beta1/pods?watch=true")" = 405
+check "a malformed custom metrics path is 400" test "$(code "$url/apis/custom.metrics.k8s.io/v1beta2/pods")" = 400
+check "healthz is 200" test "$(code "$url/healthz")" = 200
+check "HEAD healthz is 200" test "$(code -I "$url/healthz")" = 200
+check "readyz fails while no member has answered" test "$(code "$url/readyz")" = 500
+status=$(curl -s --cacert "$ca" "$url/apis/metrics.k8s.io/v1beta1/nodes")
+check "errors are Status objects with kind, apiVersion, code and reason" \
+  test "$(json_get "$status" "d['kind'], d['apiVersion'], d['code'], d['reason']")" = "Status v1 503 ServiceUnavailable"
+check "errors carry X-Content-Type-Options: nosniff" \
+  grep -qi '^x-content-type-options: nosniff' <(curl -s -D - -o /dev/null --cacert "$ca" "$url/api")
+check "self metrics count requests by code" \
+  grep -q 'fedmetrics_apiserver_requests_total{code="503",group="metrics.k8s.io",resource="pods"}' \
+  <(curl -s --cacert "$ca" "$url/metrics")
+check "TLS 1.1 is refused" bash -c "! curl -s --cacert '$ca' --tls-max 1.1 '$url/healthz' >/dev/null 2>&1"
+check "keep-alive: two requests on one connection" \
+  test "$(curl -s -w '%{num_connects}\n' --cacert "$ca" "$url/healthz" "$url/healthz" | grep -c '^ok0$')" = 1
+
+# Configuration errors: clear message, non-zero exit.
+set +e
+"$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/c2" >"$E2E_TMP/noauth.log" 2>&1
+rc=$?
+set -e
+check "serve without an authentication setup refuses to start" test "$rc" -ne 0
+check "and says which flag is missing" grep -q -- "--insecure-development-no-auth" "$E2E_TMP/noauth.log"
+set +e
+"$bin" serve --tls-cert-file /nonexistent.crt --insecure-development-no-auth >"$E2E_TMP/badfile.log" 2>&1
+rc=$?
+set -e
+check "an unreadable certificate file is an error naming the flag" \
+  bash -c "[ $rc -ne 0 ] && grep -q -- '--tls-cert-file' '$E2E_TMP/badfile.log'"
+set +e
+"$bin" serve --secure-port "$port" --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs" --insecure-development-no-auth \
+  >"$E2E_TMP/inuse.log" 2>&1
+rc=$?
+set -e
+check "a port in use is an error naming the address" \
+  bash -c "[ $rc -ne 0 ] && grep -q 'cannot listen on 127.0.0.1:$port' '$E2E_TMP/inuse.log'"
+check "--help documents every serve flag" bash -c "'$bin' serve --help | grep -q -- '--tls-min-version'"
+finish
