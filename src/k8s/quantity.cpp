@@ -204,7 +204,8 @@ bool go_rejects_digitless_number(const SuffixMeaning& meaning) {
 // and is folded into one nonzero sticky digit.
 struct SubNanoDigits {
   static constexpr std::size_t kKept = 64;
-  std::array<unsigned char, kKept + 1> digits{};  // digits[i] has place value 10^-(i+1) nano
+  // digits[i] has place value 10^-(i+1) nano; digits[kKept] is the sticky digit.
+  std::array<unsigned char, kKept + 1> digits{};
 
   [[nodiscard]] bool is_zero() const {
     for (unsigned char d : digits)
@@ -231,11 +232,26 @@ SubNanoDigits sub_nano_digits(std::string_view significant, std::int64_t integer
   const auto count = static_cast<std::int64_t>(significant.size());
   for (std::size_t i = 0; i < SubNanoDigits::kKept; ++i) {
     const std::int64_t index = integer_digits + static_cast<std::int64_t>(i);
-    if (index >= 0 && index < count) out.digits[i] = static_cast<unsigned char>(significant[static_cast<std::size_t>(index)] - '0');
+    if (index >= 0 && index < count)
+      out.digits[i] = static_cast<unsigned char>(significant[static_cast<std::size_t>(index)] - '0');
   }
   // The last significant digit is nonzero, so anything beyond the kept window is.
   if (count > integer_digits + static_cast<std::int64_t>(SubNanoDigits::kKept)) out.digits.back() = 1;
   return out;
+}
+
+// The digits above the nano point as an integer (nullopt past 2^127).
+std::optional<Nanos> whole_nanos(std::string_view significant, std::int64_t integer_digits) {
+  const auto count = static_cast<std::int64_t>(significant.size());
+  Nanos integer = 0;
+  for (std::int64_t i = 0; i < integer_digits; ++i) {
+    const int digit = i < count ? significant[static_cast<std::size_t>(i)] - '0' : 0;
+    std::optional<Nanos> next = checked_mul(integer, 10);
+    if (next) next = checked_add(*next, digit);
+    if (!next) return std::nullopt;
+    integer = *next;
+  }
+  return integer;
 }
 
 // |value| in nano-units, rounded up, where value = (whole.fraction) x 10^exp10 x 2^exp2.
@@ -259,22 +275,15 @@ std::optional<Nanos> magnitude_in_nanos(std::string_view whole, std::string_view
   const std::int64_t integer_digits = static_cast<std::int64_t>(significant.size()) + last_place;
   if (integer_digits > 39) return std::nullopt;  // >= 10^39 > 2^127
 
-  Nanos integer = 0;
-  for (std::int64_t i = 0; i < integer_digits; ++i) {
-    const int digit = i < static_cast<std::int64_t>(significant.size()) ? significant[static_cast<std::size_t>(i)] - '0' : 0;
-    std::optional<Nanos> next = checked_mul(integer, 10);
-    if (next) next = checked_add(*next, digit);
-    if (!next) return std::nullopt;
-    integer = *next;
-  }
+  std::optional<Nanos> integer = whole_nanos(significant, integer_digits);
   SubNanoDigits below = sub_nano_digits(significant, integer_digits);
 
   // Scale by 2^exp2: the integer part shifts, the fraction carries into it.
-  if (integer > (kMaxNanos >> exp2)) return std::nullopt;
-  integer <<= exp2;
+  if (!integer || *integer > (kMaxNanos >> exp2)) return std::nullopt;
+  *integer <<= exp2;
   Nanos carried = 0;
   for (int i = 0; i < exp2; ++i) carried = carried * 2 + below.double_in_place();
-  std::optional<Nanos> result = checked_add(integer, carried);
+  std::optional<Nanos> result = checked_add(*integer, carried);
   if (result && !below.is_zero()) result = checked_add(*result, 1);  // round up
   return result;
 }
@@ -345,7 +354,8 @@ std::string format_binary(UNanos magnitude) {
   }
   static constexpr std::array<std::string_view, 7> kSuffixes{"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
   // Past Ei (reachable only by arithmetic) there is no binary suffix; stay exact.
-  if (powers >= static_cast<int>(kSuffixes.size())) return format_decimal(magnitude, QuantityFormat::DecimalExponent);
+  if (powers >= static_cast<int>(kSuffixes.size()))
+    return format_decimal(magnitude, QuantityFormat::DecimalExponent);
   return to_decimal_string(units).append(kSuffixes[static_cast<std::size_t>(powers)]);
 }
 

@@ -1,0 +1,95 @@
+#pragma once
+// The aggregator's port to one member cluster: a small typed interface, one
+// call per metrics API, each delivering a value or a classified error through
+// a callback called exactly once (from any thread), never later than the
+// deadline it was given. src/clusterclient implements it over HTTPS; the
+// aggregator's tests implement it with fakes.
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "fedmetrics/aggregator/query.hpp"
+#include "fedmetrics/k8s/discovery.hpp"
+#include "fedmetrics/k8s/metrics_types.hpp"
+#include "fedmetrics/k8s/status.hpp"
+
+namespace fedmetrics::aggregator {
+
+using Deadline = std::chrono::steady_clock::time_point;
+
+// Why a call to a member failed. A member's NotFound for an object or metric
+// is not a failure: the calls below turn it into an empty answer.
+struct MemberError {
+  enum class Kind {
+    Refused,            // connection refused or reset
+    Timeout,            // the deadline passed (connect, handshake, write or read)
+    Tls,                // certificate verification or handshake failure
+    Network,            // name resolution or another transport error
+    HttpStatus,         // the member answered an error status (see `status`)
+    MalformedResponse,  // not JSON, or not the document asked for
+    TooLarge,           // the response exceeded the size cap
+    Throttled,          // our own rate limit for this member refused the call
+  };
+  Kind kind = Kind::Network;
+  std::string message;                // for people: "dial 127.0.0.1:9443: connection refused"
+  int http_status = 0;                // HttpStatus only
+  std::optional<k8s::Status> status;  // HttpStatus only, when the member sent a Status body
+};
+
+std::string_view to_string(MemberError::Kind kind);
+
+template <class T>
+using MemberResult = std::variant<T, MemberError>;
+
+template <class T>
+using MemberCallback = std::function<void(MemberResult<T>)>;
+
+// What a member serves, as its discovery documents say (refreshed in the
+// background, never on the request path).
+struct MemberCapabilities {
+  bool resource_metrics = false;                                // metrics.k8s.io/v1beta1
+  std::optional<k8s::CustomMetricsVersion> custom_metrics;      // preferred served version, if any
+  bool external_metrics = false;                                // external.metrics.k8s.io/v1beta1
+  std::vector<k8s::APIResource> custom_metric_resources;        // "pods/http_requests", ...
+  std::vector<k8s::APIResource> external_metric_resources;      // "queue_depth", ...
+};
+
+class MemberCluster {
+ public:
+  virtual ~MemberCluster() = default;
+
+  [[nodiscard]] virtual const std::string& name() const = 0;
+  // Null until the first discovery succeeded.
+  [[nodiscard]] virtual std::shared_ptr<const MemberCapabilities> capabilities() const = 0;
+
+  // metrics.k8s.io pods: `namespace_name` empty = all namespaces. A get by
+  // name is a list with a metadata.name field selector (0 or 1 items).
+  virtual void pod_metrics(const std::string& namespace_name, const k8s::LabelSelector& labels,
+                           const k8s::FieldSelector& fields, Deadline deadline,
+                           MemberCallback<std::vector<k8s::PodMetrics>> done) = 0;
+  virtual void node_metrics(const k8s::LabelSelector& labels, const k8s::FieldSelector& fields, Deadline deadline,
+                            MemberCallback<std::vector<k8s::NodeMetrics>> done) = 0;
+  // custom.metrics.k8s.io in the version the member serves, converted to the
+  // hub shape; a NotFound answer is an empty list. `query` carries selectors
+  // without the reserved cluster key.
+  virtual void custom_metrics(const CustomMetricsQuery& query, Deadline deadline,
+                              MemberCallback<std::vector<k8s::MetricValue>> done) = 0;
+  virtual void external_metrics(const ExternalMetricsQuery& query, Deadline deadline,
+                                MemberCallback<std::vector<k8s::ExternalMetricValue>> done) = 0;
+};
+
+using MemberList = std::vector<std::shared_ptr<MemberCluster>>;
+
+// The current member set: an immutable snapshot, swapped whole when it
+// changes, so a reader never sees it half-updated.
+class MemberSource {
+ public:
+  virtual ~MemberSource() = default;
+  [[nodiscard]] virtual std::shared_ptr<const MemberList> members() const = 0;
+};
+
+}  // namespace fedmetrics::aggregator
