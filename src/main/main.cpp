@@ -6,6 +6,9 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <fstream>
+
+#include "fedmetrics/autoscaler/simulate.hpp"
 #include "main/serve_command.hpp"
 
 int main(int argc, char** argv) {
@@ -17,6 +20,15 @@ int main(int argc, char** argv) {
   fedmetrics::cli::ServeOptions serve_options;
   CLI::App* serve = fedmetrics::cli::add_serve_command(app, serve_options);
 
+  std::string scenario_file;
+  CLI::App* simulate = app.add_subcommand(
+      "simulate",
+      "Replay what the built-in autoscaler decides for one FederatedHPA, step by step, on a scenario\n"
+      "file (pods and metrics given instead of read from member clusters). Prints one JSON line per\n"
+      "step. Exit status 2 for a file that breaks the scenario format, naming the field.");
+  simulate->add_option("SCENARIO", scenario_file, "Scenario file (JSON, see examples/scenarios/); - for stdin.")
+      ->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -27,6 +39,15 @@ int main(int argc, char** argv) {
 
   try {
     if (serve->parsed()) return fedmetrics::cli::run_serve(serve_options);
+    if (simulate->parsed()) {
+      if (scenario_file == "-") return fedmetrics::autoscaler::run_simulate(std::cin, std::cout, std::cerr);
+      std::ifstream in(scenario_file);
+      if (!in) {
+        std::cerr << "fedmetrics simulate: cannot read " << scenario_file << "\n";
+        return 2;
+      }
+      return fedmetrics::autoscaler::run_simulate(in, std::cout, std::cerr);
+    }
   } catch (const std::exception& e) {
     // Start-up and configuration failures: a clear message and a non-zero exit.
     std::cerr << "fedmetrics: error: " << e.what() << "\n";

@@ -6,8 +6,12 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "fedmetrics/aggregator/aggregator.hpp"
+#include "fedmetrics/clusterclient/kubeconfig_member_source.hpp"
+#include "fedmetrics/k8s/time.hpp"
 #include "fedmetrics/transport/self_signed.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
+#include "server/aggregator_metrics.hpp"
 #include "server/api_handler.hpp"
 
 namespace fedmetrics::cli {
@@ -42,10 +46,42 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
                   "DEVELOPMENT ONLY: serve every request without authentication or authorization.\n"
                   "Delegated authentication (front-proxy certificates, TokenReview) is not implemented yet,\n"
                   "so this flag is required for now.");
+  serve->add_option("--member-kubeconfig", o.member_kubeconfigs,
+                    "Kubeconfig whose contexts are the member clusters, one member per context named after it\n"
+                    "(Karmada's members.config). Repeatable. Re-read when it changes.")
+      ->check(CLI::ExistingFile);
+  serve->add_option("--member-contexts", o.member_contexts,
+                    "Only these contexts of --member-kubeconfig are members (comma-separated).")
+      ->delimiter(',');
+  serve->add_option("--member-timeout", o.member_timeout,
+                    "Deadline of every request to a member cluster, a Go duration (500ms, 3s). A member that has\n"
+                    "not answered by then is reported in a Warning header and left out of the answer.")
+      ->capture_default_str();
+  serve->add_option("--cache-ttl", o.cache_ttl,
+                    "Serve repeated identical queries from a result cache for this long (Go duration; 0s: off).")
+      ->capture_default_str();
+  serve->add_option("--max-member-response-bytes", o.max_member_response_bytes,
+                    "Largest response accepted from a member cluster; a larger one is an error for that member.")
+      ->capture_default_str();
+  serve->add_option("--member-max-connections", o.member_max_connections,
+                    "Keep-alive connections per member cluster (the pool bound).")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
   serve->add_option("-v,--v", o.verbosity, "Log verbosity: 0 info, 1 debug, 2 trace.")->capture_default_str();
   serve->add_option("--threads", o.threads, "Worker threads serving requests (0: one per core).")->capture_default_str();
   return serve;
 }
+
+namespace {
+
+std::chrono::milliseconds duration_flag(const std::string& flag, const std::string& value) {
+  auto parsed = k8s::parse_duration(value);
+  if (!parsed) throw std::runtime_error(flag + ": " + parsed.error().message + " (use a Go duration such as 500ms or 3s)");
+  if (parsed->count() < 0) throw std::runtime_error(flag + ": must not be negative");
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
+}
+
+}  // namespace
 
 int run_serve(const ServeOptions& o) {
   spdlog::set_level(o.verbosity >= 2 ? spdlog::level::trace : o.verbosity == 1 ? spdlog::level::debug : spdlog::level::info);
@@ -78,9 +114,46 @@ int run_serve(const ServeOptions& o) {
     server_options.key_file = o.tls_private_key_file;
   }
 
+  auto member_timeout = duration_flag("--member-timeout", o.member_timeout);
+  if (member_timeout.count() == 0) throw std::runtime_error("--member-timeout: must be more than 0s");
+  auto cache_ttl = duration_flag("--cache-ttl", o.cache_ttl);
+
+  // Member clusters: from kubeconfig files for now (the Karmada Cluster source is to come).
+  clusterclient::ClientRuntime client_runtime(1);
+  std::shared_ptr<aggregator::MetricsService> service;
+  std::shared_ptr<clusterclient::KubeconfigMemberSource> members;
+  std::shared_ptr<aggregator::Aggregator> aggregator_impl;
+  if (!o.member_kubeconfigs.empty()) {
+    clusterclient::KubeconfigSourceOptions source_options;
+    source_options.kubeconfig_files = o.member_kubeconfigs;
+    source_options.only_contexts = o.member_contexts;
+    source_options.client.max_response_bytes = o.max_member_response_bytes;
+    source_options.client.max_connections = o.member_max_connections;
+    members = std::make_shared<clusterclient::KubeconfigMemberSource>(client_runtime, source_options);
+    spdlog::info("{} member cluster(s) from --member-kubeconfig", members->members()->size());
+    // Discovery first, briefly, so that the first queries already know what each member serves.
+    members->wait_for_first_discovery(std::chrono::seconds(2));
+    aggregator::AggregatorOptions aggregator_options;
+    aggregator_options.member_timeout = member_timeout;
+    aggregator_options.cache_ttl = cache_ttl;
+    aggregator_options.on_member_error = [](std::string_view member, const aggregator::MemberError& e) {
+      spdlog::warn("member {}: {}: {}", member, aggregator::to_string(e.kind), e.message);
+    };
+    aggregator_impl = std::make_shared<aggregator::Aggregator>(members, aggregator_options);
+    service = aggregator_impl;
+  } else {
+    spdlog::warn("no --member-kubeconfig given: every metrics query answers 503 until member clusters are configured");
+  }
+
   auto metrics = std::make_shared<server::ServerMetrics>();
-  // No member source is wired yet: metrics queries answer 503 until one is.
-  auto handler = std::make_shared<server::ApiHandler>(nullptr, metrics, server::BuildInfo{});
+  if (aggregator_impl) {
+    metrics->add_collectable(std::make_shared<server::AggregatorMetrics>(
+        [weak = std::weak_ptr<aggregator::Aggregator>(aggregator_impl)] {
+          auto a = weak.lock();
+          return a ? a->stats() : aggregator::AggregatorStats{};
+        }));
+  }
+  auto handler = std::make_shared<server::ApiHandler>(service, metrics, server::BuildInfo{});
   handler->set_configured(true);
 
   transport::TlsServer tls_server(server_options, [handler](transport::HttpRequest request, auto respond) {

@@ -20,6 +20,12 @@ struct ServeOptions {
   std::string service_name = "fedmetrics";
   std::string service_namespace = "fedmetrics-system";
   bool insecure_no_auth = false;
+  std::vector<std::string> member_kubeconfigs;
+  std::vector<std::string> member_contexts;
+  std::string member_timeout = "3s";
+  std::string cache_ttl = "0s";
+  std::size_t max_member_response_bytes = 64ULL << 20;
+  std::size_t member_max_connections = 8;
   int verbosity = 0;
   unsigned threads = 0;
 };

@@ -50,9 +50,9 @@ std::vector<k8s::APIGroup> served_groups() {
 
 }  // namespace
 
-ApiHandler::ApiHandler(std::shared_ptr<MetricsBackend> backend, std::shared_ptr<ServerMetrics> metrics,
-                       BuildInfo build)
-    : backend_(std::move(backend)), metrics_(std::move(metrics)), build_(std::move(build)) {}
+ApiHandler::ApiHandler(std::shared_ptr<aggregator::MetricsService> metrics_service,
+                       std::shared_ptr<ServerMetrics> metrics, BuildInfo build)
+    : service_(std::move(metrics_service)), metrics_(std::move(metrics)), build_(std::move(build)) {}
 
 void ApiHandler::handle(const HttpRequest& request, Respond respond) const {
   auto started = std::chrono::steady_clock::now();
@@ -71,11 +71,72 @@ void ApiHandler::handle(const HttpRequest& request, Respond respond) const {
 
   if (const auto* status = std::get_if<k8s::Status>(&parsed)) return finish(status_response(*status));
   if (const auto* info_request = std::get_if<InfoRequest>(&parsed)) return finish(info(*info_request));
-  if (!backend_) {
+  if (!service_) {
     return finish(status_response(k8s::Status::service_unavailable(
         "no member cluster could serve " + std::string(group_of(parsed)) + ": no member cluster is configured")));
   }
-  backend_->query(parsed, std::move(finish));
+  query(parsed, std::move(finish));
+}
+
+namespace {
+
+// Each warning becomes `Warning: 299 - "<text>"` (RFC 7234), which kubectl prints.
+std::string warning_header(std::string_view text) {
+  std::string quoted;
+  for (char c : text) {
+    if (c == '"' || c == '\\') quoted.push_back('\\');
+    if (c == '\n' || c == '\r') c = ' ';
+    quoted.push_back(c);
+  }
+  return "299 - \"" + quoted + "\"";
+}
+
+// Writes an aggregator answer: the Status, or the JSON of the value with warnings.
+template <class T, class ToJson>
+HttpResponse write_answer(const aggregator::Answer<T>& answer, ToJson to_json_fn) {
+  HttpResponse r = std::holds_alternative<k8s::Status>(answer.result)
+                       ? status_response(std::get<k8s::Status>(answer.result))
+                       : json_response(to_json_fn(std::get<T>(answer.result)).dump());
+  for (const auto& w : answer.warnings) r.headers.emplace_back("Warning", warning_header(w));
+  return r;
+}
+
+}  // namespace
+
+void ApiHandler::query(const ApiRequest& request, Respond respond) const {
+  using aggregator::ResourceMetricsQuery;
+  if (const auto* q = std::get_if<ResourceMetricsQuery>(&request)) {
+    bool single = !q->name.empty();
+    if (q->kind == ResourceMetricsQuery::Kind::Pods) {
+      service_->pod_metrics(*q, [single, respond](aggregator::PodMetricsAnswer a) {
+        respond(write_answer(a, [single](const std::vector<k8s::PodMetrics>& items) {
+          return single && items.size() == 1 ? k8s::to_json(items.front()) : k8s::pod_metrics_list_to_json(items);
+        }));
+      });
+    } else {
+      service_->node_metrics(*q, [single, respond](aggregator::NodeMetricsAnswer a) {
+        respond(write_answer(a, [single](const std::vector<k8s::NodeMetrics>& items) {
+          return single && items.size() == 1 ? k8s::to_json(items.front()) : k8s::node_metrics_list_to_json(items);
+        }));
+      });
+    }
+    return;
+  }
+  if (const auto* q = std::get_if<aggregator::CustomMetricsQuery>(&request)) {
+    auto version = q->version;
+    service_->custom_metrics(*q, [version, respond](aggregator::CustomMetricsAnswer a) {
+      respond(write_answer(a, [version](const std::vector<k8s::MetricValue>& items) {
+        return k8s::metric_value_list_to_json(items, version);
+      }));
+    });
+    return;
+  }
+  const auto& q = std::get<aggregator::ExternalMetricsQuery>(request);
+  service_->external_metrics(q, [respond](aggregator::ExternalMetricsAnswer a) {
+    respond(write_answer(a, [](const std::vector<k8s::ExternalMetricValue>& items) {
+      return k8s::external_metric_value_list_to_json(items);
+    }));
+  });
 }
 
 HttpResponse ApiHandler::info(const InfoRequest& request) const {
@@ -86,7 +147,7 @@ HttpResponse ApiHandler::info(const InfoRequest& request) const {
     case Endpoint::Readyz: {
       // Ready once configured and the data pipeline has delivered (metrics-server's rule).
       if (!configured_.load()) return text_response("[-]configuration not loaded\nreadyz check failed\n", 500);
-      if (!backend_ || !backend_->has_served())
+      if (!service_ || !service_->has_served())
         return text_response("[-]no member cluster has answered yet\nreadyz check failed\n", 500);
       return text_response("ok");
     }
@@ -117,7 +178,12 @@ HttpResponse ApiHandler::info(const InfoRequest& request) const {
       if (request.group == "metrics.k8s.io") return json_response(k8s::to_json(resource_metrics_resources()).dump());
       // Served from the backend's cache, never by asking a member inline.
       k8s::APIResourceList list{request.group + "/" + request.version, {}};
-      if (backend_) list = backend_->resources(request.group, request.version);
+      if (service_ && request.group == "custom.metrics.k8s.io") {
+        list = service_->custom_metrics_resources(request.version == "v1beta1" ? k8s::CustomMetricsVersion::V1beta1
+                                                                                : k8s::CustomMetricsVersion::V1beta2);
+      } else if (service_) {
+        list = service_->external_metrics_resources();
+      }
       return json_response(k8s::to_json(list).dump());
     }
   }

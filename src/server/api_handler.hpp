@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "fedmetrics/aggregator/metrics_service.hpp"
 #include "fedmetrics/k8s/discovery.hpp"
 #include "server/api_request.hpp"
 #include "server/http_types.hpp"
@@ -17,19 +18,6 @@ namespace fedmetrics::server {
 
 using Respond = std::function<void(HttpResponse)>;
 
-// What the handler needs from the aggregator (owned here, by its user).
-class MetricsBackend {
- public:
-  virtual ~MetricsBackend() = default;
-  // Answers a metrics query; `respond` is called exactly once.
-  virtual void query(const ApiRequest& request, Respond respond) = 0;
-  // The custom or external metrics the members know, for discovery
-  // (an APIResourceList document for `group`/`version`). Never blocks.
-  virtual k8s::APIResourceList resources(std::string_view group, std::string_view version) const = 0;
-  // True once at least one member has answered.
-  virtual bool has_served() const = 0;
-};
-
 struct BuildInfo {
   std::string git_version = "v0.1.0";
   std::string git_commit = "unknown";
@@ -38,9 +26,10 @@ struct BuildInfo {
 
 class ApiHandler {
  public:
-  // `backend` may be null: the server then answers every metrics query with
-  // 503, which is what a control plane with no reachable member looks like.
-  ApiHandler(std::shared_ptr<MetricsBackend> backend, std::shared_ptr<ServerMetrics> metrics, BuildInfo build);
+  // `metrics_service` may be null: the server then answers every metrics
+  // query with 503, as a federation without any member cluster would.
+  ApiHandler(std::shared_ptr<aggregator::MetricsService> metrics_service, std::shared_ptr<ServerMetrics> metrics,
+             BuildInfo build);
 
   void handle(const HttpRequest& request, Respond respond) const;
 
@@ -50,7 +39,9 @@ class ApiHandler {
  private:
   HttpResponse info(const InfoRequest& request) const;
 
-  std::shared_ptr<MetricsBackend> backend_;
+  void query(const ApiRequest& request, Respond respond) const;
+
+  std::shared_ptr<aggregator::MetricsService> service_;
   std::shared_ptr<ServerMetrics> metrics_;
   BuildInfo build_;
   std::atomic<bool> configured_{false};

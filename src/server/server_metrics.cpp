@@ -52,8 +52,17 @@ void ServerMetrics::request_finished() { families_->in_flight.Decrement(); }
 
 std::shared_ptr<prometheus::Registry> ServerMetrics::registry() const { return registry_; }
 
+void ServerMetrics::add_collectable(std::shared_ptr<prometheus::Collectable> collectable) {
+  collectables_.push_back(std::move(collectable));
+}
+
 std::string ServerMetrics::serialize() const {
-  return prometheus::TextSerializer().Serialize(registry_->Collect());
+  auto families = registry_->Collect();
+  for (const auto& c : collectables_) {
+    auto more = c->Collect();
+    families.insert(families.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  }
+  return prometheus::TextSerializer().Serialize(families);
 }
 
 }  // namespace fedmetrics::server

@@ -5,8 +5,11 @@
 #include <string>
 #include <string_view>
 
+#include <vector>
+
 namespace prometheus {
 class Registry;
+class Collectable;
 }
 
 namespace fedmetrics::server {
@@ -26,6 +29,8 @@ class ServerMetrics {
 
   // The registry, for other modules (the aggregator) to add their families.
   [[nodiscard]] std::shared_ptr<prometheus::Registry> registry() const;
+  // Adds metrics collected at scrape time by another module's adapter.
+  void add_collectable(std::shared_ptr<prometheus::Collectable> collectable);
   // Prometheus text exposition format 0.0.4.
   [[nodiscard]] std::string serialize() const;
 
@@ -33,6 +38,7 @@ class ServerMetrics {
   struct Families;
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<Families> families_;
+  std::vector<std::shared_ptr<prometheus::Collectable>> collectables_;  // set up before serving
 };
 
 }  // namespace fedmetrics::server

@@ -3,6 +3,8 @@
 #include <utility>  // before Asio's awaitable.hpp (Boost + C++20 coroutines)
 
 #include <atomic>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -13,6 +15,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -79,16 +82,23 @@ struct TlsServer::Impl {
   TlsServerOptions options;
   RequestHandler handler;
   asio::io_context io;
-  ssl::context tls;
+  // Swapped whole by set_certificate; each connection keeps the one it started with.
+  std::shared_ptr<ssl::context> tls;
+  std::mutex tls_mutex;
   tcp::acceptor acceptor;
   asio::signal_set signals;
   std::atomic<std::size_t> connections{0};
+  std::uint16_t bound_port = 0;
+  std::atomic<bool> accepting{true};
+  // Bumped when kept-alive connections must go (refusal, new certificate).
+  std::atomic<std::uint64_t> generation{0};
+  std::atomic<std::uint64_t> accept_epoch{0};  // the live accept loop's
 
   Impl(TlsServerOptions o, RequestHandler h)
       : options(std::move(o)),
         handler(std::move(h)),
         io(),
-        tls(make_tls_context(options)),
+        tls(std::make_shared<ssl::context>(make_tls_context(options))),
         acceptor(io),
         signals(io, SIGINT, SIGTERM) {
     boost::system::error_code ec;
@@ -102,12 +112,34 @@ struct TlsServer::Impl {
     if (ec)
       throw std::runtime_error("cannot listen on " + options.bind_address + ":" + std::to_string(options.port) + ": " +
                                ec.message() + " (is --secure-port in use?)");
+    bound_port = acceptor.local_endpoint().port();
   }
 
-  awaitable<void> accept_loop() {
+  std::shared_ptr<ssl::context> current_tls() {
+    std::lock_guard lock(tls_mutex);
+    return tls;
+  }
+
+  // Reopens the listening socket on the port it had (after set_accepting(false)).
+  void reopen() {
+    boost::system::error_code ec;
+    tcp::endpoint endpoint(asio::ip::make_address(options.bind_address), bound_port);
+    acceptor.open(endpoint.protocol(), ec);
+    if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor.bind(endpoint, ec);
+    if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) {
+      spdlog::error("cannot listen again on {}:{}: {}", options.bind_address, bound_port, ec.message());
+      acceptor.close(ec);
+      return;
+    }
+    asio::co_spawn(acceptor.get_executor(), accept_loop(++accept_epoch), asio::detached);
+  }
+
+  awaitable<void> accept_loop(std::uint64_t epoch) {
     for (;;) {
       auto [ec, socket] = co_await acceptor.async_accept(asio::make_strand(io), use_tuple);
-      if (ec == asio::error::operation_aborted) co_return;
+      if (ec == asio::error::operation_aborted || epoch != accept_epoch || !acceptor.is_open()) co_return;
       if (ec) {
         spdlog::warn("accept failed: {}", ec.message());
         continue;
@@ -137,6 +169,38 @@ struct TlsServer::Impl {
         asio::use_awaitable);
   }
 
+  // Like call_handler, but gives up (nullopt) when the client closes or sends
+  // more before the handler answers. Everything here runs on the connection's
+  // strand, so the flags need no lock.
+  struct PendingResponse {
+    explicit PendingResponse(const asio::any_io_executor& executor)
+        : signal(executor, asio::steady_timer::time_point::max()) {}
+    std::optional<HttpResponse> response;
+    bool client_gone = false;
+    asio::steady_timer signal;  // cancelled when either happens
+  };
+
+  awaitable<std::optional<HttpResponse>> call_handler_abandonable(HttpRequest request, tcp::socket& socket) {
+    auto executor = co_await asio::this_coro::executor;
+    auto pending = std::make_shared<PendingResponse>(executor);
+    handler(std::move(request), [pending, executor](HttpResponse response) {
+      asio::post(executor, [pending, response = std::move(response)]() mutable {
+        if (pending->response || pending->client_gone) return;
+        pending->response = std::move(response);
+        pending->signal.cancel();
+      });
+    });
+    socket.async_wait(tcp::socket::wait_read, [pending](const boost::system::error_code& ec) {
+      if (ec || pending->response) return;
+      pending->client_gone = true;
+      pending->signal.cancel();
+    });
+    while (!pending->response && !pending->client_gone) co_await pending->signal.async_wait(use_tuple);
+    boost::system::error_code ignored;
+    if (pending->response) socket.cancel(ignored);  // stop watching; the wait handler sees operation_aborted
+    co_return pending->client_gone ? std::nullopt : std::move(pending->response);
+  }
+
   awaitable<void> session(tcp::socket socket) {
     struct Count {
       std::atomic<std::size_t>& n;
@@ -144,7 +208,9 @@ struct TlsServer::Impl {
       ~Count() { --n; }
     } count(connections);
 
-    beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(socket)), tls);
+    auto tls_context = current_tls();
+    const std::uint64_t started_generation = generation.load();
+    beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(socket)), *tls_context);
     beast::get_lowest_layer(stream).expires_after(options.handshake_timeout);
     auto [hec] = co_await stream.async_handshake(ssl::stream_base::server, use_tuple);
     if (hec) {
@@ -171,9 +237,26 @@ struct TlsServer::Impl {
         if (!harmless(rec)) spdlog::debug("reading request failed: {}", rec.message());
         break;
       }
+      // Refusing or re-certified since this connection began: close it unanswered,
+      // so that the client's retry meets the listener's new state.
+      if (!accepting.load() || generation.load() != started_generation) co_return;
       auto request = parser.release();
-      HttpRequest server_request{std::string(request.method_string()), std::string(request.target())};
-      HttpResponse response = co_await call_handler(std::move(server_request));
+      HttpRequest server_request;
+      server_request.method = std::string(request.method_string());
+      server_request.target = std::string(request.target());
+      for (const auto& field : request) server_request.headers.emplace_back(field.name_string(), field.value());
+      server_request.body = std::move(request.body());
+      HttpResponse response;
+      if (options.abandon_when_client_closes) {
+        beast::get_lowest_layer(stream).expires_never();
+        auto answered = co_await call_handler_abandonable(std::move(server_request),
+                                                          beast::get_lowest_layer(stream).socket());
+        if (!answered) co_return;  // the client went away
+        response = std::move(*answered);
+      } else {
+        response = co_await call_handler(std::move(server_request));
+      }
+      if (response.status == 0) co_return;  // close without answering
 
       http::response<http::string_body> res{static_cast<http::status>(response.status), request.version()};
       res.set(http::field::server, "fedmetrics");
@@ -216,7 +299,7 @@ TlsServer::TlsServer(TlsServerOptions options, RequestHandler handler)
 
 TlsServer::~TlsServer() = default;
 
-std::uint16_t TlsServer::port() const { return impl_->acceptor.local_endpoint().port(); }
+std::uint16_t TlsServer::port() const { return impl_->bound_port; }
 
 void TlsServer::run() {
   impl_->signals.async_wait([this](const boost::system::error_code& ec, int signal) {
@@ -225,7 +308,7 @@ void TlsServer::run() {
       stop();
     }
   });
-  asio::co_spawn(impl_->acceptor.get_executor(), impl_->accept_loop(), asio::detached);
+  asio::co_spawn(impl_->acceptor.get_executor(), impl_->accept_loop(impl_->accept_epoch), asio::detached);
   unsigned threads = impl_->options.threads != 0 ? impl_->options.threads : std::max(1U, std::thread::hardware_concurrency());
   std::vector<std::thread> pool;
   for (unsigned i = 1; i < threads; ++i) pool.emplace_back([this] { impl_->io.run(); });
@@ -239,6 +322,40 @@ void TlsServer::stop() {
     impl_->acceptor.close(ignored);
     impl_->signals.cancel(ignored);
     impl_->io.stop();
+  });
+}
+
+void TlsServer::set_accepting(bool accepting) {
+  bool was = impl_->accepting.exchange(accepting);
+  if (was == accepting) return;
+  if (!accepting) ++impl_->generation;
+  asio::post(impl_->io, [this, accepting] {
+    boost::system::error_code ignored;
+    if (!accepting) {
+      ++impl_->accept_epoch;
+      impl_->acceptor.close(ignored);
+    } else if (!impl_->acceptor.is_open()) {
+      impl_->reopen();
+    }
+  });
+}
+
+void TlsServer::set_certificate(const std::string& cert_file, const std::string& key_file) {
+  TlsServerOptions options = impl_->options;
+  options.cert_file = cert_file;
+  options.key_file = key_file;
+  auto context = std::make_shared<ssl::context>(make_tls_context(options));
+  {
+    std::lock_guard lock(impl_->tls_mutex);
+    impl_->tls = std::move(context);
+  }
+  ++impl_->generation;
+}
+
+void TlsServer::schedule(std::chrono::nanoseconds delay, std::function<void()> task) {
+  auto timer = std::make_shared<asio::steady_timer>(impl_->io, delay);
+  timer->async_wait([timer, task = std::move(task)](const boost::system::error_code& ec) {
+    if (!ec) task();
   });
 }
 

@@ -10,6 +10,8 @@ namespace fedmetrics::transport {
 struct HttpRequest {
   std::string method;  // "GET"
   std::string target;  // "/apis/metrics.k8s.io/v1beta1/pods?labelSelector=app%3Dweb"
+  std::vector<std::pair<std::string, std::string>> headers = {};  // as received, in order
+  std::string body = {};
 };
 
 struct HttpResponse {

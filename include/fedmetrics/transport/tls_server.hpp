@@ -16,6 +16,7 @@ namespace fedmetrics::transport {
 
 
 // Called once per request; must call `respond` exactly once, from any thread.
+// A response with status 0 closes the connection without writing anything.
 using RequestHandler = std::function<void(HttpRequest, std::function<void(HttpResponse)> respond)>;
 
 struct TlsServerOptions {
@@ -32,6 +33,11 @@ struct TlsServerOptions {
   std::chrono::milliseconds write_timeout{60'000};
   std::size_t max_connections = 10'000;
   unsigned threads = 0;  // 0 = one per core
+  // When set, a client that closes its end (or sends more bytes) while its
+  // request is still with the handler ends the connection at once; the
+  // handler's later response is dropped. For handlers that hold requests for
+  // long (the simulator's black hole), so that held connections do not pile up.
+  bool abandon_when_client_closes = false;
 };
 
 class TlsServer {
@@ -48,6 +54,17 @@ class TlsServer {
   // Serves until stop() is called or SIGINT/SIGTERM arrives; blocks.
   void run();
   void stop();
+
+  // Refusing: closes the listening socket, so that new connections are
+  // refused, and closes kept-alive connections when their next request
+  // arrives, unanswered. Accepting again listens on the same port.
+  void set_accepting(bool accepting);
+  // Serves a new certificate to new connections; kept-alive connections are
+  // closed when their next request arrives, unanswered. Throws like the
+  // constructor when the files cannot be loaded.
+  void set_certificate(const std::string& cert_file, const std::string& key_file);
+  // Runs `task` on the server's threads after `delay` (dropped if the server stops first).
+  void schedule(std::chrono::nanoseconds delay, std::function<void()> task);
 
  private:
   struct Impl;

@@ -1,0 +1,82 @@
+#pragma once
+// HTTPS/1.1 to one member cluster's API server, behind a thin header (no
+// Beast here). Keep-alive connections are pooled and reused; every request
+// carries a deadline applied to every phase (connect, TLS handshake, write,
+// read); every failure comes back as a classified MemberError, never an
+// exception and never later than the deadline.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "fedmetrics/aggregator/member_cluster.hpp"
+#include "fedmetrics/clusterclient/kubeconfig.hpp"
+
+namespace fedmetrics::clusterclient {
+
+using aggregator::Deadline;
+using aggregator::MemberError;
+
+struct HttpReply {
+  int status = 0;
+  std::string body;
+};
+
+using HttpResult = std::variant<HttpReply, MemberError>;
+using HttpCallback = std::function<void(HttpResult)>;
+
+// The I/O threads every member client runs on.
+class ClientRuntime {
+ public:
+  explicit ClientRuntime(unsigned threads = 1);
+  ~ClientRuntime();
+  ClientRuntime(const ClientRuntime&) = delete;
+  ClientRuntime& operator=(const ClientRuntime&) = delete;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+struct ClientOptions {
+  std::size_t max_connections = 8;                // open connections per member (the pool bound)
+  std::size_t max_response_bytes = 64ULL << 20;   // --max-member-response-bytes
+  std::string user_agent = "fedmetrics/v0.1.0";
+};
+
+struct ClientStats {
+  std::uint64_t requests = 0;
+  std::uint64_t tls_handshakes = 0;  // new connections; requests - handshakes were served on reused ones
+  std::uint64_t failures = 0;
+  std::size_t open_connections = 0;
+  std::size_t idle_connections = 0;
+};
+
+class HttpsClient {
+ public:
+  // Throws std::runtime_error naming the member when its TLS material
+  // (CA, client certificate or key) cannot be loaded or its server URL is not https.
+  HttpsClient(ClientRuntime& runtime, ClusterEndpoint endpoint, ClientOptions options = {});
+  ~HttpsClient();
+  HttpsClient(const HttpsClient&) = delete;
+  HttpsClient& operator=(const HttpsClient&) = delete;
+
+  // GET `path_and_query` (already escaped), calling `done` exactly once, on an
+  // I/O thread, by `deadline` at the latest.
+  void get(std::string path_and_query, Deadline deadline, HttpCallback done);
+
+  [[nodiscard]] ClientStats stats() const;
+  [[nodiscard]] const ClusterEndpoint& endpoint() const;
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace fedmetrics::clusterclient

@@ -1,0 +1,50 @@
+#pragma once
+// One member cluster reached over HTTPS: the aggregator's MemberCluster port
+// implemented with typed calls to the member's metrics APIs, and its
+// capability discovery, refreshed in the background by its owner.
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "fedmetrics/aggregator/member_cluster.hpp"
+#include "fedmetrics/clusterclient/https_client.hpp"
+
+namespace fedmetrics::clusterclient {
+
+class RestMemberCluster final : public aggregator::MemberCluster {
+ public:
+  RestMemberCluster(ClientRuntime& runtime, ClusterEndpoint endpoint, ClientOptions options = {});
+
+  const std::string& name() const override { return name_; }
+  std::shared_ptr<const aggregator::MemberCapabilities> capabilities() const override { return capabilities_.load(); }
+
+  void pod_metrics(const std::string& namespace_name, const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
+                   aggregator::Deadline deadline,
+                   aggregator::MemberCallback<std::vector<k8s::PodMetrics>> done) override;
+  void node_metrics(const k8s::LabelSelector& labels, const k8s::FieldSelector& fields, aggregator::Deadline deadline,
+                    aggregator::MemberCallback<std::vector<k8s::NodeMetrics>> done) override;
+  void custom_metrics(const aggregator::CustomMetricsQuery& query, aggregator::Deadline deadline,
+                      aggregator::MemberCallback<std::vector<k8s::MetricValue>> done) override;
+  void external_metrics(const aggregator::ExternalMetricsQuery& query, aggregator::Deadline deadline,
+                        aggregator::MemberCallback<std::vector<k8s::ExternalMetricValue>> done) override;
+
+  // Re-reads the member's discovery documents; `done(true)` once the
+  // capabilities are replaced, `done(false)` when the member could not be read
+  // (the previous capabilities stay).
+  void refresh_capabilities(aggregator::Deadline deadline, std::function<void(bool ok, std::string error)> done);
+
+  [[nodiscard]] ClientStats stats() const { return client_->stats(); }
+  [[nodiscard]] const ClusterEndpoint& endpoint() const { return client_->endpoint(); }
+
+ private:
+  std::string name_;
+  std::shared_ptr<HttpsClient> client_;
+  std::atomic<std::shared_ptr<const aggregator::MemberCapabilities>> capabilities_;
+};
+
+// Percent-encodes one path segment (everything but RFC 3986 unreserved characters).
+std::string escape_path_segment(std::string_view segment);
+// Go's url.QueryEscape: space becomes '+'.
+std::string escape_query_value(std::string_view value);
+
+}  // namespace fedmetrics::clusterclient

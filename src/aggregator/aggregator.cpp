@@ -1,0 +1,289 @@
+// The fan-out: plan (merge.hpp), ask the chosen members in parallel, count
+// their callbacks, merge when the last one arrives, answer every waiter.
+#include "fedmetrics/aggregator/aggregator.hpp"
+
+#include <atomic>
+#include <cstddef>
+#include <mutex>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "aggregator/merge.hpp"
+
+namespace fedmetrics::aggregator {
+namespace {
+
+template <class A>
+using Waiters = std::vector<std::function<void(A)>>;
+
+using AnyAnswer = std::variant<PodMetricsAnswer, NodeMetricsAnswer, CustomMetricsAnswer, ExternalMetricsAnswer>;
+using AnyWaiters = std::variant<Waiters<PodMetricsAnswer>, Waiters<NodeMetricsAnswer>, Waiters<CustomMetricsAnswer>,
+                                Waiters<ExternalMetricsAnswer>>;
+
+// The answers of one fan-out, one slot per asked member. Each slot is written
+// by its member's callback only; the last callback (the one that takes
+// `remaining` to zero, acq_rel) sees every slot and merges.
+template <class R>
+struct Gather {
+  std::vector<MemberAnswer<R>> answers;
+  std::unique_ptr<std::atomic<bool>[]> answered;  // guards against a member calling back twice
+  std::atomic<std::size_t> remaining{0};
+  std::function<void(std::vector<MemberAnswer<R>>)> on_all;
+};
+
+// An answer worth keeping for cache_ttl: not a server-side failure, so a
+// recovered member is seen by the very next query.
+template <class A>
+bool cacheable(const A& answer) {
+  const auto* status = std::get_if<k8s::Status>(&answer.result);
+  return status == nullptr || status->code < 500;
+}
+
+}  // namespace
+
+struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
+  State(std::shared_ptr<MemberSource> source_in, AggregatorOptions options_in, Clock clock_in)
+      : source(std::move(source_in)), options(std::move(options_in)), clock(std::move(clock_in)) {}
+
+  const std::shared_ptr<MemberSource> source;
+  const AggregatorOptions options;
+  const Clock clock;
+
+  struct Cached {
+    std::chrono::steady_clock::time_point expires;
+    AnyAnswer answer;
+  };
+
+  mutable std::mutex mutex;
+  std::map<std::string, AnyWaiters> in_flight;  // guarded by mutex
+  std::map<std::string, Cached> cache;          // guarded by mutex
+  std::map<std::string, std::uint64_t, std::less<>> errors_by_cluster;  // guarded by mutex
+
+  std::atomic<std::uint64_t> queries{0};
+  std::atomic<std::uint64_t> fan_outs{0};
+  std::atomic<std::uint64_t> coalesced{0};
+  std::atomic<std::uint64_t> cache_hits{0};
+  std::atomic<std::uint64_t> member_calls{0};
+  std::atomic<std::uint64_t> member_errors{0};
+  std::atomic<bool> served{false};
+
+  [[nodiscard]] bool cache_enabled() const { return options.cache_ttl.count() > 0; }
+
+  [[nodiscard]] std::shared_ptr<const MemberList> snapshot() const {
+    auto members = source ? source->members() : nullptr;
+    return members ? members : std::make_shared<const MemberList>();
+  }
+
+  // Answers from the cache or joins a fan-out in flight (and returns false),
+  // or registers `key` as in flight (and returns true: the caller fans out).
+  template <class A>
+  bool admit(const std::string& key, std::function<void(A)>& done) {
+    queries.fetch_add(1, std::memory_order_relaxed);
+    std::unique_lock lock(mutex);
+    if (cache_enabled()) {
+      if (auto it = cache.find(key); it != cache.end()) {
+        if (clock() < it->second.expires) {
+          A copy = std::get<A>(it->second.answer);
+          lock.unlock();
+          cache_hits.fetch_add(1, std::memory_order_relaxed);
+          done(std::move(copy));
+          return false;
+        }
+        cache.erase(it);
+      }
+    }
+    if (auto it = in_flight.find(key); it != in_flight.end()) {
+      std::get<Waiters<A>>(it->second).push_back(std::move(done));
+      coalesced.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    Waiters<A> waiters;
+    waiters.push_back(std::move(done));
+    in_flight.emplace(key, std::move(waiters));
+    return true;
+  }
+
+  // Ends the fan-out for `key`: every waiter gets the answer, exactly once,
+  // outside the lock (a waiter may well ask again).
+  template <class A>
+  void finish(const std::string& key, A answer) {
+    Waiters<A> waiters;
+    {
+      std::lock_guard lock(mutex);
+      auto it = in_flight.find(key);
+      waiters = std::move(std::get<Waiters<A>>(it->second));
+      in_flight.erase(it);
+      if (cache_enabled() && cacheable(answer)) {
+        const auto now = clock();
+        std::erase_if(cache, [&](const auto& entry) { return !(now < entry.second.expires); });
+        cache.insert_or_assign(key, Cached{now + options.cache_ttl, AnyAnswer(answer)});
+      }
+    }
+    for (std::size_t i = 0; i + 1 < waiters.size(); ++i) waiters[i](answer);
+    waiters.back()(std::move(answer));
+  }
+
+  void record_error(const std::string& cluster, const MemberError& error) {
+    member_errors.fetch_add(1, std::memory_order_relaxed);
+    {
+      std::lock_guard lock(mutex);
+      ++errors_by_cluster[cluster];
+    }
+    if (options.on_member_error) options.on_member_error(cluster, error);
+  }
+
+  template <class R>
+  void deliver(Gather<R>& gather, std::size_t i, MemberResult<R>&& result) {
+    if (gather.answered[i].exchange(true, std::memory_order_acq_rel)) return;  // broken member contract
+    if (const auto* error = std::get_if<MemberError>(&result)) {
+      record_error(gather.answers[i].cluster, *error);
+    } else {
+      served.store(true, std::memory_order_relaxed);
+    }
+    gather.answers[i].result = std::move(result);
+    if (gather.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      auto on_all = std::move(gather.on_all);
+      on_all(std::move(gather.answers));
+    }
+  }
+
+  // Asks members[chosen...] through `call`, then merges with `merge` and
+  // finishes `key`. No timer: each member calls back by `deadline`.
+  template <class R, class A, class Call, class Merge>
+  void fan_out(const std::string& key, const MemberList& members, const std::vector<std::size_t>& chosen, Call call,
+               Merge merge) {
+    fan_outs.fetch_add(1, std::memory_order_relaxed);
+    if (chosen.empty()) {
+      finish<A>(key, merge(std::vector<MemberAnswer<R>>{}));
+      return;
+    }
+    auto gather = std::make_shared<Gather<R>>();
+    gather->answers.resize(chosen.size());
+    for (std::size_t i = 0; i < chosen.size(); ++i) gather->answers[i].cluster = members[chosen[i]]->name();
+    gather->answered = std::make_unique<std::atomic<bool>[]>(chosen.size());
+    gather->remaining.store(chosen.size(), std::memory_order_relaxed);
+    gather->on_all = [self = shared_from_this(), key, merge = std::move(merge)](std::vector<MemberAnswer<R>> answers) {
+      self->finish<A>(key, merge(std::move(answers)));
+    };
+    const Deadline deadline = clock() + options.member_timeout;
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+      member_calls.fetch_add(1, std::memory_order_relaxed);
+      // The callback may run right here (synchronously) or later on any thread.
+      call(*members[chosen[i]], deadline, [self = shared_from_this(), gather, i](MemberResult<R> result) {
+        self->deliver(*gather, i, std::move(result));
+      });
+    }
+  }
+};
+
+Aggregator::Aggregator(std::shared_ptr<MemberSource> members, AggregatorOptions options, Clock clock)
+    : state_(std::make_shared<State>(std::move(members), std::move(options),
+                                     clock ? std::move(clock) : Clock([] { return std::chrono::steady_clock::now(); }))) {}
+
+Aggregator::~Aggregator() = default;
+
+void Aggregator::pod_metrics(const ResourceMetricsQuery& query, std::function<void(PodMetricsAnswer)> done) {
+  ResourceMetricsQuery q = query;
+  q.kind = ResourceMetricsQuery::Kind::Pods;
+  const std::string key = query_key(q);
+  if (!state_->admit<PodMetricsAnswer>(key, done)) return;
+  const auto members = state_->snapshot();
+  auto plan = plan_resource_metrics(*members, q);
+  if (plan.early) return state_->finish<PodMetricsAnswer>(key, PodMetricsAnswer{*plan.early, {}});
+  using R = std::vector<k8s::PodMetrics>;
+  state_->fan_out<R, PodMetricsAnswer>(
+      key, *members, plan.members,
+      [fwd = std::move(plan.forwarded)](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
+        m.pod_metrics(fwd.namespace_name, fwd.label_selector, fwd.field_selector, deadline, std::move(cb));
+      },
+      [q](std::vector<MemberAnswer<R>> answers) { return merge_pod_metrics(std::move(answers), q); });
+}
+
+void Aggregator::node_metrics(const ResourceMetricsQuery& query, std::function<void(NodeMetricsAnswer)> done) {
+  ResourceMetricsQuery q = query;
+  q.kind = ResourceMetricsQuery::Kind::Nodes;
+  q.namespace_name.clear();  // nodes are cluster-scoped
+  const std::string key = query_key(q);
+  if (!state_->admit<NodeMetricsAnswer>(key, done)) return;
+  const auto members = state_->snapshot();
+  auto plan = plan_resource_metrics(*members, q);
+  if (plan.early) return state_->finish<NodeMetricsAnswer>(key, NodeMetricsAnswer{*plan.early, {}});
+  using R = std::vector<k8s::NodeMetrics>;
+  state_->fan_out<R, NodeMetricsAnswer>(
+      key, *members, plan.members,
+      [fwd = std::move(plan.forwarded)](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
+        m.node_metrics(fwd.label_selector, fwd.field_selector, deadline, std::move(cb));
+      },
+      [q](std::vector<MemberAnswer<R>> answers) { return merge_node_metrics(std::move(answers), q); });
+}
+
+void Aggregator::custom_metrics(const CustomMetricsQuery& query, std::function<void(CustomMetricsAnswer)> done) {
+  const std::string key = query_key(query);
+  if (!state_->admit<CustomMetricsAnswer>(key, done)) return;
+  const auto members = state_->snapshot();
+  auto plan = plan_custom_metrics(*members, query);
+  if (plan.early) return state_->finish<CustomMetricsAnswer>(key, CustomMetricsAnswer{*plan.early, {}});
+  using R = std::vector<k8s::MetricValue>;
+  state_->fan_out<R, CustomMetricsAnswer>(
+      key, *members, plan.members,
+      [fwd = std::move(plan.forwarded)](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
+        m.custom_metrics(fwd, deadline, std::move(cb));
+      },
+      [query](std::vector<MemberAnswer<R>> answers) { return merge_custom_metrics(std::move(answers), query); });
+}
+
+void Aggregator::external_metrics(const ExternalMetricsQuery& query, std::function<void(ExternalMetricsAnswer)> done) {
+  const std::string key = query_key(query);
+  if (!state_->admit<ExternalMetricsAnswer>(key, done)) return;
+  const auto members = state_->snapshot();
+  auto plan = plan_external_metrics(*members, query);
+  if (plan.early) return state_->finish<ExternalMetricsAnswer>(key, ExternalMetricsAnswer{*plan.early, {}});
+  using R = std::vector<k8s::ExternalMetricValue>;
+  state_->fan_out<R, ExternalMetricsAnswer>(
+      key, *members, plan.members,
+      [fwd = std::move(plan.forwarded)](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
+        m.external_metrics(fwd, deadline, std::move(cb));
+      },
+      [query](std::vector<MemberAnswer<R>> answers) { return merge_external_metrics(std::move(answers), query); });
+}
+
+namespace {
+std::vector<std::shared_ptr<const MemberCapabilities>> capabilities_of(const MemberList& members) {
+  std::vector<std::shared_ptr<const MemberCapabilities>> out;
+  out.reserve(members.size());
+  for (const auto& m : members) out.push_back(m->capabilities());
+  return out;
+}
+}  // namespace
+
+k8s::APIResourceList Aggregator::custom_metrics_resources(k8s::CustomMetricsVersion version) const {
+  return merge_custom_metric_resources(capabilities_of(*state_->snapshot()), version);
+}
+
+k8s::APIResourceList Aggregator::external_metrics_resources() const {
+  return merge_external_metric_resources(capabilities_of(*state_->snapshot()));
+}
+
+bool Aggregator::has_served() const {
+  if (state_->served.load(std::memory_order_relaxed)) return true;
+  const auto members = state_->snapshot();
+  for (const auto& m : *members)
+    if (m->capabilities()) return true;
+  return false;
+}
+
+AggregatorStats Aggregator::stats() const {
+  AggregatorStats out;
+  out.queries = state_->queries.load(std::memory_order_relaxed);
+  out.fan_outs = state_->fan_outs.load(std::memory_order_relaxed);
+  out.coalesced = state_->coalesced.load(std::memory_order_relaxed);
+  out.cache_hits = state_->cache_hits.load(std::memory_order_relaxed);
+  out.member_calls = state_->member_calls.load(std::memory_order_relaxed);
+  out.member_errors = state_->member_errors.load(std::memory_order_relaxed);
+  std::lock_guard lock(state_->mutex);
+  out.member_errors_by_cluster = state_->errors_by_cluster;
+  return out;
+}
+
+}  // namespace fedmetrics::aggregator

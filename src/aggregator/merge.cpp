@@ -1,0 +1,417 @@
+#include "aggregator/merge.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+
+namespace fedmetrics::aggregator {
+namespace {
+
+constexpr std::string_view kMetricsGroup = "metrics.k8s.io";
+constexpr std::string_view kCustomGroup = "custom.metrics.k8s.io";
+constexpr std::string_view kExternalGroup = "external.metrics.k8s.io";
+
+// A warning travels in an HTTP header; member messages can quote whole bodies.
+constexpr std::size_t kMaxWarningBytes = 512;
+
+// Separates the parts of a query key; no path segment or selector holds it.
+constexpr char kKeySeparator = '\x1f';
+
+// The members that answered, in name order, and the failures turned into
+// warnings (or into a 503 when nobody answered).
+template <class T>
+struct Gathered {
+  std::vector<std::pair<std::string, T>> answered;
+  std::vector<std::string> warnings;
+  std::optional<k8s::Status> all_failed;
+};
+
+template <class T>
+Gathered<T> gather(std::vector<MemberAnswer<T>> answers, std::string_view group) {
+  std::stable_sort(answers.begin(), answers.end(),
+                   [](const MemberAnswer<T>& a, const MemberAnswer<T>& b) { return a.cluster < b.cluster; });
+  Gathered<T> out;
+  std::vector<std::string> failures;
+  for (MemberAnswer<T>& a : answers) {
+    if (auto* value = std::get_if<T>(&a.result)) {
+      out.answered.emplace_back(std::move(a.cluster), std::move(*value));
+    } else {
+      failures.push_back(member_warning(a.cluster, std::get<MemberError>(a.result)));
+    }
+  }
+  if (out.answered.empty() && !failures.empty()) {
+    std::string message = "no member cluster could serve " + std::string(group) + ": ";
+    for (std::size_t i = 0; i < failures.size(); ++i) message += (i ? "; " : "") + failures[i];
+    out.all_failed = k8s::Status::service_unavailable(message);
+  } else {
+    out.warnings = std::move(failures);
+  }
+  return out;
+}
+
+// The distinct members among `clusters` (already sorted), comma separated.
+std::string join_distinct(const std::vector<std::string>& clusters, std::size_t* count) {
+  std::string out;
+  std::set<std::string_view> seen;
+  for (const std::string& c : clusters) {
+    if (!seen.insert(c).second) continue;
+    if (!out.empty()) out += ", ";
+    out += c;
+  }
+  *count = seen.size();
+  return out;
+}
+
+k8s::Status several_members(const k8s::GroupResource& what, std::string_view name, const std::string& clusters,
+                            std::size_t count) {
+  return k8s::Status::conflict(what, name,
+                               "the object exists in " + std::to_string(count) + " member clusters (" + clusters +
+                                   "); choose one with labelSelector " + std::string(kClusterLabel) + "=<member>");
+}
+
+const std::string& from_cluster(const k8s::ObjectMeta& meta) {
+  static const std::string none;
+  auto it = meta.annotations.find(kQueryFromClusterAnnotation);
+  return it == meta.annotations.end() ? none : it->second;
+}
+
+// Pods and nodes share everything but their identity and their not-found text.
+template <class Item>
+Answer<std::vector<Item>> merge_resource_metrics(std::vector<MemberAnswer<std::vector<Item>>> answers,
+                                                 const ResourceMetricsQuery& query) {
+  Gathered<std::vector<Item>> g = gather(std::move(answers), kMetricsGroup);
+  if (g.all_failed) return {*g.all_failed, {}};
+  const bool get = !query.name.empty();
+  const bool pods = query.kind == ResourceMetricsQuery::Kind::Pods;
+
+  std::vector<Item> items;
+  for (auto& [cluster, list] : g.answered) {
+    for (Item& item : list) {
+      const k8s::ObjectMeta& meta = item.metadata;
+      // The members were asked with these selectors already; checking name and
+      // namespace again is cheap and keeps a member that ignores them from
+      // leaking objects into the answer (reference-lessons #8). Labels are not
+      // re-checked: an older metrics-server sends no pod labels.
+      if (pods && !query.namespace_name.empty() && meta.namespace_name != query.namespace_name) continue;
+      if (get ? meta.name != query.name : !query.field_selector.matches(meta.name, meta.namespace_name)) continue;
+      item.metadata.annotations[std::string(kQueryFromClusterAnnotation)] = cluster;
+      items.push_back(std::move(item));
+    }
+  }
+  // metrics-server sorts by namespace then name; the member breaks ties.
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    return std::tie(a.metadata.namespace_name, a.metadata.name, from_cluster(a.metadata)) <
+           std::tie(b.metadata.namespace_name, b.metadata.name, from_cluster(b.metadata));
+  });
+  if (!get) return {std::move(items), std::move(g.warnings)};
+
+  // metrics-server's texts: podmetrics "{ns}/{name}", nodemetrics "{name}".
+  const k8s::GroupResource what{std::string(kMetricsGroup), pods ? "podmetrics" : "nodemetrics"};
+  const std::string name = pods ? query.namespace_name + "/" + query.name : query.name;
+  if (items.empty()) return {k8s::Status::not_found(what, name), std::move(g.warnings)};
+  std::vector<std::string> clusters;
+  for (const Item& item : items) clusters.push_back(from_cluster(item.metadata));
+  std::size_t count = 0;
+  const std::string listed = join_distinct(clusters, &count);
+  if (count > 1) return {several_members(what, name, listed, count), std::move(g.warnings)};
+  items.resize(1);
+  return {std::move(items), std::move(g.warnings)};
+}
+
+std::string escape_field_value(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\' || c == ',' || c == '=') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+bool lists(const std::vector<k8s::APIResource>& resources, std::string_view name) {
+  return std::any_of(resources.begin(), resources.end(), [&](const k8s::APIResource& r) { return r.name == name; });
+}
+
+// prometheus-adapter forces these to namespaced=false (series_registry.go).
+bool root_scoped_parent(std::string_view parent) {
+  return parent == "namespaces" || parent == "nodes" || parent == "persistentvolumes";
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+
+ClusterSplit split_cluster_selector(const k8s::LabelSelector& selector) {
+  auto [clusters, forwarded] = selector.partition(kClusterLabel);
+  return {std::move(clusters), std::move(forwarded)};
+}
+
+bool cluster_selected(const k8s::LabelSelector& clusters, std::string_view member) {
+  if (clusters.empty()) return true;
+  const k8s::Labels labels{{std::string(kClusterLabel), std::string(member)}};
+  return clusters.matches(labels);
+}
+
+Plan<ResourceMetricsQuery> plan_resource_metrics(const MemberList& members, const ResourceMetricsQuery& query) {
+  Plan<ResourceMetricsQuery> plan;
+  ClusterSplit split = split_cluster_selector(query.label_selector);
+  plan.forwarded = query;
+  if (query.name.empty()) {
+    plan.forwarded.label_selector = std::move(split.forwarded);
+  } else {
+    // A Kubernetes get ignores selectors; the member interface has no get, so
+    // ask for a list of the one name. Only fedmetrics/cluster is honoured (it
+    // is how a client picks one of several same-named objects).
+    plan.forwarded.label_selector = {};
+    auto fields = k8s::FieldSelector::parse("metadata.name=" + escape_field_value(query.name));
+    if (!fields) {
+      plan.early = k8s::Status::bad_request(fields.error().message);
+      return plan;
+    }
+    plan.forwarded.field_selector = std::move(*fields);
+  }
+  bool any_serves = false;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const MemberCluster& member = *members[i];
+    // Unknown capabilities (discovery has not succeeded yet, e.g. just after
+    // start-up) mean "ask anyway": nearly every cluster runs metrics-server,
+    // and a member that does not serve the API fails fast and shows up as a
+    // warning, whereas skipping it would silently drop its pods and nodes.
+    // Custom and external metrics are named per member, so there the
+    // capability list is the only way to know whom to ask.
+    auto caps = member.capabilities();
+    if (caps && !caps->resource_metrics) continue;
+    any_serves = true;
+    if (cluster_selected(split.clusters, member.name())) plan.members.push_back(i);
+  }
+  if (!any_serves) {
+    plan.members.clear();
+    plan.early = k8s::Status::service_unavailable("no member cluster serves " + std::string(kMetricsGroup));
+  }
+  return plan;
+}
+
+Plan<CustomMetricsQuery> plan_custom_metrics(const MemberList& members, const CustomMetricsQuery& query) {
+  Plan<CustomMetricsQuery> plan;
+  ClusterSplit objects = split_cluster_selector(query.label_selector);
+  ClusterSplit series = split_cluster_selector(query.metric_selector);
+  plan.forwarded = query;
+  plan.forwarded.label_selector = std::move(objects.forwarded);
+  plan.forwarded.metric_selector = std::move(series.forwarded);
+  const std::string resource = query.resource.to_string() + "/" + query.metric;
+  bool any_knows = false;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const MemberCluster& member = *members[i];
+    auto caps = member.capabilities();
+    if (!caps || !lists(caps->custom_metric_resources, resource)) continue;
+    any_knows = true;
+    if (cluster_selected(objects.clusters, member.name()) && cluster_selected(series.clusters, member.name()))
+      plan.members.push_back(i);
+  }
+  if (!any_knows) {
+    plan.early = k8s::Status::metric_not_found(query.metric, query.resource, query.wildcard() ? "" : query.name);
+  }
+  return plan;
+}
+
+Plan<ExternalMetricsQuery> plan_external_metrics(const MemberList& members, const ExternalMetricsQuery& query) {
+  Plan<ExternalMetricsQuery> plan;
+  ClusterSplit series = split_cluster_selector(query.metric_selector);
+  plan.forwarded = query;
+  plan.forwarded.metric_selector = std::move(series.forwarded);
+  bool any_knows = false;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const MemberCluster& member = *members[i];
+    auto caps = member.capabilities();
+    if (!caps || !lists(caps->external_metric_resources, query.metric)) continue;
+    any_knows = true;
+    if (cluster_selected(series.clusters, member.name())) plan.members.push_back(i);
+  }
+  if (!any_knows) {
+    // custom-metrics-apiserver has no dedicated external wording and adapters
+    // differ (prometheus-adapter says "for namespaces", others leave the
+    // resource empty). The custom-metrics sentence with the pseudo-resource
+    // "externalmetrics" names what was asked; clients act on 404/NotFound.
+    plan.early = k8s::Status::metric_not_found(query.metric, k8s::GroupResource{"", "externalmetrics"});
+  }
+  return plan;
+}
+
+// ---------------------------------------------------------------------------
+
+PodMetricsAnswer merge_pod_metrics(std::vector<MemberAnswer<std::vector<k8s::PodMetrics>>> answers,
+                                   const ResourceMetricsQuery& query) {
+  return merge_resource_metrics(std::move(answers), query);
+}
+
+NodeMetricsAnswer merge_node_metrics(std::vector<MemberAnswer<std::vector<k8s::NodeMetrics>>> answers,
+                                     const ResourceMetricsQuery& query) {
+  return merge_resource_metrics(std::move(answers), query);
+}
+
+CustomMetricsAnswer merge_custom_metrics(std::vector<MemberAnswer<std::vector<k8s::MetricValue>>> answers,
+                                         const CustomMetricsQuery& query) {
+  auto g = gather(std::move(answers), kCustomGroup);
+  if (g.all_failed) return {*g.all_failed, {}};
+  const bool pods_query = query.resource.group.empty() && query.resource.resource == "pods";
+
+  struct Entry {
+    k8s::MetricValue value;
+    std::string cluster;  // for per-pod items; empty for summed ones
+  };
+  std::vector<Entry> entries;
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> summed;  // (kind, ns, name) -> entry
+  for (auto& [cluster, list] : g.answered) {
+    for (k8s::MetricValue& v : list) {
+      const k8s::ObjectReference& o = v.described_object;
+      // A pod is one object in one member: summing same-named pods of two
+      // members (Karmada keys by name only) doubles one and hides the other.
+      if (pods_query || o.kind == "Pod") {
+        entries.push_back({std::move(v), cluster});
+        continue;
+      }
+      auto [it, inserted] = summed.try_emplace({o.kind, o.namespace_name, o.name}, entries.size());
+      if (inserted) {
+        entries.push_back({std::move(v), {}});
+        continue;
+      }
+      k8s::MetricValue& into = entries[it->second].value;
+      // Go's Quantity.Add: the sum keeps the first (non-zero) operand's format.
+      auto sum = into.value.plus(v.value);
+      if (!sum) return {k8s::Status::internal_error("summing " + query.metric + " of " + o.name + ": " +
+                                                     sum.error().message),
+                        std::move(g.warnings)};
+      into.value = *sum;
+      into.timestamp = std::max(into.timestamp, v.timestamp);
+      if (v.window_seconds && (!into.window_seconds || *v.window_seconds > *into.window_seconds))
+        into.window_seconds = v.window_seconds;
+    }
+  }
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    const auto& x = a.value.described_object;
+    const auto& y = b.value.described_object;
+    return std::tie(x.namespace_name, x.name, x.kind, a.cluster) < std::tie(y.namespace_name, y.name, y.kind, b.cluster);
+  });
+
+  if (!query.wildcard()) {
+    // The HPA wants exactly one item for a named object (wire contract 2.4).
+    if (entries.empty())
+      return {k8s::Status::metric_not_found(query.metric, query.resource, query.name), std::move(g.warnings)};
+    std::vector<std::string> clusters;
+    for (const Entry& e : entries)
+      if (!e.cluster.empty()) clusters.push_back(e.cluster);
+    std::size_t count = 0;
+    const std::string listed = join_distinct(clusters, &count);
+    if (count > 1) return {several_members(query.resource, query.name, listed, count), std::move(g.warnings)};
+  }
+  std::vector<k8s::MetricValue> items;
+  items.reserve(entries.size());
+  for (Entry& e : entries) items.push_back(std::move(e.value));
+  return {std::move(items), std::move(g.warnings)};
+}
+
+ExternalMetricsAnswer merge_external_metrics(std::vector<MemberAnswer<std::vector<k8s::ExternalMetricValue>>> answers,
+                                             const ExternalMetricsQuery& /*query*/) {
+  auto g = gather(std::move(answers), kExternalGroup);
+  if (g.all_failed) return {*g.all_failed, {}};
+  std::vector<k8s::ExternalMetricValue> items;
+  for (auto& [cluster, list] : g.answered) {
+    for (k8s::ExternalMetricValue& v : list) {
+      // Ours wins over a member's own label of the same key: it must say
+      // where the series came from.
+      v.metric_labels[std::string(kClusterLabel)] = cluster;
+      items.push_back(std::move(v));
+    }
+  }
+  return {std::move(items), std::move(g.warnings)};
+}
+
+std::string member_warning(std::string_view cluster, const MemberError& error) {
+  std::string text = std::string(cluster) + ": " + std::string(to_string(error.kind));
+  if (error.kind == MemberError::Kind::HttpStatus && error.http_status != 0)
+    text += " " + std::to_string(error.http_status);
+  std::string_view message = error.message;
+  if (message.empty() && error.status) message = error.status->message;
+  if (!message.empty()) text += ": " + std::string(message);
+
+  for (char& c : text) {
+    if (c == '"') c = '\'';
+    else if (c == '\\') c = '/';
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  if (text.size() > kMaxWarningBytes) {
+    std::size_t cut = kMaxWarningBytes;
+    // Never cut inside a UTF-8 sequence: back up over continuation bytes.
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    text.resize(cut);
+    text += "...";
+  }
+  return text;
+}
+
+// ---------------------------------------------------------------------------
+
+k8s::APIResourceList merge_custom_metric_resources(const std::vector<std::shared_ptr<const MemberCapabilities>>& members,
+                                                   k8s::CustomMetricsVersion version) {
+  std::map<std::string, k8s::APIResource> by_name;
+  std::map<std::string, bool, std::less<>> parent_namespaced;
+  for (const auto& caps : members) {
+    if (!caps) continue;
+    for (const k8s::APIResource& r : caps->custom_metric_resources) {
+      const std::string parent = r.name.substr(0, r.name.find('/'));
+      parent_namespaced[parent] = parent_namespaced[parent] || r.namespaced;
+      by_name.try_emplace(r.name, k8s::APIResource{r.name, "", false, "MetricValueList", {"get"}});
+    }
+  }
+  k8s::APIResourceList out{std::string(k8s::group_version(version)), {}};
+  for (auto& [name, r] : by_name) {
+    const std::string parent = name.substr(0, name.find('/'));
+    r.namespaced = !root_scoped_parent(parent) && parent_namespaced[parent];
+    out.resources.push_back(std::move(r));
+  }
+  return out;
+}
+
+k8s::APIResourceList merge_external_metric_resources(
+    const std::vector<std::shared_ptr<const MemberCapabilities>>& members) {
+  std::set<std::string> names;
+  for (const auto& caps : members) {
+    if (!caps) continue;
+    for (const k8s::APIResource& r : caps->external_metric_resources) names.insert(r.name);
+  }
+  k8s::APIResourceList out{std::string(k8s::kExternalMetricsGroupVersion), {}};
+  for (const std::string& name : names)
+    out.resources.push_back(k8s::APIResource{name, "", true, "ExternalMetricValueList", {"get"}});
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+
+namespace {
+std::string join_key(std::initializer_list<std::string_view> parts) {
+  std::string out;
+  for (std::string_view p : parts) {
+    out += p;
+    out += kKeySeparator;
+  }
+  return out;
+}
+}  // namespace
+
+std::string query_key(const ResourceMetricsQuery& query) {
+  return join_key({query.kind == ResourceMetricsQuery::Kind::Pods ? "pods" : "nodes", query.namespace_name, query.name,
+                   query.label_selector.to_string(), query.field_selector.to_string()});
+}
+
+std::string query_key(const CustomMetricsQuery& query) {
+  return join_key({"custom", query.resource.to_string(), query.namespace_name, query.name, query.metric,
+                   query.label_selector.to_string(),
+                   query.metric_selector.to_string()});
+}
+
+std::string query_key(const ExternalMetricsQuery& query) {
+  return join_key({"external", query.namespace_name, query.metric, query.metric_selector.to_string()});
+}
+
+}  // namespace fedmetrics::aggregator

@@ -1,0 +1,449 @@
+#include "fedmetrics/autoscaler/autoscaler.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "fedmetrics/k8s/quantity.hpp"
+
+namespace fedmetrics::autoscaler {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+constexpr std::string_view kAbleToScale = "AbleToScale";
+constexpr std::string_view kScalingActive = "ScalingActive";
+constexpr std::string_view kScalingLimited = "ScalingLimited";
+
+std::string milli_string(std::int64_t milli) {
+  return k8s::Quantity::from_milli(milli, k8s::QuantityFormat::DecimalSI).to_string();
+}
+
+// Why one metric gave no proposal: the ScalingActive condition it sets and
+// the error reported for the sync.
+struct MetricFailure {
+  std::string reason;   // FailedGetResourceMetric, ...
+  std::string message;  // the condition's message
+  std::string error;
+};
+
+MetricFailure failure(std::string reason, const std::string& condition_error, std::string error) {
+  return {std::move(reason), "the HPA was unable to compute the replica count: " + condition_error,
+          std::move(error)};
+}
+
+struct Proposal {
+  std::int32_t replicas = 0;
+  std::string metric_name;  // "cpu resource utilization (percentage of request)"
+  MetricStatus status;
+};
+
+struct MetricOutcome {
+  std::optional<Proposal> proposal;
+  MetricFailure failure;
+};
+
+struct Context {
+  const FederatedHPA& hpa;
+  const SyncInput& input;
+  const ControllerConfig& config;
+  Tolerances tolerances;
+};
+
+MetricOutcome resource_outcome(const Context& ctx, const MetricSpec& spec) {
+  const bool container = spec.type == MetricSourceType::ContainerResource;
+  const std::string& resource = spec.resource_name;
+  const std::string reason = container ? "FailedGetContainerResourceMetric" : "FailedGetResourceMetric";
+  const std::string outer = container ? "failed to get " + spec.container + " container metric value: "
+                                      : "failed to get " + resource + " resource metric value: ";
+  const bool utilization = spec.target.type == MetricTargetType::Utilization;
+  const std::string what = utilization ? "failed to get " + resource + " utilization: "
+                                       : "failed to get " + resource + " usage: ";
+  auto fail = [&](const std::string& inner) {
+    return MetricOutcome{std::nullopt, failure(reason, what + inner, outer + what + inner)};
+  };
+
+  if (!ctx.input.metrics.resource) {
+    return fail("unable to get metrics for resource " + resource + ": " + ctx.input.metrics.resource.error().message);
+  }
+  const auto& samples = *ctx.input.metrics.resource;
+  const std::int32_t spec_replicas = ctx.input.scale.spec_replicas;
+  k8s::Expected<ReplicaCalculation> calc =
+      utilization ? resource_replicas(spec_replicas, *spec.target.average_utilization, resource, spec.container,
+                                      ctx.tolerances, ctx.input.pods, samples, ctx.input.now, ctx.config.calculator)
+                  : raw_resource_replicas(spec_replicas, spec.target.average_value->milli_value(), resource,
+                                          spec.container, ctx.tolerances, ctx.input.pods, samples, ctx.input.now,
+                                          ctx.config.calculator);
+  if (!calc) return fail(calc.error().message);
+
+  Proposal p;
+  p.replicas = calc->replicas;
+  p.status.type = spec.type;
+  p.status.resource_name = resource;
+  p.status.container = spec.container;
+  p.status.current.average_value = calc->usage;
+  if (utilization) {
+    p.status.current.average_utilization = calc->utilization;
+    p.metric_name = resource + (container ? " container" : "") + " resource utilization (percentage of request)";
+  } else {
+    p.metric_name = resource + " resource";
+  }
+  return {std::move(p), {}};
+}
+
+MetricOutcome pods_outcome(const Context& ctx, const MetricSpec& spec) {
+  const std::string& name = spec.metric.name;
+  auto fail = [&](const std::string& inner) {
+    return MetricOutcome{std::nullopt,
+                         failure("FailedGetPodsMetric", inner, "failed to get pods metric value: " + inner)};
+  };
+  static const std::vector<PodMetricSample> none;
+  const std::vector<PodMetricSample>* samples = &none;
+  if (auto it = ctx.input.metrics.pods.find(name); it != ctx.input.metrics.pods.end()) {
+    if (!it->second) return fail("unable to get metric " + name + ": " + it->second.error().message);
+    samples = &*it->second;
+  }
+  auto calc = pods_metric_replicas(ctx.input.scale.spec_replicas, spec.target.average_value->milli_value(), name,
+                                   ctx.tolerances, ctx.input.pods, *samples, ctx.input.now, ctx.config.calculator);
+  if (!calc) return fail(calc.error().message);
+  Proposal p;
+  p.replicas = calc->replicas;
+  p.metric_name = "pods metric " + name;
+  p.status.type = MetricSourceType::Pods;
+  p.status.metric = spec.metric;
+  p.status.current.average_value = calc->usage;
+  return {std::move(p), {}};
+}
+
+MetricOutcome object_outcome(const Context& ctx, const MetricSpec& spec) {
+  const auto& ref = spec.described_object;
+  const std::string& name = spec.metric.name;
+  // Upstream formats this message with its arguments out of order
+  // ("unable to get metric qps: Deployment on ns name/<error>"); ours reads.
+  auto fail = [&](const std::string& error) {
+    const std::string inner = "unable to get metric " + name + " on " + ref.kind + " " + ctx.hpa.namespace_name +
+                              "/" + ref.name + ": " + error;
+    return MetricOutcome{std::nullopt,
+                         failure("FailedGetObjectMetric", inner, "failed to get object metric value: " + inner)};
+  };
+  const ObjectMetricValue* found = nullptr;
+  for (const auto& o : ctx.input.metrics.objects) {
+    if (o.kind == ref.kind && o.name == ref.name && o.metric_name == name) {
+      found = &o;
+      break;
+    }
+  }
+  if (found == nullptr) return fail("no metric value returned from custom metrics API");
+  if (!found->value) return fail(found->value.error().message);
+  const std::int64_t usage = found->value->milli_value();
+
+  k8s::Expected<ReplicaCalculation> calc =
+      spec.target.type == MetricTargetType::Value
+          ? object_metric_replicas(ctx.input.scale.spec_replicas, spec.target.value->milli_value(), usage,
+                                   ctx.tolerances, ctx.input.pods)
+          : object_per_pod_metric_replicas(ctx.input.scale.status_replicas, spec.target.average_value->milli_value(),
+                                           usage, ctx.tolerances);
+  if (!calc) return fail(calc.error().message);
+  Proposal p;
+  p.replicas = calc->replicas;
+  p.metric_name = ref.kind + " metric " + name;
+  p.status.type = MetricSourceType::Object;
+  p.status.metric = spec.metric;
+  p.status.described_object = ref;
+  if (spec.target.type == MetricTargetType::Value) {
+    p.status.current.value = calc->usage;
+  } else {
+    p.status.current.average_value = calc->usage;
+  }
+  return {std::move(p), {}};
+}
+
+MetricOutcome external_outcome(const Context& ctx, const MetricSpec& spec) {
+  const std::string& name = spec.metric.name;
+  const std::string selector = spec.metric.selector.to_string();
+  auto fail = [&](const std::string& error) {
+    const std::string inner =
+        "unable to get external metric " + ctx.hpa.namespace_name + "/" + name + "/" + selector + ": " + error;
+    return MetricOutcome{std::nullopt, failure("FailedGetExternalMetric", inner,
+                                               "failed to get " + name + " external metric value: " + inner)};
+  };
+  const ExternalMetricValues* found = nullptr;
+  for (const auto& e : ctx.input.metrics.externals) {
+    if (e.metric_name == name && e.selector == selector) {
+      found = &e;
+      break;
+    }
+  }
+  if (found == nullptr) return fail("no metric values returned from external metrics API");
+  if (!found->values) return fail(found->values.error().message);
+  std::vector<std::int64_t> values;
+  for (const auto& q : *found->values) values.push_back(q.milli_value());
+
+  k8s::Expected<ReplicaCalculation> calc =
+      spec.target.type == MetricTargetType::Value
+          ? external_metric_replicas(ctx.input.scale.spec_replicas, spec.target.value->milli_value(), values,
+                                     ctx.tolerances, ctx.input.pods)
+          : external_per_pod_metric_replicas(ctx.input.scale.status_replicas,
+                                             spec.target.average_value->milli_value(), values, ctx.tolerances);
+  if (!calc) return fail(calc.error().message);
+  Proposal p;
+  p.replicas = calc->replicas;
+  p.metric_name = "external metric " + name + "(" + selector + ")";
+  p.status.type = MetricSourceType::External;
+  p.status.metric = spec.metric;
+  if (spec.target.type == MetricTargetType::Value) {
+    p.status.current.value = calc->usage;
+  } else {
+    p.status.current.average_value = calc->usage;
+  }
+  return {std::move(p), {}};
+}
+
+MetricOutcome compute_replicas_for_metric(const Context& ctx, const MetricSpec& spec) {
+  switch (spec.type) {
+    case MetricSourceType::Resource:
+    case MetricSourceType::ContainerResource:
+      return resource_outcome(ctx, spec);
+    case MetricSourceType::Pods:
+      return pods_outcome(ctx, spec);
+    case MetricSourceType::Object:
+      return object_outcome(ctx, spec);
+    case MetricSourceType::External:
+      return external_outcome(ctx, spec);
+  }
+  return {std::nullopt, failure("InvalidMetricSourceType", "unknown metric source type", "unknown metric source type")};
+}
+
+struct MetricsOutcome {
+  bool failed = false;  // no usable proposal (upstream returns -1)
+  std::int32_t replicas = 0;
+  std::string metric_name;
+  std::vector<MetricStatus> statuses;
+  std::optional<std::string> error;
+};
+
+// Upstream computeReplicasForMetrics: the largest proposal wins. When some
+// metrics fail, the valid ones may still scale up, never down: a failing
+// metric might be the one that would hold the count.
+MetricsOutcome compute_replicas_for_metrics(const Context& ctx, const std::vector<MetricSpec>& specs,
+                                            std::vector<HorizontalPodAutoscalerCondition>& conditions) {
+  MetricsOutcome out;
+  std::size_t invalid = 0;
+  MetricFailure first_failure;
+  for (const auto& spec : specs) {
+    MetricOutcome outcome = compute_replicas_for_metric(ctx, spec);
+    if (!outcome.proposal) {
+      if (invalid == 0) first_failure = std::move(outcome.failure);
+      ++invalid;
+      continue;
+    }
+    if (out.replicas == 0 || outcome.proposal->replicas > out.replicas) {
+      out.replicas = outcome.proposal->replicas;
+      out.metric_name = outcome.proposal->metric_name;
+    }
+    out.statuses.push_back(std::move(outcome.proposal->status));
+  }
+  if (invalid > 0) {
+    out.error = "invalid metrics (" + std::to_string(invalid) + " invalid out of " + std::to_string(specs.size()) +
+                "), first error is: " + first_failure.error;
+  }
+  if (invalid >= specs.size() || (invalid > 0 && out.replicas < ctx.input.scale.spec_replicas)) {
+    set_condition(conditions, kScalingActive, ConditionStatus::False, first_failure.reason, first_failure.message,
+                  ctx.input.now);
+    out.failed = true;
+    return out;
+  }
+  set_condition(conditions, kScalingActive, ConditionStatus::True, "ValidMetricFound",
+                "the HPA was able to successfully calculate a replica count from " + out.metric_name, ctx.input.now);
+  return out;
+}
+
+json value_status_json(const MetricValueStatus& v) {
+  json out = json::object();
+  if (v.average_utilization) out["averageUtilization"] = *v.average_utilization;
+  if (v.average_value) out["averageValue"] = milli_string(*v.average_value);
+  if (v.value) out["value"] = milli_string(*v.value);
+  return out;
+}
+
+}  // namespace
+
+json to_json(const MetricStatus& status) {
+  json out = {{"type", std::string(to_string(status.type))}};
+  switch (status.type) {
+    case MetricSourceType::Resource:
+      out["resource"] = {{"name", status.resource_name}, {"current", value_status_json(status.current)}};
+      break;
+    case MetricSourceType::ContainerResource:
+      out["containerResource"] = {{"name", status.resource_name},
+                                  {"container", status.container},
+                                  {"current", value_status_json(status.current)}};
+      break;
+    case MetricSourceType::Pods:
+      out["pods"] = {{"metric", to_json(status.metric)}, {"current", value_status_json(status.current)}};
+      break;
+    case MetricSourceType::Object:
+      out["object"] = {{"describedObject", to_json(status.described_object)},
+                       {"metric", to_json(status.metric)},
+                       {"current", value_status_json(status.current)}};
+      break;
+    case MetricSourceType::External:
+      out["external"] = {{"metric", to_json(status.metric)}, {"current", value_status_json(status.current)}};
+      break;
+  }
+  return out;
+}
+
+json to_json(const HorizontalPodAutoscalerCondition& condition) {
+  return {{"type", condition.type},
+          {"status", std::string(to_string(condition.status))},
+          {"lastTransitionTime", k8s::format_time(condition.last_transition_time)},
+          {"reason", condition.reason},
+          {"message", condition.message}};
+}
+
+json to_json(const FederatedHPAStatus& status) {
+  json out = json::object();
+  if (status.observed_generation) out["observedGeneration"] = *status.observed_generation;
+  if (status.last_scale_time) out["lastScaleTime"] = k8s::format_time(*status.last_scale_time);
+  out["currentReplicas"] = status.current_replicas;
+  out["desiredReplicas"] = status.desired_replicas;
+  json metrics = json::array();
+  for (const auto& m : status.current_metrics) metrics.push_back(to_json(m));
+  if (!metrics.empty()) out["currentMetrics"] = std::move(metrics);
+  json conditions = json::array();
+  for (const auto& c : status.conditions) conditions.push_back(to_json(c));
+  if (!conditions.empty()) out["conditions"] = std::move(conditions);
+  return out;
+}
+
+void set_condition(std::vector<HorizontalPodAutoscalerCondition>& conditions, std::string_view type,
+                   ConditionStatus status, std::string reason, std::string message, Timestamp now) {
+  auto it = std::find_if(conditions.begin(), conditions.end(), [&](const auto& c) { return c.type == type; });
+  if (it == conditions.end()) {
+    conditions.push_back({std::string(type), status, std::move(reason), std::move(message), now});
+    return;
+  }
+  if (it->status != status) it->last_transition_time = now;
+  it->status = status;
+  it->reason = std::move(reason);
+  it->message = std::move(message);
+}
+
+const HorizontalPodAutoscalerCondition* find_condition(const std::vector<HorizontalPodAutoscalerCondition>& conditions,
+                                                       std::string_view type) {
+  auto it = std::find_if(conditions.begin(), conditions.end(), [&](const auto& c) { return c.type == type; });
+  return it == conditions.end() ? nullptr : &*it;
+}
+
+Tolerances tolerances_for(const FederatedHPASpec& spec, const ControllerConfig& config) {
+  Tolerances t{config.tolerance, config.tolerance};
+  if (spec.behavior) {
+    if (spec.behavior->scale_up && spec.behavior->scale_up->tolerance) {
+      t.scale_up = spec.behavior->scale_up->tolerance->as_double();
+    }
+    if (spec.behavior->scale_down && spec.behavior->scale_down->tolerance) {
+      t.scale_down = spec.behavior->scale_down->tolerance->as_double();
+    }
+  }
+  return t;
+}
+
+SyncResult sync(const FederatedHPA& hpa, const FederatedHPAStatus& previous, ScalingHistory history,
+                const SyncInput& input, const ControllerConfig& config) {
+  const FederatedHPASpec spec = with_defaults(hpa.spec);
+  const Timestamp now = input.now;
+  const Context ctx{hpa, input, config, tolerances_for(spec, config)};
+
+  SyncResult result;
+  FederatedHPAStatus& status = result.status;
+  status.observed_generation = hpa.generation;
+  status.last_scale_time = previous.last_scale_time;
+  status.desired_replicas = previous.desired_replicas;
+  status.conditions = previous.conditions;
+  auto& conditions = status.conditions;
+
+  set_condition(conditions, kAbleToScale, ConditionStatus::True, "SucceededGetScale",
+                "the HPA controller was able to get the target's current scale", now);
+  const std::int32_t current = input.scale.spec_replicas;
+  result.current_replicas = current;
+  status.current_replicas = current;
+  record_initial_recommendation(history, current, now);
+
+  const std::int32_t min_replicas = spec.min_replicas.value_or(1);
+  const std::int32_t max_replicas = spec.max_replicas;
+  std::int32_t desired = 0;
+  bool rescale = true;
+
+  if (current == 0 && min_replicas != 0) {
+    // A target scaled to zero by hand is left alone.
+    rescale = false;
+    set_condition(conditions, kScalingActive, ConditionStatus::False, "ScalingDisabled",
+                  "scaling is disabled since the replica count of the target is zero", now);
+  } else if (current > max_replicas) {
+    result.rescale_reason = "Current number of replicas above Spec.MaxReplicas";
+    desired = max_replicas;
+  } else if (current < min_replicas) {
+    result.rescale_reason = "Current number of replicas below Spec.MinReplicas";
+    desired = min_replicas;
+  } else {
+    MetricsOutcome metrics = compute_replicas_for_metrics(ctx, spec.metrics, conditions);
+    status.current_metrics = std::move(metrics.statuses);
+    result.error = std::move(metrics.error);
+    if (metrics.failed) {
+      // The decision keeps the current count; upstream keeps the previous
+      // status.desiredReplicas as well.
+      result.desired_replicas = current;
+      result.history = history;
+      result.history_without_scale_event = std::move(history);
+      return result;
+    }
+    std::string rescale_metric;
+    if (metrics.replicas > desired) {
+      desired = metrics.replicas;
+      rescale_metric = metrics.metric_name;
+    }
+    if (desired > current) result.rescale_reason = rescale_metric + " above target";
+    if (desired < current) result.rescale_reason = "All metrics below target";
+
+    Normalization norm =
+        spec.behavior ? normalize_desired_replicas_with_behaviors(history, *spec.behavior, current, desired,
+                                                                  min_replicas, max_replicas, now,
+                                                                  config.downscale_stabilization)
+                      : normalize_desired_replicas(history, current, desired, min_replicas, max_replicas, now,
+                                                   config.downscale_stabilization);
+    set_condition(conditions, kAbleToScale, ConditionStatus::True, norm.able_to_scale_reason,
+                  norm.able_to_scale_message, now);
+    set_condition(conditions, kScalingLimited, norm.scaling_limited ? ConditionStatus::True : ConditionStatus::False,
+                  norm.scaling_limited_reason, norm.scaling_limited_message, now);
+    desired = norm.desired_replicas;
+    rescale = desired != current;
+  }
+
+  result.history_without_scale_event = history;
+  if (rescale) {
+    set_condition(conditions, kAbleToScale, ConditionStatus::True, "SucceededRescale",
+                  "the HPA controller was able to update the target scale to " + std::to_string(desired), now);
+    store_scale_event(history, spec.behavior, current, desired, now);
+    status.last_scale_time = now;
+  } else {
+    desired = current;
+  }
+  result.rescale = rescale;
+  result.desired_replicas = desired;
+  status.desired_replicas = desired;
+  result.history = std::move(history);
+  return result;
+}
+
+RescaleFailure rescale_failed(const SyncResult& result, const FederatedHPAStatus& previous, const std::string& error,
+                              Timestamp now) {
+  RescaleFailure out{result.status, result.history_without_scale_event};
+  set_condition(out.status.conditions, kAbleToScale, ConditionStatus::False, "FailedUpdateScale",
+                "the HPA controller was unable to update the target scale: " + error, now);
+  out.status.desired_replicas = previous.desired_replicas;
+  out.status.last_scale_time = previous.last_scale_time;
+  return out;
+}
+
+}  // namespace fedmetrics::autoscaler

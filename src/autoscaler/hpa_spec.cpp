@@ -1,0 +1,347 @@
+#include "fedmetrics/autoscaler/hpa_spec.hpp"
+
+#include <utility>
+
+#include "json_reader.hpp"
+
+namespace fedmetrics::autoscaler {
+
+using detail::fail;
+using detail::Fields;
+using nlohmann::json;
+
+std::string_view to_string(MetricSourceType type) {
+  switch (type) {
+    case MetricSourceType::Object: return "Object";
+    case MetricSourceType::Pods: return "Pods";
+    case MetricSourceType::Resource: return "Resource";
+    case MetricSourceType::ContainerResource: return "ContainerResource";
+    case MetricSourceType::External: return "External";
+  }
+  return "";
+}
+
+std::string_view to_string(MetricTargetType type) {
+  switch (type) {
+    case MetricTargetType::Utilization: return "Utilization";
+    case MetricTargetType::Value: return "Value";
+    case MetricTargetType::AverageValue: return "AverageValue";
+  }
+  return "";
+}
+
+namespace {
+
+CrossVersionObjectReference decode_reference(const Fields& f) {
+  CrossVersionObjectReference ref;
+  ref.kind = f.string("kind").value_or("");
+  ref.name = f.string("name").value_or("");
+  ref.api_version = f.string("apiVersion").value_or("");
+  if (ref.kind.empty()) fail(f.path_of("kind"), "is required");
+  if (ref.name.empty()) fail(f.path_of("name"), "is required");
+  return ref;
+}
+
+MetricIdentifier decode_identifier(const Fields& f) {
+  MetricIdentifier id;
+  id.name = f.string("name").value_or("");
+  if (id.name.empty()) fail(f.path_of("name"), "is required");
+  if (const auto* selector = f.raw("selector")) {
+    id.selector = detail::as_selector(*selector, f.path_of("selector"));
+    id.selector_object = *selector;
+  }
+  return id;
+}
+
+// Reads the target the way the controller does, which is not always by its
+// type: Resource and External metrics use averageValue whenever it is set,
+// Pods metrics only ever read averageValue (the Karmada walkthrough writes
+// `type: Value` with `averageValue: 700m`), Object metrics go by the type.
+// The effective kind is stored in `type`. A target without the value the
+// controller would read cannot be evaluated and is an error; so is a target
+// that is not positive, since it divides.
+MetricTarget decode_target(const Fields& f, MetricSourceType source) {
+  MetricTarget target;
+  auto type = f.string("type");
+  if (!type) fail(f.path_of("type"), "is required");
+  MetricTargetType written = MetricTargetType::Utilization;
+  if (*type == "Utilization") {
+    written = MetricTargetType::Utilization;
+  } else if (*type == "Value") {
+    written = MetricTargetType::Value;
+  } else if (*type == "AverageValue") {
+    written = MetricTargetType::AverageValue;
+  } else {
+    fail(f.path_of("type"), "must be Utilization, Value or AverageValue (got \"" + *type + "\")");
+  }
+  target.value = f.quantity("value");
+  target.average_value = f.quantity("averageValue");
+  target.average_utilization = f.int32("averageUtilization");
+
+  auto required_for = [&](std::string_view field, std::string_view what) {
+    fail(f.path_of(field), "is required for " + std::string(what));
+  };
+  switch (source) {
+    case MetricSourceType::Resource:
+    case MetricSourceType::ContainerResource:
+      if (target.average_value) {
+        target.type = MetricTargetType::AverageValue;
+      } else if (target.average_utilization) {
+        target.type = MetricTargetType::Utilization;
+      } else {
+        required_for(written == MetricTargetType::Utilization ? "averageUtilization" : "averageValue",
+                     "a resource metric target");
+      }
+      break;
+    case MetricSourceType::Pods:
+      if (!target.average_value) required_for("averageValue", "a Pods metric target");
+      target.type = MetricTargetType::AverageValue;
+      break;
+    case MetricSourceType::Object:
+      if (written == MetricTargetType::Value) {
+        if (!target.value) required_for("value", "a Value target");
+      } else if (written == MetricTargetType::AverageValue) {
+        if (!target.average_value) required_for("averageValue", "an AverageValue target");
+      } else {
+        fail(f.path_of("type"), "must be Value or AverageValue for an Object metric");
+      }
+      target.type = written;
+      break;
+    case MetricSourceType::External:
+      if (target.average_value) {
+        target.type = MetricTargetType::AverageValue;
+      } else if (target.value) {
+        target.type = MetricTargetType::Value;
+      } else {
+        required_for(written == MetricTargetType::AverageValue ? "averageValue" : "value",
+                     "an External metric target");
+      }
+      break;
+  }
+  switch (target.type) {
+    case MetricTargetType::Utilization:
+      if (*target.average_utilization <= 0) fail(f.path_of("averageUtilization"), "must be greater than 0");
+      break;
+    case MetricTargetType::Value:
+      if (target.value->sign() <= 0) fail(f.path_of("value"), "must be positive");
+      break;
+    case MetricTargetType::AverageValue:
+      if (target.average_value->sign() <= 0) fail(f.path_of("averageValue"), "must be positive");
+      break;
+  }
+  return target;
+}
+
+MetricSpec decode_metric(const Fields& f) {
+  MetricSpec m;
+  auto type = f.string("type");
+  if (!type) fail(f.path_of("type"), "is required");
+  if (*type == "Resource") {
+    m.type = MetricSourceType::Resource;
+    auto r = f.object("resource");
+    if (!r) fail(f.path_of("resource"), "is required for a Resource metric");
+    m.resource_name = r->string("name").value_or("");
+    if (m.resource_name.empty()) fail(r->path_of("name"), "is required");
+    m.target = decode_target(Fields(r->required("target"), r->path_of("target")), m.type);
+  } else if (*type == "ContainerResource") {
+    m.type = MetricSourceType::ContainerResource;
+    auto r = f.object("containerResource");
+    if (!r) fail(f.path_of("containerResource"), "is required for a ContainerResource metric");
+    m.resource_name = r->string("name").value_or("");
+    if (m.resource_name.empty()) fail(r->path_of("name"), "is required");
+    m.container = r->string("container").value_or("");
+    if (m.container.empty()) fail(r->path_of("container"), "is required");
+    m.target = decode_target(Fields(r->required("target"), r->path_of("target")), m.type);
+  } else if (*type == "Pods") {
+    m.type = MetricSourceType::Pods;
+    auto p = f.object("pods");
+    if (!p) fail(f.path_of("pods"), "is required for a Pods metric");
+    m.metric = decode_identifier(Fields(p->required("metric"), p->path_of("metric")));
+    m.target = decode_target(Fields(p->required("target"), p->path_of("target")), m.type);
+  } else if (*type == "Object") {
+    m.type = MetricSourceType::Object;
+    auto o = f.object("object");
+    if (!o) fail(f.path_of("object"), "is required for an Object metric");
+    m.described_object = decode_reference(Fields(o->required("describedObject"), o->path_of("describedObject")));
+    m.metric = decode_identifier(Fields(o->required("metric"), o->path_of("metric")));
+    m.target = decode_target(Fields(o->required("target"), o->path_of("target")), m.type);
+  } else if (*type == "External") {
+    m.type = MetricSourceType::External;
+    auto e = f.object("external");
+    if (!e) fail(f.path_of("external"), "is required for an External metric");
+    m.metric = decode_identifier(Fields(e->required("metric"), e->path_of("metric")));
+    m.target = decode_target(Fields(e->required("target"), e->path_of("target")), m.type);
+  } else {
+    fail(f.path_of("type"),
+         "must be Resource, ContainerResource, Pods, Object or External (got \"" + *type + "\")");
+  }
+  return m;
+}
+
+HPAScalingRules decode_rules(const Fields& f) {
+  HPAScalingRules rules;
+  // Ranges (window <= 3600 s, period <= 1800 s, value > 0) are the API
+  // server's admission rules, which simulate does not apply on top
+  // (scenario.md, Validation); the arithmetic below is defined for any value.
+  rules.stabilization_window_seconds = f.int32("stabilizationWindowSeconds");
+  if (auto select = f.string("selectPolicy")) {
+    if (*select == "Max") {
+      rules.select_policy = ScalingPolicySelect::Max;
+    } else if (*select == "Min") {
+      rules.select_policy = ScalingPolicySelect::Min;
+    } else if (*select == "Disabled") {
+      rules.select_policy = ScalingPolicySelect::Disabled;
+    } else {
+      fail(f.path_of("selectPolicy"), "must be Max, Min or Disabled (got \"" + *select + "\")");
+    }
+  }
+  if (f.has("policies")) {
+    const auto& array = f.array("policies");
+    std::vector<HPAScalingPolicy> policies;
+    for (std::size_t i = 0; i < array.size(); ++i) {
+      Fields p(array[i], detail::index(f.path_of("policies"), i));
+      HPAScalingPolicy policy;
+      auto type = p.string("type");
+      if (!type) fail(p.path_of("type"), "is required");
+      if (*type == "Pods") {
+        policy.type = ScalingPolicyType::Pods;
+      } else if (*type == "Percent") {
+        policy.type = ScalingPolicyType::Percent;
+      } else {
+        fail(p.path_of("type"), "must be Pods or Percent (got \"" + *type + "\")");
+      }
+      auto value = p.int32("value");
+      if (!value) fail(p.path_of("value"), "is required");
+      auto period = p.int32("periodSeconds");
+      if (!period) fail(p.path_of("periodSeconds"), "is required");
+      policy.value = *value;
+      policy.period_seconds = *period;
+      policies.push_back(policy);
+    }
+    rules.policies = std::move(policies);
+  }
+  rules.tolerance = f.quantity("tolerance");
+  if (rules.tolerance && rules.tolerance->sign() < 0) fail(f.path_of("tolerance"), "must not be negative");
+  return rules;
+}
+
+FederatedHPASpec decode_spec(const Fields& f) {
+  FederatedHPASpec spec;
+  auto target_ref = f.object("scaleTargetRef");
+  if (!target_ref) fail(f.path_of("scaleTargetRef"), "is required");
+  spec.scale_target_ref = decode_reference(*target_ref);
+  spec.min_replicas = f.int32("minReplicas");
+  auto max = f.int32("maxReplicas");
+  if (!max) fail(f.path_of("maxReplicas"), "is required");
+  spec.max_replicas = *max;
+  const auto& metrics = f.array("metrics");
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    spec.metrics.push_back(decode_metric(Fields(metrics[i], detail::index(f.path_of("metrics"), i))));
+  }
+  if (auto behavior = f.object("behavior")) {
+    HorizontalPodAutoscalerBehavior b;
+    if (auto up = behavior->object("scaleUp")) b.scale_up = decode_rules(*up);
+    if (auto down = behavior->object("scaleDown")) b.scale_down = decode_rules(*down);
+    spec.behavior = b;
+  }
+  return spec;
+}
+
+HPAScalingRules fill_rules(const std::optional<HPAScalingRules>& given, HPAScalingRules defaults) {
+  if (!given) return defaults;
+  if (given->select_policy) defaults.select_policy = given->select_policy;
+  if (given->stabilization_window_seconds) defaults.stabilization_window_seconds = given->stabilization_window_seconds;
+  if (given->policies) defaults.policies = given->policies;
+  if (given->tolerance) defaults.tolerance = given->tolerance;
+  return defaults;
+}
+
+}  // namespace
+
+k8s::Expected<FederatedHPASpec> decode_federated_hpa_spec(const json& json, std::string_view path) {
+  return detail::decode_guard([&] { return decode_spec(Fields(json, std::string(path))); });
+}
+
+k8s::Expected<FederatedHPA> decode_federated_hpa(const json& json, std::string_view path) {
+  return detail::decode_guard([&] {
+    Fields top(json, std::string(path));
+    FederatedHPA hpa;
+    if (!top.has("spec")) {
+      // Only the spec was given.
+      hpa.name = "";
+      hpa.namespace_name = "default";
+      hpa.spec = decode_spec(top);
+      return hpa;
+    }
+    if (auto meta = top.object("metadata")) {
+      hpa.name = meta->string("name").value_or("");
+      hpa.namespace_name = meta->string("namespace").value_or("default");
+      hpa.generation = meta->integer("generation").value_or(0);
+    } else {
+      hpa.namespace_name = "default";
+    }
+    hpa.spec = decode_spec(Fields(top.required("spec"), top.path_of("spec")));
+    return hpa;
+  });
+}
+
+HPAScalingRules default_scale_up_rules() {
+  HPAScalingRules rules;
+  rules.stabilization_window_seconds = 0;
+  rules.select_policy = ScalingPolicySelect::Max;
+  rules.policies = std::vector<HPAScalingPolicy>{
+      {ScalingPolicyType::Pods, 4, 15},
+      {ScalingPolicyType::Percent, 100, 15},
+  };
+  return rules;
+}
+
+HPAScalingRules default_scale_down_rules() {
+  HPAScalingRules rules;
+  // stabilization_window_seconds stays unset: the controller's
+  // --horizontal-pod-autoscaler-downscale-stabilization fills it.
+  rules.select_policy = ScalingPolicySelect::Max;
+  rules.policies = std::vector<HPAScalingPolicy>{{ScalingPolicyType::Percent, 100, 15}};
+  return rules;
+}
+
+FederatedHPASpec with_defaults(FederatedHPASpec spec) {
+  if (!spec.min_replicas) spec.min_replicas = 1;
+  if (spec.metrics.empty()) {
+    MetricSpec cpu;
+    cpu.type = MetricSourceType::Resource;
+    cpu.resource_name = "cpu";
+    cpu.target.type = MetricTargetType::Utilization;
+    cpu.target.average_utilization = 80;  // autoscaling.DefaultCPUUtilization
+    spec.metrics.push_back(std::move(cpu));
+  }
+  if (spec.behavior) {
+    spec.behavior->scale_up = fill_rules(spec.behavior->scale_up, default_scale_up_rules());
+    spec.behavior->scale_down = fill_rules(spec.behavior->scale_down, default_scale_down_rules());
+  }
+  return spec;
+}
+
+bool allows_scale_to_zero(const FederatedHPASpec& spec) {
+  if (spec.metrics.empty()) return false;
+  for (const auto& m : spec.metrics) {
+    if (m.type != MetricSourceType::Object && m.type != MetricSourceType::External) return false;
+  }
+  return true;
+}
+
+nlohmann::ordered_json to_json(const MetricIdentifier& metric) {
+  nlohmann::ordered_json out = {{"name", metric.name}};
+  if (metric.selector_object) out["selector"] = *metric.selector_object;
+  return out;
+}
+
+nlohmann::ordered_json to_json(const CrossVersionObjectReference& ref) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  if (!ref.api_version.empty()) out["apiVersion"] = ref.api_version;
+  out["kind"] = ref.kind;
+  out["name"] = ref.name;
+  return out;
+}
+
+}  // namespace fedmetrics::autoscaler

@@ -1,0 +1,171 @@
+#pragma once
+// Internal to the autoscaler module: field-by-field reading of untrusted JSON
+// (FederatedHPA specs, scenario files) with errors that name the field's path
+// ("steps[2].pods[0].startTime: not a time").
+//
+// Decoders are deep and every field can fail, so inside a decoder a failure
+// is thrown as DecodeFailure and turned back into an Expected at the public
+// entry point (decode_guard). Nothing else in the module throws, and no
+// exception leaves it.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "fedmetrics/k8s/expected.hpp"
+#include "fedmetrics/k8s/label_selector.hpp"
+#include "fedmetrics/k8s/quantity.hpp"
+
+namespace fedmetrics::autoscaler::detail {
+
+struct DecodeFailure {
+  k8s::Error error;
+};
+
+[[noreturn]] inline void fail(const std::string& path, const std::string& message) {
+  throw DecodeFailure{k8s::Error{message}.at(path)};
+}
+
+inline std::string join(std::string_view base, std::string_view key) {
+  if (base.empty()) return std::string(key);
+  return std::string(base) + "." + std::string(key);
+}
+
+inline std::string index(std::string_view base, std::size_t i) {
+  return std::string(base) + "[" + std::to_string(i) + "]";
+}
+
+// Runs a throwing decoder and returns its value or the failure as an Error.
+template <class F>
+auto decode_guard(F&& decode) -> k8s::Expected<decltype(decode())> {
+  try {
+    return decode();
+  } catch (const DecodeFailure& failure) {
+    return failure.error;
+  }
+}
+
+// A JSON object being read at `path`. Absent and null fields read as absent,
+// as Go's decoder leaves the zero value.
+class Fields {
+ public:
+  Fields(const nlohmann::json& json, std::string path) : json_(&json), path_(std::move(path)) {
+    if (!json.is_object()) fail(path_, std::string("not an object (got ") + json.type_name() + ")");
+  }
+
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] std::string path_of(std::string_view key) const { return join(path_, key); }
+
+  [[nodiscard]] const nlohmann::json& raw_object() const { return *json_; }
+
+  [[nodiscard]] const nlohmann::json* raw(std::string_view key) const {
+    auto it = json_->find(key);
+    if (it == json_->end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+  [[nodiscard]] bool has(std::string_view key) const { return raw(key) != nullptr; }
+
+  [[nodiscard]] const nlohmann::json& required(std::string_view key) const {
+    const auto* v = raw(key);
+    if (v == nullptr) fail(path_of(key), "is required");
+    return *v;
+  }
+
+  [[nodiscard]] std::optional<std::string> string(std::string_view key) const {
+    const auto* v = raw(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_string()) fail(path_of(key), "not a string");
+    return v->get<std::string>();
+  }
+
+  [[nodiscard]] std::optional<std::int64_t> integer(std::string_view key) const {
+    const auto* v = raw(key);
+    if (v == nullptr) return std::nullopt;
+    return as_integer(*v, path_of(key));
+  }
+
+  [[nodiscard]] std::optional<std::int32_t> int32(std::string_view key) const {
+    auto v = integer(key);
+    if (!v) return std::nullopt;
+    if (*v < std::numeric_limits<std::int32_t>::min() || *v > std::numeric_limits<std::int32_t>::max()) {
+      fail(path_of(key), "out of range for a 32-bit integer");
+    }
+    return static_cast<std::int32_t>(*v);
+  }
+
+  [[nodiscard]] std::optional<double> number(std::string_view key) const {
+    const auto* v = raw(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_number()) fail(path_of(key), "not a number");
+    return v->get<double>();
+  }
+
+  [[nodiscard]] std::optional<bool> boolean(std::string_view key) const {
+    const auto* v = raw(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_boolean()) fail(path_of(key), "not a boolean");
+    return v->get<bool>();
+  }
+
+  [[nodiscard]] std::optional<k8s::Quantity> quantity(std::string_view key) const {
+    const auto* v = raw(key);
+    if (v == nullptr) return std::nullopt;
+    return as_quantity(*v, path_of(key));
+  }
+
+  [[nodiscard]] std::optional<Fields> object(std::string_view key) const {
+    const auto* v = raw(key);
+    if (v == nullptr) return std::nullopt;
+    return Fields(*v, path_of(key));
+  }
+
+  // The array at `key` (empty when absent); fails when it is not an array.
+  [[nodiscard]] const nlohmann::json& array(std::string_view key) const {
+    static const nlohmann::json empty = nlohmann::json::array();
+    const auto* v = raw(key);
+    if (v == nullptr) return empty;
+    if (!v->is_array()) fail(path_of(key), "not an array");
+    return *v;
+  }
+
+  static std::int64_t as_integer(const nlohmann::json& v, const std::string& path) {
+    if (v.is_number_integer()) return v.get<std::int64_t>();
+    if (v.is_number_unsigned()) {
+      auto u = v.get<std::uint64_t>();
+      if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        return static_cast<std::int64_t>(u);
+      }
+      fail(path, "out of range for an integer");
+    }
+    if (v.is_number_float()) {
+      double d = v.get<double>();
+      if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) return static_cast<std::int64_t>(d);
+    }
+    fail(path, "not an integer");
+  }
+
+  static k8s::Quantity as_quantity(const nlohmann::json& v, const std::string& path) {
+    if (!v.is_string() && !v.is_number()) fail(path, "not a quantity");
+    auto q = k8s::quantity_from_json(v);
+    if (!q) throw DecodeFailure{q.error().at(path)};
+    return *q;
+  }
+
+ private:
+  const nlohmann::json* json_;
+  std::string path_;
+};
+
+inline k8s::LabelSelector as_selector(const nlohmann::json& v, const std::string& path) {
+  if (!v.is_object()) fail(path, "not an object");
+  auto selector = k8s::LabelSelector::from_object(v);
+  if (!selector) throw DecodeFailure{selector.error().at(path)};
+  return *selector;
+}
+
+}  // namespace fedmetrics::autoscaler::detail

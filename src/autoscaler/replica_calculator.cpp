@@ -1,0 +1,410 @@
+#include "fedmetrics/autoscaler/replica_calculator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace fedmetrics::autoscaler {
+
+namespace {
+
+using k8s::Error;
+__extension__ typedef __int128 Int128;  // __extension__: no -Wpedantic warning
+
+constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kInt64Min = std::numeric_limits<std::int64_t>::min();
+
+std::int64_t saturate64(Int128 v) {
+  if (v > kInt64Max) return kInt64Max;
+  if (v < kInt64Min) return kInt64Min;
+  return static_cast<std::int64_t>(v);
+}
+
+const Error kNoPods{"no pods returned by selector while calculating replica count"};
+const Error kNoTargetedMetrics{"did not receive metrics for targeted pods (pods might be unready)"};
+
+void remove_pods(PodMetricsInfo& metrics, const std::set<PodKey>& pods) {
+  for (const auto& key : pods) metrics.erase(key);
+}
+
+// Upstream getReadyPodsCount, for Object and External metrics.
+k8s::Expected<std::int64_t> ready_pods_count(const std::vector<Pod>& pods) {
+  if (pods.empty()) return Error{"unable to calculate ready pods: " + kNoPods.message};
+  std::int64_t ready = 0;
+  for (const auto& pod : pods) {
+    if (is_running_and_ready(pod)) ++ready;
+  }
+  return ready;
+}
+
+// Upstream getUsageRatioReplicaCount. With current_replicas 0 neither the
+// tolerance nor the ready pods count: the target scales from zero to
+// ceil(ratio) (or stays at zero).
+k8s::Expected<std::int32_t> usage_ratio_replica_count(std::int32_t current_replicas, double usage_ratio,
+                                                      const Tolerances& tolerances, const std::vector<Pod>& pods) {
+  if (current_replicas == 0) return ceil_to_int32(usage_ratio);
+  if (tolerances.is_within(usage_ratio)) return current_replicas;
+  auto ready = ready_pods_count(pods);
+  if (!ready) return ready.error();
+  return ceil_to_int32(usage_ratio * static_cast<double>(*ready));
+}
+
+std::int64_t sum_saturating(const std::vector<std::int64_t>& values) {
+  Int128 sum = 0;
+  for (auto v : values) sum += v;
+  return saturate64(sum);
+}
+
+// The per-pod average reported for AverageValue targets of Object and
+// External metrics: ceil(total / status replicas). Upstream divides by zero
+// when the target has no replicas (scale from zero); we report the total.
+std::int64_t per_pod_usage(std::int64_t usage, std::int32_t status_replicas) {
+  if (status_replicas <= 0) return usage;
+  if (usage == kInt64Max) return usage;
+  return saturate64(static_cast<Int128>(std::ceil(static_cast<double>(usage) / status_replicas)));
+}
+
+}  // namespace
+
+std::int32_t ceil_to_int32(double x) {
+  if (std::isnan(x)) return 0;
+  double c = std::ceil(x);
+  if (c >= static_cast<double>(std::numeric_limits<std::int32_t>::max())) return std::numeric_limits<std::int32_t>::max();
+  if (c <= static_cast<double>(std::numeric_limits<std::int32_t>::min())) return std::numeric_limits<std::int32_t>::min();
+  return static_cast<std::int32_t>(c);
+}
+
+PodGroups group_pods(const std::vector<Pod>& pods, const PodMetricsInfo& metrics, bool is_cpu, Timestamp now,
+                     const CalculatorConfig& config) {
+  PodGroups groups;
+  for (const auto& pod : pods) {
+    if (pod.deleting || pod.phase == PodPhase::Failed) {
+      groups.ignored.insert(pod.key);
+      continue;
+    }
+    if (pod.phase == PodPhase::Pending) {
+      groups.unready.insert(pod.key);
+      continue;
+    }
+    auto metric = metrics.find(pod.key);
+    if (metric == metrics.end()) {
+      groups.missing.insert(pod.key);
+      continue;
+    }
+    if (is_cpu) {
+      bool unready = false;
+      if (!pod.ready || !pod.start_time) {
+        unready = true;
+      } else if (*pod.start_time + config.cpu_initialization_period > now) {
+        // Still initializing: count only a Ready pod whose sample covers a
+        // whole window after it became Ready (cpu spikes at start-up).
+        unready = pod.ready->status == ConditionStatus::False ||
+                  metric->second.timestamp < pod.ready->last_transition_time + metric->second.window;
+      } else {
+        // Leave out a not-Ready pod only if it has never been ready.
+        unready = pod.ready->status == ConditionStatus::False &&
+                  *pod.start_time + config.initial_readiness_delay > pod.ready->last_transition_time;
+      }
+      if (unready) {
+        groups.unready.insert(pod.key);
+        continue;
+      }
+    }
+    ++groups.ready_count;
+  }
+  return groups;
+}
+
+k8s::Expected<std::map<PodKey, std::int64_t>> calculate_requests(const std::vector<Pod>& pods,
+                                                                 std::string_view container,
+                                                                 std::string_view resource) {
+  std::map<PodKey, std::int64_t> requests;
+  for (const auto& pod : pods) {
+    Int128 request = 0;
+    bool found_container = false;
+    for (const auto& c : pod.containers) {
+      if (!container.empty() && c.name != container) continue;
+      auto it = c.requests.find(resource);
+      if (it == c.requests.end()) {
+        return Error{"missing request for " + std::string(resource) + " in container " + c.name + " of Pod " +
+                     to_string(pod.key)};
+      }
+      request += it->second.milli_value();
+      if (!container.empty()) {
+        found_container = true;
+        break;  // container names are unique inside the pod
+      }
+    }
+    if (!container.empty() && !found_container) {
+      return Error{"container " + std::string(container) + " not found in Pod " + to_string(pod.key)};
+    }
+    requests[pod.key] = saturate64(request);
+  }
+  return requests;
+}
+
+PodMetricsInfo resource_metrics(const std::vector<PodResourceSample>& samples, std::string_view resource,
+                                std::string_view container) {
+  PodMetricsInfo metrics;
+  for (const auto& sample : samples) {
+    Int128 sum = 0;
+    bool missing = sample.containers.empty();
+    bool found_container = container.empty();
+    for (const auto& c : sample.containers) {
+      if (!container.empty() && c.name != container) continue;
+      found_container = true;
+      auto it = c.usage.find(resource);
+      if (it == c.usage.end()) {
+        missing = true;
+        break;
+      }
+      sum += it->second.milli_value();
+    }
+    if (missing || !found_container) continue;
+    metrics[sample.key] = PodMetric{saturate64(sum), sample.timestamp, sample.window};
+  }
+  return metrics;
+}
+
+k8s::Expected<UtilizationRatio> resource_utilization_ratio(const PodMetricsInfo& metrics,
+                                                           const std::map<PodKey, std::int64_t>& requests,
+                                                           std::int32_t target_utilization) {
+  Int128 metrics_total = 0;
+  Int128 requests_total = 0;
+  std::int64_t entries = 0;
+  for (const auto& [key, metric] : metrics) {
+    auto request = requests.find(key);
+    if (request == requests.end()) continue;  // a value for a pod we do not know
+    metrics_total += metric.value;
+    requests_total += request->second;
+    ++entries;
+  }
+  // When the pods with values and the pods with requests are disjoint.
+  if (requests_total == 0) return Error{"no metrics returned matched known pods"};
+
+  Int128 percentage = metrics_total * 100 / requests_total;
+  std::int32_t utilization = percentage > std::numeric_limits<std::int32_t>::max()
+                                 ? std::numeric_limits<std::int32_t>::max()
+                                 : (percentage < std::numeric_limits<std::int32_t>::min()
+                                        ? std::numeric_limits<std::int32_t>::min()
+                                        : static_cast<std::int32_t>(percentage));
+  UtilizationRatio out;
+  out.utilization = utilization;
+  out.ratio = static_cast<double>(utilization) / static_cast<double>(target_utilization);
+  out.raw_average = saturate64(metrics_total / entries);
+  return out;
+}
+
+UsageRatio metric_usage_ratio(const PodMetricsInfo& metrics, std::int64_t target_usage) {
+  Int128 total = 0;
+  for (const auto& [key, metric] : metrics) total += metric.value;
+  UsageRatio out;
+  out.usage = metrics.empty() ? 0 : saturate64(total / static_cast<Int128>(metrics.size()));
+  out.ratio = static_cast<double>(out.usage) / static_cast<double>(target_usage);
+  return out;
+}
+
+k8s::Expected<ReplicaCalculation> resource_replicas(std::int32_t current_replicas, std::int32_t target_utilization,
+                                                    std::string_view resource, std::string_view container,
+                                                    const Tolerances& tolerances, const std::vector<Pod>& pods,
+                                                    const std::vector<PodResourceSample>& samples, Timestamp now,
+                                                    const CalculatorConfig& config) {
+  if (samples.empty()) {
+    return Error{"unable to get metrics for resource " + std::string(resource) +
+                 ": no metrics returned from resource metrics API"};
+  }
+  PodMetricsInfo metrics = resource_metrics(samples, resource, container);
+  if (pods.empty()) return kNoPods;
+
+  PodGroups groups = group_pods(pods, metrics, resource == "cpu", now, config);
+  remove_pods(metrics, groups.ignored);
+  remove_pods(metrics, groups.unready);
+  if (metrics.empty()) return kNoTargetedMetrics;
+
+  auto requests = calculate_requests(pods, container, resource);
+  if (!requests) return requests.error();
+
+  auto first = resource_utilization_ratio(metrics, *requests, target_utilization);
+  if (!first) return first.error();
+  const double usage_ratio = first->ratio;
+
+  ReplicaCalculation result;
+  result.usage = first->raw_average;
+  result.utilization = first->utilization;
+  result.timestamp = samples.front().timestamp;
+
+  const bool scale_up_with_unready = !groups.unready.empty() && usage_ratio > 1.0;
+  if (!scale_up_with_unready && groups.missing.empty()) {
+    if (tolerances.is_within(usage_ratio)) {
+      result.replicas = current_replicas;
+    } else {
+      result.replicas = ceil_to_int32(usage_ratio * groups.ready_count);
+    }
+    return result;
+  }
+
+  if (!groups.missing.empty()) {
+    if (usage_ratio < 1.0) {
+      // Scale-down: a missing pod is assumed to use all of its request, or the
+      // target when that is above 100 %.
+      const std::int64_t fallback = std::max<std::int64_t>(100, target_utilization);
+      for (const auto& key : groups.missing) {
+        metrics[key] = PodMetric{saturate64(static_cast<Int128>(requests->at(key)) * fallback / 100), {}, {}};
+      }
+    } else if (usage_ratio > 1.0) {
+      // Scale-up: a missing pod is assumed to use nothing.
+      for (const auto& key : groups.missing) metrics[key] = PodMetric{};
+    }
+  }
+  if (scale_up_with_unready) {
+    for (const auto& key : groups.unready) metrics[key] = PodMetric{};
+  }
+
+  auto second = resource_utilization_ratio(metrics, *requests, target_utilization);
+  if (!second) return second.error();
+  const double new_usage_ratio = second->ratio;
+
+  // No change if within the tolerance or if the assumptions flipped the direction.
+  if (tolerances.is_within(new_usage_ratio) || (usage_ratio < 1.0 && new_usage_ratio > 1.0) ||
+      (usage_ratio > 1.0 && new_usage_ratio < 1.0)) {
+    result.replicas = current_replicas;
+    return result;
+  }
+  const std::int32_t new_replicas = ceil_to_int32(new_usage_ratio * static_cast<double>(metrics.size()));
+  if ((new_usage_ratio < 1.0 && new_replicas > current_replicas) ||
+      (new_usage_ratio > 1.0 && new_replicas < current_replicas)) {
+    result.replicas = current_replicas;
+    return result;
+  }
+  result.replicas = new_replicas;
+  return result;
+}
+
+k8s::Expected<ReplicaCalculation> plain_metric_replicas(PodMetricsInfo metrics, std::int32_t current_replicas,
+                                                        std::int64_t target_usage, bool is_cpu,
+                                                        const Tolerances& tolerances, const std::vector<Pod>& pods,
+                                                        Timestamp now, const CalculatorConfig& config) {
+  if (pods.empty()) return kNoPods;
+
+  PodGroups groups = group_pods(pods, metrics, is_cpu, now, config);
+  remove_pods(metrics, groups.ignored);
+  remove_pods(metrics, groups.unready);
+  if (metrics.empty()) return kNoTargetedMetrics;
+
+  const UsageRatio first = metric_usage_ratio(metrics, target_usage);
+  const double usage_ratio = first.ratio;
+
+  ReplicaCalculation result;
+  result.usage = first.usage;
+
+  const bool scale_up_with_unready = !groups.unready.empty() && usage_ratio > 1.0;
+  if (!scale_up_with_unready && groups.missing.empty()) {
+    if (tolerances.is_within(usage_ratio)) {
+      result.replicas = current_replicas;
+    } else {
+      result.replicas = ceil_to_int32(usage_ratio * groups.ready_count);
+    }
+    return result;
+  }
+
+  if (!groups.missing.empty()) {
+    if (usage_ratio < 1.0) {
+      // Scale-down: a missing pod is assumed to be exactly at the target.
+      for (const auto& key : groups.missing) metrics[key] = PodMetric{target_usage, {}, {}};
+    } else if (usage_ratio > 1.0) {
+      for (const auto& key : groups.missing) metrics[key] = PodMetric{};
+    }
+  }
+  if (scale_up_with_unready) {
+    for (const auto& key : groups.unready) metrics[key] = PodMetric{};
+  }
+
+  const double new_usage_ratio = metric_usage_ratio(metrics, target_usage).ratio;
+  if (tolerances.is_within(new_usage_ratio) || (usage_ratio < 1.0 && new_usage_ratio > 1.0) ||
+      (usage_ratio > 1.0 && new_usage_ratio < 1.0)) {
+    result.replicas = current_replicas;
+    return result;
+  }
+  const std::int32_t new_replicas = ceil_to_int32(new_usage_ratio * static_cast<double>(metrics.size()));
+  if ((new_usage_ratio < 1.0 && new_replicas > current_replicas) ||
+      (new_usage_ratio > 1.0 && new_replicas < current_replicas)) {
+    result.replicas = current_replicas;
+    return result;
+  }
+  result.replicas = new_replicas;
+  return result;
+}
+
+k8s::Expected<ReplicaCalculation> raw_resource_replicas(std::int32_t current_replicas, std::int64_t target_usage,
+                                                        std::string_view resource, std::string_view container,
+                                                        const Tolerances& tolerances, const std::vector<Pod>& pods,
+                                                        const std::vector<PodResourceSample>& samples, Timestamp now,
+                                                        const CalculatorConfig& config) {
+  if (samples.empty()) {
+    return Error{"unable to get metrics for resource " + std::string(resource) +
+                 ": no metrics returned from resource metrics API"};
+  }
+  auto result = plain_metric_replicas(resource_metrics(samples, resource, container), current_replicas,
+                                      target_usage, resource == "cpu", tolerances, pods, now, config);
+  if (result) result->timestamp = samples.front().timestamp;
+  return result;
+}
+
+k8s::Expected<ReplicaCalculation> pods_metric_replicas(std::int32_t current_replicas, std::int64_t target_usage,
+                                                       std::string_view metric_name, const Tolerances& tolerances,
+                                                       const std::vector<Pod>& pods,
+                                                       const std::vector<PodMetricSample>& samples, Timestamp now,
+                                                       const CalculatorConfig& config) {
+  if (samples.empty()) {
+    return Error{"unable to get metric " + std::string(metric_name) + ": no metrics returned from custom metrics API"};
+  }
+  PodMetricsInfo metrics;
+  for (const auto& s : samples) metrics[s.key] = PodMetric{s.value.milli_value(), s.timestamp, {}};
+  auto result =
+      plain_metric_replicas(std::move(metrics), current_replicas, target_usage, false, tolerances, pods, now, config);
+  if (result) result->timestamp = samples.front().timestamp;
+  return result;
+}
+
+k8s::Expected<ReplicaCalculation> object_metric_replicas(std::int32_t current_replicas, std::int64_t target_usage,
+                                                         std::int64_t usage, const Tolerances& tolerances,
+                                                         const std::vector<Pod>& pods) {
+  const double usage_ratio = static_cast<double>(usage) / static_cast<double>(target_usage);
+  auto replicas = usage_ratio_replica_count(current_replicas, usage_ratio, tolerances, pods);
+  if (!replicas) return replicas.error();
+  ReplicaCalculation result;
+  result.replicas = *replicas;
+  result.usage = usage;
+  return result;
+}
+
+k8s::Expected<ReplicaCalculation> object_per_pod_metric_replicas(std::int32_t status_replicas,
+                                                                 std::int64_t target_average_usage,
+                                                                 std::int64_t usage, const Tolerances& tolerances) {
+  // With status_replicas 0 the ratio is +inf (or NaN for zero usage): never
+  // within the tolerance, so the target goes to ceil(usage / target).
+  ReplicaCalculation result;
+  result.replicas = status_replicas;
+  const double usage_ratio =
+      static_cast<double>(usage) / (static_cast<double>(target_average_usage) * static_cast<double>(status_replicas));
+  if (!tolerances.is_within(usage_ratio)) {
+    result.replicas = ceil_to_int32(static_cast<double>(usage) / static_cast<double>(target_average_usage));
+  }
+  result.usage = per_pod_usage(usage, status_replicas);
+  return result;
+}
+
+k8s::Expected<ReplicaCalculation> external_metric_replicas(std::int32_t current_replicas, std::int64_t target_usage,
+                                                           const std::vector<std::int64_t>& values,
+                                                           const Tolerances& tolerances, const std::vector<Pod>& pods) {
+  return object_metric_replicas(current_replicas, target_usage, sum_saturating(values), tolerances, pods);
+}
+
+k8s::Expected<ReplicaCalculation> external_per_pod_metric_replicas(std::int32_t status_replicas,
+                                                                   std::int64_t target_usage_per_pod,
+                                                                   const std::vector<std::int64_t>& values,
+                                                                   const Tolerances& tolerances) {
+  return object_per_pod_metric_replicas(status_replicas, target_usage_per_pod, sum_saturating(values), tolerances);
+}
+
+}  // namespace fedmetrics::autoscaler

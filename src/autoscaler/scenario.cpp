@@ -1,0 +1,297 @@
+#include "fedmetrics/autoscaler/scenario.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <set>
+#include <utility>
+
+#include "json_reader.hpp"
+
+namespace fedmetrics::autoscaler {
+
+using detail::fail;
+using detail::Fields;
+using nlohmann::json;
+
+namespace {
+
+using std::chrono::nanoseconds;
+
+constexpr double kMaxSeconds = 1.0e11;  // about 3000 years: keeps nanoseconds in range
+
+nanoseconds seconds_value(const json& v, const std::string& path) {
+  if (!v.is_number()) fail(path, "not a number of seconds");
+  const double s = v.get<double>();
+  if (!std::isfinite(s) || std::fabs(s) > kMaxSeconds) fail(path, "out of range");
+  return nanoseconds(static_cast<std::int64_t>(std::llround(s * 1e9)));
+}
+
+// A time is an RFC 3339 string or a number of seconds relative to `start`.
+Timestamp time_value(const json& v, Timestamp start, const std::string& path) {
+  if (v.is_number()) return start + seconds_value(v, path);
+  if (v.is_string()) {
+    auto t = k8s::parse_time(v.get<std::string>());
+    if (!t) fail(path, "not a time (\"" + v.get<std::string>() + "\" is neither RFC 3339 nor a number of seconds)");
+    return *t;
+  }
+  fail(path, "not a time");
+}
+
+std::optional<Timestamp> optional_time(const Fields& f, std::string_view key, Timestamp start) {
+  const auto* v = f.raw(key);
+  if (v == nullptr) return std::nullopt;
+  return time_value(*v, start, f.path_of(key));
+}
+
+ResourceList resource_list(const Fields& f) {
+  ResourceList list;
+  for (const auto& [name, value] : f.raw_object().items()) {
+    if (value.is_null()) continue;
+    list[name] = Fields::as_quantity(value, f.path_of(name));
+  }
+  return list;
+}
+
+PodPhase phase_value(const std::string& s, const std::string& path) {
+  if (s == "Pending") return PodPhase::Pending;
+  if (s == "Running") return PodPhase::Running;
+  if (s == "Succeeded") return PodPhase::Succeeded;
+  if (s == "Failed") return PodPhase::Failed;
+  if (s == "Unknown") return PodPhase::Unknown;
+  fail(path, "must be Pending, Running, Succeeded, Failed or Unknown (got \"" + s + "\")");
+}
+
+ConditionStatus ready_value(const json& v, const std::string& path) {
+  if (v.is_boolean()) return v.get<bool>() ? ConditionStatus::True : ConditionStatus::False;
+  if (!v.is_string()) fail(path, "not a condition status");
+  const auto s = v.get<std::string>();
+  if (s == "True") return ConditionStatus::True;
+  if (s == "False") return ConditionStatus::False;
+  if (s == "Unknown") return ConditionStatus::Unknown;
+  fail(path, "must be True, False or Unknown (got \"" + s + "\")");
+}
+
+struct DecodedPod {
+  Pod pod;
+  std::optional<PodResourceSample> usage;
+  std::vector<std::pair<std::string, PodMetricSample>> metrics;
+};
+
+DecodedPod decode_pod(const Fields& f, Timestamp step_time, Timestamp start, const std::string& default_namespace) {
+  DecodedPod out;
+  Pod& pod = out.pod;
+  auto name = f.string("name");
+  if (!name || name->empty()) fail(f.path_of("name"), "is required");
+  pod.key = PodKey{f.string("cluster").value_or("default"), f.string("namespace").value_or(default_namespace), *name};
+  if (auto phase = f.string("phase")) pod.phase = phase_value(*phase, f.path_of("phase"));
+
+  const Timestamp an_hour_before = step_time - std::chrono::hours(1);
+  pod.start_time = optional_time(f, "startTime", start).value_or(an_hour_before);
+  PodReadyCondition ready;
+  if (const auto* r = f.raw("ready")) ready.status = ready_value(*r, f.path_of("ready"));
+  ready.last_transition_time = optional_time(f, "readyTransitionTime", start).value_or(an_hour_before);
+  pod.ready = ready;
+  pod.deleting = f.boolean("deleting").value_or(false);
+
+  const auto& containers = f.array("containers");
+  std::set<std::string> container_names;
+  for (std::size_t i = 0; i < containers.size(); ++i) {
+    Fields c(containers[i], detail::index(f.path_of("containers"), i));
+    Container container;
+    auto cname = c.string("name");
+    if (!cname || cname->empty()) fail(c.path_of("name"), "is required");
+    if (!container_names.insert(*cname).second) fail(c.path_of("name"), "duplicate container \"" + *cname + "\"");
+    container.name = *cname;
+    if (auto requests = c.object("requests")) container.requests = resource_list(*requests);
+    pod.containers.push_back(std::move(container));
+  }
+
+  if (auto usage = f.object("usage")) {
+    PodResourceSample sample;
+    sample.key = pod.key;
+    sample.timestamp = optional_time(f, "usageTimestamp", start).value_or(step_time);
+    if (const auto* w = f.raw("usageWindowSeconds")) sample.window = seconds_value(*w, f.path_of("usageWindowSeconds"));
+    bool flat = false;
+    bool nested = false;
+    for (const auto& [key, value] : usage->raw_object().items()) {
+      if (value.is_object()) {
+        nested = true;
+      } else if (!value.is_null()) {
+        flat = true;
+      }
+    }
+    if (flat && nested) fail(usage->path(), "mixes per-container usage with a flat resource map");
+    if (flat) {
+      // {"cpu": "400m"}: the usage of the pod's only container.
+      if (pod.containers.size() > 1) {
+        fail(usage->path(), "a flat resource map needs a pod with one container; give the usage per container");
+      }
+      ContainerUsage cu;
+      cu.name = pod.containers.empty() ? "" : pod.containers.front().name;
+      cu.usage = resource_list(*usage);
+      sample.containers.push_back(std::move(cu));
+    } else {
+      for (const auto& [key, value] : usage->raw_object().items()) {
+        if (value.is_null()) continue;
+        ContainerUsage cu;
+        cu.name = key;
+        cu.usage = resource_list(Fields(value, usage->path_of(key)));
+        sample.containers.push_back(std::move(cu));
+      }
+    }
+    out.usage = std::move(sample);
+  }
+
+  if (auto metrics = f.object("metrics")) {
+    for (const auto& [key, value] : metrics->raw_object().items()) {
+      if (value.is_null()) continue;
+      PodMetricSample sample{pod.key, Fields::as_quantity(value, metrics->path_of(key)), step_time};
+      out.metrics.emplace_back(key, std::move(sample));
+    }
+  }
+  return out;
+}
+
+ObjectMetricValue decode_object_metric(const Fields& f) {
+  ObjectMetricValue out;
+  auto described = f.object("describedObject");
+  if (!described) fail(f.path_of("describedObject"), "is required");
+  out.kind = described->string("kind").value_or("");
+  out.name = described->string("name").value_or("");
+  if (out.kind.empty()) fail(described->path_of("kind"), "is required");
+  if (out.name.empty()) fail(described->path_of("name"), "is required");
+  auto metric = f.object("metric");
+  if (!metric) fail(f.path_of("metric"), "is required");
+  out.metric_name = metric->string("name").value_or("");
+  if (out.metric_name.empty()) fail(metric->path_of("name"), "is required");
+  // "error" (not in scenario.md's list) lets a file say the API failed.
+  if (auto error = f.string("error")) {
+    out.value = k8s::Error{*error};
+  } else {
+    auto value = f.quantity("value");
+    if (!value) fail(f.path_of("value"), "is required");
+    out.value = *value;
+  }
+  return out;
+}
+
+ExternalMetricValues decode_external_metric(const Fields& f) {
+  ExternalMetricValues out;
+  auto metric = f.object("metric");
+  if (!metric) fail(f.path_of("metric"), "is required");
+  out.metric_name = metric->string("name").value_or("");
+  if (out.metric_name.empty()) fail(metric->path_of("name"), "is required");
+  if (const auto* selector = metric->raw("selector")) {
+    out.selector = detail::as_selector(*selector, metric->path_of("selector")).to_string();
+  }
+  if (auto error = f.string("error")) {
+    out.values = k8s::Error{*error};
+    return out;
+  }
+  if (!f.has("values")) fail(f.path_of("values"), "is required");
+  const auto& values = f.array("values");
+  std::vector<k8s::Quantity> quantities;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    quantities.push_back(Fields::as_quantity(values[i], detail::index(f.path_of("values"), i)));
+  }
+  out.values = std::move(quantities);
+  return out;
+}
+
+ScenarioStep decode_step(const Fields& f, Timestamp start, const std::string& default_namespace) {
+  ScenarioStep step;
+  const auto& at = f.required("at");
+  step.at_written = at;
+  step.at = time_value(at, start, f.path_of("at"));
+  step.replicas = f.int32("replicas");
+  if (step.replicas && *step.replicas < 0) fail(f.path_of("replicas"), "must not be negative");
+  step.status_replicas = f.int32("statusReplicas");
+  if (step.status_replicas && *step.status_replicas < 0) fail(f.path_of("statusReplicas"), "must not be negative");
+
+  std::vector<PodResourceSample> usage;
+  std::map<std::string, std::vector<PodMetricSample>, std::less<>> pod_metrics;
+  std::set<PodKey> keys;
+  const auto& pods = f.array("pods");
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    const std::string path = detail::index(f.path_of("pods"), i);
+    DecodedPod decoded = decode_pod(Fields(pods[i], path), step.at, start, default_namespace);
+    if (!keys.insert(decoded.pod.key).second) {
+      fail(path, "duplicate pod " + to_string(decoded.pod.key) + " (pods are identified by cluster, namespace, name)");
+    }
+    if (decoded.usage) usage.push_back(std::move(*decoded.usage));
+    for (auto& [name, sample] : decoded.metrics) pod_metrics[name].push_back(std::move(sample));
+    step.pods.push_back(std::move(decoded.pod));
+  }
+  step.metrics.resource = std::move(usage);
+  for (auto& [name, samples] : pod_metrics) step.metrics.pods.emplace(name, std::move(samples));
+
+  const auto& objects = f.array("objectMetrics");
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    step.metrics.objects.push_back(
+        decode_object_metric(Fields(objects[i], detail::index(f.path_of("objectMetrics"), i))));
+  }
+  const auto& externals = f.array("externalMetrics");
+  for (std::size_t i = 0; i < externals.size(); ++i) {
+    step.metrics.externals.push_back(
+        decode_external_metric(Fields(externals[i], detail::index(f.path_of("externalMetrics"), i))));
+  }
+  return step;
+}
+
+ControllerConfig decode_config(const Fields& f) {
+  ControllerConfig config;
+  if (auto tolerance = f.number("tolerance")) {
+    if (*tolerance < 0) fail(f.path_of("tolerance"), "must not be negative");
+    config.tolerance = *tolerance;
+  }
+  if (const auto* v = f.raw("cpuInitializationPeriodSeconds")) {
+    config.calculator.cpu_initialization_period = seconds_value(*v, f.path_of("cpuInitializationPeriodSeconds"));
+  }
+  if (const auto* v = f.raw("initialReadinessDelaySeconds")) {
+    config.calculator.initial_readiness_delay = seconds_value(*v, f.path_of("initialReadinessDelaySeconds"));
+  }
+  if (const auto* v = f.raw("downscaleStabilizationSeconds")) {
+    config.downscale_stabilization = seconds_value(*v, f.path_of("downscaleStabilizationSeconds"));
+  }
+  return config;
+}
+
+Scenario decode(const json& json) {
+  if (!json.is_object()) fail("scenario", "not a JSON object");
+  Fields top(json, "");
+  Scenario scenario;
+
+  auto hpa = decode_federated_hpa(top.required("hpa"), "hpa");
+  if (!hpa) throw detail::DecodeFailure{hpa.error()};
+  scenario.hpa = std::move(*hpa);
+
+  if (auto config = top.object("config")) scenario.config = decode_config(*config);
+
+  scenario.start = default_scenario_start();
+  if (const auto* start = top.raw("start")) {
+    if (!start->is_string()) fail("start", "not a time (an RFC 3339 string)");
+    scenario.start = time_value(*start, scenario.start, "start");
+  }
+
+  if (!top.has("steps")) fail("steps", "is required");
+  const auto& steps = top.array("steps");
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const std::string path = detail::index("steps", i);
+    scenario.steps.push_back(decode_step(Fields(steps[i], path), scenario.start, scenario.hpa.namespace_name));
+    if (i == 0 && !scenario.steps.front().replicas) fail(detail::join(path, "replicas"), "is required on the first step");
+  }
+  return scenario;
+}
+
+}  // namespace
+
+Timestamp default_scenario_start() {
+  // 2024-01-01T00:00:00Z
+  return Timestamp(std::chrono::seconds(1704067200));
+}
+
+k8s::Expected<Scenario> decode_scenario(const json& json) {
+  return detail::decode_guard([&] { return decode(json); });
+}
+
+}  // namespace fedmetrics::autoscaler

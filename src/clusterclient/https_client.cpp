@@ -1,0 +1,315 @@
+#include "fedmetrics/clusterclient/https_client.hpp"
+
+#include <utility>  // before Asio's awaitable.hpp (Boost + C++20 coroutines)
+
+#include <deque>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <boost/url/parse.hpp>
+
+namespace fedmetrics::clusterclient {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = asio::ssl;
+using tcp = asio::ip::tcp;
+using asio::awaitable;
+using Kind = MemberError::Kind;
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+
+struct ClientRuntime::Impl {
+  asio::io_context io;
+  asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
+  std::vector<std::thread> threads;
+};
+
+ClientRuntime::ClientRuntime(unsigned threads) : impl_(std::make_unique<Impl>()) {
+  for (unsigned i = 0; i < std::max(1U, threads); ++i) impl_->threads.emplace_back([this] { impl_->io.run(); });
+}
+
+ClientRuntime::~ClientRuntime() {
+  impl_->work.reset();
+  impl_->io.stop();
+  for (auto& t : impl_->threads) t.join();
+}
+
+namespace {
+
+using Stream = beast::ssl_stream<beast::tcp_stream>;
+
+MemberError error(Kind kind, std::string message) { return MemberError{kind, std::move(message), 0, std::nullopt}; }
+
+// Maps a transport error to its class. `phase` says what we were doing.
+MemberError classify(const boost::system::error_code& ec, std::string_view phase, const std::string& address,
+                     long verify_result) {
+  std::string where = std::string(phase) + " " + address + ": ";
+  if (ec == beast::error::timeout || ec == asio::error::timed_out || ec == asio::error::operation_aborted)
+    return error(Kind::Timeout, where + "deadline exceeded");
+  if (ec == asio::error::connection_refused) return error(Kind::Refused, where + "connection refused");
+  if (ec == asio::error::connection_reset || ec == asio::error::eof || ec == http::error::end_of_stream ||
+      ec == ssl::error::stream_truncated)
+    return error(Kind::Refused, where + "connection closed by the member");
+  if (ec == http::error::body_limit) return error(Kind::TooLarge, where + "response larger than the size cap");
+  if (ec.category() == asio::error::get_ssl_category() || verify_result != X509_V_OK) {
+    std::string reason = verify_result != X509_V_OK ? X509_verify_cert_error_string(verify_result) : ec.message();
+    return error(Kind::Tls, where + "TLS: " + reason);
+  }
+  return error(Kind::Network, where + ec.message());
+}
+
+std::string read_token_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string token = ss.str();
+  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+  return token;
+}
+
+void load_pem_into(ssl::context& ctx, const ClusterEndpoint& e) {
+  boost::system::error_code ec;
+  if (e.insecure_skip_tls_verify) {
+    ctx.set_verify_mode(ssl::verify_none);
+  } else {
+    ctx.set_verify_mode(ssl::verify_peer);
+    if (e.ca_pem.empty()) {
+      ctx.set_default_verify_paths(ec);
+    } else {
+      ctx.add_certificate_authority(asio::buffer(e.ca_pem), ec);
+      if (ec) throw std::runtime_error("member " + e.name + ": certificate-authority is not a PEM certificate: " + ec.message());
+    }
+  }
+  if (!e.client_cert_pem.empty()) {
+    ctx.use_certificate_chain(asio::buffer(e.client_cert_pem), ec);
+    if (ec) throw std::runtime_error("member " + e.name + ": client-certificate cannot be loaded: " + ec.message());
+    ctx.use_private_key(asio::buffer(e.client_key_pem), ssl::context::pem, ec);
+    if (ec) throw std::runtime_error("member " + e.name + ": client-key cannot be loaded: " + ec.message());
+  }
+}
+
+}  // namespace
+
+struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
+  ClientRuntime::Impl& runtime;
+  ClusterEndpoint endpoint;
+  ClientOptions options;
+  ssl::context tls{ssl::context::tls_client};
+  std::string host, port, base_path, verify_name;
+
+  // The pool: idle connections, how many are open, and requests waiting for one.
+  struct Waiter {
+    asio::steady_timer timer;
+    std::unique_ptr<Stream> stream;  // a handed-over idle connection, or null with `slot` = open a new one
+    bool granted = false;
+    explicit Waiter(asio::any_io_executor ex) : timer(std::move(ex)) {}
+  };
+  mutable std::mutex mutex;
+  std::vector<std::unique_ptr<Stream>> idle;
+  std::size_t open = 0;
+  std::deque<std::shared_ptr<Waiter>> waiters;
+  std::string token;  // current bearer token (from the file when token_file is set)
+
+  std::atomic<std::uint64_t> requests{0}, handshakes{0}, failures{0};
+
+  Impl(ClientRuntime::Impl& rt, ClusterEndpoint e, ClientOptions o)
+      : runtime(rt), endpoint(std::move(e)), options(std::move(o)) {
+    auto url = boost::urls::parse_uri(endpoint.server);
+    if (!url || url->scheme() != "https")
+      throw std::runtime_error("member " + endpoint.name + ": server \"" + endpoint.server + "\" is not an https:// URL");
+    if (!endpoint.proxy_url.empty())
+      throw std::runtime_error("member " + endpoint.name + ": proxy-url is not supported yet");
+    host = url->host_address();
+    if (host.size() > 1 && host.front() == '[') host = host.substr(1, host.size() - 2);
+    port = url->has_port() ? std::string(url->port()) : "443";
+    base_path = std::string(url->encoded_path());
+    while (!base_path.empty() && base_path.back() == '/') base_path.pop_back();
+    verify_name = endpoint.tls_server_name.empty() ? host : endpoint.tls_server_name;
+    SSL_CTX_set_min_proto_version(tls.native_handle(), TLS1_2_VERSION);
+    load_pem_into(tls, endpoint);
+    token = endpoint.token_file.empty() ? endpoint.token : read_token_file(endpoint.token_file);
+  }
+
+  std::string address() const { return host + ":" + port; }
+
+  std::string current_token() {
+    std::lock_guard lock(mutex);
+    return token;
+  }
+
+  void reload_token() {
+    if (endpoint.token_file.empty()) return;
+    std::string fresh = read_token_file(endpoint.token_file);
+    std::lock_guard lock(mutex);
+    token = std::move(fresh);
+  }
+
+  // A connection for one request: an idle one, a new slot (null stream), or
+  // a wait until one frees up or the deadline passes (nullopt).
+  awaitable<std::optional<std::unique_ptr<Stream>>> acquire(Deadline deadline) {
+    auto executor = co_await asio::this_coro::executor;
+    std::shared_ptr<Waiter> waiter;
+    {
+      std::lock_guard lock(mutex);
+      if (!idle.empty()) {
+        auto s = std::move(idle.back());
+        idle.pop_back();
+        co_return std::optional<std::unique_ptr<Stream>>(std::move(s));
+      }
+      if (open < options.max_connections) {
+        ++open;
+        co_return std::optional<std::unique_ptr<Stream>>(nullptr);
+      }
+      waiter = std::make_shared<Waiter>(executor);
+      waiter->timer.expires_at(deadline);
+      waiters.push_back(waiter);
+    }
+    co_await waiter->timer.async_wait(use_tuple);  // cancelled when granted
+    std::lock_guard lock(mutex);
+    if (waiter->granted) co_return std::optional<std::unique_ptr<Stream>>(std::move(waiter->stream));
+    std::erase(waiters, waiter);
+    co_return std::nullopt;
+  }
+
+  // Returns a connection to the pool (or, when `stream` is null, frees its slot).
+  void release(std::unique_ptr<Stream> stream) {
+    std::lock_guard lock(mutex);
+    while (!waiters.empty()) {
+      auto w = waiters.front();
+      waiters.pop_front();
+      if (w->timer.expiry() <= std::chrono::steady_clock::now()) continue;  // about to time out anyway
+      w->granted = true;
+      w->stream = std::move(stream);  // null = the waiter opens a new connection in this slot
+      w->timer.cancel();
+      return;
+    }
+    if (stream) idle.push_back(std::move(stream));
+    else --open;
+  }
+
+  awaitable<std::variant<std::unique_ptr<Stream>, MemberError>> connect(Deadline deadline) {
+    auto executor = co_await asio::this_coro::executor;
+    tcp::resolver resolver(executor);
+    auto [rec, results] = co_await resolver.async_resolve(host, port, use_tuple);
+    if (rec) co_return classify(rec, "resolve", address(), X509_V_OK);
+    auto stream = std::make_unique<Stream>(executor, tls);
+    if (!SSL_set_tlsext_host_name(stream->native_handle(), verify_name.c_str()))
+      co_return error(Kind::Tls, "TLS " + address() + ": cannot set server name");
+    if (!endpoint.insecure_skip_tls_verify) stream->set_verify_callback(ssl::host_name_verification(verify_name));
+    beast::get_lowest_layer(*stream).expires_at(deadline);
+    auto [cec, ep] = co_await beast::get_lowest_layer(*stream).async_connect(results, use_tuple);
+    (void)ep;
+    if (cec) co_return classify(cec, "connect", address(), X509_V_OK);
+    auto [hec] = co_await stream->async_handshake(ssl::stream_base::client, use_tuple);
+    if (hec) co_return classify(hec, "TLS handshake with", address(), SSL_get_verify_result(stream->native_handle()));
+    ++handshakes;
+    co_return std::move(stream);
+  }
+
+  // One exchange on `stream`. Sets `reusable` when the connection may go back to the pool.
+  awaitable<HttpResult> exchange(Stream& stream, const std::string& target, Deadline deadline, bool& reusable) {
+    reusable = false;
+    http::request<http::empty_body> req{http::verb::get, base_path + target, 11};
+    req.set(http::field::host, host);
+    req.set(http::field::user_agent, options.user_agent);
+    req.set(http::field::accept, "application/json");
+    if (auto t = current_token(); !t.empty()) req.set(http::field::authorization, "Bearer " + t);
+    req.keep_alive(true);
+    beast::get_lowest_layer(stream).expires_at(deadline);
+    auto [wec, written] = co_await http::async_write(stream, req, use_tuple);
+    (void)written;
+    if (wec) co_return classify(wec, "write to", address(), X509_V_OK);
+    beast::flat_buffer buffer;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(options.max_response_bytes);
+    auto [rec, read] = co_await http::async_read(stream, buffer, parser, use_tuple);
+    (void)read;
+    if (rec) co_return classify(rec, "read from", address(), X509_V_OK);
+    auto res = parser.release();
+    reusable = res.keep_alive();
+    co_return HttpReply{static_cast<int>(res.result_int()), std::move(res.body())};
+  }
+
+  awaitable<HttpResult> get(std::string target, Deadline deadline) {
+    ++requests;
+    // A reused keep-alive connection may have been closed by the member in the
+    // meantime; a GET is idempotent, so that case is retried once on a new one.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      auto lease = co_await acquire(deadline);
+      if (!lease) co_return error(Kind::Timeout, "no free connection to " + address() + " before the deadline");
+      std::unique_ptr<Stream> stream = std::move(*lease);
+      bool reused = stream != nullptr;
+      if (!stream) {
+        auto connected = co_await connect(deadline);
+        if (auto* e = std::get_if<MemberError>(&connected)) {
+          release(nullptr);
+          co_return *e;
+        }
+        stream = std::move(std::get<std::unique_ptr<Stream>>(connected));
+      }
+      bool reusable = false;
+      HttpResult result = co_await exchange(*stream, target, deadline, reusable);
+      if (const auto* e = std::get_if<MemberError>(&result)) {
+        release(nullptr);  // the connection is dropped, its slot freed
+        if (reused && e->kind == Kind::Refused && std::chrono::steady_clock::now() < deadline) continue;
+        co_return result;
+      }
+      if (reusable) release(std::move(stream));
+      else release(nullptr);
+      co_return result;
+    }
+    co_return error(Kind::Refused, "connection to " + address() + " closed twice");
+  }
+};
+
+HttpsClient::HttpsClient(ClientRuntime& runtime, ClusterEndpoint endpoint, ClientOptions options)
+    : impl_(std::make_shared<Impl>(runtime.impl(), std::move(endpoint), std::move(options))) {}
+
+HttpsClient::~HttpsClient() = default;
+
+void HttpsClient::get(std::string path_and_query, Deadline deadline, HttpCallback done) {
+  auto impl = impl_;  // keeps the client alive until the request completes
+  auto strand = asio::make_strand(impl->runtime.io);
+  asio::co_spawn(
+      strand,
+      [impl, target = std::move(path_and_query), deadline]() -> awaitable<HttpResult> {
+        HttpResult result = co_await impl->get(target, deadline);
+        if (auto* reply = std::get_if<HttpReply>(&result); reply && reply->status == 401 && !impl->endpoint.token_file.empty()) {
+          impl->reload_token();  // a rotated token: re-read the file once and retry
+          result = co_await impl->get(target, deadline);
+        }
+        co_return result;
+      },
+      [impl, done = std::move(done)](std::exception_ptr e, HttpResult result) {
+        if (e) result = error(Kind::Network, "internal error talking to " + impl->address());
+        if (std::holds_alternative<MemberError>(result)) ++impl->failures;
+        done(std::move(result));
+      });
+}
+
+ClientStats HttpsClient::stats() const {
+  std::lock_guard lock(impl_->mutex);
+  return ClientStats{impl_->requests.load(), impl_->handshakes.load(), impl_->failures.load(), impl_->open,
+                     impl_->idle.size()};
+}
+
+const ClusterEndpoint& HttpsClient::endpoint() const { return impl_->endpoint; }
+
+}  // namespace fedmetrics::clusterclient

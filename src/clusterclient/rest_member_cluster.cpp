@@ -1,0 +1,207 @@
+#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+
+#include <algorithm>
+
+#include "fedmetrics/k8s/discovery.hpp"
+
+namespace fedmetrics::clusterclient {
+
+using aggregator::Deadline;
+using aggregator::MemberCallback;
+using aggregator::MemberCapabilities;
+using Kind = MemberError::Kind;
+
+std::string escape_path_segment(std::string_view segment) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : segment) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 15]);
+    }
+  }
+  return out;
+}
+
+std::string escape_query_value(std::string_view value) {
+  std::string out;
+  for (char c : value) {
+    if (c == ' ') out.push_back('+');
+    else out += escape_path_segment(std::string_view(&c, 1));
+  }
+  return out;
+}
+
+namespace {
+
+// Appends `key=value` to a query string when value is not empty.
+void add_query(std::string& target, std::string_view key, const std::string& value) {
+  if (value.empty()) return;
+  target += target.find('?') == std::string::npos ? '?' : '&';
+  target += std::string(key) + "=" + escape_query_value(value);
+}
+
+// Turns a reply into a decoded value or a classified error. A NotFound from
+// the member is data (an empty answer) when `not_found_is_empty`.
+template <class T, class Decode>
+aggregator::MemberResult<T> decode_reply(HttpResult result, Decode decode, bool not_found_is_empty) {
+  if (auto* e = std::get_if<MemberError>(&result)) return std::move(*e);
+  auto& reply = std::get<HttpReply>(result);
+  auto document = k8s::parse_document(reply.body);
+  if (reply.status == 404 && not_found_is_empty) return T{};
+  if (reply.status != 200) {
+    MemberError e{Kind::HttpStatus, "HTTP " + std::to_string(reply.status), reply.status, std::nullopt};
+    if (document.ok()) {
+      if (auto status = k8s::Status::from_json(*document); status.ok()) {
+        e.message += ": " + status->message;
+        e.status = std::move(*status);
+      }
+    }
+    return e;
+  }
+  if (!document.ok()) return MemberError{Kind::MalformedResponse, "response is not JSON", 0, std::nullopt};
+  auto decoded = decode(*document);
+  if (!decoded.ok())
+    return MemberError{Kind::MalformedResponse, "unexpected response: " + decoded.error().message, 0, std::nullopt};
+  return std::move(*decoded);
+}
+
+std::string custom_metrics_path(const aggregator::CustomMetricsQuery& q, k8s::CustomMetricsVersion version) {
+  std::string path = "/apis/" + std::string(k8s::group_version(version)) + "/";
+  bool namespace_metric = q.resource.group.empty() && q.resource.resource == "namespaces" && q.namespace_name.empty();
+  if (namespace_metric) {
+    path += "namespaces/" + escape_path_segment(q.name) + "/metrics/" + escape_path_segment(q.metric);
+  } else {
+    if (!q.namespace_name.empty()) path += "namespaces/" + escape_path_segment(q.namespace_name) + "/";
+    path += escape_path_segment(q.resource.to_string()) + "/" + escape_path_segment(q.name) + "/" +
+            escape_path_segment(q.metric);
+  }
+  if (q.wildcard()) add_query(path, "labelSelector", q.label_selector.to_string());
+  add_query(path, "metricLabelSelector", q.metric_selector.to_string());
+  return path;
+}
+
+}  // namespace
+
+RestMemberCluster::RestMemberCluster(ClientRuntime& runtime, ClusterEndpoint endpoint, ClientOptions options)
+    : name_(endpoint.name), client_(std::make_shared<HttpsClient>(runtime, std::move(endpoint), std::move(options))) {}
+
+void RestMemberCluster::pod_metrics(const std::string& namespace_name, const k8s::LabelSelector& labels,
+                                    const k8s::FieldSelector& fields, Deadline deadline,
+                                    MemberCallback<std::vector<k8s::PodMetrics>> done) {
+  std::string path = namespace_name.empty()
+                         ? "/apis/metrics.k8s.io/v1beta1/pods"
+                         : "/apis/metrics.k8s.io/v1beta1/namespaces/" + escape_path_segment(namespace_name) + "/pods";
+  add_query(path, "labelSelector", labels.to_string());
+  add_query(path, "fieldSelector", fields.to_string());
+  client_->get(path, deadline, [done = std::move(done)](HttpResult r) {
+    done(decode_reply<std::vector<k8s::PodMetrics>>(std::move(r), k8s::pod_metrics_list_from_json, false));
+  });
+}
+
+void RestMemberCluster::node_metrics(const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
+                                     Deadline deadline, MemberCallback<std::vector<k8s::NodeMetrics>> done) {
+  std::string path = "/apis/metrics.k8s.io/v1beta1/nodes";
+  add_query(path, "labelSelector", labels.to_string());
+  add_query(path, "fieldSelector", fields.to_string());
+  client_->get(path, deadline, [done = std::move(done)](HttpResult r) {
+    done(decode_reply<std::vector<k8s::NodeMetrics>>(std::move(r), k8s::node_metrics_list_from_json, false));
+  });
+}
+
+void RestMemberCluster::custom_metrics(const aggregator::CustomMetricsQuery& query, Deadline deadline,
+                                       MemberCallback<std::vector<k8s::MetricValue>> done) {
+  // Ask in the version the member prefers; the decoder converts to the hub shape.
+  auto caps = capabilities();
+  auto version = caps && caps->custom_metrics ? *caps->custom_metrics : k8s::CustomMetricsVersion::V1beta2;
+  client_->get(custom_metrics_path(query, version), deadline, [done = std::move(done)](HttpResult r) {
+    done(decode_reply<std::vector<k8s::MetricValue>>(std::move(r), k8s::metric_value_list_from_json, true));
+  });
+}
+
+void RestMemberCluster::external_metrics(const aggregator::ExternalMetricsQuery& query, Deadline deadline,
+                                         MemberCallback<std::vector<k8s::ExternalMetricValue>> done) {
+  std::string path = "/apis/external.metrics.k8s.io/v1beta1/namespaces/" + escape_path_segment(query.namespace_name) +
+                     "/" + escape_path_segment(query.metric);
+  add_query(path, "labelSelector", query.metric_selector.to_string());
+  client_->get(path, deadline, [done = std::move(done)](HttpResult r) {
+    done(decode_reply<std::vector<k8s::ExternalMetricValue>>(std::move(r), k8s::external_metric_value_list_from_json,
+                                                             true));
+  });
+}
+
+namespace {
+
+// Discovery in three steps: /apis, then the resource lists of the custom and
+// external groups the member serves. State shared by the steps' callbacks.
+struct DiscoveryRun {
+  std::shared_ptr<HttpsClient> client;
+  Deadline deadline;
+  std::function<void(std::shared_ptr<const MemberCapabilities>, std::string)> finish;
+  MemberCapabilities caps;
+  std::string custom_group_version;
+
+  void start(std::shared_ptr<DiscoveryRun> self) {
+    client->get("/apis", deadline, [self](HttpResult r) {
+      auto groups = decode_reply<std::vector<k8s::APIGroup>>(std::move(r), k8s::api_group_list_from_json, false);
+      if (auto* e = std::get_if<MemberError>(&groups)) return self->finish(nullptr, "/apis: " + e->message);
+      for (const auto& g : std::get<0>(groups)) {
+        auto serves = [&](std::string_view gv) {
+          return std::any_of(g.versions.begin(), g.versions.end(),
+                             [&](const k8s::GroupVersionForDiscovery& v) { return v.group_version == gv; });
+        };
+        if (g.name == "metrics.k8s.io") self->caps.resource_metrics = serves("metrics.k8s.io/v1beta1");
+        if (g.name == "external.metrics.k8s.io") self->caps.external_metrics = serves("external.metrics.k8s.io/v1beta1");
+        if (g.name == "custom.metrics.k8s.io") {
+          // Honour the member's preferred version among the two we speak.
+          std::string preferred = g.preferred_version.group_version;
+          if (preferred == k8s::kCustomMetricsV1beta2 || (preferred != k8s::kCustomMetricsV1beta1 && serves(k8s::kCustomMetricsV1beta2)))
+            self->caps.custom_metrics = k8s::CustomMetricsVersion::V1beta2;
+          else if (serves(k8s::kCustomMetricsV1beta1))
+            self->caps.custom_metrics = k8s::CustomMetricsVersion::V1beta1;
+        }
+      }
+      self->custom_step(self);
+    });
+  }
+
+  void custom_step(std::shared_ptr<DiscoveryRun> self) {
+    if (!caps.custom_metrics) return external_step(self);
+    std::string path = "/apis/" + std::string(k8s::group_version(*caps.custom_metrics));
+    client->get(path, deadline, [self, path](HttpResult r) {
+      auto list = decode_reply<k8s::APIResourceList>(std::move(r), k8s::api_resource_list_from_json, false);
+      if (auto* e = std::get_if<MemberError>(&list)) return self->finish(nullptr, path + ": " + e->message);
+      self->caps.custom_metric_resources = std::move(std::get<0>(list).resources);
+      self->external_step(self);
+    });
+  }
+
+  void external_step(std::shared_ptr<DiscoveryRun> self) {
+    if (!caps.external_metrics) return finish(std::make_shared<const MemberCapabilities>(std::move(caps)), {});
+    client->get("/apis/external.metrics.k8s.io/v1beta1", deadline, [self](HttpResult r) {
+      auto list = decode_reply<k8s::APIResourceList>(std::move(r), k8s::api_resource_list_from_json, false);
+      if (auto* e = std::get_if<MemberError>(&list))
+        return self->finish(nullptr, "/apis/external.metrics.k8s.io/v1beta1: " + e->message);
+      self->caps.external_metric_resources = std::move(std::get<0>(list).resources);
+      self->finish(std::make_shared<const MemberCapabilities>(std::move(self->caps)), {});
+    });
+  }
+};
+
+}  // namespace
+
+void RestMemberCluster::refresh_capabilities(Deadline deadline, std::function<void(bool, std::string)> done) {
+  auto run = std::make_shared<DiscoveryRun>();
+  run->client = client_;
+  run->deadline = deadline;
+  run->finish = [this, done = std::move(done)](std::shared_ptr<const MemberCapabilities> caps, std::string error) {
+    if (caps) capabilities_.store(std::move(caps));
+    done(error.empty(), std::move(error));
+  };
+  run->start(run);
+}
+
+}  // namespace fedmetrics::clusterclient

@@ -1,0 +1,513 @@
+// The fan-out (Aggregator) against fake members: who is asked with what,
+// when the answer is delivered, coalescing, the result cache, threads.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "aggregator/fake_member.hpp"
+#include "fedmetrics/aggregator/aggregator.hpp"
+
+using namespace fedmetrics;
+using namespace fedmetrics::aggregator;
+using namespace fedmetrics::aggregator::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A clock the test moves by hand.
+struct FakeClock {
+  std::chrono::steady_clock::time_point now{std::chrono::seconds(1000)};
+  Clock function() {
+    return [this] { return now; };
+  }
+};
+
+// Collects the answers a callback receives (single-threaded tests).
+template <class A>
+struct Received {
+  std::vector<A> answers;
+  std::function<void(A)> callback() {
+    return [this](A a) { answers.push_back(std::move(a)); };
+  }
+};
+
+struct World {
+  std::shared_ptr<FakeSource> source = std::make_shared<FakeSource>();
+  FakeClock clock;
+
+  std::shared_ptr<FakeMember> add(std::string name, std::shared_ptr<const MemberCapabilities> caps =
+                                                        resource_capabilities()) {
+    auto m = std::make_shared<FakeMember>(std::move(name), std::move(caps));
+    source->list.push_back(m);
+    return m;
+  }
+  std::unique_ptr<Aggregator> aggregator(AggregatorOptions options = {}) {
+    return std::make_unique<Aggregator>(source, std::move(options), clock.function());
+  }
+};
+
+ResourceMetricsQuery pods_in(std::string ns, std::string labels = "") {
+  ResourceMetricsQuery q;
+  q.kind = ResourceMetricsQuery::Kind::Pods;
+  q.namespace_name = std::move(ns);
+  q.label_selector = selector(labels);
+  return q;
+}
+
+std::shared_ptr<MemberCapabilities> custom_capabilities(std::vector<std::string> custom,
+                                                        std::vector<std::string> external = {}) {
+  auto caps = std::make_shared<MemberCapabilities>();
+  caps->custom_metrics = k8s::CustomMetricsVersion::V1beta2;
+  for (auto& name : custom) caps->custom_metric_resources.push_back(custom_resource(std::move(name)));
+  caps->external_metrics = !external.empty();
+  for (auto& name : external) caps->external_metric_resources.push_back(external_resource(std::move(name)));
+  return caps;
+}
+
+AggregatorOptions options_with(std::chrono::milliseconds member_timeout,
+                               std::chrono::milliseconds cache_ttl = std::chrono::milliseconds(0)) {
+  AggregatorOptions options;
+  options.member_timeout = member_timeout;
+  options.cache_ttl = cache_ttl;
+  return options;
+}
+
+template <class T>
+const T& items_of(const Answer<T>& answer) {
+  REQUIRE(std::holds_alternative<T>(answer.result));
+  return std::get<T>(answer.result);
+}
+
+template <class T>
+const k8s::Status& status_of(const Answer<T>& answer) {
+  REQUIRE(std::holds_alternative<k8s::Status>(answer.result));
+  return std::get<k8s::Status>(answer.result);
+}
+
+// From a temporary answer: a copy, never a reference into it.
+template <class T>
+T items_of(Answer<T>&& answer) {
+  REQUIRE(std::holds_alternative<T>(answer.result));
+  return std::get<T>(std::move(answer.result));
+}
+
+template <class T>
+k8s::Status status_of(Answer<T>&& answer) {
+  REQUIRE(std::holds_alternative<k8s::Status>(answer.result));
+  return std::get<k8s::Status>(std::move(answer.result));
+}
+
+}  // namespace
+
+TEST_CASE("Aggregator: asks every member at once with the member deadline and answers when the last one calls back",
+          "[aggregator]") {
+  World w;
+  auto m1 = w.add("member1");
+  auto m2 = w.add("member2");
+  m1->deferred = m2->deferred = true;
+  m1->pods = std::vector{pod("default", "a")};
+  m2->pods = std::vector{pod("default", "b")};
+  auto agg = w.aggregator(options_with(3s));
+
+  Received<PodMetricsAnswer> got;
+  agg->pod_metrics(pods_in("default"), got.callback());
+  // Both asked before either answered: parallel, not one after the other.
+  REQUIRE(m1->pod_calls.size() == 1);
+  REQUIRE(m2->pod_calls.size() == 1);
+  CHECK(m1->pod_calls[0].deadline == w.clock.now + 3s);
+  CHECK(m2->pod_calls[0].deadline == w.clock.now + 3s);
+  CHECK(m1->pod_calls[0].namespace_name == "default");
+
+  m2->release();
+  CHECK(got.answers.empty());
+  m1->release();
+  REQUIRE(got.answers.size() == 1);
+  CHECK(items_of(got.answers[0]).size() == 2);
+}
+
+TEST_CASE("Aggregator: members answering synchronously inside the call still yield exactly one answer",
+          "[aggregator]") {
+  World w;
+  auto m1 = w.add("member1");
+  auto m2 = w.add("member2");
+  m1->nodes = std::vector{node("n1")};
+  m2->nodes = std::vector{node("n2")};
+  // A broken member answering twice must neither merge before member2 has
+  // answered nor cause a second answer.
+  m1->answer_twice = true;
+  auto agg = w.aggregator();
+  Received<NodeMetricsAnswer> got;
+  ResourceMetricsQuery q;
+  q.kind = ResourceMetricsQuery::Kind::Nodes;
+  agg->node_metrics(q, got.callback());
+  REQUIRE(got.answers.size() == 1);
+  CHECK(items_of(got.answers[0]).size() == 2);
+}
+
+TEST_CASE("Aggregator: a fedmetrics/cluster selector chooses the members and is not forwarded", "[aggregator]") {
+  struct Row {
+    std::string selector;
+    bool member1_asked;
+    bool member2_asked;
+  };
+  const Row rows[] = {
+      {"fedmetrics/cluster=member1,app=web", true, false},
+      {"app=web,fedmetrics/cluster!=member1", false, true},
+      {"app=web,fedmetrics/cluster in (member1,member2)", true, true},
+      {"app=web,fedmetrics/cluster notin (member2)", true, false},
+      {"app=web,fedmetrics/cluster", true, true},
+  };
+  for (const Row& row : rows) {
+    CAPTURE(row.selector);
+    World w;
+    auto m1 = w.add("member1");
+    auto m2 = w.add("member2");
+    m1->pods = std::vector{pod("default", "web-1")};
+    m2->pods = std::vector{pod("default", "web-2")};
+    auto agg = w.aggregator();
+    Received<PodMetricsAnswer> got;
+    agg->pod_metrics(pods_in("default", row.selector), got.callback());
+    CHECK(m1->pod_calls.size() == (row.member1_asked ? 1u : 0u));
+    CHECK(m2->pod_calls.size() == (row.member2_asked ? 1u : 0u));
+    for (const auto& m : {m1, m2})
+      for (const auto& call : m->pod_calls) CHECK(call.labels == "app=web");
+    REQUIRE(got.answers.size() == 1);
+    CHECK(items_of(got.answers[0]).size() == (row.member1_asked ? 1u : 0u) + (row.member2_asked ? 1u : 0u));
+  }
+}
+
+TEST_CASE("Aggregator: cluster requirements in metricLabelSelector choose members for custom and external metrics",
+          "[aggregator]") {
+  World w;
+  auto m1 = w.add("member1", custom_capabilities({"pods/http_requests"}, {"queue_depth"}));
+  auto m2 = w.add("member2", custom_capabilities({"pods/http_requests"}, {"queue_depth"}));
+  m1->external = std::vector{external_value({{"queue", "a"}}, "1")};
+  m2->external = std::vector{external_value({{"queue", "b"}}, "2")};
+  auto agg = w.aggregator();
+
+  Received<ExternalMetricsAnswer> ext;
+  agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=member2,queue")},
+                        ext.callback());
+  CHECK(m1->external_calls.empty());
+  REQUIRE(m2->external_calls.size() == 1);
+  CHECK(m2->external_calls[0].metric_selector.to_string() == "queue");
+  REQUIRE(ext.answers.size() == 1);
+  const auto& series = items_of(ext.answers[0]);
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].metric_labels.at("fedmetrics/cluster") == "member2");
+
+  CustomMetricsQuery q;
+  q.resource = {"", "pods"};
+  q.namespace_name = "default";
+  q.name = "*";
+  q.metric = "http_requests";
+  q.label_selector = selector("app=web");
+  q.metric_selector = selector("fedmetrics/cluster=member1");
+  Received<CustomMetricsAnswer> custom;
+  agg->custom_metrics(q, custom.callback());
+  REQUIRE(m1->custom_calls.size() == 1);
+  CHECK(m2->custom_calls.empty());
+  CHECK(m1->custom_calls[0].label_selector.to_string() == "app=web");
+  CHECK(m1->custom_calls[0].metric_selector.empty());
+  CHECK(custom.answers.size() == 1);
+}
+
+TEST_CASE("Aggregator: a get by name asks for the one name with a field selector", "[aggregator]") {
+  World w;
+  auto m1 = w.add("member1");
+  auto m2 = w.add("member2");
+  m2->pods = std::vector{pod("default", "web-0")};
+  auto agg = w.aggregator();
+  auto q = pods_in("default", "app=web");
+  q.name = "web-0";
+  Received<PodMetricsAnswer> got;
+  agg->pod_metrics(q, got.callback());
+  REQUIRE(m1->pod_calls.size() == 1);
+  CHECK(m1->pod_calls[0].fields == "metadata.name=web-0");
+  CHECK(m1->pod_calls[0].labels.empty());
+  REQUIRE(got.answers.size() == 1);
+  const auto& items = items_of(got.answers[0]);
+  REQUIRE(items.size() == 1);
+  CHECK(items[0].metadata.annotations.at(std::string(kQueryFromClusterAnnotation)) == "member2");
+}
+
+TEST_CASE("Aggregator: only members whose capabilities serve the query are asked", "[aggregator]") {
+  World w;
+  auto unknown = w.add("unknown", nullptr);
+  auto no_metrics_server = w.add("plain", std::make_shared<MemberCapabilities>());
+  auto knows = w.add("knows", custom_capabilities({"deployments.apps/rps"}));
+  knows->custom = std::vector{metric_value("Deployment", "default", "web", "5")};
+  auto agg = w.aggregator();
+
+  Received<PodMetricsAnswer> pods;
+  agg->pod_metrics(pods_in("default"), pods.callback());
+  CHECK(unknown->pod_calls.size() == 1);  // capabilities unknown: asked anyway
+  CHECK(no_metrics_server->pod_calls.empty());
+
+  CustomMetricsQuery q;
+  q.resource = {"apps", "deployments"};
+  q.namespace_name = "default";
+  q.name = "web";
+  q.metric = "rps";
+  Received<CustomMetricsAnswer> custom;
+  agg->custom_metrics(q, custom.callback());
+  CHECK(unknown->custom_calls.empty());
+  CHECK(no_metrics_server->custom_calls.empty());
+  CHECK(knows->custom_calls.size() == 1);
+  REQUIRE(custom.answers.size() == 1);
+  CHECK(items_of(custom.answers[0]).size() == 1);
+
+  q.metric = "unknown_metric";
+  Received<CustomMetricsAnswer> missing;
+  agg->custom_metrics(q, missing.callback());
+  CHECK(knows->custom_calls.size() == 1);  // nobody asked
+  REQUIRE(missing.answers.size() == 1);
+  CHECK(status_of(missing.answers[0]).code == 404);
+  CHECK(status_of(missing.answers[0]).message == "the server could not find the metric unknown_metric for "
+                                                 "deployments.apps web");
+}
+
+TEST_CASE("Aggregator: with no member at all, metrics.k8s.io answers 503", "[aggregator]") {
+  World w;
+  auto agg = w.aggregator();
+  Received<PodMetricsAnswer> got;
+  agg->pod_metrics(pods_in(""), got.callback());
+  REQUIRE(got.answers.size() == 1);
+  CHECK(status_of(got.answers[0]).code == 503);
+}
+
+TEST_CASE("Aggregator: partial failure is a warning per failed member, counted and reported to the hook",
+          "[aggregator]") {
+  World w;
+  auto m1 = w.add("member1");
+  auto m2 = w.add("member2");
+  auto m3 = w.add("member3");
+  m1->pods = std::vector{pod("default", "web-0")};
+  m2->pods = error(MemberError::Kind::Timeout, "no answer within 3s");
+  m3->pods = error(MemberError::Kind::Refused, "connection refused");
+  std::vector<std::string> reported;
+  AggregatorOptions options;
+  options.on_member_error = [&](std::string_view member, const MemberError& e) {
+    reported.push_back(std::string(member) + "/" + std::string(to_string(e.kind)));
+  };
+  auto agg = w.aggregator(options);
+  Received<PodMetricsAnswer> got;
+  agg->pod_metrics(pods_in("default"), got.callback());
+  REQUIRE(got.answers.size() == 1);
+  CHECK(items_of(got.answers[0]).size() == 1);
+  CHECK(got.answers[0].warnings ==
+        std::vector<std::string>{"member2: timeout: no answer within 3s", "member3: refused: connection refused"});
+  CHECK(reported == std::vector<std::string>{"member2/timeout", "member3/refused"});
+  const AggregatorStats stats = agg->stats();
+  CHECK(stats.member_calls == 3);
+  CHECK(stats.member_errors == 2);
+  CHECK(stats.member_errors_by_cluster == std::map<std::string, std::uint64_t, std::less<>>{{"member2", 1},
+                                                                                            {"member3", 1}});
+
+  m1->pods = error(MemberError::Kind::Tls, "bad certificate");
+  Received<PodMetricsAnswer> all_failed;
+  agg->pod_metrics(pods_in("default"), all_failed.callback());
+  REQUIRE(all_failed.answers.size() == 1);
+  CHECK(status_of(all_failed.answers[0]).code == 503);
+}
+
+TEST_CASE("Aggregator: identical queries in flight together share one fan-out", "[aggregator]") {
+  World w;
+  auto m1 = w.add("member1");
+  auto m2 = w.add("member2");
+  m1->deferred = m2->deferred = true;
+  m1->pods = std::vector{pod("default", "a")};
+  m2->pods = std::vector{pod("default", "b")};
+  auto agg = w.aggregator();
+
+  Received<PodMetricsAnswer> first;
+  Received<PodMetricsAnswer> second;
+  Received<PodMetricsAnswer> different;
+  agg->pod_metrics(pods_in("default", "b=1,a=1"), first.callback());
+  agg->pod_metrics(pods_in("default", "a=1, b=1"), second.callback());  // same query, other spelling
+  agg->pod_metrics(pods_in("kube-system", "a=1,b=1"), different.callback());
+  CHECK(m1->pod_calls.size() == 2);  // one per distinct query
+  CHECK(m2->pod_calls.size() == 2);
+  CHECK(agg->stats().coalesced == 1);
+  CHECK(agg->stats().fan_outs == 2);
+
+  m1->release();
+  m2->release();
+  REQUIRE(first.answers.size() == 1);
+  REQUIRE(second.answers.size() == 1);
+  REQUIRE(different.answers.size() == 1);
+  CHECK(items_of(first.answers[0]).size() == 2);
+  CHECK(items_of(second.answers[0]).size() == 2);
+
+  // Finished: the next identical query fans out again (no cache configured).
+  Received<PodMetricsAnswer> later;
+  agg->pod_metrics(pods_in("default", "a=1,b=1"), later.callback());
+  CHECK(m1->pod_calls.size() == 3);
+  m1->release();
+  m2->release();
+  CHECK(later.answers.size() == 1);
+}
+
+TEST_CASE("Aggregator: the result cache serves repeats within cache_ttl, measured on the injected clock",
+          "[aggregator]") {
+  World w;
+  auto m1 = w.add("member1");
+  m1->pods = std::vector{pod("default", "a")};
+  auto agg = w.aggregator(options_with(3s, 5s));
+
+  Received<PodMetricsAnswer> got;
+  agg->pod_metrics(pods_in("default"), got.callback());
+  CHECK(m1->pod_calls.size() == 1);
+
+  m1->pods = std::vector{pod("default", "a"), pod("default", "b")};
+  w.clock.now += 4s;
+  agg->pod_metrics(pods_in("default"), got.callback());
+  CHECK(m1->pod_calls.size() == 1);  // from the cache
+  REQUIRE(got.answers.size() == 2);
+  CHECK(items_of(got.answers[1]).size() == 1);
+  CHECK(agg->stats().cache_hits == 1);
+
+  w.clock.now += 1s;  // 5 s after the answer: expired
+  agg->pod_metrics(pods_in("default"), got.callback());
+  CHECK(m1->pod_calls.size() == 2);
+  REQUIRE(got.answers.size() == 3);
+  CHECK(items_of(got.answers[2]).size() == 2);
+
+  // Failures are not cached: the next query asks again.
+  m1->pods = error(MemberError::Kind::Refused, "connection refused");
+  agg->pod_metrics(pods_in("other"), got.callback());
+  agg->pod_metrics(pods_in("other"), got.callback());
+  CHECK(m1->pod_calls.size() == 4);
+}
+
+TEST_CASE("Aggregator: without cache_ttl nothing is cached", "[aggregator]") {
+  World w;
+  auto m1 = w.add("member1");
+  m1->pods = std::vector{pod("default", "a")};
+  auto agg = w.aggregator();
+  Received<PodMetricsAnswer> got;
+  agg->pod_metrics(pods_in("default"), got.callback());
+  agg->pod_metrics(pods_in("default"), got.callback());
+  CHECK(m1->pod_calls.size() == 2);
+  CHECK(got.answers.size() == 2);
+}
+
+TEST_CASE("Aggregator: members may call back from another thread", "[aggregator][threads]") {
+  World w;
+  auto m1 = w.add("member1");
+  auto m2 = w.add("member2");
+  m1->deferred = m2->deferred = true;
+  m1->pods = std::vector{pod("default", "a")};
+  m2->pods = std::vector{pod("default", "b")};
+  auto agg = w.aggregator();
+
+  std::mutex mutex;
+  std::vector<PodMetricsAnswer> answers;
+  std::atomic<int> calls{0};
+  auto done = [&](PodMetricsAnswer a) {
+    calls.fetch_add(1);
+    std::lock_guard lock(mutex);
+    answers.push_back(std::move(a));
+  };
+  agg->pod_metrics(pods_in("default"), done);
+  agg->pod_metrics(pods_in("default"), done);  // coalesced onto the same fan-out
+
+  auto from_m1 = m1->take_pending();
+  auto from_m2 = m2->take_pending();
+  std::thread t1([&] { for (auto& f : from_m1) f(); });
+  std::thread t2([&] { for (auto& f : from_m2) f(); });
+  t1.join();
+  t2.join();
+
+  CHECK(calls.load() == 2);
+  std::lock_guard lock(mutex);
+  REQUIRE(answers.size() == 2);
+  for (const auto& a : answers) CHECK(items_of(a).size() == 2);
+  CHECK(agg->has_served());
+}
+
+TEST_CASE("Aggregator: a query arriving while another thread completes the fan-out is answered exactly once",
+          "[aggregator][threads]") {
+  World w;
+  auto m1 = w.add("member1");
+  m1->deferred = true;
+  m1->pods = std::vector{pod("default", "a")};
+  AggregatorOptions options;
+  options.cache_ttl = std::chrono::milliseconds(0);
+  auto agg = w.aggregator(options);
+  std::atomic<int> answered{0};
+  auto done = [&](PodMetricsAnswer a) {
+    if (std::holds_alternative<std::vector<k8s::PodMetrics>>(a.result)) answered.fetch_add(1);
+  };
+  for (int round = 0; round < 50; ++round) {
+    agg->pod_metrics(pods_in("default"), done);
+    auto pending = m1->take_pending();
+    std::thread member([&] { for (auto& f : pending) f(); });
+    // Races with the completion on `member`: joins the fan-out or starts a new one.
+    agg->pod_metrics(pods_in("default"), done);
+    member.join();
+    m1->release();  // the new fan-out's call, if one was started
+  }
+  CHECK(answered.load() == 100);
+  const auto stats = agg->stats();
+  CHECK(stats.fan_outs + stats.coalesced == 100);
+}
+
+TEST_CASE("Aggregator: destroying the aggregator while members are still working is safe", "[aggregator]") {
+  World w;
+  auto m1 = w.add("member1");
+  m1->deferred = true;
+  m1->pods = std::vector{pod("default", "a")};
+  Received<PodMetricsAnswer> got;
+  {
+    auto agg = w.aggregator();
+    agg->pod_metrics(pods_in("default"), got.callback());
+  }
+  m1->release();
+  REQUIRE(got.answers.size() == 1);
+  CHECK(items_of(got.answers[0]).size() == 1);
+}
+
+TEST_CASE("Aggregator: discovery comes from capabilities and never calls a member", "[aggregator][discovery]") {
+  World w;
+  auto m1 = w.add("member1", custom_capabilities({"pods/http_requests", "services/rps"}, {"queue_depth"}));
+  auto m2 = w.add("member2", custom_capabilities({"pods/http_requests"}, {"backlog", "queue_depth"}));
+  w.add("member3", nullptr);
+  auto agg = w.aggregator();
+  const auto custom = agg->custom_metrics_resources(k8s::CustomMetricsVersion::V1beta2);
+  CHECK(custom.group_version == "custom.metrics.k8s.io/v1beta2");
+  REQUIRE(custom.resources.size() == 2);
+  CHECK(custom.resources[0].name == "pods/http_requests");
+  CHECK(custom.resources[1].name == "services/rps");
+  const auto external = agg->external_metrics_resources();
+  REQUIRE(external.resources.size() == 2);
+  CHECK(external.resources[0].name == "backlog");
+  CHECK(m1->calls() + m2->calls() == 0);
+}
+
+TEST_CASE("Aggregator: has_served turns true after a successful member call or a member's discovery",
+          "[aggregator]") {
+  World w;
+  auto m1 = w.add("member1", nullptr);
+  m1->pods = error(MemberError::Kind::Refused, "connection refused");
+  auto agg = w.aggregator();
+  CHECK_FALSE(agg->has_served());
+  Received<PodMetricsAnswer> got;
+  agg->pod_metrics(pods_in("default"), got.callback());
+  CHECK_FALSE(agg->has_served());  // a failure is not serving
+  m1->pods = std::vector{pod("default", "a")};
+  agg->pod_metrics(pods_in("default"), got.callback());
+  CHECK(agg->has_served());
+
+  World other;
+  other.add("member1");  // capabilities known: discovery answered
+  CHECK(other.aggregator()->has_served());
+}

@@ -1,0 +1,274 @@
+// `fedmetrics simulate`: every shipped example scenario, the output contract
+// (shared/specs/scenario.md) and malformed files.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fedmetrics/autoscaler/simulate.hpp"
+
+// CMake defines the source tree; a hand-made build run from it works too.
+#ifndef FEDMETRICS_SOURCE_DIR
+#define FEDMETRICS_SOURCE_DIR "."
+#endif
+
+namespace fedmetrics::autoscaler {
+namespace {
+
+using nlohmann::json;
+
+struct Run {
+  int exit = -1;
+  std::string out;
+  std::string err;
+  std::vector<json> lines;
+};
+
+Run simulate_text(const std::string& text) {
+  std::istringstream in(text);
+  std::ostringstream out;
+  std::ostringstream err;
+  Run run;
+  run.exit = run_simulate(in, out, err);
+  run.out = out.str();
+  run.err = err.str();
+  std::istringstream lines(run.out);
+  for (std::string line; std::getline(lines, line);) run.lines.push_back(json::parse(line));
+  return run;
+}
+
+std::filesystem::path examples_dir() { return std::filesystem::path(FEDMETRICS_SOURCE_DIR) / "examples" / "scenarios"; }
+
+Run simulate_file(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  REQUIRE(file.good());
+  std::stringstream text;
+  text << file.rdbuf();
+  return simulate_text(text.str());
+}
+
+std::vector<int> desired(const Run& run) {
+  std::vector<int> out;
+  for (const auto& line : run.lines) out.push_back(line.at("desiredReplicas").get<int>());
+  return out;
+}
+
+std::string reason(const json& line, const std::string& type) {
+  for (const auto& c : line.at("conditions")) {
+    if (c.at("type") == type) return c.at("reason").get<std::string>();
+  }
+  return "";
+}
+
+TEST_CASE("simulate: every example scenario runs and prints one line per step", "[autoscaler][simulate]") {
+  std::size_t count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(examples_dir())) {
+    if (entry.path().extension() != ".json") continue;
+    ++count;
+    INFO(entry.path().filename().string());
+    std::ifstream file(entry.path());
+    const json scenario = json::parse(file);
+    Run run = simulate_file(entry.path());
+    CHECK(run.exit == 0);
+    REQUIRE(run.lines.size() == scenario.at("steps").size());
+    for (std::size_t i = 0; i < run.lines.size(); ++i) {
+      const json& line = run.lines[i];
+      CHECK(line.at("at") == scenario["steps"][i].at("at"));
+      CHECK(line.contains("currentReplicas"));
+      CHECK(line.at("currentMetrics").is_array());
+      CHECK(line.at("conditions").is_array());
+      CHECK(line.at("clusters").is_object());
+    }
+  }
+  CHECK(count >= 5);
+}
+
+TEST_CASE("simulate: Karmada walkthrough, cpu utilization on nginx", "[autoscaler][simulate]") {
+  Run run = simulate_file(examples_dir() / "karmada-nginx-cpu.json");
+  REQUIRE(run.exit == 0);
+  // 1 -> 5 (+4 pods per 15 s) -> 10 (maxReplicas) -> held 5 s after the load
+  // stops (scale-down window 10 s) -> 1 (minReplicas)
+  CHECK(desired(run) == std::vector<int>{1, 5, 10, 10, 10, 1, 1});
+  CHECK(reason(run.lines[1], "ScalingLimited") == "ScaleUpLimit");
+  CHECK(reason(run.lines[2], "ScalingLimited") == "TooManyReplicas");
+  CHECK(reason(run.lines[4], "AbleToScale") == "ScaleDownStabilized");
+  CHECK(reason(run.lines[5], "ScalingLimited") == "TooFewReplicas");
+  CHECK(reason(run.lines[5], "AbleToScale") == "SucceededRescale");
+  CHECK(run.lines[1].at("currentMetrics") ==
+        json::parse(R"([{"type":"Resource","resource":{"name":"cpu","current":{"averageUtilization":1200,"averageValue":"300m"}}}])"));
+  CHECK(run.lines[3].at("clusters") ==
+        json::parse(R"({"member1":{"pods":5,"readyPods":5},"member2":{"pods":5,"readyPods":5}})"));
+}
+
+TEST_CASE("simulate: Karmada walkthrough, http_requests on sample-app", "[autoscaler][simulate]") {
+  Run run = simulate_file(examples_dir() / "karmada-sample-app-http-requests.json");
+  REQUIRE(run.exit == 0);
+  // 5 req/s against 700m per pod: ceil(5 / 0.7) = 8
+  CHECK(desired(run) == std::vector<int>{1, 5, 8, 8, 8, 1});
+  CHECK(run.lines[2].at("currentMetrics")[0].at("pods").at("current").at("averageValue") == "1");
+  CHECK(reason(run.lines[2], "ScalingActive") == "ValidMetricFound");
+  CHECK(reason(run.lines[4], "AbleToScale") == "ScaleDownStabilized");
+}
+
+TEST_CASE("simulate: example External metric scales to zero and back", "[autoscaler][simulate]") {
+  Run run = simulate_file(examples_dir() / "external-queue-scale-to-zero.json");
+  REQUIRE(run.exit == 0);
+  CHECK(run.err.empty());  // minReplicas 0 with only External metrics: no warning
+  CHECK(desired(run) == std::vector<int>{0, 3, 3, 0, 2});
+  CHECK(reason(run.lines[0], "ScalingActive") == "ValidMetricFound");
+}
+
+TEST_CASE("simulate: example StatefulSet with the same pod names in two members", "[autoscaler][simulate]") {
+  Run run = simulate_file(examples_dir() / "statefulset-same-pod-names.json");
+  REQUIRE(run.exit == 0);
+  CHECK(desired(run) == std::vector<int>{4, 7});
+  CHECK(run.lines[0].at("currentMetrics")[0].at("resource").at("current").at("averageUtilization") == 50);
+  CHECK(run.lines[0].at("clusters") ==
+        json::parse(R"({"member1":{"pods":2,"readyPods":2},"member2":{"pods":2,"readyPods":2}})"));
+}
+
+TEST_CASE("simulate: example scale-down policies", "[autoscaler][simulate]") {
+  Run run = simulate_file(examples_dir() / "scale-down-policies.json");
+  REQUIRE(run.exit == 0);
+  // 2 pods or 10 % per 60 s, the bigger change: 8 -> 6, wait, 6 -> 4, wait, 4 -> 2
+  CHECK(desired(run) == std::vector<int>{6, 6, 4, 4, 2});
+  CHECK(reason(run.lines[1], "ScalingLimited") == "ScaleDownLimit");
+  CHECK(reason(run.lines[4], "ScalingLimited") == "TooFewReplicas");
+}
+
+const char* kHpa = R"("hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 10,
+  "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]}})";
+
+std::string scenario(const std::string& steps, const std::string& extra = "") {
+  return std::string("{") + kHpa + extra + R"(, "steps": )" + steps + "}";
+}
+
+const char* kPod = R"({"name": "web-1", "containers": [{"name": "app", "requests": {"cpu": "100m"}}], "usage": {"cpu": "80m"}})";
+
+TEST_CASE("simulate: the step rules of scenario.md", "[autoscaler][simulate]") {
+  SECTION("replicas carry over from the previous decision, statusReplicas default to replicas") {
+    // one pod at 80 % of 50 % -> 2; next step starts from 2
+    Run run = simulate_text(scenario(std::string("[{\"at\": 0, \"replicas\": 1, \"pods\": [") + kPod + "]}, " +
+                                     "{\"at\": 15, \"pods\": [" + kPod + "]}]"));
+    REQUIRE(run.exit == 0);
+    CHECK(desired(run) == std::vector<int>{2, 2});
+    CHECK(run.lines[1].at("currentReplicas") == 2);
+  }
+  SECTION("defaults: cluster default, Running, Ready") {
+    Run run = simulate_text(scenario(std::string("[{\"at\": 0, \"replicas\": 1, \"pods\": [") + kPod + "]}]"));
+    CHECK(run.lines[0].at("clusters") == json::parse(R"({"default":{"pods":1,"readyPods":1}})"));
+  }
+  SECTION("times as RFC 3339 strings or seconds; a fresh Ready transition leaves a cpu sample out") {
+    // started 60 s before the step, Ready 20 s before: within the 300 s cpu
+    // initialization period the 60 s sample window began before the
+    // transition, so the pod is unready; with no ready pod -> error, keep 1
+    const std::string pod =
+        R"({"name": "web-1", "startTime": "2024-01-01T00:09:00Z", "readyTransitionTime": 580,
+            "containers": [{"name": "app", "requests": {"cpu": "100m"}}], "usage": {"cpu": "80m"}})";
+    Run run = simulate_text(scenario("[{\"at\": 600, \"replicas\": 1, \"pods\": [" + pod + "]}]"));
+    REQUIRE(run.exit == 0);
+    CHECK(desired(run) == std::vector<int>{1});
+    CHECK(reason(run.lines[0], "ScalingActive") == "FailedGetResourceMetric");
+    // the same pod with a 10 s window stamped 30 s after the transition counts
+    const std::string fresh =
+        R"({"name": "web-1", "startTime": 540, "readyTransitionTime": 580, "usageTimestamp": 600, "usageWindowSeconds": 10,
+            "containers": [{"name": "app", "requests": {"cpu": "100m"}}], "usage": {"cpu": "80m"}})";
+    Run counted = simulate_text(scenario("[{\"at\": 600, \"replicas\": 1, \"pods\": [" + fresh + "]}]"));
+    CHECK(desired(counted) == std::vector<int>{2});
+  }
+  SECTION("a step whose metrics fail is still evaluated") {
+    Run run = simulate_text(scenario(R"([{"at": 0, "replicas": 3}])"));
+    REQUIRE(run.exit == 0);
+    CHECK(desired(run) == std::vector<int>{3});
+    CHECK(run.lines[0].at("currentMetrics").empty());
+    CHECK(reason(run.lines[0], "ScalingActive") == "FailedGetResourceMetric");
+  }
+  SECTION("config settings are used") {
+    // tolerance 0.7: 80 % vs 50 % (1.6) is within
+    Run run = simulate_text(
+        scenario(std::string("[{\"at\": 0, \"replicas\": 1, \"pods\": [") + kPod + "]}]", R"(, "config": {"tolerance": 0.7})"));
+    CHECK(desired(run) == std::vector<int>{1});
+  }
+  SECTION("minReplicas 0 without Object or External metrics is evaluated with a warning") {
+    const std::string text = std::string(R"({"hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"},
+      "minReplicas": 0, "maxReplicas": 10, "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+      "target": {"type": "Utilization", "averageUtilization": 50}}}]}}, "steps": [{"at": 0, "replicas": 1, "pods": [)") +
+                             kPod + "]}]}";
+    Run run = simulate_text(text);
+    CHECK(run.exit == 0);
+    CHECK_THAT(run.err, Catch::Contains("warning") && Catch::Contains("minReplicas 0"));
+    CHECK(desired(run) == std::vector<int>{2});
+  }
+}
+
+TEST_CASE("simulate: malformed scenario files exit 2 with the field named and print nothing",
+          "[autoscaler][simulate]") {
+  struct Case {
+    std::string name;
+    std::string text;
+    std::string error;
+  };
+  const std::string good_pod = kPod;
+  const std::vector<Case> cases = {
+      {"not JSON", "{\"hpa\": ", "not valid JSON"},
+      {"not an object", "[1, 2]", "scenario: not a JSON object"},
+      {"no hpa", R"({"steps": []})", "hpa: is required"},
+      {"no steps", std::string("{") + kHpa + "}", "steps: is required"},
+      {"hpa field with a wrong type",
+       R"({"hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": "ten"}}, "steps": []})",
+       "hpa.spec.maxReplicas: not an integer"},
+      {"first step without replicas", scenario(R"([{"at": 0}])"), "steps[0].replicas: is required on the first step"},
+      {"step without at", scenario(R"([{"at": 0, "replicas": 1}, {"replicas": 2}])"), "steps[1].at: is required"},
+      {"bad time", scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "startTime": "yesterday"}]}])"),
+       "steps[0].pods[0].startTime: not a time"},
+      {"time of the wrong type", scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "startTime": true}]}])"),
+       "steps[0].pods[0].startTime: not a time"},
+      {"bad start", scenario("[]", R"(, "start": "soon")"), "start: not a time"},
+      {"unparsable quantity",
+       scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "usage": {"app": {"cpu": "12xyz"}}}]}])"),
+       "steps[0].pods[0].usage.app.cpu: "},
+      {"unparsable request",
+       scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "containers": [{"name": "app", "requests": {"cpu": "lots"}}]}]}])"),
+       "steps[0].pods[0].containers[0].requests.cpu: "},
+      {"bad phase", scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "phase": "Sleeping"}]}])"),
+       "steps[0].pods[0].phase: must be Pending, Running, Succeeded, Failed or Unknown"},
+      {"bad ready", scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "ready": "Maybe"}]}])"),
+       "steps[0].pods[0].ready: must be True, False or Unknown"},
+      {"pod without name", scenario(R"([{"at": 0, "replicas": 1, "pods": [{"cluster": "member1"}]}])"),
+       "steps[0].pods[0].name: is required"},
+      {"duplicate pod", scenario("[{\"at\": 0, \"replicas\": 1, \"pods\": [" + good_pod + ", " + good_pod + "]}]"),
+       "steps[0].pods[1]: duplicate pod default/default/web-1"},
+      {"flat usage with two containers",
+       scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "containers": [{"name": "a"}, {"name": "b"}], "usage": {"cpu": "1"}}]}])"),
+       "steps[0].pods[0].usage: a flat resource map needs a pod with one container"},
+      {"bad external selector",
+       scenario(R"([{"at": 0, "replicas": 1, "externalMetrics": [{"metric": {"name": "q", "selector": {"matchExpressions": [{"key": "a", "operator": "Near"}]}}, "values": ["1"]}]}])"),
+       "steps[0].externalMetrics[0].metric.selector"},
+      {"external values not an array",
+       scenario(R"([{"at": 0, "replicas": 1, "externalMetrics": [{"metric": {"name": "q"}, "values": "1"}]}])"),
+       "steps[0].externalMetrics[0].values: not an array"},
+      {"object metric without value",
+       scenario(R"([{"at": 0, "replicas": 1, "objectMetrics": [{"describedObject": {"kind": "Service", "name": "s"}, "metric": {"name": "m"}}]}])"),
+       "steps[0].objectMetrics[0].value: is required"},
+      {"config of the wrong type", scenario("[]", R"(, "config": {"cpuInitializationPeriodSeconds": "5m"})"),
+       "config.cpuInitializationPeriodSeconds: not a number of seconds"},
+      {"pods not an array", scenario(R"([{"at": 0, "replicas": 1, "pods": {}}])"), "steps[0].pods: not an array"},
+  };
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      Run run = simulate_text(c.text);
+      CHECK(run.exit == 2);
+      CHECK(run.out.empty());
+      CHECK_THAT(run.err, Catch::Contains(c.error));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fedmetrics::autoscaler

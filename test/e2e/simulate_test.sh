@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# End to end: `fedmetrics simulate` on the shipped scenarios and on broken files.
+# Usage: simulate_test.sh FEDMETRICS_BINARY SOURCE_DIR
+source "$(dirname "$0")/lib.sh"
+bin=$1
+src=$2
+
+for scenario in "$src"/examples/scenarios/*.json; do
+  name=$(basename "$scenario")
+  set +e
+  "$bin" simulate "$scenario" >"$E2E_TMP/out.jsonl" 2>"$E2E_TMP/err.txt"
+  rc=$?
+  set -e
+  check "$name: exit status 0" test "$rc" -eq 0
+  check "$name: one JSON object per line" \
+    python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" "$E2E_TMP/out.jsonl"
+done
+
+# The Karmada nginx walkthrough: from 1 replica up to 10 under load, back to 1 after.
+"$bin" simulate "$src/examples/scenarios/karmada-nginx-cpu.json" >"$E2E_TMP/nginx.jsonl"
+replicas=$(python3 -c "import json,sys; print([json.loads(l)['desiredReplicas'] for l in open(sys.argv[1])])" "$E2E_TMP/nginx.jsonl")
+check "nginx walkthrough reaches 10 replicas ($replicas)" python3 -c "import sys; r=eval(sys.argv[1]); sys.exit(0 if max(r)==10 else 1)" "$replicas"
+check "nginx walkthrough ends at 1 replica ($replicas)" python3 -c "import sys; r=eval(sys.argv[1]); sys.exit(0 if r[-1]==1 else 1)" "$replicas"
+
+# Broken files: exit 2, the field named on stderr, nothing on stdout.
+printf '%s' '{"hpa":{"spec":{"scaleTargetRef":{"kind":"Deployment","name":"web","apiVersion":"apps/v1"},"maxReplicas":"ten","metrics":[]}},"steps":[{"at":0,"replicas":1}]}' >"$E2E_TMP/bad.json"
+set +e
+"$bin" simulate "$E2E_TMP/bad.json" >"$E2E_TMP/bad.out" 2>"$E2E_TMP/bad.err"
+rc=$?
+set -e
+check "a mistyped field exits 2" test "$rc" -eq 2
+check "and names the field" grep -q "maxReplicas" "$E2E_TMP/bad.err"
+check "and prints nothing on stdout" test ! -s "$E2E_TMP/bad.out"
+printf '%s' '{"hpa": ' >"$E2E_TMP/truncated.json"
+set +e
+"$bin" simulate "$E2E_TMP/truncated.json" >/dev/null 2>"$E2E_TMP/trunc.err"
+rc=$?
+set -e
+check "truncated JSON exits 2" test "$rc" -eq 2
+set +e
+"$bin" simulate /nonexistent.json >/dev/null 2>"$E2E_TMP/missing.err"
+rc=$?
+set -e
+check "a missing file exits 2 naming it" bash -c "[ $rc -eq 2 ] && grep -q /nonexistent.json '$E2E_TMP/missing.err'"
+check "simulate --help" bash -c "'$bin' simulate --help | grep -q SCENARIO"
+finish

@@ -1,0 +1,143 @@
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "server/api_handler.hpp"
+
+using namespace fedmetrics;
+using namespace fedmetrics::server;
+using nlohmann::json;
+
+namespace {
+
+// Answers from fixed values and records what it was asked.
+class FakeMetricsService : public aggregator::MetricsService {
+ public:
+  aggregator::PodMetricsAnswer pods;
+  aggregator::CustomMetricsAnswer custom;
+  bool served = false;
+  std::vector<aggregator::ResourceMetricsQuery> asked;
+
+  void pod_metrics(const aggregator::ResourceMetricsQuery& q, std::function<void(aggregator::PodMetricsAnswer)> done) override {
+    asked.push_back(q);
+    done(pods);
+  }
+  void node_metrics(const aggregator::ResourceMetricsQuery&, std::function<void(aggregator::NodeMetricsAnswer)> done) override {
+    done({std::vector<k8s::NodeMetrics>{}, {}});
+  }
+  void custom_metrics(const aggregator::CustomMetricsQuery&, std::function<void(aggregator::CustomMetricsAnswer)> done) override {
+    done(custom);
+  }
+  void external_metrics(const aggregator::ExternalMetricsQuery&,
+                        std::function<void(aggregator::ExternalMetricsAnswer)> done) override {
+    done({std::vector<k8s::ExternalMetricValue>{}, {}});
+  }
+  k8s::APIResourceList custom_metrics_resources(k8s::CustomMetricsVersion version) const override {
+    return {std::string(k8s::group_version(version)), {{"pods/http_requests", "", true, "MetricValueList", {"get"}}}};
+  }
+  k8s::APIResourceList external_metrics_resources() const override { return {"external.metrics.k8s.io/v1beta1", {}}; }
+  bool has_served() const override { return served; }
+};
+
+HttpResponse call(const ApiHandler& handler, std::string method, std::string target) {
+  HttpResponse out;
+  bool called = false;
+  HttpRequest request;
+  request.method = std::move(method);
+  request.target = std::move(target);
+  handler.handle(request, [&](HttpResponse r) {
+    out = std::move(r);
+    called = true;
+  });
+  REQUIRE(called);
+  return out;
+}
+
+k8s::PodMetrics pod(const char* name) {
+  k8s::PodMetrics p;
+  p.metadata.name = name;
+  p.metadata.namespace_name = "default";
+  p.containers.push_back({"app", {{"cpu", *k8s::Quantity::parse("5m")}}});
+  return p;
+}
+
+std::vector<std::string> warnings_of(const HttpResponse& r) {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : r.headers)
+    if (k == "Warning") out.push_back(v);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("ApiHandler: a list answer is a PodMetricsList, partial failures become Warning headers", "[server][handler]") {
+  auto service = std::make_shared<FakeMetricsService>();
+  service->pods = {std::vector<k8s::PodMetrics>{pod("a"), pod("b")},
+                   {"member2: Timeout: no answer within 3s", "member3: said \"no\""}};
+  ApiHandler handler(service, std::make_shared<ServerMetrics>(), {});
+  auto r = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods?labelSelector=app%3Dweb");
+  CHECK(r.status == 200);
+  CHECK(r.content_type == "application/json");
+  json body = json::parse(r.body);
+  CHECK(body["kind"] == "PodMetricsList");
+  CHECK(body["items"].size() == 2);
+  CHECK(warnings_of(r) == std::vector<std::string>{"299 - \"member2: Timeout: no answer within 3s\"",
+                                                    "299 - \"member3: said \\\"no\\\"\""});
+  REQUIRE(service->asked.size() == 1);
+  CHECK(service->asked[0].label_selector.to_string() == "app=web");
+}
+
+TEST_CASE("ApiHandler: a get by name is the bare object; a Status answer keeps its code", "[server][handler]") {
+  auto service = std::make_shared<FakeMetricsService>();
+  service->pods = {std::vector<k8s::PodMetrics>{pod("a")}, {}};
+  ApiHandler handler(service, nullptr, {});
+  auto one = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/a");
+  CHECK(json::parse(one.body)["kind"] == "PodMetrics");
+
+  service->pods = {k8s::Status::conflict({"metrics.k8s.io", "pods"}, "a", "found in member1, member2"), {}};
+  auto conflict = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/a");
+  CHECK(conflict.status == 409);
+  CHECK(json::parse(conflict.body)["reason"] == "Conflict");
+}
+
+TEST_CASE("ApiHandler: custom metrics are written in the version asked", "[server][handler]") {
+  auto service = std::make_shared<FakeMetricsService>();
+  k8s::MetricValue v;
+  v.described_object = {"Pod", "default", "a", "/v1", "", "", ""};
+  v.metric_name = "http_requests";
+  v.value = *k8s::Quantity::parse("700m");
+  service->custom = {std::vector<k8s::MetricValue>{v}, {}};
+  ApiHandler handler(service, nullptr, {});
+  auto v1 = json::parse(call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta1/namespaces/default/pods/*/http_requests").body);
+  CHECK(v1["apiVersion"] == "custom.metrics.k8s.io/v1beta1");
+  CHECK(v1["items"][0]["metricName"] == "http_requests");
+  auto v2 = json::parse(call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests").body);
+  CHECK(v2["items"][0]["metric"]["name"] == "http_requests");
+  CHECK(v2["items"][0]["value"] == "700m");
+}
+
+TEST_CASE("ApiHandler: discovery comes from the service's cache; readiness from its state", "[server][handler]") {
+  auto service = std::make_shared<FakeMetricsService>();
+  ApiHandler handler(service, nullptr, {});
+  auto list = json::parse(call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta1").body);
+  CHECK(list["groupVersion"] == "custom.metrics.k8s.io/v1beta1");
+  CHECK(list["resources"][0]["name"] == "pods/http_requests");
+
+  CHECK(call(handler, "GET", "/readyz").status == 500);  // not configured
+  handler.set_configured(true);
+  CHECK(call(handler, "GET", "/readyz").status == 500);  // no member answered yet
+  service->served = true;
+  CHECK(call(handler, "GET", "/readyz").status == 200);
+  CHECK(call(handler, "GET", "/healthz").body == "ok");
+}
+
+TEST_CASE("ApiHandler: without members every metrics query is 503", "[server][handler]") {
+  ApiHandler handler(nullptr, nullptr, {});
+  for (const char* target : {"/apis/metrics.k8s.io/v1beta1/nodes", "/apis/custom.metrics.k8s.io/v1beta2/nodes/*/m",
+                             "/apis/external.metrics.k8s.io/v1beta1/namespaces/d/q"}) {
+    CAPTURE(target);
+    auto r = call(handler, "GET", target);
+    CHECK(r.status == 503);
+    CHECK(json::parse(r.body)["reason"] == "ServiceUnavailable");
+  }
+}
