@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "fedmetrics/autoscaler/simulate.hpp"
+#include "fedmetrics/sim/sim_command.hpp"
 #include "main/serve_command.hpp"
 
 int main(int argc, char** argv) {
@@ -19,6 +20,9 @@ int main(int argc, char** argv) {
 
   fedmetrics::cli::ServeOptions serve_options;
   CLI::App* serve = fedmetrics::cli::add_serve_command(app, serve_options);
+
+  fedmetrics::sim::SimOptions sim_options;
+  CLI::App* sim = fedmetrics::sim::add_sim_command(app, sim_options);
 
   std::string scenario_file;
   CLI::App* simulate = app.add_subcommand(
@@ -39,6 +43,7 @@ int main(int argc, char** argv) {
 
   try {
     if (serve->parsed()) return fedmetrics::cli::run_serve(serve_options);
+    if (sim->parsed()) return fedmetrics::sim::run_sim(sim_options);
     if (simulate->parsed()) {
       if (scenario_file == "-") return fedmetrics::autoscaler::run_simulate(std::cin, std::cout, std::cerr);
       std::ifstream in(scenario_file);

@@ -41,4 +41,33 @@ wait_for_log() {
 }
 
 # json_get JSON_TEXT PYTHON_EXPR: evaluates EXPR with `d` bound to the document.
-json_get() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)" "$1"; }
+json_get() { /usr/bin/python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)" "$1"; }
+
+# start_serve LOG [ARGS...]: starts `fedmetrics serve` on a free loopback port
+# with its certificate in $E2E_TMP/certs, waits for it, and sets $url, $ca,
+# and $E2E_TMP/kubeconfig (a kubeconfig for kubectl, token auth).
+start_serve() {
+  local log=$1; shift
+  "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs" \
+    --insecure-development-no-auth "$@" >"$log" 2>&1 &
+  E2E_PIDS+=($!)
+  wait_for_log "$log" "serving on https://127.0.0.1:" 10
+  port=$(grep -o 'https://127.0.0.1:[0-9]*' "$log" | head -1 | sed 's/.*://')
+  url="https://127.0.0.1:$port"
+  ca="$E2E_TMP/certs/apiserver.crt"
+  cat >"$E2E_TMP/kubeconfig" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+clusters:
+- name: fedmetrics
+  cluster: {server: "$url", certificate-authority: "$ca"}
+users:
+- name: dev
+  user: {token: development}
+contexts:
+- name: fedmetrics
+  context: {cluster: fedmetrics, user: dev, namespace: ${E2E_NAMESPACE:-default}}
+current-context: fedmetrics
+KUBECONFIG
+}
+k() { kubectl --kubeconfig "$E2E_TMP/kubeconfig" --request-timeout=10s "$@"; }

@@ -5,29 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 bin=$1
 
-"$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs" \
-  --insecure-development-no-auth >"$E2E_TMP/serve.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_for_log "$E2E_TMP/serve.log" "serving on https://127.0.0.1:" 10
-port=$(grep -o 'https://127.0.0.1:[0-9]*' "$E2E_TMP/serve.log" | head -1 | sed 's/.*://')
-url="https://127.0.0.1:$port"
-ca="$E2E_TMP/certs/apiserver.crt"
-
-cat >"$E2E_TMP/kubeconfig" <<KUBECONFIG
-apiVersion: v1
-kind: Config
-clusters:
-- name: fedmetrics
-  cluster: {server: "$url", certificate-authority: "$ca"}
-users:
-- name: dev
-  user: {token: development}
-contexts:
-- name: fedmetrics
-  context: {cluster: fedmetrics, user: dev}
-current-context: fedmetrics
-KUBECONFIG
-k() { kubectl --kubeconfig "$E2E_TMP/kubeconfig" --request-timeout=5s "$@"; }
+start_serve "$E2E_TMP/serve.log"
 code() { curl -s -o /dev/null -w '%{http_code}' --cacert "$ca" "$@"; }
 
 groups=$(k get --raw /apis)

@@ -1,0 +1,72 @@
+#pragma once
+// The state of a simulated federation at one moment, as a plain value: the
+// world, each workload's replicas, placement and offered load, and each
+// member's pods and faults. Changes (load, replicas, faults) make a new value;
+// the shell swaps it whole under readers (STYLE.md: immutable snapshots).
+// Readiness and termination are functions of time, so answering a request at
+// `now` needs no timers.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fedmetrics/k8s/time.hpp"
+#include "fedmetrics/sim/load_model.hpp"
+#include "fedmetrics/sim/placement.hpp"
+#include "fedmetrics/sim/world.hpp"
+
+namespace fedmetrics::sim {
+
+struct SimPod {
+  std::string name;
+  std::size_t workload = 0;  // index into World::workloads
+  std::string node;
+  std::string uid;
+  std::string template_hash;
+  k8s::Timestamp created{};                // creation and start time
+  std::optional<k8s::Timestamp> deleted;   // deletionTimestamp
+};
+
+struct MemberState {
+  std::vector<SimPod> pods;  // in creation order
+  Faults faults;
+  std::uint64_t next_ordinal = 0;  // pods ever created here, for names
+  std::size_t next_node = 0;       // round-robin node assignment
+};
+
+struct WorkloadState {
+  std::int32_t replicas = 0;
+  std::vector<TargetCluster> placement;  // in propagation order
+  Load load;
+};
+
+struct Federation {
+  World world;
+  k8s::Timestamp started{};
+  std::vector<MemberState> members;
+  std::vector<WorkloadState> workloads;
+  std::uint64_t resource_version = 1;  // bumped by every change
+
+  // Builds the world as it stands at `start`: pods placed and already running.
+  static Federation create(World world, k8s::Timestamp start);
+
+  // A pod exists until its termination grace has passed after deletion.
+  [[nodiscard]] bool exists(const SimPod& pod, k8s::Timestamp now) const;
+  // Ready: started at least readinessDelay ago; deletion does not clear it
+  // (the kubelet keeps Ready until the containers stop).
+  [[nodiscard]] bool ready(const SimPod& pod, k8s::Timestamp now) const;
+  // Serving: ready and not being deleted (in the Service's endpoints).
+  [[nodiscard]] bool serving(const SimPod& pod, k8s::Timestamp now) const;
+  [[nodiscard]] std::size_t serving_pods(std::size_t workload, k8s::Timestamp now) const;
+  [[nodiscard]] PodUsage usage(const SimPod& pod, k8s::Timestamp now) const;
+  // When the pod became Ready, or when it will.
+  [[nodiscard]] k8s::Timestamp ready_since(const SimPod& pod) const;
+
+  // New values with one thing changed.
+  [[nodiscard]] Federation with_load(std::size_t workload, Load load) const;
+  [[nodiscard]] Federation with_replicas(std::size_t workload, std::int32_t replicas, k8s::Timestamp now) const;
+  [[nodiscard]] Federation with_faults(std::size_t member, Faults faults) const;
+  [[nodiscard]] Federation with_external_value(std::string_view metric, k8s::Quantity value) const;
+};
+
+}  // namespace fedmetrics::sim

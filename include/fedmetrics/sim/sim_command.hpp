@@ -1,0 +1,30 @@
+#pragma once
+// `fedmetrics sim --world WORLD.yaml`: a simulated Karmada federation's member
+// clusters in one process on 127.0.0.1, each with its own port, TLS
+// certificate (signed by the simulator's CA) and bearer-token authentication,
+// plus a control endpoint for load and faults. Writes <out-dir>/ca.crt and
+// <out-dir>/members.kubeconfig, prints one "member NAME serving on URL" line
+// per member, "control serving on URL", then "world ready".
+#include <cstdint>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace fedmetrics::sim {
+
+struct SimOptions {
+  std::string world_file;
+  std::string out_dir = "sim-out";
+  std::uint64_t seed = 1;
+  std::uint16_t control_port = 0;  // 0 = any free port
+  int verbosity = 0;
+};
+
+CLI::App* add_sim_command(CLI::App& app, SimOptions& options);
+// Blocks until SIGINT/SIGTERM; returns the exit code. Throws std::runtime_error
+// on start-up failures (bad world file, port in use, unwritable --out-dir).
+int run_sim(const SimOptions& options);
+
+}  // namespace fedmetrics::sim

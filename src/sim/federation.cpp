@@ -1,0 +1,153 @@
+#include "fedmetrics/sim/federation.hpp"
+
+#include <algorithm>
+
+namespace fedmetrics::sim {
+
+namespace {
+
+std::vector<ClusterWeight> weights_for(const World& world, const WorkloadSpec& w, const WorkloadState* previous) {
+  std::vector<ClusterWeight> out;
+  for (const auto& cluster : w.propagation.clusters) {
+    ClusterWeight cw{cluster, 1, 0};
+    auto it = w.propagation.weights.find(cluster);
+    if (it != w.propagation.weights.end()) {
+      cw.weight = it->second;
+    } else if (auto m = world.member_index(cluster)) {
+      cw.weight = world.members[*m].weight;
+    }
+    if (previous != nullptr)
+      for (const auto& t : previous->placement)
+        if (t.name == cluster) cw.last_replicas = t.replicas;
+    out.push_back(std::move(cw));
+  }
+  return out;
+}
+
+// Brings the number of live (not deleted) pods of `workload` in `member` to
+// `wanted`: new pods start at `now`; surplus pods, newest first (as the
+// ReplicaSet controller prefers the youngest), get a deletionTimestamp.
+void reconcile(Federation& f, std::size_t member, std::size_t workload, std::int32_t wanted, k8s::Timestamp now) {
+  auto& state = f.members[member];
+  const auto& w = f.world.workloads[workload];
+  const auto& m = f.world.members[member];
+  std::vector<std::size_t> live;
+  for (std::size_t i = 0; i < state.pods.size(); ++i)
+    if (state.pods[i].workload == workload && !state.pods[i].deleted) live.push_back(i);
+  auto have = static_cast<std::int32_t>(live.size());
+  for (auto n = have; n > wanted; --n) {
+    auto& pod = state.pods[live[static_cast<std::size_t>(n - 1)]];
+    pod.deleted = now;
+  }
+  auto hash = pod_template_hash(w.namespace_name, w.name, m.name);
+  for (auto n = have; n < wanted; ++n) {
+    SimPod pod;
+    pod.workload = workload;
+    pod.template_hash = hash;
+    // Unique within the member: a name of a pod still listed is never reused.
+    do {
+      pod.name = w.name + "-" + hash + "-" + pod_suffix(hash, state.next_ordinal++);
+    } while (std::any_of(state.pods.begin(), state.pods.end(), [&](const SimPod& p) { return p.name == pod.name; }));
+    pod.node = m.nodes[state.next_node++ % m.nodes.size()].name;
+    pod.uid = object_uid(m.name + "/" + w.namespace_name + "/" + pod.name);
+    pod.created = now;
+    state.pods.push_back(std::move(pod));
+  }
+}
+
+// Forgets pods whose termination has completed.
+void prune(Federation& f, k8s::Timestamp now) {
+  for (auto& member : f.members) {
+    std::erase_if(member.pods, [&](const SimPod& p) { return !f.exists(p, now); });
+  }
+}
+
+}  // namespace
+
+Federation Federation::create(World world, k8s::Timestamp start) {
+  Federation f;
+  f.world = std::move(world);
+  f.started = start;
+  f.members.resize(f.world.members.size());
+  for (std::size_t i = 0; i < f.members.size(); ++i) f.members[i].faults = f.world.members[i].faults;
+  f.workloads.resize(f.world.workloads.size());
+  for (std::size_t w = 0; w < f.workloads.size(); ++w) {
+    f.workloads[w].load = f.world.workloads[w].load;
+  }
+  for (std::size_t w = 0; w < f.workloads.size(); ++w) {
+    f = f.with_replicas(w, f.world.workloads[w].replicas, start);
+  }
+  // The world starts with its pods already running and Ready: the readiness
+  // delay applies to pods created later.
+  for (auto& member : f.members)
+    for (auto& pod : member.pods) pod.created = start - f.world.workloads[pod.workload].readiness_delay;
+  f.resource_version = 1;
+  return f;
+}
+
+bool Federation::exists(const SimPod& pod, k8s::Timestamp now) const {
+  if (!pod.deleted) return true;
+  return now < *pod.deleted + world.workloads[pod.workload].termination_grace;
+}
+
+k8s::Timestamp Federation::ready_since(const SimPod& pod) const {
+  return pod.created + world.workloads[pod.workload].readiness_delay;
+}
+
+bool Federation::ready(const SimPod& pod, k8s::Timestamp now) const {
+  return exists(pod, now) && now >= ready_since(pod);
+}
+
+bool Federation::serving(const SimPod& pod, k8s::Timestamp now) const { return !pod.deleted && ready(pod, now); }
+
+std::size_t Federation::serving_pods(std::size_t workload, k8s::Timestamp now) const {
+  std::size_t n = 0;
+  for (const auto& m : members)
+    for (const auto& p : m.pods)
+      if (p.workload == workload && serving(p, now)) ++n;
+  return n;
+}
+
+PodUsage Federation::usage(const SimPod& pod, k8s::Timestamp now) const {
+  return pod_usage(world.workloads[pod.workload], workloads[pod.workload].load, serving_pods(pod.workload, now),
+                   serving(pod, now));
+}
+
+Federation Federation::with_load(std::size_t workload, Load load) const {
+  Federation f = *this;
+  f.workloads[workload].load = std::move(load);
+  ++f.resource_version;
+  return f;
+}
+
+Federation Federation::with_replicas(std::size_t workload, std::int32_t replicas, k8s::Timestamp now) const {
+  Federation f = *this;
+  prune(f, now);
+  const auto& spec = f.world.workloads[workload];
+  auto& state = f.workloads[workload];
+  state.placement = divide_replicas(replicas, weights_for(f.world, spec, &state));
+  state.replicas = replicas;
+  for (const auto& target : state.placement) {
+    auto member = f.world.member_index(target.name);
+    if (member) reconcile(f, *member, workload, target.replicas, now);
+  }
+  ++f.resource_version;
+  return f;
+}
+
+Federation Federation::with_faults(std::size_t member, Faults faults) const {
+  Federation f = *this;
+  f.members[member].faults = faults;
+  ++f.resource_version;
+  return f;
+}
+
+Federation Federation::with_external_value(std::string_view metric, k8s::Quantity value) const {
+  Federation f = *this;
+  for (auto& e : f.world.external_metrics)
+    if (e.name == metric) e.value = value;
+  ++f.resource_version;
+  return f;
+}
+
+}  // namespace fedmetrics::sim

@@ -1,0 +1,853 @@
+#include "fedmetrics/sim/member_api.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "fedmetrics/k8s/discovery.hpp"
+#include "fedmetrics/k8s/field_selector.hpp"
+#include "fedmetrics/k8s/label_selector.hpp"
+#include "fedmetrics/k8s/metrics_types.hpp"
+#include "fedmetrics/k8s/status.hpp"
+#include "sim/http_util.hpp"
+
+namespace fedmetrics::sim {
+
+using nlohmann::json;
+using transport::HttpRequest;
+using transport::HttpResponse;
+using namespace std::chrono_literals;
+
+namespace {
+
+using detail::json_response;
+using detail::status_response;
+using detail::text_response;
+using k8s::GroupResource;
+using k8s::Status;
+
+constexpr std::string_view kMetricsGroup = "metrics.k8s.io";
+constexpr std::string_view kCustomGroup = "custom.metrics.k8s.io";
+constexpr std::string_view kExternalGroup = "external.metrics.k8s.io";
+// metrics-server's scrape resolution: the window of every resource metric.
+constexpr auto kResourceWindow = 15s;
+// prometheus-adapter's rate window: the window of every custom and external metric, seconds.
+constexpr std::int64_t kCustomWindowSeconds = 60;
+
+json resource_list_json(const k8s::ResourceList& list) {
+  json out = json::object();
+  for (const auto& [k, v] : list) out[k] = v.to_string();
+  return out;
+}
+
+json labels_json(const k8s::Labels& labels) {
+  json out = json::object();
+  for (const auto& [k, v] : labels) out[k] = v;
+  return out;
+}
+
+std::string verb_for(std::string_view method) {
+  if (method == "POST") return "create";
+  if (method == "PUT") return "update";
+  if (method == "PATCH") return "patch";
+  if (method == "DELETE") return "delete";
+  return std::string(method);
+}
+
+// The resource a path names, for 405 messages: the segment after the
+// (optional) namespaces/{ns} prefix of /api/v1/... or /apis/{g}/{v}/....
+GroupResource resource_of(const std::vector<std::string>& s) {
+  GroupResource gr;
+  std::size_t i = 0;
+  if (!s.empty() && s[0] == "api") i = 2;
+  else if (s.size() >= 3 && s[0] == "apis") { gr.group = s[1]; i = 3; }
+  if (i + 2 < s.size() && s[i] == "namespaces") i += 2;
+  if (i < s.size()) gr.resource = s[i];
+  return gr;
+}
+
+class Responder {
+ public:
+  Responder(const Federation& f, std::size_t member, const detail::Target& target, k8s::Timestamp now)
+      : f_(f), m_(member), spec_(f.world.members[member]), state_(f.members[member]), t_(target), now_(now) {}
+
+  HttpResponse route() const {
+    const auto& s = t_.segments;
+    if (s.empty()) return not_found();
+    if (s[0] == "version" && s.size() == 1) return version();
+    if (s[0] == "api") return core();
+    if (s[0] == "apis") return apis();
+    return not_found();
+  }
+
+ private:
+  // ---- helpers ----
+  static HttpResponse not_found() { return status_response(Status::not_found_resource()); }
+  [[nodiscard]] std::string rv() const { return std::to_string(f_.resource_version); }
+
+  [[nodiscard]] k8s::Labels pod_labels(const SimPod& p) const {
+    k8s::Labels labels = f_.world.workloads[p.workload].labels;
+    labels["pod-template-hash"] = p.template_hash;
+    return labels;
+  }
+
+  bool namespace_exists(std::string_view ns) const {
+    return std::find(f_.world.namespaces.begin(), f_.world.namespaces.end(), ns) != f_.world.namespaces.end();
+  }
+
+  // Parses labelSelector and fieldSelector; an error response when malformed.
+  std::optional<HttpResponse> selectors(k8s::LabelSelector& labels, k8s::FieldSelector& fields) const {
+    auto l = k8s::LabelSelector::parse(detail::query_value(t_.query, "labelSelector"));
+    if (!l) return status_response(Status::bad_request(l.error().message));
+    labels = std::move(*l);
+    auto fs = k8s::FieldSelector::parse(detail::query_value(t_.query, "fieldSelector"));
+    if (!fs) return status_response(Status::bad_request(fs.error().message));
+    fields = std::move(*fs);
+    return std::nullopt;
+  }
+
+  // The member's existing pods, optionally in one namespace, sorted by namespace then name.
+  std::vector<const SimPod*> pods(std::string_view ns) const {
+    std::vector<const SimPod*> out;
+    for (const auto& p : state_.pods) {
+      if (!f_.exists(p, now_)) continue;
+      if (!ns.empty() && f_.world.workloads[p.workload].namespace_name != ns) continue;
+      out.push_back(&p);
+    }
+    std::sort(out.begin(), out.end(), [&](const SimPod* a, const SimPod* b) {
+      const auto& na = f_.world.workloads[a->workload].namespace_name;
+      const auto& nb = f_.world.workloads[b->workload].namespace_name;
+      return na != nb ? na < nb : a->name < b->name;
+    });
+    return out;
+  }
+
+  const SimPod* find_pod(std::string_view ns, std::string_view name) const {
+    for (const auto* p : pods(ns))
+      if (p->name == name) return p;
+    return nullptr;
+  }
+
+  const NodeSpec* find_node(std::string_view name) const {
+    for (const auto& n : spec_.nodes)
+      if (n.name == name) return &n;
+    return nullptr;
+  }
+
+  std::string node_ip(std::string_view node) const {
+    std::size_t i = 0;
+    for (; i < spec_.nodes.size(); ++i)
+      if (spec_.nodes[i].name == node) break;
+    return "172.18." + std::to_string(m_ + 1) + "." + std::to_string(i + 2);
+  }
+
+  // ---- core v1 ----
+  HttpResponse version() const {
+    const auto& v = spec_.kubernetes_version;  // "v1.31.0"
+    auto dot1 = v.find('.');
+    auto dot2 = v.find('.', dot1 == std::string::npos ? v.size() : dot1 + 1);
+    std::string major = v.substr(1, dot1 == std::string::npos ? std::string::npos : dot1 - 1);
+    std::string minor = dot1 == std::string::npos ? "0" : v.substr(dot1 + 1, dot2 == std::string::npos ? std::string::npos : dot2 - dot1 - 1);
+    json out{{"major", major},       {"minor", minor},          {"gitVersion", v},
+             {"gitCommit", "fedmetrics-sim"}, {"gitTreeState", "clean"}, {"buildDate", "2026-01-01T00:00:00Z"},
+             {"goVersion", "go1.23.0"}, {"compiler", "gc"},      {"platform", "linux/amd64"}};
+    return json_response(out.dump());
+  }
+
+  HttpResponse core() const {
+    const auto& s = t_.segments;
+    if (s.size() == 1) return json_response(json{{"kind", "APIVersions"}, {"versions", {"v1"}}}.dump());
+    if (s[1] != "v1") return not_found();
+    if (s.size() == 2) {
+      k8s::APIResourceList list{"v1",
+                                {{"namespaces", "namespace", false, "Namespace", {"get", "list"}},
+                                 {"nodes", "node", false, "Node", {"get", "list"}},
+                                 {"pods", "pod", true, "Pod", {"get", "list"}}}};
+      auto doc = k8s::to_json(list);
+      // kubectl resolves "po", "no" and "ns" through discovery.
+      for (auto& r : doc["resources"]) r["shortNames"] = json::array({r["name"] == "namespaces" ? "ns" : r["name"] == "nodes" ? "no" : "po"});
+      return json_response(doc.dump());
+    }
+    if (s[2] == "pods" && s.size() == 3) return pod_list("");
+    if (s[2] == "nodes" && s.size() == 3) return node_list();
+    if (s[2] == "nodes" && s.size() == 4) {
+      const auto* n = find_node(s[3]);
+      if (n == nullptr) return status_response(Status::not_found({"", "nodes"}, s[3]));
+      return json_response(node_json(*n, false).dump());
+    }
+    if (s[2] == "namespaces") {
+      if (s.size() == 3) return namespace_list();
+      if (!namespace_exists(s[3]) && s.size() == 4) return status_response(Status::not_found({"", "namespaces"}, s[3]));
+      if (s.size() == 4) return json_response(namespace_json(s[3], false).dump());
+      if (s[4] == "pods" && s.size() == 5) return pod_list(s[3]);
+      if (s[4] == "pods" && s.size() == 6) {
+        const auto* p = find_pod(s[3], s[5]);
+        if (p == nullptr) return status_response(Status::not_found({"", "pods"}, s[5]));
+        return json_response(pod_json(*p, false).dump());
+      }
+    }
+    return not_found();
+  }
+
+  json pod_json(const SimPod& p, bool item) const {
+    const auto& w = f_.world.workloads[p.workload];
+    bool ready = f_.ready(p, now_);
+    auto ready_time = ready ? f_.ready_since(p) : p.created;
+    auto created = k8s::format_time(p.created);
+    std::string rs = w.name + "-" + p.template_hash;
+    json meta{{"name", p.name},
+              {"generateName", rs + "-"},
+              {"namespace", w.namespace_name},
+              {"uid", p.uid},
+              {"resourceVersion", rv()},
+              {"creationTimestamp", created},
+              {"labels", labels_json(pod_labels(p))},
+              {"ownerReferences",
+               json::array({{{"apiVersion", "apps/v1"},
+                             {"kind", "ReplicaSet"},
+                             {"name", rs},
+                             {"uid", object_uid(spec_.name + "/" + w.namespace_name + "/" + rs)},
+                             {"controller", true},
+                             {"blockOwnerDeletion", true}}})}};
+    if (p.deleted) {
+      // apiserver sets deletionTimestamp to when the grace period ends.
+      meta["deletionTimestamp"] = k8s::format_time(*p.deleted + w.termination_grace);
+      meta["deletionGracePeriodSeconds"] = w.termination_grace.count();
+    }
+    json containers = json::array();
+    json statuses = json::array();
+    bool any_resources = false, guaranteed = true;
+    for (const auto& c : w.containers) {
+      json resources = json::object();
+      if (!c.requests.empty()) resources["requests"] = resource_list_json(c.requests);
+      if (!c.limits.empty()) resources["limits"] = resource_list_json(c.limits);
+      any_resources = any_resources || !c.requests.empty() || !c.limits.empty();
+      for (const char* r : {"cpu", "memory"}) {
+        auto l = c.limits.find(r);
+        auto q = c.requests.find(r);
+        if (l == c.limits.end() || (q != c.requests.end() && q->second != l->second)) guaranteed = false;
+      }
+      containers.push_back({{"name", c.name},
+                            {"image", c.image},
+                            {"imagePullPolicy", "IfNotPresent"},
+                            {"resources", resources},
+                            {"terminationMessagePath", "/dev/termination-log"},
+                            {"terminationMessagePolicy", "File"}});
+      statuses.push_back({{"name", c.name},
+                          {"image", c.image},
+                          {"imageID", "docker.io/library/" + c.image + "@sha256:" + std::string(64, '0')},
+                          {"containerID", "containerd://" + p.uid},
+                          {"ready", ready},
+                          {"started", true},
+                          {"restartCount", 0},
+                          {"state", {{"running", {{"startedAt", created}}}}}});
+    }
+    auto condition = [&](const char* type, bool status, k8s::Timestamp at) {
+      return json{{"type", type},
+                  {"status", status ? "True" : "False"},
+                  {"lastProbeTime", nullptr},
+                  {"lastTransitionTime", k8s::format_time(at)}};
+    };
+    json conditions = json::array({condition("Initialized", true, p.created), condition("Ready", ready, ready_time),
+                                   condition("ContainersReady", ready, ready_time),
+                                   condition("PodScheduled", true, p.created)});
+    if (!ready) {
+      conditions[1]["reason"] = conditions[2]["reason"] = "ContainersNotReady";
+      conditions[1]["message"] = conditions[2]["message"] = "containers with unready status";
+    }
+    std::string pod_ip = "10.244." + std::to_string(m_ + 1) + "." + std::to_string(2 + (p.uid[0] % 16) * 16 + (p.uid[1] % 16));
+    json out = json::object();
+    if (!item) {
+      out["kind"] = "Pod";
+      out["apiVersion"] = "v1";
+    }
+    out["metadata"] = std::move(meta);
+    out["spec"] = {{"containers", containers},
+                   {"nodeName", p.node},
+                   {"restartPolicy", "Always"},
+                   {"schedulerName", "default-scheduler"},
+                   {"serviceAccountName", "default"},
+                   {"terminationGracePeriodSeconds", w.termination_grace.count()},
+                   {"dnsPolicy", "ClusterFirst"}};
+    out["status"] = {{"phase", "Running"},
+                     {"conditions", conditions},
+                     {"hostIP", node_ip(p.node)},
+                     {"podIP", pod_ip},
+                     {"podIPs", json::array({{{"ip", pod_ip}}})},
+                     {"startTime", created},
+                     {"containerStatuses", statuses},
+                     {"qosClass", !any_resources ? "BestEffort" : (guaranteed ? "Guaranteed" : "Burstable")}};
+    return out;
+  }
+
+  HttpResponse pod_list(std::string_view ns) const {
+    k8s::LabelSelector labels;
+    k8s::FieldSelector fields;
+    if (auto error = selectors(labels, fields)) return *error;
+    json items = json::array();
+    for (const auto* p : pods(ns)) {
+      const auto& pns = f_.world.workloads[p->workload].namespace_name;
+      if (!labels.matches(pod_labels(*p)) || !fields.matches(p->name, pns)) continue;
+      items.push_back(pod_json(*p, true));
+    }
+    json out{{"kind", "PodList"}, {"apiVersion", "v1"}, {"metadata", {{"resourceVersion", rv()}}}, {"items", items}};
+    return json_response(out.dump());
+  }
+
+  json node_json(const NodeSpec& n, bool item) const {
+    auto started = k8s::format_time(f_.started);
+    k8s::ResourceList capacity{{"cpu", n.cpu},
+                               {"memory", n.memory},
+                               {"pods", k8s::Quantity::from_value(110, k8s::QuantityFormat::DecimalSI)},
+                               {"ephemeral-storage", k8s::Quantity::parse("100Gi").value()}};
+    json out = json::object();
+    if (!item) {
+      out["kind"] = "Node";
+      out["apiVersion"] = "v1";
+    }
+    out["metadata"] = {{"name", n.name},
+                       {"uid", object_uid(spec_.name + "/node/" + n.name)},
+                       {"resourceVersion", rv()},
+                       {"creationTimestamp", started},
+                       {"labels", labels_json(n.labels)}};
+    out["spec"] = json::object();
+    out["status"] = {
+        {"capacity", resource_list_json(capacity)},
+        {"allocatable", resource_list_json(capacity)},
+        {"conditions",
+         json::array({{{"type", "Ready"},
+                       {"status", "True"},
+                       {"reason", "KubeletReady"},
+                       {"message", "kubelet is posting ready status"},
+                       {"lastHeartbeatTime", k8s::format_time(now_)},
+                       {"lastTransitionTime", started}}})},
+        {"addresses", json::array({{{"type", "InternalIP"}, {"address", node_ip(n.name)}},
+                                   {{"type", "Hostname"}, {"address", n.name}}})},
+        {"nodeInfo",
+         {{"machineID", ""},
+          {"systemUUID", object_uid(n.name)},
+          {"bootID", ""},
+          {"kernelVersion", "6.1.0"},
+          {"osImage", "fedmetrics simulated node"},
+          {"containerRuntimeVersion", "containerd://1.7.0"},
+          {"kubeletVersion", spec_.kubernetes_version},
+          {"kubeProxyVersion", spec_.kubernetes_version},
+          {"operatingSystem", "linux"},
+          {"architecture", "amd64"}}}};
+    return out;
+  }
+
+  HttpResponse node_list() const {
+    k8s::LabelSelector labels;
+    k8s::FieldSelector fields;
+    if (auto error = selectors(labels, fields)) return *error;
+    std::vector<const NodeSpec*> nodes;
+    for (const auto& n : spec_.nodes)
+      if (labels.matches(n.labels) && fields.matches(n.name, "")) nodes.push_back(&n);
+    std::sort(nodes.begin(), nodes.end(), [](auto* a, auto* b) { return a->name < b->name; });
+    json items = json::array();
+    for (const auto* n : nodes) items.push_back(node_json(*n, true));
+    json out{{"kind", "NodeList"}, {"apiVersion", "v1"}, {"metadata", {{"resourceVersion", rv()}}}, {"items", items}};
+    return json_response(out.dump());
+  }
+
+  json namespace_json(const std::string& ns, bool item) const {
+    json out = json::object();
+    if (!item) {
+      out["kind"] = "Namespace";
+      out["apiVersion"] = "v1";
+    }
+    out["metadata"] = {{"name", ns},
+                       {"uid", object_uid(spec_.name + "/namespace/" + ns)},
+                       {"resourceVersion", rv()},
+                       {"creationTimestamp", k8s::format_time(f_.started)},
+                       {"labels", {{"kubernetes.io/metadata.name", ns}}}};
+    out["spec"] = {{"finalizers", {"kubernetes"}}};
+    out["status"] = {{"phase", "Active"}};
+    return out;
+  }
+
+  HttpResponse namespace_list() const {
+    k8s::LabelSelector labels;
+    k8s::FieldSelector fields;
+    if (auto error = selectors(labels, fields)) return *error;
+    auto names = f_.world.namespaces;
+    std::sort(names.begin(), names.end());
+    json items = json::array();
+    for (const auto& ns : names)
+      if (labels.matches(k8s::Labels{{"kubernetes.io/metadata.name", ns}}) && fields.matches(ns, ""))
+        items.push_back(namespace_json(ns, true));
+    json out{{"kind", "NamespaceList"}, {"apiVersion", "v1"}, {"metadata", {{"resourceVersion", rv()}}}, {"items", items}};
+    return json_response(out.dump());
+  }
+
+  // ---- discovery ----
+  std::vector<std::string> custom_versions() const {
+    std::vector<std::string> out;
+    if (spec_.apis.custom_v1beta2) out.emplace_back("custom.metrics.k8s.io/v1beta2");
+    if (spec_.apis.custom_v1beta1) out.emplace_back("custom.metrics.k8s.io/v1beta1");
+    return out;
+  }
+
+  std::vector<k8s::APIGroup> groups() const {
+    std::vector<k8s::APIGroup> out;
+    if (spec_.apis.metrics) out.push_back(k8s::make_api_group(kMetricsGroup, {"metrics.k8s.io/v1beta1"}));
+    if (spec_.apis.custom()) out.push_back(k8s::make_api_group(kCustomGroup, custom_versions()));
+    if (spec_.apis.external)
+      out.push_back(k8s::make_api_group(kExternalGroup, {"external.metrics.k8s.io/v1beta1"}));
+    return out;
+  }
+
+  // Whether this member serves group/version.
+  bool serves(std::string_view group, std::string_view version) const {
+    for (const auto& g : groups())
+      if (g.name == group)
+        for (const auto& v : g.versions)
+          if (v.version == version) return true;
+    return false;
+  }
+
+  // The custom metrics this member's Prometheus has series for: those of the
+  // workloads propagated here.
+  std::set<std::string> custom_metric_names() const {
+    std::set<std::string> out;
+    for (const auto& w : f_.world.workloads)
+      if (std::find(w.propagation.clusters.begin(), w.propagation.clusters.end(), spec_.name) !=
+          w.propagation.clusters.end())
+        out.insert(w.custom_metrics.begin(), w.custom_metrics.end());
+    return out;
+  }
+
+  std::vector<const ExternalMetricSpec*> external_series() const {
+    std::vector<const ExternalMetricSpec*> out;
+    for (const auto& e : f_.world.external_metrics)
+      if (e.members.empty() || std::find(e.members.begin(), e.members.end(), spec_.name) != e.members.end())
+        out.push_back(&e);
+    return out;
+  }
+
+  k8s::APIResourceList resources(std::string_view group, std::string_view version) const {
+    k8s::APIResourceList list;
+    list.group_version = std::string(group) + "/" + std::string(version);
+    if (group == kMetricsGroup) {
+      list.resources = {{"nodes", "", false, "NodeMetrics", {"get", "list"}},
+                        {"pods", "", true, "PodMetrics", {"get", "list"}}};
+    } else if (group == kCustomGroup) {
+      // prometheus-adapter: one entry per (resource, metric); namespaces are
+      // cluster-scoped (series_registry.go).
+      for (const auto& m : custom_metric_names()) {
+        list.resources.push_back({"deployments.apps/" + m, "", true, "MetricValueList", {"get"}});
+        list.resources.push_back({"namespaces/" + m, "", false, "MetricValueList", {"get"}});
+        list.resources.push_back({"pods/" + m, "", true, "MetricValueList", {"get"}});
+      }
+    } else if (group == kExternalGroup) {
+      std::set<std::string> names;
+      for (const auto* e : external_series()) names.insert(e->name);
+      for (const auto& n : names) list.resources.push_back({n, "", true, "ExternalMetricValueList", {"get"}});
+    }
+    return list;
+  }
+
+  HttpResponse apis() const {
+    const auto& s = t_.segments;
+    if (s.size() == 1) return json_response(k8s::api_group_list_to_json(groups()).dump());
+    if (s.size() == 2) {
+      for (const auto& g : groups())
+        if (g.name == s[1]) return json_response(k8s::to_json(g).dump());
+      return not_found();
+    }
+    if (!serves(s[1], s[2])) return not_found();
+    if (s.size() == 3) return json_response(k8s::to_json(resources(s[1], s[2])).dump());
+    std::vector<std::string> rest(s.begin() + 3, s.end());
+    if (s[1] == kMetricsGroup) return resource_metrics(rest);
+    if (s[1] == kCustomGroup)
+      return custom_metrics(rest, s[2] == "v1beta1" ? k8s::CustomMetricsVersion::V1beta1
+                                                    : k8s::CustomMetricsVersion::V1beta2);
+    return external_metrics(rest);
+  }
+
+  // ---- metrics.k8s.io ----
+  k8s::PodMetrics pod_metrics(const SimPod& p) const {
+    k8s::PodMetrics out;
+    out.metadata.name = p.name;
+    out.metadata.namespace_name = f_.world.workloads[p.workload].namespace_name;
+    out.metadata.labels = pod_labels(p);
+    out.metadata.creation_timestamp = now_;
+    out.timestamp = now_;
+    out.window = kResourceWindow;
+    auto usage = f_.usage(p, now_);
+    for (const auto& c : usage.containers) {
+      out.containers.push_back({c.name,
+                                {{"cpu", k8s::Quantity::from_nanos(c.cpu_nanocores)},
+                                 {"memory", k8s::Quantity::from_value(c.memory_bytes, k8s::QuantityFormat::BinarySI)}}});
+    }
+    return out;
+  }
+
+  k8s::NodeMetrics node_metrics(const NodeSpec& n) const {
+    std::int64_t cpu = kNodeBaselineNanocores, memory = kNodeBaselineBytes;
+    for (const auto* p : pods("")) {
+      if (p->node != n.name) continue;
+      auto u = f_.usage(*p, now_);
+      cpu += u.cpu_nanocores();
+      memory += u.memory_bytes();
+    }
+    k8s::NodeMetrics out;
+    out.metadata.name = n.name;
+    out.metadata.labels = n.labels;
+    out.metadata.creation_timestamp = now_;
+    out.timestamp = now_;
+    out.window = kResourceWindow;
+    out.usage = {{"cpu", k8s::Quantity::from_nanos(cpu)},
+                 {"memory", k8s::Quantity::from_value(memory, k8s::QuantityFormat::BinarySI)}};
+    return out;
+  }
+
+  HttpResponse resource_metrics(const std::vector<std::string>& r) const {
+    if (r.size() == 1 && r[0] == "nodes") {
+      k8s::LabelSelector labels;
+      k8s::FieldSelector fields;
+      if (auto error = selectors(labels, fields)) return *error;
+      std::vector<k8s::NodeMetrics> items;
+      for (const auto& n : spec_.nodes)
+        if (labels.matches(n.labels) && fields.matches(n.name, "")) items.push_back(node_metrics(n));
+      std::sort(items.begin(), items.end(), [](auto& a, auto& b) { return a.metadata.name < b.metadata.name; });
+      return json_response(k8s::node_metrics_list_to_json(items).dump());
+    }
+    if (r.size() == 2 && r[0] == "nodes") {
+      const auto* n = find_node(r[1]);
+      // metrics-server looks the node up with the node lister, whose resource is "node".
+      if (n == nullptr) return status_response(Status::not_found({"", "node"}, r[1]));
+      return json_response(k8s::to_json(node_metrics(*n)).dump());
+    }
+    bool all = r.size() == 1 && r[0] == "pods";
+    bool in_ns = r.size() == 3 && r[0] == "namespaces" && r[2] == "pods";
+    if (all || in_ns) {
+      k8s::LabelSelector labels;
+      k8s::FieldSelector fields;
+      if (auto error = selectors(labels, fields)) return *error;
+      std::vector<k8s::PodMetrics> items;
+      for (const auto* p : pods(in_ns ? r[1] : "")) {
+        if (!labels.matches(pod_labels(*p))) continue;
+        if (!fields.matches(p->name, f_.world.workloads[p->workload].namespace_name)) continue;
+        items.push_back(pod_metrics(*p));
+      }
+      return json_response(k8s::pod_metrics_list_to_json(items).dump());
+    }
+    if (r.size() == 4 && r[0] == "namespaces" && r[2] == "pods") {
+      const auto* p = find_pod(r[1], r[3]);
+      if (p == nullptr) return status_response(Status::not_found({"", "pods"}, r[3]));
+      return json_response(k8s::to_json(pod_metrics(*p)).dump());
+    }
+    return not_found();
+  }
+
+  // ---- custom.metrics.k8s.io ----
+  struct Series {
+    k8s::ObjectReference object;
+    k8s::Labels object_labels;  // what labelSelector selects
+    k8s::Labels labels;         // the series' labels, what metricLabelSelector selects
+    double value = 0;  // per second
+  };
+
+  std::vector<Series> pod_series(std::string_view ns, const std::string& metric) const {
+    std::vector<Series> out;
+    for (const auto* p : pods(ns)) {
+      const auto& w = f_.world.workloads[p->workload];
+      if (std::find(w.custom_metrics.begin(), w.custom_metrics.end(), metric) == w.custom_metrics.end()) continue;
+      Series s;
+      s.object = {"Pod", w.namespace_name, p->name, "/v1", {}, {}, {}};
+      s.object_labels = pod_labels(*p);
+      s.labels = s.object_labels;
+      s.labels["namespace"] = w.namespace_name;
+      s.labels["pod"] = p->name;
+      s.value = f_.usage(*p, now_).requests_per_second;
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+  std::vector<Series> deployment_series(std::string_view ns, const std::string& metric) const {
+    std::vector<Series> out;
+    for (std::size_t i = 0; i < f_.world.workloads.size(); ++i) {
+      const auto& w = f_.world.workloads[i];
+      if (!ns.empty() && w.namespace_name != ns) continue;
+      if (std::find(w.custom_metrics.begin(), w.custom_metrics.end(), metric) == w.custom_metrics.end()) continue;
+      if (std::find(w.propagation.clusters.begin(), w.propagation.clusters.end(), spec_.name) ==
+          w.propagation.clusters.end())
+        continue;
+      Series s;
+      s.object = {"Deployment", w.namespace_name, w.name, "apps/v1", {}, {}, {}};
+      s.object_labels = w.labels;
+      s.labels = w.labels;
+      s.labels["namespace"] = w.namespace_name;
+      s.labels["deployment"] = w.name;
+      for (const auto* p : pods(w.namespace_name))
+        if (p->workload == i) s.value += f_.usage(*p, now_).requests_per_second;
+      out.push_back(std::move(s));
+    }
+    std::sort(out.begin(), out.end(), [](auto& a, auto& b) {
+      return a.object.namespace_name != b.object.namespace_name ? a.object.namespace_name < b.object.namespace_name
+                                                                : a.object.name < b.object.name;
+    });
+    return out;
+  }
+
+  std::vector<Series> namespace_series(std::string_view ns, const std::string& metric) const {
+    std::vector<Series> out;
+    auto names = f_.world.namespaces;
+    std::sort(names.begin(), names.end());
+    for (const auto& name : names) {
+      if (ns != "*" && name != ns) continue;
+      auto in_ns = pod_series(name, metric);
+      if (in_ns.empty()) continue;
+      Series s;
+      s.object = {"Namespace", "", name, "/v1", {}, {}, {}};
+      s.labels = {{"namespace", name}};
+      for (const auto& p : in_ns) s.value += p.value;
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+  HttpResponse custom_metrics(const std::vector<std::string>& r, k8s::CustomMetricsVersion version) const {
+    // custom-metrics-apiserver's routes (cmhandlers.go).
+    std::string ns, resource, name, metric;
+    bool namespace_metric = false;
+    if (r.size() == 4 && r[0] == "namespaces" && r[2] == "metrics") {
+      ns = r[1];
+      resource = "namespaces";
+      metric = r[3];
+      namespace_metric = true;
+    } else if (r.size() == 5 && r[0] == "namespaces") {
+      ns = r[1];
+      resource = r[2];
+      name = r[3];
+      metric = r[4];
+    } else if (r.size() == 3 && r[0] != "namespaces") {
+      resource = r[0];
+      name = r[1];
+      metric = r[2];
+    } else {
+      return status_response(Status::bad_request("invalid request path"));
+    }
+    auto gr_text = resource;
+    auto dot = resource.find('.');
+    GroupResource gr{dot == std::string::npos ? "" : resource.substr(dot + 1), resource.substr(0, dot)};
+
+    auto msel_text = detail::query_value(t_.query, "metricLabelSelector");
+    auto msel = k8s::LabelSelector::parse(msel_text);
+    if (!msel) return status_response(Status::bad_request(msel.error().message));
+    bool wildcard = name == "*";
+    k8s::LabelSelector objects;
+    if (wildcard) {
+      auto l = k8s::LabelSelector::parse(detail::query_value(t_.query, "labelSelector"));
+      if (!l) return status_response(Status::bad_request(l.error().message));
+      objects = std::move(*l);
+    }
+    auto fsel = detail::query_value(t_.query, "fieldSelector");
+    if (!fsel.empty() && !wildcard && !namespace_metric) {
+      auto fs = k8s::FieldSelector::parse(fsel);
+      if (!fs) return status_response(Status::bad_request(fs.error().message));
+      for (const auto& req : fs->requirements())
+        if (req.field == "metadata.name" && !req.negated && req.value != name)
+          return status_response(Status::bad_request("fieldSelector metadata.name doesn't match requested name"));
+    }
+
+    auto known = custom_metric_names();
+    if (!known.contains(metric)) {
+      if (namespace_metric) return status_response(Status::metric_not_found(metric, gr, ns == "*" ? "" : ns));
+      return status_response(Status::metric_not_found(metric, gr, wildcard ? "" : name));
+    }
+    std::vector<Series> series;
+    if (namespace_metric) series = namespace_series(ns, metric);
+    else if (gr.resource == "pods" && gr.group.empty()) series = pod_series(ns, metric);
+    else if (gr.resource == "deployments" && (gr.group == "apps" || gr.group.empty())) series = deployment_series(ns, metric);
+    else return status_response(Status::metric_not_found(metric, gr, wildcard ? "" : name));
+
+    std::vector<k8s::MetricValue> items;
+    for (const auto& s : series) {
+      if (!namespace_metric) {
+        if (wildcard ? !objects.matches(s.object_labels) : s.object.name != name)
+          continue;
+      }
+      if (!msel->matches(s.labels)) continue;
+      k8s::MetricValue v;
+      v.described_object = s.object;
+      v.metric_name = metric;
+      v.metric_selector = msel->empty() ? json(nullptr) : msel->to_object();
+      v.timestamp = now_;
+      v.window_seconds = kCustomWindowSeconds;
+      // prometheus-adapter: resource.NewMilliQuantity(int64(value*1000.0), DecimalSI).
+      v.value = k8s::Quantity::from_milli(static_cast<std::int64_t>(s.value * 1000.0), k8s::QuantityFormat::DecimalSI);
+      items.push_back(std::move(v));
+    }
+    if (items.empty() && !wildcard && !(namespace_metric && ns == "*")) {
+      auto who = namespace_metric ? ns : name;
+      return status_response(Status::metric_not_found(metric, gr, who, msel->empty() ? "" : msel->to_string()));
+    }
+    return json_response(k8s::metric_value_list_to_json(items, version).dump());
+  }
+
+  // ---- external.metrics.k8s.io ----
+  HttpResponse external_metrics(const std::vector<std::string>& r) const {
+    if (r.size() != 3 || r[0] != "namespaces") return not_found();
+    const auto& ns = r[1];
+    const auto& metric = r[2];
+    auto sel = k8s::LabelSelector::parse(detail::query_value(t_.query, "labelSelector"));
+    if (!sel) return status_response(Status::bad_request(sel.error().message));
+    bool known = false;
+    std::vector<k8s::ExternalMetricValue> items;
+    for (const auto* e : external_series()) {
+      if (e->name != metric) continue;
+      known = true;
+      if (!e->namespace_name.empty() && e->namespace_name != ns) continue;
+      if (!sel->matches(e->labels)) continue;
+      items.push_back({e->name, e->labels, now_, kCustomWindowSeconds, e->value});
+    }
+    if (!known) return status_response(Status::metric_not_found(metric, {std::string(kExternalGroup), "namespaces"}, ns));
+    return json_response(k8s::external_metric_value_list_to_json(items).dump());
+  }
+
+  const Federation& f_;
+  std::size_t m_;
+  const MemberSpec& spec_;
+  const MemberState& state_;
+  const detail::Target& t_;
+  k8s::Timestamp now_;
+};
+
+// k8s.io/apimachinery/pkg/util/duration.HumanDuration: kubectl's AGE column.
+std::string human_duration(std::chrono::nanoseconds d) {
+  using std::to_string;
+  auto seconds = std::chrono::duration_cast<std::chrono::seconds>(d).count();
+  if (seconds < -1) return "<invalid>";
+  if (seconds < 0) return "0s";
+  if (seconds < 120) return to_string(seconds) + "s";
+  auto minutes = seconds / 60;
+  if (minutes < 10) return seconds % 60 == 0 ? to_string(minutes) + "m" : to_string(minutes) + "m" + to_string(seconds % 60) + "s";
+  if (minutes < 180) return to_string(minutes) + "m";
+  auto hours = minutes / 60;
+  if (hours < 8) return minutes % 60 == 0 ? to_string(hours) + "h" : to_string(hours) + "h" + to_string(minutes % 60) + "m";
+  if (hours < 48) return to_string(hours) + "h";
+  if (hours < 24 * 8) return hours % 24 == 0 ? to_string(hours / 24) + "d" : to_string(hours / 24) + "d" + to_string(hours % 24) + "h";
+  if (hours < 24 * 365 * 2) return to_string(hours / 24) + "d";
+  auto days = (hours / 24) % 365;
+  if (hours < 24 * 365 * 8) return days == 0 ? to_string(hours / 24 / 365) + "y" : to_string(hours / 24 / 365) + "y" + to_string(days) + "d";
+  return to_string(hours / 24 / 365) + "y";
+}
+
+json column(const char* name, const char* type, int priority, const char* format = "") {
+  return json{{"name", name}, {"type", type}, {"format", format}, {"description", ""}, {"priority", priority}};
+}
+
+// A core list or object as the meta.k8s.io/v1 Table that `kubectl get` asks
+// for, with the columns of kube-apiserver's printers (pkg/printers/internalversion).
+// nullopt for kinds that have no table here.
+std::optional<json> to_table(const json& doc, k8s::Timestamp now) {
+  if (!doc.is_object() || !doc.contains("kind")) return std::nullopt;
+  std::string kind = doc["kind"];
+  bool list = kind.size() > 4 && kind.ends_with("List");
+  if (list) kind = kind.substr(0, kind.size() - 4);
+  json items = list ? doc["items"] : json::array({doc});
+  auto age = [&](const json& item) {
+    auto created = k8s::parse_time(item["metadata"].value("creationTimestamp", ""));
+    return created ? human_duration(now - *created) : std::string("<unknown>");
+  };
+  json columns, rows = json::array();
+  if (kind == "Pod") {
+    columns = {column("Name", "string", 0, "name"), column("Ready", "string", 0), column("Status", "string", 0),
+               column("Restarts", "string", 0),     column("Age", "string", 0),   column("IP", "string", 1),
+               column("Node", "string", 1),         column("Nominated Node", "string", 1),
+               column("Readiness Gates", "string", 1)};
+    for (const auto& p : items) {
+      int ready = 0, total = 0;
+      for (const auto& c : p["status"]["containerStatuses"]) {
+        ++total;
+        if (c.value("ready", false)) ++ready;
+      }
+      std::string status = p["metadata"].contains("deletionTimestamp") ? "Terminating" : p["status"].value("phase", "");
+      rows.push_back({{"cells", {p["metadata"]["name"], std::to_string(ready) + "/" + std::to_string(total), status, "0",
+                                 age(p), p["status"].value("podIP", ""), p["spec"].value("nodeName", ""), "<none>", "<none>"}}});
+    }
+  } else if (kind == "Node") {
+    columns = {column("Name", "string", 0, "name"), column("Status", "string", 0),  column("Roles", "string", 0),
+               column("Age", "string", 0),          column("Version", "string", 0), column("Internal-IP", "string", 1),
+               column("External-IP", "string", 1),  column("OS-Image", "string", 1), column("Kernel-Version", "string", 1),
+               column("Container-Runtime", "string", 1)};
+    for (const auto& n : items) {
+      const auto& info = n["status"]["nodeInfo"];
+      rows.push_back({{"cells", {n["metadata"]["name"], "Ready", "<none>", age(n), info["kubeletVersion"],
+                                 n["status"]["addresses"][0]["address"], "<none>", info["osImage"], info["kernelVersion"],
+                                 info["containerRuntimeVersion"]}}});
+    }
+  } else if (kind == "Namespace") {
+    columns = {column("Name", "string", 0, "name"), column("Status", "string", 0), column("Age", "string", 0)};
+    for (const auto& n : items) rows.push_back({{"cells", {n["metadata"]["name"], n["status"]["phase"], age(n)}}});
+  } else {
+    return std::nullopt;
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    rows[i]["object"] = {{"kind", "PartialObjectMetadata"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", items[i]["metadata"]}};
+  json meta = json::object();
+  if (list && doc["metadata"].contains("resourceVersion")) meta["resourceVersion"] = doc["metadata"]["resourceVersion"];
+  return json{{"kind", "Table"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", meta}, {"columnDefinitions", columns},
+              {"rows", rows}};
+}
+
+bool authenticated(const Federation& f, std::size_t member, const HttpRequest& request) {
+  if (f.members[member].faults.expired_token) return false;
+  // apiserver's bearer-token authenticator: "Bearer <token>", scheme case-insensitive.
+  auto value = detail::header(request, "Authorization");
+  auto space = value.find(' ');
+  if (space == std::string_view::npos) return false;
+  auto scheme = value.substr(0, space);
+  auto token = value.substr(space + 1);
+  std::string lower(scheme);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lower != "bearer" || token.empty() || token.find(' ') != std::string_view::npos) return false;
+  const auto& name = f.world.members[member].name;
+  for (const auto& u : f.world.users) {
+    if (u.token != token) continue;
+    if (u.members.empty() || std::find(u.members.begin(), u.members.end(), name) != u.members.end()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+HttpResponse MemberApi::handle(const HttpRequest& request, k8s::Timestamp now, double fault_draw) const {
+  const auto& faults = federation_.members[member_].faults;
+  auto target = detail::parse_target(request.target);
+  if (!target.valid) return status_response(Status::bad_request("invalid URL escape in the request path"));
+  const auto& s = target.segments;
+  // Health endpoints are open to anyone (apiserver's AlwaysAllowPaths), as kubelet probes send no credentials.
+  if (s.size() == 1 && (s[0] == "healthz" || s[0] == "livez" || s[0] == "readyz")) return text_response("ok");
+  if (!authenticated(federation_, member_, request)) return status_response(Status::unauthorized());
+  if (fault_draw < faults.error_rate) return status_response(Status::internal_error("simulated fault"));
+
+  bool read = request.method == "GET" || request.method == "HEAD";
+  auto watch = detail::query_value(target.query, "watch");
+  HttpResponse response;
+  if (!read) {
+    response = status_response(Status::method_not_allowed(verb_for(request.method), resource_of(s)));
+  } else if (watch == "true" || watch == "1") {
+    response = status_response(Status::method_not_allowed("watch", resource_of(s)));
+  } else {
+    response = Responder(federation_, member_, target, now).route();
+    // kubectl get asks for a Table (Accept: application/json;as=Table;v=v1;g=meta.k8s.io,...).
+    bool table = detail::header(request, "Accept").find("as=Table") != std::string_view::npos;
+    if (table && response.status == 200 && !s.empty() && s[0] == "api") {
+      if (auto t = to_table(json::parse(response.body, nullptr, false), now)) response.body = t->dump();
+    }
+  }
+  if (faults.malformed_json && response.status == 200 && response.content_type == "application/json") {
+    // Cut mid-document: a body that no JSON parser accepts.
+    response.body = response.body.substr(0, response.body.size() / 2);
+  }
+  return response;
+}
+
+}  // namespace fedmetrics::sim

@@ -1,0 +1,242 @@
+// The simulator's shell: certificates, listeners, timers and the control
+// endpoint around the pure MemberApi and control handlers.
+#include "fedmetrics/sim/sim_command.hpp"
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "fedmetrics/sim/control_api.hpp"
+#include "fedmetrics/sim/federation.hpp"
+#include "fedmetrics/sim/kubeconfig.hpp"
+#include "fedmetrics/sim/member_api.hpp"
+#include "fedmetrics/transport/certificate_authority.hpp"
+#include "fedmetrics/transport/tls_server.hpp"
+
+namespace fedmetrics::sim {
+
+namespace {
+
+namespace fs = std::filesystem;
+using transport::HttpRequest;
+using transport::HttpResponse;
+using transport::TlsServer;
+
+// How long a black hole holds a request whose client stays connected.
+constexpr auto kBlackholeCap = std::chrono::minutes(10);
+
+k8s::Timestamp wall_now() {
+  return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
+}
+
+struct MemberCertificates {
+  std::string cert_file, key_file;              // signed by the simulator's CA
+  std::string wrong_cert_file, wrong_key_file;  // signed by another CA
+};
+
+// Everything the handlers share. The federation is an immutable snapshot
+// swapped whole; writers (the control endpoint) serialise on `write_mutex`.
+struct Simulation {
+  std::atomic<std::shared_ptr<const Federation>> state;
+  std::mutex write_mutex;
+  std::vector<std::unique_ptr<TlsServer>> members;
+  std::vector<MemberCertificates> certificates;
+  std::vector<std::mt19937_64> rngs;  // per member, for the error-rate fault
+  std::vector<std::unique_ptr<std::mutex>> rng_mutexes;
+
+  double draw(std::size_t member) {
+    std::lock_guard lock(*rng_mutexes[member]);
+    return std::uniform_real_distribution<double>(0.0, 1.0)(rngs[member]);
+  }
+
+  // The faults a listener applies: refusal and the wrong certificate.
+  void apply_listener_faults(std::size_t i, const Faults& before, const Faults& after) {
+    if (before.refuse != after.refuse) members[i]->set_accepting(!after.refuse);
+    if (before.wrong_certificate != after.wrong_certificate) {
+      const auto& c = certificates[i];
+      if (after.wrong_certificate) members[i]->set_certificate(c.wrong_cert_file, c.wrong_key_file);
+      else members[i]->set_certificate(c.cert_file, c.key_file);
+    }
+  }
+
+  void handle_member(std::size_t i, HttpRequest request, std::function<void(HttpResponse)> respond) {
+    auto snapshot = state.load();
+    const auto& faults = snapshot->members[i].faults;
+    if (faults.blackhole) {
+      // Never answers; the listener closes the connection when the client
+      // goes, and this cap closes it otherwise.
+      members[i]->schedule(kBlackholeCap, [respond] { respond(HttpResponse{0, {}, {}, {}}); });
+      return;
+    }
+    auto response = MemberApi(*snapshot, i).handle(request, wall_now(), draw(i));
+    spdlog::debug("{} {} {} -> {}", snapshot->world.members[i].name, request.method, request.target, response.status);
+    auto delay = snapshot->world.members[i].latency + faults.latency;
+    if (delay.count() > 0) {
+      members[i]->schedule(delay, [respond, response = std::move(response)] { respond(response); });
+    } else {
+      respond(std::move(response));
+    }
+  }
+
+  HttpResponse handle_control(const HttpRequest& request) {
+    std::lock_guard lock(write_mutex);
+    auto current = state.load();
+    auto outcome = handle_control_request(*current, request, wall_now());
+    spdlog::info("control {} {} -> {}", request.method, request.target, outcome.response.status);
+    if (outcome.updated) {
+      auto next = std::make_shared<const Federation>(std::move(*outcome.updated));
+      for (std::size_t i = 0; i < members.size(); ++i) {
+        try {
+          apply_listener_faults(i, current->members[i].faults, next->members[i].faults);
+        } catch (const std::exception& e) {
+          spdlog::error("member {}: {}", next->world.members[i].name, e.what());
+        }
+      }
+      state.store(std::move(next));
+    }
+    return outcome.response;
+  }
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("--world " + path + ": cannot read the file");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out || !(out << text)) throw std::runtime_error("cannot write " + path.string());
+}
+
+}  // namespace
+
+CLI::App* add_sim_command(CLI::App& app, SimOptions& options) {
+  auto* sim = app.add_subcommand(
+      "sim",
+      "Run a simulated Karmada federation's member clusters on 127.0.0.1: each serves the Kubernetes core\n"
+      "pods/nodes APIs, metrics.k8s.io, custom.metrics.k8s.io and external.metrics.k8s.io as its world file\n"
+      "declares, over TLS with bearer tokens. Load and faults change at run time through the control endpoint\n"
+      "(PUT /sim/v1/namespaces/{ns}/workloads/{name}/load, PUT /sim/v1/members/{name}/faults).");
+  sim->add_option("--world", options.world_file,
+                  "World file (YAML): members, nodes, namespaces, workloads and their propagation, load, users "
+                  "and tokens, external metrics, faults (see examples/worlds/)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sim->add_option("--out-dir", options.out_dir,
+                  "Directory for ca.crt/ca.key (reused when present), member certificates and members.kubeconfig")
+      ->capture_default_str();
+  sim->add_option("--seed", options.seed, "Seed of the random draws behind the errorRate fault (reproducible runs)")
+      ->capture_default_str();
+  sim->add_option("--control-port", options.control_port,
+                  "Port of the control endpoint on 127.0.0.1 (0 = any free port)")
+      ->capture_default_str();
+  sim->add_flag("-v,--verbose", options.verbosity, "Log more on stderr: -v logs every member request and connection errors");
+  return sim;
+}
+
+int run_sim(const SimOptions& options) {
+  auto started = std::chrono::steady_clock::now();
+  // Logs go to stderr: stdout carries only the lines scripts wait for.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("sim"));
+  spdlog::set_level(options.verbosity >= 2 ? spdlog::level::trace
+                    : options.verbosity == 1 ? spdlog::level::debug
+                                             : spdlog::level::info);
+  auto parsed = parse_world(read_file(options.world_file));
+  if (!parsed) throw std::runtime_error("--world " + options.world_file + ": " + parsed.error().message);
+  World world = std::move(*parsed);
+
+  fs::path out_dir = fs::absolute(options.out_dir);
+  std::error_code ec;
+  fs::create_directories(out_dir / "members", ec);
+  if (ec) throw std::runtime_error("--out-dir " + out_dir.string() + ": " + ec.message());
+
+  auto ca = transport::CertificateAuthority::load_or_create(out_dir.string(), "ca", "fedmetrics-sim-ca");
+  // The "wrong certificate" fault: the same names, signed by a CA nobody trusts.
+  auto rogue = transport::CertificateAuthority::create("fedmetrics-sim-rogue-ca");
+
+  auto sim = std::make_shared<Simulation>();
+  sim->state.store(std::make_shared<const Federation>(Federation::create(world, wall_now())));
+  for (std::size_t i = 0; i < world.members.size(); ++i) {
+    const auto& m = world.members[i];
+    MemberCertificates c;
+    c.cert_file = (out_dir / "members" / (m.name + ".crt")).string();
+    c.key_file = (out_dir / "members" / (m.name + ".key")).string();
+    c.wrong_cert_file = (out_dir / "members" / (m.name + "-wrong.crt")).string();
+    c.wrong_key_file = (out_dir / "members" / (m.name + "-wrong.key")).string();
+    std::vector<std::string> dns{"localhost", m.name};
+    std::vector<std::string> ips{"127.0.0.1"};
+    ca.issue_serving_certificate(c.cert_file, c.key_file, m.name, dns, ips);
+    rogue.issue_serving_certificate(c.wrong_cert_file, c.wrong_key_file, m.name, dns, ips);
+    sim->certificates.push_back(std::move(c));
+    sim->rngs.emplace_back(options.seed + i);
+    sim->rng_mutexes.push_back(std::make_unique<std::mutex>());
+  }
+
+  for (std::size_t i = 0; i < world.members.size(); ++i) {
+    transport::TlsServerOptions o;
+    o.bind_address = "127.0.0.1";
+    o.port = world.members[i].port;
+    o.cert_file = sim->certificates[i].cert_file;
+    o.key_file = sim->certificates[i].key_file;
+    o.threads = 1;
+    o.abandon_when_client_closes = true;
+    try {
+      sim->members.push_back(std::make_unique<TlsServer>(
+          o, [s = sim.get(), i](HttpRequest request, std::function<void(HttpResponse)> respond) {
+            s->handle_member(i, std::move(request), std::move(respond));
+          }));
+    } catch (const std::exception& e) {
+      throw std::runtime_error("member " + world.members[i].name + ": " + e.what());
+    }
+  }
+  transport::TlsServerOptions control_options;
+  control_options.bind_address = "127.0.0.1";
+  control_options.port = options.control_port;
+  control_options.cert_file = sim->certificates.front().cert_file;
+  control_options.key_file = sim->certificates.front().key_file;
+  control_options.threads = 1;
+  TlsServer control(control_options, [s = sim.get()](HttpRequest request, std::function<void(HttpResponse)> respond) {
+    respond(s->handle_control(request));
+  });
+
+  // Faults declared in the world file that the listeners apply.
+  for (std::size_t i = 0; i < world.members.size(); ++i)
+    sim->apply_listener_faults(i, Faults{}, world.members[i].faults);
+
+  std::vector<std::uint16_t> ports;
+  for (const auto& s : sim->members) ports.push_back(s->port());
+  write_file(out_dir / "members.kubeconfig", members_kubeconfig(member_endpoints(world, ports), ca.certificate_file()));
+
+  std::vector<std::thread> threads;
+  for (auto& s : sim->members) threads.emplace_back([server = s.get()] { server->run(); });
+
+  for (std::size_t i = 0; i < world.members.size(); ++i)
+    std::cout << "member " << world.members[i].name << " serving on https://127.0.0.1:" << ports[i] << "\n";
+  std::cout << "control serving on https://127.0.0.1:" << control.port() << "\n";
+  std::cout << "kubeconfig " << (out_dir / "members.kubeconfig").string() << "\n";
+  std::cout << "world ready" << std::endl;
+  spdlog::info("world ready in {} ms", std::chrono::duration_cast<std::chrono::milliseconds>(
+                                           std::chrono::steady_clock::now() - started)
+                                           .count());
+
+  control.run();  // until SIGINT/SIGTERM, which stops every listener
+  for (auto& s : sim->members) s->stop();
+  for (auto& t : threads) t.join();
+  return 0;
+}
+
+}  // namespace fedmetrics::sim

@@ -1,0 +1,256 @@
+// The member-cluster client against the simulated member clusters, over real
+// TLS on loopback: keep-alive reuse, every fault mode's classification,
+// deadlines, token rotation, discovery, and the kubeconfig member source.
+#include <catch2/catch.hpp>
+
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <map>
+#include <mutex>
+#include <regex>
+
+#include "child_process.hpp"
+#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/clusterclient/kubeconfig_member_source.hpp"
+#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+
+using namespace fedmetrics;
+using namespace fedmetrics::clusterclient;
+using namespace std::chrono_literals;
+using Kind = aggregator::MemberError::Kind;
+
+namespace {
+
+// One simulated world for the whole test program (starting it takes well under a second).
+struct World {
+  std::filesystem::path dir;
+  std::unique_ptr<testing::ChildProcess> sim;
+  std::map<std::string, ClusterEndpoint> members;
+
+  World() {
+    dir = std::filesystem::temp_directory_path() / ("fedmetrics-it-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    sim = std::make_unique<testing::ChildProcess>(std::vector<std::string>{
+        FEDMETRICS_BINARY, "sim", "--world", FEDMETRICS_SOURCE_DIR "/test/integration/faults.world.yaml", "--out-dir",
+        dir.string()});
+    sim->read_until("world ready", 10s);
+    auto loaded = load_kubeconfig((dir / "members.kubeconfig").string());
+    if (!loaded) throw std::runtime_error(loaded.error().message);
+    for (auto& e : *loaded) members[e.name] = e;
+  }
+  ~World() {
+    sim.reset();
+    std::filesystem::remove_all(dir);
+  }
+  static World& get() {
+    static World world;
+    return world;
+  }
+};
+
+ClientRuntime& runtime() {
+  static ClientRuntime rt(2);
+  return rt;
+}
+
+HttpResult get_sync(HttpsClient& client, const std::string& path, std::chrono::milliseconds timeout) {
+  std::promise<HttpResult> p;
+  client.get(path, std::chrono::steady_clock::now() + timeout, [&p](HttpResult r) { p.set_value(std::move(r)); });
+  return p.get_future().get();
+}
+
+const aggregator::MemberError& expect_error(const HttpResult& r) {
+  const auto* e = std::get_if<aggregator::MemberError>(&r);
+  if (!e) FAIL("expected an error, got HTTP " << std::get<HttpReply>(r).status);
+  return *e;
+}
+
+}  // namespace
+
+TEST_CASE("HttpsClient: keep-alive, one TLS handshake for many requests", "[integration][clusterclient]") {
+  HttpsClient client(runtime(), World::get().members.at("healthy"));
+  for (int i = 0; i < 20; ++i) {
+    auto r = get_sync(client, "/apis/metrics.k8s.io/v1beta1/pods", 2s);
+    REQUIRE(std::holds_alternative<HttpReply>(r));
+    CHECK(std::get<HttpReply>(r).status == 200);
+  }
+  auto stats = client.stats();
+  CHECK(stats.requests == 20);
+  CHECK(stats.tls_handshakes == 1);
+  CHECK(stats.idle_connections == 1);
+}
+
+TEST_CASE("HttpsClient: parallel requests share a bounded pool", "[integration][clusterclient]") {
+  ClientOptions options;
+  options.max_connections = 3;
+  HttpsClient client(runtime(), World::get().members.at("healthy"), options);
+  std::vector<std::promise<HttpResult>> promises(30);
+  for (auto& p : promises)
+    client.get("/apis/metrics.k8s.io/v1beta1/nodes", std::chrono::steady_clock::now() + 5s,
+               [&p](HttpResult r) { p.set_value(std::move(r)); });
+  for (auto& p : promises) {
+    auto r = p.get_future().get();
+    REQUIRE(std::holds_alternative<HttpReply>(r));
+  }
+  CHECK(client.stats().tls_handshakes <= 3);
+  CHECK(client.stats().open_connections <= 3);
+}
+
+TEST_CASE("HttpsClient: every fault of a member maps to its error class", "[integration][clusterclient]") {
+  auto& world = World::get();
+  struct Row {
+    const char* member;
+    Kind kind;
+    int http_status;
+  };
+  const Row rows[] = {
+      {"refusing", Kind::Refused, 0},   {"garbage", Kind::MalformedResponse, 0}, {"impostor", Kind::Tls, 0},
+      {"expired", Kind::HttpStatus, 401}, {"failing", Kind::HttpStatus, 500},
+  };
+  for (const auto& row : rows) {
+    CAPTURE(row.member);
+    auto member = std::make_shared<RestMemberCluster>(runtime(), world.members.at(row.member));
+    std::promise<aggregator::MemberResult<std::vector<k8s::PodMetrics>>> p;
+    member->pod_metrics("", {}, {}, std::chrono::steady_clock::now() + 2s, [&p](auto r) { p.set_value(std::move(r)); });
+    auto result = p.get_future().get();
+    const auto* e = std::get_if<aggregator::MemberError>(&result);
+    REQUIRE(e != nullptr);
+    CHECK(e->kind == row.kind);
+    CHECK(e->http_status == row.http_status);
+    CHECK_FALSE(e->message.empty());
+    if (row.http_status == 401) {
+      REQUIRE(e->status.has_value());
+      CHECK(e->status->reason == "Unauthorized");
+    }
+  }
+}
+
+TEST_CASE("HttpsClient: deadlines hold within 50 ms, a black hole included", "[integration][clusterclient]") {
+  auto& world = World::get();
+  for (const char* member : {"slow", "blackhole"}) {
+    CAPTURE(member);
+    HttpsClient client(runtime(), world.members.at(member));
+    for (auto timeout : {100ms, 250ms}) {
+      auto start = std::chrono::steady_clock::now();
+      auto r = get_sync(client, "/apis/metrics.k8s.io/v1beta1/pods", timeout);
+      auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+      CAPTURE(took.count());
+      CHECK(expect_error(r).kind == Kind::Timeout);
+      CHECK(took >= timeout - 5ms);
+      CHECK(took <= timeout + 50ms);
+    }
+  }
+  // And the slow member answers when given the time.
+  HttpsClient slow(runtime(), world.members.at("slow"));
+  CHECK(std::holds_alternative<HttpReply>(get_sync(slow, "/version", 2s)));
+}
+
+TEST_CASE("HttpsClient: a rotated token file is picked up after a 401", "[integration][clusterclient]") {
+  auto endpoint = World::get().members.at("healthy");
+  auto token_file = World::get().dir / "rotating-token";
+  std::string good = endpoint.token;
+  std::ofstream(token_file) << "not-the-token\n";
+  endpoint.token.clear();
+  endpoint.token_file = token_file.string();
+  HttpsClient client(runtime(), endpoint);
+  auto before = get_sync(client, "/apis/metrics.k8s.io/v1beta1/pods", 2s);
+  REQUIRE(std::holds_alternative<HttpReply>(before));
+  CHECK(std::get<HttpReply>(before).status == 401);
+  std::ofstream(token_file) << good << "\n";
+  auto after = get_sync(client, "/apis/metrics.k8s.io/v1beta1/pods", 2s);
+  REQUIRE(std::holds_alternative<HttpReply>(after));
+  CHECK(std::get<HttpReply>(after).status == 200);
+}
+
+TEST_CASE("RestMemberCluster: typed calls and capability discovery", "[integration][clusterclient]") {
+  auto& world = World::get();
+  auto healthy = std::make_shared<RestMemberCluster>(runtime(), world.members.at("healthy"));
+  std::promise<bool> discovered;
+  healthy->refresh_capabilities(std::chrono::steady_clock::now() + 2s,
+                                [&discovered](bool ok, std::string) { discovered.set_value(ok); });
+  REQUIRE(discovered.get_future().get());
+  auto caps = healthy->capabilities();
+  REQUIRE(caps);
+  CHECK(caps->resource_metrics);
+  CHECK(caps->custom_metrics == k8s::CustomMetricsVersion::V1beta2);
+  CHECK(caps->external_metrics);
+  CHECK(std::any_of(caps->custom_metric_resources.begin(), caps->custom_metric_resources.end(),
+                    [](const k8s::APIResource& r) { return r.name == "pods/http_requests"; }));
+
+  std::promise<aggregator::MemberResult<std::vector<k8s::PodMetrics>>> pods;
+  healthy->pod_metrics("default", *k8s::LabelSelector::parse("app=web"), {}, std::chrono::steady_clock::now() + 2s,
+                       [&pods](auto r) { pods.set_value(std::move(r)); });
+  auto listed = pods.get_future().get();
+  REQUIRE(std::holds_alternative<std::vector<k8s::PodMetrics>>(listed));
+  CHECK(std::get<0>(listed).size() == 2);  // 4 replicas divided 1:1 over healthy and nocustom
+
+  aggregator::CustomMetricsQuery query;
+  query.resource = {"", "pods"};
+  query.namespace_name = "default";
+  query.name = "*";
+  query.metric = "http_requests";
+  std::promise<aggregator::MemberResult<std::vector<k8s::MetricValue>>> custom;
+  healthy->custom_metrics(query, std::chrono::steady_clock::now() + 2s,
+                          [&custom](auto r) { custom.set_value(std::move(r)); });
+  auto values = custom.get_future().get();
+  REQUIRE(std::holds_alternative<std::vector<k8s::MetricValue>>(values));
+  CHECK(std::get<0>(values).size() == 2);
+
+  auto nocustom = std::make_shared<RestMemberCluster>(runtime(), world.members.at("nocustom"));
+  std::promise<bool> discovered2;
+  nocustom->refresh_capabilities(std::chrono::steady_clock::now() + 2s,
+                                 [&discovered2](bool ok, std::string) { discovered2.set_value(ok); });
+  REQUIRE(discovered2.get_future().get());
+  CHECK(nocustom->capabilities()->resource_metrics);
+  CHECK_FALSE(nocustom->capabilities()->custom_metrics.has_value());
+  CHECK_FALSE(nocustom->capabilities()->external_metrics);
+}
+
+namespace {
+// A kubeconfig with one context per given member (their CA is the world's ca.crt).
+void write_kubeconfig(const std::filesystem::path& file, const std::vector<std::string>& names) {
+  auto& world = World::get();
+  std::ofstream out(file);
+  out << "apiVersion: v1\nkind: Config\nclusters:\n";
+  for (const auto& n : names)
+    out << "- name: " << n << "\n  cluster: {server: \"" << world.members.at(n).server
+        << "\", certificate-authority: ca.crt}\n";
+  out << "users:\n";
+  for (const auto& n : names) out << "- name: " << n << "\n  user: {token: \"" << world.members.at(n).token << "\"}\n";
+  out << "contexts:\n";
+  for (const auto& n : names) out << "- name: " << n << "\n  context: {cluster: " << n << ", user: " << n << "}\n";
+}
+
+std::vector<std::string> names_of(const aggregator::MemberList& list) {
+  std::vector<std::string> out;
+  for (const auto& m : list) out.push_back(m->name());
+  return out;
+}
+}  // namespace
+
+TEST_CASE("KubeconfigMemberSource: members follow the file", "[integration][clusterclient]") {
+  auto& world = World::get();
+  auto file = world.dir / "source.kubeconfig";
+  write_kubeconfig(file, {"healthy", "slow"});
+  KubeconfigSourceOptions options;
+  options.kubeconfig_files = {file.string()};
+  options.file_check_interval = 100ms;
+  KubeconfigMemberSource source(runtime(), options);
+  CHECK(names_of(*source.members()) == std::vector<std::string>{"healthy", "slow"});
+  source.wait_for_first_discovery(3s);
+  for (const auto& m : *source.members()) CHECK(m->capabilities() != nullptr);
+  auto healthy_before = source.members()->front();
+
+  // Rewritten with a member removed and one added: the snapshot follows within
+  // seconds, and the unchanged member keeps its client (and its connections).
+  std::this_thread::sleep_for(20ms);  // a distinct modification time
+  write_kubeconfig(file, {"healthy", "nocustom"});
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (std::chrono::steady_clock::now() < deadline &&
+         names_of(*source.members()) != std::vector<std::string>{"healthy", "nocustom"})
+    std::this_thread::sleep_for(50ms);
+  CHECK(names_of(*source.members()) == std::vector<std::string>{"healthy", "nocustom"});
+  CHECK(source.members()->front() == healthy_before);
+}

@@ -1,0 +1,76 @@
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "sim/sim_test_support.hpp"
+
+using namespace fedmetrics::sim;
+using namespace std::chrono_literals;
+
+namespace {
+std::size_t live(const Federation& f, std::size_t member, std::size_t workload, fedmetrics::k8s::Timestamp now) {
+  std::size_t n = 0;
+  for (const auto& p : f.members[member].pods)
+    if (p.workload == workload && f.exists(p, now) && !p.deleted) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("Federation: pods are placed by the propagation, named per member, Ready at start", "[sim][federation]") {
+  auto f = sim_test::federation();
+  CHECK(live(f, 0, 0, sim_test::t0()) == 2);  // web 4 at 1:1
+  CHECK(live(f, 1, 0, sim_test::t0()) == 2);
+  CHECK(live(f, 2, 0, sim_test::t0()) == 0);  // member3 is not in web's propagation
+  CHECK(live(f, 2, 1, sim_test::t0()) == 1);  // batch
+  std::set<std::string> names;
+  for (const auto& m : f.members)
+    for (const auto& p : m.pods) {
+      CHECK(names.insert(p.name).second);
+      CHECK(f.ready(p, sim_test::t0()));
+    }
+  const auto& p = f.members[0].pods[0];
+  CHECK_THAT(p.name, Catch::StartsWith("web-" + pod_template_hash("shop", "web", "member1") + "-"));
+  // Round-robin over the member's nodes.
+  CHECK(f.members[0].pods[0].node == "m1-node-a");
+  CHECK(f.members[0].pods[1].node == "m1-node-b");
+  CHECK(f.serving_pods(0, sim_test::t0()) == 4);
+}
+
+TEST_CASE("Federation: scaling re-divides, new pods wait for readiness, removed ones terminate", "[sim][federation]") {
+  auto w = sim_test::world();
+  w.workloads[0].readiness_delay = 10s;
+  w.workloads[0].termination_grace = 30s;
+  auto f = Federation::create(w, sim_test::t0());
+  auto t1 = sim_test::t0() + 60s;
+  auto up = f.with_replicas(0, 6, t1);
+  CHECK(up.workloads[0].placement == std::vector<TargetCluster>{{"member1", 3}, {"member2", 3}});
+  CHECK(live(up, 0, 0, t1) == 3);
+  CHECK(up.serving_pods(0, t1) == 4);         // the two new pods are not Ready yet
+  CHECK(up.serving_pods(0, t1 + 10s) == 6);
+  CHECK(up.resource_version > f.resource_version);
+
+  auto t2 = t1 + 20s;
+  auto down = up.with_replicas(0, 2, t2);
+  CHECK(live(down, 0, 0, t2) == 1);
+  std::size_t terminating = 0;
+  for (const auto& p : down.members[0].pods)
+    if (p.deleted) {
+      ++terminating;
+      CHECK(down.exists(p, t2 + 29s));
+      CHECK_FALSE(down.exists(p, t2 + 30s));
+      CHECK_FALSE(down.serving(p, t2));
+    }
+  CHECK(terminating == 2);
+  CHECK(down.serving_pods(0, t2) == 2);
+}
+
+TEST_CASE("Federation: load is spread over serving pods across members", "[sim][federation]") {
+  auto f = sim_test::federation();
+  const auto& pod = f.members[1].pods[0];
+  auto u = f.usage(pod, sim_test::t0());
+  CHECK(u.cpu_nanocores() == 251'000'000);  // 1 core over 4 pods + 1m
+  CHECK(u.requests_per_second == Approx(2.0));
+  auto g = f.with_load(0, Load{fedmetrics::k8s::Quantity::parse("4").value(), {}});
+  CHECK(g.usage(g.members[1].pods[0], sim_test::t0()).cpu_nanocores() == 500'000'000);  // capped at 500m
+  CHECK(g.usage(g.members[1].pods[0], sim_test::t0()).requests_per_second == 0.0);
+}

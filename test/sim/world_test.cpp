@@ -1,0 +1,150 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "fedmetrics/sim/world.hpp"
+#include "sim/sim_test_support.hpp"
+
+using namespace fedmetrics::sim;
+using fedmetrics::k8s::Quantity;
+
+namespace {
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+TEST_CASE("World: the shared test world parses with every field", "[sim][world]") {
+  auto w = sim_test::world();
+  REQUIRE(w.members.size() == 3);
+  CHECK(w.members[0].name == "member1");
+  CHECK(w.members[0].apis == MetricsApis{});
+  CHECK(w.members[1].apis == MetricsApis{true, false, true, false});
+  CHECK(w.members[2].apis == MetricsApis{true, false, false, false});
+  REQUIRE(w.members[0].nodes.size() == 2);
+  CHECK(w.members[0].nodes[0].cpu == Quantity::parse("4").value());
+  CHECK(w.members[0].nodes[0].labels.at("zone") == "a");
+  CHECK(w.members[0].nodes[0].labels.at("kubernetes.io/hostname") == "m1-node-a");
+  CHECK(w.members[1].nodes.size() == 1);  // default: one node
+  CHECK(w.members[1].nodes[0].name == "member2-node-1");
+  CHECK(w.namespaces == std::vector<std::string>{"default", "kube-system", "shop"});
+  REQUIRE(w.workloads.size() == 2);
+  const auto& web = w.workloads[0];
+  CHECK(web.namespace_name == "shop");
+  CHECK(web.replicas == 4);
+  CHECK(web.containers[0].requests.at("cpu") == Quantity::parse("100m").value());
+  CHECK(web.containers[0].limits.at("memory") == Quantity::parse("64Mi").value());
+  CHECK(web.propagation.clusters == std::vector<std::string>{"member1", "member2"});
+  CHECK(web.propagation.weights.at("member2") == 1);
+  CHECK(web.load.cpu == Quantity::parse("1").value());
+  CHECK(web.load.requests_per_second == Quantity::parse("8").value());
+  CHECK(web.custom_metrics == std::vector<std::string>{"http_requests"});
+  CHECK(w.workloads[1].containers[0].requests.at("cpu") == Quantity::parse("25m").value());
+  CHECK(w.users.size() == 2);
+  CHECK(w.users[1].members == std::vector<std::string>{"member2"});
+  CHECK(w.external_metrics.size() == 2);
+  CHECK(w.member_index("member3") == 2u);
+  CHECK(w.workload_index("shop", "web") == 0u);
+  CHECK_FALSE(w.workload_index("default", "web"));
+}
+
+TEST_CASE("World: the shipped example worlds parse", "[sim][world]") {
+  for (const char* name : {"nginx.yaml", "sample-app.yaml", "demo.yaml"}) {
+    INFO(name);
+    auto w = parse_world(read(std::string(FEDMETRICS_SOURCE_DIR) + "/examples/worlds/" + name));
+    REQUIRE(w.ok());
+    CHECK(w->members.size() == 3);
+  }
+  auto nginx = parse_world(read(std::string(FEDMETRICS_SOURCE_DIR) + "/examples/worlds/nginx.yaml")).value();
+  REQUIRE(nginx.workloads.size() == 1);
+  CHECK(nginx.workloads[0].containers[0].limits.at("cpu") == Quantity::parse("25m").value());
+  CHECK(nginx.workloads[0].propagation.clusters == std::vector<std::string>{"member1", "member2"});
+  auto demo = parse_world(read(std::string(FEDMETRICS_SOURCE_DIR) + "/examples/worlds/demo.yaml")).value();
+  CHECK(demo.members[1].apis == MetricsApis{true, false, true, false});
+  CHECK_FALSE(demo.members[2].apis.custom());
+}
+
+TEST_CASE("World: errors name the field", "[sim][world]") {
+  const std::string user = "users: [{name: a, token: t}]\n";
+  const std::string container = "containers: [{name: c}]";
+  struct Row {
+    std::string yaml;
+    std::string error;
+  };
+  const Row rows[] = {
+      {"", "the world file is empty"},
+      {"members: []\n" + user, "members: at least one member is required"},
+      {"members: [{name: member1}, {port: 5}]\n" + user, "members[1].name: required"},
+      {"members: [{name: member1}, {name: member1}]\n" + user, "members[1].name: duplicate member name \"member1\""},
+      {"members: [{name: Member_1}]\n" + user,
+       "members[0].name: \"Member_1\" is not a valid cluster name (RFC 1123 label)"},
+      {"members: [{name: m1, lateny: 5ms}]\n" + user, "members[0].lateny: unknown field"},
+      {"members: [{name: m1, latency: fast}]\n" + user, "members[0].latency: time: invalid duration \"fast\""},
+      {"members: [{name: m1, port: 70000}]\n" + user, "members[0].port: must be between 0 and 65535"},
+      {"members: [{name: m1, metricsApis: [metrics.k8s.io/v2]}]\n" + user,
+       "members[0].metricsApis[0]: unknown API \"metrics.k8s.io/v2\" (use metrics.k8s.io/v1beta1, "
+       "custom.metrics.k8s.io/v1beta2, custom.metrics.k8s.io/v1beta1 or external.metrics.k8s.io/v1beta1)"},
+      {"members: [{name: m1, faults: {errorRate: 2}}]\n" + user, "members[0].faults.errorRate: must be between 0 and 1"},
+      {"members: [{name: m1}]\nusers: {name: a}\n", "users: expected a list"},
+      {"members: [{name: m1}]\nusers: [{name: a}]\n", "users[0].token: required"},
+      {"members: [{name: m1}]\nworkloads: [{name: web, " + container + "}]\n" + user,
+       "workloads[0].propagation: required"},
+      {"members: [{name: m1}]\nworkloads: [{name: web, propagation: {clusters: [m1]}}]\n" + user,
+       "workloads[0].containers: at least one container is required"},
+      {"members: [{name: m1}]\nworkloads: [{name: web, " + container + ", propagation: {clusters: [m2]}}]\n" + user,
+       "workloads[0].propagation.clusters[0]: no member named \"m2\""},
+      {"members: [{name: m1}]\nworkloads: [{name: web, " + container +
+           ", propagation: {clusters: [m1], weights: {m2: 1}}}]\n" + user,
+       "workloads[0].propagation.weights.m2: \"m2\" is not in clusters"},
+      {"members: [{name: m1}]\nworkloads: [{name: web, containers: [{name: c, requests: {cpu: lots}}], propagation: "
+       "{clusters: [m1]}}]\n" + user,
+       "workloads[0].containers[0].requests.cpu: quantities must match the regular expression "
+       "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
+      {"members: [{name: m1}]\nworkloads: [{name: web, " + container +
+           ", propagation: {clusters: [m1]}, load: {cpu: -1}}]\n" + user,
+       "workloads[0].load.cpu: must not be negative"},
+      {"members: [{name: m1}]\nworkloads: [{name: web, " + container + ", propagation: {clusters: [m1]}}, {name: web, " +
+           container + ", propagation: {clusters: [m1]}}]\n" + user,
+       "workloads[1].name: duplicate workload default/web"},
+      {"members: [{name: m1}]\nexternalMetrics: [{name: q}]\n" + user, "externalMetrics[0].value: required"},
+      {"members: [{name: m1}\n", "invalid YAML"},
+  };
+  for (const auto& row : rows) {
+    INFO(row.yaml);
+    auto w = parse_world(row.yaml);
+    REQUIRE_FALSE(w.ok());
+    if (row.error == "invalid YAML") CHECK_THAT(w.error().message, Catch::StartsWith("invalid YAML: line"));
+    else CHECK(w.error().message == row.error);
+  }
+}
+
+TEST_CASE("World: without users, one default user and token", "[sim][world]") {
+  auto w = parse_world("members: [{name: m1}]\n");
+  REQUIRE(w.ok());
+  REQUIRE(w->users.size() == 1);
+  CHECK(w->users[0].token == std::string(kDefaultToken));
+  CHECK(w->users[0].members.empty());
+}
+
+TEST_CASE("World: faults from JSON merge into a base and reject bad fields", "[sim][world]") {
+  auto f = faults_from_json(nlohmann::json::parse(R"({"latency":"200ms","errorRate":0.5,"blackhole":true})"));
+  REQUIRE(f.ok());
+  CHECK(f->latency == std::chrono::milliseconds(200));
+  CHECK(f->error_rate == 0.5);
+  CHECK(f->blackhole);
+  CHECK_FALSE(f->refuse);
+  auto merged = faults_from_json(nlohmann::json::parse(R"({"refuse":true})"), *f);
+  REQUIRE(merged.ok());
+  CHECK(merged->blackhole);
+  CHECK(merged->refuse);
+  CHECK(faults_from_json(nlohmann::json::parse(R"({"errorRate":1.5})")).error().message ==
+        "errorRate: must be between 0 and 1");
+  CHECK(faults_from_json(nlohmann::json::parse(R"({"blackhole":"yes"})")).error().message ==
+        "blackhole: expected true or false");
+  CHECK(faults_from_json(nlohmann::json::parse(R"({"slow":true})")).error().message == "slow: unknown field");
+  CHECK(to_json(*merged)["latency"] == "200ms");
+}
