@@ -17,6 +17,7 @@ packages=(
   zlib1g-dev
   curl
   python3 python3-kubernetes
+  wrk nginx-light
 )
 
 missing=()

@@ -32,12 +32,12 @@ struct Gather {
   std::function<void(std::vector<MemberAnswer<R>>)> on_all;
 };
 
-// An answer worth keeping for cache_ttl: not a server-side failure, so a
-// recovered member is seen by the very next query.
+// An answer worth keeping for cache_ttl: complete (no member failed) and not
+// a server-side failure, so a recovered member is seen by the very next query.
 template <class A>
 bool cacheable(const A& answer) {
   const auto* status = std::get_if<k8s::Status>(&answer.result);
-  return status == nullptr || status->code < 500;
+  return answer.warnings.empty() && (status == nullptr || status->code < 500);
 }
 
 }  // namespace

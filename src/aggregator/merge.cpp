@@ -9,6 +9,9 @@
 namespace fedmetrics::aggregator {
 namespace {
 
+k8s::Status unknown_while_members_failed(const k8s::GroupResource& what, const std::string& name,
+                                         const std::vector<std::string>& failures);
+
 constexpr std::string_view kMetricsGroup = "metrics.k8s.io";
 constexpr std::string_view kCustomGroup = "custom.metrics.k8s.io";
 constexpr std::string_view kExternalGroup = "external.metrics.k8s.io";
@@ -110,7 +113,11 @@ Answer<std::vector<Item>> merge_resource_metrics(std::vector<MemberAnswer<std::v
   // metrics-server's texts: podmetrics "{ns}/{name}", nodemetrics "{name}".
   const k8s::GroupResource what{std::string(kMetricsGroup), pods ? "podmetrics" : "nodemetrics"};
   const std::string name = pods ? query.namespace_name + "/" + query.name : query.name;
-  if (items.empty()) return {k8s::Status::not_found(what, name), std::move(g.warnings)};
+  if (items.empty()) {
+    // A member that failed may hold it: not found would be a wrong answer.
+    if (!g.warnings.empty()) return {unknown_while_members_failed(what, name, g.warnings), std::move(g.warnings)};
+    return {k8s::Status::not_found(what, name), std::move(g.warnings)};
+  }
   std::vector<std::string> clusters;
   for (const Item& item : items) clusters.push_back(from_cluster(item.metadata));
   std::size_t count = 0;
@@ -118,6 +125,15 @@ Answer<std::vector<Item>> merge_resource_metrics(std::vector<MemberAnswer<std::v
   if (count > 1) return {several_members(what, name, listed, count), std::move(g.warnings)};
   items.resize(1);
   return {std::move(items), std::move(g.warnings)};
+}
+
+// 503 for a get by name that found nothing while some members failed.
+k8s::Status unknown_while_members_failed(const k8s::GroupResource& what, const std::string& name,
+                                         const std::vector<std::string>& failures) {
+  std::string message = what.to_string() + " \"" + name +
+                        "\" was not found in the member clusters that answered, and these did not: ";
+  for (std::size_t i = 0; i < failures.size(); ++i) message += (i ? "; " : "") + failures[i];
+  return k8s::Status::service_unavailable(message);
 }
 
 std::string escape_field_value(std::string_view s) {
@@ -296,6 +312,8 @@ CustomMetricsAnswer merge_custom_metrics(std::vector<MemberAnswer<std::vector<k8
 
   if (!query.wildcard()) {
     // The HPA wants exactly one item for a named object (wire contract 2.4).
+    if (entries.empty() && !g.warnings.empty())
+      return {unknown_while_members_failed(query.resource, query.name, g.warnings), std::move(g.warnings)};
     if (entries.empty())
       return {k8s::Status::metric_not_found(query.metric, query.resource, query.name), std::move(g.warnings)};
     std::vector<std::string> clusters;

@@ -112,7 +112,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
   ClusterEndpoint endpoint;
   ClientOptions options;
   ssl::context tls{ssl::context::tls_client};
-  std::string host, port, base_path, verify_name;
+  std::string host, port, host_header, base_path, verify_name;
 
   // The pool: idle connections, how many are open, and requests waiting for one.
   struct Waiter {
@@ -128,15 +128,43 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
   std::string token;  // current bearer token (from the file when token_file is set)
 
   std::atomic<std::uint64_t> requests{0}, handshakes{0}, failures{0};
+  // Outcome, latency and in-flight accounting (guarded by `mutex`).
+  std::size_t in_flight = 0;
+  std::map<std::string, std::uint64_t, std::less<>> outcomes;
+  std::array<std::uint64_t, kLatencyBuckets.size()> latency_le{};
+  std::uint64_t latency_count = 0;
+  double latency_sum = 0;
+  std::optional<std::chrono::system_clock::time_point> last_success;
+
+  void record(const HttpResult& result, double seconds) {
+    std::lock_guard lock(mutex);
+    --in_flight;
+    const auto* e = std::get_if<MemberError>(&result);
+    // An answer with an error status is an outcome of its own kind.
+    std::string outcome = e ? std::string(aggregator::to_string(e->kind))
+                            : (std::get<HttpReply>(result).status < 400 ? "success" : "http_status");
+    ++outcomes[outcome];
+    if (outcome == "success") last_success = std::chrono::system_clock::now();
+    for (std::size_t i = 0; i < kLatencyBuckets.size(); ++i)
+      if (seconds <= kLatencyBuckets[i]) ++latency_le[i];
+    ++latency_count;
+    latency_sum += seconds;
+  }
+
+  // Every request of this client runs on this one strand: the pool, the
+  // waiters and the pooled streams (whose timers are bound to the executor
+  // that opened them) are never touched from two threads at once.
+  asio::strand<asio::io_context::executor_type> strand;
 
   Impl(ClientRuntime::Impl& rt, ClusterEndpoint e, ClientOptions o)
-      : runtime(rt), endpoint(std::move(e)), options(std::move(o)) {
+      : runtime(rt), endpoint(std::move(e)), options(std::move(o)), strand(asio::make_strand(rt.io)) {
     auto url = boost::urls::parse_uri(endpoint.server);
     if (!url || url->scheme() != "https")
       throw std::runtime_error("member " + endpoint.name + ": server \"" + endpoint.server + "\" is not an https:// URL");
     if (!endpoint.proxy_url.empty())
       throw std::runtime_error("member " + endpoint.name + ": proxy-url is not supported yet");
     host = url->host_address();
+    host_header = std::string(url->encoded_host_and_port());
     if (host.size() > 1 && host.front() == '[') host = host.substr(1, host.size() - 2);
     port = url->has_port() ? std::string(url->port()) : "443";
     base_path = std::string(url->encoded_path());
@@ -204,21 +232,47 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     else --open;
   }
 
+  void drop_idle() {
+    std::lock_guard lock(mutex);
+    open -= idle.size();
+    idle.clear();
+  }
+
   awaitable<std::variant<std::unique_ptr<Stream>, MemberError>> connect(Deadline deadline) {
     auto executor = co_await asio::this_coro::executor;
-    tcp::resolver resolver(executor);
-    auto [rec, results] = co_await resolver.async_resolve(host, port, use_tuple);
-    if (rec) co_return classify(rec, "resolve", address(), X509_V_OK);
+    // An IP address needs no lookup. A host name goes through Asio's resolver,
+    // whose blocking getaddrinfo cannot be bounded by our deadline.
+    tcp::resolver::results_type results;
+    boost::system::error_code literal_error;
+    auto literal = asio::ip::make_address(host, literal_error);
+    if (!literal_error) {
+      results = tcp::resolver::results_type::create(tcp::endpoint(literal, static_cast<unsigned short>(std::stoi(port))),
+                                                   host, port);
+    } else {
+      tcp::resolver resolver(executor);
+      auto [rec, resolved] = co_await resolver.async_resolve(host, port, use_tuple);
+      if (rec) co_return classify(rec, "resolve", address(), X509_V_OK);
+      if (std::chrono::steady_clock::now() >= deadline)
+        co_return error(Kind::Timeout, "resolve " + address() + ": deadline exceeded");
+      results = std::move(resolved);
+    }
     auto stream = std::make_unique<Stream>(executor, tls);
-    if (!SSL_set_tlsext_host_name(stream->native_handle(), verify_name.c_str()))
+    boost::system::error_code not_ip;
+    asio::ip::make_address(verify_name, not_ip);
+    if (not_ip && !SSL_set_tlsext_host_name(stream->native_handle(), verify_name.c_str()))
       co_return error(Kind::Tls, "TLS " + address() + ": cannot set server name");
     if (!endpoint.insecure_skip_tls_verify) stream->set_verify_callback(ssl::host_name_verification(verify_name));
     beast::get_lowest_layer(*stream).expires_at(deadline);
     auto [cec, ep] = co_await beast::get_lowest_layer(*stream).async_connect(results, use_tuple);
     (void)ep;
     if (cec) co_return classify(cec, "connect", address(), X509_V_OK);
+    // Requests are written whole: no Nagle delay waiting for the member's ACK.
+    boost::system::error_code nodelay_error;
+    beast::get_lowest_layer(*stream).socket().set_option(tcp::no_delay(true), nodelay_error);
     auto [hec] = co_await stream->async_handshake(ssl::stream_base::client, use_tuple);
-    if (hec) co_return classify(hec, "TLS handshake with", address(), SSL_get_verify_result(stream->native_handle()));
+    if (hec)
+      co_return classify(hec, "TLS handshake with", address(),
+                         endpoint.insecure_skip_tls_verify ? X509_V_OK : SSL_get_verify_result(stream->native_handle()));
     ++handshakes;
     co_return std::move(stream);
   }
@@ -227,7 +281,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
   awaitable<HttpResult> exchange(Stream& stream, const std::string& target, Deadline deadline, bool& reusable) {
     reusable = false;
     http::request<http::empty_body> req{http::verb::get, base_path + target, 11};
-    req.set(http::field::host, host);
+    req.set(http::field::host, host_header);
     req.set(http::field::user_agent, options.user_agent);
     req.set(http::field::accept, "application/json");
     if (auto t = current_token(); !t.empty()) req.set(http::field::authorization, "Bearer " + t);
@@ -268,7 +322,12 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
       HttpResult result = co_await exchange(*stream, target, deadline, reusable);
       if (const auto* e = std::get_if<MemberError>(&result)) {
         release(nullptr);  // the connection is dropped, its slot freed
-        if (reused && e->kind == Kind::Refused && std::chrono::steady_clock::now() < deadline) continue;
+        if (reused && e->kind == Kind::Refused && std::chrono::steady_clock::now() < deadline) {
+          // The member closed an idle connection; the others idle as long are
+          // likely closed too: drop them all so that the retry opens a new one.
+          drop_idle();
+          continue;
+        }
         co_return result;
       }
       if (reusable) release(std::move(stream));
@@ -286,9 +345,13 @@ HttpsClient::~HttpsClient() = default;
 
 void HttpsClient::get(std::string path_and_query, Deadline deadline, HttpCallback done) {
   auto impl = impl_;  // keeps the client alive until the request completes
-  auto strand = asio::make_strand(impl->runtime.io);
+  {
+    std::lock_guard lock(impl->mutex);
+    ++impl->in_flight;
+  }
+  auto started = std::chrono::steady_clock::now();
   asio::co_spawn(
-      strand,
+      impl->strand,
       [impl, target = std::move(path_and_query), deadline]() -> awaitable<HttpResult> {
         HttpResult result = co_await impl->get(target, deadline);
         if (auto* reply = std::get_if<HttpReply>(&result); reply && reply->status == 401 && !impl->endpoint.token_file.empty()) {
@@ -297,17 +360,29 @@ void HttpsClient::get(std::string path_and_query, Deadline deadline, HttpCallbac
         }
         co_return result;
       },
-      [impl, done = std::move(done)](std::exception_ptr e, HttpResult result) {
+      [impl, started, done = std::move(done)](std::exception_ptr e, HttpResult result) {
         if (e) result = error(Kind::Network, "internal error talking to " + impl->address());
         if (std::holds_alternative<MemberError>(result)) ++impl->failures;
+        impl->record(result, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         done(std::move(result));
       });
 }
 
 ClientStats HttpsClient::stats() const {
   std::lock_guard lock(impl_->mutex);
-  return ClientStats{impl_->requests.load(), impl_->handshakes.load(), impl_->failures.load(), impl_->open,
-                     impl_->idle.size()};
+  ClientStats s;
+  s.requests = impl_->requests.load();
+  s.tls_handshakes = impl_->handshakes.load();
+  s.failures = impl_->failures.load();
+  s.open_connections = impl_->open;
+  s.idle_connections = impl_->idle.size();
+  s.in_flight = impl_->in_flight;
+  s.outcomes = impl_->outcomes;
+  s.latency_le = impl_->latency_le;
+  s.latency_count = impl_->latency_count;
+  s.latency_sum_seconds = impl_->latency_sum;
+  s.last_success = impl_->last_success;
+  return s;
 }
 
 const ClusterEndpoint& HttpsClient::endpoint() const { return impl_->endpoint; }

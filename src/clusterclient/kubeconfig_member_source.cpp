@@ -30,17 +30,20 @@ KubeconfigMemberSource::KubeconfigMemberSource(ClientRuntime& runtime, Kubeconfi
   thread_ = std::thread([this] { run(); });
 }
 
-KubeconfigMemberSource::~KubeconfigMemberSource() {
+KubeconfigMemberSource::~KubeconfigMemberSource() { stop(); }
+
+void KubeconfigMemberSource::stop() {
   {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
+    std::lock_guard lock(shared_->mutex);
+    shared_->stopping = true;
   }
-  wake_.notify_all();
-  thread_.join();
-  // Discovery callbacks refer to this object: wait for those in flight (each
-  // ends by its deadline).
-  std::unique_lock lock(mutex_);
-  wake_.wait_for(lock, options_.discovery_timeout + std::chrono::seconds(1), [this] { return discoveries_in_flight_ == 0; });
+  shared_->wake.notify_all();
+  if (thread_.joinable()) thread_.join();
+  // Drop the member clients now: their connections and strands belong to the
+  // ClientRuntime, which the caller is about to destroy.
+  snapshot_.store(std::make_shared<const aggregator::MemberList>());
+  std::lock_guard lock(shared_->mutex);
+  shared_->members.clear();
 }
 
 // Reads every file and swaps in a new snapshot. At start a bad file is fatal;
@@ -58,7 +61,8 @@ void KubeconfigMemberSource::load(bool initial) {
     }
     endpoints.insert(endpoints.end(), loaded->begin(), loaded->end());
   }
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(shared_->mutex);
+  auto& current = shared_->members;
   std::map<std::string, Member> next;
   for (auto& e : endpoints) {
     if (next.count(e.name)) {
@@ -67,15 +71,15 @@ void KubeconfigMemberSource::load(bool initial) {
       spdlog::error("{}; keeping the first", message);
       continue;
     }
-    auto existing = members_.find(e.name);
-    if (existing != members_.end() && existing->second.cluster->endpoint() == e) {
+    auto existing = current.find(e.name);
+    if (existing != current.end() && existing->second.cluster->endpoint() == e) {
       next.emplace(e.name, std::move(existing->second));  // unchanged: keep its pool and capabilities
       continue;
     }
     try {
       Member m;
       m.cluster = std::make_shared<RestMemberCluster>(runtime_, e, options_.client);
-      if (!initial) spdlog::info("member {}: {} at {}", e.name, existing == members_.end() ? "added" : "changed", e.server);
+      if (!initial) spdlog::info("member {}: {} at {}", e.name, existing == current.end() ? "added" : "changed", e.server);
       next.emplace(e.name, std::move(m));
     } catch (const std::exception& ex) {
       if (initial) throw;
@@ -83,64 +87,62 @@ void KubeconfigMemberSource::load(bool initial) {
     }
   }
   if (!initial) {
-    for (const auto& [name, m] : members_)
+    for (const auto& [name, m] : current)
       if (!next.count(name)) spdlog::info("member {}: removed", name);
   }
-  members_ = std::move(next);
+  current = std::move(next);
   auto list = std::make_shared<aggregator::MemberList>();
-  for (const auto& [name, m] : members_) list->push_back(m.cluster);
+  for (const auto& [name, m] : current) list->push_back(m.cluster);
   snapshot_.store(std::move(list));
-  wake_.notify_all();
+  shared_->wake.notify_all();
 }
 
 void KubeconfigMemberSource::discover(const std::string& name) {
-  // Called with mutex_ held.
-  auto& m = members_.at(name);
+  auto& m = shared_->members.at(name);
   m.in_flight = true;
-  ++discoveries_in_flight_;
   auto cluster = m.cluster;  // kept alive by the callback while discovery runs
   auto deadline = std::chrono::steady_clock::now() + options_.discovery_timeout;
-  cluster->refresh_capabilities(deadline, [this, cluster, name](bool ok, std::string error) {
-    std::lock_guard lock(mutex_);
-    --discoveries_in_flight_;
-    wake_.notify_all();
-    auto it = members_.find(name);
-    if (it == members_.end() || it->second.cluster != cluster) return;  // removed or replaced meanwhile
+  cluster->refresh_capabilities(deadline, [shared = shared_, interval = options_.discovery_interval, cluster,
+                                           name](bool ok, std::string error) {
+    std::lock_guard lock(shared->mutex);
+    auto it = shared->members.find(name);
+    if (it == shared->members.end() || it->second.cluster != cluster) return;  // removed or replaced meanwhile
     Member& member = it->second;
     member.in_flight = false;
     member.attempted = true;
     auto now = std::chrono::steady_clock::now();
     if (ok) {
       member.backoff = std::chrono::milliseconds(500);
-      member.next_discovery = now + options_.discovery_interval;
-      std::string now_serving = describe(*cluster->capabilities());
-      if (now_serving != member.last_capabilities) {
-        spdlog::info("member {}: serves {}", name, now_serving);
-        member.last_capabilities = now_serving;
-      }
+      member.next_discovery = now + interval;
     } else {
-      // Retried with backoff, never forgotten; logged when the state changes.
-      if (member.last_capabilities != "unreachable") spdlog::warn("member {}: discovery failed: {}", name, error);
-      member.last_capabilities = "unreachable";
+      // Retried with backoff, never forgotten.
       member.next_discovery = now + member.backoff;
       member.backoff = std::min(member.backoff * 2, std::chrono::milliseconds(30'000));
     }
-    wake_.notify_all();
+    // Logged when what the member serves changes, not on every refresh.
+    auto caps = cluster->capabilities();
+    std::string now_serving = caps ? describe(*caps) : "unreachable";
+    if (!ok && member.last_capabilities != "unreachable (" + error + ")")
+      spdlog::warn("member {}: discovery failed: {}", name, error);
+    if (!ok) now_serving = "unreachable (" + error + ")";
+    else if (now_serving != member.last_capabilities) spdlog::info("member {}: serves {}", name, now_serving);
+    member.last_capabilities = now_serving;
+    shared->wake.notify_all();
   });
 }
 
 void KubeconfigMemberSource::run() {
   auto next_file_check = std::chrono::steady_clock::now() + options_.file_check_interval;
-  std::unique_lock lock(mutex_);
-  while (!stopping_) {
+  std::unique_lock lock(shared_->mutex);
+  while (!shared_->stopping) {
     auto now = std::chrono::steady_clock::now();
     auto wake_at = next_file_check;
-    for (auto& [name, m] : members_) {
+    for (auto& [name, m] : shared_->members) {
       if (!m.in_flight && m.next_discovery <= now) discover(name);
       if (!m.in_flight) wake_at = std::min(wake_at, m.next_discovery);
     }
-    wake_.wait_until(lock, wake_at);
-    if (stopping_) break;
+    shared_->wake.wait_until(lock, wake_at);
+    if (shared_->stopping) break;
     if (std::chrono::steady_clock::now() >= next_file_check) {
       next_file_check = std::chrono::steady_clock::now() + options_.file_check_interval;
       bool changed = false;
@@ -159,9 +161,10 @@ void KubeconfigMemberSource::run() {
 }
 
 void KubeconfigMemberSource::wait_for_first_discovery(std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mutex_);
-  wake_.wait_for(lock, timeout, [this] {
-    return std::all_of(members_.begin(), members_.end(), [](const auto& kv) { return kv.second.attempted; });
+  std::unique_lock lock(shared_->mutex);
+  shared_->wake.wait_for(lock, timeout, [this] {
+    return std::all_of(shared_->members.begin(), shared_->members.end(),
+                       [](const auto& kv) { return kv.second.attempted; });
   });
 }
 

@@ -11,6 +11,7 @@
 #include "fedmetrics/k8s/time.hpp"
 #include "fedmetrics/transport/self_signed.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
+#include "main/member_metrics.hpp"
 #include "server/aggregator_metrics.hpp"
 #include "server/api_handler.hpp"
 
@@ -119,7 +120,9 @@ int run_serve(const ServeOptions& o) {
   auto cache_ttl = duration_flag("--cache-ttl", o.cache_ttl);
 
   // Member clusters: from kubeconfig files for now (the Karmada Cluster source is to come).
-  clusterclient::ClientRuntime client_runtime(1);
+  // The client's I/O thread; it must stop before the server's executors go
+  // away, because member answers complete server requests (see the end).
+  auto client_runtime = std::make_unique<clusterclient::ClientRuntime>(1);
   std::shared_ptr<aggregator::MetricsService> service;
   std::shared_ptr<clusterclient::KubeconfigMemberSource> members;
   std::shared_ptr<aggregator::Aggregator> aggregator_impl;
@@ -129,7 +132,7 @@ int run_serve(const ServeOptions& o) {
     source_options.only_contexts = o.member_contexts;
     source_options.client.max_response_bytes = o.max_member_response_bytes;
     source_options.client.max_connections = o.member_max_connections;
-    members = std::make_shared<clusterclient::KubeconfigMemberSource>(client_runtime, source_options);
+    members = std::make_shared<clusterclient::KubeconfigMemberSource>(*client_runtime, source_options);
     spdlog::info("{} member cluster(s) from --member-kubeconfig", members->members()->size());
     // Discovery first, briefly, so that the first queries already know what each member serves.
     members->wait_for_first_discovery(std::chrono::seconds(2));
@@ -152,6 +155,7 @@ int run_serve(const ServeOptions& o) {
           auto a = weak.lock();
           return a ? a->stats() : aggregator::AggregatorStats{};
         }));
+    metrics->add_collectable(std::make_shared<MemberClientMetrics>(members));
   }
   auto handler = std::make_shared<server::ApiHandler>(service, metrics, server::BuildInfo{});
   handler->set_configured(true);
@@ -161,6 +165,10 @@ int run_serve(const ServeOptions& o) {
   });
   spdlog::info("serving on https://{}:{}", o.bind_address, tls_server.port());
   tls_server.run();
+  // Shutdown order: no new discovery, then the client's thread stops (member
+  // requests still in flight are dropped), and only then the server goes.
+  if (members) members->stop();
+  client_runtime.reset();
   return 0;
 }
 

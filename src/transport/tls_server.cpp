@@ -148,6 +148,10 @@ struct TlsServer::Impl {
         spdlog::warn("refusing connection: {} connections open (max {})", connections.load(), options.max_connections);
         continue;  // the socket closes as it goes out of scope
       }
+      // Responses are written whole; without TCP_NODELAY, Nagle's algorithm
+      // holds the tail of each until the client's delayed ACK (~40 ms).
+      boost::system::error_code nodelay_error;
+      socket.set_option(tcp::no_delay(true), nodelay_error);
       auto executor = socket.get_executor();
       asio::co_spawn(executor, session(std::move(socket)), asio::detached);
     }

@@ -388,6 +388,24 @@ TEST_CASE("Aggregator: the result cache serves repeats within cache_ttl, measure
   CHECK(m1->pod_calls.size() == 4);
 }
 
+TEST_CASE("Aggregator: a partial answer (some member failed) is not cached", "[aggregator]") {
+  World w;
+  auto m1 = w.add("member1");
+  auto m2 = w.add("member2");
+  m1->pods = std::vector{pod("default", "a")};
+  m2->pods = error(MemberError::Kind::Timeout, "deadline exceeded");
+  auto agg = w.aggregator(options_with(3s, 5s));
+  Received<PodMetricsAnswer> got;
+  agg->pod_metrics(pods_in("default"), got.callback());
+  REQUIRE(got.answers.size() == 1);
+  CHECK(got.answers[0].warnings.size() == 1);
+  m2->pods = std::vector{pod("default", "b")};  // member2 recovers
+  agg->pod_metrics(pods_in("default"), got.callback());
+  REQUIRE(got.answers.size() == 2);
+  CHECK(items_of(got.answers[1]).size() == 2);  // asked again, not served the partial answer
+  CHECK(agg->stats().cache_hits == 0);
+}
+
 TEST_CASE("Aggregator: without cache_ttl nothing is cached", "[aggregator]") {
   World w;
   auto m1 = w.add("member1");

@@ -580,3 +580,22 @@ TEST_CASE("Aggregator: query keys are canonical and tell different queries apart
   CHECK(query_key(c1) != query_key(c2));
   CHECK(query_key(ExternalMetricsQuery{"default", "q", {}}) != query_key(ExternalMetricsQuery{"default", "r", {}}));
 }
+
+TEST_CASE("Aggregator: a get by name that found nothing while a member failed is 503, not 404",
+          "[aggregator][merge]") {
+  // The failed member may hold the object: "not found" would be a wrong answer.
+  std::vector<MemberAnswer<Pods>> answers;
+  answers.push_back(ok<Pods>("member1", Pods{}));
+  answers.push_back(failed<Pods>("member2", MemberError{MemberError::Kind::Timeout, "deadline exceeded", 0, std::nullopt}));
+  const auto pod_answer = merge_pod_metrics(std::move(answers), pods_in("default", "web-0"));
+  const k8s::Status& s = status_of(pod_answer);
+  CHECK(s.code == 503);
+  CHECK_THAT(s.message, Catch::Contains("member2"));
+  CHECK(pod_answer.warnings.size() == 1);
+
+  std::vector<MemberAnswer<Values>> custom;
+  custom.push_back(ok<Values>("member1", Values{}));
+  custom.push_back(failed<Values>("member2", MemberError{MemberError::Kind::Refused, "refused", 0, std::nullopt}));
+  const auto custom_answer = merge_custom_metrics(std::move(custom), custom_query({"", "services"}, "default", "web"));
+  CHECK(status_of(custom_answer).code == 503);
+}

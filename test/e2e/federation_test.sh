@@ -63,6 +63,13 @@ PY
 )
 check "python3-kubernetes lists the merged pod metrics" test "$py" = 7
 
+selfmetrics=$(curl -s --cacert "$ca" "$url/metrics")
+check "/metrics: per-member client requests by outcome" \
+  grep -q 'fedmetrics_member_client_requests_total{cluster="member1",outcome="success"}' <<<"$selfmetrics"
+check "/metrics: per-member latency histogram up to 60 s" \
+  grep -q 'fedmetrics_member_client_request_duration_seconds_bucket{cluster="member2",le="60"}' <<<"$selfmetrics"
+check "/metrics: aggregator fan-outs" grep -q '^fedmetrics_aggregator_fanouts_total [1-9]' <<<"$selfmetrics"
+
 # Partial failure is visible: member2 failing every request, member3 a black hole.
 sim_put /sim/v1/members/member2/faults '{"errorRate":1}'
 sim_put /sim/v1/members/member3/faults '{"blackhole":true}'
@@ -76,4 +83,6 @@ check "the answer came within the member deadline plus slack (${took} ms)" test 
 sim_put /sim/v1/members/member1/faults '{"refuse":true}'
 all_down=$(k get --raw /apis/metrics.k8s.io/v1beta1/namespaces/shop/pods 2>&1 || true)
 check "all members failing is a 503" grep -q "ServiceUnavailable" <<<"$all_down"
+check "/metrics: member errors counted by cluster" \
+  grep -q 'fedmetrics_member_errors_total{cluster="member2"} [1-9]' <(curl -s --cacert "$ca" "$url/metrics")
 finish

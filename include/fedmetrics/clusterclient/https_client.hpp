@@ -4,7 +4,10 @@
 // carries a deadline applied to every phase (connect, TLS handshake, write,
 // read); every failure comes back as a classified MemberError, never an
 // exception and never later than the deadline.
+#include <array>
 #include <atomic>
+#include <map>
+#include <optional>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -49,12 +52,24 @@ struct ClientOptions {
   std::string user_agent = "fedmetrics/v0.1.0";
 };
 
+// Latency histogram bounds, seconds: up to 60 s, as a member deadline may be that long.
+inline constexpr std::array<double, 13> kLatencyBuckets = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+                                                           1,     2.5,  5,     10,   30,  60};
+
 struct ClientStats {
   std::uint64_t requests = 0;
   std::uint64_t tls_handshakes = 0;  // new connections; requests - handshakes were served on reused ones
   std::uint64_t failures = 0;
   std::size_t open_connections = 0;
   std::size_t idle_connections = 0;
+  std::size_t in_flight = 0;
+  // Completed requests by outcome: "success" or a MemberError kind name.
+  std::map<std::string, std::uint64_t, std::less<>> outcomes;
+  // Cumulative counts per kLatencyBuckets bound (Prometheus "le"), plus the total.
+  std::array<std::uint64_t, kLatencyBuckets.size()> latency_le{};
+  std::uint64_t latency_count = 0;
+  double latency_sum_seconds = 0;
+  std::optional<std::chrono::system_clock::time_point> last_success;
 };
 
 class HttpsClient {

@@ -40,6 +40,10 @@ class KubeconfigMemberSource final : public aggregator::MemberSource {
   // Blocks until every member has had one discovery attempt or `timeout` passed.
   void wait_for_first_discovery(std::chrono::milliseconds timeout);
 
+ // Stops the background thread; no discovery starts after it returns. Call it
+  // before destroying the ClientRuntime the members use.
+  void stop();
+
  private:
   struct Member {
     std::shared_ptr<RestMemberCluster> cluster;
@@ -49,21 +53,24 @@ class KubeconfigMemberSource final : public aggregator::MemberSource {
     bool attempted = false;
     std::string last_capabilities;  // for logging changes once
   };
+  // What discovery callbacks touch: shared with them, so that a callback that
+  // arrives after this source is gone finds valid memory (and does nothing).
+  struct Shared {
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::map<std::string, Member> members;  // by name
+    bool stopping = false;
+  };
 
   void load(bool initial);
   void run();
-  void discover(const std::string& name);
+  void discover(const std::string& name);  // with shared_->mutex held
 
   ClientRuntime& runtime_;
   KubeconfigSourceOptions options_;
   std::atomic<std::shared_ptr<const aggregator::MemberList>> snapshot_;
-  std::map<std::filesystem::path, std::filesystem::file_time_type> file_times_;
-
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::map<std::string, Member> members_;  // by name; guarded by mutex_
-  bool stopping_ = false;
-  int discoveries_in_flight_ = 0;
+  std::map<std::filesystem::path, std::filesystem::file_time_type> file_times_;  // the refresh thread's
+  std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
   std::thread thread_;
 };
 

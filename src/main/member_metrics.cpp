@@ -1,0 +1,76 @@
+#include "main/member_metrics.hpp"
+
+#include <limits>
+
+#include <prometheus/metric_family.h>
+
+#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+
+namespace fedmetrics::cli {
+
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+ClientMetric labelled(std::vector<ClientMetric::Label> labels) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  return m;
+}
+
+}  // namespace
+
+std::vector<MetricFamily> MemberClientMetrics::Collect() const {
+  MetricFamily requests{"fedmetrics_member_client_requests_total",
+                        "Requests to member clusters by outcome (success or the error class).", MetricType::Counter, {}};
+  MetricFamily latency{"fedmetrics_member_client_request_duration_seconds",
+                       "Time from a request to a member cluster to its answer or failure.", MetricType::Histogram, {}};
+  MetricFamily in_flight{"fedmetrics_member_client_in_flight", "Requests to a member cluster not answered yet.",
+                         MetricType::Gauge, {}};
+  MetricFamily connections{"fedmetrics_member_client_connections", "Connections to a member cluster, open and idle.",
+                           MetricType::Gauge, {}};
+  MetricFamily handshakes{"fedmetrics_member_client_tls_handshakes_total",
+                          "TLS handshakes with a member cluster (new connections).", MetricType::Counter, {}};
+  MetricFamily last_success{"fedmetrics_member_client_last_success_timestamp_seconds",
+                            "Unix time of the last successful answer from a member cluster.", MetricType::Gauge, {}};
+
+  for (const auto& member : *members_->members()) {
+    const auto* rest = dynamic_cast<const clusterclient::RestMemberCluster*>(member.get());
+    if (rest == nullptr) continue;
+    const std::string& cluster = member->name();
+    auto s = rest->stats();
+    for (const auto& [outcome, count] : s.outcomes) {
+      auto m = labelled({{"cluster", cluster}, {"outcome", outcome}});
+      m.counter.value = static_cast<double>(count);
+      requests.metric.push_back(std::move(m));
+    }
+    auto h = labelled({{"cluster", cluster}});
+    h.histogram.sample_count = s.latency_count;
+    h.histogram.sample_sum = s.latency_sum_seconds;
+    for (std::size_t i = 0; i < clusterclient::kLatencyBuckets.size(); ++i)
+      h.histogram.bucket.push_back({s.latency_le[i], clusterclient::kLatencyBuckets[i]});
+    h.histogram.bucket.push_back({s.latency_count, std::numeric_limits<double>::infinity()});
+    latency.metric.push_back(std::move(h));
+    auto f = labelled({{"cluster", cluster}});
+    f.gauge.value = static_cast<double>(s.in_flight);
+    in_flight.metric.push_back(std::move(f));
+    for (auto [state, value] : {std::pair{"open", s.open_connections}, std::pair{"idle", s.idle_connections}}) {
+      auto c = labelled({{"cluster", cluster}, {"state", state}});
+      c.gauge.value = static_cast<double>(value);
+      connections.metric.push_back(std::move(c));
+    }
+    auto t = labelled({{"cluster", cluster}});
+    t.counter.value = static_cast<double>(s.tls_handshakes);
+    handshakes.metric.push_back(std::move(t));
+    if (s.last_success) {
+      auto l = labelled({{"cluster", cluster}});
+      l.gauge.value = std::chrono::duration<double>(s.last_success->time_since_epoch()).count();
+      last_success.metric.push_back(std::move(l));
+    }
+  }
+  return {requests, latency, in_flight, connections, handshakes, last_success};
+}
+
+}  // namespace fedmetrics::cli
