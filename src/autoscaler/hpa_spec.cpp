@@ -142,7 +142,7 @@ MetricSpec decode_metric(const Fields& f) {
     if (!r) fail(f.path_of("resource"), "is required for a Resource metric");
     m.resource_name = r->string("name").value_or("");
     if (m.resource_name.empty()) fail(r->path_of("name"), "is required");
-    m.target = decode_target(Fields(r->required("target"), r->path_of("target")), m.type);
+    m.target = decode_target(r->required_object("target"), m.type);
   } else if (*type == "ContainerResource") {
     m.type = MetricSourceType::ContainerResource;
     auto r = f.object("containerResource");
@@ -151,26 +151,26 @@ MetricSpec decode_metric(const Fields& f) {
     if (m.resource_name.empty()) fail(r->path_of("name"), "is required");
     m.container = r->string("container").value_or("");
     if (m.container.empty()) fail(r->path_of("container"), "is required");
-    m.target = decode_target(Fields(r->required("target"), r->path_of("target")), m.type);
+    m.target = decode_target(r->required_object("target"), m.type);
   } else if (*type == "Pods") {
     m.type = MetricSourceType::Pods;
     auto p = f.object("pods");
     if (!p) fail(f.path_of("pods"), "is required for a Pods metric");
-    m.metric = decode_identifier(Fields(p->required("metric"), p->path_of("metric")));
-    m.target = decode_target(Fields(p->required("target"), p->path_of("target")), m.type);
+    m.metric = decode_identifier(p->required_object("metric"));
+    m.target = decode_target(p->required_object("target"), m.type);
   } else if (*type == "Object") {
     m.type = MetricSourceType::Object;
     auto o = f.object("object");
     if (!o) fail(f.path_of("object"), "is required for an Object metric");
-    m.described_object = decode_reference(Fields(o->required("describedObject"), o->path_of("describedObject")));
-    m.metric = decode_identifier(Fields(o->required("metric"), o->path_of("metric")));
-    m.target = decode_target(Fields(o->required("target"), o->path_of("target")), m.type);
+    m.described_object = decode_reference(o->required_object("describedObject"));
+    m.metric = decode_identifier(o->required_object("metric"));
+    m.target = decode_target(o->required_object("target"), m.type);
   } else if (*type == "External") {
     m.type = MetricSourceType::External;
     auto e = f.object("external");
     if (!e) fail(f.path_of("external"), "is required for an External metric");
-    m.metric = decode_identifier(Fields(e->required("metric"), e->path_of("metric")));
-    m.target = decode_target(Fields(e->required("target"), e->path_of("target")), m.type);
+    m.metric = decode_identifier(e->required_object("metric"));
+    m.target = decode_target(e->required_object("target"), m.type);
   } else {
     fail(f.path_of("type"),
          "must be Resource, ContainerResource, Pods, Object or External (got \"" + *type + "\")");
@@ -227,9 +227,7 @@ HPAScalingRules decode_rules(const Fields& f) {
 
 FederatedHPASpec decode_spec(const Fields& f) {
   FederatedHPASpec spec;
-  auto target_ref = f.object("scaleTargetRef");
-  if (!target_ref) fail(f.path_of("scaleTargetRef"), "is required");
-  spec.scale_target_ref = decode_reference(*target_ref);
+  spec.scale_target_ref = decode_reference(f.required_object("scaleTargetRef"));
   spec.min_replicas = f.int32("minReplicas");
   auto max = f.int32("maxReplicas");
   if (!max) fail(f.path_of("maxReplicas"), "is required");
@@ -280,7 +278,7 @@ k8s::Expected<FederatedHPA> decode_federated_hpa(const json& json, std::string_v
     } else {
       hpa.namespace_name = "default";
     }
-    hpa.spec = decode_spec(Fields(top.required("spec"), top.path_of("spec")));
+    hpa.spec = decode_spec(top.required_object("spec"));
     return hpa;
   });
 }

@@ -76,6 +76,9 @@ class Fields {
     return *v;
   }
 
+  // The object at `key`; fails when it is absent or not an object.
+  [[nodiscard]] Fields required_object(std::string_view key) const { return Fields(required(key), path_of(key)); }
+
   [[nodiscard]] std::optional<std::string> string(std::string_view key) const {
     const auto* v = raw(key);
     if (v == nullptr) return std::nullopt;

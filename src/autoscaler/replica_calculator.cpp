@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace fedmetrics::autoscaler {
 
@@ -22,6 +23,11 @@ std::int64_t saturate64(Int128 v) {
 
 const Error kNoPods{"no pods returned by selector while calculating replica count"};
 const Error kNoTargetedMetrics{"did not receive metrics for targeted pods (pods might be unready)"};
+
+Error no_resource_metrics(std::string_view resource) {
+  return Error{"unable to get metrics for resource " + std::string(resource) +
+               ": no metrics returned from resource metrics API"};
+}
 
 void remove_pods(PodMetricsInfo& metrics, const std::set<PodKey>& pods) {
   for (const auto& key : pods) metrics.erase(key);
@@ -47,6 +53,44 @@ k8s::Expected<std::int32_t> usage_ratio_replica_count(std::int32_t current_repli
   auto ready = ready_pods_count(pods);
   if (!ready) return ready.error();
   return ceil_to_int32(usage_ratio * static_cast<double>(*ready));
+}
+
+// Upstream's first pass (GetResourceReplicas, calcPlainMetricReplicas): with
+// no missing pods, and no unready pods that a scale-up would have to count,
+// the ratio over the ready pods decides. nullopt when assumptions are needed.
+std::optional<std::int32_t> replicas_without_assumptions(const PodGroups& groups, double usage_ratio,
+                                                         std::int32_t current_replicas, const Tolerances& tolerances) {
+  const bool scale_up_with_unready = !groups.unready.empty() && usage_ratio > 1.0;
+  if (scale_up_with_unready || !groups.missing.empty()) return std::nullopt;
+  if (tolerances.is_within(usage_ratio)) return current_replicas;
+  return ceil_to_int32(usage_ratio * groups.ready_count);
+}
+
+// For a scale-up, missing and unready pods are assumed to use nothing, so
+// that they dampen it. (What a missing pod is assumed to use in a scale-down
+// differs between the calculators.)
+void assume_idle_for_scale_up(PodMetricsInfo& metrics, const PodGroups& groups, double usage_ratio) {
+  if (usage_ratio <= 1.0) return;
+  for (const auto& key : groups.missing) metrics[key] = PodMetric{};
+  for (const auto& key : groups.unready) metrics[key] = PodMetric{};
+}
+
+// The end of upstream's GetResourceReplicas and calcPlainMetricReplicas, once
+// missing and unready pods were given assumed values: no change if the new
+// ratio is within the tolerance, or if the assumptions flipped the direction
+// of the ratio or of the change.
+std::int32_t replicas_with_assumptions(std::int32_t current_replicas, double usage_ratio, double new_usage_ratio,
+                                       std::size_t pod_count, const Tolerances& tolerances) {
+  if (tolerances.is_within(new_usage_ratio) || (usage_ratio < 1.0 && new_usage_ratio > 1.0) ||
+      (usage_ratio > 1.0 && new_usage_ratio < 1.0)) {
+    return current_replicas;
+  }
+  const std::int32_t new_replicas = ceil_to_int32(new_usage_ratio * static_cast<double>(pod_count));
+  if ((new_usage_ratio < 1.0 && new_replicas > current_replicas) ||
+      (new_usage_ratio > 1.0 && new_replicas < current_replicas)) {
+    return current_replicas;
+  }
+  return new_replicas;
 }
 
 std::int64_t sum_saturating(const std::vector<std::int64_t>& values) {
@@ -209,10 +253,7 @@ k8s::Expected<ReplicaCalculation> resource_replicas(std::int32_t current_replica
                                                     const Tolerances& tolerances, const std::vector<Pod>& pods,
                                                     const std::vector<PodResourceSample>& samples, Timestamp now,
                                                     const CalculatorConfig& config) {
-  if (samples.empty()) {
-    return Error{"unable to get metrics for resource " + std::string(resource) +
-                 ": no metrics returned from resource metrics API"};
-  }
+  if (samples.empty()) return no_resource_metrics(resource);
   PodMetricsInfo metrics = resource_metrics(samples, resource, container);
   if (pods.empty()) return kNoPods;
 
@@ -233,50 +274,27 @@ k8s::Expected<ReplicaCalculation> resource_replicas(std::int32_t current_replica
   result.utilization = first->utilization;
   result.timestamp = samples.front().timestamp;
 
-  const bool scale_up_with_unready = !groups.unready.empty() && usage_ratio > 1.0;
-  if (!scale_up_with_unready && groups.missing.empty()) {
-    if (tolerances.is_within(usage_ratio)) {
-      result.replicas = current_replicas;
-    } else {
-      result.replicas = ceil_to_int32(usage_ratio * groups.ready_count);
-    }
+  if (auto replicas = replicas_without_assumptions(groups, usage_ratio, current_replicas, tolerances)) {
+    result.replicas = *replicas;
     return result;
   }
 
-  if (!groups.missing.empty()) {
-    if (usage_ratio < 1.0) {
-      // Scale-down: a missing pod is assumed to use all of its request, or the
-      // target when that is above 100 %.
-      const std::int64_t fallback = std::max<std::int64_t>(100, target_utilization);
-      for (const auto& key : groups.missing) {
-        metrics[key] = PodMetric{saturate64(static_cast<Int128>(requests->at(key)) * fallback / 100), {}, {}};
-      }
-    } else if (usage_ratio > 1.0) {
-      // Scale-up: a missing pod is assumed to use nothing.
-      for (const auto& key : groups.missing) metrics[key] = PodMetric{};
+  if (usage_ratio < 1.0) {
+    // Scale-down: a missing pod is assumed to use all of its request, or the
+    // target when that is above 100 %.
+    const std::int64_t fallback = std::max<std::int64_t>(100, target_utilization);
+    for (const auto& key : groups.missing) {
+      metrics[key] = PodMetric{saturate64(static_cast<Int128>(requests->at(key)) * fallback / 100), {}, {}};
     }
   }
-  if (scale_up_with_unready) {
-    for (const auto& key : groups.unready) metrics[key] = PodMetric{};
-  }
+  assume_idle_for_scale_up(metrics, groups, usage_ratio);
 
   auto second = resource_utilization_ratio(metrics, *requests, target_utilization);
   if (!second) return second.error();
   const double new_usage_ratio = second->ratio;
 
-  // No change if within the tolerance or if the assumptions flipped the direction.
-  if (tolerances.is_within(new_usage_ratio) || (usage_ratio < 1.0 && new_usage_ratio > 1.0) ||
-      (usage_ratio > 1.0 && new_usage_ratio < 1.0)) {
-    result.replicas = current_replicas;
-    return result;
-  }
-  const std::int32_t new_replicas = ceil_to_int32(new_usage_ratio * static_cast<double>(metrics.size()));
-  if ((new_usage_ratio < 1.0 && new_replicas > current_replicas) ||
-      (new_usage_ratio > 1.0 && new_replicas < current_replicas)) {
-    result.replicas = current_replicas;
-    return result;
-  }
-  result.replicas = new_replicas;
+  result.replicas =
+      replicas_with_assumptions(current_replicas, usage_ratio, new_usage_ratio, metrics.size(), tolerances);
   return result;
 }
 
@@ -297,41 +315,20 @@ k8s::Expected<ReplicaCalculation> plain_metric_replicas(PodMetricsInfo metrics, 
   ReplicaCalculation result;
   result.usage = first.usage;
 
-  const bool scale_up_with_unready = !groups.unready.empty() && usage_ratio > 1.0;
-  if (!scale_up_with_unready && groups.missing.empty()) {
-    if (tolerances.is_within(usage_ratio)) {
-      result.replicas = current_replicas;
-    } else {
-      result.replicas = ceil_to_int32(usage_ratio * groups.ready_count);
-    }
+  if (auto replicas = replicas_without_assumptions(groups, usage_ratio, current_replicas, tolerances)) {
+    result.replicas = *replicas;
     return result;
   }
 
-  if (!groups.missing.empty()) {
-    if (usage_ratio < 1.0) {
-      // Scale-down: a missing pod is assumed to be exactly at the target.
-      for (const auto& key : groups.missing) metrics[key] = PodMetric{target_usage, {}, {}};
-    } else if (usage_ratio > 1.0) {
-      for (const auto& key : groups.missing) metrics[key] = PodMetric{};
-    }
+  if (usage_ratio < 1.0) {
+    // Scale-down: a missing pod is assumed to be exactly at the target.
+    for (const auto& key : groups.missing) metrics[key] = PodMetric{target_usage, {}, {}};
   }
-  if (scale_up_with_unready) {
-    for (const auto& key : groups.unready) metrics[key] = PodMetric{};
-  }
+  assume_idle_for_scale_up(metrics, groups, usage_ratio);
 
   const double new_usage_ratio = metric_usage_ratio(metrics, target_usage).ratio;
-  if (tolerances.is_within(new_usage_ratio) || (usage_ratio < 1.0 && new_usage_ratio > 1.0) ||
-      (usage_ratio > 1.0 && new_usage_ratio < 1.0)) {
-    result.replicas = current_replicas;
-    return result;
-  }
-  const std::int32_t new_replicas = ceil_to_int32(new_usage_ratio * static_cast<double>(metrics.size()));
-  if ((new_usage_ratio < 1.0 && new_replicas > current_replicas) ||
-      (new_usage_ratio > 1.0 && new_replicas < current_replicas)) {
-    result.replicas = current_replicas;
-    return result;
-  }
-  result.replicas = new_replicas;
+  result.replicas =
+      replicas_with_assumptions(current_replicas, usage_ratio, new_usage_ratio, metrics.size(), tolerances);
   return result;
 }
 
@@ -340,10 +337,7 @@ k8s::Expected<ReplicaCalculation> raw_resource_replicas(std::int32_t current_rep
                                                         const Tolerances& tolerances, const std::vector<Pod>& pods,
                                                         const std::vector<PodResourceSample>& samples, Timestamp now,
                                                         const CalculatorConfig& config) {
-  if (samples.empty()) {
-    return Error{"unable to get metrics for resource " + std::string(resource) +
-                 ": no metrics returned from resource metrics API"};
-  }
+  if (samples.empty()) return no_resource_metrics(resource);
   auto result = plain_metric_replicas(resource_metrics(samples, resource, container), current_replicas,
                                       target_usage, resource == "cpu", tolerances, pods, now, config);
   if (result) result->timestamp = samples.front().timestamp;

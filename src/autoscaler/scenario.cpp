@@ -154,16 +154,14 @@ DecodedPod decode_pod(const Fields& f, Timestamp step_time, Timestamp start, con
 
 ObjectMetricValue decode_object_metric(const Fields& f) {
   ObjectMetricValue out;
-  auto described = f.object("describedObject");
-  if (!described) fail(f.path_of("describedObject"), "is required");
-  out.kind = described->string("kind").value_or("");
-  out.name = described->string("name").value_or("");
-  if (out.kind.empty()) fail(described->path_of("kind"), "is required");
-  if (out.name.empty()) fail(described->path_of("name"), "is required");
-  auto metric = f.object("metric");
-  if (!metric) fail(f.path_of("metric"), "is required");
-  out.metric_name = metric->string("name").value_or("");
-  if (out.metric_name.empty()) fail(metric->path_of("name"), "is required");
+  auto described = f.required_object("describedObject");
+  out.kind = described.string("kind").value_or("");
+  out.name = described.string("name").value_or("");
+  if (out.kind.empty()) fail(described.path_of("kind"), "is required");
+  if (out.name.empty()) fail(described.path_of("name"), "is required");
+  auto metric = f.required_object("metric");
+  out.metric_name = metric.string("name").value_or("");
+  if (out.metric_name.empty()) fail(metric.path_of("name"), "is required");
   // "error" (not in scenario.md's list) lets a file say the API failed.
   if (auto error = f.string("error")) {
     out.value = k8s::Error{*error};
@@ -177,12 +175,11 @@ ObjectMetricValue decode_object_metric(const Fields& f) {
 
 ExternalMetricValues decode_external_metric(const Fields& f) {
   ExternalMetricValues out;
-  auto metric = f.object("metric");
-  if (!metric) fail(f.path_of("metric"), "is required");
-  out.metric_name = metric->string("name").value_or("");
-  if (out.metric_name.empty()) fail(metric->path_of("name"), "is required");
-  if (const auto* selector = metric->raw("selector")) {
-    out.selector = detail::as_selector(*selector, metric->path_of("selector")).to_string();
+  auto metric = f.required_object("metric");
+  out.metric_name = metric.string("name").value_or("");
+  if (out.metric_name.empty()) fail(metric.path_of("name"), "is required");
+  if (const auto* selector = metric.raw("selector")) {
+    out.selector = detail::as_selector(*selector, metric.path_of("selector")).to_string();
   }
   if (auto error = f.string("error")) {
     out.values = k8s::Error{*error};

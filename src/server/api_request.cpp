@@ -3,12 +3,16 @@
 #include <optional>
 #include <vector>
 
+#include "fedmetrics/k8s/url.hpp"
+
 namespace fedmetrics::server {
 
 using aggregator::CustomMetricsQuery;
 using aggregator::ExternalMetricsQuery;
 using aggregator::ResourceMetricsQuery;
 using k8s::GroupResource;
+using k8s::query_value;
+using k8s::QueryValues;
 using k8s::Status;
 
 namespace {
@@ -16,46 +20,6 @@ namespace {
 constexpr std::string_view kMetricsGroup = "metrics.k8s.io";
 constexpr std::string_view kCustomGroup = "custom.metrics.k8s.io";
 constexpr std::string_view kExternalGroup = "external.metrics.k8s.io";
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-bool percent_decode(std::string_view in, std::string& out, bool plus_is_space) {
-  out.clear();
-  out.reserve(in.size());
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    char c = in[i];
-    if (c == '%') {
-      if (i + 2 >= in.size()) return false;  // a '%' needs two hex digits after it
-      int hi = hex_value(in[i + 1]);
-      int lo = hex_value(in[i + 2]);
-      if (hi < 0 || lo < 0) return false;
-      out.push_back(static_cast<char>(hi * 16 + lo));
-      i += 2;
-    } else if (c == '+' && plus_is_space) {
-      out.push_back(' ');
-    } else {
-      out.push_back(c);
-    }
-  }
-  return true;
-}
-
-std::vector<std::string> split_path(std::string_view path) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    auto slash = path.find('/', start);
-    if (slash == std::string_view::npos) slash = path.size();
-    if (slash > start) parts.emplace_back(path.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return parts;
-}
 
 // The Kubernetes verb for an HTTP method on a resource (apiserver request info).
 std::string_view verb_for(std::string_view method, bool is_list) {
@@ -68,26 +32,21 @@ std::string_view verb_for(std::string_view method, bool is_list) {
 
 bool is_read(std::string_view method) { return method == "GET" || method == "HEAD"; }
 
-bool truthy(const std::map<std::string, std::string, std::less<>>& query, std::string_view key) {
+bool truthy(const QueryValues& query, std::string_view key) {
   auto it = query.find(key);
   return it != query.end() && (it->second == "true" || it->second == "1");
 }
 
-std::string query_value(const std::map<std::string, std::string, std::less<>>& query, std::string_view key) {
-  auto it = query.find(key);
-  return it == query.end() ? std::string() : it->second;
-}
-
 // Rejects writes and watches on a metrics resource with apiserver's 405.
-std::optional<Status> check_method(std::string_view method, const std::map<std::string, std::string, std::less<>>& query,
-                                   const GroupResource& what, bool is_list) {
+std::optional<Status> check_method(std::string_view method, const QueryValues& query, const GroupResource& what,
+                                   bool is_list) {
   if (!is_read(method)) return Status::method_not_allowed(verb_for(method, is_list), what);
   if (truthy(query, "watch")) return Status::method_not_allowed("watch", what);
   return std::nullopt;
 }
 
 ApiRequest parse_resource_metrics(std::string_view method, const std::vector<std::string>& parts,
-                                  const std::map<std::string, std::string, std::less<>>& query) {
+                                  const QueryValues& query) {
   // parts after /apis/metrics.k8s.io/v1beta1
   ResourceMetricsQuery q;
   bool matched = false;
@@ -119,7 +78,7 @@ ApiRequest parse_resource_metrics(std::string_view method, const std::vector<std
 
 ApiRequest parse_custom_metrics(std::string_view method, k8s::CustomMetricsVersion version,
                                 const std::vector<std::string>& parts,
-                                const std::map<std::string, std::string, std::less<>>& query) {
+                                const QueryValues& query) {
   // parts after /apis/custom.metrics.k8s.io/{version}; custom-metrics-apiserver's routes.
   CustomMetricsQuery q;
   q.version = version;
@@ -168,7 +127,7 @@ ApiRequest parse_custom_metrics(std::string_view method, k8s::CustomMetricsVersi
 }
 
 ApiRequest parse_external_metrics(std::string_view method, const std::vector<std::string>& parts,
-                                  const std::map<std::string, std::string, std::less<>>& query) {
+                                  const QueryValues& query) {
   if (parts.size() != 3 || parts[0] != "namespaces") return Status::not_found_resource();
   ExternalMetricsQuery q;
   q.namespace_name = parts[1];
@@ -190,27 +149,6 @@ bool known_group_version(std::string_view group, std::string_view version) {
 
 }  // namespace
 
-bool percent_decode_path(std::string_view in, std::string& out) { return percent_decode(in, out, false); }
-
-std::map<std::string, std::string, std::less<>> parse_query(std::string_view query) {
-  std::map<std::string, std::string, std::less<>> out;
-  std::size_t start = 0;
-  while (start <= query.size()) {
-    auto amp = query.find('&', start);
-    if (amp == std::string_view::npos) amp = query.size();
-    std::string_view pair = query.substr(start, amp - start);
-    start = amp + 1;
-    // Go 1.17+ rejects pairs containing ';' (url.ParseQuery); they are skipped.
-    if (pair.empty() || pair.find(';') != std::string_view::npos) continue;
-    auto eq = pair.find('=');
-    std::string key, value;
-    if (!percent_decode(pair.substr(0, eq), key, true)) continue;
-    if (eq != std::string_view::npos && !percent_decode(pair.substr(eq + 1), value, true)) continue;
-    out.emplace(std::move(key), std::move(value));  // emplace keeps the first value
-  }
-  return out;
-}
-
 GroupResource parse_group_resource(std::string_view text) {
   auto dot = text.find('.');
   if (dot == std::string_view::npos) return GroupResource{"", std::string(text)};
@@ -218,13 +156,10 @@ GroupResource parse_group_resource(std::string_view text) {
 }
 
 ApiRequest parse_api_request(std::string_view method, std::string_view target) {
-  auto question = target.find('?');
-  std::string_view raw_path = target.substr(0, question);
-  std::string_view raw_query = question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
-  std::string path;
-  if (!percent_decode_path(raw_path, path)) return Status::bad_request("invalid URL escape in path");
-  auto query = parse_query(raw_query);
-  auto parts = split_path(path);
+  auto decoded = k8s::parse_request_target(target);
+  if (!decoded) return Status::bad_request("invalid URL escape in path");
+  const auto& parts = decoded->segments;
+  const auto& query = decoded->query;
 
   if (parts.size() == 1 && is_read(method)) {
     if (parts[0] == "healthz") return InfoRequest{Endpoint::Healthz, {}, {}};

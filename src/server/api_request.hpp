@@ -2,7 +2,6 @@
 // Turns an HTTP method and request target into what is asked: an information
 // endpoint (health, version, discovery) or a metrics query, or the Kubernetes
 // Status that answers a malformed request. Pure: no I/O. Wire contract 0 and 1.
-#include <map>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -35,13 +34,6 @@ using ApiRequest = std::variant<InfoRequest, aggregator::ResourceMetricsQuery, a
 
 // `target` is the request-target as sent (origin form: path and query).
 ApiRequest parse_api_request(std::string_view method, std::string_view target);
-
-// Percent-decodes a path as Go's url.PathUnescape does; false on a bad escape.
-bool percent_decode_path(std::string_view in, std::string& out);
-
-// Form-decodes a query string as Go's url.ParseQuery; the first value of a
-// repeated key wins (url.Values.Get). Malformed pairs are skipped, as Go does.
-std::map<std::string, std::string, std::less<>> parse_query(std::string_view query);
 
 // Splits "deployments.apps" into resource "deployments" and group "apps".
 k8s::GroupResource parse_group_resource(std::string_view text);

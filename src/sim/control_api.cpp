@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fedmetrics/k8s/status.hpp"
+#include "fedmetrics/k8s/url.hpp"
 #include "sim/http_util.hpp"
 
 namespace fedmetrics::sim {
@@ -63,7 +64,8 @@ json world_summary(const Federation& f, k8s::Timestamp now) {
 
 ControlOutcome handle_control_request(const Federation& current, const transport::HttpRequest& request,
                                       k8s::Timestamp now) {
-  auto target = detail::parse_target(request.target);
+  // A bad escape leaves no segments: the 404 below.
+  auto target = k8s::parse_request_target(request.target).value_or(k8s::RequestTarget{});
   const auto& s = target.segments;
   const auto& method = request.method;
   if (s.size() == 1 && s[0] == "healthz") return {detail::text_response("ok"), std::nullopt};

@@ -11,6 +11,7 @@
 #include "fedmetrics/k8s/label_selector.hpp"
 #include "fedmetrics/k8s/metrics_types.hpp"
 #include "fedmetrics/k8s/status.hpp"
+#include "fedmetrics/k8s/url.hpp"
 #include "sim/http_util.hpp"
 
 namespace fedmetrics::sim {
@@ -70,7 +71,7 @@ GroupResource resource_of(const std::vector<std::string>& s) {
 
 class Responder {
  public:
-  Responder(const Federation& f, std::size_t member, const detail::Target& target, k8s::Timestamp now)
+  Responder(const Federation& f, std::size_t member, const k8s::RequestTarget& target, k8s::Timestamp now)
       : f_(f), m_(member), spec_(f.world.members[member]), state_(f.members[member]), t_(target), now_(now) {}
 
   HttpResponse route() const {
@@ -99,10 +100,10 @@ class Responder {
 
   // Parses labelSelector and fieldSelector; an error response when malformed.
   std::optional<HttpResponse> selectors(k8s::LabelSelector& labels, k8s::FieldSelector& fields) const {
-    auto l = k8s::LabelSelector::parse(detail::query_value(t_.query, "labelSelector"));
+    auto l = k8s::LabelSelector::parse(k8s::query_value(t_.query, "labelSelector"));
     if (!l) return status_response(Status::bad_request(l.error().message));
     labels = std::move(*l);
-    auto fs = k8s::FieldSelector::parse(detail::query_value(t_.query, "fieldSelector"));
+    auto fs = k8s::FieldSelector::parse(k8s::query_value(t_.query, "fieldSelector"));
     if (!fs) return status_response(Status::bad_request(fs.error().message));
     fields = std::move(*fs);
     return std::nullopt;
@@ -637,17 +638,17 @@ class Responder {
     auto dot = resource.find('.');
     GroupResource gr{dot == std::string::npos ? "" : resource.substr(dot + 1), resource.substr(0, dot)};
 
-    auto msel_text = detail::query_value(t_.query, "metricLabelSelector");
+    auto msel_text = k8s::query_value(t_.query, "metricLabelSelector");
     auto msel = k8s::LabelSelector::parse(msel_text);
     if (!msel) return status_response(Status::bad_request(msel.error().message));
     bool wildcard = name == "*";
     k8s::LabelSelector objects;
     if (wildcard) {
-      auto l = k8s::LabelSelector::parse(detail::query_value(t_.query, "labelSelector"));
+      auto l = k8s::LabelSelector::parse(k8s::query_value(t_.query, "labelSelector"));
       if (!l) return status_response(Status::bad_request(l.error().message));
       objects = std::move(*l);
     }
-    auto fsel = detail::query_value(t_.query, "fieldSelector");
+    auto fsel = k8s::query_value(t_.query, "fieldSelector");
     if (!fsel.empty() && !wildcard && !namespace_metric) {
       auto fs = k8s::FieldSelector::parse(fsel);
       if (!fs) return status_response(Status::bad_request(fs.error().message));
@@ -696,7 +697,7 @@ class Responder {
     if (r.size() != 3 || r[0] != "namespaces") return not_found();
     const auto& ns = r[1];
     const auto& metric = r[2];
-    auto sel = k8s::LabelSelector::parse(detail::query_value(t_.query, "labelSelector"));
+    auto sel = k8s::LabelSelector::parse(k8s::query_value(t_.query, "labelSelector"));
     if (!sel) return status_response(Status::bad_request(sel.error().message));
     bool known = false;
     std::vector<k8s::ExternalMetricValue> items;
@@ -715,7 +716,7 @@ class Responder {
   std::size_t m_;
   const MemberSpec& spec_;
   const MemberState& state_;
-  const detail::Target& t_;
+  const k8s::RequestTarget& t_;
   k8s::Timestamp now_;
 };
 
@@ -820,8 +821,9 @@ bool authenticated(const Federation& f, std::size_t member, const HttpRequest& r
 
 HttpResponse MemberApi::handle(const HttpRequest& request, k8s::Timestamp now, double fault_draw) const {
   const auto& faults = federation_.members[member_].faults;
-  auto target = detail::parse_target(request.target);
-  if (!target.valid) return status_response(Status::bad_request("invalid URL escape in the request path"));
+  auto decoded = k8s::parse_request_target(request.target);
+  if (!decoded) return status_response(Status::bad_request("invalid URL escape in the request path"));
+  const auto& target = *decoded;
   const auto& s = target.segments;
   // Health endpoints are open to anyone (apiserver's AlwaysAllowPaths), as kubelet probes send no credentials.
   if (s.size() == 1 && (s[0] == "healthz" || s[0] == "livez" || s[0] == "readyz")) return text_response("ok");
@@ -829,7 +831,7 @@ HttpResponse MemberApi::handle(const HttpRequest& request, k8s::Timestamp now, d
   if (fault_draw < faults.error_rate) return status_response(Status::internal_error("simulated fault"));
 
   bool read = request.method == "GET" || request.method == "HEAD";
-  auto watch = detail::query_value(target.query, "watch");
+  auto watch = k8s::query_value(target.query, "watch");
   HttpResponse response;
   if (!read) {
     response = status_response(Status::method_not_allowed(verb_for(request.method), resource_of(s)));

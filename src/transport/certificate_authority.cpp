@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
+#include <utility>
 
 #include <openssl/bio.h>
 #include <openssl/evp.h>
@@ -36,9 +37,23 @@ void add_extension(X509* issuer, X509* cert, int nid, const std::string& value) 
   if (!ext || X509_add_ext(cert, ext.get(), -1) != 1) fail("cannot add extension " + value);
 }
 
-CertPtr new_certificate(EVP_PKEY* key, const std::string& common_name, long days) {
+using Extensions = std::vector<std::pair<int, std::string>>;
+
+std::string subject_alt_names(const std::vector<std::string>& dns_names, const std::vector<std::string>& ip_addresses) {
+  std::string san;
+  for (const auto& dns : dns_names) san += (san.empty() ? "" : ",") + std::string("DNS:") + dns;
+  for (const auto& ip : ip_addresses) san += (san.empty() ? "" : ",") + std::string("IP:") + ip;
+  return san;
+}
+
+// A certificate for `key`, valid `days`, with `extensions` (an empty value is
+// left out), signed by `issuer_key` as `issuer`; a null `issuer` makes the
+// certificate its own issuer (self-signed). `what` names it in errors.
+CertPtr make_certificate(EVP_PKEY* key, const std::string& common_name, long days, const Extensions& extensions,
+                         X509* issuer, EVP_PKEY* issuer_key, const std::string& what) {
   CertPtr cert(X509_new());
   X509_set_version(cert.get(), 2);
+  // A random 64-bit serial, as RFC 5280 asks for unpredictable serials.
   std::unique_ptr<BIGNUM, Deleter<BIGNUM, BN_free>> serial(BN_new());
   BN_rand(serial.get(), 64, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY);
   BN_to_ASN1_INTEGER(serial.get(), X509_get_serialNumber(cert.get()));
@@ -48,7 +63,18 @@ CertPtr new_certificate(EVP_PKEY* key, const std::string& common_name, long days
   X509_NAME* name = X509_get_subject_name(cert.get());
   X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(common_name.c_str()), -1,
                              -1, 0);
+  if (issuer == nullptr) issuer = cert.get();
+  X509_set_issuer_name(cert.get(), X509_get_subject_name(issuer));
+  for (const auto& [nid, value] : extensions)
+    if (!value.empty()) add_extension(issuer, cert.get(), nid, value);
+  if (X509_sign(cert.get(), issuer_key, EVP_sha256()) == 0) fail("cannot sign " + what);
   return cert;
+}
+
+KeyPtr new_key() {
+  KeyPtr key(EVP_EC_gen("P-256"));
+  if (!key) fail("cannot generate an EC key");
+  return key;
 }
 
 void write_pem(const std::filesystem::path& path, EVP_PKEY* key, X509* cert) {
@@ -60,6 +86,14 @@ void write_pem(const std::filesystem::path& path, EVP_PKEY* key, X509* cert) {
   } else if (PEM_write_X509(f.get(), cert) != 1) {
     fail("cannot write " + path.string());
   }
+}
+
+// Writes the key first: a certificate file without its key is never left behind.
+void write_key_and_certificate(const std::string& cert_file, const std::string& key_file, EVP_PKEY* key, X509* cert) {
+  std::filesystem::path kp(key_file);
+  if (kp.has_parent_path()) std::filesystem::create_directories(kp.parent_path());
+  write_pem(key_file, key, nullptr);
+  write_pem(cert_file, nullptr, cert);
 }
 
 }  // namespace
@@ -77,14 +111,12 @@ CertificateAuthority::~CertificateAuthority() = default;
 
 CertificateAuthority CertificateAuthority::create(const std::string& common_name) {
   auto impl = std::make_unique<Impl>();
-  impl->key.reset(EVP_EC_gen("P-256"));
-  if (!impl->key) fail("cannot generate an EC key");
-  impl->cert = new_certificate(impl->key.get(), common_name, 3650);
-  X509_set_issuer_name(impl->cert.get(), X509_get_subject_name(impl->cert.get()));
-  add_extension(impl->cert.get(), impl->cert.get(), NID_basic_constraints, "critical,CA:TRUE");
-  add_extension(impl->cert.get(), impl->cert.get(), NID_key_usage, "critical,digitalSignature,keyCertSign,cRLSign");
-  add_extension(impl->cert.get(), impl->cert.get(), NID_subject_key_identifier, "hash");
-  if (X509_sign(impl->cert.get(), impl->key.get(), EVP_sha256()) == 0) fail("cannot sign the CA certificate");
+  impl->key = new_key();
+  impl->cert = make_certificate(impl->key.get(), common_name, 3650,
+                                {{NID_basic_constraints, "critical,CA:TRUE"},
+                                 {NID_key_usage, "critical,digitalSignature,keyCertSign,cRLSign"},
+                                 {NID_subject_key_identifier, "hash"}},
+                                nullptr, impl->key.get(), "the CA certificate");
   return CertificateAuthority(std::move(impl));
 }
 
@@ -110,8 +142,7 @@ CertificateAuthority CertificateAuthority::load_or_create(const std::string& dir
   fs::create_directories(dir, ec);
   if (ec) fail("cannot create " + dir + ": " + ec.message());
   auto ca = create(common_name);
-  write_pem(key_path, ca.impl_->key.get(), nullptr);
-  write_pem(cert_path, nullptr, ca.impl_->cert.get());
+  write_key_and_certificate(cert_path.string(), key_path.string(), ca.impl_->key.get(), ca.impl_->cert.get());
   ca.impl_->cert_file = fs::absolute(cert_path).string();
   return ca;
 }
@@ -130,23 +161,29 @@ void CertificateAuthority::issue_serving_certificate(const std::string& cert_fil
                                                      const std::string& common_name,
                                                      const std::vector<std::string>& dns_names,
                                                      const std::vector<std::string>& ip_addresses) const {
-  KeyPtr key(EVP_EC_gen("P-256"));
-  if (!key) fail("cannot generate an EC key");
-  auto cert = new_certificate(key.get(), common_name, 365);
-  X509_set_issuer_name(cert.get(), X509_get_subject_name(impl_->cert.get()));
-  std::string san;
-  for (const auto& dns : dns_names) san += (san.empty() ? "" : ",") + std::string("DNS:") + dns;
-  for (const auto& ip : ip_addresses) san += (san.empty() ? "" : ",") + std::string("IP:") + ip;
-  if (!san.empty()) add_extension(impl_->cert.get(), cert.get(), NID_subject_alt_name, san);
-  add_extension(impl_->cert.get(), cert.get(), NID_basic_constraints, "critical,CA:FALSE");
-  add_extension(impl_->cert.get(), cert.get(), NID_key_usage, "critical,digitalSignature,keyEncipherment");
-  add_extension(impl_->cert.get(), cert.get(), NID_ext_key_usage, "serverAuth");
-  add_extension(impl_->cert.get(), cert.get(), NID_authority_key_identifier, "keyid:always");
-  if (X509_sign(cert.get(), impl_->key.get(), EVP_sha256()) == 0) fail("cannot sign " + cert_file);
-  std::filesystem::path kp(key_file);
-  if (kp.has_parent_path()) std::filesystem::create_directories(kp.parent_path());
-  write_pem(key_file, key.get(), nullptr);
-  write_pem(cert_file, nullptr, cert.get());
+  auto key = new_key();
+  auto cert = make_certificate(key.get(), common_name, 365,
+                               {{NID_subject_alt_name, subject_alt_names(dns_names, ip_addresses)},
+                                {NID_basic_constraints, "critical,CA:FALSE"},
+                                {NID_key_usage, "critical,digitalSignature,keyEncipherment"},
+                                {NID_ext_key_usage, "serverAuth"},
+                                {NID_authority_key_identifier, "keyid:always"}},
+                               impl_->cert.get(), impl_->key.get(), cert_file);
+  write_key_and_certificate(cert_file, key_file, key.get(), cert.get());
+}
+
+void write_self_signed_certificate(const std::string& cert_file, const std::string& key_file,
+                                   const std::string& common_name, const std::vector<std::string>& dns_names,
+                                   const std::vector<std::string>& ip_addresses) {
+  auto key = new_key();
+  // CA:TRUE and keyCertSign: a client trusts this file itself as its root.
+  auto cert = make_certificate(key.get(), common_name, 365,
+                               {{NID_subject_alt_name, subject_alt_names(dns_names, ip_addresses)},
+                                {NID_basic_constraints, "critical,CA:TRUE"},
+                                {NID_key_usage, "critical,digitalSignature,keyCertSign"},
+                                {NID_ext_key_usage, "serverAuth"}},
+                               nullptr, key.get(), cert_file);
+  write_key_and_certificate(cert_file, key_file, key.get(), cert.get());
 }
 
 }  // namespace fedmetrics::transport

@@ -1,6 +1,7 @@
 // The simulator's certificates: members' serving certificates verify against
 // the world's CA for 127.0.0.1 and localhost, and the "wrong certificate"
-// fault's do not.
+// fault's do not. Also `fedmetrics serve`'s self-signed certificate, made by
+// the same code.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "fedmetrics/transport/certificate_authority.hpp"
+#include "fedmetrics/transport/self_signed.hpp"
 
 using fedmetrics::transport::CertificateAuthority;
 namespace fs = std::filesystem;
@@ -68,5 +70,26 @@ TEST_CASE("CertificateAuthority: issues serving certificates that verify against
   CHECK_FALSE(verifies(bad.get(), ca_cert.get(), "127.0.0.1"));
   CHECK(X509_check_host(leaf.get(), "localhost", 0, 0, nullptr) == 1);
   CHECK((fs::status(dir / "m1.key").permissions() & fs::perms::others_read) == fs::perms::none);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("Self-signed serving certificate: trusted as its own root, reused", "[sim][certificates]") {
+  auto dir = fs::temp_directory_path() / ("fedmetrics-self-signed-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  auto paths = fedmetrics::transport::ensure_self_signed_certificate((dir / "certs").string(), {"localhost"},
+                                                                     {"127.0.0.1"});
+  CHECK(paths.generated);
+  CHECK(paths.cert_file == (dir / "certs" / "apiserver.crt").string());
+  CHECK(paths.key_file == (dir / "certs" / "apiserver.key").string());
+  auto cert = read_cert(paths.cert_file);
+  CHECK(verifies(cert.get(), cert.get(), "127.0.0.1"));  // clients pin the file itself (--cacert, caBundle)
+  CHECK_FALSE(verifies(cert.get(), cert.get(), "10.0.0.1"));
+  CHECK(X509_check_host(cert.get(), "localhost", 0, 0, nullptr) == 1);
+  CHECK((fs::status(paths.key_file).permissions() & fs::perms::others_read) == fs::perms::none);
+
+  auto again = fedmetrics::transport::ensure_self_signed_certificate((dir / "certs").string(), {"localhost"},
+                                                                     {"127.0.0.1"});
+  CHECK_FALSE(again.generated);
+  CHECK(X509_cmp(read_cert(again.cert_file).get(), cert.get()) == 0);
   fs::remove_all(dir);
 }

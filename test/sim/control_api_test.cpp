@@ -77,6 +77,7 @@ TEST_CASE("Control: faults are replaced by PUT, merged by PATCH, cleared by DELE
   CHECK(bad.response.status == 400);
   CHECK(json::parse(bad.response.body)["message"] == "errorRate: expected a number between 0 and 1");
   CHECK(handle_control_request(f, req("PUT", "/sim/v1/members/nope/faults", "{}"), sim_test::t0()).response.status == 404);
+  CHECK(handle_control_request(f, req("GET", "/sim/v1/world%zz"), sim_test::t0()).response.status == 404);
 }
 
 TEST_CASE("Control: external metric values and the world summary", "[sim][control]") {

@@ -151,6 +151,13 @@ TEST_CASE("MemberApi: selectors that do not parse are 400 BadRequest", "[sim][me
         "\"spec.nodeName\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"");
 }
 
+TEST_CASE("MemberApi: a bad escape in the path is 400 BadRequest", "[sim][member]") {
+  auto f = sim_test::federation();
+  auto a = call(f, kMember1, "/api/v1/pods%zz");
+  CHECK(a.status == 400);
+  CHECK(a.body["message"] == "invalid URL escape in the request path");
+}
+
 TEST_CASE("MemberApi: metrics.k8s.io as metrics-server answers", "[sim][member]") {
   auto f = sim_test::federation();
   auto list = call(f, kMember1, "/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods");

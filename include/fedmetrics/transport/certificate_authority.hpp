@@ -1,7 +1,8 @@
 #pragma once
 // A small certificate authority for tests and the simulator: an ECDSA P-256
 // CA that issues serving certificates for loopback names, as kind and kwok
-// make one per cluster.
+// make one per cluster; and the CA-less self-signed certificate that
+// `fedmetrics serve` makes (self_signed.hpp).
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,5 +39,13 @@ class CertificateAuthority {
   explicit CertificateAuthority(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// Writes a serving certificate that is its own issuer (no CA), and its key:
+// ECDSA P-256, one year, extendedKeyUsage serverAuth, for `dns_names` and
+// `ip_addresses`, marked CA:TRUE so that a client can trust the certificate
+// file itself. Throws std::runtime_error on failure.
+void write_self_signed_certificate(const std::string& cert_file, const std::string& key_file,
+                                   const std::string& common_name, const std::vector<std::string>& dns_names,
+                                   const std::vector<std::string>& ip_addresses);
 
 }  // namespace fedmetrics::transport
