@@ -288,6 +288,26 @@ std::optional<Nanos> magnitude_in_nanos(std::string_view whole, std::string_view
   return result;
 }
 
+// The common case, as metrics-server and prometheus-adapter send quantities
+// ("2318451n", "14536Ki", "1500m"): an integer of at most 18 digits with a
+// suffix at or above nano. Its value is a whole number of nano-units, so no
+// rounding is involved and the general digit-by-digit path is not needed.
+// nullopt: not this case (or too large for it); use magnitude_in_nanos.
+std::optional<Nanos> small_integer_nanos(const ScannedQuantity& q, const SuffixMeaning& meaning) {
+  if (!q.fraction.empty() || q.whole.size() > 18) return std::nullopt;
+  Nanos whole = 0;
+  for (char c : q.whole) whole = whole * 10 + (c - '0');
+  if (meaning.base == 2) {
+    if (meaning.exponent > 60) return std::nullopt;
+    std::optional<Nanos> units = checked_mul(whole, Nanos{1} << meaning.exponent);
+    return units ? checked_mul(*units, kNanosPerUnit) : std::nullopt;
+  }
+  if (meaning.exponent < -9 || meaning.exponent > 18) return std::nullopt;
+  Nanos scale = 1;
+  for (std::int64_t i = -9; i < meaning.exponent; ++i) scale *= 10;
+  return checked_mul(whole, scale);
+}
+
 // ---------------------------------------------------------------------------
 // Printing: CanonicalizeBytes.
 
@@ -418,9 +438,11 @@ Expected<Quantity> Quantity::parse(std::string_view text) {
   if (!scanned->has_digit && go_rejects_digitless_number(*meaning)) return Error{std::string(kErrNumeric)};
 
   const bool binary = meaning->base == 2;
-  std::optional<Nanos> magnitude =
-      magnitude_in_nanos(scanned->whole, scanned->fraction, binary ? 0 : meaning->exponent,
-                         binary ? static_cast<int>(meaning->exponent) : 0);
+  std::optional<Nanos> magnitude = small_integer_nanos(*scanned, *meaning);
+  if (!magnitude) {
+    magnitude = magnitude_in_nanos(scanned->whole, scanned->fraction, binary ? 0 : meaning->exponent,
+                                   binary ? static_cast<int>(meaning->exponent) : 0);
+  }
   QuantityFormat format = meaning->format;
   if (binary) {
     // "The max is just a simple cap": anything past 2^63-1 units, including
