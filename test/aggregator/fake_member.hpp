@@ -11,7 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include <catch2/catch.hpp>
+
 #include "fedmetrics/aggregator/member_cluster.hpp"
+#include "fedmetrics/aggregator/metrics_service.hpp"
 #include "fedmetrics/k8s/quantity.hpp"
 
 namespace fedmetrics::aggregator::testing {
@@ -189,5 +192,31 @@ class FakeSource final : public MemberSource {
   std::shared_ptr<const MemberList> members() const override { return std::make_shared<const MemberList>(list); }
   MemberList list;
 };
+
+// Reading an Answer in a test: the value or the Status, failing the test when
+// it holds the other. From a temporary answer: a copy, never a reference into it.
+template <class T>
+const T& items_of(const Answer<T>& answer) {
+  REQUIRE(std::holds_alternative<T>(answer.result));
+  return std::get<T>(answer.result);
+}
+
+template <class T>
+const k8s::Status& status_of(const Answer<T>& answer) {
+  REQUIRE(std::holds_alternative<k8s::Status>(answer.result));
+  return std::get<k8s::Status>(answer.result);
+}
+
+template <class T>
+T items_of(Answer<T>&& answer) {
+  REQUIRE(std::holds_alternative<T>(answer.result));
+  return std::get<T>(std::move(answer.result));
+}
+
+template <class T>
+k8s::Status status_of(Answer<T>&& answer) {
+  REQUIRE(std::holds_alternative<k8s::Status>(answer.result));
+  return std::get<k8s::Status>(std::move(answer.result));
+}
 
 }  // namespace fedmetrics::aggregator::testing

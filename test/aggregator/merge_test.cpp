@@ -30,30 +30,6 @@ MemberAnswer<T> failed(std::string cluster, MemberError e) {
   return MemberAnswer<T>{std::move(cluster), std::move(e)};
 }
 
-template <class T>
-const T& items_of(const Answer<T>& answer) {
-  REQUIRE(std::holds_alternative<T>(answer.result));
-  return std::get<T>(answer.result);
-}
-
-template <class T>
-const k8s::Status& status_of(const Answer<T>& answer) {
-  REQUIRE(std::holds_alternative<k8s::Status>(answer.result));
-  return std::get<k8s::Status>(answer.result);
-}
-
-// From a temporary answer: a copy, never a reference into it.
-template <class T>
-T items_of(Answer<T>&& answer) {
-  REQUIRE(std::holds_alternative<T>(answer.result));
-  return std::get<T>(std::move(answer.result));
-}
-
-template <class T>
-k8s::Status status_of(Answer<T>&& answer) {
-  REQUIRE(std::holds_alternative<k8s::Status>(answer.result));
-  return std::get<k8s::Status>(std::move(answer.result));
-}
 
 std::string cluster_of(const k8s::ObjectMeta& meta) {
   auto it = meta.annotations.find(kQueryFromClusterAnnotation);
