@@ -278,13 +278,23 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
   }
 
   // One exchange on `stream`. Sets `reusable` when the connection may go back to the pool.
-  awaitable<HttpResult> exchange(Stream& stream, const std::string& target, Deadline deadline, bool& reusable) {
+  awaitable<HttpResult> exchange(Stream& stream, const OutgoingRequest& out, Deadline deadline, bool& reusable) {
     reusable = false;
-    http::request<http::empty_body> req{http::verb::get, base_path + target, 11};
+    http::request<http::string_body> req{http::string_to_verb(out.method), base_path + out.target, 11};
+    if (req.method() == http::verb::unknown) req.method_string(out.method);
     req.set(http::field::host, host_header);
     req.set(http::field::user_agent, options.user_agent);
     req.set(http::field::accept, "application/json");
     if (auto t = current_token(); !t.empty()) req.set(http::field::authorization, "Bearer " + t);
+    for (const auto& [name, value] : out.headers) {
+      if (beast::iequals(name, "accept") || beast::iequals(name, "user-agent")) req.set(name, value);
+      else req.insert(name, value);
+    }
+    if (!out.body.empty() || out.method == "POST" || out.method == "PUT" || out.method == "PATCH") {
+      if (!out.content_type.empty()) req.set(http::field::content_type, out.content_type);
+      req.body() = out.body;
+      req.prepare_payload();
+    }
     req.keep_alive(true);
     beast::get_lowest_layer(stream).expires_at(deadline);
     auto [wec, written] = co_await http::async_write(stream, req, use_tuple);
@@ -293,16 +303,29 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     beast::flat_buffer buffer;
     http::response_parser<http::string_body> parser;
     parser.body_limit(options.max_response_bytes);
+    if (req.method() == http::verb::head) parser.skip(true);
     auto [rec, read] = co_await http::async_read(stream, buffer, parser, use_tuple);
     (void)read;
     if (rec) co_return classify(rec, "read from", address(), X509_V_OK);
     auto res = parser.release();
     reusable = res.keep_alive();
-    co_return HttpReply{static_cast<int>(res.result_int()), std::move(res.body())};
+    HttpReply reply{static_cast<int>(res.result_int()), std::move(res.body()), std::string(res[http::field::content_type])};
+    if (out.want_headers) {
+      for (const auto& field : res) {
+        auto name = field.name();
+        if (name == http::field::connection || name == http::field::keep_alive || name == http::field::transfer_encoding ||
+            name == http::field::content_length || name == http::field::te || name == http::field::trailer ||
+            name == http::field::upgrade || name == http::field::proxy_authenticate)
+          continue;
+        reply.headers.emplace_back(field.name_string(), field.value());
+      }
+    }
+    co_return reply;
   }
 
-  awaitable<HttpResult> get(std::string target, Deadline deadline) {
+  awaitable<HttpResult> send(const OutgoingRequest& out, Deadline deadline) {
     ++requests;
+    const bool idempotent = out.method == "GET" || out.method == "HEAD";
     // A reused keep-alive connection may have been closed by the member in the
     // meantime; a GET is idempotent, so that case is retried once on a new one.
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -319,10 +342,10 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
         stream = std::move(std::get<std::unique_ptr<Stream>>(connected));
       }
       bool reusable = false;
-      HttpResult result = co_await exchange(*stream, target, deadline, reusable);
+      HttpResult result = co_await exchange(*stream, out, deadline, reusable);
       if (const auto* e = std::get_if<MemberError>(&result)) {
         release(nullptr);  // the connection is dropped, its slot freed
-        if (reused && e->kind == Kind::Refused && std::chrono::steady_clock::now() < deadline) {
+        if (reused && idempotent && e->kind == Kind::Refused && std::chrono::steady_clock::now() < deadline) {
           // The member closed an idle connection; the others idle as long are
           // likely closed too: drop them all so that the retry opens a new one.
           drop_idle();
@@ -344,6 +367,12 @@ HttpsClient::HttpsClient(ClientRuntime& runtime, ClusterEndpoint endpoint, Clien
 HttpsClient::~HttpsClient() = default;
 
 void HttpsClient::get(std::string path_and_query, Deadline deadline, HttpCallback done) {
+  OutgoingRequest request;
+  request.target = std::move(path_and_query);
+  send(std::move(request), deadline, std::move(done));
+}
+
+void HttpsClient::send(OutgoingRequest request, Deadline deadline, HttpCallback done) {
   auto impl = impl_;  // keeps the client alive until the request completes
   {
     std::lock_guard lock(impl->mutex);
@@ -352,11 +381,12 @@ void HttpsClient::get(std::string path_and_query, Deadline deadline, HttpCallbac
   auto started = std::chrono::steady_clock::now();
   asio::co_spawn(
       impl->strand,
-      [impl, target = std::move(path_and_query), deadline]() -> awaitable<HttpResult> {
-        HttpResult result = co_await impl->get(target, deadline);
-        if (auto* reply = std::get_if<HttpReply>(&result); reply && reply->status == 401 && !impl->endpoint.token_file.empty()) {
+      [impl, request = std::move(request), deadline]() -> awaitable<HttpResult> {
+        HttpResult result = co_await impl->send(request, deadline);
+        if (auto* reply = std::get_if<HttpReply>(&result);
+            reply && reply->status == 401 && !impl->endpoint.token_file.empty()) {
           impl->reload_token();  // a rotated token: re-read the file once and retry
-          result = co_await impl->get(target, deadline);
+          result = co_await impl->send(request, deadline);
         }
         co_return result;
       },

@@ -1,5 +1,7 @@
 #include "fedmetrics/clusterclient/kubeconfig.hpp"
 
+#include "fedmetrics/k8s/base64.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -37,26 +39,14 @@ std::string resolve(const std::string& path, const std::string& base_dir) {
   return (std::filesystem::path(base_dir) / path).string();
 }
 
-// The *-data fields are base64 of PEM (kubeconfig's []byte encoding).
-bool decode_base64(const std::string& in, std::string& out) {
-  std::string compact;
-  std::copy_if(in.begin(), in.end(), std::back_inserter(compact), [](char c) { return !std::isspace(static_cast<unsigned char>(c)); });
-  out.assign(compact.size() / 4 * 3 + 3, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(compact.data()), static_cast<int>(compact.size()));
-  if (n < 0 || compact.size() % 4 != 0) return false;
-  // EVP_DecodeBlock counts padding as zero bytes: drop them.
-  std::size_t padding = compact.empty() ? 0 : (compact.back() == '=') + (compact.size() > 1 && compact[compact.size() - 2] == '=');
-  out.resize(static_cast<std::size_t>(n) - padding);
-  return true;
-}
-
 // Reads `<field>-data` (base64) or `<field>` (a file path) into `out`.
 std::optional<Error> read_pem(const YAML::Node& node, const std::string& field, const std::string& base_dir,
                               const std::string& where, std::string& out) {
   std::string data = scalar(node, (field + "-data").c_str());
   if (!data.empty()) {
-    if (!decode_base64(data, out)) return Error{where + "." + field + "-data: not valid base64"};
+    auto decoded = k8s::base64_decode(data);
+    if (!decoded) return Error{where + "." + field + "-data: not valid base64"};
+    out = std::move(*decoded);
     return std::nullopt;
   }
   std::string path = scalar(node, field.c_str());
@@ -150,6 +140,25 @@ Expected<std::vector<ClusterEndpoint>> load_kubeconfig(const std::string& path, 
   auto parsed = parse_kubeconfig(text, std::filesystem::path(path).parent_path().string(), only_contexts);
   if (!parsed) return Error{path + ": " + parsed.error().message};
   return parsed;
+}
+
+Expected<ClusterEndpoint> load_kubeconfig_current_context(const std::string& path) {
+  std::string text;
+  if (!read_file(path, text)) return Error{"cannot read kubeconfig " + path};
+  std::string current;
+  try {
+    auto root = YAML::Load(text);
+    if (root.IsMap() && root["current-context"] && root["current-context"].IsScalar())
+      current = root["current-context"].as<std::string>();
+  } catch (const YAML::Exception& e) {
+    return Error{path + ": not valid YAML: " + e.what()};
+  }
+  if (current.empty()) return Error{path + ": current-context is not set"};
+  auto parsed = parse_kubeconfig(text, std::filesystem::path(path).parent_path().string(), {current});
+  if (!parsed) return Error{path + ": " + parsed.error().message};
+  for (auto& e : *parsed)
+    if (e.name == current) return std::move(e);
+  return Error{path + ": context \"" + current + "\" is not defined"};
 }
 
 }  // namespace fedmetrics::clusterclient

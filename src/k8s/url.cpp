@@ -1,5 +1,8 @@
 #include "fedmetrics/k8s/url.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 namespace fedmetrics::k8s {
 
 namespace {
@@ -80,6 +83,18 @@ std::optional<RequestTarget> parse_request_target(std::string_view target) {
   out.segments = split_path(path);
   if (question != std::string_view::npos) out.query = parse_query(target.substr(question + 1));
   return out;
+}
+
+bool query_bool(const QueryValues& query, std::string_view key) {
+  auto it = query.find(key);
+  if (it == query.end()) return false;
+  const auto& v = it->second;
+  if (v == "0") return false;
+  static constexpr std::string_view kFalse = "false";
+  bool is_false = v.size() == kFalse.size() && std::equal(v.begin(), v.end(), kFalse.begin(), [](char a, char b) {
+                    return std::tolower(static_cast<unsigned char>(a)) == b;
+                  });
+  return !is_false;
 }
 
 }  // namespace fedmetrics::k8s

@@ -1,6 +1,8 @@
 #include "main/serve_command.hpp"
 
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +13,7 @@
 #include "fedmetrics/k8s/time.hpp"
 #include "fedmetrics/transport/self_signed.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
+#include "main/delegated_auth.hpp"
 #include "main/member_metrics.hpp"
 #include "server/aggregator_metrics.hpp"
 #include "server/api_handler.hpp"
@@ -44,9 +47,57 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
       ->capture_default_str();
   serve->add_option("--service-namespace", o.service_namespace, "Namespace of that Service.")->capture_default_str();
   serve->add_flag("--insecure-development-no-auth", o.insecure_no_auth,
-                  "DEVELOPMENT ONLY: serve every request without authentication or authorization.\n"
-                  "Delegated authentication (front-proxy certificates, TokenReview) is not implemented yet,\n"
-                  "so this flag is required for now.");
+                  "DEVELOPMENT ONLY: serve every request without authentication or authorization.");
+  serve->add_option("--authentication-kubeconfig", o.authentication_kubeconfig,
+                    "Kubeconfig of the control plane (karmada-apiserver) that reviews bearer tokens\n"
+                    "(TokenReview) and publishes kube-system/extension-apiserver-authentication (the\n"
+                    "front-proxy CA and header names). Its current-context is used.")
+      ->check(CLI::ExistingFile);
+  serve->add_option("--authorization-kubeconfig", o.authorization_kubeconfig,
+                    "Kubeconfig of the control plane that authorizes requests (SubjectAccessReview).")
+      ->check(CLI::ExistingFile);
+  serve->add_flag("--authentication-skip-lookup", o.authentication_skip_lookup,
+                  "Do not read kube-system/extension-apiserver-authentication; use only the --requestheader-*\n"
+                  "and --client-ca-file flags.");
+  serve->add_option("--client-ca-file", o.client_ca_file,
+                    "Authenticate clients presenting a certificate signed by one of these CAs (user = CN, groups = O).")
+      ->check(CLI::ExistingFile);
+  serve->add_option("--requestheader-client-ca-file", o.requestheader_client_ca_file,
+                    "CA bundle that must sign the front proxy's client certificate before the\n"
+                    "--requestheader-username-headers are trusted (the aggregator's --proxy-client-cert-file).")
+      ->check(CLI::ExistingFile);
+  serve->add_option("--requestheader-allowed-names", o.requestheader_allowed_names,
+                    "Common names allowed for the front proxy's certificate (comma-separated); empty: any\n"
+                    "certificate from --requestheader-client-ca-file.")
+      ->delimiter(',');
+  serve->add_option("--requestheader-username-headers", o.requestheader_username_headers,
+                    "Headers holding the user name, first non-empty wins.")
+      ->delimiter(',')
+      ->capture_default_str();
+  serve->add_option("--requestheader-uid-headers", o.requestheader_uid_headers, "Headers holding the user's UID.")
+      ->delimiter(',')
+      ->capture_default_str();
+  serve->add_option("--requestheader-group-headers", o.requestheader_group_headers,
+                    "Headers holding the user's groups (one per header line).")
+      ->delimiter(',')
+      ->capture_default_str();
+  serve->add_option("--requestheader-extra-headers-prefix", o.requestheader_extra_headers_prefix,
+                    "Prefixes of headers holding the user's extra attributes.")
+      ->delimiter(',')
+      ->capture_default_str();
+  serve->add_option("--authentication-token-webhook-cache-ttl", o.token_webhook_cache_ttl,
+                    "How long TokenReview answers are cached (Go duration).")
+      ->capture_default_str();
+  serve->add_option("--authorization-webhook-cache-authorized-ttl", o.authorized_cache_ttl,
+                    "How long SubjectAccessReview allows are cached (Go duration).")
+      ->capture_default_str();
+  serve->add_option("--authorization-webhook-cache-unauthorized-ttl", o.unauthorized_cache_ttl,
+                    "How long SubjectAccessReview denials are cached (Go duration).")
+      ->capture_default_str();
+  serve->add_option("--authorization-always-allow-paths", o.always_allow_paths,
+                    "Paths served to anyone without authentication or authorization (comma-separated).")
+      ->delimiter(',')
+      ->capture_default_str();
   serve->add_option("--member-kubeconfig", o.member_kubeconfigs,
                     "Kubeconfig whose contexts are the member clusters, one member per context named after it\n"
                     "(Karmada's members.config). Repeatable. Re-read when it changes.")
@@ -82,16 +133,80 @@ std::chrono::milliseconds duration_flag(const std::string& flag, const std::stri
   return std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
 }
 
+std::string read_text_file(const std::string& flag, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (!in || !(text << in.rdbuf())) throw std::runtime_error(flag + " " + path + ": cannot read the file");
+  return text.str();
+}
+
+// Authentication and authorization as a delegating apiserver sets them up
+// (apiserver pkg/server/options/authentication.go, authorization.go).
+std::shared_ptr<server::RequestGate> make_gate(const ServeOptions& o, clusterclient::ClientRuntime& runtime) {
+  server::GateOptions gate_options;
+  gate_options.always_allow_paths = o.always_allow_paths;
+  gate_options.token_cache_ttl = std::chrono::duration_cast<std::chrono::seconds>(
+      duration_flag("--authentication-token-webhook-cache-ttl", o.token_webhook_cache_ttl));
+  gate_options.authorized_cache_ttl = std::chrono::duration_cast<std::chrono::seconds>(
+      duration_flag("--authorization-webhook-cache-authorized-ttl", o.authorized_cache_ttl));
+  gate_options.unauthorized_cache_ttl = std::chrono::duration_cast<std::chrono::seconds>(
+      duration_flag("--authorization-webhook-cache-unauthorized-ttl", o.unauthorized_cache_ttl));
+  std::shared_ptr<HttpsReviewClient> authentication;
+  if (!o.authentication_kubeconfig.empty()) {
+    authentication = std::make_shared<HttpsReviewClient>(runtime, o.authentication_kubeconfig, "--authentication-kubeconfig");
+    gate_options.authentication = authentication;
+  }
+  gate_options.authorization =
+      std::make_shared<HttpsReviewClient>(runtime, o.authorization_kubeconfig, "--authorization-kubeconfig");
+
+  server::CertificateTrust trust;
+  if (authentication && !o.authentication_skip_lookup) {
+    // The control plane's own trust first; explicit flags below take precedence.
+    auto published = fetch_extension_apiserver_authentication(*authentication, std::chrono::seconds(10));
+    if (!published)
+      throw std::runtime_error("--authentication-kubeconfig: " + published.error().message +
+                               " (pass --authentication-skip-lookup with --requestheader-client-ca-file to do without it)");
+    trust = std::move(*published);
+    spdlog::info("authentication: read kube-system/extension-apiserver-authentication (front proxy: {}, client CA: {})",
+                 trust.request_header ? "yes" : "no", trust.client_ca_pem.empty() ? "no" : "yes");
+  }
+  if (!o.requestheader_client_ca_file.empty()) {
+    auth::RequestHeaderConfig config;
+    config.client_ca_pem = read_text_file("--requestheader-client-ca-file", o.requestheader_client_ca_file);
+    config.allowed_names = o.requestheader_allowed_names;
+    config.username_headers = o.requestheader_username_headers;
+    config.uid_headers = o.requestheader_uid_headers;
+    config.group_headers = o.requestheader_group_headers;
+    config.extra_header_prefixes = o.requestheader_extra_headers_prefix;
+    trust.request_header = std::move(config);
+  }
+  if (!o.client_ca_file.empty()) trust.client_ca_pem = read_text_file("--client-ca-file", o.client_ca_file);
+  auto gate = std::make_shared<server::RequestGate>(std::move(gate_options));
+  try {
+    gate->set_trust(trust);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("authentication: ") + e.what());
+  }
+  return gate;
+}
+
 }  // namespace
 
 int run_serve(const ServeOptions& o) {
   spdlog::set_level(o.verbosity >= 2 ? spdlog::level::trace : o.verbosity == 1 ? spdlog::level::debug : spdlog::level::info);
-  if (!o.insecure_no_auth) {
-    throw std::runtime_error(
-        "delegated authentication and authorization are not implemented yet; refusing to serve the metrics of "
-        "every member cluster to anyone who can connect. For local development, pass --insecure-development-no-auth.");
+  if (o.insecure_no_auth) {
+    spdlog::warn("--insecure-development-no-auth: every request is served WITHOUT authentication or authorization");
+  } else {
+    if (o.authentication_kubeconfig.empty() && o.requestheader_client_ca_file.empty() && o.client_ca_file.empty())
+      throw std::runtime_error(
+          "no authentication configured: give --authentication-kubeconfig (the control plane that reviews tokens and "
+          "publishes the front-proxy CA), or --requestheader-client-ca-file / --client-ca-file; for local development "
+          "only, --insecure-development-no-auth");
+    if (o.authorization_kubeconfig.empty())
+      throw std::runtime_error(
+          "no authorization configured: give --authorization-kubeconfig (the control plane that answers "
+          "SubjectAccessReviews); for local development only, --insecure-development-no-auth");
   }
-  spdlog::warn("--insecure-development-no-auth: every request is served WITHOUT authentication or authorization");
   if (o.tls_cert_file.empty() != o.tls_private_key_file.empty())
     throw std::runtime_error("--tls-cert-file and --tls-private-key-file must be given together");
 
@@ -158,10 +273,17 @@ int run_serve(const ServeOptions& o) {
     metrics->add_collectable(std::make_shared<MemberClientMetrics>(members));
   }
   auto handler = std::make_shared<server::ApiHandler>(service, metrics, server::BuildInfo{});
+  std::shared_ptr<server::RequestGate> gate;
+  if (!o.insecure_no_auth) gate = make_gate(o, *client_runtime);
   handler->set_configured(true);
 
-  transport::TlsServer tls_server(server_options, [handler](transport::HttpRequest request, auto respond) {
-    handler->handle(request, std::move(respond));
+  server_options.request_client_certificates = !o.insecure_no_auth;
+  transport::TlsServer tls_server(server_options, [handler, gate](transport::HttpRequest request, auto respond) {
+    if (!gate) return handler->handle(request, std::move(respond));
+    gate->handle(std::move(request), std::move(respond),
+                 [&handler = *handler](const transport::HttpRequest& r, std::function<void(transport::HttpResponse)> done) {
+                   handler.handle(r, std::move(done));
+                 });
   });
   spdlog::info("serving on https://{}:{}", o.bind_address, tls_server.port());
   tls_server.run();

@@ -20,6 +20,21 @@ struct ServeOptions {
   std::string service_name = "fedmetrics";
   std::string service_namespace = "fedmetrics-system";
   bool insecure_no_auth = false;
+  // Delegated authentication and authorization (Kubernetes' flag names).
+  std::string authentication_kubeconfig;
+  std::string authorization_kubeconfig;
+  bool authentication_skip_lookup = false;
+  std::string client_ca_file;
+  std::string requestheader_client_ca_file;
+  std::vector<std::string> requestheader_allowed_names;
+  std::vector<std::string> requestheader_username_headers{"X-Remote-User"};
+  std::vector<std::string> requestheader_uid_headers{"X-Remote-Uid"};
+  std::vector<std::string> requestheader_group_headers{"X-Remote-Group"};
+  std::vector<std::string> requestheader_extra_headers_prefix{"X-Remote-Extra-"};
+  std::string token_webhook_cache_ttl = "10s";
+  std::string authorized_cache_ttl = "10s";
+  std::string unauthorized_cache_ttl = "10s";
+  std::vector<std::string> always_allow_paths{"/healthz", "/readyz", "/livez"};
   std::vector<std::string> member_kubeconfigs;
   std::vector<std::string> member_contexts;
   std::string member_timeout = "3s";

@@ -32,16 +32,11 @@ std::string_view verb_for(std::string_view method, bool is_list) {
 
 bool is_read(std::string_view method) { return method == "GET" || method == "HEAD"; }
 
-bool truthy(const QueryValues& query, std::string_view key) {
-  auto it = query.find(key);
-  return it != query.end() && (it->second == "true" || it->second == "1");
-}
-
 // Rejects writes and watches on a metrics resource with apiserver's 405.
 std::optional<Status> check_method(std::string_view method, const QueryValues& query, const GroupResource& what,
                                    bool is_list) {
   if (!is_read(method)) return Status::method_not_allowed(verb_for(method, is_list), what);
-  if (truthy(query, "watch")) return Status::method_not_allowed("watch", what);
+  if (k8s::query_bool(query, "watch")) return Status::method_not_allowed("watch", what);
   return std::nullopt;
 }
 

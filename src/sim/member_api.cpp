@@ -26,6 +26,8 @@ namespace {
 using detail::json_response;
 using detail::status_response;
 using detail::text_response;
+using detail::column;
+using detail::human_duration;
 using k8s::GroupResource;
 using k8s::Status;
 
@@ -720,30 +722,6 @@ class Responder {
   k8s::Timestamp now_;
 };
 
-// k8s.io/apimachinery/pkg/util/duration.HumanDuration: kubectl's AGE column.
-std::string human_duration(std::chrono::nanoseconds d) {
-  using std::to_string;
-  auto seconds = std::chrono::duration_cast<std::chrono::seconds>(d).count();
-  if (seconds < -1) return "<invalid>";
-  if (seconds < 0) return "0s";
-  if (seconds < 120) return to_string(seconds) + "s";
-  auto minutes = seconds / 60;
-  if (minutes < 10) return seconds % 60 == 0 ? to_string(minutes) + "m" : to_string(minutes) + "m" + to_string(seconds % 60) + "s";
-  if (minutes < 180) return to_string(minutes) + "m";
-  auto hours = minutes / 60;
-  if (hours < 8) return minutes % 60 == 0 ? to_string(hours) + "h" : to_string(hours) + "h" + to_string(minutes % 60) + "m";
-  if (hours < 48) return to_string(hours) + "h";
-  if (hours < 24 * 8) return hours % 24 == 0 ? to_string(hours / 24) + "d" : to_string(hours / 24) + "d" + to_string(hours % 24) + "h";
-  if (hours < 24 * 365 * 2) return to_string(hours / 24) + "d";
-  auto days = (hours / 24) % 365;
-  if (hours < 24 * 365 * 8) return days == 0 ? to_string(hours / 24 / 365) + "y" : to_string(hours / 24 / 365) + "y" + to_string(days) + "d";
-  return to_string(hours / 24 / 365) + "y";
-}
-
-json column(const char* name, const char* type, int priority, const char* format = "") {
-  return json{{"name", name}, {"type", type}, {"format", format}, {"description", ""}, {"priority", priority}};
-}
-
 // A core list or object as the meta.k8s.io/v1 Table that `kubectl get` asks
 // for, with the columns of kube-apiserver's printers (pkg/printers/internalversion).
 // nullopt for kinds that have no table here.
@@ -831,11 +809,10 @@ HttpResponse MemberApi::handle(const HttpRequest& request, k8s::Timestamp now, d
   if (fault_draw < faults.error_rate) return status_response(Status::internal_error("simulated fault"));
 
   bool read = request.method == "GET" || request.method == "HEAD";
-  auto watch = k8s::query_value(target.query, "watch");
   HttpResponse response;
   if (!read) {
     response = status_response(Status::method_not_allowed(verb_for(request.method), resource_of(s)));
-  } else if (watch == "true" || watch == "1") {
+  } else if (k8s::query_bool(target.query, "watch")) {
     response = status_response(Status::method_not_allowed("watch", resource_of(s)));
   } else {
     response = Responder(federation_, member_, target, now).route();

@@ -2,7 +2,9 @@
 // endpoint around the pure MemberApi and control handlers.
 #include "fedmetrics/sim/sim_command.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -17,7 +19,9 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "fedmetrics/clusterclient/https_client.hpp"
 #include "fedmetrics/sim/control_api.hpp"
+#include "fedmetrics/sim/karmada_api.hpp"
 #include "fedmetrics/sim/federation.hpp"
 #include "fedmetrics/sim/kubeconfig.hpp"
 #include "fedmetrics/sim/member_api.hpp"
@@ -49,6 +53,14 @@ struct MemberCertificates {
 // swapped whole; writers (the control endpoint) serialise on `write_mutex`.
 struct Simulation {
   std::atomic<std::shared_ptr<const Federation>> state;
+  std::unique_ptr<KarmadaApi> karmada;
+  std::unique_ptr<TlsServer> karmada_server;
+  // The control plane's client side (cluster proxy, aggregation layer):
+  // declared before the clients so that it outlives them.
+  std::unique_ptr<clusterclient::ClientRuntime> runtime;
+  std::mutex upstreams_mutex;
+  std::map<std::string, std::unique_ptr<clusterclient::HttpsClient>> upstreams;
+  std::string front_proxy_cert_pem, front_proxy_key_pem;
   std::mutex write_mutex;
   std::vector<std::unique_ptr<TlsServer>> members;
   std::vector<MemberCertificates> certificates;
@@ -89,6 +101,94 @@ struct Simulation {
     }
   }
 
+  void set_replicas(std::size_t workload, std::int32_t replicas) {
+    std::lock_guard lock(write_mutex);
+    auto current = state.load();
+    if (current->workloads[workload].replicas == replicas) return;
+    state.store(std::make_shared<const Federation>(current->with_replicas(workload, replicas, wall_now())));
+    spdlog::info("karmada: {}/{} scaled to {}", current->world.workloads[workload].namespace_name,
+                 current->world.workloads[workload].name, replicas);
+  }
+
+  // The Ready condition Karmada's cluster status controller would report.
+  void update_cluster_conditions(const Federation& f) {
+    for (std::size_t i = 0; i < f.members.size(); ++i) {
+      const auto& faults = f.members[i].faults;
+      bool ready = !faults.refuse && !faults.blackhole && !faults.wrong_certificate;
+      karmada->set_cluster_ready(f.world.members[i].name, ready,
+                                 ready ? "cluster is healthy and ready to accept workloads"
+                                       : "cluster is not reachable");
+    }
+  }
+
+  clusterclient::HttpsClient& upstream(const Upstream& up) {
+    std::lock_guard lock(upstreams_mutex);
+    auto& client = upstreams[up.key()];
+    if (!client) {
+      clusterclient::ClusterEndpoint endpoint;
+      endpoint.name = up.server;
+      endpoint.server = up.server;
+      endpoint.ca_pem = up.ca_pem;
+      endpoint.insecure_skip_tls_verify = up.insecure;
+      endpoint.tls_server_name = up.server_name;
+      endpoint.token = up.token;
+      if (up.front_proxy) {
+        endpoint.client_cert_pem = front_proxy_cert_pem;
+        endpoint.client_key_pem = front_proxy_key_pem;
+      }
+      client = std::make_unique<clusterclient::HttpsClient>(*runtime, std::move(endpoint));
+    }
+    return *client;
+  }
+
+  // kube-aggregator's proxy: the request as it came (headers already
+  // rewritten by KarmadaApi), the answer relayed with its headers (Warning).
+  void forward(const Upstream& up, HttpRequest request, std::function<void(HttpResponse)> respond) {
+    clusterclient::OutgoingRequest out;
+    out.method = request.method;
+    out.target = request.target;
+    out.body = std::move(request.body);
+    out.want_headers = true;
+    for (auto& [name, value] : request.headers) {
+      std::string lower = name;
+      std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+      if (lower == "content-type") out.content_type = value;
+      else if (lower != "connection" && lower != "accept-encoding" && lower != "transfer-encoding" && lower != "te")
+        out.headers.emplace_back(name, value);
+    }
+    clusterclient::HttpsClient* client = nullptr;
+    try {
+      client = &upstream(up);
+    } catch (const std::exception& e) {
+      respond(detail_status(503, std::string("error trying to reach service: ") + e.what()));
+      return;
+    }
+    // kube-apiserver bounds a proxied request by its own request timeout (60 s).
+    client->send(std::move(out), std::chrono::steady_clock::now() + std::chrono::seconds(60),
+                 [respond = std::move(respond), server = up.server](clusterclient::HttpResult result) {
+                   if (auto* e = std::get_if<aggregator::MemberError>(&result)) {
+                     respond(detail_status(503, "error trying to reach service: " + e->message));
+                     return;
+                   }
+                   auto& reply = std::get<clusterclient::HttpReply>(result);
+                   HttpResponse response{reply.status, reply.content_type.empty() ? "application/json" : reply.content_type,
+                                         std::move(reply.body), {}};
+                   for (auto& [name, value] : reply.headers) {
+                     std::string lower = name;
+                     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+                     if (lower != "content-type" && lower != "server" && lower != "cache-control" && lower != "date")
+                       response.headers.emplace_back(name, value);
+                   }
+                   respond(std::move(response));
+                 });
+  }
+
+  static HttpResponse detail_status(int code, const std::string& message) {
+    k8s::Status status = k8s::Status::service_unavailable(message);
+    status.code = code;
+    return HttpResponse{code, "application/json", status.to_json_string(), {}};
+  }
+
   HttpResponse handle_control(const HttpRequest& request) {
     std::lock_guard lock(write_mutex);
     auto current = state.load();
@@ -103,7 +203,9 @@ struct Simulation {
           spdlog::error("member {}: {}", next->world.members[i].name, e.what());
         }
       }
-      state.store(std::move(next));
+      state.store(next);
+      karmada->sync_replicas(*next);
+      update_cluster_conditions(*next);
     }
     return outcome.response;
   }
@@ -111,7 +213,7 @@ struct Simulation {
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("--world " + path + ": cannot read the file");
+  if (!in) throw std::runtime_error("cannot read " + path);
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
@@ -144,6 +246,14 @@ CLI::App* add_sim_command(CLI::App& app, SimOptions& options) {
   sim->add_option("--control-port", options.control_port,
                   "Port of the control endpoint on 127.0.0.1 (0 = any free port)")
       ->capture_default_str();
+  sim->add_option("--karmada-port", options.karmada_port,
+                  "Port of the simulated Karmada control plane (karmada-apiserver) on 127.0.0.1 (0 = any free port)")
+      ->capture_default_str();
+  sim->add_option("--watch-history", options.watch_history,
+                  "How many control-plane changes are kept for watches that start from a resourceVersion; an older\n"
+                  "one gets 410 Gone (Expired), as after an etcd compaction")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sim->add_flag("-v,--verbose", options.verbosity, "Log more on stderr: -v logs every member request and connection errors");
   return sim;
 }
@@ -155,6 +265,7 @@ int run_sim(const SimOptions& options) {
   spdlog::set_level(options.verbosity >= 2 ? spdlog::level::trace
                     : options.verbosity == 1 ? spdlog::level::debug
                                              : spdlog::level::info);
+  if (!fs::is_regular_file(options.world_file)) throw std::runtime_error("--world " + options.world_file + ": not a readable file");
   auto parsed = parse_world(read_file(options.world_file));
   if (!parsed) throw std::runtime_error("--world " + options.world_file + ": " + parsed.error().message);
   World world = std::move(*parsed);
@@ -170,6 +281,15 @@ int run_sim(const SimOptions& options) {
 
   auto sim = std::make_shared<Simulation>();
   sim->state.store(std::make_shared<const Federation>(Federation::create(world, wall_now())));
+
+  // The aggregation layer's identity: kubeadm's front-proxy CA and client pair.
+  auto front_proxy_ca = transport::CertificateAuthority::load_or_create(out_dir.string(), "front-proxy-ca", "front-proxy-ca");
+  auto front_proxy_cert = (out_dir / "front-proxy-client.crt").string();
+  auto front_proxy_key = (out_dir / "front-proxy-client.key").string();
+  front_proxy_ca.issue_client_certificate(front_proxy_cert, front_proxy_key, "front-proxy-client");
+  sim->front_proxy_cert_pem = read_file(front_proxy_cert);
+  sim->front_proxy_key_pem = read_file(front_proxy_key);
+  sim->runtime = std::make_unique<clusterclient::ClientRuntime>(1);
   for (std::size_t i = 0; i < world.members.size(); ++i) {
     const auto& m = world.members[i];
     MemberCertificates c;
@@ -213,21 +333,66 @@ int run_sim(const SimOptions& options) {
     respond(s->handle_control(request));
   });
 
+  // The Karmada control plane.
+  auto karmada_cert = (out_dir / "karmada-apiserver.crt").string();
+  auto karmada_key = (out_dir / "karmada-apiserver.key").string();
+  ca.issue_serving_certificate(karmada_cert, karmada_key, "karmada-apiserver",
+                               {"localhost", "karmada-apiserver", "kubernetes.default.svc"}, {"127.0.0.1"});
+  transport::TlsServerOptions karmada_options;
+  karmada_options.bind_address = "127.0.0.1";
+  karmada_options.port = options.karmada_port;
+  karmada_options.cert_file = karmada_cert;
+  karmada_options.key_file = karmada_key;
+  karmada_options.threads = 1;
+  sim->karmada_server = std::make_unique<TlsServer>(
+      karmada_options, [s = sim.get()](HttpRequest request, std::function<void(HttpResponse)> respond) {
+        auto method = request.method, target = request.target;
+        s->karmada->handle(std::move(request), [respond = std::move(respond), method, target](HttpResponse r) {
+          spdlog::debug("karmada {} {} -> {}", method, target, r.status);
+          respond(std::move(r));
+        });
+      });
+  KarmadaHooks hooks;
+  hooks.clock = wall_now;
+  hooks.federation = [s = sim.get()] { return s->state.load(); };
+  hooks.set_replicas = [s = sim.get()](std::size_t w, std::int32_t n) { s->set_replicas(w, n); };
+  hooks.forward = [s = sim.get()](const Upstream& up, HttpRequest request, std::function<void(HttpResponse)> respond) {
+    s->forward(up, std::move(request), std::move(respond));
+  };
+  hooks.schedule = [s = sim.get()](std::chrono::nanoseconds delay, std::function<void()> task) {
+    s->karmada_server->schedule(delay, std::move(task));
+  };
+  sim->karmada = std::make_unique<KarmadaApi>(std::make_shared<ObjectStore>(wall_now, options.watch_history), std::move(hooks));
+
   // Faults declared in the world file that the listeners apply.
   for (std::size_t i = 0; i < world.members.size(); ++i)
     sim->apply_listener_faults(i, Faults{}, world.members[i].faults);
 
   std::vector<std::uint16_t> ports;
   for (const auto& s : sim->members) ports.push_back(s->port());
-  write_file(out_dir / "members.kubeconfig", members_kubeconfig(member_endpoints(world, ports), ca.certificate_file()));
+  auto endpoints = member_endpoints(world, ports);
+  write_file(out_dir / "members.kubeconfig", members_kubeconfig(endpoints, ca.certificate_file()));
+  std::vector<ClusterRegistration> registrations;
+  for (const auto& e : endpoints) registrations.push_back({e.name, e.server, e.token, ca.certificate_pem()});
+  AuthenticationTrust trust;
+  trust.client_ca_pem = ca.certificate_pem();
+  trust.requestheader_client_ca_pem = front_proxy_ca.certificate_pem();
+  sim->karmada->seed(*sim->state.load(), registrations, trust);
+  sim->update_cluster_conditions(*sim->state.load());
+  MemberEndpoint karmada_endpoint{"karmada-apiserver", "https://127.0.0.1:" + std::to_string(sim->karmada_server->port()),
+                                  world.users.front().token};
+  write_file(out_dir / "karmada.kubeconfig", members_kubeconfig({karmada_endpoint}, ca.certificate_file()));
 
   std::vector<std::thread> threads;
   for (auto& s : sim->members) threads.emplace_back([server = s.get()] { server->run(); });
+  threads.emplace_back([server = sim->karmada_server.get()] { server->run(); });
 
   for (std::size_t i = 0; i < world.members.size(); ++i)
     std::cout << "member " << world.members[i].name << " serving on https://127.0.0.1:" << ports[i] << "\n";
+  std::cout << "karmada serving on " << karmada_endpoint.server << "\n";
   std::cout << "control serving on https://127.0.0.1:" << control.port() << "\n";
   std::cout << "kubeconfig " << (out_dir / "members.kubeconfig").string() << "\n";
+  std::cout << "karmada kubeconfig " << (out_dir / "karmada.kubeconfig").string() << "\n";
   std::cout << "world ready" << std::endl;
   spdlog::info("world ready in {} ms", std::chrono::duration_cast<std::chrono::milliseconds>(
                                            std::chrono::steady_clock::now() - started)
@@ -235,6 +400,7 @@ int run_sim(const SimOptions& options) {
 
   control.run();  // until SIGINT/SIGTERM, which stops every listener
   for (auto& s : sim->members) s->stop();
+  sim->karmada_server->stop();
   for (auto& t : threads) t.join();
   return 0;
 }

@@ -350,7 +350,7 @@ WorkloadSpec parse_workload(const YAML::Node& n, const std::string& path, const 
 }
 
 UserSpec parse_user(const YAML::Node& n, const std::string& path, const std::vector<MemberSpec>& members) {
-  Fields f(n, path, {"name", "token", "members"});
+  Fields f(n, path, {"name", "token", "members", "groups", "rules"});
   UserSpec u;
   u.name = f.string("name", true);
   u.token = f.string("token", true);
@@ -359,6 +359,20 @@ UserSpec parse_user(const YAML::Node& n, const std::string& path, const std::vec
   for (std::size_t i = 0; i < u.members.size(); ++i) {
     auto known = std::any_of(members.begin(), members.end(), [&](const MemberSpec& m) { return m.name == u.members[i]; });
     if (!known) fail(item(f.path("members"), i), "no member named \"" + u.members[i] + "\"");
+  }
+  u.groups = f.strings("groups");
+  auto rules = f.get("rules");
+  bool has_rules = rules.IsDefined() && !rules.IsNull();
+  if (has_rules && !rules.IsSequence()) fail(f.path("rules"), "expected a list");
+  for (std::size_t i = 0; has_rules && i < rules.size(); ++i) {
+    auto rp = item(f.path("rules"), i);
+    Fields r(rules[i], rp, {"verbs", "apiGroups", "resources", "resourceNames", "nonResourceURLs"});
+    PolicyRule rule{r.strings("verbs"), r.strings("apiGroups"), r.strings("resources"), r.strings("resourceNames"),
+                    r.strings("nonResourceURLs")};
+    if (rule.verbs.empty()) fail(r.path("verbs"), "at least one verb is required");
+    if (rule.resources.empty() == rule.non_resource_urls.empty())
+      fail(rp, "give either resources (with apiGroups) or nonResourceURLs");
+    u.rules.push_back(std::move(rule));
   }
   return u;
 }
@@ -426,7 +440,7 @@ World parse_world_node(const YAML::Node& root) {
   if (users.IsDefined() && !users.IsNull() && !users.IsSequence()) fail("users", "expected a list");
   if (!users.IsDefined() || users.IsNull() || users.size() == 0) {
     // No users declared: one, whose token is written into members.kubeconfig.
-    world.users.push_back({"admin", std::string(kDefaultToken), {}});
+    world.users.push_back({"admin", std::string(kDefaultToken), {}, {"system:masters"}, {}});
   }
   for (std::size_t i = 0; users.IsDefined() && users.IsSequence() && i < users.size(); ++i) {
     world.users.push_back(parse_user(users[i], item("users", i), world.members));

@@ -50,7 +50,8 @@ std::string subject_alt_names(const std::vector<std::string>& dns_names, const s
 // left out), signed by `issuer_key` as `issuer`; a null `issuer` makes the
 // certificate its own issuer (self-signed). `what` names it in errors.
 CertPtr make_certificate(EVP_PKEY* key, const std::string& common_name, long days, const Extensions& extensions,
-                         X509* issuer, EVP_PKEY* issuer_key, const std::string& what) {
+                         X509* issuer, EVP_PKEY* issuer_key, const std::string& what,
+                         const std::vector<std::string>& organizations = {}) {
   CertPtr cert(X509_new());
   X509_set_version(cert.get(), 2);
   // A random 64-bit serial, as RFC 5280 asks for unpredictable serials.
@@ -63,6 +64,8 @@ CertPtr make_certificate(EVP_PKEY* key, const std::string& common_name, long day
   X509_NAME* name = X509_get_subject_name(cert.get());
   X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(common_name.c_str()), -1,
                              -1, 0);
+  for (const auto& o : organizations)  // Kubernetes reads a client certificate's O values as groups
+    X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(o.c_str()), -1, -1, 0);
   if (issuer == nullptr) issuer = cert.get();
   X509_set_issuer_name(cert.get(), X509_get_subject_name(issuer));
   for (const auto& [nid, value] : extensions)
@@ -169,6 +172,19 @@ void CertificateAuthority::issue_serving_certificate(const std::string& cert_fil
                                 {NID_ext_key_usage, "serverAuth"},
                                 {NID_authority_key_identifier, "keyid:always"}},
                                impl_->cert.get(), impl_->key.get(), cert_file);
+  write_key_and_certificate(cert_file, key_file, key.get(), cert.get());
+}
+
+void CertificateAuthority::issue_client_certificate(const std::string& cert_file, const std::string& key_file,
+                                                    const std::string& common_name,
+                                                    const std::vector<std::string>& organizations) const {
+  auto key = new_key();
+  auto cert = make_certificate(key.get(), common_name, 365,
+                               {{NID_basic_constraints, "critical,CA:FALSE"},
+                                {NID_key_usage, "critical,digitalSignature,keyEncipherment"},
+                                {NID_ext_key_usage, "clientAuth"},
+                                {NID_authority_key_identifier, "keyid:always"}},
+                               impl_->cert.get(), impl_->key.get(), cert_file, organizations);
   write_key_and_certificate(cert_file, key_file, key.get(), cert.get());
 }
 

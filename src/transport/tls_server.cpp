@@ -2,6 +2,7 @@
 
 #include <utility>  // before Asio's awaitable.hpp (Boost + C++20 coroutines)
 
+#include <array>
 #include <atomic>
 #include <mutex>
 #include <optional>
@@ -22,6 +23,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <openssl/pem.h>
 #include <spdlog/spdlog.h>
 
 namespace fedmetrics::transport {
@@ -73,8 +75,54 @@ ssl::context make_tls_context(const TlsServerOptions& options) {
   if (SSL_CTX_check_private_key(ctx.native_handle()) != 1)
     throw std::runtime_error("--tls-private-key-file " + options.key_file + " does not match --tls-cert-file " +
                              options.cert_file);
+  if (options.request_client_certificates) {
+    // Request, accept whatever comes; no CA list is sent, so that Go clients
+    // present their first certificate (crypto/tls getClientCertificate).
+    SSL_CTX_set_verify(ctx.native_handle(), SSL_VERIFY_PEER, [](int, X509_STORE_CTX*) { return 1; });
+  }
   return ctx;
 }
+
+// The client's chain as PEM, leaf first ("" when it sent none).
+std::string peer_chain_pem(SSL* ssl) {
+  std::string pem;
+  auto append = [&pem](X509* cert) {
+    BIO* bio = BIO_new(BIO_s_mem());
+    if (bio == nullptr) return;
+    if (PEM_write_bio_X509(bio, cert) == 1) {
+      char* data = nullptr;
+      long size = BIO_get_mem_data(bio, &data);
+      if (size > 0) pem.append(data, static_cast<std::size_t>(size));
+    }
+    BIO_free(bio);
+  };
+  X509* leaf = SSL_get1_peer_certificate(ssl);
+  if (leaf == nullptr) return pem;
+  append(leaf);
+  // On the server side the peer chain does not include the leaf.
+  if (STACK_OF(X509)* chain = SSL_get_peer_cert_chain(ssl); chain != nullptr)
+    for (int i = 0; i < sk_X509_num(chain); ++i)
+      if (X509* cert = sk_X509_value(chain, i); X509_cmp(cert, leaf) != 0) append(cert);
+  X509_free(leaf);
+  return pem;
+}
+
+// Wakes a streaming session when its producer writes; safe to call after
+// the session ended (then it does nothing).
+struct StreamWakeup {
+  std::mutex mutex;
+  bool alive = true;
+  std::function<void()> wake;  // posts to the session's executor
+  void operator()() {
+    std::lock_guard lock(mutex);
+    if (alive && wake) wake();
+  }
+  void end() {
+    std::lock_guard lock(mutex);
+    alive = false;
+    wake = nullptr;
+  }
+};
 
 }  // namespace
 
@@ -221,6 +269,8 @@ struct TlsServer::Impl {
       if (!harmless(hec)) spdlog::debug("TLS handshake failed: {}", hec.message());
       co_return;
     }
+    const std::string peer_certificates =
+        options.request_client_certificates ? peer_chain_pem(stream.native_handle()) : std::string();
     beast::flat_buffer buffer;
     bool first = true;
     for (;;) {
@@ -250,6 +300,7 @@ struct TlsServer::Impl {
       server_request.target = std::string(request.target());
       for (const auto& field : request) server_request.headers.emplace_back(field.name_string(), field.value());
       server_request.body = std::move(request.body());
+      server_request.peer_certificates_pem = peer_certificates;
       HttpResponse response;
       if (options.abandon_when_client_closes) {
         beast::get_lowest_layer(stream).expires_never();
@@ -261,6 +312,10 @@ struct TlsServer::Impl {
         response = co_await call_handler(std::move(server_request));
       }
       if (response.status == 0) co_return;  // close without answering
+      if (response.stream) {
+        co_await stream_response(stream, std::move(response), request.version());
+        co_return;  // a streamed body ends the connection
+      }
 
       http::response<http::string_body> res{static_cast<http::status>(response.status), request.version()};
       res.set(http::field::server, "fedmetrics");
@@ -285,6 +340,88 @@ struct TlsServer::Impl {
     }
     beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(2));
     co_await stream.async_shutdown(use_tuple);
+  }
+
+  // Sends the headers, then every piece the producer writes as a chunk, until
+  // it closes the body, the client goes away or a write fails. The client
+  // sends nothing meanwhile; a read that completes means it closed.
+  awaitable<void> stream_response(beast::ssl_stream<beast::tcp_stream>& stream, HttpResponse response,
+                                  unsigned version) {
+    auto executor = co_await asio::this_coro::executor;
+    auto producer = response.stream;
+    auto signal = std::make_shared<asio::steady_timer>(executor, asio::steady_timer::time_point::max());
+    auto wakeup = std::make_shared<StreamWakeup>();
+    wakeup->wake = [signal, executor] { asio::post(executor, [signal] { signal->cancel(); }); };
+    struct End {  // whatever ends this coroutine (even the server's shutdown) ends the stream
+      std::shared_ptr<StreamWakeup> wakeup;
+      std::shared_ptr<ResponseStream> producer;
+      ~End() {
+        wakeup->end();
+        producer->abandon();
+      }
+    } end{wakeup, producer};
+    producer->set_wakeup([wakeup] { (*wakeup)(); });
+
+    http::response<http::empty_body> res{static_cast<http::status>(response.status), version};
+    res.set(http::field::server, "fedmetrics");
+    res.set(http::field::content_type, response.content_type);
+    res.set(http::field::cache_control, "no-cache, private");
+    for (auto& [name, value] : response.headers) res.insert(name, value);
+    res.chunked(true);
+    res.keep_alive(false);
+    http::response_serializer<http::empty_body> serializer(res);
+    beast::get_lowest_layer(stream).expires_after(options.write_timeout);
+    auto [hec, header_bytes] = co_await http::async_write_header(stream, serializer, use_tuple);
+    (void)header_bytes;
+    if (hec) co_return;
+    beast::get_lowest_layer(stream).expires_never();
+
+    bool client_gone = false;
+    std::array<char, 512> sink{};
+    stream.async_read_some(asio::buffer(sink), [&client_gone, signal](const boost::system::error_code&, std::size_t) {
+      client_gone = true;  // this coroutine outlives the read: it waits for it below
+      signal->cancel();
+    });
+    // Everything here runs on the connection's strand, so no wake-up is lost
+    // between take() finding nothing and the wait: the producer's posted
+    // cancel runs only once this coroutine is suspended.
+    for (;;) {
+      auto pending = producer->take();
+      if (!pending.pieces.empty()) {
+        bool failed = false;
+        for (auto& piece : pending.pieces) {
+          if (piece.empty()) continue;  // an empty chunk would end the body
+          beast::get_lowest_layer(stream).expires_after(options.write_timeout);
+          auto [wec, n] = co_await asio::async_write(stream, http::make_chunk(asio::buffer(piece)), use_tuple);
+          (void)n;
+          if (wec) {
+            failed = true;
+            break;
+          }
+        }
+        beast::get_lowest_layer(stream).expires_never();
+        if (failed) break;
+        continue;  // pieces written meanwhile woke nobody: look again before waiting
+      }
+      if (client_gone || pending.client_gone) break;
+      if (pending.closed) {
+        beast::get_lowest_layer(stream).expires_after(options.write_timeout);
+        co_await asio::async_write(stream, http::make_chunk_last(), use_tuple);
+        break;
+      }
+      signal->expires_at(asio::steady_timer::time_point::max());
+      co_await signal->async_wait(use_tuple);
+    }
+    // The outstanding read must finish before `sink` and `client_gone` go away.
+    if (!client_gone) {
+      boost::system::error_code ignored;
+      beast::get_lowest_layer(stream).socket().shutdown(tcp::socket::shutdown_both, ignored);
+      beast::get_lowest_layer(stream).socket().cancel(ignored);
+      while (!client_gone) {
+        signal->expires_at(asio::steady_timer::time_point::max());
+        co_await signal->async_wait(use_tuple);
+      }
+    }
   }
 
   awaitable<void> write_error(beast::ssl_stream<beast::tcp_stream>& stream, int status, std::string text) {

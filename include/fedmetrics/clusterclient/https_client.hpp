@@ -13,7 +13,9 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include "fedmetrics/aggregator/member_cluster.hpp"
 #include "fedmetrics/clusterclient/kubeconfig.hpp"
@@ -26,6 +28,20 @@ using aggregator::MemberError;
 struct HttpReply {
   int status = 0;
   std::string body;
+  std::string content_type;
+  // Every header but the hop-by-hop ones, when the request asked for them.
+  std::vector<std::pair<std::string, std::string>> headers = {};
+};
+
+// Any request, for the callers that are not plain GETs of JSON (the
+// simulator's aggregation proxy, TokenReview and SubjectAccessReview).
+struct OutgoingRequest {
+  std::string method = "GET";
+  std::string target;  // path and query, already escaped
+  std::vector<std::pair<std::string, std::string>> headers = {};  // added as given (Accept overrides the default)
+  std::string body = {};
+  std::string content_type = {};  // with a body
+  bool want_headers = false;      // fill HttpReply::headers
 };
 
 using HttpResult = std::variant<HttpReply, MemberError>;
@@ -84,6 +100,9 @@ class HttpsClient {
   // GET `path_and_query` (already escaped), calling `done` exactly once, on an
   // I/O thread, by `deadline` at the latest.
   void get(std::string path_and_query, Deadline deadline, HttpCallback done);
+  // Any method. Only GET and HEAD are retried on a kept-alive connection the
+  // member closed meanwhile, and after a 401 with a token file.
+  void send(OutgoingRequest request, Deadline deadline, HttpCallback done);
 
   [[nodiscard]] ClientStats stats() const;
   [[nodiscard]] const ClusterEndpoint& endpoint() const;

@@ -30,5 +30,8 @@ k8s::Expected<std::vector<ClusterEndpoint>> parse_kubeconfig(const std::string& 
                                                              const std::vector<std::string>& only_contexts = {});
 k8s::Expected<std::vector<ClusterEndpoint>> load_kubeconfig(const std::string& path,
                                                             const std::vector<std::string>& only_contexts = {});
+// The endpoint of the file's current-context (how kubectl and client-go pick
+// one: the control plane's --authentication-kubeconfig, --kubeconfig).
+k8s::Expected<ClusterEndpoint> load_kubeconfig_current_context(const std::string& path);
 
 }  // namespace fedmetrics::clusterclient

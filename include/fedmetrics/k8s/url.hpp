@@ -27,6 +27,12 @@ QueryValues parse_query(std::string_view query);
 // The value of `key`, empty when absent (url.Values.Get).
 std::string query_value(const QueryValues& query, std::string_view key);
 
+// A boolean query parameter as apiserver decodes ListOptions
+// (runtime.Convert_Slice_string_To_bool): absent is false; present and
+// neither "0" nor "false" (any case) is true, so the Python client's
+// "watch=True" and a bare "watch=" are both true.
+bool query_bool(const QueryValues& query, std::string_view key);
+
 struct RequestTarget {
   std::vector<std::string> segments;  // of the decoded path, empty ones dropped
   QueryValues query;

@@ -2,9 +2,12 @@
 // `fedmetrics sim --world WORLD.yaml`: a simulated Karmada federation's member
 // clusters in one process on 127.0.0.1, each with its own port, TLS
 // certificate (signed by the simulator's CA) and bearer-token authentication,
-// plus a control endpoint for load and faults. Writes <out-dir>/ca.crt and
-// <out-dir>/members.kubeconfig, prints one "member NAME serving on URL" line
-// per member, "control serving on URL", then "world ready".
+// plus a simulated Karmada control plane (karmada_api.hpp) and a control
+// endpoint for load and faults. Writes <out-dir>/ca.crt,
+// <out-dir>/members.kubeconfig, <out-dir>/karmada.kubeconfig and the
+// front-proxy pair; prints one "member NAME serving on URL" line per member,
+// "karmada serving on URL", "control serving on URL", the kubeconfig paths,
+// then "world ready".
 #include <cstdint>
 #include <string>
 
@@ -19,6 +22,8 @@ struct SimOptions {
   std::string out_dir = "sim-out";
   std::uint64_t seed = 1;
   std::uint16_t control_port = 0;  // 0 = any free port
+  std::uint16_t karmada_port = 0;  // the simulated Karmada control plane; 0 = any free port
+  std::size_t watch_history = 10'000;  // control-plane changes kept for watches from a resourceVersion
   int verbosity = 0;
 };
 

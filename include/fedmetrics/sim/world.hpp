@@ -97,10 +97,23 @@ struct WorkloadSpec {
   k8s::Quantity memory_usage;     // per pod, bytes
 };
 
+// An RBAC PolicyRule: what a user may do, for the control plane's
+// SubjectAccessReview answers. "*" matches anything in each list.
+struct PolicyRule {
+  std::vector<std::string> verbs;
+  std::vector<std::string> api_groups;       // "" is the core group
+  std::vector<std::string> resources;        // "pods", "pods/log", "*"
+  std::vector<std::string> resource_names;   // empty: any
+  std::vector<std::string> non_resource_urls;  // "/healthz", "/apis/*"
+};
+
 struct UserSpec {
   std::string name;
   std::string token;
   std::vector<std::string> members;  // empty: valid on every member
+  std::vector<std::string> groups;   // system:authenticated is always added
+  // Empty: the user may do everything (as a member of system:masters).
+  std::vector<PolicyRule> rules;
 };
 
 // An external.metrics.k8s.io series.

@@ -1,6 +1,9 @@
 #pragma once
 // An HTTP exchange as plain values, free of Beast, so that request handling is
 // a plain function that unit tests call without sockets.
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +15,42 @@ struct HttpRequest {
   std::string target;  // "/apis/metrics.k8s.io/v1beta1/pods?labelSelector=app%3Dweb"
   std::vector<std::pair<std::string, std::string>> headers = {};  // as received, in order
   std::string body = {};
+  // The client's certificate chain, leaf first, as PEM; empty when it sent
+  // none (or the server does not request client certificates). Unverified:
+  // the authenticator decides which CA it must chain to.
+  std::string peer_certificates_pem = {};
+};
+
+// A response body produced piece by piece after the headers were sent (a
+// watch). The handler writes; the server sends every piece as an HTTP/1.1
+// chunk as soon as it can and ends the body when the handler closes it.
+// Thread-safe: the producer and the server run on different threads.
+class ResponseStream {
+ public:
+  // Queues a piece. False once the client has gone: stop producing.
+  bool write(std::string piece);
+  // Ends the body (the server then finishes the response).
+  void close();
+  [[nodiscard]] bool client_gone() const;
+
+  // The server's side.
+  struct Pending {
+    std::vector<std::string> pieces;
+    bool closed = false;
+    bool client_gone = false;
+  };
+  Pending take();
+  // Called (from the producer's thread) after every write or close.
+  void set_wakeup(std::function<void()> wakeup);
+  void abandon();  // the client went away, or the server stops
+
+ private:
+  void wake();
+  mutable std::mutex mutex_;
+  std::vector<std::string> pieces_;
+  bool closed_ = false;
+  bool abandoned_ = false;
+  std::function<void()> wakeup_;
 };
 
 struct HttpResponse {
@@ -19,6 +58,8 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers (Warning, ...)
+  // When set, `body` is ignored and the body is streamed, chunked, from here.
+  std::shared_ptr<ResponseStream> stream = {};
 };
 
 }  // namespace fedmetrics::transport

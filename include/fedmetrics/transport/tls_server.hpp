@@ -38,6 +38,11 @@ struct TlsServerOptions {
   // handler's later response is dropped. For handlers that hold requests for
   // long (the simulator's black hole), so that held connections do not pile up.
   bool abandon_when_client_closes = false;
+  // Ask every client for a certificate without requiring one (Go's
+  // RequestClientCert): the front proxy presents one, kubectl users come with
+  // tokens. The chain reaches the handler unverified in
+  // HttpRequest::peer_certificates_pem; the authenticator verifies it.
+  bool request_client_certificates = false;
 };
 
 class TlsServer {

@@ -1,0 +1,104 @@
+#pragma once
+// What the simulated Karmada control plane (karmada-apiserver plus the parts
+// of karmada-controller-manager and kube-aggregator the metrics path needs)
+// answers:
+//   - generic REST over the ObjectStore for the registered types (list with
+//     selectors, watch, get, create, update, patch, delete, status): clusters,
+//     secrets, deployments, federatedhpas, leases, events, apiservices, ...;
+//   - deployments/scale (autoscaling/v1 Scale) tied to the simulated
+//     workloads: a new spec.replicas is divided over the member clusters;
+//   - TokenReview and SubjectAccessReview answered from the world's users;
+//   - the cluster proxy .../clusters/{name}/proxy/... forwarded to the member;
+//   - the aggregation layer: a group-version with an APIService that names a
+//     Service is forwarded to it over TLS with the front-proxy client
+//     certificate and X-Remote-User/X-Remote-Group (wire contract 5);
+//   - discovery, /version, health.
+// The network hops (proxy, aggregation) are done by the shell through
+// `Hooks::forward`; everything else is computed here.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fedmetrics/k8s/time.hpp"
+#include "fedmetrics/sim/federation.hpp"
+#include "fedmetrics/sim/object_store.hpp"
+#include "fedmetrics/transport/http_message.hpp"
+
+namespace fedmetrics::sim {
+
+// Where the shell must send a forwarded request, and how to verify it.
+struct Upstream {
+  std::string server;       // "https://127.0.0.1:8443"
+  std::string ca_pem;       // empty with insecure
+  bool insecure = false;
+  std::string server_name;  // TLS name to verify ("fedmetrics.fedmetrics.svc")
+  std::string token;        // bearer token to present (cluster proxy)
+  bool front_proxy = false; // present the front-proxy client certificate (aggregation)
+  [[nodiscard]] std::string key() const { return server + "|" + server_name + "|" + (insecure ? "i" : ca_pem) + "|" + token; }
+};
+
+struct KarmadaHooks {
+  std::function<k8s::Timestamp()> clock;
+  std::function<std::shared_ptr<const Federation>()> federation;
+  // Sets a workload's replicas (the scale of its Deployment).
+  std::function<void(std::size_t workload, std::int32_t replicas)> set_replicas;
+  // Sends `request` (target already rewritten) upstream; the answer, or a 503
+  // Status when it cannot be reached, goes to `respond`.
+  std::function<void(const Upstream&, transport::HttpRequest, std::function<void(transport::HttpResponse)>)> forward;
+  // Runs `task` after `delay` (ends watches at their timeout).
+  std::function<void(std::chrono::nanoseconds, std::function<void()>)> schedule;
+};
+
+// A member as the control plane knows it: its Cluster object and Secret.
+struct ClusterRegistration {
+  std::string name;
+  std::string api_endpoint;  // https://127.0.0.1:PORT
+  std::string token;
+  std::string ca_pem;
+};
+
+// The authentication material the control plane publishes in
+// kube-system/extension-apiserver-authentication.
+struct AuthenticationTrust {
+  std::string client_ca_pem;
+  std::string requestheader_client_ca_pem;
+  std::vector<std::string> requestheader_allowed_names{"front-proxy-client"};
+};
+
+class KarmadaApi {
+ public:
+  KarmadaApi(std::shared_ptr<ObjectStore> store, KarmadaHooks hooks);
+
+  // Registers the types and creates the objects a fresh Karmada control plane
+  // with these members has: namespaces, Cluster objects (Push mode, Ready),
+  // their Secrets in karmada-cluster, one Deployment per workload, the
+  // extension-apiserver-authentication ConfigMap.
+  void seed(const Federation& federation, const std::vector<ClusterRegistration>& clusters,
+            const AuthenticationTrust& trust);
+
+  // Keeps the Deployments' spec.replicas equal to the workloads' (after the
+  // simulator's own control endpoint changed them).
+  void sync_replicas(const Federation& federation);
+  // Sets a Cluster's Ready condition (a member that refuses or black-holes is not Ready).
+  void set_cluster_ready(const std::string& name, bool ready, const std::string& message);
+
+  void handle(transport::HttpRequest request, std::function<void(transport::HttpResponse)> respond);
+
+  [[nodiscard]] ObjectStore& store() { return *store_; }
+
+ private:
+  std::shared_ptr<ObjectStore> store_;
+  KarmadaHooks hooks_;
+};
+
+// The SubjectAccessReview decision for a world user (pure; exposed for tests).
+struct AccessDecision {
+  bool allowed = false;
+  std::string reason;
+};
+AccessDecision authorize(const UserSpec& user, const nlohmann::json& sar_spec);
+
+}  // namespace fedmetrics::sim

@@ -1,0 +1,925 @@
+#include "fedmetrics/sim/karmada_api.hpp"
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "fedmetrics/k8s/base64.hpp"
+#include "fedmetrics/k8s/discovery.hpp"
+#include "fedmetrics/k8s/label_selector.hpp"
+#include "fedmetrics/k8s/status.hpp"
+#include "fedmetrics/k8s/url.hpp"
+#include "sim/http_util.hpp"
+
+namespace fedmetrics::sim {
+
+using nlohmann::json;
+using transport::HttpRequest;
+using transport::HttpResponse;
+
+namespace {
+
+using detail::column;
+using detail::header;
+using detail::human_duration;
+using detail::json_response;
+using detail::status_response;
+using detail::text_response;
+using k8s::GroupResource;
+using k8s::Status;
+using Respond = std::function<void(HttpResponse)>;
+
+constexpr std::string_view kClusterGroup = "cluster.karmada.io";
+constexpr std::string_view kClusterNamespace = "karmada-cluster";
+
+// The types a Karmada control plane serves that the metrics path and the
+// autoscaler touch (plus what kubectl needs around them).
+std::vector<ResourceType> karmada_types() {
+  return {
+      {"", "v1", "namespaces", "Namespace", false, true, {"ns"}},
+      {"", "v1", "secrets", "Secret", true, false, {}},
+      {"", "v1", "configmaps", "ConfigMap", true, false, {"cm"}},
+      {"", "v1", "services", "Service", true, true, {"svc"}},
+      {"", "v1", "events", "Event", true, false, {"ev"}},
+      {"", "v1", "pods", "Pod", true, true, {"po"}},
+      {"", "v1", "nodes", "Node", false, true, {"no"}},
+      {"apps", "v1", "deployments", "Deployment", true, true, {"deploy"}},
+      {"cluster.karmada.io", "v1alpha1", "clusters", "Cluster", false, true, {}},
+      {"autoscaling.karmada.io", "v1alpha1", "federatedhpas", "FederatedHPA", true, true, {"fhpa"}},
+      {"autoscaling.karmada.io", "v1alpha1", "cronfederatedhpas", "CronFederatedHPA", true, true, {"cronfhpa"}},
+      {"policy.karmada.io", "v1alpha1", "propagationpolicies", "PropagationPolicy", true, false, {"pp"}},
+      {"coordination.k8s.io", "v1", "leases", "Lease", true, false, {}},
+      {"events.k8s.io", "v1", "events", "Event", true, false, {"ev"}},
+      {"apiregistration.k8s.io", "v1", "apiservices", "APIService", false, true, {}},
+  };
+}
+
+// What a request asks for, as apiserver's RequestInfo (requestinfo.go).
+struct RequestInfo {
+  bool resource_request = false;
+  std::string verb;  // get, list, watch, create, update, patch, delete; or the lowercase method
+  std::string path;
+  std::string group, version, namespace_name, resource, name, subresource;
+  std::vector<std::string> rest;  // segments after the subresource (the cluster proxy's path)
+};
+
+std::string lowercase(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+
+RequestInfo request_info(const std::string& method, const k8s::RequestTarget& target) {
+  RequestInfo info;
+  const auto& s = target.segments;
+  for (const auto& segment : s) info.path += "/" + segment;
+  if (info.path.empty()) info.path = "/";
+  info.verb = lowercase(method);
+  std::size_t at = 0;
+  if (s.size() >= 3 && s[0] == "api") {
+    info.version = s[1];
+    at = 2;
+  } else if (s.size() >= 4 && s[0] == "apis") {
+    info.group = s[1];
+    info.version = s[2];
+    at = 3;
+  } else {
+    return info;  // non-resource
+  }
+  info.resource_request = true;
+  std::vector<std::string> parts(s.begin() + static_cast<std::ptrdiff_t>(at), s.end());
+  if (parts.size() >= 3 && parts[0] == "namespaces") {
+    info.namespace_name = parts[1];
+    parts.erase(parts.begin(), parts.begin() + 2);
+  } else if (parts[0] == "namespaces" && parts.size() == 2) {
+    info.namespace_name = parts[1];  // a namespace is in itself
+  }
+  info.resource = parts[0];
+  if (parts.size() >= 2) info.name = parts[1];
+  if (parts.size() >= 3) info.subresource = parts[2];
+  if (parts.size() >= 4) info.rest.assign(parts.begin() + 3, parts.end());
+  if (method == "GET" || method == "HEAD") info.verb = info.name.empty() ? (k8s::query_bool(target.query, "watch") ? "watch" : "list") : "get";
+  else if (method == "POST") info.verb = "create";
+  else if (method == "PUT") info.verb = "update";
+  else if (method == "PATCH") info.verb = "patch";
+  else if (method == "DELETE") info.verb = info.name.empty() ? "deletecollection" : "delete";
+  return info;
+}
+
+bool in(const std::vector<std::string>& values, std::string_view v) {
+  return std::any_of(values.begin(), values.end(), [&](const std::string& x) { return x == "*" || x == v; });
+}
+
+bool rule_allows(const PolicyRule& rule, const json& spec) {
+  if (auto r = spec.find("resourceAttributes"); r != spec.end() && r->is_object()) {
+    std::string verb = r->value("verb", ""), group = r->value("group", ""), resource = r->value("resource", "");
+    std::string sub = r->value("subresource", ""), name = r->value("name", "");
+    if (rule.resources.empty() || !in(rule.verbs, verb) || !in(rule.api_groups, group)) return false;
+    bool resource_ok = std::any_of(rule.resources.begin(), rule.resources.end(), [&](const std::string& x) {
+      if (x == "*") return true;
+      if (sub.empty()) return x == resource;
+      return x == resource + "/" + sub || x == resource + "/*" || x == "*/" + sub;
+    });
+    return resource_ok && (rule.resource_names.empty() || in(rule.resource_names, name));
+  }
+  if (auto n = spec.find("nonResourceAttributes"); n != spec.end() && n->is_object()) {
+    std::string verb = n->value("verb", ""), path = n->value("path", "");
+    if (rule.non_resource_urls.empty() || !in(rule.verbs, verb)) return false;
+    return std::any_of(rule.non_resource_urls.begin(), rule.non_resource_urls.end(), [&](const std::string& x) {
+      if (x == "*" || x == path) return true;
+      return x.ends_with("*") && path.starts_with(std::string_view(x).substr(0, x.size() - 1));
+    });
+  }
+  return false;
+}
+
+std::vector<std::string> groups_of(const UserSpec& user) {
+  auto groups = user.groups;
+  if (std::find(groups.begin(), groups.end(), "system:authenticated") == groups.end())
+    groups.emplace_back("system:authenticated");
+  return groups;
+}
+
+const UserSpec* user_by_token(const World& world, std::string_view token) {
+  for (const auto& u : world.users)
+    if (u.token == token) return &u;
+  return nullptr;
+}
+
+const UserSpec* authenticate(const World& world, const HttpRequest& request) {
+  auto value = header(request, "Authorization");
+  auto space = value.find(' ');
+  if (space == std::string_view::npos || lowercase(value.substr(0, space)) != "bearer") return nullptr;
+  return user_by_token(world, value.substr(space + 1));
+}
+
+json sar_spec_for(const UserSpec& user, const RequestInfo& info) {
+  json spec{{"user", user.name}, {"groups", groups_of(user)}};
+  if (info.resource_request) {
+    spec["resourceAttributes"] = {{"namespace", info.namespace_name}, {"verb", info.verb},      {"group", info.group},
+                                  {"version", info.version},          {"resource", info.resource}, {"subresource", info.subresource},
+                                  {"name", info.name}};
+  } else {
+    spec["nonResourceAttributes"] = {{"path", info.path}, {"verb", info.verb}};
+  }
+  return spec;
+}
+
+k8s::Expected<json> parse_object(const std::string& body) {
+  auto parsed = json::parse(body, nullptr, false);
+  if (parsed.is_discarded()) return k8s::Error{"the request body is not valid JSON"};
+  if (!parsed.is_object()) return k8s::Error{"the request body must be a JSON object"};
+  return parsed;
+}
+
+HttpResponse store_response(const StoreResult& result, int success = 200) {
+  if (const auto* s = std::get_if<Status>(&result)) return status_response(*s);
+  return json_response(std::get<json>(result).dump(), success);
+}
+
+std::string selector_string(const json& label_selector) {
+  auto selector = k8s::LabelSelector::from_object(label_selector);
+  return selector ? selector->to_string() : std::string();
+}
+
+std::string text_of(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "<none>";
+  return v.dump();
+}
+
+json ready_condition(const json& object) {
+  for (const auto& c : object["status"].value("conditions", json::array()))
+    if (c.value("type", "") == "Ready") return c;
+  return json::object();
+}
+
+// The columns `kubectl get` shows for each kind: the built-in printers' and,
+// for Karmada's CRDs, their additionalPrinterColumns.
+json to_table(const json& doc, const ResourceType& type, k8s::Timestamp now) {
+  bool list = doc.contains("items");
+  json items = list ? doc["items"] : json::array({doc});
+  auto age = [&](const json& item) {
+    auto created = k8s::parse_time(item["metadata"].value("creationTimestamp", ""));
+    return created ? human_duration(now - *created) : std::string("<unknown>");
+  };
+  std::vector<json> columns{column("Name", "string", 0, "name")};
+  std::function<std::vector<json>(const json&)> cells = [](const json&) { return std::vector<json>{}; };
+  const std::string& kind = type.kind;
+  if (kind == "FederatedHPA") {
+    for (auto* c : {"Reference-Kind", "Reference-Name", "MinPods", "MaxPods", "Replicas"}) columns.push_back(column(c, "string", 0));
+    cells = [](const json& o) {
+      const auto& spec = o.value("spec", json::object());
+      const auto& ref = spec.value("scaleTargetRef", json::object());
+      return std::vector<json>{text_of(ref.value("kind", json())), text_of(ref.value("name", json())),
+                               spec.value("minReplicas", 1), spec.value("maxReplicas", 0),
+                               o.value("status", json::object()).value("currentReplicas", 0)};
+    };
+  } else if (kind == "Deployment") {
+    for (auto* c : {"Ready", "Up-to-date", "Available"}) columns.push_back(column(c, "string", 0));
+    cells = [](const json& o) {
+      const auto& st = o.value("status", json::object());
+      return std::vector<json>{std::to_string(st.value("readyReplicas", 0)) + "/" +
+                                   std::to_string(o["spec"].value("replicas", 0)),
+                               st.value("updatedReplicas", 0), st.value("availableReplicas", 0)};
+    };
+  } else if (kind == "Cluster") {
+    for (auto* c : {"Version", "Mode", "Ready"}) columns.push_back(column(c, "string", 0));
+    cells = [](const json& o) {
+      return std::vector<json>{text_of(o["status"].value("kubernetesVersion", json())),
+                               text_of(o["spec"].value("syncMode", json())),
+                               text_of(ready_condition(o).value("status", json("Unknown")))};
+    };
+  } else if (kind == "Lease") {
+    columns.push_back(column("Holder", "string", 0));
+    cells = [](const json& o) { return std::vector<json>{text_of(o.value("spec", json::object()).value("holderIdentity", json("")))}; };
+  } else if (kind == "APIService") {
+    for (auto* c : {"Service", "Available"}) columns.push_back(column(c, "string", 0));
+    cells = [](const json& o) {
+      const auto& svc = o["spec"].value("service", json());
+      std::string service = svc.is_object() ? svc.value("namespace", "") + "/" + svc.value("name", "") : "Local";
+      return std::vector<json>{service, svc.is_object() ? "True" : "True"};
+    };
+  } else if (kind == "Secret") {
+    for (auto* c : {"Type", "Data"}) columns.push_back(column(c, "string", 0));
+    cells = [](const json& o) {
+      return std::vector<json>{o.value("type", "Opaque"), o.value("data", json::object()).size()};
+    };
+  } else if (kind == "Namespace") {
+    columns.push_back(column("Status", "string", 0));
+    cells = [](const json&) { return std::vector<json>{"Active"}; };
+  } else if (kind == "Event") {
+    for (auto* c : {"Type", "Reason", "Object", "Message"}) columns.push_back(column(c, "string", 0));
+    cells = [](const json& o) {
+      const auto& ref = o.contains("regarding") ? o["regarding"] : o.value("involvedObject", json::object());
+      return std::vector<json>{o.value("type", ""), o.value("reason", ""),
+                               lowercase(ref.value("kind", "")) + "/" + ref.value("name", ""),
+                               o.contains("note") ? o.value("note", "") : o.value("message", "")};
+    };
+  }
+  columns.push_back(column("Age", "string", 0));
+  json rows = json::array();
+  for (const auto& item : items) {
+    json row_cells = json::array({item["metadata"].value("name", "")});
+    for (auto& c : cells(item)) row_cells.push_back(std::move(c));
+    row_cells.push_back(age(item));
+    rows.push_back({{"cells", row_cells},
+                    {"object", {{"kind", "PartialObjectMetadata"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", item["metadata"]}}}});
+  }
+  json meta = json::object();
+  if (list) meta["resourceVersion"] = doc["metadata"].value("resourceVersion", "");
+  return json{{"kind", "Table"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", meta}, {"columnDefinitions", columns}, {"rows", rows}};
+}
+
+// OpenAPI v3, only as far as kubectl reads it: the root lists a document per
+// group-version, and each document's PATCH operations declare the
+// fieldValidation parameter per kind (cli-runtime query_param_verifier_v3.go),
+// so that `kubectl create/apply` leave validation to the server instead of
+// failing to download schemas. No schemas: kubectl explain is not served.
+HttpResponse openapi_v3(const std::vector<std::string>& s, const std::vector<ResourceType>& types,
+                        const std::vector<std::pair<std::string, std::vector<std::string>>>& groups) {
+  if (s.size() < 2 || s[1] != "v3") return status_response(Status::not_found_resource());
+  std::vector<std::string> served{"api/v1"};
+  for (const auto& [g, versions] : groups)
+    for (const auto& gv : versions) served.push_back("apis/" + gv);
+  if (s.size() == 2) {
+    json paths = json::object();
+    for (const auto& p : served) paths[p] = {{"serverRelativeURL", "/openapi/v3/" + p + "?hash=sim"}};
+    return json_response(json{{"paths", paths}}.dump());
+  }
+  std::string wanted;
+  for (std::size_t i = 2; i < s.size(); ++i) wanted += (i > 2 ? "/" : "") + s[i];
+  if (std::find(served.begin(), served.end(), wanted) == served.end()) return status_response(Status::not_found_resource());
+  json paths = json::object();
+  for (const auto& t : types) {
+    std::string prefix = t.group.empty() ? "api/v1" : "apis/" + t.group + "/" + t.version;
+    if (prefix != wanted) continue;
+    std::string path = "/" + prefix + (t.namespaced ? "/namespaces/{namespace}/" : "/") + t.resource + "/{name}";
+    paths[path] = {{"patch",
+                    {{"x-kubernetes-group-version-kind", {{"group", t.group}, {"version", t.version}, {"kind", t.kind}}},
+                     {"parameters",
+                      {{{"name", "fieldValidation"}, {"in", "query"}, {"schema", {{"type", "string"}, {"uniqueItems", true}}}}}},
+                     {"responses", {{"200", {{"description", "OK"}}}}}}}};
+  }
+  return json_response(
+      json{{"openapi", "3.0.0"}, {"info", {{"title", "Kubernetes"}, {"version", "v1.31.0"}}}, {"paths", paths}}.dump());
+}
+
+bool wants_table(const HttpRequest& request) { return header(request, "Accept").find("as=Table") != std::string_view::npos; }
+
+std::int64_t int_or(const k8s::QueryValues& q, std::string_view key, std::int64_t fallback) {
+  auto v = k8s::query_value(q, key);
+  if (v.empty()) return fallback;
+  try {
+    return std::stoll(v);
+  } catch (...) {
+    return fallback;
+  }
+}
+
+}  // namespace
+
+AccessDecision authorize(const UserSpec& user, const json& sar_spec) {
+  auto groups = sar_spec.value("groups", json::array());
+  bool master = std::find(user.groups.begin(), user.groups.end(), "system:masters") != user.groups.end() ||
+                std::any_of(groups.begin(), groups.end(), [](const json& g) { return g == "system:masters"; });
+  if (master || user.rules.empty()) return {true, ""};
+  for (std::size_t i = 0; i < user.rules.size(); ++i)
+    if (rule_allows(user.rules[i], sar_spec))
+      return {true, "RBAC: allowed by the world's rule " + std::to_string(i) + " of user \"" + user.name + "\""};
+  return {false, ""};
+}
+
+KarmadaApi::KarmadaApi(std::shared_ptr<ObjectStore> store, KarmadaHooks hooks)
+    : store_(std::move(store)), hooks_(std::move(hooks)) {
+  for (auto& t : karmada_types()) store_->register_type(std::move(t));
+}
+
+namespace {
+
+json deployment_for(const WorkloadSpec& w, std::int32_t replicas) {
+  json containers = json::array();
+  for (const auto& c : w.containers) {
+    json requests = json::object(), limits = json::object();
+    for (const auto& [k, q] : c.requests) requests[k] = q.to_string();
+    for (const auto& [k, q] : c.limits) limits[k] = q.to_string();
+    containers.push_back({{"name", c.name}, {"image", c.image}, {"resources", {{"requests", requests}, {"limits", limits}}}});
+  }
+  json labels = json::object();
+  for (const auto& [k, v] : w.labels) labels[k] = v;
+  return {{"apiVersion", "apps/v1"},
+          {"kind", "Deployment"},
+          {"metadata", {{"name", w.name}, {"namespace", w.namespace_name}, {"labels", labels}}},
+          {"spec",
+           {{"replicas", replicas},
+            {"selector", {{"matchLabels", labels}}},
+            {"template", {{"metadata", {{"labels", labels}}}, {"spec", {{"containers", containers}}}}}}}};
+}
+
+}  // namespace
+
+void KarmadaApi::seed(const Federation& federation, const std::vector<ClusterRegistration>& clusters,
+                      const AuthenticationTrust& trust) {
+  const auto& world = federation.world;
+  auto type = [this](std::string_view group, std::string_view resource) {
+    return *store_->find_type(group, group.empty() ? "v1" : (group == kClusterGroup ? "v1alpha1" : "v1"), resource);
+  };
+  std::set<std::string> namespaces(world.namespaces.begin(), world.namespaces.end());
+  namespaces.insert({"default", "kube-system", "kube-public", "karmada-system", std::string(kClusterNamespace)});
+  for (const auto& ns : namespaces)
+    store_->create(type("", "namespaces"), "", {{"metadata", {{"name", ns}}}, {"status", {{"phase", "Active"}}}});
+  auto now = k8s::format_time(hooks_.clock());
+  for (std::size_t i = 0; i < clusters.size(); ++i) {
+    const auto& c = clusters[i];
+    const auto& spec = world.members[i];
+    store_->create(type("", "secrets"), kClusterNamespace,
+                   {{"metadata", {{"name", c.name}}},
+                    {"type", "Opaque"},
+                    {"data", {{"token", k8s::base64_encode(c.token)}, {"caBundle", k8s::base64_encode(c.ca_pem)}}}});
+    json apis = json::array();
+    if (spec.apis.metrics) apis.push_back({{"groupVersion", "metrics.k8s.io/v1beta1"}, {"resources", json::array()}});
+    if (spec.apis.custom_v1beta2) apis.push_back({{"groupVersion", "custom.metrics.k8s.io/v1beta2"}, {"resources", json::array()}});
+    if (spec.apis.custom_v1beta1) apis.push_back({{"groupVersion", "custom.metrics.k8s.io/v1beta1"}, {"resources", json::array()}});
+    if (spec.apis.external) apis.push_back({{"groupVersion", "external.metrics.k8s.io/v1beta1"}, {"resources", json::array()}});
+    store_->create(type(kClusterGroup, "clusters"), "",
+                   {{"metadata", {{"name", c.name}}},
+                    {"spec",
+                     {{"apiEndpoint", c.api_endpoint},
+                      {"syncMode", "Push"},
+                      {"secretRef", {{"namespace", kClusterNamespace}, {"name", c.name}}},
+                      {"insecureSkipTLSVerification", false}}},
+                    {"status",
+                     {{"kubernetesVersion", spec.kubernetes_version},
+                      {"apiEnablements", apis},
+                      {"conditions",
+                       {{{"type", "Ready"},
+                         {"status", "True"},
+                         {"reason", "ClusterReady"},
+                         {"message", "cluster is healthy and ready to accept workloads"},
+                         {"lastTransitionTime", now}}}}}}});
+  }
+  for (std::size_t w = 0; w < world.workloads.size(); ++w)
+    store_->create(type("apps", "deployments"), world.workloads[w].namespace_name,
+                   deployment_for(world.workloads[w], federation.workloads[w].replicas));
+  auto strings = [](const std::vector<std::string>& v) { return json(v).dump(); };
+  store_->create(type("", "configmaps"), "kube-system",
+                 {{"metadata", {{"name", "extension-apiserver-authentication"}}},
+                  {"data",
+                   {{"client-ca-file", trust.client_ca_pem},
+                    {"requestheader-client-ca-file", trust.requestheader_client_ca_pem},
+                    {"requestheader-allowed-names", strings(trust.requestheader_allowed_names)},
+                    {"requestheader-username-headers", strings({"X-Remote-User"})},
+                    {"requestheader-uid-headers", strings({"X-Remote-Uid"})},
+                    {"requestheader-group-headers", strings({"X-Remote-Group"})},
+                    {"requestheader-extra-headers-prefix", strings({"X-Remote-Extra-"})}}}});
+}
+
+void KarmadaApi::sync_replicas(const Federation& federation) {
+  const auto* deployments = store_->find_type("apps", "v1", "deployments");
+  for (std::size_t w = 0; w < federation.world.workloads.size(); ++w) {
+    const auto& spec = federation.world.workloads[w];
+    auto current = store_->get(*deployments, spec.namespace_name, spec.name);
+    auto* object = std::get_if<json>(&current);
+    if (object == nullptr || (*object)["spec"].value("replicas", -1) == federation.workloads[w].replicas) continue;
+    (*object)["spec"]["replicas"] = federation.workloads[w].replicas;
+    (*object)["metadata"].erase("resourceVersion");
+    store_->update(*deployments, spec.namespace_name, spec.name, std::move(*object));
+  }
+}
+
+void KarmadaApi::set_cluster_ready(const std::string& name, bool ready, const std::string& message) {
+  const auto* clusters = store_->find_type(kClusterGroup, "v1alpha1", "clusters");
+  auto current = store_->get(*clusters, "", name);
+  auto* object = std::get_if<json>(&current);
+  if (object == nullptr) return;
+  auto condition = ready_condition(*object);
+  std::string status = ready ? "True" : "False";
+  if (condition.value("status", "") == status) return;
+  json conditions = {{{"type", "Ready"},
+                      {"status", status},
+                      {"reason", ready ? "ClusterReady" : "ClusterNotReachable"},
+                      {"message", message},
+                      {"lastTransitionTime", k8s::format_time(hooks_.clock())}}};
+  (*object)["status"]["conditions"] = conditions;
+  (*object)["metadata"].erase("resourceVersion");
+  store_->update(*clusters, "", name, std::move(*object), "status");
+}
+
+namespace {
+
+// One request's context while it is being answered.
+struct Call {
+  ObjectStore& store;
+  const KarmadaHooks& hooks;
+  std::shared_ptr<const Federation> federation;
+  const UserSpec& user;
+  HttpRequest& request;
+  const k8s::RequestTarget& target;
+  const RequestInfo& info;
+  Respond& respond;
+
+  void reply(HttpResponse r) { respond(std::move(r)); }
+  void fail(const Status& s) { respond(status_response(s)); }
+
+  std::optional<std::size_t> workload_of(std::string_view ns, std::string_view name) const {
+    return federation->world.workload_index(ns, name);
+  }
+
+  // A Deployment as read: spec from the store, status from the simulated pods.
+  void overlay_deployment(json& d) const {
+    auto w = workload_of(d["metadata"].value("namespace", ""), d["metadata"].value("name", ""));
+    json status = json::object();
+    if (w) {
+      auto now = hooks.clock();
+      std::int64_t existing = 0, ready = 0;
+      for (const auto& m : federation->members)
+        for (const auto& pod : m.pods) {
+          if (pod.workload != *w || !federation->exists(pod, now)) continue;
+          ++existing;
+          if (federation->serving(pod, now)) ++ready;
+        }
+      status = {{"observedGeneration", d["metadata"].value("generation", 1)},
+                {"replicas", existing},
+                {"updatedReplicas", existing},
+                {"readyReplicas", ready},
+                {"availableReplicas", ready}};
+    }
+    d["status"] = status;
+  }
+
+  void overlay(json& doc, const ResourceType& type) const {
+    if (type.resource != "deployments" || type.group != "apps") return;
+    if (doc.contains("items"))
+      for (auto& item : doc["items"]) overlay_deployment(item);
+    else
+      overlay_deployment(doc);
+  }
+
+  void answer(StoreResult result, const ResourceType& type, int success = 200) {
+    if (auto* doc = std::get_if<json>(&result)) {
+      overlay(*doc, type);
+      if (wants_table(request) && (info.verb == "get" || info.verb == "list")) {
+        reply(json_response(to_table(*doc, type, hooks.clock()).dump(), success));
+        return;
+      }
+    }
+    reply(store_response(result, success));
+  }
+
+  json scale_of(const json& deployment) const {
+    json d = deployment;
+    overlay_deployment(d);
+    const auto& m = d["metadata"];
+    return {{"kind", "Scale"},
+            {"apiVersion", "autoscaling/v1"},
+            {"metadata",
+             {{"name", m["name"]}, {"namespace", m["namespace"]}, {"uid", m.value("uid", "")},
+              {"resourceVersion", m.value("resourceVersion", "")}, {"creationTimestamp", m.value("creationTimestamp", "")}}},
+            {"spec", {{"replicas", d["spec"].value("replicas", 0)}}},
+            {"status", {{"replicas", d["status"].value("replicas", 0)}, {"selector", selector_string(d["spec"].value("selector", json::object()))}}}};
+  }
+
+  // GET, PUT and PATCH of deployments/{name}/scale (autoscaling/v1 Scale).
+  void scale(const ResourceType& type) {
+    auto current = store.get(type, info.namespace_name, info.name);
+    if (auto* s = std::get_if<Status>(&current)) return fail(*s);
+    auto& deployment = std::get<json>(current);
+    if (request.method == "GET" || request.method == "HEAD") return reply(json_response(scale_of(deployment).dump()));
+    json wanted;
+    if (request.method == "PUT") {
+      auto body = parse_object(request.body);
+      if (!body) return fail(Status::bad_request(body.error().message));
+      wanted = std::move(*body);
+    } else if (request.method == "PATCH") {
+      auto patch_type = patch_type_from_content_type(header(request, "Content-Type"));
+      if (!patch_type) return fail(unsupported_media_type());
+      auto patch = json::parse(request.body, nullptr, false);
+      if (patch.is_discarded()) return fail(Status::bad_request("the patch is not valid JSON"));
+      wanted = scale_of(deployment);
+      wanted["metadata"].erase("resourceVersion");  // only a resourceVersion the patch sets is a precondition
+      try {
+        wanted = *patch_type == PatchType::Json ? wanted.patch(patch) : (wanted.merge_patch(patch), wanted);
+      } catch (const std::exception& e) {
+        return fail(Status::bad_request(std::string("the patch cannot be applied: ") + e.what()));
+      }
+    } else {
+      return fail(Status::method_not_allowed(request.method, {"apps", "deployments/scale"}));
+    }
+    const auto& replicas = wanted.value("spec", json::object()).value("replicas", json());
+    if (!replicas.is_number_integer() || replicas.get<std::int64_t>() < 0 || replicas.get<std::int64_t>() > INT32_MAX)
+      return fail(invalid("Scale", info.name, "spec.replicas", "must be greater than or equal to 0"));
+    auto name_in_body = wanted.value("metadata", json::object()).value("name", info.name);
+    if (name_in_body != info.name)
+      return fail(Status::bad_request("the name of the object (" + name_in_body + ") does not match the name on the URL (" +
+                                      info.name + ")"));
+    json updated = deployment;
+    updated["spec"]["replicas"] = replicas;
+    auto rv = wanted.value("metadata", json::object()).value("resourceVersion", "");
+    updated["metadata"]["resourceVersion"] = rv.empty() ? deployment["metadata"].value("resourceVersion", "") : rv;
+    auto result = store.update(type, info.namespace_name, info.name, std::move(updated));
+    if (auto* s = std::get_if<Status>(&result)) return fail(*s);
+    if (auto w = workload_of(info.namespace_name, info.name)) hooks.set_replicas(*w, replicas.get<std::int32_t>());
+    reply(json_response(scale_of(std::get<json>(result)).dump()));
+  }
+
+  static Status invalid(std::string_view kind, std::string_view name, std::string_view field, std::string_view why) {
+    Status s;
+    s.code = 422;
+    s.reason = "Invalid";
+    s.message = std::string(kind) + " \"" + std::string(name) + "\" is invalid: " + std::string(field) + ": Invalid value: " + why.data();
+    s.details.name = std::string(name);
+    s.details.kind = lowercase(kind);
+    return s;
+  }
+
+  static Status unsupported_media_type() {
+    Status s;
+    s.code = 415;
+    s.reason = "UnsupportedMediaType";
+    s.message = "the body of the request was in an unknown format - accepted media types include: "
+                "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json";
+    return s;
+  }
+
+  void watch(const ResourceType& type, k8s::LabelSelector labels, k8s::FieldSelector fields) {
+    auto timeout = std::chrono::seconds(int_or(target.query, "timeoutSeconds", 0));
+    if (timeout.count() <= 0) {
+      // apiserver's default: a random time in [minRequestTimeout, 2x] (30 to 60 minutes).
+      static thread_local std::mt19937 rng{std::random_device{}()};
+      timeout = std::chrono::seconds(1800 + rng() % 1800);
+    }
+    auto stream = std::make_shared<transport::ResponseStream>();
+    HttpResponse head;
+    head.stream = stream;
+    reply(std::move(head));
+    auto id = store.watch(type, info.namespace_name, std::move(labels), std::move(fields),
+                          k8s::query_value(target.query, "resourceVersion"), [stream](const WatchEvent& e) {
+                            return stream->write(json{{"type", e.type}, {"object", e.object}}.dump() + "\n");
+                          });
+    if (!id) {
+      stream->close();
+      return;
+    }
+    auto shared_store = &store;
+    hooks.schedule(timeout, [shared_store, id = *id, stream] {
+      shared_store->unwatch(id);
+      stream->close();
+    });
+  }
+
+  void resource() {
+    const auto* type = store.find_type(info.group, info.version, info.resource);
+    if (type == nullptr) return fail(Status::not_found_resource());
+    if (!type->namespaced && !info.namespace_name.empty() && info.resource != "namespaces")
+      return fail(Status::not_found_resource());
+    std::string ns = type->namespaced ? info.namespace_name : std::string();
+    if (!info.rest.empty()) return fail(Status::not_found_resource());
+    if (!info.subresource.empty()) {
+      if (info.subresource == "scale" && type->group == "apps" && type->resource == "deployments") return scale(*type);
+      if (info.subresource != "status" || !type->status_subresource) return fail(Status::not_found_resource());
+    }
+    const auto& m = request.method;
+    if (m == "GET" || m == "HEAD") {
+      if (!info.name.empty()) return answer(store.get(*type, ns, info.name), *type);
+      auto labels = k8s::LabelSelector::parse(k8s::query_value(target.query, "labelSelector"));
+      if (!labels) return fail(Status::bad_request("unable to parse requirement: " + labels.error().message));
+      auto fields = k8s::FieldSelector::parse(k8s::query_value(target.query, "fieldSelector"));
+      if (!fields) return fail(Status::bad_request(fields.error().message));
+      if (info.verb == "watch") return watch(*type, std::move(*labels), std::move(*fields));
+      return answer(store.list(*type, ns, *labels, *fields), *type);
+    }
+    if (m == "POST") {
+      if (!info.name.empty()) return fail(Status::method_not_allowed(m, type->group_resource()));
+      if (type->namespaced && ns.empty()) return fail(Status::not_found_resource());
+      auto body = parse_object(request.body);
+      if (!body) return fail(Status::bad_request(body.error().message));
+      if (type->namespaced && !namespace_exists(ns)) return fail(Status::not_found({"", "namespaces"}, ns));
+      return answer(store.create(*type, ns, std::move(*body)), *type, 201);
+    }
+    if (info.name.empty()) return fail(Status::method_not_allowed(m, type->group_resource()));
+    if (m == "PUT") {
+      auto body = parse_object(request.body);
+      if (!body) return fail(Status::bad_request(body.error().message));
+      auto result = store.update(*type, ns, info.name, std::move(*body), info.subresource);
+      after_deployment_change(*type, result);
+      return answer(std::move(result), *type);
+    }
+    if (m == "PATCH") {
+      auto patch_type = patch_type_from_content_type(header(request, "Content-Type"));
+      if (!patch_type) return fail(unsupported_media_type());
+      auto patch = json::parse(request.body, nullptr, false);
+      if (patch.is_discarded()) return fail(Status::bad_request("the patch is not valid JSON"));
+      auto result = store.patch(*type, ns, info.name, *patch_type, patch, info.subresource);
+      after_deployment_change(*type, result);
+      return answer(std::move(result), *type);
+    }
+    if (m == "DELETE") return answer(store.remove(*type, ns, info.name), *type);
+    fail(Status::method_not_allowed(m, type->group_resource()));
+  }
+
+  bool namespace_exists(const std::string& ns) const {
+    const auto* namespaces = store.find_type("", "v1", "namespaces");
+    return std::holds_alternative<json>(store.get(*namespaces, "", ns));
+  }
+
+  // A Deployment edited directly (kubectl edit/patch of spec.replicas) moves the simulated pods too.
+  void after_deployment_change(const ResourceType& type, const StoreResult& result) const {
+    if (type.resource != "deployments" || type.group != "apps" || !info.subresource.empty()) return;
+    const auto* d = std::get_if<json>(&result);
+    if (d == nullptr) return;
+    if (auto w = workload_of(info.namespace_name, info.name); w && (*d)["spec"]["replicas"].is_number_integer())
+      hooks.set_replicas(*w, (*d)["spec"]["replicas"].get<std::int32_t>());
+  }
+
+  void token_review() {
+    auto body = parse_object(request.body);
+    if (!body) return fail(Status::bad_request(body.error().message));
+    auto token = body->value("spec", json::object()).value("token", "");
+    json status = {{"authenticated", false}};
+    if (const auto* u = user_by_token(federation->world, token)) {
+      status = {{"authenticated", true},
+                {"user", {{"username", u->name}, {"uid", ""}, {"groups", groups_of(*u)}}},
+                {"audiences", body->value("spec", json::object()).value("audiences", json::array())}};
+    }
+    json out = {{"kind", "TokenReview"},
+                {"apiVersion", "authentication.k8s.io/v1"},
+                {"metadata", {{"creationTimestamp", nullptr}}},
+                {"spec", body->value("spec", json::object())},
+                {"status", status}};
+    reply(json_response(out.dump(), 201));
+  }
+
+  void subject_access_review() {
+    auto body = parse_object(request.body);
+    if (!body) return fail(Status::bad_request(body.error().message));
+    auto spec = body->value("spec", json::object());
+    if (!spec.is_object() || (!spec.contains("resourceAttributes") && !spec.contains("nonResourceAttributes")))
+      return fail(invalid("SubjectAccessReview", "", "spec.resourceAttributes",
+                          "exactly one of nonResourceAttributes or resourceAttributes must be specified"));
+    std::string name = spec.value("user", "");
+    AccessDecision decision{false, "no user named \"" + name + "\" in the world file"};
+    for (const auto& u : federation->world.users)
+      if (u.name == name) decision = authorize(u, spec);
+    json status = {{"allowed", decision.allowed}};
+    if (!decision.reason.empty()) status["reason"] = decision.reason;
+    json out = {{"kind", "SubjectAccessReview"},
+                {"apiVersion", "authorization.k8s.io/v1"},
+                {"metadata", {{"creationTimestamp", nullptr}}},
+                {"spec", spec},
+                {"status", status}};
+    reply(json_response(out.dump(), 201));
+  }
+
+  // /apis/cluster.karmada.io/v1alpha1/clusters/{name}/proxy/{path}: to the member, with its Secret's token.
+  void cluster_proxy() {
+    const auto* clusters = store.find_type(kClusterGroup, "v1alpha1", "clusters");
+    auto cluster = store.get(*clusters, "", info.name);
+    if (auto* s = std::get_if<Status>(&cluster)) return fail(*s);
+    const auto& c = std::get<json>(cluster);
+    const auto& spec = c.value("spec", json::object());
+    Upstream up;
+    up.server = spec.value("apiEndpoint", "");
+    up.insecure = spec.value("insecureSkipTLSVerification", false);
+    const auto& ref = spec.value("secretRef", json::object());
+    auto secret = store.get(*store.find_type("", "v1", "secrets"), ref.value("namespace", ""), ref.value("name", ""));
+    if (auto* s = std::get_if<Status>(&secret))
+      return fail(Status::internal_error("cluster " + info.name + ": its secretRef: " + s->message));
+    const auto& data = std::get<json>(secret).value("data", json::object());
+    up.token = k8s::base64_decode(data.value("token", "")).value_or("");
+    up.ca_pem = k8s::base64_decode(data.value("caBundle", "")).value_or("");
+    // The raw remainder of the path after .../proxy, escapes kept, and the query.
+    std::string prefix = "/apis/cluster.karmada.io/v1alpha1/clusters/" + info.name + "/proxy";
+    std::string raw = request.target;
+    std::string rest = raw.size() > prefix.size() && raw.starts_with(prefix) ? raw.substr(prefix.size()) : "/";
+    if (rest.empty() || rest[0] == '?') rest = "/" + rest;
+    HttpRequest out = request;
+    out.target = rest;
+    std::erase_if(out.headers, [](const auto& h) {
+      auto n = lowercase(h.first);
+      return n == "authorization" || n.starts_with("impersonate-") || n == "host" || n == "content-length";
+    });
+    hooks.forward(up, std::move(out), std::move(respond));
+  }
+
+  // The aggregation layer (kube-aggregator handler_proxy.go) for a group-version an APIService names.
+  bool aggregated() {
+    if (target.segments.size() < 3 || target.segments[0] != "apis") return false;
+    const auto* apiservices = store.find_type("apiregistration.k8s.io", "v1", "apiservices");
+    auto found = store.get(*apiservices, "", target.segments[2] + "." + target.segments[1]);
+    auto* apiservice = std::get_if<json>(&found);
+    if (apiservice == nullptr) return false;
+    const auto& spec = apiservice->value("spec", json::object());
+    const auto& service = spec.value("service", json());
+    if (!service.is_object()) return false;  // served locally
+    auto svc = store.get(*store.find_type("", "v1", "services"), service.value("namespace", ""), service.value("name", ""));
+    auto unavailable = [this](const std::string& why) { fail(Status::service_unavailable(why)); };
+    if (std::holds_alternative<Status>(svc)) {
+      unavailable("service unavailable: service " + service.value("namespace", "") + "/" + service.value("name", "") +
+                  " not found");
+      return true;
+    }
+    const auto& svc_spec = std::get<json>(svc).value("spec", json::object());
+    std::string host = svc_spec.value("type", "") == "ExternalName" ? svc_spec.value("externalName", "")
+                                                                     : svc_spec.value("clusterIP", "");
+    if (host.empty() || host == "None") {
+      unavailable("service unavailable: service " + service.value("namespace", "") + "/" + service.value("name", "") +
+                  " has no address (use type ExternalName with externalName 127.0.0.1)");
+      return true;
+    }
+    Upstream up;
+    up.server = "https://" + host + ":" + std::to_string(service.value("port", 443));
+    up.insecure = spec.value("insecureSkipTLSVerify", false);
+    up.ca_pem = k8s::base64_decode(spec.value("caBundle", "")).value_or("");
+    up.server_name = service.value("name", "") + "." + service.value("namespace", "") + ".svc";
+    up.front_proxy = true;
+    HttpRequest out = request;
+    std::erase_if(out.headers, [](const auto& h) {
+      auto n = lowercase(h.first);
+      return n == "authorization" || n.starts_with("impersonate-") || n.starts_with("x-remote-") || n == "host" ||
+             n == "content-length";
+    });
+    out.headers.emplace_back("X-Remote-User", user.name);
+    for (const auto& g : groups_of(user)) out.headers.emplace_back("X-Remote-Group", g);
+    out.peer_certificates_pem.clear();
+    hooks.forward(up, std::move(out), std::move(respond));
+    return true;
+  }
+};
+
+}  // namespace
+
+void KarmadaApi::handle(HttpRequest request, Respond respond) {
+  auto decoded = k8s::parse_request_target(request.target);
+  if (!decoded) return respond(status_response(Status::bad_request("invalid URL escape in the request path")));
+  const auto& target = *decoded;
+  const auto& s = target.segments;
+  if (s.size() == 1 && (s[0] == "healthz" || s[0] == "livez" || s[0] == "readyz")) return respond(text_response("ok"));
+  auto federation = hooks_.federation();
+  const UserSpec* user = authenticate(federation->world, request);
+  if (user == nullptr) return respond(status_response(Status::unauthorized()));
+  auto info = request_info(request.method, target);
+  // Discovery is open to every authenticated user (RBAC's system:discovery).
+  bool discovery = !info.resource_request &&
+                   (s.empty() || s[0] == "api" || s[0] == "apis" || s[0] == "version" || s[0] == "openapi");
+  if (!discovery) {
+    auto decision = authorize(*user, sar_spec_for(*user, info));
+    if (!decision.allowed) {
+      if (info.resource_request)
+        return respond(status_response(Status::forbidden(user->name, info.verb, {info.group, info.resource}, info.subresource,
+                                                         info.namespace_name, info.name, decision.reason)));
+      return respond(status_response(Status::forbidden_path(user->name, info.verb, info.path)));
+    }
+  }
+  Call call{*store_, hooks_, federation, *user, request, target, info, respond};
+  if (call.aggregated()) return;
+  if (s.empty()) {
+    json paths = json::array({"/api", "/api/v1", "/apis", "/healthz", "/livez", "/readyz", "/version"});
+    return respond(json_response(json{{"paths", paths}}.dump()));
+  }
+  if (s[0] == "version" && s.size() == 1)
+    return respond(json_response(json{{"major", "1"},
+                                      {"minor", "31"},
+                                      {"gitVersion", "v1.31.0-karmada-sim"},
+                                      {"platform", "linux/amd64"}}
+                                     .dump()));
+  if (s[0] == "api" && s.size() == 1)
+    return respond(json_response(json{{"kind", "APIVersions"},
+                                      {"versions", {"v1"}},
+                                      {"serverAddressByClientCIDRs", {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", "127.0.0.1"}}}}}
+                                     .dump()));
+  auto types = store_->types();
+  // Discovery: groups in registration order, then the aggregated ones.
+  auto resource_list = [&](const std::string& group, const std::string& version) {
+    k8s::APIResourceList list{group.empty() ? version : group + "/" + version, {}};
+    json extra = json::array();
+    for (const auto& t : types) {
+      if (t.group != group || t.version != version) continue;
+      list.resources.push_back({t.resource, "", t.namespaced, t.kind, t.verbs});
+    }
+    auto doc = k8s::to_json(list);
+    for (auto& r : doc["resources"]) {
+      for (const auto& t : types)
+        if (t.group == group && t.version == version && t.resource == r["name"] && !t.short_names.empty())
+          r["shortNames"] = t.short_names;
+    }
+    for (const auto& t : types) {
+      if (t.group != group || t.version != version) continue;
+      if (t.status_subresource)
+        doc["resources"].push_back({{"name", t.resource + "/status"}, {"singularName", ""}, {"namespaced", t.namespaced},
+                                    {"kind", t.kind}, {"verbs", {"get", "patch", "update"}}});
+      if (t.group == "apps" && t.resource == "deployments")
+        doc["resources"].push_back({{"name", "deployments/scale"}, {"singularName", ""}, {"namespaced", true},
+                                    {"group", "autoscaling"}, {"version", "v1"}, {"kind", "Scale"},
+                                    {"verbs", {"get", "patch", "update"}}});
+    }
+    if (group == "authentication.k8s.io")
+      doc["resources"].push_back({{"name", "tokenreviews"}, {"singularName", ""}, {"namespaced", false}, {"kind", "TokenReview"}, {"verbs", {"create"}}});
+    if (group == "authorization.k8s.io")
+      doc["resources"].push_back({{"name", "subjectaccessreviews"}, {"singularName", ""}, {"namespaced", false},
+                                  {"kind", "SubjectAccessReview"}, {"verbs", {"create"}}});
+    return doc;
+  };
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  auto add_group = [&](const std::string& group, const std::string& version) {
+    for (auto& [g, versions] : groups)
+      if (g == group) {
+        if (std::find(versions.begin(), versions.end(), group + "/" + version) == versions.end())
+          versions.push_back(group + "/" + version);
+        return;
+      }
+    groups.push_back({group, {group + "/" + version}});
+  };
+  for (const auto& t : types)
+    if (!t.group.empty()) add_group(t.group, t.version);
+  add_group("authentication.k8s.io", "v1");
+  add_group("authorization.k8s.io", "v1");
+  {
+    // APIServices that point at a Service, ordered by versionPriority (higher first).
+    const auto* apiservices = store_->find_type("apiregistration.k8s.io", "v1", "apiservices");
+    auto list = store_->list(*apiservices, "", {}, {});
+    if (auto* doc = std::get_if<json>(&list)) {
+      std::vector<json> items((*doc)["items"].begin(), (*doc)["items"].end());
+      std::stable_sort(items.begin(), items.end(), [](const json& a, const json& b) {
+        return a["spec"].value("versionPriority", 0) > b["spec"].value("versionPriority", 0);
+      });
+      for (const auto& a : items)
+        if (a["spec"].value("service", json()).is_object())
+          add_group(a["spec"].value("group", ""), a["spec"].value("version", ""));
+    }
+  }
+  if (s[0] == "api" && s.size() == 2 && s[1] == "v1") return respond(json_response(resource_list("", "v1").dump()));
+  if (s[0] == "openapi") return respond(openapi_v3(s, types, groups));
+  if (s[0] == "apis" && s.size() == 1) {
+    std::vector<k8s::APIGroup> out;
+    for (const auto& [g, versions] : groups) out.push_back(k8s::make_api_group(g, versions));
+    return respond(json_response(k8s::api_group_list_to_json(out).dump()));
+  }
+  if (s[0] == "apis" && s.size() == 2) {
+    for (const auto& [g, versions] : groups)
+      if (g == s[1]) return respond(json_response(k8s::to_json(k8s::make_api_group(g, versions)).dump()));
+    return respond(status_response(Status::not_found_resource()));
+  }
+  if (s[0] == "apis" && s.size() == 3) {
+    bool known = std::any_of(groups.begin(), groups.end(), [&](const auto& g) {
+      return g.first == s[1] && std::find(g.second.begin(), g.second.end(), s[1] + "/" + s[2]) != g.second.end();
+    });
+    if (!known) return respond(status_response(Status::not_found_resource()));
+    return respond(json_response(resource_list(s[1], s[2]).dump()));
+  }
+  if (info.resource_request) {
+    if (info.group == "authentication.k8s.io" && info.resource == "tokenreviews" && request.method == "POST" && info.name.empty())
+      return call.token_review();
+    if (info.group == "authorization.k8s.io" && info.resource == "subjectaccessreviews" && request.method == "POST" &&
+        info.name.empty())
+      return call.subject_access_review();
+    if (info.group == kClusterGroup && info.resource == "clusters" && info.subresource == "proxy" && !info.name.empty())
+      return call.cluster_proxy();
+    if ((s[0] == "api" && info.version == "v1") || s[0] == "apis") return call.resource();
+  }
+  respond(status_response(Status::not_found_resource()));
+}
+
+}  // namespace fedmetrics::sim

@@ -1,0 +1,60 @@
+#include "fedmetrics/transport/http_message.hpp"
+
+namespace fedmetrics::transport {
+
+bool ResponseStream::write(std::string piece) {
+  {
+    std::lock_guard lock(mutex_);
+    if (abandoned_) return false;
+    if (closed_) return true;
+    pieces_.push_back(std::move(piece));
+  }
+  wake();
+  return true;
+}
+
+void ResponseStream::close() {
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_) return;
+    closed_ = true;
+  }
+  wake();
+}
+
+bool ResponseStream::client_gone() const {
+  std::lock_guard lock(mutex_);
+  return abandoned_;
+}
+
+ResponseStream::Pending ResponseStream::take() {
+  std::lock_guard lock(mutex_);
+  Pending pending;
+  pending.pieces.swap(pieces_);
+  pending.closed = closed_;
+  pending.client_gone = abandoned_;
+  return pending;
+}
+
+void ResponseStream::set_wakeup(std::function<void()> wakeup) {
+  std::lock_guard lock(mutex_);
+  wakeup_ = std::move(wakeup);
+}
+
+void ResponseStream::abandon() {
+  std::lock_guard lock(mutex_);
+  abandoned_ = true;
+  pieces_.clear();
+  wakeup_ = nullptr;  // the server's side is gone: never call into it again
+}
+
+void ResponseStream::wake() {
+  std::function<void()> wakeup;
+  {
+    std::lock_guard lock(mutex_);
+    wakeup = wakeup_;
+  }
+  if (wakeup) wakeup();
+}
+
+}  // namespace fedmetrics::transport

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# End to end through the simulated Karmada control plane: the real kubectl
+# and Python client against karmada-apiserver (Cluster objects, Secrets,
+# Deployments and their scale, FederatedHPA CRUD/status/watch, Leases,
+# TokenReview/SubjectAccessReview, the cluster proxy), and the aggregation
+# layer: `kubectl top pod` against the control plane goes control plane ->
+# fedmetrics serve (front-proxy certificate + X-Remote-* headers, delegated
+# authorization) -> the members.
+# Usage: karmada_test.sh FEDMETRICS_BINARY SOURCE_DIR
+source "$(dirname "$0")/lib.sh"
+bin=$1
+src=$2
+
+"$bin" sim --world "$src/test/e2e/karmada.world.yaml" --out-dir "$E2E_TMP/world" --watch-history 10 >"$E2E_TMP/sim.log" 2>&1 &
+E2E_PIDS+=($!)
+wait_for_log "$E2E_TMP/sim.log" "world ready" 10
+karmada=$(grep -o 'karmada serving on https://127.0.0.1:[0-9]*' "$E2E_TMP/sim.log" | sed 's/karmada serving on //')
+kk() { kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --request-timeout=10s "$@"; }
+members() { kubectl --kubeconfig "$E2E_TMP/world/members.kubeconfig" --request-timeout=10s "$@"; }
+admin_token=admin-token
+viewer_token=viewer-token
+raw() {  # raw METHOD PATH [BODY [CONTENT_TYPE]] -> "CODE BODY"
+  curl -sk -o "$E2E_TMP/raw.out" -w '%{http_code}' -X "$1" "$karmada$2" -H "Authorization: Bearer ${TOKEN:-$admin_token}" \
+    ${3:+-d "$3"} -H "Content-Type: ${4:-application/json}"
+  echo " $(cat "$E2E_TMP/raw.out")"
+}
+
+# Cluster objects, as karmadactl get clusters shows them.
+clusters=$(kk get clusters.cluster.karmada.io --no-headers)
+check "three Cluster objects, Push mode, Ready" test "$(grep -c 'Push *True' <<<"$clusters")" -eq 3
+endpoint=$(kk get clusters.cluster.karmada.io member2 -o jsonpath='{.spec.apiEndpoint}')
+check "spec.apiEndpoint is member2's URL" grep -q "$endpoint" "$E2E_TMP/sim.log"
+token=$(kk get secret -n karmada-cluster member2 -o jsonpath='{.data.token}' | base64 -d)
+check "the Cluster's secretRef Secret holds a token member2 accepts" \
+  test "$(curl -sk -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" "$endpoint/api/v1/namespaces/default/pods")" = 200
+proxied=$(kk get --raw /apis/cluster.karmada.io/v1alpha1/clusters/member1/proxy/api/v1/namespaces/default/pods)
+check "the cluster proxy forwards to member1's API server" \
+  test "$(json_get "$proxied" "sorted(set(p['metadata']['labels']['app'] for p in d['items']))")" = "['nginx']"
+
+# Deployments and the scale subresource drive the simulated pods.
+check "kubectl get deployment nginx" kk get deployment nginx
+kk scale deployment nginx --replicas=4 >/dev/null
+check "kubectl scale to 4 divides the replicas 2:2 over member1 and member2" \
+  test "$(members --context member1 get pods -l app=nginx --no-headers | wc -l) $(members --context member2 get pods -l app=nginx --no-headers | wc -l)" = "2 2"
+scale=$(kk get --raw /apis/apps/v1/namespaces/default/deployments/nginx/scale)
+check "scale subresource: autoscaling/v1 Scale with status.selector" \
+  test "$(json_get "$scale" "(d['kind'], d['spec']['replicas'], d['status']['selector'])")" = "('Scale', 4, 'app=nginx')"
+rv=$(json_get "$scale" "d['metadata']['resourceVersion']")
+kk scale deployment nginx --replicas=3 >/dev/null
+stale=$(raw PUT /apis/apps/v1/namespaces/default/deployments/nginx/scale \
+  "{\"kind\":\"Scale\",\"apiVersion\":\"autoscaling/v1\",\"metadata\":{\"name\":\"nginx\",\"namespace\":\"default\",\"resourceVersion\":\"$rv\"},\"spec\":{\"replicas\":9}}")
+check "a scale update with a stale resourceVersion is 409 Conflict" grep -q '^409 .*the object has been modified' <<<"$stale"
+check "and changes nothing" test "$(kk get deployment nginx -o jsonpath='{.spec.replicas}')" = 3
+
+# FederatedHPA: create, get, list, status, watch, delete.
+cat >"$E2E_TMP/fhpa.yaml" <<'YAML'
+apiVersion: autoscaling.karmada.io/v1alpha1
+kind: FederatedHPA
+metadata:
+  name: nginx
+  namespace: default
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: nginx}
+  minReplicas: 1
+  maxReplicas: 10
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 10}}
+YAML
+check "kubectl create -f a FederatedHPA" kk create -f "$E2E_TMP/fhpa.yaml"
+check "kubectl get federatedhpas.autoscaling.karmada.io shows its columns" \
+  grep -q 'nginx *Deployment *nginx *1 *10' <<<"$(kk get federatedhpas.autoscaling.karmada.io --no-headers)"
+check "and the short name fhpa" kk get fhpa nginx
+dup=$(kk create -f "$E2E_TMP/fhpa.yaml" 2>&1 || true)
+check "creating it twice is AlreadyExists" grep -q 'AlreadyExists\|already exists' <<<"$dup"
+status=$(raw PATCH /apis/autoscaling.karmada.io/v1alpha1/namespaces/default/federatedhpas/nginx/status \
+  '{"status":{"currentReplicas":3,"desiredReplicas":3}}' application/merge-patch+json)
+check "the status subresource takes status" test "$(kk get fhpa nginx -o jsonpath='{.status.desiredReplicas}')" = 3
+spec_via_status=$(raw PATCH /apis/autoscaling.karmada.io/v1alpha1/namespaces/default/federatedhpas/nginx/status \
+  '{"spec":{"maxReplicas":99}}' application/merge-patch+json)
+check "and ignores spec" test "$(kk get fhpa nginx -o jsonpath='{.spec.maxReplicas}')" = 10
+watch_rv=$(kk get fhpa nginx -o jsonpath='{.metadata.resourceVersion}')
+(timeout 10 kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" get fhpa --watch-only -o name \
+   >"$E2E_TMP/watch.out" 2>&1 &)
+sleep 1
+kk patch fhpa nginx --type=merge -p '{"spec":{"maxReplicas":12}}' >/dev/null
+kk delete fhpa nginx >/dev/null
+wait_for_log "$E2E_TMP/watch.out" "nginx" 8 >/dev/null || true
+check "kubectl get --watch sees the change" grep -q 'federatedhpa.autoscaling.karmada.io/nginx' "$E2E_TMP/watch.out"
+py=$(/usr/bin/python3 - "$E2E_TMP/world/karmada.kubeconfig" "$watch_rv" <<'PY'
+import sys
+from kubernetes import client, config, watch
+config.load_kube_config(config_file=sys.argv[1])
+api = client.CustomObjectsApi()
+events = [(e["type"], e["object"]["spec"]["maxReplicas"]) for e in watch.Watch().stream(
+    api.list_namespaced_custom_object, "autoscaling.karmada.io", "v1alpha1", "default", "federatedhpas",
+    resource_version=sys.argv[2], timeout_seconds=1)]
+print(events)
+PY
+)
+check "python watch from a resourceVersion replays MODIFIED then DELETED" test "$py" = "[('MODIFIED', 12), ('DELETED', 12)]"
+gone=$(raw GET "/apis/autoscaling.karmada.io/v1alpha1/namespaces/default/federatedhpas?watch=true&resourceVersion=1&timeoutSeconds=1")
+check "a watch from a compacted resourceVersion gets 410 Expired" grep -q '"code":410' <<<"$gone"
+
+# Leases: optimistic concurrency for leader election.
+lease='{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"fedmetrics"},"spec":{"holderIdentity":"a"}}'
+created=$(raw POST /apis/coordination.k8s.io/v1/namespaces/kube-system/leases "$lease")
+check "create a Lease" grep -q '^201 ' <<<"$created"
+lease_rv=$(json_get "${created#* }" "d['metadata']['resourceVersion']")
+took=$(raw PUT /apis/coordination.k8s.io/v1/namespaces/kube-system/leases/fedmetrics \
+  "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{\"name\":\"fedmetrics\",\"resourceVersion\":\"$lease_rv\"},\"spec\":{\"holderIdentity\":\"b\"}}")
+check "the holder with the current resourceVersion takes it" grep -q '^200 ' <<<"$took"
+lost=$(raw PUT /apis/coordination.k8s.io/v1/namespaces/kube-system/leases/fedmetrics \
+  "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{\"name\":\"fedmetrics\",\"resourceVersion\":\"$lease_rv\"},\"spec\":{\"holderIdentity\":\"c\"}}")
+check "a contender with the old one gets 409" grep -q '^409 ' <<<"$lost"
+
+# Authentication and authorization from the world's users.
+check "no token: 401" grep -q '^401 ' <<<"$(TOKEN=nope raw GET /apis/apps/v1/deployments)"
+check "the viewer may list deployments" grep -q '^200 ' <<<"$(TOKEN=$viewer_token raw GET /apis/apps/v1/deployments)"
+denied=$(TOKEN=$viewer_token raw DELETE /apis/apps/v1/namespaces/default/deployments/nginx)
+check "and may not delete one: 403 with apiserver's wording" \
+  grep -q '^403 .*User \\"viewer\\" cannot delete resource \\"deployments\\" in API group \\"apps\\" in the namespace \\"default\\"' <<<"$denied"
+review=$(raw POST /apis/authentication.k8s.io/v1/tokenreviews '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"viewer-token"}}')
+check "TokenReview authenticates the viewer's token with its groups" \
+  test "$(json_get "${review#* }" "(d['status']['authenticated'], d['status']['user']['username'], 'system:authenticated' in d['status']['user']['groups'])")" = "(True, 'viewer', True)"
+sar() {
+  raw POST /apis/authorization.k8s.io/v1/subjectaccessreviews \
+    "{\"apiVersion\":\"authorization.k8s.io/v1\",\"kind\":\"SubjectAccessReview\",\"spec\":{\"user\":\"viewer\",\"resourceAttributes\":$1}}"
+}
+check "SubjectAccessReview allows the viewer's pod metrics" \
+  grep -q '"allowed":true' <<<"$(sar '{"verb":"list","group":"metrics.k8s.io","resource":"pods","namespace":"default"}')"
+check "and denies updating a Deployment's scale" \
+  grep -q '"allowed":false' <<<"$(sar '{"verb":"update","group":"apps","resource":"deployments","subresource":"scale","namespace":"default","name":"nginx"}')"
+check "bad JSON is 400" grep -q '^400 ' <<<"$(raw POST /apis/coordination.k8s.io/v1/namespaces/kube-system/leases '{not json')"
+check "an unknown resource is 404" grep -q '^404 ' <<<"$(raw GET /apis/apps/v1/namespaces/default/widgets)"
+check "a bad label selector is 400" grep -q '^400 ' <<<"$(raw GET '/apis/apps/v1/deployments?labelSelector=a%20in%20(b')"
+finish
