@@ -102,6 +102,15 @@ void RestMemberCluster::pod_metrics(const std::string& namespace_name, const k8s
   });
 }
 
+void RestMemberCluster::pods(const std::string& namespace_name, const k8s::LabelSelector& labels, Deadline deadline,
+                             MemberCallback<std::vector<k8s::Pod>> done) {
+  std::string path = "/api/v1/namespaces/" + escape_path_segment(namespace_name) + "/pods";
+  add_query(path, "labelSelector", labels.to_string());
+  client_->get(path, deadline, [done = std::move(done)](HttpResult r) {
+    done(decode_reply<std::vector<k8s::Pod>>(std::move(r), k8s::pod_list_from_json, false));
+  });
+}
+
 void RestMemberCluster::node_metrics(const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
                                      Deadline deadline, MemberCallback<std::vector<k8s::NodeMetrics>> done) {
   std::string path = "/apis/metrics.k8s.io/v1beta1/nodes";
@@ -199,7 +208,8 @@ void RestMemberCluster::refresh_capabilities(Deadline deadline, std::function<vo
   run->deadline = deadline;
   run->finish = [this, done = std::move(done)](std::shared_ptr<const MemberCapabilities> caps, std::string error) {
     if (caps) capabilities_.store(std::move(caps));
-    done(error.empty(), std::move(error));
+    bool ok = error.empty();
+    done(ok, std::move(error));
   };
   run->start(run);
 }

@@ -12,6 +12,7 @@
 
 #include "fedmetrics/k8s/expected.hpp"
 #include "fedmetrics/k8s/label_selector.hpp"
+#include "fedmetrics/k8s/metrics_types.hpp"
 #include "fedmetrics/k8s/quantity.hpp"
 #include "fedmetrics/k8s/time.hpp"
 
@@ -115,6 +116,20 @@ class ObjectReader {
     auto t = parse_time(v->get_ref<const std::string&>());
     if (!t) return t.error().at(path_of(key));
     return t;
+  }
+
+  // A corev1.ResourceList ({"cpu": "250m", ...}); empty when absent.
+  Expected<ResourceList> resource_list(std::string_view key) const {
+    const auto* v = raw(key);
+    ResourceList out;
+    if (v == nullptr) return out;
+    if (!v->is_object()) return type_error(key, "an object of quantities", *v);
+    for (const auto& [name, q] : v->items()) {
+      auto parsed = quantity_from_json(q);
+      if (!parsed) return parsed.error().at(path_of(key) + "." + name);
+      out.emplace(name, std::move(*parsed));
+    }
+    return out;
   }
 
   // A map of string to string (labels, annotations).

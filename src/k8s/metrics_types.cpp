@@ -20,19 +20,6 @@ json resource_list_to_json(const ResourceList& list) {
   return out;
 }
 
-Expected<ResourceList> resource_list_from_json(const ObjectReader& r, std::string_view key) {
-  const auto* v = r.raw(key);
-  ResourceList out;
-  if (v == nullptr) return out;
-  if (!v->is_object()) return Error{"expected an object of quantities, got " + json_type_name(*v)}.at(r.path_of(key));
-  for (const auto& [name, q] : v->items()) {
-    auto parsed = quantity_from_json(q);
-    if (!parsed) return parsed.error().at(r.path_of(key) + "." + name);
-    out.emplace(name, std::move(*parsed));
-  }
-  return out;
-}
-
 Expected<std::chrono::nanoseconds> window_from_json(const ObjectReader& r) {
   auto text = r.string("window", Need::Optional);
   if (!text) return text.error();
@@ -177,7 +164,7 @@ Expected<PodMetrics> pod_metrics_from_json(const json& in, std::string_view path
     if (!c.ok()) return c.error();
     auto name = c.string("name", Need::Optional);
     if (!name) return name.error();
-    auto usage = resource_list_from_json(c, "usage");
+    auto usage = c.resource_list("usage");
     if (!usage) return usage.error();
     pod.containers.push_back(ContainerMetrics{std::move(*name), std::move(*usage)});
   }
@@ -199,7 +186,7 @@ Expected<NodeMetrics> node_metrics_from_json(const json& in, std::string_view pa
   auto window = window_from_json(r);
   if (!window) return window.error();
   node.window = *window;
-  auto usage = resource_list_from_json(r, "usage");
+  auto usage = r.resource_list("usage");
   if (!usage) return usage.error();
   node.usage = std::move(*usage);
   return node;

@@ -9,10 +9,13 @@
 #include <spdlog/spdlog.h>
 
 #include "fedmetrics/aggregator/aggregator.hpp"
+#include "fedmetrics/clusterclient/karmada_cluster_source.hpp"
 #include "fedmetrics/clusterclient/kubeconfig_member_source.hpp"
 #include "fedmetrics/k8s/time.hpp"
 #include "fedmetrics/transport/self_signed.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
+#include "fedmetrics/controller/hpa_controller.hpp"
+#include "main/control_plane_rest.hpp"
 #include "main/delegated_auth.hpp"
 #include "main/member_metrics.hpp"
 #include "server/aggregator_metrics.hpp"
@@ -98,13 +101,29 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
                     "Paths served to anyone without authentication or authorization (comma-separated).")
       ->delimiter(',')
       ->capture_default_str();
-  serve->add_option("--member-kubeconfig", o.member_kubeconfigs,
-                    "Kubeconfig whose contexts are the member clusters, one member per context named after it\n"
-                    "(Karmada's members.config). Repeatable. Re-read when it changes.")
-      ->check(CLI::ExistingFile);
-  serve->add_option("--member-contexts", o.member_contexts,
-                    "Only these contexts of --member-kubeconfig are members (comma-separated).")
-      ->delimiter(',');
+  auto* member_kubeconfig =
+      serve->add_option("--member-kubeconfig", o.member_kubeconfigs,
+                        "Kubeconfig whose contexts are the member clusters, one member per context named after it\n"
+                        "(Karmada's members.config). Repeatable. Re-read when it changes.")
+          ->check(CLI::ExistingFile);
+  auto* member_contexts = serve->add_option("--member-contexts", o.member_contexts,
+                                            "Only these contexts of --member-kubeconfig are members (comma-separated).")
+                              ->delimiter(',');
+  auto* karmada_kubeconfig =
+      serve->add_option("--karmada-kubeconfig", o.karmada_kubeconfig,
+                        "Kubeconfig of the Karmada control plane (its current-context): the member clusters are its\n"
+                        "cluster.karmada.io Cluster objects whose Ready condition is True, followed as they appear,\n"
+                        "disappear, turn NotReady or change credentials (polled every 2s). Not with --member-kubeconfig.")
+          ->check(CLI::ExistingFile)
+          ->excludes(member_kubeconfig)
+          ->excludes(member_contexts);
+  serve->add_option("--member-access", o.member_access,
+                    "How to reach the clusters of --karmada-kubeconfig: direct (spec.apiEndpoint with the token and\n"
+                    "caBundle of the Secret in spec.secretRef) or proxy (the control plane's cluster proxy, with the\n"
+                    "control plane's credentials). Pull-mode clusters always go through the proxy.")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"direct", "proxy"}))
+      ->needs(karmada_kubeconfig);
   serve->add_option("--member-timeout", o.member_timeout,
                     "Deadline of every request to a member cluster, a Go duration (500ms, 3s). A member that has\n"
                     "not answered by then is reported in a Warning header and left out of the answer.")
@@ -119,6 +138,36 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
                     "Keep-alive connections per member cluster (the pool bound).")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
+  serve->add_flag("--enable-autoscaler", o.enable_autoscaler,
+                  "Run the built-in FederatedHPA loop (autoscaling.karmada.io/v1alpha1) against the control plane\n"
+                  "given by --kubeconfig, reading metrics from this server's aggregator in process. Switch Karmada's\n"
+                  "own FederatedHPA controller off for the objects it manages (see README).");
+  serve->add_option("--kubeconfig", o.kubeconfig,
+                    "Kubeconfig of the Karmada control plane whose FederatedHPAs the loop manages (its\n"
+                    "current-context): FederatedHPA list and status, the targets' scale subresource, Events.")
+      ->check(CLI::ExistingFile);
+  serve->add_option("--autoscaler-label-selector", o.autoscaler_label_selector,
+                    "Only manage the FederatedHPAs whose labels match this selector (default: all).");
+  serve->add_option("--horizontal-pod-autoscaler-sync-period", o.hpa_sync_period,
+                    "How often every FederatedHPA is synced (Go duration).")
+      ->capture_default_str();
+  serve->add_option("--horizontal-pod-autoscaler-tolerance", o.hpa_tolerance,
+                    "The minimum change of the usage ratio (from 1.0) that causes a rescale.")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  serve->add_option("--horizontal-pod-autoscaler-cpu-initialization-period", o.hpa_cpu_initialization_period,
+                    "After a pod starts, the period in which its cpu samples may be skipped (Go duration).")
+      ->capture_default_str();
+  serve->add_option("--horizontal-pod-autoscaler-initial-readiness-delay", o.hpa_initial_readiness_delay,
+                    "After a pod starts, the period in which readiness changes count as its first readiness.")
+      ->capture_default_str();
+  serve->add_option("--horizontal-pod-autoscaler-downscale-stabilization", o.hpa_downscale_stabilization,
+                    "The default scale-down stabilization window (Go duration).")
+      ->capture_default_str();
+  serve->add_option("--concurrent-horizontal-pod-autoscaler-syncs", o.concurrent_hpa_syncs,
+                    "How many FederatedHPAs are synced at the same time.")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
   serve->add_option("-v,--v", o.verbosity, "Log verbosity: 0 info, 1 debug, 2 trace.")->capture_default_str();
   serve->add_option("--threads", o.threads, "Worker threads serving requests (0: one per core).")->capture_default_str();
   return serve;
@@ -190,6 +239,70 @@ std::shared_ptr<server::RequestGate> make_gate(const ServeOptions& o, clustercli
   return gate;
 }
 
+// The member source the flags choose, or null when none is configured.
+std::shared_ptr<clusterclient::RefreshingMemberSource> make_member_source(const ServeOptions& o,
+                                                                          clusterclient::ClientRuntime& runtime) {
+  if (!o.karmada_kubeconfig.empty() && !o.member_kubeconfigs.empty())
+    throw std::runtime_error("--karmada-kubeconfig and --member-kubeconfig cannot be used together: the member clusters "
+                             "come either from the control plane's Cluster objects or from kubeconfig contexts");
+  if (o.member_access != "direct" && o.member_access != "proxy")
+    throw std::runtime_error("--member-access: must be direct or proxy, not \"" + o.member_access + "\"");
+  clusterclient::MemberSetOptions set_options;
+  set_options.client.max_response_bytes = o.max_member_response_bytes;
+  set_options.client.max_connections = o.member_max_connections;
+  if (!o.karmada_kubeconfig.empty()) {
+    clusterclient::KarmadaSourceOptions source_options;
+    source_options.kubeconfig_file = o.karmada_kubeconfig;
+    source_options.access = o.member_access == "proxy" ? clusterclient::MemberAccess::Proxy : clusterclient::MemberAccess::Direct;
+    source_options.members = set_options;
+    return std::make_shared<clusterclient::KarmadaClusterSource>(runtime, source_options);
+  }
+  if (o.member_kubeconfigs.empty()) return nullptr;
+  clusterclient::KubeconfigSourceOptions source_options;
+  source_options.kubeconfig_files = o.member_kubeconfigs;
+  source_options.only_contexts = o.member_contexts;
+  source_options.client = set_options.client;
+  auto source = std::make_shared<clusterclient::KubeconfigMemberSource>(runtime, source_options);
+  spdlog::info("{} member cluster(s) from --member-kubeconfig", source->members()->size());
+  return source;
+}
+
+// The built-in FederatedHPA loop, when --enable-autoscaler asks for it.
+std::unique_ptr<controller::HpaController> make_autoscaler(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
+                                                           std::shared_ptr<aggregator::Aggregator> metrics,
+                                                           std::shared_ptr<aggregator::MemberSource> members,
+                                                           std::chrono::milliseconds member_timeout) {
+  if (!o.enable_autoscaler) return nullptr;
+  if (o.kubeconfig.empty())
+    throw std::runtime_error("--enable-autoscaler needs --kubeconfig, the Karmada control plane whose FederatedHPAs "
+                             "it manages");
+  if (!metrics)
+    throw std::runtime_error("--enable-autoscaler needs member clusters: give --member-kubeconfig or "
+                             "--karmada-kubeconfig");
+  controller::ControllerOptions options;
+  options.sync_period = duration_flag("--horizontal-pod-autoscaler-sync-period", o.hpa_sync_period);
+  if (options.sync_period.count() == 0) throw std::runtime_error("--horizontal-pod-autoscaler-sync-period: must be more than 0s");
+  options.concurrent_syncs = o.concurrent_hpa_syncs;
+  options.member_timeout = member_timeout;
+  if (!o.autoscaler_label_selector.empty()) {
+    auto selector = k8s::LabelSelector::parse(o.autoscaler_label_selector);
+    if (!selector) throw std::runtime_error("--autoscaler-label-selector: " + selector.error().message);
+    options.selector = std::move(*selector);
+  }
+  options.algorithm.tolerance = o.hpa_tolerance;
+  options.algorithm.calculator.cpu_initialization_period =
+      duration_flag("--horizontal-pod-autoscaler-cpu-initialization-period", o.hpa_cpu_initialization_period);
+  options.algorithm.calculator.initial_readiness_delay =
+      duration_flag("--horizontal-pod-autoscaler-initial-readiness-delay", o.hpa_initial_readiness_delay);
+  options.algorithm.downscale_stabilization =
+      duration_flag("--horizontal-pod-autoscaler-downscale-stabilization", o.hpa_downscale_stabilization);
+  auto control_plane = std::make_shared<RestControlPlane>(runtime, o.kubeconfig, std::chrono::seconds(10));
+  spdlog::info("autoscaler: managing FederatedHPAs{} every {}", options.selector.empty() ? "" : " matching " + options.selector.to_string(),
+               o.hpa_sync_period);
+  return std::make_unique<controller::HpaController>(std::move(control_plane), std::move(metrics), std::move(members),
+                                                     std::move(options));
+}
+
 }  // namespace
 
 int run_serve(const ServeOptions& o) {
@@ -234,21 +347,14 @@ int run_serve(const ServeOptions& o) {
   if (member_timeout.count() == 0) throw std::runtime_error("--member-timeout: must be more than 0s");
   auto cache_ttl = duration_flag("--cache-ttl", o.cache_ttl);
 
-  // Member clusters: from kubeconfig files for now (the Karmada Cluster source is to come).
+  // Member clusters: from kubeconfig files or from the Karmada control plane.
   // The client's I/O thread; it must stop before the server's executors go
   // away, because member answers complete server requests (see the end).
   auto client_runtime = std::make_unique<clusterclient::ClientRuntime>(1);
   std::shared_ptr<aggregator::MetricsService> service;
-  std::shared_ptr<clusterclient::KubeconfigMemberSource> members;
+  auto members = make_member_source(o, *client_runtime);
   std::shared_ptr<aggregator::Aggregator> aggregator_impl;
-  if (!o.member_kubeconfigs.empty()) {
-    clusterclient::KubeconfigSourceOptions source_options;
-    source_options.kubeconfig_files = o.member_kubeconfigs;
-    source_options.only_contexts = o.member_contexts;
-    source_options.client.max_response_bytes = o.max_member_response_bytes;
-    source_options.client.max_connections = o.member_max_connections;
-    members = std::make_shared<clusterclient::KubeconfigMemberSource>(*client_runtime, source_options);
-    spdlog::info("{} member cluster(s) from --member-kubeconfig", members->members()->size());
+  if (members) {
     // Discovery first, briefly, so that the first queries already know what each member serves.
     members->wait_for_first_discovery(std::chrono::seconds(2));
     aggregator::AggregatorOptions aggregator_options;
@@ -260,7 +366,8 @@ int run_serve(const ServeOptions& o) {
     aggregator_impl = std::make_shared<aggregator::Aggregator>(members, aggregator_options);
     service = aggregator_impl;
   } else {
-    spdlog::warn("no --member-kubeconfig given: every metrics query answers 503 until member clusters are configured");
+    spdlog::warn("neither --member-kubeconfig nor --karmada-kubeconfig given: every metrics query answers 503 until "
+                 "member clusters are configured");
   }
 
   auto metrics = std::make_shared<server::ServerMetrics>();
@@ -285,10 +392,14 @@ int run_serve(const ServeOptions& o) {
                    handler.handle(r, std::move(done));
                  });
   });
+  auto autoscaler_loop = make_autoscaler(o, *client_runtime, aggregator_impl, members, member_timeout);
   spdlog::info("serving on https://{}:{}", o.bind_address, tls_server.port());
+  if (autoscaler_loop) autoscaler_loop->start();
   tls_server.run();
-  // Shutdown order: no new discovery, then the client's thread stops (member
-  // requests still in flight are dropped), and only then the server goes.
+  // Shutdown order: the loop starts nothing new, no new discovery, then the
+  // client's thread stops (member requests still in flight are dropped), and
+  // only then the server goes.
+  if (autoscaler_loop) autoscaler_loop->stop();
   if (members) members->stop();
   client_runtime.reset();
   return 0;

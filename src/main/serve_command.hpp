@@ -37,10 +37,22 @@ struct ServeOptions {
   std::vector<std::string> always_allow_paths{"/healthz", "/readyz", "/livez"};
   std::vector<std::string> member_kubeconfigs;
   std::vector<std::string> member_contexts;
+  std::string karmada_kubeconfig;
+  std::string member_access = "direct";
   std::string member_timeout = "3s";
   std::string cache_ttl = "0s";
   std::size_t max_member_response_bytes = 64ULL << 20;
   std::size_t member_max_connections = 8;
+  // The built-in FederatedHPA loop (upstream kube-controller-manager flag names).
+  bool enable_autoscaler = false;
+  std::string kubeconfig;  // the control plane the loop manages
+  std::string autoscaler_label_selector;
+  std::string hpa_sync_period = "15s";
+  double hpa_tolerance = 0.1;
+  std::string hpa_cpu_initialization_period = "5m";
+  std::string hpa_initial_readiness_delay = "30s";
+  std::string hpa_downscale_stabilization = "5m";
+  std::size_t concurrent_hpa_syncs = 5;
   int verbosity = 0;
   unsigned threads = 0;
 };

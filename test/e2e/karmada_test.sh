@@ -53,20 +53,7 @@ check "a scale update with a stale resourceVersion is 409 Conflict" grep -q '^40
 check "and changes nothing" test "$(kk get deployment nginx -o jsonpath='{.spec.replicas}')" = 3
 
 # FederatedHPA: create, get, list, status, watch, delete.
-cat >"$E2E_TMP/fhpa.yaml" <<'YAML'
-apiVersion: autoscaling.karmada.io/v1alpha1
-kind: FederatedHPA
-metadata:
-  name: nginx
-  namespace: default
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: nginx}
-  minReplicas: 1
-  maxReplicas: 10
-  metrics:
-  - type: Resource
-    resource: {name: cpu, target: {type: Utilization, averageUtilization: 10}}
-YAML
+cp "$src/examples/federatedhpa/nginx.yaml" "$E2E_TMP/fhpa.yaml"
 check "kubectl create -f a FederatedHPA" kk create -f "$E2E_TMP/fhpa.yaml"
 check "kubectl get federatedhpas.autoscaling.karmada.io shows its columns" \
   grep -q 'nginx *Deployment *nginx *1 *10' <<<"$(kk get federatedhpas.autoscaling.karmada.io --no-headers)"

@@ -1,6 +1,6 @@
 // The member-cluster client against the simulated member clusters, over real
 // TLS on loopback: keep-alive reuse, every fault mode's classification,
-// deadlines, token rotation, discovery, and the kubeconfig member source.
+// deadlines, token rotation, discovery, and the kubeconfig and Karmada member sources.
 #include <catch2/catch.hpp>
 
 #include <condition_variable>
@@ -10,9 +10,13 @@
 #include <map>
 #include <mutex>
 #include <regex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "child_process.hpp"
 #include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/clusterclient/karmada_cluster_source.hpp"
 #include "fedmetrics/clusterclient/kubeconfig_member_source.hpp"
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
 
@@ -259,4 +263,62 @@ TEST_CASE("KubeconfigMemberSource: members follow the file", "[integration][clus
     std::this_thread::sleep_for(50ms);
   CHECK(names_of(*source.members()) == std::vector<std::string>{"healthy", "nocustom"});
   CHECK(source.members()->front() == healthy_before);
+}
+
+namespace {
+// Waits up to 5 s for the source's member names to be `expected`.
+bool names_become(const aggregator::MemberSource& source, const std::vector<std::string>& expected) {
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (std::chrono::steady_clock::now() < deadline && names_of(*source.members()) != expected)
+    std::this_thread::sleep_for(20ms);
+  return names_of(*source.members()) == expected;
+}
+
+HttpResult send_sync(HttpsClient& client, OutgoingRequest request) {
+  std::promise<HttpResult> p;
+  client.send(std::move(request), std::chrono::steady_clock::now() + 5s, [&p](HttpResult r) { p.set_value(std::move(r)); });
+  return p.get_future().get();
+}
+}  // namespace
+
+TEST_CASE("KarmadaClusterSource: members follow the Cluster objects", "[integration][clusterclient]") {
+  ClientRuntime rt(2);
+  auto& world = World::get();
+  KarmadaSourceOptions options;
+  options.kubeconfig_file = (world.dir / "karmada.kubeconfig").string();
+  options.poll_interval = 100ms;
+  options.access = GENERATE(MemberAccess::Direct, MemberAccess::Proxy);
+  KarmadaClusterSource source(rt, options);
+  // The simulated control plane marks a member NotReady when its fault makes
+  // it unreachable (refuse, blackhole, wrongCertificate): those are left out.
+  const std::vector<std::string> ready{"expired", "failing", "garbage", "healthy", "nocustom", "slow"};
+  CHECK(names_of(*source.members()) == ready);
+  source.wait_for_first_discovery(3s);
+  auto healthy = source.members()->at(3);
+  REQUIRE(healthy->name() == "healthy");
+  REQUIRE(healthy->capabilities() != nullptr);  // discovery went through, directly or by the proxy
+  CHECK(healthy->capabilities()->resource_metrics);
+
+  // A Cluster deleted, then created again: the snapshot follows within a poll,
+  // and the members that did not change keep their clients.
+  HttpsClient control(rt, *load_kubeconfig_current_context(options.kubeconfig_file));
+  const std::string path = "/apis/cluster.karmada.io/v1alpha1/clusters/nocustom";
+  auto got = get_sync(control, path, 5s);
+  REQUIRE(std::get<HttpReply>(got).status == 200);
+  auto object = nlohmann::json::parse(std::get<HttpReply>(got).body);
+  for (const char* field : {"resourceVersion", "uid", "creationTimestamp"}) object["metadata"].erase(field);
+  OutgoingRequest remove;
+  remove.method = "DELETE";
+  remove.target = path;
+  REQUIRE(std::get<HttpReply>(send_sync(control, remove)).status == 200);
+  CHECK(names_become(source, {"expired", "failing", "garbage", "healthy", "slow"}));
+  OutgoingRequest create;
+  create.method = "POST";
+  create.target = "/apis/cluster.karmada.io/v1alpha1/clusters";
+  create.body = object.dump();
+  create.content_type = "application/json";
+  REQUIRE(std::get<HttpReply>(send_sync(control, create)).status == 201);
+  CHECK(names_become(source, ready));
+  CHECK(source.members()->at(3) == healthy);
+  source.stop();
 }

@@ -15,6 +15,7 @@
 #include "fedmetrics/aggregator/query.hpp"
 #include "fedmetrics/k8s/discovery.hpp"
 #include "fedmetrics/k8s/metrics_types.hpp"
+#include "fedmetrics/k8s/pod.hpp"
 #include "fedmetrics/k8s/status.hpp"
 
 namespace fedmetrics::aggregator {
@@ -80,6 +81,13 @@ class MemberCluster {
                               MemberCallback<std::vector<k8s::MetricValue>> done) = 0;
   virtual void external_metrics(const ExternalMetricsQuery& query, Deadline deadline,
                                 MemberCallback<std::vector<k8s::ExternalMetricValue>> done) = 0;
+  // core/v1 pods in `namespace_name` matching `labels` (the autoscaler's pod
+  // lister). Members that cannot list pods answer with an error.
+  virtual void pods(const std::string& namespace_name, const k8s::LabelSelector& labels, Deadline deadline,
+                    MemberCallback<std::vector<k8s::Pod>> done) {
+    (void)namespace_name, (void)labels, (void)deadline;
+    done(MemberError{MemberError::Kind::Network, "member " + name() + " cannot list pods", 0, std::nullopt});
+  }
 };
 
 using MemberList = std::vector<std::shared_ptr<MemberCluster>>;

@@ -27,6 +27,8 @@ class RestMemberCluster final : public aggregator::MemberCluster {
                       aggregator::MemberCallback<std::vector<k8s::MetricValue>> done) override;
   void external_metrics(const aggregator::ExternalMetricsQuery& query, aggregator::Deadline deadline,
                         aggregator::MemberCallback<std::vector<k8s::ExternalMetricValue>> done) override;
+  void pods(const std::string& namespace_name, const k8s::LabelSelector& labels, aggregator::Deadline deadline,
+            aggregator::MemberCallback<std::vector<k8s::Pod>> done) override;
 
   // Re-reads the member's discovery documents; `done(true)` once the
   // capabilities are replaced, `done(false)` when the member could not be read

@@ -1,0 +1,83 @@
+#pragma once
+// The member set from a Karmada control plane (--karmada-kubeconfig): its
+// cluster.karmada.io/v1alpha1 Cluster objects, Ready ones only, reached as
+// member_plan.hpp decides (directly with the Secret spec.secretRef names, or
+// through the control plane's cluster proxy). Holding the members and their
+// background discovery is the MemberSet's job; this class reads the control
+// plane and feeds it endpoints.
+//
+// The control plane is polled (every `poll_interval`, 2 s by default: one
+// list of Clusters plus a GET of each Secret a direct member needs) rather
+// than watched: HttpsClient hands back whole responses and has no streaming
+// read for a ?watch=true body. A cluster that appears, disappears, turns
+// NotReady or gets new credentials is therefore picked up within one
+// interval. A poll that fails (control plane unreachable, an error status, a
+// body that is not a ClusterList) changes nothing: the last good member set
+// stays, the failure is logged once until it changes, and the next poll retries.
+//
+// Rights it needs on the control plane: list clusters.cluster.karmada.io; get
+// the Secrets that Ready Push clusters name (direct access; only those, not
+// every Secret); get clusters/proxy (proxy access and Pull clusters).
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/clusterclient/member_plan.hpp"
+#include "fedmetrics/clusterclient/member_set.hpp"
+#include "fedmetrics/clusterclient/periodic_thread.hpp"
+
+namespace fedmetrics::clusterclient {
+
+struct KarmadaSourceOptions {
+  std::string kubeconfig_file;  // --karmada-kubeconfig: its current-context is the control plane
+  MemberAccess access = MemberAccess::Direct;  // --member-access
+  std::chrono::milliseconds poll_interval{2'000};
+  std::chrono::milliseconds poll_timeout{5'000};  // deadline of one poll's requests to the control plane
+  MemberSetOptions members;
+};
+
+class KarmadaClusterSource final : public RefreshingMemberSource {
+ public:
+  // Reads the kubeconfig (std::runtime_error naming the file when it cannot
+  // be used) and polls the control plane once before returning; a failure of
+  // that poll is logged, not thrown: the set starts empty and fills when the
+  // control plane answers. Then polls in the background.
+  KarmadaClusterSource(ClientRuntime& runtime, KarmadaSourceOptions options);
+  ~KarmadaClusterSource() override;
+
+  std::shared_ptr<const aggregator::MemberList> members() const override { return members_.members(); }
+  void wait_for_first_discovery(std::chrono::milliseconds timeout) override;
+  void stop() override;
+
+ private:
+  struct Pending;
+  // GETs `paths` at once; every answer, or nullopt when stop() came first.
+  std::optional<std::vector<HttpResult>> fetch(const std::vector<std::string>& paths, Deadline deadline);
+  void poll();
+  void poll_failed(const std::string& why);
+  void report(const MemberPlan& plan);
+
+  KarmadaSourceOptions options_;
+  ClusterEndpoint control_plane_;
+  std::shared_ptr<HttpsClient> client_;
+  MemberSet members_;
+
+  // stop() cancels the poll's wait for answers.
+  std::mutex mutex_;
+  bool stopping_ = false;
+  std::shared_ptr<Pending> pending_;
+
+  // The poller's own state, for logging changes once.
+  bool polled_ok_ = false;
+  std::string last_failure_;
+  std::set<std::string> last_left_out_;
+
+  PeriodicThread poller_;  // last: started once the rest is in place
+};
+
+}  // namespace fedmetrics::clusterclient

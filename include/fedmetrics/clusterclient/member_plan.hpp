@@ -1,0 +1,52 @@
+#pragma once
+// Which member clusters a Karmada control plane's Cluster objects name, and
+// how to reach each one: the pure decision behind KarmadaClusterSource,
+// from decoded objects to ClusterEndpoints, with no I/O.
+//
+// Only clusters whose Ready condition is True are members (Karmada's
+// metrics adapter does the same, pkg/metricsadapter/controller.go). A member
+// is reached either directly, as Karmada's BuildClusterConfig does
+// (pkg/util/membercluster_client.go: spec.apiEndpoint, the token and caBundle
+// of the Secret spec.secretRef names, spec.insecureSkipTLSVerification), or
+// through the control plane's cluster proxy with the control plane's own
+// credentials: always with --member-access=proxy, and for Pull clusters,
+// which the control plane may have no route to.
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include "fedmetrics/k8s/karmada_cluster.hpp"
+
+namespace fedmetrics::clusterclient {
+
+enum class MemberAccess {
+  Direct,  // spec.apiEndpoint with the cluster's Secret (Push clusters)
+  Proxy,   // /apis/cluster.karmada.io/v1alpha1/clusters/{name}/proxy on the control plane
+};
+
+using ClusterObjects = std::vector<k8s::Expected<k8s::KarmadaCluster>>;
+// The Secrets read for the plan, by reference; a Secret that could not be
+// read (404, 403, not a Secret) is an error here, which leaves out its cluster.
+using SecretLookup = std::map<k8s::SecretReference, k8s::Expected<k8s::Secret>>;
+
+struct MemberPlan {
+  std::vector<ClusterEndpoint> members;          // Ready clusters that can be reached
+  std::map<std::string, std::string> not_ready;  // cluster -> its Ready condition in words
+  std::vector<std::string> unusable;             // why an object cannot be used, naming it
+};
+
+[[nodiscard]] bool through_proxy(const k8s::KarmadaCluster& cluster, MemberAccess access);
+
+// The Secrets plan_members() needs: those of Ready clusters reached directly.
+[[nodiscard]] std::vector<k8s::SecretReference> secrets_to_read(const ClusterObjects& clusters, MemberAccess access);
+
+[[nodiscard]] MemberPlan plan_members(const ClusterObjects& clusters, const SecretLookup& secrets,
+                                      const ClusterEndpoint& control_plane, MemberAccess access);
+
+// The server URL of a cluster's proxy on the control plane; HttpsClient puts
+// its path in front of every request.
+[[nodiscard]] std::string cluster_proxy_server(std::string_view control_plane_server, std::string_view cluster);
+
+}  // namespace fedmetrics::clusterclient

@@ -1,0 +1,104 @@
+#pragma once
+// The one place that holds a source's member clusters: a RestMemberCluster per
+// member, kept in step with the list of endpoints the source currently names
+// (kubeconfig contexts, Karmada Cluster objects), and published as an
+// immutable snapshot swapped whole. Each member's capability discovery runs
+// in the background on this set's own thread (never on the request path):
+// every `discovery_interval`, and with backoff after a failure; an
+// unreachable member is retried, never forgotten. What a member serves is
+// logged when it changes, not on every refresh.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fedmetrics/aggregator/member_cluster.hpp"
+#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+
+namespace fedmetrics::clusterclient {
+
+struct MemberSetOptions {
+  std::chrono::milliseconds discovery_interval{30'000};
+  std::chrono::milliseconds discovery_timeout{5'000};
+  ClientOptions client;
+};
+
+// What to do with an endpoint the set cannot use (its name given twice, or
+// TLS material the client cannot load).
+enum class OnBadEndpoint {
+  Throw,         // std::runtime_error naming it, and the set is left as it was (start-up)
+  KeepPrevious,  // logged once until it changes; the member keeps its previous endpoint, if it had one
+};
+
+class MemberSet {
+ public:
+  // Starts the discovery thread; the set is empty until the first reconcile().
+  MemberSet(ClientRuntime& runtime, MemberSetOptions options);
+  ~MemberSet();
+  MemberSet(const MemberSet&) = delete;
+  MemberSet& operator=(const MemberSet&) = delete;
+
+  [[nodiscard]] std::shared_ptr<const aggregator::MemberList> members() const { return snapshot_.load(); }
+
+  // Makes the set match `desired`, one endpoint per member name: a new name is
+  // added, a name no longer given is dropped, and a member whose endpoint
+  // changed (server, CA, token, ...) is replaced by a new client; an unchanged
+  // member keeps its client, its connections and its capabilities. Then swaps
+  // in the new snapshot. Changes are logged, except on the first call (the
+  // caller reports the initial set). Called by one thread at a time.
+  void reconcile(const std::vector<ClusterEndpoint>& desired, OnBadEndpoint on_bad);
+
+  // Blocks until every member has had one discovery attempt or `timeout` passed.
+  void wait_for_first_discovery(std::chrono::milliseconds timeout);
+
+  // Stops the discovery thread and drops the members; no discovery starts
+  // after it returns. Call it before destroying the ClientRuntime they use.
+  void stop();
+
+ private:
+  struct Member {
+    std::shared_ptr<RestMemberCluster> cluster;
+    std::chrono::steady_clock::time_point next_discovery{};
+    std::chrono::milliseconds backoff{500};
+    bool in_flight = false;
+    bool attempted = false;
+    std::string last_capabilities;  // for logging changes once
+  };
+  // What discovery callbacks touch: shared with them, so that a callback that
+  // arrives after this set is gone finds valid memory (and does nothing).
+  struct Shared {
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::map<std::string, Member> members;  // by name
+    std::map<std::string, ClusterEndpoint> rejected;  // endpoints already refused and logged, by name
+    bool reconciled = false;
+    bool stopping = false;
+  };
+
+  void run();
+  void discover(const std::string& name);  // with shared_->mutex held
+
+  ClientRuntime& runtime_;
+  MemberSetOptions options_;
+  std::atomic<std::shared_ptr<const aggregator::MemberList>> snapshot_;
+  std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
+  std::thread thread_;
+};
+
+// The member sources built on a MemberSet: refreshed in the background, so
+// the composition root waits for their first discovery and stops them before
+// the ClientRuntime goes.
+class RefreshingMemberSource : public aggregator::MemberSource {
+ public:
+  // Blocks until every member has had one discovery attempt or `timeout` passed.
+  virtual void wait_for_first_discovery(std::chrono::milliseconds timeout) = 0;
+  // Stops every background thread and drops the member clients.
+  virtual void stop() = 0;
+};
+
+}  // namespace fedmetrics::clusterclient

@@ -1,0 +1,63 @@
+#pragma once
+// The autoscaling loop's port to the Karmada control plane: the calls the
+// FederatedHPA controller makes (list the FederatedHPAs, read and update the
+// target's scale subresource, write the status subresource, record Events).
+// src/main implements it over HTTPS; tests implement it in memory.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fedmetrics/autoscaler/hpa_spec.hpp"
+#include "fedmetrics/k8s/expected.hpp"
+#include "fedmetrics/k8s/label_selector.hpp"
+
+namespace fedmetrics::controller {
+
+template <class T>
+using Done = std::function<void(k8s::Expected<T>)>;
+
+// autoscaling/v1 Scale, as far as the controller reads it.
+struct Scale {
+  std::int32_t spec_replicas = 0;
+  std::int32_t status_replicas = 0;
+  std::string selector;  // status.selector, a label selector string
+  std::string resource_version;
+};
+
+// Who an Event is about.
+struct EventSubject {
+  std::string namespace_name;
+  std::string name;
+  std::string uid;
+};
+
+class ControlPlane {
+ public:
+  virtual ~ControlPlane() = default;
+  // Every FederatedHPA (all namespaces) matching `selector`, as JSON objects.
+  virtual void list_federated_hpas(const k8s::LabelSelector& selector, Done<std::vector<nlohmann::json>> done) = 0;
+  virtual void get_scale(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
+                         Done<Scale> done) = 0;
+  // Sets spec.replicas, conditional on `resource_version` (a conflict is an error).
+  virtual void update_scale(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
+                            std::int32_t replicas, const std::string& resource_version, Done<Scale> done) = 0;
+  virtual void update_status(const std::string& namespace_name, const std::string& name, nlohmann::json status,
+                             Done<bool> done) = 0;
+  // type "Normal" or "Warning"; upstream reasons (SuccessfulRescale, FailedGetScale, ...).
+  virtual void record_event(const EventSubject& subject, const std::string& type, const std::string& reason,
+                            const std::string& message) = 0;
+};
+
+// The plural resource and API group of a scale target's kind
+// (Deployment -> deployments in apps), from its apiVersion and kind.
+struct TargetResource {
+  std::string group;
+  std::string version;
+  std::string resource;
+};
+TargetResource target_resource(const autoscaler::CrossVersionObjectReference& target);
+
+}  // namespace fedmetrics::controller

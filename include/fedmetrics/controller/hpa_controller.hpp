@@ -1,0 +1,67 @@
+#pragma once
+// The live FederatedHPA loop (Karmada's FederatedHPA controller, the
+// Kubernetes HPA algorithm): every sync period it lists the FederatedHPAs,
+// and for each one, concurrently up to a bound, reads the target's scale
+// subresource, lists the target's pods in the members, gets the metrics from
+// the in-process aggregator, runs autoscaler::sync, updates the scale when
+// the decision changes it (a conflict is retried at the next sync), writes
+// the status subresource and records Events with the upstream reasons.
+// A FederatedHPA whose previous sync has not finished is skipped, so a slow
+// member never stretches the cadence.
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "fedmetrics/aggregator/member_cluster.hpp"
+#include "fedmetrics/aggregator/metrics_service.hpp"
+#include "fedmetrics/autoscaler/autoscaler.hpp"
+#include "fedmetrics/controller/control_plane.hpp"
+
+namespace fedmetrics::controller {
+
+struct ControllerOptions {
+  std::chrono::milliseconds sync_period{15'000};  // --horizontal-pod-autoscaler-sync-period
+  std::size_t concurrent_syncs = 5;               // --concurrent-horizontal-pod-autoscaler-syncs
+  k8s::LabelSelector selector;                    // --autoscaler-label-selector
+  std::chrono::milliseconds member_timeout{3'000};  // pod lists
+  autoscaler::ControllerConfig algorithm;
+  std::function<k8s::Timestamp()> clock;          // wall clock (status times, readiness)
+};
+
+struct ControllerStats {
+  std::uint64_t syncs = 0;
+  std::uint64_t rescales = 0;
+  std::uint64_t errors = 0;
+  std::uint64_t skipped_busy = 0;  // previous sync still running at the tick
+};
+
+class HpaController {
+ public:
+  HpaController(std::shared_ptr<ControlPlane> control_plane, std::shared_ptr<aggregator::MetricsService> metrics,
+                std::shared_ptr<aggregator::MemberSource> members, ControllerOptions options);
+  ~HpaController();
+  HpaController(const HpaController&) = delete;
+  HpaController& operator=(const HpaController&) = delete;
+
+  // Starts the loop on its own thread (first pass at once).
+  void start();
+  // Stops the loop; syncs in flight finish on the client threads but start nothing new.
+  void stop();
+  // One pass over every FederatedHPA; `done` when each has finished (tests, `--once`).
+  void sync_all(std::function<void()> done);
+
+  [[nodiscard]] ControllerStats stats() const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+  std::thread thread_;
+};
+
+}  // namespace fedmetrics::controller

@@ -1,0 +1,41 @@
+#pragma once
+// What one FederatedHPA sync reads from the member clusters, in process: the
+// target's pods in every member (core pod lists) and, per metric of the spec,
+// the values from the aggregator (metrics.k8s.io, custom.metrics.k8s.io,
+// external.metrics.k8s.io). Pods are identified by (cluster, namespace, name):
+// the resource metrics carry their member in the query-from-cluster
+// annotation, and Pods metrics are asked per member (with the reserved
+// fedmetrics/cluster selector) so that same-named pods in two members stay
+// two pods. A member that fails leaves its pods or values missing; the
+// calculation treats them as upstream treats missing pods.
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "fedmetrics/aggregator/member_cluster.hpp"
+#include "fedmetrics/aggregator/metrics_service.hpp"
+#include "fedmetrics/autoscaler/hpa_spec.hpp"
+#include "fedmetrics/autoscaler/pod_state.hpp"
+
+namespace fedmetrics::controller {
+
+// core/v1 Pod as the calculation sees it.
+autoscaler::Pod to_autoscaler_pod(const std::string& cluster, const k8s::Pod& pod);
+
+struct PodListing {
+  std::vector<autoscaler::Pod> pods;
+  std::vector<std::string> failed_members;  // "member2: connection refused"
+};
+
+// Lists the pods matching `selector` in `namespace_name` in every member, in parallel.
+void list_pods(const aggregator::MemberList& members, const std::string& namespace_name,
+               const k8s::LabelSelector& selector, aggregator::Deadline deadline,
+               std::function<void(PodListing)> done);
+
+// Fetches every metric `spec` needs; `pods` tells which members host the target.
+void gather_metrics(aggregator::MetricsService& service, const autoscaler::FederatedHPASpec& spec,
+                    const std::string& namespace_name, const k8s::LabelSelector& selector,
+                    const std::vector<autoscaler::Pod>& pods, std::function<void(autoscaler::MetricsSnapshot)> done);
+
+}  // namespace fedmetrics::controller

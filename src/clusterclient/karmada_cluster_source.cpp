@@ -1,0 +1,191 @@
+#include "fedmetrics/clusterclient/karmada_cluster_source.hpp"
+
+#include <condition_variable>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/k8s/status.hpp"
+
+namespace fedmetrics::clusterclient {
+
+namespace {
+
+constexpr const char* kClustersPath = "/apis/cluster.karmada.io/v1alpha1/clusters";
+
+std::string secret_path(const k8s::SecretReference& ref) {
+  return "/api/v1/namespaces/" + escape_path_segment(ref.namespace_name) + "/secrets/" + escape_path_segment(ref.name);
+}
+
+// "HTTP 403: secrets \"member1\" is forbidden: ..." from the Status body when there is one.
+std::string status_text(const HttpReply& reply) {
+  std::string out = "HTTP " + std::to_string(reply.status);
+  auto doc = nlohmann::json::parse(reply.body, nullptr, false);
+  if (doc.is_discarded()) return out;
+  auto status = k8s::Status::from_json(doc);
+  return status && !status->message.empty() ? out + ": " + status->message : out;
+}
+
+// The body of a 200 answer, or why there is none.
+k8s::Expected<std::string> body_of(const HttpResult& result) {
+  if (const auto* e = std::get_if<MemberError>(&result)) return k8s::Error{e->message};
+  const auto& reply = std::get<HttpReply>(result);
+  if (reply.status != 200) return k8s::Error{status_text(reply)};
+  return reply.body;
+}
+
+ClusterEndpoint control_plane_from(const std::string& kubeconfig_file) {
+  auto loaded = load_kubeconfig_current_context(kubeconfig_file);
+  if (!loaded) throw std::runtime_error("--karmada-kubeconfig " + loaded.error().message);
+  return std::move(*loaded);
+}
+
+std::shared_ptr<HttpsClient> control_plane_client(ClientRuntime& runtime, const ClusterEndpoint& control_plane,
+                                                  const ClientOptions& options) {
+  try {
+    return std::make_shared<HttpsClient>(runtime, control_plane, options);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("--karmada-kubeconfig: ") + e.what());
+  }
+}
+
+}  // namespace
+
+// One poll's requests in flight; shared with their callbacks, which may
+// complete after the poll gave up (stop()).
+struct KarmadaClusterSource::Pending {
+  std::mutex mutex;
+  std::condition_variable done;
+  std::vector<std::optional<HttpResult>> results;
+  std::size_t remaining = 0;
+  bool cancelled = false;
+};
+
+KarmadaClusterSource::KarmadaClusterSource(ClientRuntime& runtime, KarmadaSourceOptions options)
+    : options_(std::move(options)),
+      control_plane_(control_plane_from(options_.kubeconfig_file)),
+      client_(control_plane_client(runtime, control_plane_, options_.members.client)),
+      members_(runtime, options_.members) {
+  poll();
+  poller_.start(options_.poll_interval, [this] { poll(); });
+}
+
+KarmadaClusterSource::~KarmadaClusterSource() { stop(); }
+
+void KarmadaClusterSource::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    if (pending_) {
+      std::lock_guard pending_lock(pending_->mutex);
+      pending_->cancelled = true;
+      pending_->done.notify_all();
+    }
+  }
+  poller_.stop();
+  members_.stop();
+  client_.reset();  // its strand belongs to the ClientRuntime, which the caller is about to destroy
+}
+
+void KarmadaClusterSource::wait_for_first_discovery(std::chrono::milliseconds timeout) {
+  members_.wait_for_first_discovery(timeout);
+}
+
+std::optional<std::vector<HttpResult>> KarmadaClusterSource::fetch(const std::vector<std::string>& paths,
+                                                                   Deadline deadline) {
+  auto pending = std::make_shared<Pending>();
+  pending->results.resize(paths.size());
+  pending->remaining = paths.size();
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return std::nullopt;
+    pending_ = pending;
+  }
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    client_->get(paths[i], deadline, [pending, i](HttpResult result) {
+      std::lock_guard lock(pending->mutex);
+      pending->results[i] = std::move(result);
+      if (--pending->remaining == 0) pending->done.notify_all();
+    });
+  }
+  // Bounded: HttpsClient answers every request by its deadline.
+  std::unique_lock lock(pending->mutex);
+  pending->done.wait(lock, [&pending] { return pending->remaining == 0 || pending->cancelled; });
+  if (pending->cancelled) return std::nullopt;
+  std::vector<HttpResult> out;
+  for (auto& r : pending->results) out.push_back(std::move(*r));
+  return out;
+}
+
+void KarmadaClusterSource::poll() {
+  auto deadline = std::chrono::steady_clock::now() + options_.poll_timeout;
+  auto listed = fetch({kClustersPath}, deadline);
+  if (!listed) return;  // stopping
+  auto body = body_of(listed->front());
+  if (!body) return poll_failed("listing Cluster objects: " + body.error().message);
+  auto clusters = k8s::parse_cluster_list(*body);
+  if (!clusters) return poll_failed("listing Cluster objects: " + clusters.error().message);
+
+  // Only the Secrets of Ready clusters reached directly, each by name: no
+  // list or watch of every Secret in the control plane.
+  auto refs = secrets_to_read(*clusters, options_.access);
+  std::vector<std::string> paths;
+  for (const auto& ref : refs) paths.push_back(secret_path(ref));
+  auto read = fetch(paths, deadline);
+  if (!read) return;
+  SecretLookup secrets;
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    const auto& result = (*read)[i];
+    const auto* reply = std::get_if<HttpReply>(&result);
+    // A missing or forbidden Secret is about that cluster; any other failure is about the control plane.
+    if (reply != nullptr && (reply->status == 404 || reply->status == 403)) {
+      secrets.emplace(refs[i], k8s::Error{status_text(*reply)});
+      continue;
+    }
+    auto secret_body = body_of(result);
+    if (!secret_body) return poll_failed("reading secret " + refs[i].to_string() + ": " + secret_body.error().message);
+    secrets.emplace(refs[i], k8s::parse_secret(*secret_body));
+  }
+
+  auto plan = plan_members(*clusters, secrets, control_plane_, options_.access);
+  members_.reconcile(plan.members, OnBadEndpoint::KeepPrevious);
+  report(plan);
+}
+
+void KarmadaClusterSource::poll_failed(const std::string& why) {
+  if (why != last_failure_)
+    spdlog::warn("karmada: {}; keeping the {} member cluster(s) known, retrying every {} ms", why,
+                 members_.members()->size(), options_.poll_interval.count());
+  last_failure_ = why;
+}
+
+// Logs what changed since the last poll, once: the control plane answering
+// again, the first member set, and clusters left out (members added, changed
+// or removed are the MemberSet's to log).
+void KarmadaClusterSource::report(const MemberPlan& plan) {
+  if (!last_failure_.empty()) spdlog::info("karmada: reading the Cluster objects again");
+  last_failure_.clear();
+  if (!polled_ok_) {
+    polled_ok_ = true;
+    std::string names;
+    for (const auto& e : plan.members) names += (names.empty() ? "" : ", ") + e.name;
+    spdlog::info("karmada: {} member cluster(s) from the Cluster objects ({} access): {}", plan.members.size(),
+                 options_.access == MemberAccess::Proxy ? "proxy" : "direct", names.empty() ? "none" : names);
+  }
+  std::set<std::string> left_out;
+  for (const auto& [name, condition] : plan.not_ready) {
+    auto line = "karmada: cluster " + name + " is left out until it is Ready: " + condition;
+    if (!last_left_out_.count(line)) spdlog::info("{}", line);
+    left_out.insert(std::move(line));
+  }
+  for (const auto& why : plan.unusable) {
+    auto line = "karmada: left out: " + why;
+    if (!last_left_out_.count(line)) spdlog::warn("{}", line);
+    left_out.insert(std::move(line));
+  }
+  last_left_out_ = std::move(left_out);
+}
+
+}  // namespace fedmetrics::clusterclient

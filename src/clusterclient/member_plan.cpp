@@ -1,0 +1,115 @@
+#include "fedmetrics/clusterclient/member_plan.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+
+namespace fedmetrics::clusterclient {
+
+namespace {
+
+std::string describe_readiness(const k8s::KarmadaCluster& c) {
+  if (!c.ready) return "no Ready condition yet";
+  std::string out = "Ready=" + (c.ready->status.empty() ? std::string("Unknown") : c.ready->status);
+  if (!c.ready->reason.empty() || !c.ready->message.empty())
+    out += " (" + c.ready->reason + (c.ready->reason.empty() || c.ready->message.empty() ? "" : ": ") +
+           c.ready->message + ")";
+  return out;
+}
+
+// spec.apiEndpoint may be a URL or host[:port]; client-go defaults the scheme
+// to https when TLS settings are given, and https is all HttpsClient speaks.
+k8s::Expected<std::string> server_url(const std::string& api_endpoint) {
+  if (api_endpoint.empty()) return k8s::Error{"spec.apiEndpoint is empty"};
+  auto scheme_end = api_endpoint.find("://");
+  if (scheme_end == std::string::npos) return "https://" + api_endpoint;
+  std::string scheme = api_endpoint.substr(0, scheme_end);
+  std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  if (scheme != "https")
+    return k8s::Error{"spec.apiEndpoint \"" + api_endpoint + "\": only https is supported"};
+  return api_endpoint;
+}
+
+// Karmada's BuildClusterConfig, in its order: endpoint, secretRef, token, caBundle.
+k8s::Expected<ClusterEndpoint> direct_endpoint(const k8s::KarmadaCluster& c, const SecretLookup& secrets) {
+  auto server = server_url(c.api_endpoint);
+  if (!server) return server.error();
+  if (!c.secret_ref)
+    return k8s::Error{"no spec.secretRef to take its token and CA from (--member-access=proxy would not need one)"};
+  const std::string secret_name = "secret " + c.secret_ref->to_string();
+  auto found = secrets.find(*c.secret_ref);
+  if (found == secrets.end()) return k8s::Error{secret_name + " was not read"};
+  if (!found->second) return found->second.error().at(secret_name);
+  const auto& data = found->second->data;
+  auto value = [&data](const char* key) {
+    auto it = data.find(key);
+    return it == data.end() ? std::string() : it->second;
+  };
+  ClusterEndpoint e;
+  e.name = c.name;
+  e.server = std::move(*server);
+  e.token = value("token");
+  e.ca_pem = value("caBundle");
+  e.insecure_skip_tls_verify = c.insecure_skip_tls_verification;
+  if (e.token.empty()) return k8s::Error{secret_name + " has no data.token"};
+  if (e.ca_pem.empty() && !e.insecure_skip_tls_verify)
+    return k8s::Error{secret_name + " has no data.caBundle, and spec.insecureSkipTLSVerification is false"};
+  if (!c.proxy_url.empty())
+    return k8s::Error{"spec.proxyURL is not supported yet (--member-access=proxy reaches the member through the "
+                      "control plane instead)"};
+  return e;
+}
+
+ClusterEndpoint proxy_endpoint(const k8s::KarmadaCluster& c, const ClusterEndpoint& control_plane) {
+  ClusterEndpoint e = control_plane;  // its CA, token or client certificate, and TLS settings
+  e.name = c.name;
+  e.server = cluster_proxy_server(control_plane.server, c.name);
+  return e;
+}
+
+}  // namespace
+
+bool through_proxy(const k8s::KarmadaCluster& cluster, MemberAccess access) {
+  return access == MemberAccess::Proxy || cluster.sync_mode == "Pull";
+}
+
+std::vector<k8s::SecretReference> secrets_to_read(const ClusterObjects& clusters, MemberAccess access) {
+  std::vector<k8s::SecretReference> out;
+  for (const auto& c : clusters) {
+    if (!c || !c->is_ready() || through_proxy(*c, access) || !c->secret_ref) continue;
+    if (std::find(out.begin(), out.end(), *c->secret_ref) == out.end()) out.push_back(*c->secret_ref);
+  }
+  return out;
+}
+
+MemberPlan plan_members(const ClusterObjects& clusters, const SecretLookup& secrets, const ClusterEndpoint& control_plane,
+                        MemberAccess access) {
+  MemberPlan plan;
+  for (const auto& c : clusters) {
+    if (!c) {
+      plan.unusable.push_back(c.error().message);
+      continue;
+    }
+    if (!c->is_ready()) {
+      plan.not_ready.emplace(c->name, describe_readiness(*c));
+      continue;
+    }
+    if (through_proxy(*c, access)) {
+      plan.members.push_back(proxy_endpoint(*c, control_plane));
+      continue;
+    }
+    auto direct = direct_endpoint(*c, secrets);
+    if (direct) plan.members.push_back(std::move(*direct));
+    else plan.unusable.push_back(direct.error().at("cluster \"" + c->name + "\"").message);
+  }
+  return plan;
+}
+
+std::string cluster_proxy_server(std::string_view control_plane_server, std::string_view cluster) {
+  std::string server(control_plane_server);
+  while (!server.empty() && server.back() == '/') server.pop_back();
+  return server + "/apis/cluster.karmada.io/v1alpha1/clusters/" + escape_path_segment(cluster) + "/proxy";
+}
+
+}  // namespace fedmetrics::clusterclient

@@ -1,0 +1,152 @@
+#include "fedmetrics/clusterclient/member_set.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+
+namespace fedmetrics::clusterclient {
+
+namespace {
+
+std::string describe(const aggregator::MemberCapabilities& c) {
+  std::string out = c.resource_metrics ? "metrics.k8s.io" : "no metrics.k8s.io";
+  if (c.custom_metrics)
+    out += std::string(", custom.metrics.k8s.io/") +
+           (*c.custom_metrics == k8s::CustomMetricsVersion::V1beta2 ? "v1beta2" : "v1beta1") + " (" +
+           std::to_string(c.custom_metric_resources.size()) + " metrics)";
+  else
+    out += ", no custom.metrics.k8s.io";
+  out += c.external_metrics ? ", external.metrics.k8s.io (" + std::to_string(c.external_metric_resources.size()) + " metrics)"
+                            : ", no external.metrics.k8s.io";
+  return out;
+}
+
+}  // namespace
+
+MemberSet::MemberSet(ClientRuntime& runtime, MemberSetOptions options) : runtime_(runtime), options_(std::move(options)) {
+  snapshot_.store(std::make_shared<const aggregator::MemberList>());
+  thread_ = std::thread([this] { run(); });
+}
+
+MemberSet::~MemberSet() { stop(); }
+
+void MemberSet::stop() {
+  {
+    std::lock_guard lock(shared_->mutex);
+    shared_->stopping = true;
+  }
+  shared_->wake.notify_all();
+  if (thread_.joinable()) thread_.join();
+  // Drop the member clients now: their connections and strands belong to the
+  // ClientRuntime, which the caller is about to destroy.
+  snapshot_.store(std::make_shared<const aggregator::MemberList>());
+  std::lock_guard lock(shared_->mutex);
+  shared_->members.clear();
+}
+
+void MemberSet::reconcile(const std::vector<ClusterEndpoint>& desired, OnBadEndpoint on_bad) {
+  std::lock_guard lock(shared_->mutex);
+  const auto& current = shared_->members;
+  const bool log_changes = shared_->reconciled;
+  // Built aside and swapped in at the end, so that a throw leaves the set as it was.
+  std::map<std::string, Member> next;
+  std::map<std::string, ClusterEndpoint> rejected;
+  std::vector<std::string> changes;
+  for (const auto& e : desired) {
+    if (next.count(e.name)) {
+      std::string message = "member \"" + e.name + "\" is given twice";
+      if (on_bad == OnBadEndpoint::Throw) throw std::runtime_error(message);
+      spdlog::error("{}; keeping the first", message);
+      continue;
+    }
+    auto existing = current.find(e.name);
+    if (existing != current.end() && existing->second.cluster->endpoint() == e) {
+      next.emplace(e.name, existing->second);  // unchanged: keep its pool and capabilities
+      continue;
+    }
+    try {
+      Member m;
+      m.cluster = std::make_shared<RestMemberCluster>(runtime_, e, options_.client);
+      changes.push_back("member " + e.name + ": " + (existing == current.end() ? "added" : "changed") + " at " + e.server);
+      next.emplace(e.name, std::move(m));
+    } catch (const std::exception& ex) {
+      if (on_bad == OnBadEndpoint::Throw) throw;
+      auto known = shared_->rejected.find(e.name);
+      if (known == shared_->rejected.end() || !(known->second == e))
+        spdlog::error("{}; {}", ex.what(),
+                      existing == current.end() ? "left out until its endpoint changes" : "keeping its previous endpoint");
+      rejected.emplace(e.name, e);
+      if (existing != current.end()) next.emplace(e.name, existing->second);
+    }
+  }
+  for (const auto& [name, m] : current)
+    if (!next.count(name)) changes.push_back("member " + name + ": removed");
+  shared_->members = std::move(next);
+  shared_->rejected = std::move(rejected);
+  shared_->reconciled = true;
+  auto list = std::make_shared<aggregator::MemberList>();
+  for (const auto& [name, m] : shared_->members) list->push_back(m.cluster);
+  snapshot_.store(std::move(list));
+  shared_->wake.notify_all();
+  if (log_changes)
+    for (const auto& change : changes) spdlog::info("{}", change);
+}
+
+void MemberSet::discover(const std::string& name) {
+  auto& m = shared_->members.at(name);
+  m.in_flight = true;
+  auto cluster = m.cluster;  // kept alive by the callback while discovery runs
+  auto deadline = std::chrono::steady_clock::now() + options_.discovery_timeout;
+  cluster->refresh_capabilities(deadline, [shared = shared_, interval = options_.discovery_interval, cluster,
+                                           name](bool ok, std::string error) {
+    ok = ok && error.empty();  // an error text is a failure, whatever the member client says
+    std::lock_guard lock(shared->mutex);
+    auto it = shared->members.find(name);
+    if (it == shared->members.end() || it->second.cluster != cluster) return;  // removed or replaced meanwhile
+    Member& member = it->second;
+    member.in_flight = false;
+    member.attempted = true;
+    auto now = std::chrono::steady_clock::now();
+    if (ok) {
+      member.backoff = std::chrono::milliseconds(500);
+      member.next_discovery = now + interval;
+    } else {
+      // Retried with backoff, never forgotten.
+      member.next_discovery = now + member.backoff;
+      member.backoff = std::min(member.backoff * 2, std::chrono::milliseconds(30'000));
+    }
+    // Logged when what the member serves changes, not on every refresh.
+    auto caps = cluster->capabilities();
+    std::string now_serving = caps ? describe(*caps) : "unreachable";
+    if (!ok && member.last_capabilities != "unreachable (" + error + ")")
+      spdlog::warn("member {}: discovery failed: {}", name, error);
+    if (!ok) now_serving = "unreachable (" + error + ")";
+    else if (now_serving != member.last_capabilities) spdlog::info("member {}: serves {}", name, now_serving);
+    member.last_capabilities = now_serving;
+    shared->wake.notify_all();
+  });
+}
+
+void MemberSet::run() {
+  std::unique_lock lock(shared_->mutex);
+  while (!shared_->stopping) {
+    auto now = std::chrono::steady_clock::now();
+    auto wake_at = now + std::chrono::hours(1);  // or sooner, when reconcile() or a discovery notifies
+    for (auto& [name, m] : shared_->members) {
+      if (!m.in_flight && m.next_discovery <= now) discover(name);
+      if (!m.in_flight) wake_at = std::min(wake_at, m.next_discovery);
+    }
+    shared_->wake.wait_until(lock, wake_at);
+  }
+}
+
+void MemberSet::wait_for_first_discovery(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(shared_->mutex);
+  shared_->wake.wait_for(lock, timeout, [this] {
+    return std::all_of(shared_->members.begin(), shared_->members.end(),
+                       [](const auto& kv) { return kv.second.attempted; });
+  });
+}
+
+}  // namespace fedmetrics::clusterclient

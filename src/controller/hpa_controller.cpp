@@ -1,0 +1,306 @@
+#include "fedmetrics/controller/hpa_controller.hpp"
+
+#include <deque>
+
+#include <spdlog/spdlog.h>
+
+#include "fedmetrics/controller/metrics_gatherer.hpp"
+
+namespace fedmetrics::controller {
+
+namespace {
+
+using autoscaler::ConditionStatus;
+using Finished = std::function<void()>;
+
+std::string key_of(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+}  // namespace
+
+struct HpaController::State : std::enable_shared_from_this<HpaController::State> {
+  std::shared_ptr<ControlPlane> control_plane;
+  std::shared_ptr<aggregator::MetricsService> metrics;
+  std::shared_ptr<aggregator::MemberSource> members;
+  ControllerOptions options;
+
+  // What the controller remembers between syncs of one FederatedHPA: its last
+  // status and the recommendation and scale-event history (upstream keeps
+  // these in memory too).
+  struct Memory {
+    autoscaler::FederatedHPAStatus status;
+    autoscaler::ScalingHistory history;
+    bool busy = false;
+  };
+  mutable std::mutex mutex;
+  std::condition_variable wake;
+  std::map<std::string, Memory> memory;
+  std::deque<std::function<void(Finished)>> queue;
+  std::size_t running = 0;
+  bool stopping = false;
+  ControllerStats stats;
+
+  // Runs `task` now or when one of the concurrent_syncs slots frees up.
+  void submit(std::function<void(Finished)> task) {
+    {
+      std::lock_guard lock(mutex);
+      if (running >= std::max<std::size_t>(1, options.concurrent_syncs)) {
+        queue.push_back(std::move(task));
+        return;
+      }
+      ++running;
+    }
+    run(std::move(task));
+  }
+
+  void run(std::function<void(Finished)> task) {
+    task([self = shared_from_this()] {
+      std::function<void(Finished)> next;
+      {
+        std::lock_guard lock(self->mutex);
+        if (self->queue.empty()) {
+          --self->running;
+          return;
+        }
+        next = std::move(self->queue.front());
+        self->queue.pop_front();
+      }
+      self->run(std::move(next));
+    });
+  }
+
+  void sync_all(std::function<void()> done) {
+    auto self = shared_from_this();
+    control_plane->list_federated_hpas(options.selector, [self, done](k8s::Expected<std::vector<nlohmann::json>> list) {
+      if (!list) {
+        spdlog::warn("autoscaler: cannot list FederatedHPAs: {}", list.error().message);
+        if (done) done();
+        return;
+      }
+      struct Pass {
+        std::mutex mutex;
+        std::size_t pending = 1;
+        std::function<void()> done;
+        void finish() {
+          bool last = false;
+          {
+            std::lock_guard lock(mutex);
+            last = --pending == 0;
+          }
+          if (last && done) done();
+        }
+      };
+      auto pass = std::make_shared<Pass>();
+      pass->done = done;
+      for (auto& object : *list) {
+        const auto& meta = object.value("metadata", nlohmann::json::object());
+        std::string key = key_of(meta.value("namespace", ""), meta.value("name", ""));
+        {
+          std::lock_guard lock(self->mutex);
+          auto& m = self->memory[key];
+          if (m.busy || self->stopping) {
+            ++self->stats.skipped_busy;
+            continue;
+          }
+          m.busy = true;
+          ++pass->pending;
+        }
+        self->submit([self, object = std::move(object), key, pass](Finished finished) {
+          self->sync_one(object, key, [self, key, pass, finished] {
+            {
+              std::lock_guard lock(self->mutex);
+              self->memory[key].busy = false;
+              ++self->stats.syncs;
+            }
+            finished();
+            pass->finish();
+          });
+        });
+      }
+      pass->finish();
+    });
+  }
+
+  void write_status(const autoscaler::FederatedHPA& hpa, const std::string& key, autoscaler::FederatedHPAStatus status,
+                    autoscaler::ScalingHistory history, Finished finished) {
+    {
+      std::lock_guard lock(mutex);
+      auto& m = memory[key];
+      m.status = status;
+      m.history = std::move(history);
+    }
+    control_plane->update_status(hpa.namespace_name, hpa.name, nlohmann::json::parse(autoscaler::to_json(status).dump()),
+                                 [key, finished](k8s::Expected<bool> ok) {
+                                   if (!ok) spdlog::warn("autoscaler: {}: cannot update status: {}", key, ok.error().message);
+                                   finished();
+                                 });
+  }
+
+  // A failure before the calculation: AbleToScale/ScalingActive False, an Event, the status written.
+  void fail_early(const autoscaler::FederatedHPA& hpa, const EventSubject& subject, const std::string& key,
+                  const std::string& condition, const std::string& reason, const std::string& message,
+                  Finished finished) {
+    autoscaler::FederatedHPAStatus status;
+    autoscaler::ScalingHistory history;
+    {
+      std::lock_guard lock(mutex);
+      status = memory[key].status;
+      history = memory[key].history;
+      ++stats.errors;
+    }
+    autoscaler::set_condition(status.conditions, condition, ConditionStatus::False, reason, message, options.clock());
+    control_plane->record_event(subject, "Warning", reason, message);
+    spdlog::info("autoscaler: {}: {}: {}", key, reason, message);
+    write_status(hpa, key, std::move(status), std::move(history), std::move(finished));
+  }
+
+  void sync_one(const nlohmann::json& object, const std::string& key, Finished finished) {
+    auto self = shared_from_this();
+    const auto& meta = object.value("metadata", nlohmann::json::object());
+    EventSubject subject{meta.value("namespace", ""), meta.value("name", ""), meta.value("uid", "")};
+    auto decoded = autoscaler::decode_federated_hpa(object);
+    if (!decoded) {
+      control_plane->record_event(subject, "Warning", "FailedConvertHPA", decoded.error().message);
+      spdlog::warn("autoscaler: {}: {}", key, decoded.error().message);
+      return finished();
+    }
+    auto hpa = std::make_shared<autoscaler::FederatedHPA>(std::move(*decoded));
+    hpa->name = subject.name;
+    hpa->namespace_name = subject.namespace_name;
+    hpa->generation = meta.value("generation", std::int64_t{0});
+    const auto target = hpa->spec.scale_target_ref;
+    control_plane->get_scale(hpa->namespace_name, target, [self, hpa, subject, key, finished](k8s::Expected<Scale> scale) {
+      if (!scale)
+        return self->fail_early(*hpa, subject, key, "AbleToScale", "FailedGetScale",
+                                "the HPA controller was unable to get the target's current scale: " + scale.error().message,
+                                finished);
+      if (scale->selector.empty())
+        return self->fail_early(*hpa, subject, key, "ScalingActive", "SelectorRequired",
+                                "selector is required", finished);
+      auto selector = k8s::LabelSelector::parse(scale->selector);
+      if (!selector)
+        return self->fail_early(*hpa, subject, key, "ScalingActive", "InvalidSelector",
+                                "couldn't convert selector into a corresponding internal selector object: " +
+                                    selector.error().message,
+                                finished);
+      auto members = self->members->members();
+      auto deadline = std::chrono::steady_clock::now() + self->options.member_timeout;
+      list_pods(*members, hpa->namespace_name, *selector, deadline,
+                [self, hpa, subject, key, finished, scale = *scale, selector = *selector](PodListing listing) {
+                  for (const auto& f : listing.failed_members)
+                    spdlog::warn("autoscaler: {}: pods of member {} are missing this sync", key, f);
+                  auto pods = std::make_shared<std::vector<autoscaler::Pod>>(std::move(listing.pods));
+                  gather_metrics(*self->metrics, autoscaler::with_defaults(hpa->spec), hpa->namespace_name, selector,
+                                 *pods, [self, hpa, subject, key, finished, scale, pods](autoscaler::MetricsSnapshot snapshot) {
+                                   self->decide(*hpa, subject, key, scale, std::move(*pods), std::move(snapshot), finished);
+                                 });
+                });
+    });
+  }
+
+  void decide(const autoscaler::FederatedHPA& hpa, const EventSubject& subject, const std::string& key,
+              const Scale& scale, std::vector<autoscaler::Pod> pods, autoscaler::MetricsSnapshot snapshot,
+              Finished finished) {
+    autoscaler::FederatedHPAStatus previous;
+    autoscaler::ScalingHistory history;
+    {
+      std::lock_guard lock(mutex);
+      previous = memory[key].status;
+      history = memory[key].history;
+    }
+    autoscaler::SyncInput input;
+    input.scale = {scale.spec_replicas, scale.status_replicas};
+    input.pods = std::move(pods);
+    input.metrics = std::move(snapshot);
+    input.now = options.clock();
+    auto result = std::make_shared<autoscaler::SyncResult>(
+        autoscaler::sync(hpa, previous, std::move(history), input, options.algorithm));
+    if (result->error) {
+      const auto* active = autoscaler::find_condition(result->status.conditions, "ScalingActive");
+      std::string reason = active != nullptr && active->status == ConditionStatus::False ? active->reason
+                                                                                          : "FailedComputeMetricsReplicas";
+      control_plane->record_event(subject, "Warning", reason, *result->error);
+      std::lock_guard lock(mutex);
+      ++stats.errors;
+    }
+    if (!result->rescale) return write_status(hpa, key, result->status, result->history, finished);
+
+    auto self = shared_from_this();
+    auto hpa_copy = std::make_shared<autoscaler::FederatedHPA>(hpa);
+    control_plane->update_scale(
+        hpa.namespace_name, hpa.spec.scale_target_ref, result->desired_replicas, scale.resource_version,
+        [self, hpa_copy, subject, key, finished, result, previous](k8s::Expected<Scale> updated) {
+          if (!updated) {
+            // A conflict or an outage: the status says so and the next sync tries again.
+            auto failure = autoscaler::rescale_failed(*result, previous, updated.error().message, self->options.clock());
+            self->control_plane->record_event(subject, "Warning", "FailedRescale",
+                                              "New size: " + std::to_string(result->desired_replicas) +
+                                                  "; reason: " + result->rescale_reason +
+                                                  "; error: " + updated.error().message);
+            {
+              std::lock_guard lock(self->mutex);
+              ++self->stats.errors;
+            }
+            return self->write_status(*hpa_copy, key, std::move(failure.status), std::move(failure.history), finished);
+          }
+          self->control_plane->record_event(subject, "Normal", "SuccessfulRescale",
+                                            "New size: " + std::to_string(result->desired_replicas) +
+                                                "; reason: " + result->rescale_reason);
+          spdlog::info("autoscaler: {}: {} -> {} replicas ({})", key, result->current_replicas,
+                       result->desired_replicas, result->rescale_reason);
+          {
+            std::lock_guard lock(self->mutex);
+            ++self->stats.rescales;
+          }
+          self->write_status(*hpa_copy, key, result->status, result->history, finished);
+        });
+  }
+};
+
+HpaController::HpaController(std::shared_ptr<ControlPlane> control_plane,
+                             std::shared_ptr<aggregator::MetricsService> metrics,
+                             std::shared_ptr<aggregator::MemberSource> members, ControllerOptions options)
+    : state_(std::make_shared<State>()) {
+  state_->control_plane = std::move(control_plane);
+  state_->metrics = std::move(metrics);
+  state_->members = std::move(members);
+  state_->options = std::move(options);
+  if (!state_->options.clock)
+    state_->options.clock = [] {
+      return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
+    };
+}
+
+HpaController::~HpaController() { stop(); }
+
+void HpaController::start() {
+  thread_ = std::thread([state = state_] {
+    // A fixed cadence: ticks are sync_period apart whatever a pass costs.
+    auto next = std::chrono::steady_clock::now();
+    std::unique_lock lock(state->mutex);
+    while (!state->stopping) {
+      lock.unlock();
+      state->sync_all(nullptr);
+      lock.lock();
+      next += state->options.sync_period;
+      state->wake.wait_until(lock, next, [&] { return state->stopping; });
+    }
+  });
+}
+
+void HpaController::stop() {
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->stopping = true;
+  }
+  state_->wake.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void HpaController::sync_all(std::function<void()> done) { state_->sync_all(std::move(done)); }
+
+ControllerStats HpaController::stats() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->stats;
+}
+
+}  // namespace fedmetrics::controller

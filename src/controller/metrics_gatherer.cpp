@@ -1,0 +1,250 @@
+#include "fedmetrics/controller/metrics_gatherer.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <set>
+
+#include "fedmetrics/aggregator/query.hpp"
+#include "fedmetrics/controller/control_plane.hpp"
+
+namespace fedmetrics::controller {
+
+namespace {
+
+using autoscaler::MetricSourceType;
+
+autoscaler::PodPhase phase_of(const std::string& phase) {
+  if (phase == "Pending") return autoscaler::PodPhase::Pending;
+  if (phase == "Running") return autoscaler::PodPhase::Running;
+  if (phase == "Succeeded") return autoscaler::PodPhase::Succeeded;
+  if (phase == "Failed") return autoscaler::PodPhase::Failed;
+  return autoscaler::PodPhase::Unknown;
+}
+
+autoscaler::ConditionStatus condition_status(const std::string& status) {
+  if (status == "True") return autoscaler::ConditionStatus::True;
+  if (status == "False") return autoscaler::ConditionStatus::False;
+  return autoscaler::ConditionStatus::Unknown;
+}
+
+// Runs `done` once every part registered with add() has finished; parts
+// complete on any thread.
+template <class State>
+struct Join {
+  std::mutex mutex;
+  std::size_t pending = 1;  // the registration phase itself
+  State state;
+  std::function<void(State)> done;
+
+  void add() {
+    std::lock_guard lock(mutex);
+    ++pending;
+  }
+  template <class F>
+  void finish(F&& update) {
+    bool last = false;
+    {
+      std::lock_guard lock(mutex);
+      update(state);
+      last = --pending == 0;
+    }
+    if (last) done(std::move(state));
+  }
+};
+
+k8s::LabelSelector with_cluster(const k8s::LabelSelector& selector, const std::string& cluster) {
+  auto requirements = selector.requirements();
+  requirements.push_back({std::string(aggregator::kClusterLabel), k8s::SelectorOperator::Equals, {cluster}});
+  return k8s::LabelSelector::from_requirements(std::move(requirements));
+}
+
+std::string message_of(const k8s::Status& status) { return status.message.empty() ? status.reason : status.message; }
+
+}  // namespace
+
+autoscaler::Pod to_autoscaler_pod(const std::string& cluster, const k8s::Pod& pod) {
+  autoscaler::Pod out;
+  out.key = {cluster, pod.metadata.namespace_name, pod.metadata.name};
+  out.phase = phase_of(pod.phase);
+  for (const auto& c : pod.conditions)
+    if (c.type == "Ready")
+      out.ready = autoscaler::PodReadyCondition{condition_status(c.status), c.last_transition_time.value_or(k8s::Timestamp{})};
+  out.start_time = pod.start_time;
+  out.deleting = pod.deletion_timestamp.has_value();
+  for (const auto& c : pod.containers) out.containers.push_back({c.name, c.requests});
+  return out;
+}
+
+void list_pods(const aggregator::MemberList& members, const std::string& namespace_name,
+               const k8s::LabelSelector& selector, aggregator::Deadline deadline, std::function<void(PodListing)> done) {
+  auto join = std::make_shared<Join<PodListing>>();
+  join->done = [done = std::move(done)](PodListing listing) {
+    std::sort(listing.pods.begin(), listing.pods.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+    done(std::move(listing));
+  };
+  for (const auto& member : members) {
+    join->add();
+    member->pods(namespace_name, selector, deadline,
+                 [join, name = member->name()](aggregator::MemberResult<std::vector<k8s::Pod>> result) {
+                   join->finish([&](PodListing& listing) {
+                     if (auto* e = std::get_if<aggregator::MemberError>(&result)) {
+                       listing.failed_members.push_back(name + ": " + e->message);
+                       return;
+                     }
+                     for (const auto& pod : std::get<std::vector<k8s::Pod>>(result))
+                       listing.pods.push_back(to_autoscaler_pod(name, pod));
+                   });
+                 });
+  }
+  join->finish([](PodListing&) {});
+}
+
+void gather_metrics(aggregator::MetricsService& service, const autoscaler::FederatedHPASpec& spec,
+                    const std::string& namespace_name, const k8s::LabelSelector& selector,
+                    const std::vector<autoscaler::Pod>& pods, std::function<void(autoscaler::MetricsSnapshot)> done) {
+  auto join = std::make_shared<Join<autoscaler::MetricsSnapshot>>();
+  join->done = std::move(done);
+  std::set<std::string> clusters;
+  for (const auto& p : pods) clusters.insert(p.key.cluster);
+
+  bool want_resource = std::any_of(spec.metrics.begin(), spec.metrics.end(), [](const autoscaler::MetricSpec& m) {
+    return m.type == MetricSourceType::Resource || m.type == MetricSourceType::ContainerResource;
+  });
+  if (want_resource) {
+    join->add();
+    aggregator::ResourceMetricsQuery query;
+    query.namespace_name = namespace_name;
+    query.label_selector = selector;
+    service.pod_metrics(query, [join](aggregator::PodMetricsAnswer answer) {
+      join->finish([&](autoscaler::MetricsSnapshot& snapshot) {
+        if (auto* s = std::get_if<k8s::Status>(&answer.result)) {
+          snapshot.resource = k8s::Error{message_of(*s)};
+          return;
+        }
+        std::vector<autoscaler::PodResourceSample> samples;
+        for (const auto& pm : std::get<std::vector<k8s::PodMetrics>>(answer.result)) {
+          autoscaler::PodResourceSample sample;
+          auto cluster = pm.metadata.annotations.find(aggregator::kQueryFromClusterAnnotation);
+          sample.key = {cluster == pm.metadata.annotations.end() ? std::string() : cluster->second,
+                        pm.metadata.namespace_name, pm.metadata.name};
+          sample.timestamp = pm.timestamp;
+          if (pm.window.count() > 0) sample.window = pm.window;
+          for (const auto& c : pm.containers) sample.containers.push_back({c.name, c.usage});
+          samples.push_back(std::move(sample));
+        }
+        snapshot.resource = std::move(samples);
+      });
+    });
+  }
+
+  std::set<std::string> asked;  // a metric named twice is fetched once
+  for (const auto& m : spec.metrics) {
+    if (m.type == MetricSourceType::Pods && asked.insert("pods/" + m.metric.name).second) {
+      // Per member, so that every value is attributed to its (cluster, namespace, name).
+      auto results = std::make_shared<std::vector<std::pair<std::string, aggregator::CustomMetricsAnswer>>>();
+      auto per_metric = std::make_shared<Join<int>>();
+      join->add();
+      per_metric->done = [join, results, name = m.metric.name](int) {
+        join->finish([&](autoscaler::MetricsSnapshot& snapshot) {
+          std::vector<autoscaler::PodMetricSample> samples;
+          std::string errors;
+          std::size_t answered = 0;
+          for (auto& [cluster, answer] : *results) {
+            if (auto* s = std::get_if<k8s::Status>(&answer.result)) {
+              errors += (errors.empty() ? "" : "; ") + cluster + ": " + message_of(*s);
+              continue;
+            }
+            ++answered;
+            for (const auto& v : std::get<std::vector<k8s::MetricValue>>(answer.result))
+              samples.push_back({{cluster, v.described_object.namespace_name, v.described_object.name}, v.value, v.timestamp});
+          }
+          if (answered == 0 && !results->empty()) snapshot.pods.emplace(name, k8s::Error{errors});
+          else snapshot.pods.emplace(name, std::move(samples));
+        });
+      };
+      for (const auto& cluster : clusters) {
+        per_metric->add();
+        aggregator::CustomMetricsQuery query;
+        query.resource = {"", "pods"};
+        query.namespace_name = namespace_name;
+        query.name = "*";
+        query.metric = m.metric.name;
+        query.label_selector = with_cluster(selector, cluster);
+        query.metric_selector = m.metric.selector;
+        service.custom_metrics(query, [per_metric, results, cluster](aggregator::CustomMetricsAnswer answer) {
+          per_metric->finish([&](int&) { results->emplace_back(cluster, std::move(answer)); });
+        });
+      }
+      per_metric->finish([](int&) {});
+    } else if (m.type == MetricSourceType::Object) {
+      const auto& ref = m.described_object;
+      if (!asked.insert("object/" + ref.kind + "/" + ref.name + "/" + m.metric.name).second) continue;
+      auto target = target_resource(ref);
+      aggregator::CustomMetricsQuery query;
+      query.resource = {target.group, target.resource};
+      query.namespace_name = ref.kind == "Namespace" ? std::string() : namespace_name;
+      query.name = ref.name;
+      query.metric = m.metric.name;
+      query.metric_selector = m.metric.selector;
+      join->add();
+      service.custom_metrics(query, [join, ref, metric = m.metric.name](aggregator::CustomMetricsAnswer answer) {
+        join->finish([&](autoscaler::MetricsSnapshot& snapshot) {
+          autoscaler::ObjectMetricValue value{ref.kind, ref.name, metric, k8s::Quantity()};
+          if (auto* s = std::get_if<k8s::Status>(&answer.result)) {
+            value.value = k8s::Error{message_of(*s)};
+          } else {
+            const auto& items = std::get<std::vector<k8s::MetricValue>>(answer.result);
+            if (items.empty()) value.value = k8s::Error{"no metric value returned from custom metrics API"};
+            else value.value = items.front().value;
+          }
+          snapshot.objects.push_back(std::move(value));
+        });
+      });
+    } else if (m.type == MetricSourceType::External) {
+      const auto selector_text = m.metric.selector.to_string();
+      if (!asked.insert("external/" + m.metric.name + "/" + selector_text).second) continue;
+      aggregator::ExternalMetricsQuery query{namespace_name, m.metric.name, m.metric.selector};
+      join->add();
+      service.external_metrics(query, [join, metric = m.metric.name, selector_text](aggregator::ExternalMetricsAnswer answer) {
+        join->finish([&](autoscaler::MetricsSnapshot& snapshot) {
+          autoscaler::ExternalMetricValues values{metric, selector_text, std::vector<k8s::Quantity>{}};
+          if (auto* s = std::get_if<k8s::Status>(&answer.result)) {
+            values.values = k8s::Error{message_of(*s)};
+          } else {
+            std::vector<k8s::Quantity> out;
+            for (const auto& v : std::get<std::vector<k8s::ExternalMetricValue>>(answer.result)) out.push_back(v.value);
+            values.values = std::move(out);
+          }
+          snapshot.externals.push_back(std::move(values));
+        });
+      });
+    }
+  }
+  join->finish([](autoscaler::MetricsSnapshot&) {});
+}
+
+TargetResource target_resource(const autoscaler::CrossVersionObjectReference& target) {
+  TargetResource out;
+  auto slash = target.api_version.find('/');
+  if (slash == std::string::npos) {
+    out.version = target.api_version.empty() ? "v1" : target.api_version;
+  } else {
+    out.group = target.api_version.substr(0, slash);
+    out.version = target.api_version.substr(slash + 1);
+  }
+  std::string lower = target.kind;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  // The English plurals of the kinds that carry metrics or a scale subresource.
+  if (lower.ends_with("s") || lower.ends_with("x") || lower.ends_with("ch") || lower.ends_with("sh")) out.resource = lower + "es";
+  else if (lower.ends_with("y") && lower.size() > 1 && std::string("aeiou").find(lower[lower.size() - 2]) == std::string::npos)
+    out.resource = lower.substr(0, lower.size() - 1) + "ies";
+  else out.resource = lower + "s";
+  if (out.group.empty() && target.api_version.empty() &&
+      (target.kind == "Deployment" || target.kind == "StatefulSet" || target.kind == "ReplicaSet")) {
+    out.group = "apps";
+  }
+  return out;
+}
+
+}  // namespace fedmetrics::controller

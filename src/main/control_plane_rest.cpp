@@ -1,0 +1,162 @@
+#include "main/control_plane_rest.hpp"
+
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+
+#include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include "fedmetrics/k8s/status.hpp"
+#include "fedmetrics/k8s/time.hpp"
+
+namespace fedmetrics::cli {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::string_view kFederatedHpas = "/apis/autoscaling.karmada.io/v1alpha1";
+
+std::string scale_path(const std::string& ns, const autoscaler::CrossVersionObjectReference& target) {
+  auto r = controller::target_resource(target);
+  std::string base = r.group.empty() ? "/api/" + r.version : "/apis/" + r.group + "/" + r.version;
+  return base + "/namespaces/" + ns + "/" + r.resource + "/" + target.name + "/scale";
+}
+
+k8s::Expected<controller::Scale> scale_from(const json& doc) {
+  if (!doc.is_object()) return k8s::Error{"the scale subresource answered something else than a Scale"};
+  controller::Scale s;
+  const auto& spec = doc.value("spec", json::object());
+  const auto& status = doc.value("status", json::object());
+  s.spec_replicas = spec.value("replicas", 0);
+  s.status_replicas = status.value("replicas", 0);
+  s.selector = status.value("selector", "");
+  s.resource_version = doc.value("metadata", json::object()).value("resourceVersion", "");
+  return s;
+}
+
+std::string percent_encode(const std::string& text) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') out += static_cast<char>(c);
+    else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+RestControlPlane::RestControlPlane(clusterclient::ClientRuntime& runtime, const std::string& kubeconfig,
+                                   std::chrono::milliseconds timeout)
+    : timeout_(timeout) {
+  auto endpoint = clusterclient::load_kubeconfig_current_context(kubeconfig);
+  if (!endpoint) throw std::runtime_error("--kubeconfig: " + endpoint.error().message);
+  try {
+    client_ = std::make_unique<clusterclient::HttpsClient>(runtime, std::move(*endpoint));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("--kubeconfig: ") + e.what());
+  }
+}
+
+void RestControlPlane::call(std::string method, std::string path, std::string content_type, std::string body,
+                            controller::Done<json> done) {
+  clusterclient::OutgoingRequest request;
+  request.method = std::move(method);
+  std::string what = request.method + " " + path;
+  request.target = std::move(path);
+  request.content_type = std::move(content_type);
+  request.body = std::move(body);
+  client_->send(std::move(request), std::chrono::steady_clock::now() + timeout_,
+                [what, done = std::move(done)](clusterclient::HttpResult result) {
+                  if (auto* e = std::get_if<aggregator::MemberError>(&result)) return done(k8s::Error{what + ": " + e->message});
+                  auto& reply = std::get<clusterclient::HttpReply>(result);
+                  auto doc = json::parse(reply.body, nullptr, false);
+                  if (reply.status < 200 || reply.status > 299) {
+                    std::string message = what + ": HTTP " + std::to_string(reply.status);
+                    if (auto status = k8s::Status::from_json(doc)) message = what + ": " + status->message;
+                    return done(k8s::Error{message});
+                  }
+                  if (doc.is_discarded()) return done(k8s::Error{what + ": the answer is not JSON"});
+                  done(std::move(doc));
+                });
+}
+
+void RestControlPlane::list_federated_hpas(const k8s::LabelSelector& selector,
+                                           controller::Done<std::vector<json>> done) {
+  std::string path = std::string(kFederatedHpas) + "/federatedhpas";
+  if (!selector.empty()) path += "?labelSelector=" + percent_encode(selector.to_string());
+  call("GET", path, "", "", [done = std::move(done)](k8s::Expected<json> doc) {
+    if (!doc) return done(doc.error());
+    if (!doc->contains("items") || !(*doc)["items"].is_array()) return done(k8s::Error{"FederatedHPA list without items"});
+    std::vector<json> items((*doc)["items"].begin(), (*doc)["items"].end());
+    done(std::move(items));
+  });
+}
+
+void RestControlPlane::get_scale(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
+                                 controller::Done<controller::Scale> done) {
+  call("GET", scale_path(namespace_name, target), "", "", [done = std::move(done)](k8s::Expected<json> doc) {
+    if (!doc) return done(doc.error());
+    done(scale_from(*doc));
+  });
+}
+
+void RestControlPlane::update_scale(const std::string& namespace_name,
+                                    const autoscaler::CrossVersionObjectReference& target, std::int32_t replicas,
+                                    const std::string& resource_version, controller::Done<controller::Scale> done) {
+  json scale = {{"apiVersion", "autoscaling/v1"},
+                {"kind", "Scale"},
+                {"metadata", {{"name", target.name}, {"namespace", namespace_name}, {"resourceVersion", resource_version}}},
+                {"spec", {{"replicas", replicas}}}};
+  call("PUT", scale_path(namespace_name, target), "application/json", scale.dump(),
+       [done = std::move(done)](k8s::Expected<json> doc) {
+         if (!doc) return done(doc.error());
+         done(scale_from(*doc));
+       });
+}
+
+void RestControlPlane::update_status(const std::string& namespace_name, const std::string& name, json status,
+                                     controller::Done<bool> done) {
+  // A merge patch keeps fields the new status leaves out: clear them explicitly.
+  for (const char* field : {"observedGeneration", "lastScaleTime", "currentMetrics", "conditions"})
+    if (!status.contains(field)) status[field] = nullptr;
+  call("PATCH",
+       std::string(kFederatedHpas) + "/namespaces/" + namespace_name + "/federatedhpas/" + name + "/status",
+       "application/merge-patch+json", json{{"status", std::move(status)}}.dump(),
+       [done = std::move(done)](k8s::Expected<json> doc) {
+         if (!doc) return done(doc.error());
+         done(true);
+       });
+}
+
+void RestControlPlane::record_event(const controller::EventSubject& subject, const std::string& type,
+                                    const std::string& reason, const std::string& message) {
+  auto now = k8s::format_time(std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now()));
+  json event = {{"apiVersion", "v1"},
+                {"kind", "Event"},
+                {"metadata", {{"generateName", subject.name + "."}, {"namespace", subject.namespace_name}}},
+                {"involvedObject",
+                 {{"apiVersion", "autoscaling.karmada.io/v1alpha1"},
+                  {"kind", "FederatedHPA"},
+                  {"name", subject.name},
+                  {"namespace", subject.namespace_name},
+                  {"uid", subject.uid}}},
+                {"reason", reason},
+                {"message", message},
+                {"type", type},
+                {"count", 1},
+                {"firstTimestamp", now},
+                {"lastTimestamp", now},
+                {"source", {{"component", "fedmetrics-autoscaler"}}},
+                {"reportingComponent", "fedmetrics-autoscaler"}};
+  call("POST", "/api/v1/namespaces/" + subject.namespace_name + "/events", "application/json", event.dump(),
+       [reason](k8s::Expected<json> doc) {
+         if (!doc) spdlog::debug("autoscaler: cannot record event {}: {}", reason, doc.error().message);
+       });
+}
+
+}  // namespace fedmetrics::cli

@@ -1,0 +1,93 @@
+// MemberSet's reconciliation: which member clients survive a new list of
+// endpoints. No member answers here (the endpoints point at a closed port on
+// loopback); discovery failing in the background is expected and harmless.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+
+#include "fedmetrics/clusterclient/member_set.hpp"
+
+using namespace fedmetrics::clusterclient;
+using namespace std::chrono_literals;
+
+namespace {
+
+ClusterEndpoint endpoint(const std::string& name) {
+  ClusterEndpoint e;
+  e.name = name;
+  e.server = "https://127.0.0.1:9";
+  e.insecure_skip_tls_verify = true;
+  e.token = "token-" + name;
+  return e;
+}
+
+MemberSetOptions quiet() {
+  MemberSetOptions o;
+  o.discovery_interval = 1h;
+  o.discovery_timeout = 200ms;
+  return o;
+}
+
+std::vector<std::string> names_of(const fedmetrics::aggregator::MemberList& list) {
+  std::vector<std::string> out;
+  for (const auto& m : list) out.push_back(m->name());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("MemberSet: reconcile adds, keeps, replaces and drops members", "[clusterclient][member_set]") {
+  ClientRuntime runtime(1);
+  MemberSet set(runtime, quiet());
+  CHECK(set.members()->empty());
+  set.reconcile({endpoint("a"), endpoint("b")}, OnBadEndpoint::Throw);
+  auto first = set.members();
+  REQUIRE(names_of(*first) == std::vector<std::string>{"a", "b"});
+
+  auto rotated = endpoint("b");
+  rotated.token = "rotated";
+  set.reconcile({rotated, endpoint("c")}, OnBadEndpoint::KeepPrevious);
+  auto second = set.members();
+  REQUIRE(names_of(*second) == std::vector<std::string>{"b", "c"});
+  CHECK(second->at(0) != first->at(1));  // new credentials: a new client
+  auto* b = dynamic_cast<RestMemberCluster*>(second->at(0).get());
+  REQUIRE(b != nullptr);
+  CHECK(b->endpoint().token == "rotated");
+  CHECK(names_of(*first) == std::vector<std::string>{"a", "b"});  // a snapshot never changes under its reader
+
+  set.reconcile({endpoint("c"), rotated}, OnBadEndpoint::KeepPrevious);
+  auto third = set.members();
+  CHECK(third->at(0) == second->at(0));  // unchanged: the same client, its pool and capabilities
+  CHECK(third->at(1) == second->at(1));
+
+  set.wait_for_first_discovery(2s);
+  set.stop();
+  CHECK(set.members()->empty());
+}
+
+TEST_CASE("MemberSet: an endpoint the client cannot use", "[clusterclient][member_set]") {
+  ClientRuntime runtime(1);
+  MemberSet set(runtime, quiet());
+  auto bad = endpoint("b");
+  bad.insecure_skip_tls_verify = false;
+  bad.ca_pem = "not a certificate";
+
+  // At start-up: an exception naming it, and nothing changes.
+  CHECK_THROWS_WITH(set.reconcile({endpoint("a"), bad}, OnBadEndpoint::Throw),
+                    Catch::StartsWith("member b: certificate-authority is not a PEM certificate"));
+  CHECK(set.members()->empty());
+  CHECK_THROWS_WITH(set.reconcile({endpoint("a"), endpoint("a")}, OnBadEndpoint::Throw), "member \"a\" is given twice");
+  CHECK(set.members()->empty());
+
+  // Later: the member keeps its previous endpoint; a new one is left out; the rest is applied.
+  set.reconcile({endpoint("a"), endpoint("b")}, OnBadEndpoint::Throw);
+  auto before = set.members();
+  auto bad_c = bad;
+  bad_c.name = "c";
+  set.reconcile({endpoint("a"), bad, bad_c, endpoint("d")}, OnBadEndpoint::KeepPrevious);
+  auto after = set.members();
+  REQUIRE(names_of(*after) == std::vector<std::string>{"a", "b", "d"});
+  CHECK(after->at(1) == before->at(1));
+  set.reconcile({endpoint("a"), endpoint("a"), endpoint("b")}, OnBadEndpoint::KeepPrevious);  // the first one wins
+  CHECK(names_of(*set.members()) == std::vector<std::string>{"a", "b"});
+}

@@ -1,0 +1,267 @@
+// The live FederatedHPA loop with its ports in memory: a control plane that
+// holds FederatedHPAs, scales and events, members that list pods, and a
+// metrics service that answers from a table. Callbacks run synchronously, so
+// one sync_all() is one complete pass.
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "fedmetrics/controller/hpa_controller.hpp"
+#include "fedmetrics/controller/metrics_gatherer.hpp"
+#include "fedmetrics/k8s/pod.hpp"
+
+namespace fedmetrics::controller {
+namespace {
+
+using nlohmann::json;
+
+k8s::Quantity q(std::string_view text) { return *k8s::Quantity::parse(text); }
+k8s::Timestamp at(int second) { return k8s::Timestamp(std::chrono::seconds(1'787'000'000 + second)); }
+
+struct MemoryControlPlane : ControlPlane {
+  std::vector<json> hpas;
+  Scale scale{2, 2, "app=web", "7"};
+  std::vector<std::int32_t> scale_updates;
+  bool conflict = false;
+  std::map<std::string, json> statuses;
+  std::vector<std::string> events;  // "Type Reason: message"
+
+  void list_federated_hpas(const k8s::LabelSelector& selector, Done<std::vector<json>> done) override {
+    std::vector<json> out;
+    for (const auto& h : hpas) {
+      k8s::Labels labels;
+      const json raw = h["metadata"].value("labels", json::object());
+      for (const auto& [k, v] : raw.items()) labels[k] = v.get<std::string>();
+      if (selector.matches(labels)) out.push_back(h);
+    }
+    done(out);
+  }
+  void get_scale(const std::string&, const autoscaler::CrossVersionObjectReference& target, Done<Scale> done) override {
+    if (target.name != "web") return done(k8s::Error{"deployments.apps \"" + target.name + "\" not found"});
+    done(scale);
+  }
+  void update_scale(const std::string&, const autoscaler::CrossVersionObjectReference&, std::int32_t replicas,
+                    const std::string& rv, Done<Scale> done) override {
+    if (conflict || rv != scale.resource_version)
+      return done(k8s::Error{"Operation cannot be fulfilled on deployments.apps \"web\": the object has been modified"});
+    scale_updates.push_back(replicas);
+    scale.spec_replicas = replicas;
+    done(scale);
+  }
+  void update_status(const std::string& ns, const std::string& name, json status, Done<bool> done) override {
+    statuses[ns + "/" + name] = std::move(status);
+    done(true);
+  }
+  void record_event(const EventSubject&, const std::string& type, const std::string& reason,
+                    const std::string& message) override {
+    events.push_back(type + " " + reason + ": " + message);
+  }
+};
+
+// A member whose pods request 100m cpu each.
+struct PodMember : aggregator::MemberCluster {
+  std::string member_name;
+  std::vector<std::string> pod_names;
+  bool down = false;
+  explicit PodMember(std::string name, std::vector<std::string> pods) : member_name(std::move(name)), pod_names(std::move(pods)) {}
+  const std::string& name() const override { return member_name; }
+  std::shared_ptr<const aggregator::MemberCapabilities> capabilities() const override { return nullptr; }
+  void pod_metrics(const std::string&, const k8s::LabelSelector&, const k8s::FieldSelector&, aggregator::Deadline,
+                   aggregator::MemberCallback<std::vector<k8s::PodMetrics>> done) override {
+    done(std::vector<k8s::PodMetrics>{});
+  }
+  void node_metrics(const k8s::LabelSelector&, const k8s::FieldSelector&, aggregator::Deadline,
+                    aggregator::MemberCallback<std::vector<k8s::NodeMetrics>> done) override {
+    done(std::vector<k8s::NodeMetrics>{});
+  }
+  void custom_metrics(const aggregator::CustomMetricsQuery&, aggregator::Deadline,
+                      aggregator::MemberCallback<std::vector<k8s::MetricValue>> done) override {
+    done(std::vector<k8s::MetricValue>{});
+  }
+  void external_metrics(const aggregator::ExternalMetricsQuery&, aggregator::Deadline,
+                        aggregator::MemberCallback<std::vector<k8s::ExternalMetricValue>> done) override {
+    done(std::vector<k8s::ExternalMetricValue>{});
+  }
+  void pods(const std::string& ns, const k8s::LabelSelector&, aggregator::Deadline,
+            aggregator::MemberCallback<std::vector<k8s::Pod>> done) override {
+    if (down) return done(aggregator::MemberError{aggregator::MemberError::Kind::Refused, "connection refused", 0, {}});
+    std::vector<k8s::Pod> out;
+    for (const auto& n : pod_names) {
+      k8s::Pod p;
+      p.metadata.name = n;
+      p.metadata.namespace_name = ns;
+      p.phase = "Running";
+      p.conditions.push_back({"Ready", "True", at(-3600)});
+      p.start_time = at(-3600);
+      p.containers.push_back({"web", {{"cpu", q("100m")}}});
+      out.push_back(std::move(p));
+    }
+    done(std::move(out));
+  }
+};
+
+struct Members : aggregator::MemberSource {
+  std::shared_ptr<const aggregator::MemberList> list;
+  std::shared_ptr<const aggregator::MemberList> members() const override { return list; }
+};
+
+// Pod cpu usage by (cluster, pod), answered as the aggregator does (annotated items).
+struct TableMetrics : aggregator::MetricsService {
+  std::map<std::pair<std::string, std::string>, std::string> cpu;
+  std::vector<aggregator::ResourceMetricsQuery> asked;
+  void pod_metrics(const aggregator::ResourceMetricsQuery& query, std::function<void(aggregator::PodMetricsAnswer)> done) override {
+    asked.push_back(query);
+    std::vector<k8s::PodMetrics> items;
+    for (const auto& [key, value] : cpu) {
+      k8s::PodMetrics pm;
+      pm.metadata.name = key.second;
+      pm.metadata.namespace_name = query.namespace_name;
+      pm.metadata.annotations[std::string(aggregator::kQueryFromClusterAnnotation)] = key.first;
+      pm.timestamp = at(0);
+      pm.window = std::chrono::seconds(15);
+      pm.containers.push_back({"web", {{"cpu", q(value)}}});
+      items.push_back(std::move(pm));
+    }
+    done({std::move(items), {}});
+  }
+  void node_metrics(const aggregator::ResourceMetricsQuery&, std::function<void(aggregator::NodeMetricsAnswer)> done) override {
+    done({std::vector<k8s::NodeMetrics>{}, {}});
+  }
+  void custom_metrics(const aggregator::CustomMetricsQuery&, std::function<void(aggregator::CustomMetricsAnswer)> done) override {
+    done({k8s::Status::not_found_resource(), {}});
+  }
+  void external_metrics(const aggregator::ExternalMetricsQuery&, std::function<void(aggregator::ExternalMetricsAnswer)> done) override {
+    done({k8s::Status::not_found_resource(), {}});
+  }
+  k8s::APIResourceList custom_metrics_resources(k8s::CustomMetricsVersion) const override { return {}; }
+  k8s::APIResourceList external_metrics_resources() const override { return {}; }
+  bool has_served() const override { return true; }
+};
+
+json fhpa(std::string name, std::string target = "web", json labels = json::object()) {
+  return json::parse(R"({"apiVersion":"autoscaling.karmada.io/v1alpha1","kind":"FederatedHPA",
+    "metadata":{"name":")" + name + R"(","namespace":"shop","uid":"u-1","generation":3,"labels":)" + labels.dump() + R"(},
+    "spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":")" + target + R"("},
+      "minReplicas":1,"maxReplicas":10,
+      "metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}}]}})");
+}
+
+struct Fixture {
+  std::shared_ptr<MemoryControlPlane> cp = std::make_shared<MemoryControlPlane>();
+  std::shared_ptr<TableMetrics> metrics = std::make_shared<TableMetrics>();
+  std::shared_ptr<PodMember> member1 = std::make_shared<PodMember>("member1", std::vector<std::string>{"web-a"});
+  std::shared_ptr<PodMember> member2 = std::make_shared<PodMember>("member2", std::vector<std::string>{"web-a"});
+  std::shared_ptr<Members> members = std::make_shared<Members>();
+  std::unique_ptr<HpaController> controller;
+
+  explicit Fixture(ControllerOptions options = {}) {
+    members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{member1, member2});
+    options.clock = [] { return at(0); };
+    controller = std::make_unique<HpaController>(cp, metrics, members, options);
+  }
+  void pass() {
+    bool done = false;
+    controller->sync_all([&] { done = true; });
+    REQUIRE(done);
+  }
+};
+
+TEST_CASE("HpaController: scales up from the pods of every member, same-named pods counted apart") {
+  Fixture f;
+  f.cp->hpas.push_back(fhpa("web"));
+  // Two pods named web-a, one per member, each at 150m of 100m requested: 150 % vs 50 %.
+  f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
+  f.pass();
+  // ceil(2 * 150 / 50) = 6, limited without behavior to max(2 * 2, 4) = 4, as upstream.
+  REQUIRE(f.cp->scale_updates == std::vector<std::int32_t>{4});
+  REQUIRE(f.cp->events.size() == 1);
+  CHECK(f.cp->events[0].starts_with("Normal SuccessfulRescale: New size: 4; reason: cpu resource utilization"));
+  const auto& status = f.cp->statuses.at("shop/web");
+  CHECK(status["desiredReplicas"] == 4);
+  CHECK(status["currentReplicas"] == 2);
+  CHECK(status["observedGeneration"] == 3);
+  CHECK(status["currentMetrics"][0]["resource"]["current"]["averageUtilization"] == 150);
+  CHECK(f.metrics->asked.at(0).label_selector.to_string() == "app=web");
+  CHECK(f.controller->stats().rescales == 1);
+}
+
+TEST_CASE("HpaController: a stale scale is a FailedRescale, retried at the next pass") {
+  Fixture f;
+  f.cp->hpas.push_back(fhpa("web"));
+  f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
+  f.cp->conflict = true;
+  f.pass();
+  CHECK(f.cp->scale_updates.empty());
+  REQUIRE(f.cp->events.size() == 1);
+  CHECK(f.cp->events[0].starts_with("Warning FailedRescale: New size: 4;"));
+  CHECK(f.cp->events[0].find("the object has been modified") != std::string::npos);
+  auto conditions = f.cp->statuses.at("shop/web")["conditions"];
+  CHECK(conditions[0]["type"] == "AbleToScale");
+  CHECK(conditions[0]["status"] == "False");
+  CHECK(conditions[0]["reason"] == "FailedUpdateScale");
+  f.cp->conflict = false;
+  f.pass();
+  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{4});
+}
+
+TEST_CASE("HpaController: a target without a scale gives FailedGetScale and a status saying so") {
+  Fixture f;
+  f.cp->hpas.push_back(fhpa("orphan", "missing"));
+  f.pass();
+  REQUIRE(f.cp->events.size() == 1);
+  CHECK(f.cp->events[0] ==
+        "Warning FailedGetScale: the HPA controller was unable to get the target's current scale: deployments.apps "
+        "\"missing\" not found");
+  CHECK(f.cp->statuses.at("shop/orphan")["conditions"][0]["reason"] == "FailedGetScale");
+}
+
+TEST_CASE("HpaController: a member that is down makes its pods missing, not the sync fail") {
+  Fixture f;
+  f.cp->hpas.push_back(fhpa("web"));
+  f.member2->down = true;
+  f.metrics->cpu = {{{"member1", "web-a"}, "150m"}};
+  f.pass();
+  // One known pod at 150 %: still a scale-up, from the pods that answered.
+  REQUIRE(f.cp->scale_updates.size() == 1);
+  CHECK(f.cp->scale_updates[0] > 2);
+}
+
+TEST_CASE("HpaController: --autoscaler-label-selector picks the FederatedHPAs it manages") {
+  ControllerOptions options;
+  options.selector = *k8s::LabelSelector::parse("autoscaler=fedmetrics");
+  Fixture f(options);
+  f.cp->hpas.push_back(fhpa("web"));
+  f.cp->hpas.push_back(fhpa("mine", "web", json::object({{"autoscaler", "fedmetrics"}})));
+  f.metrics->cpu = {{{"member1", "web-a"}, "50m"}, {{"member2", "web-a"}, "50m"}};
+  f.pass();
+  CHECK(f.cp->statuses.count("shop/web") == 0);
+  CHECK(f.cp->statuses.count("shop/mine") == 1);
+}
+
+TEST_CASE("HpaController: pure pieces: pods, scale target resources") {
+  auto pod = k8s::pod_from_json(json::parse(R"({"metadata":{"name":"p","namespace":"n",
+      "deletionTimestamp":"2026-01-01T00:00:00Z"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"250m"}}}]},
+      "status":{"phase":"Running","startTime":"2025-12-31T23:00:00Z",
+        "conditions":[{"type":"Ready","status":"False","lastTransitionTime":"2025-12-31T23:30:00Z"}]}})"));
+  REQUIRE(pod.ok());
+  auto converted = to_autoscaler_pod("member9", *pod);
+  CHECK(converted.key == autoscaler::PodKey{"member9", "n", "p"});
+  CHECK(converted.deleting);
+  CHECK(converted.phase == autoscaler::PodPhase::Running);
+  REQUIRE(converted.ready.has_value());
+  CHECK(converted.ready->status == autoscaler::ConditionStatus::False);
+  CHECK(converted.containers.at(0).requests.at("cpu") == q("250m"));
+  auto bad = k8s::pod_list_from_json(json::parse(R"({"items":[{"metadata":{"name":"p"},"status":{"phase":7}}]})"));
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message == "items[0].status.phase: expected a string, got number");
+
+  auto deployment = target_resource({"Deployment", "web", "apps/v1"});
+  CHECK((deployment.group == "apps" && deployment.version == "v1" && deployment.resource == "deployments"));
+  CHECK(target_resource({"StatefulSet", "db", "apps/v1"}).resource == "statefulsets");
+  CHECK(target_resource({"Ingress", "i", "networking.k8s.io/v1"}).resource == "ingresses");
+  CHECK(target_resource({"Policy", "p", "example.com/v1"}).resource == "policies");
+  CHECK(target_resource({"ReplicationController", "rc", "v1"}).group.empty());
+}
+
+}  // namespace
+}  // namespace fedmetrics::controller

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The live loop on Karmada's second walkthrough, "custom metrics on
+# sample-app" (examples/worlds/sample-app.yaml, examples/federatedhpa/
+# sample-app.yaml): a Pods metric, http_requests at 700m per pod, read per
+# member from the members' custom.metrics.k8s.io through the in-process
+# aggregator.
+# Usage: autoscaler_custom_test.sh FEDMETRICS_BINARY SOURCE_DIR
+source "$(dirname "$0")/lib.sh"
+bin=$1
+src=$2
+
+"$bin" sim --world "$src/examples/worlds/sample-app.yaml" --out-dir "$E2E_TMP/world" >"$E2E_TMP/sim.log" 2>&1 &
+E2E_PIDS+=($!)
+wait_for_log "$E2E_TMP/sim.log" "world ready" 10
+control=$(grep -o 'control serving on https://127.0.0.1:[0-9]*' "$E2E_TMP/sim.log" | sed 's/control serving on //')
+kk() { kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --request-timeout=10s "$@"; }
+start_serve "$E2E_TMP/serve.log" --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" \
+  --enable-autoscaler --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --horizontal-pod-autoscaler-sync-period 1s
+
+wait_until() {
+  local deadline=$((SECONDS + $1)); shift
+  until "$@"; do
+    [ $SECONDS -ge $deadline ] && return 1
+    sleep 0.5
+  done
+}
+replicas_are() { test "$(kk get deployment sample-app -o jsonpath='{.spec.replicas}')" = "$1"; }
+metric_seen() { kk get fhpa sample-app -o jsonpath='{.status.currentMetrics[0].pods.metric.name}' | grep -q http_requests; }
+
+check "kubectl apply the walkthrough's FederatedHPA" kk apply -f "$src/examples/federatedhpa/sample-app.yaml"
+check "the status reports the pods metric http_requests" wait_until 10 metric_seen
+# 2.8 requests per second over the pods: at 700m per pod that is 4 pods.
+curl -sk -X PUT "$control/sim/v1/namespaces/default/workloads/sample-app/load" -d '{"requestsPerSecond":"2.8"}' >/dev/null
+check "2.8 req/s at a 700m target scales sample-app to 4" wait_until 30 replicas_are 4
+check "and stays there (the usage ratio is within tolerance once the pods are ready)" bash -c "sleep 3; test \"\$(kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' get deployment sample-app -o jsonpath='{.spec.replicas}')\" = 4"
+check "a SuccessfulRescale Event names the pods metric" \
+  grep -q 'pods metric http_requests above target' <<<"$(kk get events -n default -o jsonpath='{.items[*].message}')"
+finish

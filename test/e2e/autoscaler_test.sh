@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The live autoscaling loop on Karmada's "cpu utilization on nginx"
+# walkthrough (examples/worlds/nginx.yaml): `fedmetrics serve
+# --enable-autoscaler` watches the FederatedHPA created with kubectl on the
+# simulated control plane, reads cpu from the members through the in-process
+# aggregator, scales the Deployment's scale subresource (which the simulator
+# divides over member1 and member2), writes the status subresource and
+# records Events; when the load goes, it scales back down after the
+# stabilization window.
+# Usage: autoscaler_test.sh FEDMETRICS_BINARY SOURCE_DIR
+source "$(dirname "$0")/lib.sh"
+bin=$1
+src=$2
+
+"$bin" sim --world "$src/examples/worlds/nginx.yaml" --out-dir "$E2E_TMP/world" >"$E2E_TMP/sim.log" 2>&1 &
+E2E_PIDS+=($!)
+wait_for_log "$E2E_TMP/sim.log" "world ready" 10
+control=$(grep -o 'control serving on https://127.0.0.1:[0-9]*' "$E2E_TMP/sim.log" | sed 's/control serving on //')
+kk() { kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --request-timeout=10s "$@"; }
+members() { kubectl --kubeconfig "$E2E_TMP/world/members.kubeconfig" --request-timeout=10s "$@"; }
+load() { curl -sk -X PUT "$control/sim/v1/namespaces/default/workloads/nginx/load" -d "{\"cpu\":\"$1\"}" >/dev/null; }
+
+# Short periods so that the walkthrough runs in seconds; the algorithm is the same.
+start_serve "$E2E_TMP/serve.log" --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" \
+  --enable-autoscaler --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
+  --horizontal-pod-autoscaler-sync-period 1s --horizontal-pod-autoscaler-cpu-initialization-period 1s \
+  --horizontal-pod-autoscaler-initial-readiness-delay 1s
+
+# wait_until SECONDS COMMAND...: polls COMMAND until it succeeds.
+wait_until() {
+  local deadline=$((SECONDS + $1)); shift
+  until "$@"; do
+    [ $SECONDS -ge $deadline ] && return 1
+    sleep 0.5
+  done
+}
+replicas() { kk get deployment nginx -o jsonpath='{.spec.replicas}'; }
+replicas_above() { test "$(replicas)" -gt "$1"; }
+replicas_are() { test "$(replicas)" = "$1"; }
+
+cp "$src/examples/federatedhpa/nginx.yaml" "$E2E_TMP/fhpa.yaml"
+check "kubectl apply the walkthrough's FederatedHPA" kk apply -f "$E2E_TMP/fhpa.yaml"
+status_current_is() { test "$(kk get fhpa nginx -o jsonpath='{.status.currentReplicas}')" = "$1"; }
+check "idle: the status is written and the Deployment stays at 1" wait_until 10 status_current_is 1
+check "and the Deployment stays at 1" replicas_are 1
+check "ScalingActive is True with ValidMetricFound" \
+  grep -q 'ValidMetricFound' <<<"$(kk get fhpa nginx -o jsonpath='{.status.conditions}')"
+
+load 300m
+check "under load the loop scales the Deployment up" wait_until 20 replicas_above 1
+check "a SuccessfulRescale Event names the new size" \
+  wait_until 5 bash -c "kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' get events -n default -o jsonpath='{.items[*].message}' | grep -q 'New size: [0-9]*; reason: cpu resource utilization (percentage of request) above target'"
+check "it reaches maxReplicas 10" wait_until 40 replicas_are 10
+pods() { echo $(( $(members --context member1 get pods -l app=nginx --no-headers | wc -l) + $(members --context member2 get pods -l app=nginx --no-headers | wc -l) )); }
+pods_are() { test "$(pods)" = "$1"; }
+check "the members run the new replicas (5 + 5)" wait_until 10 pods_are 10
+check "member3, outside the propagation, runs none" test "$(members --context member3 get pods -l app=nginx --no-headers 2>/dev/null | wc -l)" = 0
+status=$(kk get fhpa nginx -o json)
+check "status: desiredReplicas 10, currentMetrics with the utilization, lastScaleTime" \
+  test "$(json_get "$status" "(d['status']['desiredReplicas'], d['status']['currentMetrics'][0]['resource']['name'], 'lastScaleTime' in d['status'])")" = "(10, 'cpu', True)"
+check "ScalingLimited: TooManyReplicas at maxReplicas" \
+  grep -q 'TooManyReplicas' <<<"$(json_get "$status" "d['status']['conditions']")"
+
+load 0
+check "without load it scales back down to 1 after the 10 s stabilization window" wait_until 45 replicas_are 1
+
+# A FederatedHPA whose target does not exist: FailedGetScale, in an Event and the status.
+sed -e 's/name: nginx$/name: ghost/' -e 's/kind: Deployment, name: nginx/kind: Deployment, name: ghost/' "$E2E_TMP/fhpa.yaml" >"$E2E_TMP/ghost.yaml"
+kk apply -f "$E2E_TMP/ghost.yaml" >/dev/null
+check "a missing target gives AbleToScale False / FailedGetScale" \
+  wait_until 10 bash -c "kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' get fhpa ghost -o jsonpath='{.status.conditions}' | grep -q FailedGetScale"
+check "and a FailedGetScale Warning Event" \
+  grep -q 'FailedGetScale' <<<"$(kk get events -n default -o jsonpath='{.items[*].reason}')"
+finish
