@@ -279,7 +279,7 @@ void HpaController::start() {
     std::unique_lock lock(state->mutex);
     while (!state->stopping) {
       lock.unlock();
-      state->sync_all(nullptr);
+      if (!state->options.active || state->options.active()) state->sync_all(nullptr);
       lock.lock();
       next += state->options.sync_period;
       state->wake.wait_until(lock, next, [&] { return state->stopping; });

@@ -86,6 +86,16 @@ Expected<Timestamp> parse_time(std::string_view text) {
   return t;
 }
 
+std::string format_micro_time(Timestamp t) {
+  using namespace std::chrono;
+  auto text = format_time(t);
+  auto micros = duration_cast<microseconds>(t - floor<seconds>(t)).count();
+  std::array<char, 24> buf{};  // micros is in [0, 999999]: ".dddddd"
+  std::snprintf(buf.data(), buf.size(), ".%06lld", static_cast<long long>(micros));
+  text.insert(text.size() - 1, buf.data());
+  return text;
+}
+
 std::string format_time(Timestamp t) {
   using namespace std::chrono;
   auto secs = floor<seconds>(t);

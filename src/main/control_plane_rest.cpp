@@ -1,5 +1,6 @@
 #include "main/control_plane_rest.hpp"
 
+#include <future>
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
@@ -64,6 +65,12 @@ RestControlPlane::RestControlPlane(clusterclient::ClientRuntime& runtime, const 
 
 void RestControlPlane::call(std::string method, std::string path, std::string content_type, std::string body,
                             controller::Done<json> done) {
+  call_with_status(std::move(method), std::move(path), std::move(content_type), std::move(body),
+                   [done = std::move(done)](int, k8s::Expected<json> doc) { done(std::move(doc)); });
+}
+
+void RestControlPlane::call_with_status(std::string method, std::string path, std::string content_type,
+                                        std::string body, std::function<void(int, k8s::Expected<json>)> done) {
   clusterclient::OutgoingRequest request;
   request.method = std::move(method);
   std::string what = request.method + " " + path;
@@ -72,16 +79,16 @@ void RestControlPlane::call(std::string method, std::string path, std::string co
   request.body = std::move(body);
   client_->send(std::move(request), std::chrono::steady_clock::now() + timeout_,
                 [what, done = std::move(done)](clusterclient::HttpResult result) {
-                  if (auto* e = std::get_if<aggregator::MemberError>(&result)) return done(k8s::Error{what + ": " + e->message});
+                  if (auto* e = std::get_if<aggregator::MemberError>(&result)) return done(0, k8s::Error{what + ": " + e->message});
                   auto& reply = std::get<clusterclient::HttpReply>(result);
                   auto doc = json::parse(reply.body, nullptr, false);
                   if (reply.status < 200 || reply.status > 299) {
                     std::string message = what + ": HTTP " + std::to_string(reply.status);
                     if (auto status = k8s::Status::from_json(doc)) message = what + ": " + status->message;
-                    return done(k8s::Error{message});
+                    return done(reply.status, k8s::Error{message});
                   }
-                  if (doc.is_discarded()) return done(k8s::Error{what + ": the answer is not JSON"});
-                  done(std::move(doc));
+                  if (doc.is_discarded()) return done(reply.status, k8s::Error{what + ": the answer is not JSON"});
+                  done(reply.status, std::move(doc));
                 });
 }
 
@@ -157,6 +164,38 @@ void RestControlPlane::record_event(const controller::EventSubject& subject, con
        [reason](k8s::Expected<json> doc) {
          if (!doc) spdlog::debug("autoscaler: cannot record event {}: {}", reason, doc.error().message);
        });
+}
+
+k8s::Expected<json> RestLeaseClient::call(std::string method, std::string path, std::string body, bool* not_found) {
+  auto promise = std::make_shared<std::promise<k8s::Expected<json>>>();
+  auto future = promise->get_future();
+  auto status = std::make_shared<int>(0);
+  control_plane_->call_with_status(std::move(method), std::move(path), body.empty() ? "" : "application/json",
+                                   std::move(body), [promise, status](int code, k8s::Expected<json> doc) {
+                                     *status = code;
+                                     promise->set_value(std::move(doc));
+                                   });
+  auto result = future.get();  // the client's deadline bounds the wait
+  if (not_found != nullptr) *not_found = *status == 404;
+  return result;
+}
+
+k8s::Expected<std::optional<json>> RestLeaseClient::get(const std::string& ns, const std::string& name) {
+  bool not_found = false;
+  auto doc = call("GET", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/" + name, "", &not_found);
+  if (!doc) {
+    if (not_found) return std::optional<json>();
+    return doc.error();
+  }
+  return std::optional<json>(std::move(*doc));
+}
+
+k8s::Expected<json> RestLeaseClient::create(const std::string& ns, const json& lease) {
+  return call("POST", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases", lease.dump());
+}
+
+k8s::Expected<json> RestLeaseClient::update(const std::string& ns, const std::string& name, const json& lease) {
+  return call("PUT", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/" + name, lease.dump());
 }
 
 }  // namespace fedmetrics::cli

@@ -7,6 +7,7 @@
 
 #include "fedmetrics/clusterclient/https_client.hpp"
 #include "fedmetrics/controller/control_plane.hpp"
+#include "fedmetrics/controller/leader_election.hpp"
 
 namespace fedmetrics::cli {
 
@@ -31,9 +32,27 @@ class RestControlPlane : public controller::ControlPlane {
  private:
   void call(std::string method, std::string path, std::string content_type, std::string body,
             controller::Done<nlohmann::json> done);
+  // The same, with the HTTP status (0 when there was no answer).
+  void call_with_status(std::string method, std::string path, std::string content_type, std::string body,
+                        std::function<void(int, k8s::Expected<nlohmann::json>)> done);
 
   std::unique_ptr<clusterclient::HttpsClient> client_;
   std::chrono::milliseconds timeout_;
+  friend class RestLeaseClient;
+};
+
+// Lease reads and writes for the leader election, on the same connection pool.
+class RestLeaseClient : public controller::LeaseClient {
+ public:
+  explicit RestLeaseClient(std::shared_ptr<RestControlPlane> control_plane) : control_plane_(std::move(control_plane)) {}
+  k8s::Expected<std::optional<nlohmann::json>> get(const std::string& ns, const std::string& name) override;
+  k8s::Expected<nlohmann::json> create(const std::string& ns, const nlohmann::json& lease) override;
+  k8s::Expected<nlohmann::json> update(const std::string& ns, const std::string& name, const nlohmann::json& lease) override;
+
+ private:
+  // Waits for the answer: the elector runs on its own thread.
+  k8s::Expected<nlohmann::json> call(std::string method, std::string path, std::string body, bool* not_found = nullptr);
+  std::shared_ptr<RestControlPlane> control_plane_;
 };
 
 }  // namespace fedmetrics::cli

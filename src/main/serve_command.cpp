@@ -1,6 +1,11 @@
 #include "main/serve_command.hpp"
 
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
 #include <fstream>
+#include <random>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -15,6 +20,7 @@
 #include "fedmetrics/transport/self_signed.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
 #include "fedmetrics/controller/hpa_controller.hpp"
+#include "fedmetrics/controller/leader_election.hpp"
 #include "main/control_plane_rest.hpp"
 #include "main/delegated_auth.hpp"
 #include "main/member_metrics.hpp"
@@ -168,6 +174,24 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
                     "How many FederatedHPAs are synced at the same time.")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
+  serve->add_option("--leader-elect", o.leader_elect,
+                    "With --enable-autoscaler: only the replica holding a coordination.k8s.io Lease in the control\n"
+                    "plane runs the loop (the metrics APIs are served by every replica).")
+      ->capture_default_str();
+  serve->add_option("--leader-elect-lease-duration", o.leader_elect_lease_duration,
+                    "How long a Lease that is not renewed keeps other replicas from taking it (Go duration).")
+      ->capture_default_str();
+  serve->add_option("--leader-elect-renew-deadline", o.leader_elect_renew_deadline,
+                    "How long the leader keeps acting without renewing its Lease (Go duration).")
+      ->capture_default_str();
+  serve->add_option("--leader-elect-retry-period", o.leader_elect_retry_period,
+                    "How often the Lease is renewed or tried (Go duration).")
+      ->capture_default_str();
+  serve->add_option("--leader-elect-resource-namespace", o.leader_elect_resource_namespace,
+                    "Namespace of the Lease.")
+      ->capture_default_str();
+  serve->add_option("--leader-elect-resource-name", o.leader_elect_resource_name, "Name of the Lease.")
+      ->capture_default_str();
   serve->add_option("-v,--v", o.verbosity, "Log verbosity: 0 info, 1 debug, 2 trace.")->capture_default_str();
   serve->add_option("--threads", o.threads, "Worker threads serving requests (0: one per core).")->capture_default_str();
   return serve;
@@ -267,8 +291,29 @@ std::shared_ptr<clusterclient::RefreshingMemberSource> make_member_source(const 
   return source;
 }
 
-// The built-in FederatedHPA loop, when --enable-autoscaler asks for it.
-std::unique_ptr<controller::HpaController> make_autoscaler(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
+// The built-in FederatedHPA loop, when --enable-autoscaler asks for it, and
+// its leader election.
+struct Autoscaler {
+  std::unique_ptr<controller::LeaderElector> elector;
+  std::unique_ptr<controller::HpaController> loop;
+  void start() {
+    if (elector) elector->start();
+    loop->start();
+  }
+  void stop() {
+    loop->stop();
+    if (elector) elector->stop();  // releases the Lease
+  }
+};
+
+std::string election_identity() {
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) != 0) std::snprintf(host.data(), host.size(), "fedmetrics");
+  std::random_device random;
+  return std::string(host.data()) + "_" + std::to_string(random()) + std::to_string(random());
+}
+
+std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
                                                            std::shared_ptr<aggregator::Aggregator> metrics,
                                                            std::shared_ptr<aggregator::MemberSource> members,
                                                            std::chrono::milliseconds member_timeout) {
@@ -297,10 +342,28 @@ std::unique_ptr<controller::HpaController> make_autoscaler(const ServeOptions& o
   options.algorithm.downscale_stabilization =
       duration_flag("--horizontal-pod-autoscaler-downscale-stabilization", o.hpa_downscale_stabilization);
   auto control_plane = std::make_shared<RestControlPlane>(runtime, o.kubeconfig, std::chrono::seconds(10));
+  auto out = std::make_unique<Autoscaler>();
+  if (o.leader_elect) {
+    controller::ElectionOptions election;
+    election.namespace_name = o.leader_elect_resource_namespace;
+    election.name = o.leader_elect_resource_name;
+    election.identity = election_identity();
+    election.lease_duration = duration_flag("--leader-elect-lease-duration", o.leader_elect_lease_duration);
+    election.renew_deadline = duration_flag("--leader-elect-renew-deadline", o.leader_elect_renew_deadline);
+    election.retry_period = duration_flag("--leader-elect-retry-period", o.leader_elect_retry_period);
+    if (election.lease_duration <= election.renew_deadline || election.renew_deadline <= election.retry_period ||
+        election.retry_period.count() == 0)
+      throw std::runtime_error("--leader-elect-*: need lease duration > renew deadline > retry period > 0 (as client-go)");
+    spdlog::info("autoscaler: leader election on Lease {}/{} as {}", election.namespace_name, election.name,
+                 election.identity);
+    out->elector = std::make_unique<controller::LeaderElector>(std::make_shared<RestLeaseClient>(control_plane), election);
+    options.active = [elector = out->elector.get()] { return elector->leading(); };
+  }
   spdlog::info("autoscaler: managing FederatedHPAs{} every {}", options.selector.empty() ? "" : " matching " + options.selector.to_string(),
                o.hpa_sync_period);
-  return std::make_unique<controller::HpaController>(std::move(control_plane), std::move(metrics), std::move(members),
-                                                     std::move(options));
+  out->loop = std::make_unique<controller::HpaController>(std::move(control_plane), std::move(metrics),
+                                                          std::move(members), std::move(options));
+  return out;
 }
 
 }  // namespace

@@ -53,6 +53,12 @@ struct ServeOptions {
   std::string hpa_initial_readiness_delay = "30s";
   std::string hpa_downscale_stabilization = "5m";
   std::size_t concurrent_hpa_syncs = 5;
+  bool leader_elect = true;
+  std::string leader_elect_lease_duration = "15s";
+  std::string leader_elect_renew_deadline = "10s";
+  std::string leader_elect_retry_period = "2s";
+  std::string leader_elect_resource_namespace = "kube-system";
+  std::string leader_elect_resource_name = "fedmetrics-autoscaler";
   int verbosity = 0;
   unsigned threads = 0;
 };

@@ -32,6 +32,8 @@ struct ControllerOptions {
   std::chrono::milliseconds member_timeout{3'000};  // pod lists
   autoscaler::ControllerConfig algorithm;
   std::function<k8s::Timestamp()> clock;          // wall clock (status times, readiness)
+  // When set, a tick syncs only while this says so (the leader election).
+  std::function<bool()> active;
 };
 
 struct ControllerStats {

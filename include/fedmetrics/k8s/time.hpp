@@ -17,6 +17,8 @@ Expected<Timestamp> parse_time(std::string_view text);
 // Writes UTC with second precision, as metav1.Time's MarshalJSON does
 // (fractional seconds are truncated).
 std::string format_time(Timestamp t);
+// metav1.MicroTime: "2006-01-02T15:04:05.000000Z" (Lease acquireTime/renewTime).
+std::string format_micro_time(Timestamp t);
 
 // Go's time.ParseDuration: "300ms", "-1.5h", "2h45m", "1m0s", "0"; units
 // ns, us, µs, ms, s, m, h.

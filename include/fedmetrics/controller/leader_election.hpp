@@ -1,0 +1,82 @@
+#pragma once
+// Leader election on a coordination.k8s.io/v1 Lease, as client-go's
+// leaderelection does it, so that only one of several `fedmetrics serve
+// --enable-autoscaler` replicas scales: the holder renews the Lease every
+// retry period; a contender takes it once renewTime + leaseDurationSeconds
+// has passed; every write carries the Lease's resourceVersion, so two
+// contenders cannot both win; a leader that cannot renew within the renew
+// deadline stops leading; on shutdown the leader releases the Lease.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "fedmetrics/k8s/expected.hpp"
+#include "fedmetrics/k8s/time.hpp"
+
+namespace fedmetrics::controller {
+
+struct ElectionOptions {
+  std::string namespace_name = "kube-system";   // --leader-elect-resource-namespace
+  std::string name = "fedmetrics-autoscaler";   // --leader-elect-resource-name
+  std::string identity;                         // hostname_random
+  std::chrono::milliseconds lease_duration{15'000};  // --leader-elect-lease-duration
+  std::chrono::milliseconds renew_deadline{10'000};  // --leader-elect-renew-deadline
+  std::chrono::milliseconds retry_period{2'000};     // --leader-elect-retry-period
+};
+
+// What to do with the Lease as read (nullopt: it does not exist). Pure.
+struct LeaseStep {
+  enum class Action { Create, Update, Wait } action = Action::Wait;
+  nlohmann::json lease;  // the object to write (with the read resourceVersion) for Create/Update
+  std::string holder;    // who holds it after a successful write, or now for Wait
+};
+LeaseStep next_lease_step(const std::optional<nlohmann::json>& current, const ElectionOptions& options,
+                          k8s::Timestamp now);
+// The Lease with holderIdentity cleared (release on shutdown), or nullopt when `identity` does not hold it.
+std::optional<nlohmann::json> released_lease(const nlohmann::json& current, const std::string& identity);
+
+// The Lease calls the elector makes (synchronous: it runs on its own thread).
+class LeaseClient {
+ public:
+  virtual ~LeaseClient() = default;
+  // nullopt when the Lease does not exist.
+  virtual k8s::Expected<std::optional<nlohmann::json>> get(const std::string& ns, const std::string& name) = 0;
+  virtual k8s::Expected<nlohmann::json> create(const std::string& ns, const nlohmann::json& lease) = 0;
+  // Conditional on the lease's metadata.resourceVersion (a conflict is an error).
+  virtual k8s::Expected<nlohmann::json> update(const std::string& ns, const std::string& name, const nlohmann::json& lease) = 0;
+};
+
+class LeaderElector {
+ public:
+  LeaderElector(std::shared_ptr<LeaseClient> client, ElectionOptions options,
+                std::function<k8s::Timestamp()> clock = nullptr);
+  ~LeaderElector();
+  void start();
+  // Stops trying; a leader releases the Lease first.
+  void stop();
+  [[nodiscard]] bool leading() const { return leading_.load(); }
+
+ private:
+  void run();
+  void attempt();
+
+  std::shared_ptr<LeaseClient> client_;
+  ElectionOptions options_;
+  std::function<k8s::Timestamp()> clock_;
+  std::atomic<bool> leading_{false};
+  std::chrono::steady_clock::time_point last_renewal_{};
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace fedmetrics::controller

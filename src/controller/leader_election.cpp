@@ -1,0 +1,140 @@
+#include "fedmetrics/controller/leader_election.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace fedmetrics::controller {
+
+using nlohmann::json;
+
+namespace {
+
+std::optional<k8s::Timestamp> time_field(const json& spec, const char* key) {
+  if (!spec.contains(key) || !spec[key].is_string()) return std::nullopt;
+  auto t = k8s::parse_time(spec[key].get<std::string>());
+  if (!t) return std::nullopt;
+  return *t;
+}
+
+k8s::Timestamp system_now() {
+  return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
+}
+
+}  // namespace
+
+LeaseStep next_lease_step(const std::optional<json>& current, const ElectionOptions& options, k8s::Timestamp now) {
+  const auto seconds = std::max<std::int64_t>(
+      1, std::chrono::duration_cast<std::chrono::seconds>(options.lease_duration).count());
+  const auto stamp = k8s::format_micro_time(now);
+  LeaseStep step;
+  if (!current) {
+    step.action = LeaseStep::Action::Create;
+    step.holder = options.identity;
+    step.lease = {{"apiVersion", "coordination.k8s.io/v1"},
+                  {"kind", "Lease"},
+                  {"metadata", {{"name", options.name}, {"namespace", options.namespace_name}}},
+                  {"spec",
+                   {{"holderIdentity", options.identity},
+                    {"leaseDurationSeconds", seconds},
+                    {"acquireTime", stamp},
+                    {"renewTime", stamp},
+                    {"leaseTransitions", 0}}}};
+    return step;
+  }
+  json lease = *current;
+  json spec = lease.value("spec", json::object());
+  if (!spec.is_object()) spec = json::object();
+  const std::string holder = spec.value("holderIdentity", "");
+  const auto renewed = time_field(spec, "renewTime");
+  const auto duration = std::chrono::seconds(spec.value("leaseDurationSeconds", seconds));
+  const bool expired = holder.empty() || !renewed || *renewed + duration < now;
+  if (holder != options.identity && !expired) {
+    step.holder = holder;  // someone else leads: wait
+    return step;
+  }
+  step.action = LeaseStep::Action::Update;
+  step.holder = options.identity;
+  if (holder != options.identity) {
+    spec["acquireTime"] = stamp;
+    spec["leaseTransitions"] = spec.value("leaseTransitions", 0) + 1;
+  }
+  spec["holderIdentity"] = options.identity;
+  spec["leaseDurationSeconds"] = seconds;
+  spec["renewTime"] = stamp;
+  lease["spec"] = spec;
+  step.lease = std::move(lease);  // keeps metadata.resourceVersion: the write is conditional
+  return step;
+}
+
+std::optional<json> released_lease(const json& current, const std::string& identity) {
+  if (current.value("spec", json::object()).value("holderIdentity", "") != identity) return std::nullopt;
+  json lease = current;
+  lease["spec"]["holderIdentity"] = "";
+  lease["spec"]["leaseDurationSeconds"] = 1;
+  return lease;
+}
+
+LeaderElector::LeaderElector(std::shared_ptr<LeaseClient> client, ElectionOptions options,
+                             std::function<k8s::Timestamp()> clock)
+    : client_(std::move(client)), options_(std::move(options)), clock_(clock ? std::move(clock) : system_now) {}
+
+LeaderElector::~LeaderElector() { stop(); }
+
+void LeaderElector::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+void LeaderElector::run() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    lock.unlock();
+    attempt();
+    lock.lock();
+    wake_.wait_for(lock, options_.retry_period, [this] { return stopping_; });
+  }
+}
+
+void LeaderElector::attempt() {
+  const std::string where = options_.namespace_name + "/" + options_.name;
+  auto fail = [&](const std::string& what) {
+    // A leader that cannot renew within the renew deadline must stop acting.
+    if (leading_ && std::chrono::steady_clock::now() - last_renewal_ > options_.renew_deadline) {
+      leading_ = false;
+      spdlog::warn("leader election: lost the lease {}: {}", where, what);
+    } else {
+      spdlog::debug("leader election: {}: {}", where, what);
+    }
+  };
+  auto current = client_->get(options_.namespace_name, options_.name);
+  if (!current) return fail(current.error().message);
+  auto step = next_lease_step(*current, options_, clock_());
+  if (step.action == LeaseStep::Action::Wait) {
+    if (leading_) spdlog::warn("leader election: {} is now held by {}", where, step.holder);
+    leading_ = false;
+    return;
+  }
+  auto written = step.action == LeaseStep::Action::Create ? client_->create(options_.namespace_name, step.lease)
+                                                          : client_->update(options_.namespace_name, options_.name, step.lease);
+  if (!written) return fail(written.error().message);
+  last_renewal_ = std::chrono::steady_clock::now();
+  if (!leading_) spdlog::info("leader election: {} acquired the lease {}", options_.identity, where);
+  leading_ = true;
+}
+
+void LeaderElector::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  if (!leading_) return;
+  // Release, so that another replica takes over at once rather than after the lease duration.
+  leading_ = false;
+  auto current = client_->get(options_.namespace_name, options_.name);
+  if (!current || !*current) return;
+  if (auto released = released_lease(**current, options_.identity))
+    (void)client_->update(options_.namespace_name, options_.name, *released);
+}
+
+}  // namespace fedmetrics::controller

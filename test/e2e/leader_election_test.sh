@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Two `fedmetrics serve --enable-autoscaler` replicas against one control
+# plane: only the holder of the coordination.k8s.io Lease runs the loop; when
+# it stops (SIGTERM) it releases the Lease and the other takes over at once;
+# when that one dies without releasing (SIGKILL), a third replica takes over
+# once the Lease has expired.
+# Usage: leader_election_test.sh FEDMETRICS_BINARY SOURCE_DIR
+source "$(dirname "$0")/lib.sh"
+bin=$1
+src=$2
+
+"$bin" sim --world "$src/examples/worlds/nginx.yaml" --out-dir "$E2E_TMP/world" >"$E2E_TMP/sim.log" 2>&1 &
+E2E_PIDS+=($!)
+wait_for_log "$E2E_TMP/sim.log" "world ready" 10
+kk() { kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --request-timeout=10s "$@"; }
+holder() { kk get lease -n kube-system fedmetrics-autoscaler -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
+
+# replica NAME: starts a replica with short election periods; sets pid_NAME.
+replica() {
+  "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs-$1" --insecure-development-no-auth \
+    --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" \
+    --enable-autoscaler --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --horizontal-pod-autoscaler-sync-period 1s \
+    --leader-elect-lease-duration 3s --leader-elect-renew-deadline 2s --leader-elect-retry-period 250ms \
+    >"$E2E_TMP/$1.log" 2>&1 &
+  E2E_PIDS+=($!)
+  eval "pid_$1=$!"
+  wait_for_log "$E2E_TMP/$1.log" "serving on https://127.0.0.1:" 10
+}
+identity_of() { grep -o 'leader election on Lease kube-system/fedmetrics-autoscaler as [^ ]*' "$E2E_TMP/$1.log" | awk '{print $NF}'; }
+wait_until() {
+  local deadline=$((SECONDS + $1)); shift
+  until "$@"; do
+    [ $SECONDS -ge $deadline ] && return 1
+    sleep 0.2
+  done
+}
+holder_is() { test "$(holder)" = "$1"; }
+
+replica a
+replica b
+a=$(identity_of a); b=$(identity_of b)
+check "each replica has its own identity" test -n "$a" -a -n "$b" -a "$a" != "$b"
+check "one of them holds the Lease" wait_until 10 bash -c "h=\$(kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' get lease -n kube-system fedmetrics-autoscaler -o jsonpath='{.spec.holderIdentity}'); [ \"\$h\" = '$a' ] || [ \"\$h\" = '$b' ]"
+if [ "$(holder)" = "$a" ]; then leader=a; follower=b; else leader=b; follower=a; fi
+leader_id=$(identity_of $leader); follower_id=$(identity_of $follower)
+sleep 1
+check "the follower has not acquired it" \
+  test "$(grep -c 'acquired the lease' "$E2E_TMP/$follower.log")" = 0
+
+eval "kill -TERM \$pid_$leader"
+check "SIGTERM releases the Lease and the follower takes over at once (< 2 s)" wait_until 2 holder_is "$follower_id"
+check "the follower logs that it acquired it" wait_for_log "$E2E_TMP/$follower.log" "acquired the lease" 2
+
+replica c
+c=$(identity_of c)
+eval "kill -KILL \$pid_$follower; wait \$pid_$follower 2>/dev/null || true"
+check "after SIGKILL the Lease stays held until it expires" holder_is "$follower_id"
+check "then the third replica takes it (lease duration 3 s)" wait_until 8 holder_is "$c"
+transitions=$(kk get lease -n kube-system fedmetrics-autoscaler -o jsonpath='{.spec.leaseTransitions}')
+check "leaseTransitions counts the two takeovers" test "$transitions" = 2
+finish
