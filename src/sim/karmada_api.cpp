@@ -53,6 +53,13 @@ std::vector<ResourceType> karmada_types() {
       {"coordination.k8s.io", "v1", "leases", "Lease", true, false, {}},
       {"events.k8s.io", "v1", "events", "Event", true, false, {"ev"}},
       {"apiregistration.k8s.io", "v1", "apiservices", "APIService", false, true, {}},
+      // What deploy/*.yaml creates besides, so that it applies as it would to a real control plane.
+      {"", "v1", "serviceaccounts", "ServiceAccount", true, false, {"sa"}},
+      {"rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false, false, {}},
+      {"rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", false, false, {}},
+      {"rbac.authorization.k8s.io", "v1", "roles", "Role", true, false, {}},
+      {"rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, false, {}},
+      {"policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true, true, {"pdb"}},
   };
 }
 

@@ -118,6 +118,11 @@ check "SubjectAccessReview allows the viewer's pod metrics" \
   grep -q '"allowed":true' <<<"$(sar '{"verb":"list","group":"metrics.k8s.io","resource":"pods","namespace":"default"}')"
 check "and denies updating a Deployment's scale" \
   grep -q '"allowed":false' <<<"$(sar '{"verb":"update","group":"apps","resource":"deployments","subresource":"scale","namespace":"default","name":"nginx"}')"
+# The shipped manifests validate and apply as on a real control plane.
+check "kubectl apply --dry-run=client -f deploy/ (every manifest)" kk apply --dry-run=client -f "$src/deploy/"
+check "kubectl apply -f deploy/control-plane.yaml (RBAC and the ServiceAccount)" kk apply -f "$src/deploy/control-plane.yaml"
+check "the fedmetrics ClusterRole is there with its rules" \
+  grep -q 'federatedhpas/status' <<<"$(kk get clusterrole fedmetrics -o jsonpath='{.rules}')"
 check "bad JSON is 400" grep -q '^400 ' <<<"$(raw POST /apis/coordination.k8s.io/v1/namespaces/kube-system/leases '{not json')"
 check "an unknown resource is 404" grep -q '^404 ' <<<"$(raw GET /apis/apps/v1/namespaces/default/widgets)"
 check "a bad label selector is 400" grep -q '^400 ' <<<"$(raw GET '/apis/apps/v1/deployments?labelSelector=a%20in%20(b')"
