@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "fedmetrics/k8s/time.hpp"
 #include "fedmetrics/transport/self_signed.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
+#include "fedmetrics/clusterclient/periodic_thread.hpp"
 #include "fedmetrics/controller/hpa_controller.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
 #include "main/control_plane_rest.hpp"
@@ -213,9 +215,37 @@ std::string read_text_file(const std::string& flag, const std::string& path) {
   return text.str();
 }
 
+// The certificate trust: what the control plane publishes in
+// extension-apiserver-authentication, then the explicit flags on top.
+k8s::Expected<server::CertificateTrust> load_trust(const ServeOptions& o, HttpsReviewClient* authentication) {
+  server::CertificateTrust trust;
+  if (authentication != nullptr && !o.authentication_skip_lookup) {
+    auto published = fetch_extension_apiserver_authentication(*authentication, std::chrono::seconds(10));
+    if (!published) return published.error();
+    trust = std::move(*published);
+  }
+  try {
+    if (!o.requestheader_client_ca_file.empty()) {
+      auth::RequestHeaderConfig config;
+      config.client_ca_pem = read_text_file("--requestheader-client-ca-file", o.requestheader_client_ca_file);
+      config.allowed_names = o.requestheader_allowed_names;
+      config.username_headers = o.requestheader_username_headers;
+      config.uid_headers = o.requestheader_uid_headers;
+      config.group_headers = o.requestheader_group_headers;
+      config.extra_header_prefixes = o.requestheader_extra_headers_prefix;
+      trust.request_header = std::move(config);
+    }
+    if (!o.client_ca_file.empty()) trust.client_ca_pem = read_text_file("--client-ca-file", o.client_ca_file);
+  } catch (const std::exception& e) {
+    return k8s::Error{e.what()};
+  }
+  return trust;
+}
+
 // Authentication and authorization as a delegating apiserver sets them up
 // (apiserver pkg/server/options/authentication.go, authorization.go).
-std::shared_ptr<server::RequestGate> make_gate(const ServeOptions& o, clusterclient::ClientRuntime& runtime) {
+std::shared_ptr<server::RequestGate> make_gate(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
+                                               std::shared_ptr<HttpsReviewClient>& authentication_out) {
   server::GateOptions gate_options;
   gate_options.always_allow_paths = o.always_allow_paths;
   gate_options.token_cache_ttl = std::chrono::duration_cast<std::chrono::seconds>(
@@ -232,36 +262,84 @@ std::shared_ptr<server::RequestGate> make_gate(const ServeOptions& o, clustercli
   gate_options.authorization =
       std::make_shared<HttpsReviewClient>(runtime, o.authorization_kubeconfig, "--authorization-kubeconfig");
 
-  server::CertificateTrust trust;
-  if (authentication && !o.authentication_skip_lookup) {
-    // The control plane's own trust first; explicit flags below take precedence.
-    auto published = fetch_extension_apiserver_authentication(*authentication, std::chrono::seconds(10));
-    if (!published)
-      throw std::runtime_error("--authentication-kubeconfig: " + published.error().message +
-                               " (pass --authentication-skip-lookup with --requestheader-client-ca-file to do without it)");
-    trust = std::move(*published);
-    spdlog::info("authentication: read kube-system/extension-apiserver-authentication (front proxy: {}, client CA: {})",
-                 trust.request_header ? "yes" : "no", trust.client_ca_pem.empty() ? "no" : "yes");
-  }
-  if (!o.requestheader_client_ca_file.empty()) {
-    auth::RequestHeaderConfig config;
-    config.client_ca_pem = read_text_file("--requestheader-client-ca-file", o.requestheader_client_ca_file);
-    config.allowed_names = o.requestheader_allowed_names;
-    config.username_headers = o.requestheader_username_headers;
-    config.uid_headers = o.requestheader_uid_headers;
-    config.group_headers = o.requestheader_group_headers;
-    config.extra_header_prefixes = o.requestheader_extra_headers_prefix;
-    trust.request_header = std::move(config);
-  }
-  if (!o.client_ca_file.empty()) trust.client_ca_pem = read_text_file("--client-ca-file", o.client_ca_file);
+  auto trust = load_trust(o, authentication.get());
+  if (!trust)
+    throw std::runtime_error("--authentication-kubeconfig: " + trust.error().message +
+                             " (pass --authentication-skip-lookup with --requestheader-client-ca-file to do without it)");
+  spdlog::info("authentication: front proxy: {}, client certificates: {}, tokens: {}",
+               trust->request_header ? "yes" : "no", trust->client_ca_pem.empty() ? "no" : "yes",
+               authentication ? "TokenReview" : "no");
   auto gate = std::make_shared<server::RequestGate>(std::move(gate_options));
   try {
-    gate->set_trust(trust);
+    gate->set_trust(*trust);
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("authentication: ") + e.what());
   }
+  authentication_out = std::move(authentication);
   return gate;
 }
+
+// Keeps what can change under a running server fresh, as Kubernetes'
+// dynamic certificate controllers do: the serving certificate files (checked
+// every 10 s, swapped without a restart) and the trust published in
+// extension-apiserver-authentication (re-read every minute). A failure keeps
+// what was loaded and is logged once until it recovers.
+class Reloader {
+ public:
+  Reloader(const ServeOptions& o, transport::TlsServer& server, std::shared_ptr<server::RequestGate> gate,
+           std::shared_ptr<HttpsReviewClient> authentication)
+      : options_(o), server_(server), gate_(std::move(gate)), authentication_(std::move(authentication)) {
+    if (!o.tls_cert_file.empty()) cert_times_ = file_times();
+  }
+  void start() { thread_.start(std::chrono::seconds(10), [this] { tick(); }); }
+  void stop() { thread_.stop(); }
+
+ private:
+  std::pair<std::filesystem::file_time_type, std::filesystem::file_time_type> file_times() const {
+    std::error_code a, b;
+    return {std::filesystem::last_write_time(options_.tls_cert_file, a),
+            std::filesystem::last_write_time(options_.tls_private_key_file, b)};
+  }
+  void tick() {
+    if (!options_.tls_cert_file.empty()) {
+      auto now = file_times();
+      if (now != cert_times_) {
+        try {
+          server_.set_certificate(options_.tls_cert_file, options_.tls_private_key_file);
+          spdlog::info("serving certificate reloaded from {}", options_.tls_cert_file);
+          cert_times_ = now;
+          cert_failing_ = false;
+        } catch (const std::exception& e) {
+          // Often the certificate is written before its key: retried at the next tick.
+          if (!cert_failing_) spdlog::warn("serving certificate not reloaded (keeping the current one): {}", e.what());
+          cert_failing_ = true;
+        }
+      }
+    }
+    if (gate_ && ++ticks_ % 6 == 0) {
+      auto trust = load_trust(options_, authentication_.get());
+      try {
+        if (!trust) throw std::runtime_error(trust.error().message);
+        gate_->set_trust(*trust);
+        if (trust_failing_) spdlog::info("authentication: the trust configuration could be read again");
+        trust_failing_ = false;
+      } catch (const std::exception& e) {
+        if (!trust_failing_) spdlog::warn("authentication: keeping the current trust configuration: {}", e.what());
+        trust_failing_ = true;
+      }
+    }
+  }
+
+  const ServeOptions& options_;
+  transport::TlsServer& server_;
+  std::shared_ptr<server::RequestGate> gate_;
+  std::shared_ptr<HttpsReviewClient> authentication_;
+  std::pair<std::filesystem::file_time_type, std::filesystem::file_time_type> cert_times_;
+  bool cert_failing_ = false;
+  bool trust_failing_ = false;
+  std::uint64_t ticks_ = 0;
+  clusterclient::PeriodicThread thread_;
+};
 
 // The member source the flags choose, or null when none is configured.
 std::shared_ptr<clusterclient::RefreshingMemberSource> make_member_source(const ServeOptions& o,
@@ -444,7 +522,8 @@ int run_serve(const ServeOptions& o) {
   }
   auto handler = std::make_shared<server::ApiHandler>(service, metrics, server::BuildInfo{});
   std::shared_ptr<server::RequestGate> gate;
-  if (!o.insecure_no_auth) gate = make_gate(o, *client_runtime);
+  std::shared_ptr<HttpsReviewClient> authentication;
+  if (!o.insecure_no_auth) gate = make_gate(o, *client_runtime, authentication);
   handler->set_configured(true);
 
   server_options.request_client_certificates = !o.insecure_no_auth;
@@ -458,7 +537,10 @@ int run_serve(const ServeOptions& o) {
   auto autoscaler_loop = make_autoscaler(o, *client_runtime, aggregator_impl, members, member_timeout);
   spdlog::info("serving on https://{}:{}", o.bind_address, tls_server.port());
   if (autoscaler_loop) autoscaler_loop->start();
+  Reloader reloader(o, tls_server, gate, authentication);
+  reloader.start();
   tls_server.run();
+  reloader.stop();
   // Shutdown order: the loop starts nothing new, no new discovery, then the
   // client's thread stops (member requests still in flight are dropped), and
   // only then the server goes.

@@ -28,7 +28,7 @@ E2E_PIDS+=($!)
 wait_for_log "$E2E_TMP/serve.log" "serving on https://127.0.0.1:" 10
 port=$(grep -o 'https://127.0.0.1:[0-9]*' "$E2E_TMP/serve.log" | head -1 | sed 's/.*://')
 check "serve read the front-proxy CA from extension-apiserver-authentication" \
-  grep -q 'extension-apiserver-authentication (front proxy: yes' "$E2E_TMP/serve.log"
+  grep -q 'authentication: front proxy: yes' "$E2E_TMP/serve.log"
 
 # Register it: the shipped manifests, with the caBundle and the port filled
 # in, and the Service made an ExternalName to loopback as Karmada does.
