@@ -90,8 +90,16 @@ bool Federation::exists(const SimPod& pod, k8s::Timestamp now) const {
   return now < *pod.deleted + world.workloads[pod.workload].termination_grace;
 }
 
+k8s::Timestamp Federation::started_at(const SimPod& pod) const {
+  return pod.created + world.workloads[pod.workload].startup_delay;
+}
+
+bool Federation::running(const SimPod& pod, k8s::Timestamp now) const {
+  return exists(pod, now) && now >= started_at(pod);
+}
+
 k8s::Timestamp Federation::ready_since(const SimPod& pod) const {
-  return pod.created + world.workloads[pod.workload].readiness_delay;
+  return started_at(pod) + world.workloads[pod.workload].readiness_delay;
 }
 
 bool Federation::ready(const SimPod& pod, k8s::Timestamp now) const {

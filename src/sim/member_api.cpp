@@ -197,6 +197,8 @@ class Responder {
   json pod_json(const SimPod& p, bool item) const {
     const auto& w = f_.world.workloads[p.workload];
     bool ready = f_.ready(p, now_);
+    bool running = f_.running(p, now_);
+    auto started = k8s::format_time(f_.started_at(p));
     auto ready_time = ready ? f_.ready_since(p) : p.created;
     auto created = k8s::format_time(p.created);
     std::string rs = w.name + "-" + p.template_hash;
@@ -243,9 +245,10 @@ class Responder {
                           {"imageID", "docker.io/library/" + c.image + "@sha256:" + std::string(64, '0')},
                           {"containerID", "containerd://" + p.uid},
                           {"ready", ready},
-                          {"started", true},
+                          {"started", running},
                           {"restartCount", 0},
-                          {"state", {{"running", {{"startedAt", created}}}}}});
+                          {"state", running ? json{{"running", {{"startedAt", started}}}}
+                                            : json{{"waiting", {{"reason", "ContainerCreating"}}}}}});
     }
     auto condition = [&](const char* type, bool status, k8s::Timestamp at) {
       return json{{"type", type},
@@ -274,7 +277,7 @@ class Responder {
                    {"serviceAccountName", "default"},
                    {"terminationGracePeriodSeconds", w.termination_grace.count()},
                    {"dnsPolicy", "ClusterFirst"}};
-    out["status"] = {{"phase", "Running"},
+    out["status"] = {{"phase", running ? "Running" : "Pending"},
                      {"conditions", conditions},
                      {"hostIP", node_ip(p.node)},
                      {"podIP", pod_ip},
@@ -533,6 +536,7 @@ class Responder {
       if (auto error = selectors(labels, fields)) return *error;
       std::vector<k8s::PodMetrics> items;
       for (const auto* p : pods(in_ns ? r[1] : "")) {
+        if (!f_.running(*p, now_)) continue;  // metrics-server reports pods whose containers run
         if (!labels.matches(pod_labels(*p))) continue;
         if (!fields.matches(p->name, f_.world.workloads[p->workload].namespace_name)) continue;
         items.push_back(pod_metrics(*p));
@@ -542,6 +546,8 @@ class Responder {
     if (r.size() == 4 && r[0] == "namespaces" && r[2] == "pods") {
       const auto* p = find_pod(r[1], r[3]);
       if (p == nullptr) return status_response(Status::not_found({"", "pods"}, r[3]));
+      // metrics-server: the pod exists but has no metrics yet.
+      if (!f_.running(*p, now_)) return status_response(Status::not_found({"metrics.k8s.io", "pods"}, r[1] + "/" + r[3]));
       return json_response(k8s::to_json(pod_metrics(*p)).dump());
     }
     return not_found();

@@ -103,6 +103,15 @@ struct Simulation {
     }
   }
 
+  // A load change from the world file's schedule (the control endpoint may have changed it meanwhile).
+  void apply_scheduled_load(std::size_t workload, const Load& load) {
+    std::lock_guard lock(write_mutex);
+    auto current = state.load();
+    state.store(std::make_shared<const Federation>(current->with_load(workload, load)));
+    spdlog::info("load schedule: {}/{} now cpu {} and {} requests/s", current->world.workloads[workload].namespace_name,
+                 current->world.workloads[workload].name, load.cpu.to_string(), load.requests_per_second.to_string());
+  }
+
   void set_replicas(std::size_t workload, std::int32_t replicas) {
     std::lock_guard lock(write_mutex);
     auto current = state.load();
@@ -370,6 +379,11 @@ int run_sim(const SimOptions& options) {
     s->karmada_server->schedule(delay, std::move(task));
   };
   sim->karmada = std::make_unique<KarmadaApi>(std::make_shared<ObjectStore>(wall_now, options.watch_history), std::move(hooks));
+
+  // The world file's load schedules, timed from now.
+  for (std::size_t w = 0; w < world.workloads.size(); ++w)
+    for (const auto& change : world.workloads[w].load_schedule)
+      control.schedule(change.at, [s = sim.get(), w, load = change.load] { s->apply_scheduled_load(w, load); });
 
   // Faults declared in the world file that the listeners apply.
   for (std::size_t i = 0; i < world.members.size(); ++i)

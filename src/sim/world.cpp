@@ -302,7 +302,7 @@ Propagation parse_propagation(const YAML::Node& n, const std::string& path, cons
 WorkloadSpec parse_workload(const YAML::Node& n, const std::string& path, const std::vector<MemberSpec>& members) {
   Fields f(n, path,
            {"name", "namespace", "kind", "replicas", "labels", "containers", "propagation", "load", "metrics",
-            "readinessDelay", "terminationGracePeriod", "baseline"});
+            "startupDelay", "readinessDelay", "terminationGracePeriod", "baseline"});
   WorkloadSpec w;
   w.name = f.string("name", true);
   if (!dns_subdomain(w.name)) fail(f.path("name"), "\"" + w.name + "\" is not a valid Deployment name");
@@ -325,9 +325,27 @@ WorkloadSpec parse_workload(const YAML::Node& n, const std::string& path, const 
   if (!f.has("propagation")) fail(f.path("propagation"), "required");
   w.propagation = parse_propagation(f.get("propagation"), f.path("propagation"), members);
   if (f.has("load")) {
-    Fields l(f.get("load"), f.path("load"), {"cpu", "requestsPerSecond"});
+    Fields l(f.get("load"), f.path("load"), {"cpu", "requestsPerSecond", "schedule"});
     w.load.cpu = l.quantity("cpu", {});
     w.load.requests_per_second = l.quantity("requestsPerSecond", {});
+    // schedule: [{at: 10s, cpu: "2"}, {at: 70s, cpu: "0"}]; a field left out keeps its value.
+    auto schedule = l.get("schedule");
+    if (schedule.IsDefined() && !schedule.IsNull()) {
+      if (!schedule.IsSequence()) fail(l.path("schedule"), "expected a list of {at, cpu, requestsPerSecond}");
+      Load current = w.load;
+      for (std::size_t i = 0; i < schedule.size(); ++i) {
+        auto sp = item(l.path("schedule"), i);
+        Fields c(schedule[i], sp, {"at", "cpu", "requestsPerSecond"});
+        if (!c.has("at")) fail(c.path("at"), "required (a Go duration after the start, such as 10s)");
+        LoadChange change{c.duration("at", {}), current};
+        change.load.cpu = c.quantity("cpu", current.cpu);
+        change.load.requests_per_second = c.quantity("requestsPerSecond", current.requests_per_second);
+        if (!w.load_schedule.empty() && change.at < w.load_schedule.back().at)
+          fail(c.path("at"), "must not be earlier than the previous entry's");
+        current = change.load;
+        w.load_schedule.push_back(std::move(change));
+      }
+    }
   }
   w.custom_metrics = f.strings("metrics");
   for (std::size_t i = 0; i < w.custom_metrics.size(); ++i) {
@@ -337,6 +355,7 @@ WorkloadSpec parse_workload(const YAML::Node& n, const std::string& path, const 
     });
     if (!ok) fail(item(f.path("metrics"), i), "\"" + m + "\" is not a valid metric name");
   }
+  w.startup_delay = std::chrono::duration_cast<std::chrono::seconds>(f.duration("startupDelay", {}));
   w.readiness_delay = std::chrono::duration_cast<std::chrono::seconds>(f.duration("readinessDelay", {}));
   w.termination_grace = std::chrono::duration_cast<std::chrono::seconds>(f.duration("terminationGracePeriod", {}));
   w.baseline_cpu = Quantity::from_milli(1, k8s::QuantityFormat::DecimalSI);  // 1m: an idle nginx

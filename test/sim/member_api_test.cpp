@@ -395,3 +395,31 @@ TEST_CASE("MemberApi: kubectl get receives a Table when it asks for one", "[sim]
   // Without the Accept header: the plain list.
   CHECK(call(f, kMember1, "/api/v1/namespaces/shop/pods").body["kind"] == "PodList");
 }
+
+TEST_CASE("MemberApi: a new pod is Pending, then Running, then Ready; metrics only once it runs", "[sim][member]") {
+  using namespace std::chrono_literals;
+  auto w = sim_test::world();
+  w.workloads[0].startup_delay = 10s;
+  w.workloads[0].readiness_delay = 5s;
+  auto f = Federation::create(w, sim_test::t0()).with_replicas(0, 6, sim_test::t0() + 100s);  // one new pod per member
+  auto phase_of_new = [&](fedmetrics::k8s::Timestamp now) {
+    auto list = call(f, kMember1, sim_test::get("/api/v1/namespaces/shop/pods"), now);
+    std::string phase, ready, state;
+    for (const auto& pod : list.body["items"]) {
+      if (pod["metadata"]["creationTimestamp"] != "2026-08-22T10:01:40Z") continue;
+      phase = pod["status"]["phase"];
+      for (const auto& c : pod["status"]["conditions"])
+        if (c["type"] == "Ready") ready = c["status"];
+      state = pod["status"]["containerStatuses"][0]["state"].begin().key();
+    }
+    return phase + "/" + ready + "/" + state;
+  };
+  CHECK(phase_of_new(sim_test::t0() + 105s) == "Pending/False/waiting");
+  CHECK(phase_of_new(sim_test::t0() + 111s) == "Running/False/running");
+  CHECK(phase_of_new(sim_test::t0() + 116s) == "Running/True/running");
+  auto metrics_count = [&](fedmetrics::k8s::Timestamp now) {
+    return call(f, kMember1, sim_test::get("/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods"), now).body["items"].size();
+  };
+  CHECK(metrics_count(sim_test::t0() + 105s) == 2);  // the two pods from the start
+  CHECK(metrics_count(sim_test::t0() + 111s) == 3);
+}

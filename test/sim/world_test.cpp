@@ -148,3 +148,39 @@ TEST_CASE("World: faults from JSON merge into a base and reject bad fields", "[s
   CHECK(faults_from_json(nlohmann::json::parse(R"({"slow":true})")).error().message == "slow: unknown field");
   CHECK(to_json(*merged)["latency"] == "200ms");
 }
+
+TEST_CASE("World: a load schedule and startup delay", "[sim][world]") {
+  auto w = fedmetrics::sim::parse_world(R"(
+members: [{name: m1}]
+workloads:
+  - name: web
+    containers: [{name: web, resources: {requests: {cpu: 100m}}}]
+    propagation: {clusters: [m1]}
+    startupDelay: 3s
+    load:
+      cpu: "1"
+      requestsPerSecond: "5"
+      schedule:
+        - {at: 10s, cpu: "2"}
+        - {at: 70s, requestsPerSecond: "0"}
+)");
+  REQUIRE(w.ok());
+  const auto& wl = w->workloads[0];
+  CHECK(wl.startup_delay == std::chrono::seconds(3));
+  REQUIRE(wl.load_schedule.size() == 2);
+  CHECK(wl.load_schedule[0].at == std::chrono::seconds(10));
+  CHECK(wl.load_schedule[0].load.cpu.to_string() == "2");
+  CHECK(wl.load_schedule[0].load.requests_per_second.to_string() == "5");  // kept
+  CHECK(wl.load_schedule[1].load.cpu.to_string() == "2");                  // carried on
+  CHECK(wl.load_schedule[1].load.requests_per_second.to_string() == "0");
+  auto bad = fedmetrics::sim::parse_world(R"(
+members: [{name: m1}]
+workloads:
+  - name: web
+    containers: [{name: web}]
+    propagation: {clusters: [m1]}
+    load: {schedule: [{at: 20s, cpu: "1"}, {at: 10s, cpu: "0"}]}
+)");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message == "workloads[0].load.schedule[1].at: must not be earlier than the previous entry's");
+}

@@ -52,7 +52,10 @@ struct Federation {
 
   // A pod exists until its termination grace has passed after deletion.
   [[nodiscard]] bool exists(const SimPod& pod, k8s::Timestamp now) const;
-  // Ready: started at least readinessDelay ago; deletion does not clear it
+  // Running: its containers started (startupDelay after creation); Pending before.
+  [[nodiscard]] bool running(const SimPod& pod, k8s::Timestamp now) const;
+  [[nodiscard]] k8s::Timestamp started_at(const SimPod& pod) const;
+  // Ready: running for at least readinessDelay; deletion does not clear it
   // (the kubelet keeps Ready until the containers stop).
   [[nodiscard]] bool ready(const SimPod& pod, k8s::Timestamp now) const;
   // Serving: ready and not being deleted (in the Service's endpoints).

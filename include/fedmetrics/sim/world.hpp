@@ -82,6 +82,12 @@ struct Load {
   friend bool operator==(const Load&, const Load&) = default;
 };
 
+// A change of a workload's load at a time after the world started.
+struct LoadChange {
+  std::chrono::milliseconds at{0};
+  Load load;
+};
+
 struct WorkloadSpec {
   std::string name;
   std::string namespace_name = "default";
@@ -90,8 +96,10 @@ struct WorkloadSpec {
   std::vector<ContainerSpec> containers;
   Propagation propagation;
   Load load;
+  std::vector<LoadChange> load_schedule;  // in time order
   std::vector<std::string> custom_metrics;  // series the pods expose, e.g. http_requests
-  std::chrono::seconds readiness_delay{0};  // from start to Ready
+  std::chrono::seconds startup_delay{0};    // Pending (scheduled, containers being created) until Running
+  std::chrono::seconds readiness_delay{0};  // from Running to Ready
   std::chrono::seconds termination_grace{0};  // how long a deleted pod stays Terminating
   k8s::Quantity baseline_cpu;     // per pod, cores, usage without load
   k8s::Quantity memory_usage;     // per pod, bytes
