@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -369,7 +370,7 @@ json deployment_for(const WorkloadSpec& w, std::int32_t replicas) {
 }  // namespace
 
 void KarmadaApi::seed(const Federation& federation, const std::vector<ClusterRegistration>& clusters,
-                      const AuthenticationTrust& trust) {
+                      const AuthenticationTrust& trust, const std::string& aggregation_ca_pem) {
   const auto& world = federation.world;
   auto type = [this](std::string_view group, std::string_view resource) {
     return *store_->find_type(group, group.empty() ? "v1" : (group == kClusterGroup ? "v1alpha1" : "v1"), resource);
@@ -411,6 +412,28 @@ void KarmadaApi::seed(const Federation& federation, const std::vector<ClusterReg
   for (std::size_t w = 0; w < world.workloads.size(); ++w)
     store_->create(type("apps", "deployments"), world.workloads[w].namespace_name,
                    deployment_for(world.workloads[w], federation.workloads[w].replicas));
+  if (const auto& a = world.aggregation) {
+    store_->create(type("", "namespaces"), "", {{"metadata", {{"name", a->service_namespace}}}});
+    store_->create(type("", "services"), a->service_namespace,
+                   {{"metadata", {{"name", a->service_name}}},
+                    {"spec", {{"type", "ExternalName"}, {"externalName", a->address}}}});
+    // As deploy/apiservice.yaml: v1beta2 of custom metrics preferred.
+    for (const auto& [group, version, priority] :
+         std::vector<std::tuple<std::string, std::string, int>>{{"metrics.k8s.io", "v1beta1", 100},
+                                                                {"custom.metrics.k8s.io", "v1beta2", 200},
+                                                                {"custom.metrics.k8s.io", "v1beta1", 100},
+                                                                {"external.metrics.k8s.io", "v1beta1", 100}}) {
+      json spec = {{"group", group},
+                   {"version", version},
+                   {"service", {{"namespace", a->service_namespace}, {"name", a->service_name}, {"port", a->port}}},
+                   {"groupPriorityMinimum", 100},
+                   {"versionPriority", priority}};
+      if (a->insecure_skip_tls_verify) spec["insecureSkipTLSVerify"] = true;
+      else spec["caBundle"] = k8s::base64_encode(aggregation_ca_pem);
+      store_->create(*store_->find_type("apiregistration.k8s.io", "v1", "apiservices"), "",
+                     {{"metadata", {{"name", version + "." + group}}}, {"spec", spec}});
+    }
+  }
   auto strings = [](const std::vector<std::string>& v) { return json(v).dump(); };
   store_->create(type("", "configmaps"), "kube-system",
                  {{"metadata", {{"name", "extension-apiserver-authentication"}}},

@@ -398,7 +398,13 @@ int run_sim(const SimOptions& options) {
   AuthenticationTrust trust;
   trust.client_ca_pem = ca.certificate_pem();
   trust.requestheader_client_ca_pem = front_proxy_ca.certificate_pem();
-  sim->karmada->seed(*sim->state.load(), registrations, trust);
+  std::string aggregation_ca;
+  if (world.aggregation && !world.aggregation->ca_file.empty()) {
+    auto ca_path = fs::path(world.aggregation->ca_file);
+    if (ca_path.is_relative()) ca_path = fs::absolute(options.world_file).parent_path() / ca_path;
+    aggregation_ca = read_file(ca_path.string());
+  }
+  sim->karmada->seed(*sim->state.load(), registrations, trust, aggregation_ca);
   sim->update_cluster_conditions(*sim->state.load());
   MemberEndpoint karmada_endpoint{"karmada-apiserver", "https://127.0.0.1:" + std::to_string(sim->karmada_server->port()),
                                   world.users.front().token};

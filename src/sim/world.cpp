@@ -414,7 +414,7 @@ ExternalMetricSpec parse_external(const YAML::Node& n, const std::string& path, 
 
 World parse_world_node(const YAML::Node& root) {
   if (!root.IsDefined() || root.IsNull()) fail("", "the world file is empty");
-  Fields f(root, "", {"apiVersion", "kind", "members", "namespaces", "workloads", "users", "externalMetrics"});
+  Fields f(root, "", {"apiVersion", "kind", "members", "namespaces", "workloads", "users", "externalMetrics", "aggregation"});
   World world;
   auto members = f.get("members");
   if (!members.IsDefined() || !members.IsSequence() || members.size() == 0)
@@ -465,6 +465,21 @@ World parse_world_node(const YAML::Node& root) {
     world.users.push_back(parse_user(users[i], item("users", i), world.members));
     for (std::size_t j = 0; j + 1 < world.users.size(); ++j)
       if (world.users[j].token == world.users.back().token) fail(item("users", i) + ".token", "duplicate token");
+  }
+  if (f.has("aggregation")) {
+    Fields a(f.get("aggregation"), "aggregation", {"address", "port", "serviceNamespace", "serviceName", "caFile", "insecureSkipTLSVerify"});
+    AggregationSpec spec;
+    spec.address = a.string("address", false, spec.address);
+    spec.port = static_cast<std::uint16_t>(a.integer("port", spec.port, 1, 65535));
+    spec.service_namespace = a.string("serviceNamespace", false, spec.service_namespace);
+    spec.service_name = a.string("serviceName", false, spec.service_name);
+    spec.ca_file = a.string("caFile", false);
+    spec.insecure_skip_tls_verify = a.boolean("insecureSkipTLSVerify", false);
+    if (spec.ca_file.empty() == !spec.insecure_skip_tls_verify)
+      fail("aggregation", "give exactly one of caFile and insecureSkipTLSVerify: true (as an APIService)");
+    if (!dns_label(spec.service_namespace)) fail("aggregation.serviceNamespace", "not a valid namespace");
+    if (!dns_label(spec.service_name)) fail("aggregation.serviceName", "not a valid Service name");
+    world.aggregation = spec;
   }
   auto externals = f.get("externalMetrics");
   if (externals.IsDefined() && !externals.IsNull()) {

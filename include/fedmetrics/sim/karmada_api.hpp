@@ -76,8 +76,10 @@ class KarmadaApi {
   // with these members has: namespaces, Cluster objects (Push mode, Ready),
   // their Secrets in karmada-cluster, one Deployment per workload, the
   // extension-apiserver-authentication ConfigMap.
+  // With `aggregation_ca_pem` the world's aggregation section (if any) is
+  // registered too: its namespace, ExternalName Service and the four APIServices.
   void seed(const Federation& federation, const std::vector<ClusterRegistration>& clusters,
-            const AuthenticationTrust& trust);
+            const AuthenticationTrust& trust, const std::string& aggregation_ca_pem = {});
 
   // Keeps the Deployments' spec.replicas equal to the workloads' (after the
   // simulator's own control endpoint changed them).

@@ -133,12 +133,25 @@ struct ExternalMetricSpec {
   std::vector<std::string> members;  // empty: every member with the API
 };
 
+// The metrics server the control plane's aggregation layer forwards to, as
+// the APIService objects and their ExternalName Service would say (seeded at
+// start; `kubectl apply -f deploy/apiservice.yaml` does the same by hand).
+struct AggregationSpec {
+  std::string address = "127.0.0.1";  // the Service's externalName
+  std::uint16_t port = 8443;          // APIService spec.service.port
+  std::string service_namespace = "fedmetrics-system";
+  std::string service_name = "fedmetrics";
+  std::string ca_file;                // caBundle; relative to the world file
+  bool insecure_skip_tls_verify = false;
+};
+
 struct World {
   std::vector<MemberSpec> members;
   std::vector<std::string> namespaces;  // always includes default and kube-system
   std::vector<WorkloadSpec> workloads;
   std::vector<UserSpec> users;
   std::vector<ExternalMetricSpec> external_metrics;
+  std::optional<AggregationSpec> aggregation;
 
   [[nodiscard]] std::optional<std::size_t> member_index(std::string_view name) const;
   [[nodiscard]] std::optional<std::size_t> workload_index(std::string_view namespace_name,

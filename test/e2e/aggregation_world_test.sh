@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# A world file that names the metrics server (its `aggregation` section): the
+# simulated control plane starts with the APIServices and the ExternalName
+# Service already registered, so `kubectl top pod` against it reaches
+# fedmetrics with nothing applied by hand.
+# Usage: aggregation_world_test.sh FEDMETRICS_BINARY SOURCE_DIR
+source "$(dirname "$0")/lib.sh"
+bin=$1
+src=$2
+
+bash "$src/certs/generate.sh" "$E2E_TMP/certs" fedmetrics fedmetrics-system >/dev/null
+port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+sed -n '/^members:/,$p' "$src/test/e2e/karmada.world.yaml" >"$E2E_TMP/world.yaml"
+cat >>"$E2E_TMP/world.yaml" <<YAML
+aggregation:
+  address: 127.0.0.1
+  port: $port
+  caFile: certs/ca.crt
+YAML
+"$bin" sim --world "$E2E_TMP/world.yaml" --out-dir "$E2E_TMP/world" >"$E2E_TMP/sim.log" 2>&1 &
+E2E_PIDS+=($!)
+wait_for_log "$E2E_TMP/sim.log" "world ready" 10
+kk() { kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --request-timeout=10s "$@"; }
+check "the APIServices are registered from the world file" \
+  test "$(kk get apiservices.apiregistration.k8s.io --no-headers | grep -c 'fedmetrics-system/fedmetrics')" = 4
+check "and the ExternalName Service" \
+  test "$(kk get service -n fedmetrics-system fedmetrics -o jsonpath='{.spec.type}/{.spec.externalName}')" = "ExternalName/127.0.0.1"
+
+"$bin" serve --secure-port "$port" --bind-address 127.0.0.1 \
+  --tls-cert-file "$E2E_TMP/certs/serving.crt" --tls-private-key-file "$E2E_TMP/certs/serving.key" \
+  --authentication-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --authorization-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
+  --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" >"$E2E_TMP/serve.log" 2>&1 &
+E2E_PIDS+=($!)
+wait_for_log "$E2E_TMP/serve.log" "serving on https://127.0.0.1:" 10
+top=$(kk top pod -n default --no-headers)
+check "kubectl top pod through the control plane, nothing applied by hand" test "$(grep -c '^nginx-' <<<"$top")" -eq 2
+finish
