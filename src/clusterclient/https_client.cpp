@@ -1,4 +1,5 @@
 #include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/clusterclient/token_bucket.hpp"
 
 #include <utility>  // before Asio's awaitable.hpp (Boost + C++20 coroutines)
 
@@ -111,6 +112,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
   ClientRuntime::Impl& runtime;
   ClusterEndpoint endpoint;
   ClientOptions options;
+  TokenBucket rate;  // used on the strand only
   ssl::context tls{ssl::context::tls_client};
   std::string host, port, host_header, base_path, verify_name;
 
@@ -157,7 +159,11 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
   asio::strand<asio::io_context::executor_type> strand;
 
   Impl(ClientRuntime::Impl& rt, ClusterEndpoint e, ClientOptions o)
-      : runtime(rt), endpoint(std::move(e)), options(std::move(o)), strand(asio::make_strand(rt.io)) {
+      : runtime(rt),
+        endpoint(std::move(e)),
+        options(std::move(o)),
+        rate(options.qps, options.burst),
+        strand(asio::make_strand(rt.io)) {
     auto url = boost::urls::parse_uri(endpoint.server);
     if (!url || url->scheme() != "https")
       throw std::runtime_error("member " + endpoint.name + ": server \"" + endpoint.server + "\" is not an https:// URL");
@@ -382,6 +388,13 @@ void HttpsClient::send(OutgoingRequest request, Deadline deadline, HttpCallback 
   asio::co_spawn(
       impl->strand,
       [impl, request = std::move(request), deadline]() -> awaitable<HttpResult> {
+        // The rate limit first: wait for a token, or fail as throttled by the deadline.
+        auto wait = impl->rate.reserve(std::chrono::steady_clock::now(), deadline);
+        if (!wait) co_return error(Kind::Throttled, "rate limit (--member-qps) for " + impl->address() + ": no token before the deadline");
+        if (wait->count() > 0) {
+          asio::steady_timer timer(co_await asio::this_coro::executor, *wait);
+          co_await timer.async_wait(use_tuple);
+        }
         HttpResult result = co_await impl->send(request, deadline);
         if (auto* reply = std::get_if<HttpReply>(&result);
             reply && reply->status == 401 && !impl->endpoint.token_file.empty()) {

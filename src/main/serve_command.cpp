@@ -142,6 +142,15 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
   serve->add_option("--max-member-response-bytes", o.max_member_response_bytes,
                     "Largest response accepted from a member cluster; a larger one is an error for that member.")
       ->capture_default_str();
+  serve->add_option("--member-qps", o.member_qps,
+                    "Requests per second to each member cluster, shared by every query and the autoscaler (a\n"
+                    "token bucket, as client-go's QPS); a request that cannot get a token before its deadline\n"
+                    "fails as throttled for that member. 0: unlimited.")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  serve->add_option("--member-burst", o.member_burst, "Requests allowed at once above --member-qps (client-go's Burst).")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
   serve->add_option("--member-max-connections", o.member_max_connections,
                     "Keep-alive connections per member cluster (the pool bound).")
       ->capture_default_str()
@@ -352,6 +361,8 @@ std::shared_ptr<clusterclient::RefreshingMemberSource> make_member_source(const 
   clusterclient::MemberSetOptions set_options;
   set_options.client.max_response_bytes = o.max_member_response_bytes;
   set_options.client.max_connections = o.member_max_connections;
+  set_options.client.qps = o.member_qps;
+  set_options.client.burst = o.member_burst;
   if (!o.karmada_kubeconfig.empty()) {
     clusterclient::KarmadaSourceOptions source_options;
     source_options.kubeconfig_file = o.karmada_kubeconfig;

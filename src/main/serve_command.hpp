@@ -43,6 +43,8 @@ struct ServeOptions {
   std::string cache_ttl = "0s";
   std::size_t max_member_response_bytes = 64ULL << 20;
   std::size_t member_max_connections = 8;
+  double member_qps = 0;
+  int member_burst = 10;
   // The built-in FederatedHPA loop (upstream kube-controller-manager flag names).
   bool enable_autoscaler = false;
   std::string kubeconfig;  // the control plane the loop manages

@@ -66,6 +66,8 @@ struct ClientOptions {
   std::size_t max_connections = 8;                // open connections per member (the pool bound)
   std::size_t max_response_bytes = 64ULL << 20;   // --max-member-response-bytes
   std::string user_agent = "fedmetrics/v0.1.0";
+  double qps = 0;   // --member-qps: requests per second to this member, shared by all callers; 0 = unlimited
+  int burst = 10;   // --member-burst
 };
 
 // Latency histogram bounds, seconds: up to 60 s, as a member deadline may be that long.
