@@ -52,19 +52,19 @@ int main() {
 
   const char* inputs[] = {"2318451n", "14536Ki", "1500m", "1.5Gi", "300e6"};
   double parse = median_ns(9, 200000, [&] {
-    for (const char* s : inputs) sink += Quantity::parse(s)->nanos() != 0;
+    for (const char* s : inputs) sink = sink + (Quantity::parse(s)->nanos() != 0);
   }) / 5;
   std::printf("%-44s %14.1f %12s\n", "Quantity::parse", parse, "-");
 
   std::vector<Quantity> parsed;
   for (const char* s : inputs) parsed.push_back(*Quantity::parse(s));
   double print = median_ns(9, 200000, [&] {
-    for (const auto& q : parsed) sink += q.to_string().size();
+    for (const auto& q : parsed) sink = sink + (q.to_string().size());
   }) / 5;
   std::printf("%-44s %14.1f %12s\n", "Quantity::to_string", print, "-");
 
   Quantity a = *Quantity::parse("20468Ki"), b = *Quantity::parse("30000Ki");
-  double add = median_ns(9, 1000000, [&] { sink += a.plus(b)->is_zero(); });
+  double add = median_ns(9, 1000000, [&] { sink = sink + (a.plus(b)->is_zero()); });
   std::printf("%-44s %14.1f %12s\n", "Quantity::plus", add, "-");
 
   for (int pods : {100, 1000}) {
@@ -72,14 +72,14 @@ int main() {
     double decode = median_ns(7, 20, [&] {
       auto doc = parse_document(body);
       auto list = pod_metrics_list_from_json(*doc);
-      sink += list->size();
+      sink = sink + (list->size());
     });
     char name[64];
     std::snprintf(name, sizeof name, "decode PodMetricsList (%d pods, %zu KiB)", pods, body.size() / 1024);
     std::printf("%-44s %14.0f %12.1f\n", name, decode, body.size() / decode * 1e3);
 
     auto items = *pod_metrics_list_from_json(*parse_document(body));
-    double encode = median_ns(7, 20, [&] { sink += pod_metrics_list_to_json(items).dump().size(); });
+    double encode = median_ns(7, 20, [&] { sink = sink + (pod_metrics_list_to_json(items).dump().size()); });
     std::snprintf(name, sizeof name, "encode PodMetricsList (%d pods)", pods);
     std::printf("%-44s %14.0f %12.1f\n", name, encode, body.size() / encode * 1e3);
   }

@@ -5,6 +5,7 @@
 
 #include <deque>
 #include <fstream>
+#include <filesystem>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -128,6 +129,8 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
   std::size_t open = 0;
   std::deque<std::shared_ptr<Waiter>> waiters;
   std::string token;  // current bearer token (from the file when token_file is set)
+  std::chrono::steady_clock::time_point token_checked{};
+  std::filesystem::file_time_type token_mtime{};
 
   std::atomic<std::uint64_t> requests{0}, handshakes{0}, failures{0};
   // Outcome, latency and in-flight accounting (guarded by `mutex`).
@@ -183,7 +186,32 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
 
   std::string address() const { return host + ":" + port; }
 
+  // With a token file, its modification time is checked at most once a
+  // second, and a changed file re-read: a rotated token (a projected
+  // ServiceAccount token) is used before any 401.
   std::string current_token() {
+    if (!endpoint.token_file.empty()) {
+      auto now = std::chrono::steady_clock::now();
+      bool check = false;
+      {
+        std::lock_guard lock(mutex);
+        if (now - token_checked >= std::chrono::seconds(1)) {
+          token_checked = now;
+          check = true;
+        }
+      }
+      if (check) {
+        std::error_code ec;
+        auto mtime = std::filesystem::last_write_time(endpoint.token_file, ec);
+        bool changed = false;
+        {
+          std::lock_guard lock(mutex);
+          changed = !ec && mtime != token_mtime;
+          if (changed) token_mtime = mtime;
+        }
+        if (changed) reload_token();
+      }
+    }
     std::lock_guard lock(mutex);
     return token;
   }

@@ -172,6 +172,27 @@ TEST_CASE("HttpsClient: a rotated token file is picked up after a 401", "[integr
   CHECK(std::get<HttpReply>(after).status == 200);
 }
 
+TEST_CASE("HttpsClient: a token file that changes is re-read before any 401", "[integration][clusterclient]") {
+  ClientRuntime rt(2);
+  auto endpoint = World::get().members.at("healthy");
+  auto token_file = World::get().dir / "changing-token";
+  std::string good = endpoint.token;
+  std::ofstream(token_file) << good << "\n";
+  endpoint.token.clear();
+  endpoint.token_file = token_file.string();
+  HttpsClient client(rt, endpoint);
+  auto ok = get_sync(client, "/apis/metrics.k8s.io/v1beta1/pods", 2s);
+  REQUIRE(std::holds_alternative<HttpReply>(ok));
+  CHECK(std::get<HttpReply>(ok).status == 200);
+  // A rotation to a token the member does not know shows up as a 401 without any retry needed to see it.
+  std::this_thread::sleep_for(1100ms);
+  std::ofstream(token_file) << "revoked-token\n";
+  std::filesystem::last_write_time(token_file, std::filesystem::file_time_type::clock::now() + 1s);
+  auto rejected = get_sync(client, "/apis/metrics.k8s.io/v1beta1/pods", 2s);
+  REQUIRE(std::holds_alternative<HttpReply>(rejected));
+  CHECK(std::get<HttpReply>(rejected).status == 401);
+}
+
 TEST_CASE("RestMemberCluster: typed calls and capability discovery", "[integration][clusterclient]") {
   ClientRuntime rt(2);
   auto& world = World::get();
