@@ -199,11 +199,15 @@ std::string text_of(const json& v) {
   return v.dump();
 }
 
-json ready_condition(const json& object) {
-  for (const auto& c : object["status"].value("conditions", json::array()))
-    if (c.value("type", "") == "Ready") return c;
+json ready_condition_of(const json& object, std::string_view type) {
+  const auto& status = object.value("status", json::object());
+  if (!status.is_object()) return json::object();
+  for (const auto& c : status.value("conditions", json::array()))
+    if (c.is_object() && c.value("type", "") == type) return c;
   return json::object();
 }
+
+json ready_condition(const json& object) { return ready_condition_of(object, "Ready"); }
 
 // The columns `kubectl get` shows for each kind: the built-in printers' and,
 // for Karmada's CRDs, their additionalPrinterColumns.
@@ -249,7 +253,10 @@ json to_table(const json& doc, const ResourceType& type, k8s::Timestamp now) {
     cells = [](const json& o) {
       const auto& svc = o["spec"].value("service", json());
       std::string service = svc.is_object() ? svc.value("namespace", "") + "/" + svc.value("name", "") : "Local";
-      return std::vector<json>{service, svc.is_object() ? "True" : "True"};
+      auto available = ready_condition_of(o, "Available");
+      std::string shown = available.value("status", svc.is_object() ? "Unknown" : "True");
+      if (shown == "False") shown += " (" + available.value("reason", "") + ")";
+      return std::vector<json>{service, shown};
     };
   } else if (kind == "Secret") {
     for (auto* c : {"Type", "Data"}) columns.push_back(column(c, "string", 0));
@@ -314,6 +321,30 @@ HttpResponse openapi_v3(const std::vector<std::string>& s, const std::vector<Res
   }
   return json_response(
       json{{"openapi", "3.0.0"}, {"info", {{"title", "Kubernetes"}, {"version", "v1.31.0"}}}, {"paths", paths}}.dump());
+}
+
+
+// Where an APIService's Service is reached (kube-aggregator's resolver): an
+// ExternalName's name, or a loopback clusterIP; the TLS name is always
+// <service>.<namespace>.svc. A string says why it cannot be reached.
+std::variant<Upstream, std::string> resolve_apiservice(const ObjectStore& store, const json& apiservice) {
+  const auto& spec = apiservice.value("spec", json::object());
+  const auto& service = spec.value("service", json::object());
+  const std::string ns = service.value("namespace", ""), name = service.value("name", "");
+  auto svc = store.get(*store.find_type("", "v1", "services"), ns, name);
+  if (std::holds_alternative<Status>(svc)) return "service/" + name + " in \"" + ns + "\" is not present";
+  const auto& svc_spec = std::get<json>(svc).value("spec", json::object());
+  std::string host = svc_spec.value("type", "") == "ExternalName" ? svc_spec.value("externalName", "")
+                                                                   : svc_spec.value("clusterIP", "");
+  if (host.empty() || host == "None")
+    return "service/" + name + " in \"" + ns + "\" has no address (use type ExternalName with externalName 127.0.0.1)";
+  Upstream up;
+  up.server = "https://" + host + ":" + std::to_string(service.value("port", 443));
+  up.insecure = spec.value("insecureSkipTLSVerify", false);
+  up.ca_pem = k8s::base64_decode(spec.value("caBundle", "")).value_or("");
+  up.server_name = name + "." + ns + ".svc";
+  up.front_proxy = true;
+  return up;
 }
 
 bool wants_table(const HttpRequest& request) { return header(request, "Accept").find("as=Table") != std::string_view::npos; }
@@ -458,6 +489,45 @@ void KarmadaApi::sync_replicas(const Federation& federation) {
     (*object)["metadata"].erase("resourceVersion");
     store_->update(*deployments, spec.namespace_name, spec.name, std::move(*object));
   }
+}
+
+std::vector<KarmadaApi::AvailabilityTarget> KarmadaApi::availability_targets() const {
+  std::vector<AvailabilityTarget> out;
+  auto list = store_->list(*store_->find_type("apiregistration.k8s.io", "v1", "apiservices"), "", {}, {});
+  const auto* doc = std::get_if<json>(&list);
+  if (doc == nullptr) return out;
+  for (const auto& a : (*doc)["items"]) {
+    const auto& spec = a.value("spec", json::object());
+    if (!spec.is_object() || !spec.value("service", json()).is_object()) continue;
+    AvailabilityTarget t;
+    t.name = a["metadata"].value("name", "");
+    t.path = "/apis/" + spec.value("group", "") + "/" + spec.value("version", "");
+    auto resolved = resolve_apiservice(*store_, a);
+    if (auto* up = std::get_if<Upstream>(&resolved)) t.upstream = *up;
+    else t.unreachable = std::get<std::string>(resolved);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+void KarmadaApi::set_available(const std::string& name, bool available, const std::string& reason,
+                               const std::string& message) {
+  const auto* apiservices = store_->find_type("apiregistration.k8s.io", "v1", "apiservices");
+  auto current = store_->get(*apiservices, "", name);
+  auto* object = std::get_if<json>(&current);
+  if (object == nullptr) return;
+  auto condition = ready_condition_of(*object, "Available");
+  std::string status = available ? "True" : "False";
+  if (condition.value("status", "") == status && condition.value("reason", "") == reason &&
+      condition.value("message", "") == message)
+    return;  // unchanged: no write, no watch event (the probe does not feed itself)
+  (*object)["status"]["conditions"] = json::array({{{"type", "Available"},
+                                                    {"status", status},
+                                                    {"reason", reason},
+                                                    {"message", message},
+                                                    {"lastTransitionTime", k8s::format_time(hooks_.clock())}}});
+  (*object)["metadata"].erase("resourceVersion");
+  store_->update(*apiservices, "", name, std::move(*object), "status");
 }
 
 void KarmadaApi::set_cluster_ready(const std::string& name, bool ready, const std::string& message) {
@@ -780,31 +850,19 @@ struct Call {
     const auto* apiservices = store.find_type("apiregistration.k8s.io", "v1", "apiservices");
     auto found = store.get(*apiservices, "", target.segments[2] + "." + target.segments[1]);
     auto* apiservice = std::get_if<json>(&found);
-    if (apiservice == nullptr) return false;
-    const auto& spec = apiservice->value("spec", json::object());
-    const auto& service = spec.value("service", json());
-    if (!service.is_object()) return false;  // served locally
-    auto svc = store.get(*store.find_type("", "v1", "services"), service.value("namespace", ""), service.value("name", ""));
-    auto unavailable = [this](const std::string& why) { fail(Status::service_unavailable(why)); };
-    if (std::holds_alternative<Status>(svc)) {
-      unavailable("service unavailable: service " + service.value("namespace", "") + "/" + service.value("name", "") +
-                  " not found");
+    if (apiservice == nullptr || !apiservice->value("spec", json::object()).value("service", json()).is_object())
+      return false;  // not registered, or served locally
+    // While the availability check has not passed, kube-aggregator answers plain text 503.
+    if (ready_condition_of(*apiservice, "Available").value("status", "") != "True") {
+      reply(HttpResponse{503, "text/plain; charset=utf-8", "service unavailable\n", {}});
       return true;
     }
-    const auto& svc_spec = std::get<json>(svc).value("spec", json::object());
-    std::string host = svc_spec.value("type", "") == "ExternalName" ? svc_spec.value("externalName", "")
-                                                                     : svc_spec.value("clusterIP", "");
-    if (host.empty() || host == "None") {
-      unavailable("service unavailable: service " + service.value("namespace", "") + "/" + service.value("name", "") +
-                  " has no address (use type ExternalName with externalName 127.0.0.1)");
+    auto resolved = resolve_apiservice(store, *apiservice);
+    if (auto* why = std::get_if<std::string>(&resolved)) {
+      fail(Status::service_unavailable(*why));
       return true;
     }
-    Upstream up;
-    up.server = "https://" + host + ":" + std::to_string(service.value("port", 443));
-    up.insecure = spec.value("insecureSkipTLSVerify", false);
-    up.ca_pem = k8s::base64_decode(spec.value("caBundle", "")).value_or("");
-    up.server_name = service.value("name", "") + "." + service.value("namespace", "") + ".svc";
-    up.front_proxy = true;
+    Upstream up = std::get<Upstream>(resolved);
     HttpRequest out = request;
     std::erase_if(out.headers, [](const auto& h) {
       auto n = lowercase(h.first);

@@ -63,6 +63,8 @@ struct Simulation {
   std::mutex upstreams_mutex;
   std::map<std::string, std::unique_ptr<clusterclient::HttpsClient>> upstreams;
   std::string front_proxy_cert_pem, front_proxy_key_pem;
+  // Some APIService failed its last check: re-check soon (the aggregator backs off from 5 ms to 30 s).
+  std::atomic<bool> any_unavailable{false};
   std::mutex write_mutex;
   std::vector<std::unique_ptr<TlsServer>> members;
   std::vector<MemberCertificates> certificates;
@@ -152,9 +154,42 @@ struct Simulation {
     return *client;
   }
 
+  // kube-aggregator's availability check (remote_available_controller.go):
+  // GET /apis/{group}/{version} as system:kube-aggregator (system:masters)
+  // with the front-proxy certificate, 5 s; any 2xx makes it Available.
+  void probe_apiservices() {
+    for (auto& t : karmada->availability_targets()) {
+      if (!t.upstream) {
+        karmada->set_available(t.name, false, "ServiceNotFound", t.unreachable);
+        any_unavailable = true;
+        continue;
+      }
+      HttpRequest probe;
+      probe.method = "GET";
+      probe.target = t.path;
+      probe.headers = {{"X-Remote-User", "system:kube-aggregator"}, {"X-Remote-Group", "system:masters"}};
+      auto url = t.upstream->server + t.path;
+      forward(*t.upstream, std::move(probe),
+              [this, name = t.name, url](HttpResponse r) {
+                if (r.status >= 200 && r.status < 300) {
+                  karmada->set_available(name, true, "Passed", "all checks passed");
+                } else {
+                  any_unavailable = true;
+                  std::string why = r.status == 503 && r.body.find("error trying to reach service") != std::string::npos
+                                        ? r.body
+                                        : "bad status from " + url + ": " + std::to_string(r.status);
+                  karmada->set_available(name, false, "FailedDiscoveryCheck",
+                                         "failing or missing response from " + url + ": " + why);
+                }
+              },
+              std::chrono::seconds(5));
+    }
+  }
+
   // kube-aggregator's proxy: the request as it came (headers already
   // rewritten by KarmadaApi), the answer relayed with its headers (Warning).
-  void forward(const Upstream& up, HttpRequest request, std::function<void(HttpResponse)> respond) {
+  void forward(const Upstream& up, HttpRequest request, std::function<void(HttpResponse)> respond,
+               std::chrono::seconds timeout = std::chrono::seconds(60)) {
     clusterclient::OutgoingRequest out;
     out.method = request.method;
     out.target = request.target;
@@ -175,7 +210,7 @@ struct Simulation {
       return;
     }
     // kube-apiserver bounds a proxied request by its own request timeout (60 s).
-    client->send(std::move(out), std::chrono::steady_clock::now() + std::chrono::seconds(60),
+    client->send(std::move(out), std::chrono::steady_clock::now() + timeout,
                  [respond = std::move(respond), server = up.server](clusterclient::HttpResult result) {
                    if (auto* e = std::get_if<aggregator::MemberError>(&result)) {
                      respond(detail_status(503, "error trying to reach service: " + e->message));
@@ -406,6 +441,25 @@ int run_sim(const SimOptions& options) {
   }
   sim->karmada->seed(*sim->state.load(), registrations, trust, aggregation_ca);
   sim->update_cluster_conditions(*sim->state.load());
+  // Availability: checked at once when an APIService or Service changes, and every 30 s.
+  auto& store = sim->karmada->store();
+  for (auto* type : {store.find_type("apiregistration.k8s.io", "v1", "apiservices"), store.find_type("", "v1", "services")})
+    store.watch(*type, "", {}, {}, "", [s = sim.get()](const WatchEvent&) {
+      s->karmada_server->schedule(std::chrono::nanoseconds(0), [s] { s->probe_apiservices(); });
+      return true;
+    });
+  // Every second: re-check when the last check of some APIService failed,
+  // and everything every 30 s (the aggregator's resync).
+  auto last_full_probe = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+  std::function<void()> periodic_probe = [s = sim.get(), last_full_probe, &periodic_probe] {
+    auto now = std::chrono::steady_clock::now();
+    if (s->any_unavailable.exchange(false) || now - *last_full_probe >= std::chrono::seconds(30)) {
+      *last_full_probe = now;
+      s->probe_apiservices();
+    }
+    s->karmada_server->schedule(std::chrono::seconds(1), [&periodic_probe] { periodic_probe(); });
+  };
+  sim->karmada_server->schedule(std::chrono::seconds(1), [&periodic_probe] { periodic_probe(); });
   MemberEndpoint karmada_endpoint{"karmada-apiserver", "https://127.0.0.1:" + std::to_string(sim->karmada_server->port()),
                                   world.users.front().token};
   write_file(out_dir / "karmada.kubeconfig", members_kubeconfig({karmada_endpoint}, ca.certificate_file()));

@@ -38,6 +38,10 @@ kk create namespace fedmetrics-system >/dev/null
 check "kubectl apply -f deploy/apiservice.yaml" kk apply -f "$E2E_TMP/apiservice.yaml"
 kk patch service fedmetrics -n fedmetrics-system --type merge \
   -p '{"spec":{"type":"ExternalName","externalName":"127.0.0.1"}}' >/dev/null
+check "the availability check passes (kubectl wait --for=condition=Available)" \
+  kk wait --for=condition=Available --timeout=10s apiservice/v1beta1.metrics.k8s.io apiservice/v1beta2.custom.metrics.k8s.io
+check "kubectl get apiservices shows them Available" \
+  test "$(kk get apiservices --no-headers | grep -c 'fedmetrics-system/fedmetrics *True')" = 4
 check "the control plane's discovery lists metrics.k8s.io" grep -q 'metrics.k8s.io/v1beta1' <<<"$(kk api-versions)"
 
 # Through the control plane: kubectl top and get --raw, as an admin and as a viewer.

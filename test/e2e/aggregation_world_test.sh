@@ -23,6 +23,8 @@ wait_for_log "$E2E_TMP/sim.log" "world ready" 10
 kk() { kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --request-timeout=10s "$@"; }
 check "the APIServices are registered from the world file" \
   test "$(kk get apiservices.apiregistration.k8s.io --no-headers | grep -c 'fedmetrics-system/fedmetrics')" = 4
+check "unavailable while nothing listens: FailedDiscoveryCheck, and proxied requests get 503" \
+  bash -c "sleep 1.5; kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' get apiservices --no-headers | grep -q 'False (FailedDiscoveryCheck)' && ! kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' get --raw /apis/metrics.k8s.io/v1beta1/pods 2>&1 | grep -qv 'ServiceUnavailable\|service unavailable'"
 check "and the ExternalName Service" \
   test "$(kk get service -n fedmetrics-system fedmetrics -o jsonpath='{.spec.type}/{.spec.externalName}')" = "ExternalName/127.0.0.1"
 
@@ -32,6 +34,8 @@ check "and the ExternalName Service" \
   --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" >"$E2E_TMP/serve.log" 2>&1 &
 E2E_PIDS+=($!)
 wait_for_log "$E2E_TMP/serve.log" "serving on https://127.0.0.1:" 10
+check "once fedmetrics is up, the failed availability check is retried and passes" \
+  kk wait --for=condition=Available --timeout=10s apiservice/v1beta1.metrics.k8s.io
 top=$(kk top pod -n default --no-headers)
 check "kubectl top pod through the control plane, nothing applied by hand" test "$(grep -c '^nginx-' <<<"$top")" -eq 2
 finish

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,20 @@ class KarmadaApi {
   void set_cluster_ready(const std::string& name, bool ready, const std::string& message);
 
   void handle(transport::HttpRequest request, std::function<void(transport::HttpResponse)> respond);
+
+  // kube-aggregator's availability controller (wire contract 5.6): every
+  // APIService that names a Service, with where to probe it or why it cannot
+  // be reached. The shell probes GET /apis/{group}/{version} and reports
+  // back; until a probe passed, proxied requests get 503.
+  struct AvailabilityTarget {
+    std::string name;  // "v1beta1.metrics.k8s.io"
+    std::string path;  // "/apis/metrics.k8s.io/v1beta1"
+    std::optional<Upstream> upstream;
+    std::string unreachable;  // why not, when no upstream
+  };
+  [[nodiscard]] std::vector<AvailabilityTarget> availability_targets() const;
+  // Writes the Available condition when it changed (Passed / FailedDiscoveryCheck / ServiceNotFound).
+  void set_available(const std::string& name, bool available, const std::string& reason, const std::string& message);
 
   [[nodiscard]] ObjectStore& store() { return *store_; }
 
