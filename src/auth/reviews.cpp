@@ -96,7 +96,7 @@ void set_if_not_empty(json& object, const char* key, const std::string& value) {
 
 std::string token_review_body(std::string_view token) {
   return json{{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenReview"}, {"spec", {{"token", token}}}}
-      .dump();
+      .dump(-1, ' ', false, json::error_handler_t::replace);  // a token or path need not be UTF-8
 }
 
 k8s::Expected<AuthenticationResult> parse_token_review(std::string_view body) {
@@ -151,7 +151,7 @@ std::string subject_access_review_body(const UserInfo& user, const RequestAttrib
     spec["nonResourceAttributes"] = std::move(attrs);
   }
   return json{{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"}, {"spec", std::move(spec)}}
-      .dump();
+      .dump(-1, ' ', false, json::error_handler_t::replace);  // a token or path need not be UTF-8
 }
 
 k8s::Expected<Decision> parse_subject_access_review(std::string_view body) {

@@ -43,15 +43,36 @@ struct ClientRuntime::Impl {
   std::vector<std::thread> threads;
 };
 
+// Logs from another translation unit: including spdlog here changes GCC 12's
+// inlining of the coroutine frames enough to raise a false
+// -Wmismatched-new-delete inside Asio.
+void report_handler_failure(const char* what);
+
 ClientRuntime::ClientRuntime(unsigned threads) : impl_(std::make_unique<Impl>()) {
-  for (unsigned i = 0; i < std::max(1U, threads); ++i) impl_->threads.emplace_back([this] { impl_->io.run(); });
+  for (unsigned i = 0; i < std::max(1U, threads); ++i)
+    impl_->threads.emplace_back([this] {
+      // A callback that throws must not take the process down: log it and go on.
+      for (;;) {
+        try {
+          impl_->io.run();
+          return;
+        } catch (const std::exception& e) {
+          report_handler_failure(e.what());
+        } catch (...) {
+          report_handler_failure("unknown exception");
+        }
+      }
+    });
 }
 
-ClientRuntime::~ClientRuntime() {
+void ClientRuntime::stop() {
   impl_->work.reset();
   impl_->io.stop();
-  for (auto& t : impl_->threads) t.join();
+  for (auto& t : impl_->threads)
+    if (t.joinable()) t.join();
 }
+
+ClientRuntime::~ClientRuntime() { stop(); }
 
 namespace {
 

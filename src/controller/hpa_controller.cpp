@@ -92,8 +92,14 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       auto pass = std::make_shared<Pass>();
       pass->done = done;
       for (auto& object : *list) {
-        const auto& meta = object.value("metadata", nlohmann::json::object());
-        std::string key = key_of(meta.value("namespace", ""), meta.value("name", ""));
+        std::string key;
+        try {
+          const auto& meta = object.value("metadata", nlohmann::json::object());
+          key = key_of(meta.value("namespace", ""), meta.value("name", ""));
+        } catch (const std::exception& e) {
+          spdlog::warn("autoscaler: a FederatedHPA without a usable name: {}", e.what());
+          continue;
+        }
         {
           std::lock_guard lock(self->mutex);
           auto& m = self->memory[key];
@@ -153,7 +159,17 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     write_status(hpa, key, std::move(status), std::move(history), std::move(finished));
   }
 
+  // Objects come from the control plane: a malformed one is a failed sync, never a stuck one.
   void sync_one(const nlohmann::json& object, const std::string& key, Finished finished) {
+    try {
+      sync_one_unguarded(object, key, finished);
+    } catch (const std::exception& e) {
+      spdlog::warn("autoscaler: {}: {}", key, e.what());
+      finished();
+    }
+  }
+
+  void sync_one_unguarded(const nlohmann::json& object, const std::string& key, Finished finished) {
     auto self = shared_from_this();
     const auto& meta = object.value("metadata", nlohmann::json::object());
     EventSubject subject{meta.value("namespace", ""), meta.value("name", ""), meta.value("uid", "")};

@@ -8,20 +8,14 @@ using nlohmann::json;
 
 namespace {
 
-std::optional<k8s::Timestamp> time_field(const json& spec, const char* key) {
-  if (!spec.contains(key) || !spec[key].is_string()) return std::nullopt;
-  auto t = k8s::parse_time(spec[key].get<std::string>());
-  if (!t) return std::nullopt;
-  return *t;
-}
-
 k8s::Timestamp system_now() {
   return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
 }
 
 }  // namespace
 
-LeaseStep next_lease_step(const std::optional<json>& current, const ElectionOptions& options, k8s::Timestamp now) {
+LeaseStep next_lease_step(const std::optional<json>& current, const ElectionOptions& options, k8s::Timestamp now,
+                          bool holder_expired) {
   const auto seconds = std::max<std::int64_t>(
       1, std::chrono::duration_cast<std::chrono::seconds>(options.lease_duration).count());
   const auto stamp = k8s::format_micro_time(now);
@@ -44,9 +38,7 @@ LeaseStep next_lease_step(const std::optional<json>& current, const ElectionOpti
   json spec = lease.value("spec", json::object());
   if (!spec.is_object()) spec = json::object();
   const std::string holder = spec.value("holderIdentity", "");
-  const auto renewed = time_field(spec, "renewTime");
-  const auto duration = std::chrono::seconds(spec.value("leaseDurationSeconds", seconds));
-  const bool expired = holder.empty() || !renewed || *renewed + duration < now;
+  const bool expired = holder.empty() || holder_expired;
   if (holder != options.identity && !expired) {
     step.holder = holder;  // someone else leads: wait
     return step;
@@ -94,6 +86,15 @@ void LeaderElector::run() {
 }
 
 void LeaderElector::attempt() {
+  try {
+    attempt_unguarded();
+  } catch (const std::exception& e) {  // a malformed Lease from the control plane
+    spdlog::warn("leader election: {}", e.what());
+    if (leading_ && std::chrono::steady_clock::now() - last_renewal_ > options_.renew_deadline) leading_ = false;
+  }
+}
+
+void LeaderElector::attempt_unguarded() {
   const std::string where = options_.namespace_name + "/" + options_.name;
   auto fail = [&](const std::string& what) {
     // A leader that cannot renew within the renew deadline must stop acting.
@@ -106,7 +107,19 @@ void LeaderElector::attempt() {
   };
   auto current = client_->get(options_.namespace_name, options_.name);
   if (!current) return fail(current.error().message);
-  auto step = next_lease_step(*current, options_, clock_());
+  // client-go's observedTime: the holder's term runs from when we saw the record change.
+  auto steady_now = std::chrono::steady_clock::now();
+  bool expired = false;
+  if (*current) {
+    const auto& spec = (**current).value("spec", json::object());
+    if (spec != observed_spec_) {
+      observed_spec_ = spec;
+      observed_at_ = steady_now;
+    }
+    auto duration = std::chrono::seconds(spec.value("leaseDurationSeconds", std::int64_t{15}));
+    expired = steady_now > observed_at_ + duration;
+  }
+  auto step = next_lease_step(*current, options_, clock_(), expired);
   if (step.action == LeaseStep::Action::Wait) {
     if (leading_) spdlog::warn("leader election: {} is now held by {}", where, step.holder);
     leading_ = false;

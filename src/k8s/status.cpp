@@ -115,7 +115,11 @@ nlohmann::json Status::to_json() const {
   return out;
 }
 
-std::string Status::to_json_string() const { return to_json().dump(); }
+// Messages may quote client input (a path, a name) that is not UTF-8:
+// replace such bytes rather than throw.
+std::string Status::to_json_string() const {
+  return to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 Expected<Status> Status::from_json(const nlohmann::json& in) {
   ObjectReader r(in, "");

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
 #include "fedmetrics/k8s/status.hpp"
 #include "fedmetrics/k8s/time.hpp"
 
@@ -20,34 +21,26 @@ constexpr std::string_view kFederatedHpas = "/apis/autoscaling.karmada.io/v1alph
 std::string scale_path(const std::string& ns, const autoscaler::CrossVersionObjectReference& target) {
   auto r = controller::target_resource(target);
   std::string base = r.group.empty() ? "/api/" + r.version : "/apis/" + r.group + "/" + r.version;
-  return base + "/namespaces/" + ns + "/" + r.resource + "/" + target.name + "/scale";
+  return base + "/namespaces/" + clusterclient::escape_path_segment(ns) + "/" + r.resource + "/" +
+         clusterclient::escape_path_segment(target.name) + "/scale";
 }
 
 k8s::Expected<controller::Scale> scale_from(const json& doc) {
   if (!doc.is_object()) return k8s::Error{"the scale subresource answered something else than a Scale"};
-  controller::Scale s;
-  const auto& spec = doc.value("spec", json::object());
-  const auto& status = doc.value("status", json::object());
-  s.spec_replicas = spec.value("replicas", 0);
-  s.status_replicas = status.value("replicas", 0);
-  s.selector = status.value("selector", "");
-  s.resource_version = doc.value("metadata", json::object()).value("resourceVersion", "");
-  return s;
+  try {
+    controller::Scale s;
+    const auto& spec = doc.value("spec", json::object());
+    const auto& status = doc.value("status", json::object());
+    s.spec_replicas = spec.value("replicas", 0);
+    s.status_replicas = status.value("replicas", 0);
+    s.selector = status.value("selector", "");
+    s.resource_version = doc.value("metadata", json::object()).value("resourceVersion", "");
+    return s;
+  } catch (const json::exception& e) {
+    return k8s::Error{std::string("the scale subresource answered a malformed Scale: ") + e.what()};
+  }
 }
 
-std::string percent_encode(const std::string& text) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') out += static_cast<char>(c);
-    else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -95,7 +88,7 @@ void RestControlPlane::call_with_status(std::string method, std::string path, st
 void RestControlPlane::list_federated_hpas(const k8s::LabelSelector& selector,
                                            controller::Done<std::vector<json>> done) {
   std::string path = std::string(kFederatedHpas) + "/federatedhpas";
-  if (!selector.empty()) path += "?labelSelector=" + percent_encode(selector.to_string());
+  if (!selector.empty()) path += "?labelSelector=" + clusterclient::escape_query_value(selector.to_string());
   call("GET", path, "", "", [done = std::move(done)](k8s::Expected<json> doc) {
     if (!doc) return done(doc.error());
     if (!doc->contains("items") || !(*doc)["items"].is_array()) return done(k8s::Error{"FederatedHPA list without items"});
@@ -132,7 +125,8 @@ void RestControlPlane::update_status(const std::string& namespace_name, const st
   for (const char* field : {"observedGeneration", "lastScaleTime", "currentMetrics", "conditions"})
     if (!status.contains(field)) status[field] = nullptr;
   call("PATCH",
-       std::string(kFederatedHpas) + "/namespaces/" + namespace_name + "/federatedhpas/" + name + "/status",
+       std::string(kFederatedHpas) + "/namespaces/" + clusterclient::escape_path_segment(namespace_name) +
+           "/federatedhpas/" + clusterclient::escape_path_segment(name) + "/status",
        "application/merge-patch+json", json{{"status", std::move(status)}}.dump(),
        [done = std::move(done)](k8s::Expected<json> doc) {
          if (!doc) return done(doc.error());

@@ -557,7 +557,10 @@ int run_serve(const ServeOptions& o) {
   // only then the server goes.
   if (autoscaler_loop) autoscaler_loop->stop();
   if (members) members->stop();
-  client_runtime.reset();
+  // No client callback runs after this; the clients themselves (in the gate,
+  // the autoscaler, the member source) go at the end of this scope, before
+  // the runtime that owns their io_context.
+  client_runtime->stop();
   return 0;
 }
 

@@ -60,7 +60,6 @@ class RequestGate {
 
   // Throws std::runtime_error naming the bad CA bundle (start-up only).
   void set_trust(const CertificateTrust& trust);
-  [[nodiscard]] bool has_trust() const;
 
   // Authenticates and authorizes `request`, then calls `next` or answers 401/403.
   void handle(HttpRequest request, std::function<void(HttpResponse)> respond, const Next& next);

@@ -1,6 +1,7 @@
 #include "fedmetrics/sim/karmada_api.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <random>
 #include <set>
 #include <tuple>
@@ -880,6 +881,20 @@ struct Call {
 }  // namespace
 
 void KarmadaApi::handle(HttpRequest request, Respond respond) {
+  // Bodies and stored objects are client input: a field of an unexpected
+  // type is the client's error (400), never the simulator's end.
+  auto responded = std::make_shared<std::atomic<bool>>(false);
+  Respond once = [respond = std::move(respond), responded](HttpResponse r) {
+    if (!responded->exchange(true)) respond(std::move(r));
+  };
+  try {
+    handle_unguarded(std::move(request), once);
+  } catch (const nlohmann::json::exception& e) {
+    once(status_response(Status::bad_request(std::string("the request could not be handled: ") + e.what())));
+  }
+}
+
+void KarmadaApi::handle_unguarded(HttpRequest request, Respond respond) {
   auto decoded = k8s::parse_request_target(request.target);
   if (!decoded) return respond(status_response(Status::bad_request("invalid URL escape in the request path")));
   const auto& target = *decoded;

@@ -22,11 +22,6 @@ void ResponseStream::close() {
   wake();
 }
 
-bool ResponseStream::client_gone() const {
-  std::lock_guard lock(mutex_);
-  return abandoned_;
-}
-
 ResponseStream::Pending ResponseStream::take() {
   std::lock_guard lock(mutex_);
   Pending pending;

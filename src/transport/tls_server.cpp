@@ -79,6 +79,9 @@ ssl::context make_tls_context(const TlsServerOptions& options) {
     // Request, accept whatever comes; no CA list is sent, so that Go clients
     // present their first certificate (crypto/tls getClientCertificate).
     SSL_CTX_set_verify(ctx.native_handle(), SSL_VERIFY_PEER, [](int, X509_STORE_CTX*) { return 1; });
+    // With SSL_VERIFY_PEER, OpenSSL refuses resumed TLS 1.2 sessions unless a session id context is set.
+    static const unsigned char kSessionContext[] = "fedmetrics";
+    SSL_CTX_set_session_id_context(ctx.native_handle(), kSessionContext, sizeof(kSessionContext) - 1);
   }
   return ctx;
 }
@@ -105,6 +108,24 @@ std::string peer_chain_pem(SSL* ssl) {
       if (X509* cert = sk_X509_value(chain, i); X509_cmp(cert, leaf) != 0) append(cert);
   X509_free(leaf);
   return pem;
+}
+
+HttpResponse internal_error_response() {
+  return HttpResponse{500, "application/json",
+                      R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Internal error occurred: the request handler failed","reason":"InternalError","code":500})",
+                      {}};
+}
+
+// Runs an io_context on this thread; a handler that throws is logged, not fatal.
+void run_io(asio::io_context& io) {
+  for (;;) {
+    try {
+      io.run();
+      return;
+    } catch (const std::exception& e) {
+      spdlog::error("server: a handler failed: {}", e.what());
+    }
+  }
 }
 
 // Wakes a streaming session when its producer writes; safe to call after
@@ -211,12 +232,19 @@ struct TlsServer::Impl {
         [this, request = std::move(request)](auto completion) mutable {
           using Completion = decltype(completion);
           auto shared = std::make_shared<Completion>(std::move(completion));
-          handler(std::move(request), [shared](HttpResponse response) {
+          auto respond = [shared](HttpResponse response) {
             auto executor = asio::get_associated_executor(*shared);
             asio::post(executor, [shared, response = std::move(response)]() mutable {
               (*shared)(std::move(response));
             });
-          });
+          };
+          try {
+            handler(std::move(request), respond);
+          } catch (const std::exception& e) {
+            // A bug, not a code path: answer 500 rather than lose the process.
+            spdlog::error("request handler failed: {}", e.what());
+            respond(internal_error_response());
+          }
         },
         asio::use_awaitable);
   }
@@ -452,8 +480,8 @@ void TlsServer::run() {
   asio::co_spawn(impl_->acceptor.get_executor(), impl_->accept_loop(impl_->accept_epoch), asio::detached);
   unsigned threads = impl_->options.threads != 0 ? impl_->options.threads : std::max(1U, std::thread::hardware_concurrency());
   std::vector<std::thread> pool;
-  for (unsigned i = 1; i < threads; ++i) pool.emplace_back([this] { impl_->io.run(); });
-  impl_->io.run();
+  for (unsigned i = 1; i < threads; ++i) pool.emplace_back([this] { run_io(impl_->io); });
+  run_io(impl_->io);
   for (auto& t : pool) t.join();
 }
 

@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <mutex>
+#include <thread>
 
 #include "fedmetrics/controller/hpa_controller.hpp"
 #include "fedmetrics/controller/metrics_gatherer.hpp"
@@ -261,6 +263,36 @@ TEST_CASE("HpaController: pure pieces: pods, scale target resources") {
   CHECK(target_resource({"Ingress", "i", "networking.k8s.io/v1"}).resource == "ingresses");
   CHECK(target_resource({"Policy", "p", "example.com/v1"}).resource == "policies");
   CHECK(target_resource({"ReplicationController", "rc", "v1"}).group.empty());
+}
+
+}  // namespace
+}  // namespace fedmetrics::controller
+
+namespace fedmetrics::controller {
+namespace {
+
+TEST_CASE("HpaController: only syncs while active (the leader election)") {
+  ControllerOptions options;
+  options.sync_period = std::chrono::milliseconds(20);
+  bool leading = false;
+  std::mutex mutex;
+  options.active = [&] {
+    std::lock_guard lock(mutex);
+    return leading;
+  };
+  Fixture f(options);
+  f.cp->hpas.push_back(fhpa("web"));
+  f.metrics->cpu = {{{"member1", "web-a"}, "50m"}, {{"member2", "web-a"}, "50m"}};
+  f.controller->start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  CHECK(f.controller->stats().syncs == 0);  // ticks, but not leading
+  {
+    std::lock_guard lock(mutex);
+    leading = true;
+  }
+  for (int i = 0; i < 100 && f.controller->stats().syncs == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  f.controller->stop();
+  CHECK(f.controller->stats().syncs > 0);
 }
 
 }  // namespace

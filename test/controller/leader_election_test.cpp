@@ -35,7 +35,7 @@ json lease(std::string holder, double renewed, int transitions = 0, std::string 
 }
 
 TEST_CASE("LeaderElection: no Lease: create it, holding it") {
-  auto step = next_lease_step(std::nullopt, as("a"), at(1.5));
+  auto step = next_lease_step(std::nullopt, as("a"), at(1.5), false);
   CHECK(step.action == Action::Create);
   CHECK(step.holder == "a");
   CHECK(step.lease["spec"]["holderIdentity"] == "a");
@@ -45,10 +45,11 @@ TEST_CASE("LeaderElection: no Lease: create it, holding it") {
 }
 
 TEST_CASE("LeaderElection: another holder within its lease: wait; after it: take over, counting the transition") {
-  auto held = next_lease_step(lease("b", 10), as("a"), at(24.9));
+  // Expiry is the caller's observation on its own clock: b's renewTime far in the past does not matter.
+  auto held = next_lease_step(lease("b", 10), as("a"), at(1000), false);
   CHECK(held.action == Action::Wait);
   CHECK(held.holder == "b");
-  auto expired = next_lease_step(lease("b", 10, 2), as("a"), at(25.1));
+  auto expired = next_lease_step(lease("b", 10, 2), as("a"), at(25.1), true);
   CHECK(expired.action == Action::Update);
   CHECK(expired.lease["spec"]["holderIdentity"] == "a");
   CHECK(expired.lease["spec"]["leaseTransitions"] == 3);
@@ -57,14 +58,14 @@ TEST_CASE("LeaderElection: another holder within its lease: wait; after it: take
 }
 
 TEST_CASE("LeaderElection: the holder renews without a transition; a released Lease is free") {
-  auto renew = next_lease_step(lease("a", 10, 4), as("a"), at(12));
+  auto renew = next_lease_step(lease("a", 10, 4), as("a"), at(12), false);
   CHECK(renew.action == Action::Update);
   CHECK(renew.lease["spec"]["leaseTransitions"] == 4);
   CHECK(renew.lease["spec"]["acquireTime"] == k8s::format_micro_time(at(0)));
   CHECK(renew.lease["spec"]["renewTime"] == k8s::format_micro_time(at(12)));
   auto released = released_lease(lease("a", 10), "a");
   REQUIRE(released);
-  CHECK(next_lease_step(*released, as("b"), at(11)).action == Action::Update);
+  CHECK(next_lease_step(*released, as("b"), at(11), false).action == Action::Update);  // no holder
   CHECK_FALSE(released_lease(lease("a", 10), "b"));
 }
 
@@ -104,7 +105,7 @@ TEST_CASE("LeaderElection: two electors, one leader; the other takes over when i
   auto options = [](std::string id) {
     ElectionOptions o;
     o.identity = std::move(id);
-    o.lease_duration = std::chrono::seconds(1);
+    o.lease_duration = std::chrono::seconds(30);  // only the release can hand it over within the test
     o.renew_deadline = std::chrono::milliseconds(600);
     o.retry_period = std::chrono::milliseconds(20);
     return o;

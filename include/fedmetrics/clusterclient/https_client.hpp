@@ -54,6 +54,10 @@ class ClientRuntime {
   ~ClientRuntime();
   ClientRuntime(const ClientRuntime&) = delete;
   ClientRuntime& operator=(const ClientRuntime&) = delete;
+  // Stops and joins the threads: no callback runs after it returns. The
+  // clients made on this runtime may still be destroyed afterwards (the
+  // io_context lives until the runtime itself goes).
+  void stop();
 
   struct Impl;
   Impl& impl() { return *impl_; }
@@ -103,7 +107,8 @@ class HttpsClient {
   // I/O thread, by `deadline` at the latest.
   void get(std::string path_and_query, Deadline deadline, HttpCallback done);
   // Any method. Only GET and HEAD are retried on a kept-alive connection the
-  // member closed meanwhile, and after a 401 with a token file.
+  // member closed meanwhile; any request is retried once after a 401 with a
+  // token file (a 401 means it was not applied).
   void send(OutgoingRequest request, Deadline deadline, HttpCallback done);
 
   [[nodiscard]] ClientStats stats() const;

@@ -32,14 +32,18 @@ struct ElectionOptions {
   std::chrono::milliseconds retry_period{2'000};     // --leader-elect-retry-period
 };
 
-// What to do with the Lease as read (nullopt: it does not exist). Pure.
+// What to do with the Lease as read (nullopt: it does not exist). Whether
+// its holder's term has run out is the caller's observation, as in
+// client-go: leaseDurationSeconds after this replica last saw the record
+// change, on its own clock (the holder's renewTime is another machine's).
+// Pure.
 struct LeaseStep {
   enum class Action { Create, Update, Wait } action = Action::Wait;
   nlohmann::json lease;  // the object to write (with the read resourceVersion) for Create/Update
   std::string holder;    // who holds it after a successful write, or now for Wait
 };
 LeaseStep next_lease_step(const std::optional<nlohmann::json>& current, const ElectionOptions& options,
-                          k8s::Timestamp now);
+                          k8s::Timestamp now, bool holder_expired);
 // The Lease with holderIdentity cleared (release on shutdown), or nullopt when `identity` does not hold it.
 std::optional<nlohmann::json> released_lease(const nlohmann::json& current, const std::string& identity);
 
@@ -67,12 +71,15 @@ class LeaderElector {
  private:
   void run();
   void attempt();
+  void attempt_unguarded();
 
   std::shared_ptr<LeaseClient> client_;
   ElectionOptions options_;
   std::function<k8s::Timestamp()> clock_;
   std::atomic<bool> leading_{false};
   std::chrono::steady_clock::time_point last_renewal_{};
+  nlohmann::json observed_spec_;                         // the Lease spec as last seen
+  std::chrono::steady_clock::time_point observed_at_{};  // when it last changed, on our clock
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;

@@ -107,6 +107,7 @@ class KarmadaApi {
   [[nodiscard]] ObjectStore& store() { return *store_; }
 
  private:
+  void handle_unguarded(transport::HttpRequest request, std::function<void(transport::HttpResponse)> respond);
   std::shared_ptr<ObjectStore> store_;
   KarmadaHooks hooks_;
 };

@@ -31,7 +31,6 @@ class ResponseStream {
   bool write(std::string piece);
   // Ends the body (the server then finishes the response).
   void close();
-  [[nodiscard]] bool client_gone() const;
 
   // The server's side.
   struct Pending {

@@ -1,0 +1,95 @@
+// The request gate with its reviews answered in memory: what reaches the
+// handler, and that hostile input (non-UTF-8 tokens and paths, empty path
+// segments) gets an answer, never an exception.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "server/request_gate.hpp"
+
+namespace fedmetrics::server {
+namespace {
+
+using nlohmann::json;
+
+struct CannedReviews : ReviewClient {
+  std::vector<std::string> bodies;
+  bool authenticated = true;
+  bool allowed = true;
+  void post(std::string path, std::string body, std::function<void(k8s::Expected<std::string>)> done) override {
+    bodies.push_back(body);
+    if (path.find("tokenreviews") != std::string::npos) {
+      json status = authenticated ? json{{"authenticated", true}, {"user", {{"username", "alice"}, {"groups", {"devs"}}}}}
+                                  : json{{"authenticated", false}};
+      return done(json{{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenReview"}, {"status", status}}.dump());
+    }
+    done(json{{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"},
+              {"status", {{"allowed", allowed}}}}
+             .dump());
+  }
+};
+
+struct Outcome {
+  int status = 0;
+  bool reached_handler = false;
+};
+
+Outcome run(RequestGate& gate, HttpRequest request) {
+  Outcome out;
+  gate.handle(std::move(request), [&](HttpResponse r) { out.status = r.status; },
+              [&](const HttpRequest&, std::function<void(HttpResponse)> respond) {
+                out.reached_handler = true;
+                respond(HttpResponse{200, "application/json", "{}", {}});
+              });
+  return out;
+}
+
+HttpRequest get(std::string target, std::string token = "") {
+  HttpRequest r{"GET", std::move(target), {}, {}, {}};
+  if (!token.empty()) r.headers.emplace_back("Authorization", "Bearer " + token);
+  return r;
+}
+
+TEST_CASE("RequestGate: tokens are reviewed, then the request is authorized") {
+  auto reviews = std::make_shared<CannedReviews>();
+  GateOptions options;
+  options.authentication = reviews;
+  options.authorization = reviews;
+  RequestGate gate(options);
+  auto ok = run(gate, get("/apis/metrics.k8s.io/v1beta1/namespaces/a/pods", "t"));
+  CHECK(ok.status == 200);
+  CHECK(ok.reached_handler);
+  REQUIRE(reviews->bodies.size() == 2);
+  auto sar = json::parse(reviews->bodies[1]);
+  CHECK(sar["spec"]["user"] == "alice");
+  CHECK(sar["spec"]["resourceAttributes"]["verb"] == "list");
+  reviews->allowed = false;
+  auto denied = run(gate, get("/apis/metrics.k8s.io/v1beta1/namespaces/b/pods", "t"));
+  CHECK(denied.status == 403);
+  CHECK_FALSE(denied.reached_handler);
+  CHECK(run(gate, get("/apis/metrics.k8s.io/v1beta1/pods")).status == 401);  // no credentials
+  CHECK(run(gate, get("/healthz")).status == 200);                           // always allowed
+}
+
+TEST_CASE("RequestGate: hostile input gets an answer, never an exception") {
+  auto reviews = std::make_shared<CannedReviews>();
+  GateOptions options;
+  options.authentication = reviews;
+  options.authorization = reviews;
+  RequestGate gate(options);
+  Outcome bad_token;
+  REQUIRE_NOTHROW(bad_token = run(gate, get("/apis/metrics.k8s.io/v1beta1/pods", "\xff\xfe")));
+  CHECK(bad_token.status == 200);  // reviewed (the control plane decides), with a well-formed body
+  CHECK_NOTHROW(json::parse(reviews->bodies.at(0)));
+  reviews->allowed = false;
+  Outcome bad_path;
+  REQUIRE_NOTHROW(bad_path = run(gate, get("/apis/metrics.k8s.io/v1beta1/namespaces/%FF/pods", "t")));
+  CHECK(bad_path.status == 403);
+  // Empty segments would be authorized as one resource and served as another.
+  auto empty = run(gate, get("/apis/metrics.k8s.io/v1beta1//pods", "t"));
+  CHECK(empty.status == 400);
+  CHECK_FALSE(empty.reached_handler);
+}
+
+}  // namespace
+}  // namespace fedmetrics::server
