@@ -5,6 +5,8 @@
 // metadata.namespace. Wire contract sections 4.2 and 4.3.
 #include "fedmetrics/k8s/field_selector.hpp"
 
+#include <functional>
+
 #include <algorithm>
 #include <optional>
 #include <utility>
@@ -118,6 +120,18 @@ std::string term(const FieldRequirement& r) {
 }  // namespace
 
 Expected<FieldSelector> FieldSelector::parse(std::string_view text) {
+  return parse_checked(text, [](std::string_view field) { return check_known_field(field); });
+}
+
+Expected<FieldSelector> FieldSelector::parse_for(std::string_view text, const std::vector<std::string_view>& known) {
+  return parse_checked(text, [&known](std::string_view field) -> std::optional<Error> {
+    if (std::find(known.begin(), known.end(), field) != known.end()) return std::nullopt;
+    return Error{"field label not supported: " + std::string(field)};
+  });
+}
+
+Expected<FieldSelector> FieldSelector::parse_checked(std::string_view text,
+                                                     const std::function<std::optional<Error>(std::string_view)>& check) {
   // Upstream sorts the raw terms before parsing, so both the error reported
   // first and the order of the requirements follow the sorted terms.
   std::vector<std::string> terms = split_terms(text);
@@ -133,7 +147,7 @@ Expected<FieldSelector> FieldSelector::parse(std::string_view text) {
   }
   // The field conversion runs after the whole selector parsed (Transform).
   for (const FieldRequirement& r : out.requirements_) {
-    if (auto error = check_known_field(r.field)) return *error;
+    if (auto error = check(r.field)) return *error;
   }
   // Upstream keeps the order of the sorted raw terms, which can differ from
   // the order of the printed terms ("a==b" sorts before "a=a"); ordering by the
@@ -148,6 +162,11 @@ bool FieldSelector::matches(std::string_view name, std::string_view namespace_na
     const std::string_view actual = r.field == kName ? name : namespace_name;
     return (actual == r.value) != r.negated;
   });
+}
+
+bool FieldSelector::matches(const std::function<std::string(std::string_view field)>& value_of) const {
+  return std::all_of(requirements_.begin(), requirements_.end(),
+                     [&](const FieldRequirement& r) { return (value_of(r.field) == r.value) != r.negated; });
 }
 
 std::string FieldSelector::to_string() const {

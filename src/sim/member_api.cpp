@@ -101,11 +101,15 @@ class Responder {
   }
 
   // Parses labelSelector and fieldSelector; an error response when malformed.
-  std::optional<HttpResponse> selectors(k8s::LabelSelector& labels, k8s::FieldSelector& fields) const {
+  // `core_fields`: the selectable fields of a core resource (kube-apiserver's
+  // field label conversions); without, metrics-server's metadata.* only.
+  std::optional<HttpResponse> selectors(k8s::LabelSelector& labels, k8s::FieldSelector& fields,
+                                        const std::vector<std::string_view>* core_fields = nullptr) const {
     auto l = k8s::LabelSelector::parse(k8s::query_value(t_.query, "labelSelector"));
     if (!l) return status_response(Status::bad_request(l.error().message));
     labels = std::move(*l);
-    auto fs = k8s::FieldSelector::parse(k8s::query_value(t_.query, "fieldSelector"));
+    auto text = k8s::query_value(t_.query, "fieldSelector");
+    auto fs = core_fields != nullptr ? k8s::FieldSelector::parse_for(text, *core_fields) : k8s::FieldSelector::parse(text);
     if (!fs) return status_response(Status::bad_request(fs.error().message));
     fields = std::move(*fs);
     return std::nullopt;
@@ -289,14 +293,27 @@ class Responder {
   }
 
   HttpResponse pod_list(std::string_view ns) const {
+    // pkg/registry/core/pod/strategy.go PodToSelectableFields.
+    static const std::vector<std::string_view> kPodFields = {
+        "metadata.name",         "metadata.namespace",  "spec.nodeName",   "spec.restartPolicy",
+        "spec.schedulerName",    "spec.serviceAccountName", "spec.hostNetwork", "status.phase",
+        "status.podIP",          "status.nominatedNodeName"};
     k8s::LabelSelector labels;
     k8s::FieldSelector fields;
-    if (auto error = selectors(labels, fields)) return *error;
+    if (auto error = selectors(labels, fields, &kPodFields)) return *error;
     json items = json::array();
     for (const auto* p : pods(ns)) {
-      const auto& pns = f_.world.workloads[p->workload].namespace_name;
-      if (!labels.matches(pod_labels(*p)) || !fields.matches(p->name, pns)) continue;
-      items.push_back(pod_json(*p, true));
+      if (!labels.matches(pod_labels(*p))) continue;
+      json pod = pod_json(*p, true);
+      bool selected = fields.matches([&pod](std::string_view field) -> std::string {
+        // The pod's JSON is the source of truth for its fields.
+        auto dot = field.find('.');
+        const json& section = pod[std::string(field.substr(0, dot))];
+        auto it = section.find(std::string(field.substr(dot + 1)));
+        if (it == section.end() || it->is_null()) return field == "spec.hostNetwork" ? "false" : "";
+        return it->is_string() ? it->get<std::string>() : it->dump();
+      });
+      if (selected) items.push_back(std::move(pod));
     }
     json out{{"kind", "PodList"}, {"apiVersion", "v1"}, {"metadata", {{"resourceVersion", rv()}}}, {"items", items}};
     return json_response(out.dump());
@@ -346,12 +363,18 @@ class Responder {
   }
 
   HttpResponse node_list() const {
+    // pkg/registry/core/node/strategy.go NodeToSelectableFields.
+    static const std::vector<std::string_view> kNodeFields = {"metadata.name", "spec.unschedulable"};
     k8s::LabelSelector labels;
     k8s::FieldSelector fields;
-    if (auto error = selectors(labels, fields)) return *error;
+    if (auto error = selectors(labels, fields, &kNodeFields)) return *error;
     std::vector<const NodeSpec*> nodes;
-    for (const auto& n : spec_.nodes)
-      if (labels.matches(n.labels) && fields.matches(n.name, "")) nodes.push_back(&n);
+    for (const auto& n : spec_.nodes) {
+      bool selected = fields.matches([&n](std::string_view field) -> std::string {
+        return field == "metadata.name" ? n.name : "false";  // simulated nodes are schedulable
+      });
+      if (labels.matches(n.labels) && selected) nodes.push_back(&n);
+    }
     std::sort(nodes.begin(), nodes.end(), [](auto* a, auto* b) { return a->name < b->name; });
     json items = json::array();
     for (const auto* n : nodes) items.push_back(node_json(*n, true));
@@ -376,14 +399,17 @@ class Responder {
   }
 
   HttpResponse namespace_list() const {
+    // pkg/registry/core/namespace/strategy.go NamespaceToSelectableFields.
+    static const std::vector<std::string_view> kNamespaceFields = {"metadata.name", "status.phase"};
     k8s::LabelSelector labels;
     k8s::FieldSelector fields;
-    if (auto error = selectors(labels, fields)) return *error;
+    if (auto error = selectors(labels, fields, &kNamespaceFields)) return *error;
     auto names = f_.world.namespaces;
     std::sort(names.begin(), names.end());
     json items = json::array();
     for (const auto& ns : names)
-      if (labels.matches(k8s::Labels{{"kubernetes.io/metadata.name", ns}}) && fields.matches(ns, ""))
+      if (labels.matches(k8s::Labels{{"kubernetes.io/metadata.name", ns}}) &&
+          fields.matches([&ns](std::string_view field) -> std::string { return field == "metadata.name" ? ns : "Active"; }))
         items.push_back(namespace_json(ns, true));
     json out{{"kind", "NamespaceList"}, {"apiVersion", "v1"}, {"metadata", {{"resourceVersion", rv()}}}, {"items", items}};
     return json_response(out.dump());

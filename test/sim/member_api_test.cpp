@@ -423,3 +423,30 @@ TEST_CASE("MemberApi: a new pod is Pending, then Running, then Ready; metrics on
   CHECK(metrics_count(sim_test::t0() + 105s) == 2);  // the two pods from the start
   CHECK(metrics_count(sim_test::t0() + 111s) == 3);
 }
+
+TEST_CASE("MemberApi: core field selectors as kube-apiserver's (pods, nodes, namespaces)", "[sim][member]") {
+  using namespace std::chrono_literals;
+  auto w = sim_test::world();
+  w.workloads[0].startup_delay = 10s;
+  auto f = Federation::create(w, sim_test::t0()).with_replicas(0, 6, sim_test::t0() + 100s);
+  auto now = sim_test::t0() + 105s;  // member1: two Running pods, one Pending
+  auto names = [&](const std::string& target) {
+    auto a = call(f, kMember1, sim_test::get(target), now);
+    REQUIRE(a.status == 200);
+    return a.body["items"].size();
+  };
+  CHECK(names("/api/v1/namespaces/shop/pods") == 3);
+  CHECK(names("/api/v1/namespaces/shop/pods?fieldSelector=status.phase%3DRunning") == 2);
+  CHECK(names("/api/v1/namespaces/shop/pods?fieldSelector=status.phase%21%3DRunning") == 1);
+  CHECK(names("/api/v1/namespaces/shop/pods?fieldSelector=spec.nodeName%3Dm1-node-a") +
+            names("/api/v1/namespaces/shop/pods?fieldSelector=spec.nodeName%3Dm1-node-b") == 3);
+  CHECK(names("/api/v1/pods?fieldSelector=spec.hostNetwork%3Dfalse,spec.restartPolicy%3DAlways") == 3);
+  CHECK(names("/api/v1/nodes?fieldSelector=spec.unschedulable%3Dfalse") == 2);
+  CHECK(names("/api/v1/namespaces?fieldSelector=metadata.name%3Dshop") == 1);
+  auto unknown = call(f, kMember1, sim_test::get("/api/v1/pods?fieldSelector=spec.containers%3Dx"), now);
+  CHECK(unknown.status == 400);
+  CHECK(unknown.body["message"] == "field label not supported: spec.containers");
+  // metrics.k8s.io keeps metrics-server's metadata.* only.
+  auto metrics = call(f, kMember1, sim_test::get("/apis/metrics.k8s.io/v1beta1/pods?fieldSelector=status.phase%3DRunning"), now);
+  CHECK(metrics.status == 400);
+}
