@@ -15,9 +15,10 @@ namespace fedmetrics::aggregator {
 namespace {
 
 template <class A>
-using Waiters = std::vector<std::function<void(A)>>;
+using Waiters = std::vector<AnswerCallback<A>>;
 
-using AnyAnswer = std::variant<PodMetricsAnswer, NodeMetricsAnswer, CustomMetricsAnswer, ExternalMetricsAnswer>;
+using AnyAnswer = std::variant<SharedAnswer<PodMetricsAnswer>, SharedAnswer<NodeMetricsAnswer>,
+                               SharedAnswer<CustomMetricsAnswer>, SharedAnswer<ExternalMetricsAnswer>>;
 using AnyWaiters = std::variant<Waiters<PodMetricsAnswer>, Waiters<NodeMetricsAnswer>, Waiters<CustomMetricsAnswer>,
                                 Waiters<ExternalMetricsAnswer>>;
 
@@ -78,16 +79,16 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
   // Answers from the cache or joins a fan-out in flight (and returns false),
   // or registers `key` as in flight (and returns true: the caller fans out).
   template <class A>
-  bool admit(const std::string& key, std::function<void(A)>& done) {
+  bool admit(const std::string& key, AnswerCallback<A>& done) {
     queries.fetch_add(1, std::memory_order_relaxed);
     std::unique_lock lock(mutex);
     if (cache_enabled()) {
       if (auto it = cache.find(key); it != cache.end()) {
         if (clock() < it->second.expires) {
-          A copy = std::get<A>(it->second.answer);
+          SharedAnswer<A> answer = std::get<SharedAnswer<A>>(it->second.answer);
           lock.unlock();
           cache_hits.fetch_add(1, std::memory_order_relaxed);
-          done(std::move(copy));
+          done(std::move(answer));
           return false;
         }
         cache.erase(it);
@@ -104,24 +105,24 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
     return true;
   }
 
-  // Ends the fan-out for `key`: every waiter gets the answer, exactly once,
-  // outside the lock (a waiter may well ask again).
+  // Ends the fan-out for `key`: every waiter gets the same answer, exactly
+  // once, outside the lock (a waiter may well ask again).
   template <class A>
-  void finish(const std::string& key, A answer) {
+  void finish(const std::string& key, A value) {
+    SharedAnswer<A> answer = share(std::move(value));
     Waiters<A> waiters;
     {
       std::lock_guard lock(mutex);
       auto it = in_flight.find(key);
       waiters = std::move(std::get<Waiters<A>>(it->second));
       in_flight.erase(it);
-      if (cache_enabled() && cacheable(answer)) {
+      if (cache_enabled() && cacheable(*answer)) {
         const auto now = clock();
         std::erase_if(cache, [&](const auto& entry) { return !(now < entry.second.expires); });
         cache.insert_or_assign(key, Cached{now + options.cache_ttl, AnyAnswer(answer)});
       }
     }
-    for (std::size_t i = 0; i + 1 < waiters.size(); ++i) waiters[i](answer);
-    waiters.back()(std::move(answer));
+    for (auto& waiter : waiters) waiter(answer);
   }
 
   void record_error(const std::string& cluster, const MemberError& error) {
@@ -183,7 +184,7 @@ Aggregator::Aggregator(std::shared_ptr<MemberSource> members, AggregatorOptions 
 
 Aggregator::~Aggregator() = default;
 
-void Aggregator::pod_metrics(const ResourceMetricsQuery& query, std::function<void(PodMetricsAnswer)> done) {
+void Aggregator::pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<PodMetricsAnswer> done) {
   ResourceMetricsQuery q = query;
   q.kind = ResourceMetricsQuery::Kind::Pods;
   const std::string key = query_key(q);
@@ -200,7 +201,7 @@ void Aggregator::pod_metrics(const ResourceMetricsQuery& query, std::function<vo
       [q](std::vector<MemberAnswer<R>> answers) { return merge_pod_metrics(std::move(answers), q); });
 }
 
-void Aggregator::node_metrics(const ResourceMetricsQuery& query, std::function<void(NodeMetricsAnswer)> done) {
+void Aggregator::node_metrics(const ResourceMetricsQuery& query, AnswerCallback<NodeMetricsAnswer> done) {
   ResourceMetricsQuery q = query;
   q.kind = ResourceMetricsQuery::Kind::Nodes;
   q.namespace_name.clear();  // nodes are cluster-scoped
@@ -218,7 +219,7 @@ void Aggregator::node_metrics(const ResourceMetricsQuery& query, std::function<v
       [q](std::vector<MemberAnswer<R>> answers) { return merge_node_metrics(std::move(answers), q); });
 }
 
-void Aggregator::custom_metrics(const CustomMetricsQuery& query, std::function<void(CustomMetricsAnswer)> done) {
+void Aggregator::custom_metrics(const CustomMetricsQuery& query, AnswerCallback<CustomMetricsAnswer> done) {
   const std::string key = query_key(query);
   if (!state_->admit<CustomMetricsAnswer>(key, done)) return;
   const auto members = state_->snapshot();
@@ -233,7 +234,7 @@ void Aggregator::custom_metrics(const CustomMetricsQuery& query, std::function<v
       [query](std::vector<MemberAnswer<R>> answers) { return merge_custom_metrics(std::move(answers), query); });
 }
 
-void Aggregator::external_metrics(const ExternalMetricsQuery& query, std::function<void(ExternalMetricsAnswer)> done) {
+void Aggregator::external_metrics(const ExternalMetricsQuery& query, AnswerCallback<ExternalMetricsAnswer> done) {
   const std::string key = query_key(query);
   if (!state_->admit<ExternalMetricsAnswer>(key, done)) return;
   const auto members = state_->snapshot();

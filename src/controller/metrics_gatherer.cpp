@@ -116,14 +116,14 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
     aggregator::ResourceMetricsQuery query;
     query.namespace_name = namespace_name;
     query.label_selector = selector;
-    service.pod_metrics(query, [join](aggregator::PodMetricsAnswer answer) {
+    service.pod_metrics(query, [join](aggregator::SharedAnswer<aggregator::PodMetricsAnswer> answer) {
       join->finish([&](autoscaler::MetricsSnapshot& snapshot) {
-        if (auto* s = std::get_if<k8s::Status>(&answer.result)) {
+        if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
           snapshot.resource = k8s::Error{message_of(*s)};
           return;
         }
         std::vector<autoscaler::PodResourceSample> samples;
-        for (const auto& pm : std::get<std::vector<k8s::PodMetrics>>(answer.result)) {
+        for (const auto& pm : std::get<std::vector<k8s::PodMetrics>>(answer->result)) {
           autoscaler::PodResourceSample sample;
           auto cluster = pm.metadata.annotations.find(aggregator::kQueryFromClusterAnnotation);
           sample.key = {cluster == pm.metadata.annotations.end() ? std::string() : cluster->second,
@@ -142,7 +142,7 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
   for (const auto& m : spec.metrics) {
     if (m.type == MetricSourceType::Pods && asked.insert("pods/" + m.metric.name).second) {
       // Per member, so that every value is attributed to its (cluster, namespace, name).
-      auto results = std::make_shared<std::vector<std::pair<std::string, aggregator::CustomMetricsAnswer>>>();
+      auto results = std::make_shared<std::vector<std::pair<std::string, aggregator::SharedAnswer<aggregator::CustomMetricsAnswer>>>>();
       auto per_metric = std::make_shared<Join<int>>();
       join->add();
       per_metric->done = [join, results, name = m.metric.name](int) {
@@ -151,12 +151,12 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
           std::string errors;
           std::size_t answered = 0;
           for (auto& [cluster, answer] : *results) {
-            if (auto* s = std::get_if<k8s::Status>(&answer.result)) {
+            if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
               errors += (errors.empty() ? "" : "; ") + cluster + ": " + message_of(*s);
               continue;
             }
             ++answered;
-            for (const auto& v : std::get<std::vector<k8s::MetricValue>>(answer.result))
+            for (const auto& v : std::get<std::vector<k8s::MetricValue>>(answer->result))
               samples.push_back({{cluster, v.described_object.namespace_name, v.described_object.name}, v.value, v.timestamp});
           }
           if (answered == 0 && !results->empty()) snapshot.pods.emplace(name, k8s::Error{errors});
@@ -172,7 +172,7 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
         query.metric = m.metric.name;
         query.label_selector = with_cluster(selector, cluster);
         query.metric_selector = m.metric.selector;
-        service.custom_metrics(query, [per_metric, results, cluster](aggregator::CustomMetricsAnswer answer) {
+        service.custom_metrics(query, [per_metric, results, cluster](aggregator::SharedAnswer<aggregator::CustomMetricsAnswer> answer) {
           per_metric->finish([&](int&) { results->emplace_back(cluster, std::move(answer)); });
         });
       }
@@ -188,13 +188,13 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
       query.metric = m.metric.name;
       query.metric_selector = m.metric.selector;
       join->add();
-      service.custom_metrics(query, [join, ref, metric = m.metric.name](aggregator::CustomMetricsAnswer answer) {
+      service.custom_metrics(query, [join, ref, metric = m.metric.name](aggregator::SharedAnswer<aggregator::CustomMetricsAnswer> answer) {
         join->finish([&](autoscaler::MetricsSnapshot& snapshot) {
           autoscaler::ObjectMetricValue value{ref.kind, ref.name, metric, k8s::Quantity()};
-          if (auto* s = std::get_if<k8s::Status>(&answer.result)) {
+          if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
             value.value = k8s::Error{message_of(*s)};
           } else {
-            const auto& items = std::get<std::vector<k8s::MetricValue>>(answer.result);
+            const auto& items = std::get<std::vector<k8s::MetricValue>>(answer->result);
             if (items.empty()) value.value = k8s::Error{"no metric value returned from custom metrics API"};
             else value.value = items.front().value;
           }
@@ -206,14 +206,14 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
       if (!asked.insert("external/" + m.metric.name + "/" + selector_text).second) continue;
       aggregator::ExternalMetricsQuery query{namespace_name, m.metric.name, m.metric.selector};
       join->add();
-      service.external_metrics(query, [join, metric = m.metric.name, selector_text](aggregator::ExternalMetricsAnswer answer) {
+      service.external_metrics(query, [join, metric = m.metric.name, selector_text](aggregator::SharedAnswer<aggregator::ExternalMetricsAnswer> answer) {
         join->finish([&](autoscaler::MetricsSnapshot& snapshot) {
           autoscaler::ExternalMetricValues values{metric, selector_text, std::vector<k8s::Quantity>{}};
-          if (auto* s = std::get_if<k8s::Status>(&answer.result)) {
+          if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
             values.values = k8s::Error{message_of(*s)};
           } else {
             std::vector<k8s::Quantity> out;
-            for (const auto& v : std::get<std::vector<k8s::ExternalMetricValue>>(answer.result)) out.push_back(v.value);
+            for (const auto& v : std::get<std::vector<k8s::ExternalMetricValue>>(answer->result)) out.push_back(v.value);
             values.values = std::move(out);
           }
           snapshot.externals.push_back(std::move(values));

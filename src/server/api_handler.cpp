@@ -91,12 +91,18 @@ std::string warning_header(std::string_view text) {
   return "299 - \"" + quoted + "\"";
 }
 
-// Writes an aggregator answer: the Status, or the JSON of the value with warnings.
+// Writes an aggregator answer: the Status, or the JSON of the value with
+// warnings. The JSON is made once per answer and `format` (the answer may be
+// shared by many requests) and written from the shared bytes.
 template <class T, class ToJson>
-HttpResponse write_answer(const aggregator::Answer<T>& answer, ToJson to_json_fn) {
-  HttpResponse r = std::holds_alternative<k8s::Status>(answer.result)
-                       ? status_response(std::get<k8s::Status>(answer.result))
-                       : json_response(to_json_fn(std::get<T>(answer.result)).dump());
+HttpResponse write_answer(const aggregator::Answer<T>& answer, std::string_view format, ToJson to_json_fn) {
+  HttpResponse r;
+  if (const auto* status = std::get_if<k8s::Status>(&answer.result)) {
+    r = status_response(*status);
+  } else {
+    r = json_response({});
+    r.shared_body = answer.encodings->get(format, [&] { return to_json_fn(std::get<T>(answer.result)).dump(); });
+  }
   for (const auto& w : answer.warnings) r.headers.emplace_back("Warning", warning_header(w));
   return r;
 }
@@ -105,17 +111,18 @@ HttpResponse write_answer(const aggregator::Answer<T>& answer, ToJson to_json_fn
 
 void ApiHandler::query(const ApiRequest& request, Respond respond) const {
   using aggregator::ResourceMetricsQuery;
+  using aggregator::SharedAnswer;
   if (const auto* q = std::get_if<ResourceMetricsQuery>(&request)) {
     bool single = !q->name.empty();
     if (q->kind == ResourceMetricsQuery::Kind::Pods) {
-      service_->pod_metrics(*q, [single, respond](aggregator::PodMetricsAnswer a) {
-        respond(write_answer(a, [single](const std::vector<k8s::PodMetrics>& items) {
+      service_->pod_metrics(*q, [single, respond](SharedAnswer<aggregator::PodMetricsAnswer> a) {
+        respond(write_answer(*a, single ? "pod" : "pods", [single](const std::vector<k8s::PodMetrics>& items) {
           return single && items.size() == 1 ? k8s::to_json(items.front()) : k8s::pod_metrics_list_to_json(items);
         }));
       });
     } else {
-      service_->node_metrics(*q, [single, respond](aggregator::NodeMetricsAnswer a) {
-        respond(write_answer(a, [single](const std::vector<k8s::NodeMetrics>& items) {
+      service_->node_metrics(*q, [single, respond](SharedAnswer<aggregator::NodeMetricsAnswer> a) {
+        respond(write_answer(*a, single ? "node" : "nodes", [single](const std::vector<k8s::NodeMetrics>& items) {
           return single && items.size() == 1 ? k8s::to_json(items.front()) : k8s::node_metrics_list_to_json(items);
         }));
       });
@@ -124,16 +131,16 @@ void ApiHandler::query(const ApiRequest& request, Respond respond) const {
   }
   if (const auto* q = std::get_if<aggregator::CustomMetricsQuery>(&request)) {
     auto version = q->version;
-    service_->custom_metrics(*q, [version, respond](aggregator::CustomMetricsAnswer a) {
-      respond(write_answer(a, [version](const std::vector<k8s::MetricValue>& items) {
+    service_->custom_metrics(*q, [version, respond](SharedAnswer<aggregator::CustomMetricsAnswer> a) {
+      respond(write_answer(*a, k8s::group_version(version), [version](const std::vector<k8s::MetricValue>& items) {
         return k8s::metric_value_list_to_json(items, version);
       }));
     });
     return;
   }
   const auto& q = std::get<aggregator::ExternalMetricsQuery>(request);
-  service_->external_metrics(q, [respond](aggregator::ExternalMetricsAnswer a) {
-    respond(write_answer(a, [](const std::vector<k8s::ExternalMetricValue>& items) {
+  service_->external_metrics(q, [respond](SharedAnswer<aggregator::ExternalMetricsAnswer> a) {
+    respond(write_answer(*a, "external", [](const std::vector<k8s::ExternalMetricValue>& items) {
       return k8s::external_metric_value_list_to_json(items);
     }));
   });

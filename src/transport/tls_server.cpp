@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <boost/asio/as_tuple.hpp>
@@ -345,26 +346,46 @@ struct TlsServer::Impl {
         co_return;  // a streamed body ends the connection
       }
 
-      http::response<http::string_body> res{static_cast<http::status>(response.status), request.version()};
-      res.set(http::field::server, "fedmetrics");
-      res.set(http::field::content_type, response.content_type);
-      res.set(http::field::cache_control, "no-cache, private");
-      for (auto& [name, value] : response.headers) res.insert(name, value);
-      res.keep_alive(request.keep_alive());
-      if (request.method() == http::verb::head) {
-        res.content_length(response.body.size());
-      } else {
-        res.body() = std::move(response.body);
-        res.prepare_payload();
-      }
+      // A shared body (one encoded answer for many clients) is written from
+      // its bytes in place; `response` keeps them alive through the write.
+      const bool keep_alive = request.keep_alive();
+      auto prepare = [&](auto& res) {
+        res.set(http::field::server, "fedmetrics");
+        res.set(http::field::content_type, response.content_type);
+        res.set(http::field::cache_control, "no-cache, private");
+        for (auto& [name, value] : response.headers) res.insert(name, value);
+        res.keep_alive(keep_alive);
+      };
+      const bool head = request.method() == http::verb::head;
       beast::get_lowest_layer(stream).expires_after(options.write_timeout);
-      auto [wec, written] = co_await http::async_write(stream, res, use_tuple);
-      (void)written;
+      boost::system::error_code wec;
+      if (response.shared_body) {
+        http::response<http::span_body<const char>> res{static_cast<http::status>(response.status), request.version()};
+        prepare(res);
+        const std::string& bytes = *response.shared_body;
+        if (head) {
+          res.content_length(bytes.size());
+        } else {
+          res.body() = http::span_body<const char>::value_type(bytes.data(), bytes.size());
+          res.prepare_payload();
+        }
+        std::tie(wec, std::ignore) = co_await http::async_write(stream, res, use_tuple);
+      } else {
+        http::response<http::string_body> res{static_cast<http::status>(response.status), request.version()};
+        prepare(res);
+        if (head) {
+          res.content_length(response.body.size());
+        } else {
+          res.body() = std::move(response.body);
+          res.prepare_payload();
+        }
+        std::tie(wec, std::ignore) = co_await http::async_write(stream, res, use_tuple);
+      }
       if (wec) {
         if (!harmless(wec)) spdlog::debug("writing response failed: {}", wec.message());
         co_return;
       }
-      if (!res.keep_alive()) break;
+      if (!keep_alive) break;
     }
     beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(2));
     co_await stream.async_shutdown(use_tuple);

@@ -34,8 +34,12 @@ struct FakeClock {
 template <class A>
 struct Received {
   std::vector<A> answers;
-  std::function<void(A)> callback() {
-    return [this](A a) { answers.push_back(std::move(a)); };
+  std::vector<SharedAnswer<A>> shared;
+  AnswerCallback<A> callback() {
+    return [this](SharedAnswer<A> a) {
+      answers.push_back(*a);
+      shared.push_back(std::move(a));
+    };
   }
 };
 
@@ -322,6 +326,14 @@ TEST_CASE("Aggregator: identical queries in flight together share one fan-out", 
   REQUIRE(different.answers.size() == 1);
   CHECK(items_of(first.answers[0]).size() == 2);
   CHECK(items_of(second.answers[0]).size() == 2);
+  // Not a copy each: one answer object, so that its encoding is made once.
+  CHECK(first.shared[0] == second.shared[0]);
+  CHECK(first.shared[0] != different.shared[0]);
+  int encoded = 0;
+  auto encode = [&] { ++encoded; return std::string("bytes"); };
+  CHECK(*first.shared[0]->encodings->get("pods", encode) == "bytes");
+  CHECK(second.shared[0]->encodings->get("pods", encode) == first.shared[0]->encodings->get("pods", encode));
+  CHECK(encoded == 1);
 
   // Finished: the next identical query fans out again (no cache configured).
   Received<PodMetricsAnswer> later;
@@ -349,6 +361,7 @@ TEST_CASE("Aggregator: the result cache serves repeats within cache_ttl, measure
   CHECK(m1->pod_calls.size() == 1);  // from the cache
   REQUIRE(got.answers.size() == 2);
   CHECK(items_of(got.answers[1]).size() == 1);
+  CHECK(got.shared[1] == got.shared[0]);  // the cached answer itself, encodings included
   CHECK(agg->stats().cache_hits == 1);
 
   w.clock.now += 1s;  // 5 s after the answer: expired
@@ -406,10 +419,10 @@ TEST_CASE("Aggregator: members may call back from another thread", "[aggregator]
   std::mutex mutex;
   std::vector<PodMetricsAnswer> answers;
   std::atomic<int> calls{0};
-  auto done = [&](PodMetricsAnswer a) {
+  auto done = [&](SharedAnswer<PodMetricsAnswer> a) {
     calls.fetch_add(1);
     std::lock_guard lock(mutex);
-    answers.push_back(std::move(a));
+    answers.push_back(*a);
   };
   agg->pod_metrics(pods_in("default"), done);
   agg->pod_metrics(pods_in("default"), done);  // coalesced onto the same fan-out
@@ -438,8 +451,8 @@ TEST_CASE("Aggregator: a query arriving while another thread completes the fan-o
   options.cache_ttl = std::chrono::milliseconds(0);
   auto agg = w.aggregator(options);
   std::atomic<int> answered{0};
-  auto done = [&](PodMetricsAnswer a) {
-    if (std::holds_alternative<std::vector<k8s::PodMetrics>>(a.result)) answered.fetch_add(1);
+  auto done = [&](SharedAnswer<PodMetricsAnswer> a) {
+    if (std::holds_alternative<std::vector<k8s::PodMetrics>>(a->result)) answered.fetch_add(1);
   };
   for (int round = 0; round < 50; ++round) {
     agg->pod_metrics(pods_in("default"), done);

@@ -111,7 +111,7 @@ struct Members : aggregator::MemberSource {
 struct TableMetrics : aggregator::MetricsService {
   std::map<std::pair<std::string, std::string>, std::string> cpu;
   std::vector<aggregator::ResourceMetricsQuery> asked;
-  void pod_metrics(const aggregator::ResourceMetricsQuery& query, std::function<void(aggregator::PodMetricsAnswer)> done) override {
+  void pod_metrics(const aggregator::ResourceMetricsQuery& query, aggregator::AnswerCallback<aggregator::PodMetricsAnswer> done) override {
     asked.push_back(query);
     std::vector<k8s::PodMetrics> items;
     for (const auto& [key, value] : cpu) {
@@ -124,16 +124,16 @@ struct TableMetrics : aggregator::MetricsService {
       pm.containers.push_back({"web", {{"cpu", q(value)}}});
       items.push_back(std::move(pm));
     }
-    done({std::move(items), {}});
+    done(aggregator::share(aggregator::PodMetricsAnswer{std::move(items), {}}));
   }
-  void node_metrics(const aggregator::ResourceMetricsQuery&, std::function<void(aggregator::NodeMetricsAnswer)> done) override {
-    done({std::vector<k8s::NodeMetrics>{}, {}});
+  void node_metrics(const aggregator::ResourceMetricsQuery&, aggregator::AnswerCallback<aggregator::NodeMetricsAnswer> done) override {
+    done(aggregator::share(aggregator::NodeMetricsAnswer{std::vector<k8s::NodeMetrics>{}, {}}));
   }
-  void custom_metrics(const aggregator::CustomMetricsQuery&, std::function<void(aggregator::CustomMetricsAnswer)> done) override {
-    done({k8s::Status::not_found_resource(), {}});
+  void custom_metrics(const aggregator::CustomMetricsQuery&, aggregator::AnswerCallback<aggregator::CustomMetricsAnswer> done) override {
+    done(aggregator::share(aggregator::CustomMetricsAnswer{k8s::Status::not_found_resource(), {}}));
   }
-  void external_metrics(const aggregator::ExternalMetricsQuery&, std::function<void(aggregator::ExternalMetricsAnswer)> done) override {
-    done({k8s::Status::not_found_resource(), {}});
+  void external_metrics(const aggregator::ExternalMetricsQuery&, aggregator::AnswerCallback<aggregator::ExternalMetricsAnswer> done) override {
+    done(aggregator::share(aggregator::ExternalMetricsAnswer{k8s::Status::not_found_resource(), {}}));
   }
   k8s::APIResourceList custom_metrics_resources(k8s::CustomMetricsVersion) const override { return {}; }
   k8s::APIResourceList external_metrics_resources() const override { return {}; }

@@ -18,19 +18,19 @@ class FakeMetricsService : public aggregator::MetricsService {
   bool served = false;
   std::vector<aggregator::ResourceMetricsQuery> asked;
 
-  void pod_metrics(const aggregator::ResourceMetricsQuery& q, std::function<void(aggregator::PodMetricsAnswer)> done) override {
+  void pod_metrics(const aggregator::ResourceMetricsQuery& q, aggregator::AnswerCallback<aggregator::PodMetricsAnswer> done) override {
     asked.push_back(q);
-    done(pods);
+    done(aggregator::share(pods));
   }
-  void node_metrics(const aggregator::ResourceMetricsQuery&, std::function<void(aggregator::NodeMetricsAnswer)> done) override {
-    done({std::vector<k8s::NodeMetrics>{}, {}});
+  void node_metrics(const aggregator::ResourceMetricsQuery&, aggregator::AnswerCallback<aggregator::NodeMetricsAnswer> done) override {
+    done(aggregator::share(aggregator::NodeMetricsAnswer{std::vector<k8s::NodeMetrics>{}, {}}));
   }
-  void custom_metrics(const aggregator::CustomMetricsQuery&, std::function<void(aggregator::CustomMetricsAnswer)> done) override {
-    done(custom);
+  void custom_metrics(const aggregator::CustomMetricsQuery&, aggregator::AnswerCallback<aggregator::CustomMetricsAnswer> done) override {
+    done(aggregator::share(custom));
   }
   void external_metrics(const aggregator::ExternalMetricsQuery&,
-                        std::function<void(aggregator::ExternalMetricsAnswer)> done) override {
-    done({std::vector<k8s::ExternalMetricValue>{}, {}});
+                        aggregator::AnswerCallback<aggregator::ExternalMetricsAnswer> done) override {
+    done(aggregator::share(aggregator::ExternalMetricsAnswer{std::vector<k8s::ExternalMetricValue>{}, {}}));
   }
   k8s::APIResourceList custom_metrics_resources(k8s::CustomMetricsVersion version) const override {
     return {std::string(k8s::group_version(version)), {{"pods/http_requests", "", true, "MetricValueList", {"get"}}}};
@@ -78,7 +78,7 @@ TEST_CASE("ApiHandler: a list answer is a PodMetricsList, partial failures becom
   auto r = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods?labelSelector=app%3Dweb");
   CHECK(r.status == 200);
   CHECK(r.content_type == "application/json");
-  json body = json::parse(r.body);
+  json body = json::parse(r.body_bytes());
   CHECK(body["kind"] == "PodMetricsList");
   CHECK(body["items"].size() == 2);
   CHECK(warnings_of(r) == std::vector<std::string>{"299 - \"member2: Timeout: no answer within 3s\"",
@@ -92,12 +92,12 @@ TEST_CASE("ApiHandler: a get by name is the bare object; a Status answer keeps i
   service->pods = {std::vector<k8s::PodMetrics>{pod("a")}, {}};
   ApiHandler handler(service, nullptr, {});
   auto one = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/a");
-  CHECK(json::parse(one.body)["kind"] == "PodMetrics");
+  CHECK(json::parse(one.body_bytes())["kind"] == "PodMetrics");
 
   service->pods = {k8s::Status::conflict({"metrics.k8s.io", "pods"}, "a", "found in member1, member2"), {}};
   auto conflict = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/a");
   CHECK(conflict.status == 409);
-  CHECK(json::parse(conflict.body)["reason"] == "Conflict");
+  CHECK(json::parse(conflict.body_bytes())["reason"] == "Conflict");
 }
 
 TEST_CASE("ApiHandler: custom metrics are written in the version asked", "[server][handler]") {
@@ -108,10 +108,10 @@ TEST_CASE("ApiHandler: custom metrics are written in the version asked", "[serve
   v.value = *k8s::Quantity::parse("700m");
   service->custom = {std::vector<k8s::MetricValue>{v}, {}};
   ApiHandler handler(service, nullptr, {});
-  auto v1 = json::parse(call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta1/namespaces/default/pods/*/http_requests").body);
+  auto v1 = json::parse(call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta1/namespaces/default/pods/*/http_requests").body_bytes());
   CHECK(v1["apiVersion"] == "custom.metrics.k8s.io/v1beta1");
   CHECK(v1["items"][0]["metricName"] == "http_requests");
-  auto v2 = json::parse(call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests").body);
+  auto v2 = json::parse(call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests").body_bytes());
   CHECK(v2["items"][0]["metric"]["name"] == "http_requests");
   CHECK(v2["items"][0]["value"] == "700m");
 }
@@ -119,7 +119,7 @@ TEST_CASE("ApiHandler: custom metrics are written in the version asked", "[serve
 TEST_CASE("ApiHandler: discovery comes from the service's cache; readiness from its state", "[server][handler]") {
   auto service = std::make_shared<FakeMetricsService>();
   ApiHandler handler(service, nullptr, {});
-  auto list = json::parse(call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta1").body);
+  auto list = json::parse(call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta1").body_bytes());
   CHECK(list["groupVersion"] == "custom.metrics.k8s.io/v1beta1");
   CHECK(list["resources"][0]["name"] == "pods/http_requests");
 
@@ -138,6 +138,6 @@ TEST_CASE("ApiHandler: without members every metrics query is 503", "[server][ha
     CAPTURE(target);
     auto r = call(handler, "GET", target);
     CHECK(r.status == 503);
-    CHECK(json::parse(r.body)["reason"] == "ServiceUnavailable");
+    CHECK(json::parse(r.body_bytes())["reason"] == "ServiceUnavailable");
   }
 }

@@ -52,10 +52,10 @@ class Aggregator final : public MetricsService {
   Aggregator(const Aggregator&) = delete;
   Aggregator& operator=(const Aggregator&) = delete;
 
-  void pod_metrics(const ResourceMetricsQuery& query, std::function<void(PodMetricsAnswer)> done) override;
-  void node_metrics(const ResourceMetricsQuery& query, std::function<void(NodeMetricsAnswer)> done) override;
-  void custom_metrics(const CustomMetricsQuery& query, std::function<void(CustomMetricsAnswer)> done) override;
-  void external_metrics(const ExternalMetricsQuery& query, std::function<void(ExternalMetricsAnswer)> done) override;
+  void pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<PodMetricsAnswer> done) override;
+  void node_metrics(const ResourceMetricsQuery& query, AnswerCallback<NodeMetricsAnswer> done) override;
+  void custom_metrics(const CustomMetricsQuery& query, AnswerCallback<CustomMetricsAnswer> done) override;
+  void external_metrics(const ExternalMetricsQuery& query, AnswerCallback<ExternalMetricsAnswer> done) override;
 
   [[nodiscard]] k8s::APIResourceList custom_metrics_resources(k8s::CustomMetricsVersion version) const override;
   [[nodiscard]] k8s::APIResourceList external_metrics_resources() const override;

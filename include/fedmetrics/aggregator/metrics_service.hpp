@@ -3,7 +3,11 @@
 // merged answers across every member cluster, as typed values plus the
 // warnings that make partial failure visible. No HTTP here.
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -17,12 +21,34 @@ namespace fedmetrics::aggregator {
 // The annotation naming the member an item came from (Karmada's key).
 inline constexpr std::string_view kQueryFromClusterAnnotation = "resource.karmada.io/query-from-cluster";
 
+// The encodings of one answer, made once and shared: an answer handed to
+// many waiters (coalescing, the result cache) is serialized by the first
+// request that needs a format and reused by the others. The aggregator does
+// not interpret it; the server keys it by format ("pods/list/json", ...).
+class EncodingMemo {
+ public:
+  std::shared_ptr<const std::string> get(std::string_view format, const std::function<std::string()>& encode) {
+    // Held while encoding, so that waiters arriving together encode once.
+    std::lock_guard lock(mutex_);
+    for (const auto& [key, bytes] : entries_)
+      if (key == format) return bytes;
+    auto bytes = std::make_shared<const std::string>(encode());
+    entries_.emplace_back(std::string(format), bytes);
+    return bytes;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<std::string, std::shared_ptr<const std::string>>> entries_;
+};
+
 template <class T>
 struct Answer {
   std::variant<T, k8s::Status> result;
   // One per member that failed while others answered, naming it and the
   // reason; the server sends each as a `Warning: 299 - "..."` header.
   std::vector<std::string> warnings;
+  std::shared_ptr<EncodingMemo> encodings = std::make_shared<EncodingMemo>();
 };
 
 // For a get by name the list holds exactly one item.
@@ -31,14 +57,26 @@ using NodeMetricsAnswer = Answer<std::vector<k8s::NodeMetrics>>;
 using CustomMetricsAnswer = Answer<std::vector<k8s::MetricValue>>;
 using ExternalMetricsAnswer = Answer<std::vector<k8s::ExternalMetricValue>>;
 
+// Answers are immutable and shared: every waiter of one fan-out (and every
+// cache hit) gets the same object, not a copy.
+template <class A>
+using SharedAnswer = std::shared_ptr<const A>;
+template <class A>
+using AnswerCallback = std::function<void(SharedAnswer<A>)>;
+
+template <class A>
+SharedAnswer<A> share(A answer) {
+  return std::make_shared<const A>(std::move(answer));
+}
+
 class MetricsService {
  public:
   virtual ~MetricsService() = default;
   // Each callback is called exactly once, possibly on another thread.
-  virtual void pod_metrics(const ResourceMetricsQuery& query, std::function<void(PodMetricsAnswer)> done) = 0;
-  virtual void node_metrics(const ResourceMetricsQuery& query, std::function<void(NodeMetricsAnswer)> done) = 0;
-  virtual void custom_metrics(const CustomMetricsQuery& query, std::function<void(CustomMetricsAnswer)> done) = 0;
-  virtual void external_metrics(const ExternalMetricsQuery& query, std::function<void(ExternalMetricsAnswer)> done) = 0;
+  virtual void pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<PodMetricsAnswer> done) = 0;
+  virtual void node_metrics(const ResourceMetricsQuery& query, AnswerCallback<NodeMetricsAnswer> done) = 0;
+  virtual void custom_metrics(const CustomMetricsQuery& query, AnswerCallback<CustomMetricsAnswer> done) = 0;
+  virtual void external_metrics(const ExternalMetricsQuery& query, AnswerCallback<ExternalMetricsAnswer> done) = 0;
 
   // Discovery from the members' cached capabilities; never waits on a member.
   [[nodiscard]] virtual k8s::APIResourceList custom_metrics_resources(k8s::CustomMetricsVersion version) const = 0;

@@ -57,8 +57,13 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers (Warning, ...)
+  // When set, the body is these bytes and `body` is ignored: one encoded
+  // answer written to many clients without a copy each.
+  std::shared_ptr<const std::string> shared_body = {};
   // When set, `body` is ignored and the body is streamed, chunked, from here.
   std::shared_ptr<ResponseStream> stream = {};
+
+  [[nodiscard]] const std::string& body_bytes() const { return shared_body ? *shared_body : body; }
 };
 
 }  // namespace fedmetrics::transport
