@@ -94,14 +94,14 @@ std::string warning_header(std::string_view text) {
 // Writes an aggregator answer: the Status, or the JSON of the value with
 // warnings. The JSON is made once per answer and `format` (the answer may be
 // shared by many requests) and written from the shared bytes.
-template <class T, class ToJson>
-HttpResponse write_answer(const aggregator::Answer<T>& answer, std::string_view format, ToJson to_json_fn) {
+template <class T, class Encode>
+HttpResponse write_answer(const aggregator::Answer<T>& answer, std::string_view format, Encode encode) {
   HttpResponse r;
   if (const auto* status = std::get_if<k8s::Status>(&answer.result)) {
     r = status_response(*status);
   } else {
     r = json_response({});
-    r.shared_body = answer.encodings->get(format, [&] { return to_json_fn(std::get<T>(answer.result)).dump(); });
+    r.shared_body = answer.encodings->get(format, [&] { return encode(std::get<T>(answer.result)); });
   }
   for (const auto& w : answer.warnings) r.headers.emplace_back("Warning", warning_header(w));
   return r;
@@ -117,13 +117,14 @@ void ApiHandler::query(const ApiRequest& request, Respond respond) const {
     if (q->kind == ResourceMetricsQuery::Kind::Pods) {
       service_->pod_metrics(*q, [single, respond](SharedAnswer<aggregator::PodMetricsAnswer> a) {
         respond(write_answer(*a, single ? "pod" : "pods", [single](const std::vector<k8s::PodMetrics>& items) {
-          return single && items.size() == 1 ? k8s::to_json(items.front()) : k8s::pod_metrics_list_to_json(items);
+          return single && items.size() == 1 ? k8s::encode_pod_metrics(items.front()) : k8s::encode_pod_metrics_list(items);
         }));
       });
     } else {
       service_->node_metrics(*q, [single, respond](SharedAnswer<aggregator::NodeMetricsAnswer> a) {
         respond(write_answer(*a, single ? "node" : "nodes", [single](const std::vector<k8s::NodeMetrics>& items) {
-          return single && items.size() == 1 ? k8s::to_json(items.front()) : k8s::node_metrics_list_to_json(items);
+          return single && items.size() == 1 ? k8s::encode_node_metrics(items.front())
+                                               : k8s::encode_node_metrics_list(items);
         }));
       });
     }
@@ -133,7 +134,7 @@ void ApiHandler::query(const ApiRequest& request, Respond respond) const {
     auto version = q->version;
     service_->custom_metrics(*q, [version, respond](SharedAnswer<aggregator::CustomMetricsAnswer> a) {
       respond(write_answer(*a, k8s::group_version(version), [version](const std::vector<k8s::MetricValue>& items) {
-        return k8s::metric_value_list_to_json(items, version);
+        return k8s::metric_value_list_to_json(items, version).dump();
       }));
     });
     return;
@@ -141,7 +142,7 @@ void ApiHandler::query(const ApiRequest& request, Respond respond) const {
   const auto& q = std::get<aggregator::ExternalMetricsQuery>(request);
   service_->external_metrics(q, [respond](SharedAnswer<aggregator::ExternalMetricsAnswer> a) {
     respond(write_answer(*a, "external", [](const std::vector<k8s::ExternalMetricValue>& items) {
-      return k8s::external_metric_value_list_to_json(items);
+      return k8s::external_metric_value_list_to_json(items).dump();
     }));
   });
 }
