@@ -47,6 +47,10 @@ check "the control plane's discovery lists metrics.k8s.io" grep -q 'metrics.k8s.
 # Through the control plane: kubectl top and get --raw, as an admin and as a viewer.
 top=$(kk top pod -n default --no-headers)
 check "kubectl top pod through the control plane shows both members' nginx pods" test "$(grep -c '^nginx-' <<<"$top")" -eq 2
+# (The control plane has no Node objects, so kubectl prints <unknown> for the percentages.)
+nodes_top=$(kk top node --no-headers 2>&1 || true)
+check "kubectl top node through the control plane shows every member's nodes" \
+  test "$(grep -c '^member[123]-node-' <<<"$nodes_top")" -eq 3
 raw=$(kk get --raw /apis/metrics.k8s.io/v1beta1/namespaces/default/pods)
 check "every item names its member" \
   test "$(json_get "$raw" "sorted(i['metadata']['annotations']['resource.karmada.io/query-from-cluster'] for i in d['items'])")" = "['member1', 'member2']"
