@@ -20,10 +20,15 @@ kk() { kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --request-timeou
 members() { kubectl --kubeconfig "$E2E_TMP/world/members.kubeconfig" --request-timeout=10s "$@"; }
 load() { curl -sk -X PUT "$control/sim/v1/namespaces/default/workloads/nginx/load" -d "{\"cpu\":\"$1\"}" >/dev/null; }
 
-# Short periods so that the walkthrough runs in seconds; the algorithm is the same.
+# The default sync period (15 s), so that "within three sync periods" means
+# what it says. The simulated pods are ready at once, so the cpu
+# initialization period and readiness delay (5 min and 30 s upstream, there
+# for slow-starting real pods) are shortened: otherwise the new replicas'
+# usage is not trusted for five minutes and the walkthrough stalls at 5.
+sync_period=15
 start_serve "$E2E_TMP/serve.log" --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" \
   --enable-autoscaler --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
-  --horizontal-pod-autoscaler-sync-period 1s --horizontal-pod-autoscaler-cpu-initialization-period 1s \
+  --horizontal-pod-autoscaler-sync-period ${sync_period}s --horizontal-pod-autoscaler-cpu-initialization-period 1s \
   --horizontal-pod-autoscaler-initial-readiness-delay 1s
 
 # wait_until SECONDS COMMAND...: polls COMMAND until it succeeds.
@@ -41,16 +46,22 @@ replicas_are() { test "$(replicas)" = "$1"; }
 cp "$src/examples/federatedhpa/nginx.yaml" "$E2E_TMP/fhpa.yaml"
 check "kubectl apply the walkthrough's FederatedHPA" kk apply -f "$E2E_TMP/fhpa.yaml"
 status_current_is() { test "$(kk get fhpa nginx -o jsonpath='{.status.currentReplicas}')" = "$1"; }
-check "idle: the status is written and the Deployment stays at 1" wait_until 10 status_current_is 1
+check "idle: the status is written within a sync period" wait_until $((sync_period + 5)) status_current_is 1
 check "and the Deployment stays at 1" replicas_are 1
 check "ScalingActive is True with ValidMetricFound" \
   grep -q 'ValidMetricFound' <<<"$(kk get fhpa nginx -o jsonpath='{.status.conditions}')"
 
 load 300m
-check "under load the loop scales the Deployment up" wait_until 20 replicas_above 1
+load_arrived=$SECONDS
+# Three periods: the 10 s scale-up stabilization window must first forget the
+# idle recommendations, then the default scale-up limit (4 pods or 100 % per
+# 15 s) allows 1 -> 5, and one period later 5 -> 10.
+check "under load the loop scales the Deployment up" wait_until $((2 * sync_period + 5)) replicas_above 1
 check "a SuccessfulRescale Event names the new size" \
   wait_until 5 bash -c "kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' get events -n default -o jsonpath='{.items[*].message}' | grep -q 'New size: [0-9]*; reason: cpu resource utilization (percentage of request) above target'"
-check "it reaches maxReplicas 10" wait_until 40 replicas_are 10
+check "it reaches maxReplicas 10 within three sync periods of the load arriving" \
+  wait_until $((3 * sync_period - (SECONDS - load_arrived) + 2)) replicas_are 10
+echo "# reached 10 replicas $((SECONDS - load_arrived)) s after the load arrived (sync period ${sync_period} s)" >&2
 pods() { echo $(( $(members --context member1 get pods -l app=nginx --no-headers | wc -l) + $(members --context member2 get pods -l app=nginx --no-headers | wc -l) )); }
 pods_are() { test "$(pods)" = "$1"; }
 check "the members run the new replicas (5 + 5)" wait_until 10 pods_are 10
@@ -62,13 +73,16 @@ check "ScalingLimited: TooManyReplicas at maxReplicas" \
   grep -q 'TooManyReplicas' <<<"$(json_get "$status" "d['status']['conditions']")"
 
 load 0
-check "without load it scales back down to 1 after the 10 s stabilization window" wait_until 45 replicas_are 1
+# The idle pods still use ~4 % of their request (target 10 %), so each sync
+# multiplies the count by ~0.4: 10 -> 4 -> 2 -> 1, one step per period.
+check "without load it scales back down to 1 (10 s stabilization, then a step per period)" \
+  wait_until $((4 * sync_period + 5)) replicas_are 1
 
 # A FederatedHPA whose target does not exist: FailedGetScale, in an Event and the status.
 sed -e 's/name: nginx$/name: ghost/' -e 's/kind: Deployment, name: nginx/kind: Deployment, name: ghost/' "$E2E_TMP/fhpa.yaml" >"$E2E_TMP/ghost.yaml"
 kk apply -f "$E2E_TMP/ghost.yaml" >/dev/null
 check "a missing target gives AbleToScale False / FailedGetScale" \
-  wait_until 10 bash -c "kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' get fhpa ghost -o jsonpath='{.status.conditions}' | grep -q FailedGetScale"
+  wait_until $((sync_period + 5)) bash -c "kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' get fhpa ghost -o jsonpath='{.status.conditions}' | grep -q FailedGetScale"
 check "and a FailedGetScale Warning Event" \
   grep -q 'FailedGetScale' <<<"$(kk get events -n default -o jsonpath='{.items[*].reason}')"
 finish
