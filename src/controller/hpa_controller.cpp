@@ -33,6 +33,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   };
   mutable std::mutex mutex;
   std::condition_variable wake;
+  bool sync_requested = false;  // guarded by mutex: sync_soon() was called
   std::map<std::string, Memory> memory;
   std::deque<std::function<void(Finished)>> queue;
   std::size_t running = 0;
@@ -298,9 +299,21 @@ void HpaController::start() {
       if (!state->options.active || state->options.active()) state->sync_all(nullptr);
       lock.lock();
       next += state->options.sync_period;
-      state->wake.wait_until(lock, next, [&] { return state->stopping; });
+      state->wake.wait_until(lock, next, [&] { return state->stopping || state->sync_requested; });
+      if (state->sync_requested) {
+        state->sync_requested = false;
+        next = std::chrono::steady_clock::now();
+      }
     }
   });
+}
+
+void HpaController::sync_soon() {
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->sync_requested = true;
+  }
+  state_->wake.notify_all();
 }
 
 void HpaController::stop() {

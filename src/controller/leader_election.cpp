@@ -129,8 +129,12 @@ void LeaderElector::attempt_unguarded() {
                                                           : client_->update(options_.namespace_name, options_.name, step.lease);
   if (!written) return fail(written.error().message);
   last_renewal_ = std::chrono::steady_clock::now();
-  if (!leading_) spdlog::info("leader election: {} acquired the lease {}", options_.identity, where);
+  const bool started = !leading_;
   leading_ = true;
+  if (started) {
+    spdlog::info("leader election: {} acquired the lease {}", options_.identity, where);
+    if (options_.on_started_leading) options_.on_started_leading();
+  }
 }
 
 void LeaderElector::stop() {

@@ -440,6 +440,11 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient
     election.lease_duration = duration_flag("--leader-elect-lease-duration", o.leader_elect_lease_duration);
     election.renew_deadline = duration_flag("--leader-elect-renew-deadline", o.leader_elect_renew_deadline);
     election.retry_period = duration_flag("--leader-elect-retry-period", o.leader_elect_retry_period);
+    // The new leader's first pass at once, not up to a sync period later
+    // (also after a failover). The loop outlives the elector's thread.
+    election.on_started_leading = [autoscaler = out.get()] {
+      if (autoscaler->loop) autoscaler->loop->sync_soon();
+    };
     if (election.lease_duration <= election.renew_deadline || election.renew_deadline <= election.retry_period ||
         election.retry_period.count() == 0)
       throw std::runtime_error("--leader-elect-*: need lease duration > renew deadline > retry period > 0 (as client-go)");

@@ -4,6 +4,8 @@
 // one sync_all() is one complete pass.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+
 #include <map>
 #include <mutex>
 #include <thread>
@@ -293,6 +295,24 @@ TEST_CASE("HpaController: only syncs while active (the leader election)") {
   for (int i = 0; i < 100 && f.controller->stats().syncs == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   f.controller->stop();
   CHECK(f.controller->stats().syncs > 0);
+}
+
+TEST_CASE("HpaController: sync_soon starts a pass at once, not at the next tick (a new leader)") {
+  ControllerOptions options;
+  options.sync_period = std::chrono::hours(1);
+  std::atomic<bool> leading{false};
+  options.active = [&] { return leading.load(); };
+  Fixture f(options);
+  f.cp->hpas.push_back(fhpa("web"));
+  f.metrics->cpu = {{{"member1", "web-a"}, "50m"}, {{"member2", "web-a"}, "50m"}};
+  f.controller->start();  // the first tick finds it not leading; the next is an hour away
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(f.controller->stats().syncs == 0);
+  leading = true;
+  f.controller->sync_soon();
+  for (int i = 0; i < 200 && f.controller->stats().syncs == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  f.controller->stop();
+  CHECK(f.controller->stats().syncs == 1);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // contending over one in-memory Lease with optimistic concurrency.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+
 #include <mutex>
 #include <thread>
 
@@ -102,8 +104,10 @@ struct MemoryLeases : LeaseClient {
 
 TEST_CASE("LeaderElection: two electors, one leader; the other takes over when it stops") {
   auto leases = std::make_shared<MemoryLeases>();
-  auto options = [](std::string id) {
+  std::atomic<int> started_a{0}, started_b{0};
+  auto options = [&](std::string id) {
     ElectionOptions o;
+    o.on_started_leading = [&counter = id == "a" ? started_a : started_b] { ++counter; };
     o.identity = std::move(id);
     o.lease_duration = std::chrono::seconds(30);  // only the release can hand it over within the test
     o.renew_deadline = std::chrono::milliseconds(600);
@@ -127,6 +131,9 @@ TEST_CASE("LeaderElection: two electors, one leader; the other takes over when i
   CHECK(until([&] { return other.leading(); }));
   CHECK_FALSE(leader.leading());
   CHECK(leases->holder() == (&other == &a ? "a" : "b"));
+  // Each became the leader once and was told so once (renewals are not news).
+  CHECK(started_a.load() == 1);
+  CHECK(started_b.load() == 1);
 }
 
 }  // namespace

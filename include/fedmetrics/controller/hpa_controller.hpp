@@ -55,6 +55,9 @@ class HpaController {
   void start();
   // Stops the loop; syncs in flight finish on the client threads but start nothing new.
   void stop();
+  // A pass now rather than at the next tick (this replica just became the
+  // leader); the cadence then continues from this pass. Thread-safe.
+  void sync_soon();
   // One pass over every FederatedHPA; `done` when each has finished (tests, `--once`).
   void sync_all(std::function<void()> done);
 

@@ -30,6 +30,10 @@ struct ElectionOptions {
   std::chrono::milliseconds lease_duration{15'000};  // --leader-elect-lease-duration
   std::chrono::milliseconds renew_deadline{10'000};  // --leader-elect-renew-deadline
   std::chrono::milliseconds retry_period{2'000};     // --leader-elect-retry-period
+  // Called on the elector's thread each time this replica becomes the
+  // leader (client-go's OnStartedLeading): the loop starts a pass at once
+  // instead of at its next tick, up to a sync period later.
+  std::function<void()> on_started_leading;
 };
 
 // What to do with the Lease as read (nullopt: it does not exist). Whether
