@@ -98,6 +98,10 @@ void RestMemberCluster::pod_metrics(const std::string& namespace_name, const k8s
   add_query(path, "labelSelector", labels.to_string());
   add_query(path, "fieldSelector", fields.to_string());
   client_->get(path, deadline, [done = std::move(done)](HttpResult r) {
+    // The common shape without a document tree; anything else through the tree decoder.
+    if (auto* reply = std::get_if<HttpReply>(&r); reply && reply->status == 200) {
+      if (auto items = k8s::try_decode_pod_metrics_list(reply->body)) return done(std::move(*items));
+    }
     done(decode_reply<std::vector<k8s::PodMetrics>>(std::move(r), k8s::pod_metrics_list_from_json, false));
   });
 }

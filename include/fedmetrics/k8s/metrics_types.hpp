@@ -77,6 +77,11 @@ std::string encode_node_metrics_list(const std::vector<NodeMetrics>& items);
 Expected<PodMetrics> pod_metrics_from_json(const nlohmann::json& in, std::string_view path = "");
 Expected<NodeMetrics> node_metrics_from_json(const nlohmann::json& in, std::string_view path = "");
 Expected<std::vector<PodMetrics>> pod_metrics_list_from_json(const nlohmann::json& in);
+// The member answer's common shape read straight from the text, without a
+// document tree (the client's hot path). nullopt for any other document,
+// valid or not: decode it with pod_metrics_list_from_json, which names the
+// error. Where both read a document they give the same items.
+std::optional<std::vector<PodMetrics>> try_decode_pod_metrics_list(std::string_view body);
 Expected<std::vector<NodeMetrics>> node_metrics_list_from_json(const nlohmann::json& in);
 
 // corev1.ObjectReference, as describedObject.
