@@ -2,6 +2,7 @@
 
 #include <utility>  // before Asio's awaitable.hpp (Boost + C++20 coroutines)
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <mutex>
@@ -207,12 +208,33 @@ struct TlsServer::Impl {
   }
 
   awaitable<void> accept_loop(std::uint64_t epoch) {
+    // After a failed accept (out of file descriptors, most often), wait before
+    // the next: the pending connection keeps the listener readable, so an
+    // immediate retry would spin a core and flood the log until a descriptor
+    // frees up. 5 ms, doubling to 1 s; logged once per streak.
+    constexpr auto kFirstBackoff = std::chrono::milliseconds(5);
+    constexpr auto kMaxBackoff = std::chrono::seconds(1);
+    std::chrono::milliseconds backoff{0};
+    std::uint64_t failures = 0;
+    asio::steady_timer pause(acceptor.get_executor());
     for (;;) {
       auto [ec, socket] = co_await acceptor.async_accept(asio::make_strand(io), use_tuple);
       if (ec == asio::error::operation_aborted || epoch != accept_epoch || !acceptor.is_open()) co_return;
       if (ec) {
-        spdlog::warn("accept failed: {}", ec.message());
+        backoff = backoff.count() == 0 ? kFirstBackoff
+                                       : std::min<std::chrono::milliseconds>(backoff * 2, kMaxBackoff);
+        if (failures++ == 0)
+          spdlog::warn("accept failed: {}; retrying with backoff (up to {} ms) until it succeeds", ec.message(),
+                       kMaxBackoff.count());
+        pause.expires_after(backoff);
+        co_await pause.async_wait(use_tuple);
+        if (epoch != accept_epoch || !acceptor.is_open()) co_return;
         continue;
+      }
+      if (failures > 0) {
+        spdlog::info("accepting connections again after {} failed accepts", failures);
+        failures = 0;
+        backoff = std::chrono::milliseconds(0);
       }
       if (connections.load() >= options.max_connections) {
         spdlog::warn("refusing connection: {} connections open (max {})", connections.load(), options.max_connections);
