@@ -1,5 +1,6 @@
 #include "fedmetrics/clusterclient/https_client.hpp"
 #include "fedmetrics/clusterclient/token_bucket.hpp"
+#include "fedmetrics/k8s/base64.hpp"
 
 #include <utility>  // before Asio's awaitable.hpp (Boost + C++20 coroutines)
 
@@ -7,6 +8,7 @@
 #include <fstream>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -191,8 +193,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     auto url = boost::urls::parse_uri(endpoint.server);
     if (!url || url->scheme() != "https")
       throw std::runtime_error("member " + endpoint.name + ": server \"" + endpoint.server + "\" is not an https:// URL");
-    if (!endpoint.proxy_url.empty())
-      throw std::runtime_error("member " + endpoint.name + ": proxy-url is not supported yet");
+    if (!endpoint.proxy_url.empty()) parse_proxy_url();
     host = url->host_address();
     host_header = std::string(url->encoded_host_and_port());
     if (host.size() > 1 && host.front() == '[') host = host.substr(1, host.size() - 2);
@@ -206,6 +207,68 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
   }
 
   std::string address() const { return host + ":" + port; }
+
+  // proxy-url: an http:// proxy, reached in the clear, asked to CONNECT to the
+  // member; the member's TLS runs inside that tunnel (client-go's
+  // http.ProxyURL for https servers). User info becomes Proxy-Authorization.
+  std::string proxy_host, proxy_port, proxy_authorization;
+
+  void parse_proxy_url() {
+    auto proxy = boost::urls::parse_uri(endpoint.proxy_url);
+    const std::string what = "member " + endpoint.name + ": proxy-url \"" + endpoint.proxy_url + "\"";
+    if (!proxy) throw std::runtime_error(what + " is not a URL");
+    if (proxy->scheme() != "http")
+      throw std::runtime_error(what + ": only http:// proxies (HTTP CONNECT) are supported, not " +
+                               std::string(proxy->scheme()) + "://");
+    proxy_host = proxy->host_address();
+    if (proxy_host.size() > 1 && proxy_host.front() == '[') proxy_host = proxy_host.substr(1, proxy_host.size() - 2);
+    if (proxy_host.empty()) throw std::runtime_error(what + " has no host");
+    proxy_port = proxy->has_port() ? std::string(proxy->port()) : "80";
+    if (proxy->has_userinfo())
+      proxy_authorization = "Basic " + k8s::base64_encode(std::string(proxy->user()) + ":" + std::string(proxy->password()));
+  }
+
+  // The addresses of `name`: an IP address needs no lookup; a host name goes
+  // through Asio's resolver, whose blocking getaddrinfo the deadline cannot cut short.
+  awaitable<std::variant<tcp::resolver::results_type, MemberError>> resolve(const std::string& name,
+                                                                            const std::string& service,
+                                                                            Deadline deadline) {
+    boost::system::error_code literal_error;
+    auto literal = asio::ip::make_address(name, literal_error);
+    if (!literal_error)
+      co_return tcp::resolver::results_type::create(tcp::endpoint(literal, static_cast<unsigned short>(std::stoi(service))),
+                                                    name, service);
+    tcp::resolver resolver(co_await asio::this_coro::executor);
+    auto [rec, resolved] = co_await resolver.async_resolve(name, service, use_tuple);
+    if (rec) co_return classify(rec, "resolve", name + ":" + service, X509_V_OK);
+    if (std::chrono::steady_clock::now() >= deadline)
+      co_return error(Kind::Timeout, "resolve " + name + ":" + service + ": deadline exceeded");
+    co_return resolved;
+  }
+
+  // Opens the tunnel on a socket connected to the proxy. nullopt on success.
+  awaitable<std::optional<MemberError>> connect_tunnel(beast::tcp_stream& socket) {
+    const std::string proxy = proxy_host + ":" + proxy_port;
+    http::request<http::empty_body> req{http::verb::connect, host_header, 11};
+    req.set(http::field::host, host_header);
+    if (!proxy_authorization.empty()) req.set(http::field::proxy_authorization, proxy_authorization);
+    auto [wec, written] = co_await http::async_write(socket, req, use_tuple);
+    (void)written;
+    if (wec) co_return classify(wec, "CONNECT through proxy", proxy, X509_V_OK);
+    beast::flat_buffer buffer;
+    http::response_parser<http::empty_body> parser;
+    parser.skip(true);  // a 2xx answer to CONNECT has no body: the tunnel follows
+    auto [rec, read] = co_await http::async_read_header(socket, buffer, parser, use_tuple);
+    (void)read;
+    if (rec) co_return classify(rec, "CONNECT through proxy", proxy, X509_V_OK);
+    const unsigned status = parser.get().result_int();
+    if (status / 100 != 2)
+      co_return error(Kind::Network, "proxy " + proxy + " refused CONNECT " + host_header + ": HTTP " +
+                                         std::to_string(status) + " " + std::string(parser.get().reason()));
+    if (buffer.size() != 0)
+      co_return error(Kind::Network, "proxy " + proxy + " sent data before the TLS handshake");
+    co_return std::nullopt;
+  }
 
   // With a token file, its modification time is checked at most once a
   // second, and a changed file re-read: a rotated token (a projected
@@ -295,22 +358,15 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
 
   awaitable<std::variant<std::unique_ptr<Stream>, MemberError>> connect(Deadline deadline) {
     auto executor = co_await asio::this_coro::executor;
-    // An IP address needs no lookup. A host name goes through Asio's resolver,
-    // whose blocking getaddrinfo cannot be bounded by our deadline.
-    tcp::resolver::results_type results;
-    boost::system::error_code literal_error;
-    auto literal = asio::ip::make_address(host, literal_error);
-    if (!literal_error) {
-      results = tcp::resolver::results_type::create(tcp::endpoint(literal, static_cast<unsigned short>(std::stoi(port))),
-                                                   host, port);
-    } else {
-      tcp::resolver resolver(executor);
-      auto [rec, resolved] = co_await resolver.async_resolve(host, port, use_tuple);
-      if (rec) co_return classify(rec, "resolve", address(), X509_V_OK);
-      if (std::chrono::steady_clock::now() >= deadline)
-        co_return error(Kind::Timeout, "resolve " + address() + ": deadline exceeded");
-      results = std::move(resolved);
-    }
+    // Through a proxy, the TCP connection goes to the proxy and the member's
+    // name is resolved by it.
+    const bool proxied = !proxy_host.empty();
+    // (Not `c ? co_await a : co_await b`: GCC 12 miscompiles co_await in a conditional.)
+    const std::string& connect_host = proxied ? proxy_host : host;
+    const std::string& connect_port = proxied ? proxy_port : port;
+    auto resolved = co_await resolve(connect_host, connect_port, deadline);
+    if (auto* e = std::get_if<MemberError>(&resolved)) co_return *e;
+    tcp::resolver::results_type results = std::get<tcp::resolver::results_type>(resolved);
     auto stream = std::make_unique<Stream>(executor, tls);
     boost::system::error_code not_ip;
     asio::ip::make_address(verify_name, not_ip);
@@ -320,7 +376,11 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     beast::get_lowest_layer(*stream).expires_at(deadline);
     auto [cec, ep] = co_await beast::get_lowest_layer(*stream).async_connect(results, use_tuple);
     (void)ep;
-    if (cec) co_return classify(cec, "connect", address(), X509_V_OK);
+    if (cec) co_return classify(cec, proxied ? "connect to proxy" : "connect",
+                                proxied ? proxy_host + ":" + proxy_port : address(), X509_V_OK);
+    if (proxied) {
+      if (auto e = co_await connect_tunnel(beast::get_lowest_layer(*stream))) co_return *e;
+    }
     // Requests are written whole: no Nagle delay waiting for the member's ACK.
     boost::system::error_code nodelay_error;
     beast::get_lowest_layer(*stream).socket().set_option(tcp::no_delay(true), nodelay_error);

@@ -231,8 +231,6 @@ TEST_CASE("KarmadaClusterSource: a cluster that cannot be used is named with the
                             k8s::parse_secret(R"({"kind":"Secret","data":{"token":"!!!","caBundle":"Q0E="}})"));
        },
        "cluster \"member2\": secret karmada-cluster/member2: data.token: not valid base64"},
-      {"proxyURL", [](json& c) { c["spec"]["proxyURL"] = "http://proxy:3128"; }, nullptr,
-       "cluster \"member2\": spec.proxyURL is not supported yet"},
       {"apiEndpoint not a string", [](json& c) { c["spec"]["apiEndpoint"] = 6443; }, nullptr,
        "cluster \"member2\": spec.apiEndpoint: expected a string, got number"},
       {"secretRef not an object", [](json& c) { c["spec"]["secretRef"] = "karmada-cluster/member2"; }, nullptr,
@@ -262,6 +260,18 @@ TEST_CASE("KarmadaClusterSource: a cluster that cannot be used is named with the
     REQUIRE(plan.unusable.size() == 1);
     CHECK_THAT(plan.unusable[0], Catch::StartsWith(row.error));
   }
+}
+
+TEST_CASE("KarmadaClusterSource: spec.proxyURL goes with the direct endpoint", "[clusterclient][karmada]") {
+  auto proxied = cluster("member2");
+  proxied["spec"]["proxyURL"] = "http://user:secret@proxy.example:3128";
+  ClusterObjects clusters;
+  REQUIRE_NOTHROW(clusters = parse({cluster("member1"), proxied}));
+  MemberPlan plan;
+  REQUIRE_NOTHROW(plan = plan_members(clusters, secrets_of({"member1", "member2"}), control_plane(), MemberAccess::Direct));
+  REQUIRE(names_of(plan.members) == std::vector<std::string>{"member1", "member2"});
+  CHECK(plan.members[0].proxy_url.empty());
+  CHECK(plan.members[1].proxy_url == "http://user:secret@proxy.example:3128");
 }
 
 TEST_CASE("KarmadaClusterSource: a body that is not a ClusterList is an error, never a throw",

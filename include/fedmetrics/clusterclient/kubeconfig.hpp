@@ -20,7 +20,7 @@ struct ClusterEndpoint {
   std::string token_file;       // re-read when it changes, and once after a 401
   std::string client_cert_pem;  // client-certificate(-data)
   std::string client_key_pem;   // client-key(-data)
-  std::string proxy_url;        // not supported yet: an endpoint with one is refused
+  std::string proxy_url;        // an http:// proxy asked to CONNECT to the server (user info: Basic auth)
   friend bool operator==(const ClusterEndpoint&, const ClusterEndpoint&) = default;
 };
 
