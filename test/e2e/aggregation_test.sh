@@ -12,12 +12,8 @@ source "$(dirname "$0")/lib.sh"
 bin=$1
 src=$2
 
-"$bin" sim --world "$src/test/e2e/karmada.world.yaml" --out-dir "$E2E_TMP/world" >"$E2E_TMP/sim.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_for_log "$E2E_TMP/sim.log" "world ready" 10
-control=$(grep -o 'control serving on https://127.0.0.1:[0-9]*' "$E2E_TMP/sim.log" | sed 's/control serving on //')
+start_sim "$src/test/e2e/karmada.world.yaml"
 karmada_kubeconfig="$E2E_TMP/world/karmada.kubeconfig"
-kk() { kubectl --kubeconfig "$karmada_kubeconfig" --request-timeout=10s "$@"; }
 
 # fedmetrics as a delegating API server: no --insecure-development-no-auth.
 "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs" \

@@ -17,10 +17,7 @@ aggregation:
   port: $port
   caFile: certs/ca.crt
 YAML
-"$bin" sim --world "$E2E_TMP/world.yaml" --out-dir "$E2E_TMP/world" >"$E2E_TMP/sim.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_for_log "$E2E_TMP/sim.log" "world ready" 10
-kk() { kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --request-timeout=10s "$@"; }
+start_sim "$E2E_TMP/world.yaml"
 check "the APIServices are registered from the world file" \
   test "$(kk get apiservices.apiregistration.k8s.io --no-headers | grep -c 'fedmetrics-system/fedmetrics')" = 4
 check "unavailable while nothing listens: FailedDiscoveryCheck, and proxied requests get 503" \

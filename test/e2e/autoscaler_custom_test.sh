@@ -9,24 +9,13 @@ source "$(dirname "$0")/lib.sh"
 bin=$1
 src=$2
 
-"$bin" sim --world "$src/examples/worlds/sample-app.yaml" --out-dir "$E2E_TMP/world" >"$E2E_TMP/sim.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_for_log "$E2E_TMP/sim.log" "world ready" 10
-control=$(grep -o 'control serving on https://127.0.0.1:[0-9]*' "$E2E_TMP/sim.log" | sed 's/control serving on //')
-kk() { kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --request-timeout=10s "$@"; }
+start_sim "$src/examples/worlds/sample-app.yaml"
 # The default sync period (15 s): the walkthrough's timing as an operator sees it.
 sync_period=15
 start_serve "$E2E_TMP/serve.log" --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" \
   --enable-autoscaler --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
   --horizontal-pod-autoscaler-sync-period ${sync_period}s
 
-wait_until() {
-  local deadline=$((SECONDS + $1)); shift
-  until "$@"; do
-    [ $SECONDS -ge $deadline ] && return 1
-    sleep 0.5
-  done
-}
 replicas_are() { test "$(kk get deployment sample-app -o jsonpath='{.spec.replicas}')" = "$1"; }
 metric_seen() { kk get fhpa sample-app -o jsonpath='{.status.currentMetrics[0].pods.metric.name}' | grep -q http_requests; }
 

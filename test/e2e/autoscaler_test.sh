@@ -12,11 +12,7 @@ source "$(dirname "$0")/lib.sh"
 bin=$1
 src=$2
 
-"$bin" sim --world "$src/examples/worlds/nginx.yaml" --out-dir "$E2E_TMP/world" >"$E2E_TMP/sim.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_for_log "$E2E_TMP/sim.log" "world ready" 10
-control=$(grep -o 'control serving on https://127.0.0.1:[0-9]*' "$E2E_TMP/sim.log" | sed 's/control serving on //')
-kk() { kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --request-timeout=10s "$@"; }
+start_sim "$src/examples/worlds/nginx.yaml"
 members() { kubectl --kubeconfig "$E2E_TMP/world/members.kubeconfig" --request-timeout=10s "$@"; }
 load() { curl -sk -X PUT "$control/sim/v1/namespaces/default/workloads/nginx/load" -d "{\"cpu\":\"$1\"}" >/dev/null; }
 
@@ -31,14 +27,6 @@ start_serve "$E2E_TMP/serve.log" --member-kubeconfig "$E2E_TMP/world/members.kub
   --horizontal-pod-autoscaler-sync-period ${sync_period}s --horizontal-pod-autoscaler-cpu-initialization-period 1s \
   --horizontal-pod-autoscaler-initial-readiness-delay 1s
 
-# wait_until SECONDS COMMAND...: polls COMMAND until it succeeds.
-wait_until() {
-  local deadline=$((SECONDS + $1)); shift
-  until "$@"; do
-    [ $SECONDS -ge $deadline ] && return 1
-    sleep 0.5
-  done
-}
 replicas() { kk get deployment nginx -o jsonpath='{.spec.replicas}'; }
 replicas_above() { test "$(replicas)" -gt "$1"; }
 replicas_are() { test "$(replicas)" = "$1"; }

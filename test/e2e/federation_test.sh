@@ -7,10 +7,7 @@ source "$(dirname "$0")/lib.sh"
 bin=$1
 src=$2
 
-"$bin" sim --world "$src/examples/worlds/demo.yaml" --out-dir "$E2E_TMP/world" >"$E2E_TMP/sim.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_for_log "$E2E_TMP/sim.log" "world ready" 10
-control=$(grep -o 'control serving on https\?://127.0.0.1:[0-9]*' "$E2E_TMP/sim.log" | head -1 | sed 's/control serving on //')
+start_sim "$src/examples/worlds/demo.yaml"
 
 E2E_NAMESPACE=shop start_serve "$E2E_TMP/serve.log" --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" --member-timeout 1s
 sim_put() { curl -sk -X PUT "$control$1" -H 'Content-Type: application/json' -d "$2" >/dev/null; }

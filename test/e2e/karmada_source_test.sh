@@ -13,10 +13,7 @@ bin=$1
 src=$2
 
 # -v: the simulated control plane logs every request it serves (which paths serve used).
-"$bin" sim --world "$src/test/e2e/karmada.world.yaml" --out-dir "$E2E_TMP/world" -v >"$E2E_TMP/sim.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_for_log "$E2E_TMP/sim.log" "world ready" 10
-control=$(grep -o 'control serving on https://127.0.0.1:[0-9]*' "$E2E_TMP/sim.log" | sed 's/control serving on //')
+start_sim "$src/test/e2e/karmada.world.yaml" -v
 karmada_kubeconfig="$E2E_TMP/world/karmada.kubeconfig"
 pods_path=/apis/metrics.k8s.io/v1beta1/namespaces/default/pods
 
@@ -74,7 +71,6 @@ check "direct: serve found the three Ready clusters" \
 members_follow_readiness direct "$E2E_TMP/serve-direct.log"
 
 # Credentials: a new token in member1's Secret replaces its client within seconds.
-kk() { kubectl --kubeconfig "$karmada_kubeconfig" --request-timeout=10s "$@"; }
 set_token() { kk patch secret -n karmada-cluster member1 --type merge -p "{\"data\":{\"token\":\"$(printf %s "$1" | base64 -w0)\"}}" >/dev/null; }
 set_token nope
 check "direct: a token rotated in member1's Secret is picked up within seconds" \

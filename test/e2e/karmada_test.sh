@@ -11,11 +11,7 @@ source "$(dirname "$0")/lib.sh"
 bin=$1
 src=$2
 
-"$bin" sim --world "$src/test/e2e/karmada.world.yaml" --out-dir "$E2E_TMP/world" --watch-history 10 >"$E2E_TMP/sim.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_for_log "$E2E_TMP/sim.log" "world ready" 10
-karmada=$(grep -o 'karmada serving on https://127.0.0.1:[0-9]*' "$E2E_TMP/sim.log" | sed 's/karmada serving on //')
-kk() { kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --request-timeout=10s "$@"; }
+start_sim "$src/test/e2e/karmada.world.yaml" --watch-history 10
 members() { kubectl --kubeconfig "$E2E_TMP/world/members.kubeconfig" --request-timeout=10s "$@"; }
 admin_token=admin-token
 viewer_token=viewer-token

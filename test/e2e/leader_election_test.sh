@@ -9,10 +9,7 @@ source "$(dirname "$0")/lib.sh"
 bin=$1
 src=$2
 
-"$bin" sim --world "$src/examples/worlds/nginx.yaml" --out-dir "$E2E_TMP/world" >"$E2E_TMP/sim.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_for_log "$E2E_TMP/sim.log" "world ready" 10
-kk() { kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --request-timeout=10s "$@"; }
+start_sim "$src/examples/worlds/nginx.yaml"
 holder() { kk get lease -n kube-system fedmetrics-autoscaler -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
 
 # replica NAME: starts a replica with short election periods; sets pid_NAME.
@@ -27,13 +24,6 @@ replica() {
   wait_for_log "$E2E_TMP/$1.log" "serving on https://127.0.0.1:" 10
 }
 identity_of() { grep -o 'leader election on Lease kube-system/fedmetrics-autoscaler as [^ ]*' "$E2E_TMP/$1.log" | awk '{print $NF}'; }
-wait_until() {
-  local deadline=$((SECONDS + $1)); shift
-  until "$@"; do
-    [ $SECONDS -ge $deadline ] && return 1
-    sleep 0.2
-  done
-}
 holder_is() { test "$(holder)" = "$1"; }
 
 replica a

@@ -71,3 +71,29 @@ current-context: fedmetrics
 KUBECONFIG
 }
 k() { kubectl --kubeconfig "$E2E_TMP/kubeconfig" --request-timeout=10s "$@"; }
+
+# start_sim WORLD_FILE [SIM FLAGS...]: `fedmetrics sim` with its out-dir in
+# $E2E_TMP/world and its log in $E2E_TMP/sim.log; waits for the world and
+# sets $control (the simulator's control API) and $karmada (the simulated
+# control plane's URL).
+start_sim() {
+  local world=$1; shift
+  "$bin" sim --world "$world" --out-dir "$E2E_TMP/world" "$@" >"$E2E_TMP/sim.log" 2>&1 &
+  E2E_PIDS+=($!)
+  wait_for_log "$E2E_TMP/sim.log" "world ready" 10
+  control=$(grep -o 'control serving on https://127.0.0.1:[0-9]*' "$E2E_TMP/sim.log" | head -1 | sed 's/control serving on //')
+  karmada=$(grep -o 'karmada serving on https://127.0.0.1:[0-9]*' "$E2E_TMP/sim.log" | head -1 | sed 's/karmada serving on //')
+}
+
+# kk ARGS...: kubectl against the simulated Karmada control plane, as its admin.
+kk() { kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --request-timeout=10s "$@"; }
+
+# wait_until SECONDS COMMAND...: runs COMMAND every 0.2 s until it succeeds;
+# fails when SECONDS have passed.
+wait_until() {
+  local deadline=$((SECONDS + $1)); shift
+  until "$@"; do
+    [ $SECONDS -ge $deadline ] && return 1
+    sleep 0.2
+  done
+}

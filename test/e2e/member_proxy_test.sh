@@ -9,9 +9,7 @@ source "$(dirname "$0")/lib.sh"
 bin=$1
 src=$2
 
-"$bin" sim --world "$src/examples/worlds/demo.yaml" --out-dir "$E2E_TMP/world" >"$E2E_TMP/sim.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_for_log "$E2E_TMP/sim.log" "world ready" 10
+start_sim "$src/examples/worlds/demo.yaml"
 
 # start_proxy NAME [deny]: sets proxy_port.
 start_proxy() {
