@@ -1,6 +1,7 @@
 #include "fedmetrics/clusterclient/karmada_cluster_source.hpp"
 
 #include <condition_variable>
+#include <filesystem>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -63,8 +64,18 @@ struct KarmadaClusterSource::Pending {
   bool cancelled = false;
 };
 
+namespace {
+std::filesystem::file_time_type modified_at(const std::string& file) {
+  std::error_code ec;
+  auto t = std::filesystem::last_write_time(file, ec);
+  return ec ? std::filesystem::file_time_type{} : t;
+}
+}  // namespace
+
 KarmadaClusterSource::KarmadaClusterSource(ClientRuntime& runtime, KarmadaSourceOptions options)
-    : options_(std::move(options)),
+    : runtime_(runtime),
+      options_(std::move(options)),
+      kubeconfig_mtime_(modified_at(options_.kubeconfig_file)),
       control_plane_(control_plane_from(options_.kubeconfig_file)),
       client_(control_plane_client(runtime, control_plane_, options_.members.client)),
       members_(runtime, options_.members) {
@@ -119,7 +130,31 @@ std::optional<std::vector<HttpResult>> KarmadaClusterSource::fetch(const std::ve
   return out;
 }
 
+void KarmadaClusterSource::reload_kubeconfig_if_changed() {
+  const auto mtime = modified_at(options_.kubeconfig_file);
+  if (mtime == kubeconfig_mtime_) return;
+  kubeconfig_mtime_ = mtime;
+  auto loaded = load_kubeconfig_current_context(options_.kubeconfig_file);
+  if (!loaded) {
+    spdlog::warn("karmada: --karmada-kubeconfig changed but cannot be used ({}); keeping the one read before",
+                 loaded.error().message);
+    return;
+  }
+  if (*loaded == control_plane_) return;
+  try {
+    client_ = std::make_shared<HttpsClient>(runtime_, *loaded, options_.members.client);
+  } catch (const std::exception& e) {
+    spdlog::warn("karmada: --karmada-kubeconfig changed but cannot be used ({}); keeping the one read before", e.what());
+    return;
+  }
+  control_plane_ = std::move(*loaded);
+  // Members reached through the cluster proxy take the new credentials at this poll's reconcile.
+  spdlog::info("karmada: --karmada-kubeconfig changed: reading Cluster objects from {} with its new settings",
+               control_plane_.server);
+}
+
 void KarmadaClusterSource::poll() {
+  reload_kubeconfig_if_changed();
   auto deadline = std::chrono::steady_clock::now() + options_.poll_timeout;
   auto listed = fetch({kClustersPath}, deadline);
   if (!listed) return;  // stopping

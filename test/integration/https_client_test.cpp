@@ -3,6 +3,8 @@
 // deadlines, token rotation, discovery, and the kubeconfig and Karmada member sources.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
@@ -343,3 +345,34 @@ TEST_CASE("KarmadaClusterSource: members follow the Cluster objects", "[integrat
   CHECK(source.members()->at(3) == healthy);
   source.stop();
 }
+
+TEST_CASE("KarmadaClusterSource: a changed --karmada-kubeconfig is read again", "[integration][clusterclient]") {
+  ClientRuntime rt(1);
+  auto& world = World::get();
+  const auto good = (world.dir / "karmada.kubeconfig").string();
+  std::ifstream in(good);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto token_at = text.find("token: ");
+  REQUIRE(token_at != std::string::npos);
+  const auto token_end = text.find('\n', token_at);
+  // The same file with a token the control plane does not know: every poll is a 401.
+  const std::string wrong = text.substr(0, token_at) + "token: not-a-known-token" + text.substr(token_end);
+  const auto file = std::filesystem::temp_directory_path() / ("fedmetrics-karmada-kubeconfig-" + std::to_string(::getpid()));
+  auto write = [&](const std::string& content) {
+    std::ofstream out(file, std::ios::trunc);
+    out << content;
+  };
+  write(wrong);
+  KarmadaSourceOptions options;
+  options.kubeconfig_file = file.string();
+  options.poll_interval = 100ms;
+  KarmadaClusterSource source(rt, options);
+  CHECK(source.members()->empty());  // the first poll was refused; the set starts empty
+  // A rotated token written into the file: the next polls use it.
+  std::this_thread::sleep_for(20ms);  // a distinct modification time
+  write(text);
+  CHECK(names_become(source, {"expired", "failing", "garbage", "healthy", "nocustom", "slow"}));
+  source.stop();
+  std::filesystem::remove(file);
+}
+

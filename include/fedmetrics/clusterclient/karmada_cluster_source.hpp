@@ -20,6 +20,7 @@
 // every Secret); get clusters/proxy (proxy access and Pull clusters).
 #include <chrono>
 #include <memory>
+#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -59,10 +60,16 @@ class KarmadaClusterSource final : public RefreshingMemberSource {
   // GETs `paths` at once; every answer, or nullopt when stop() came first.
   std::optional<std::vector<HttpResult>> fetch(const std::vector<std::string>& paths, Deadline deadline);
   void poll();
+  // A changed --karmada-kubeconfig (a rotated token or certificate, another
+  // server) is read again before a poll; one that cannot be used is logged
+  // and the previous one kept.
+  void reload_kubeconfig_if_changed();
   void poll_failed(const std::string& why);
   void report(const MemberPlan& plan);
 
+  ClientRuntime& runtime_;
   KarmadaSourceOptions options_;
+  std::filesystem::file_time_type kubeconfig_mtime_{};
   ClusterEndpoint control_plane_;
   std::shared_ptr<HttpsClient> client_;
   MemberSet members_;
