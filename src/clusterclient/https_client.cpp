@@ -83,6 +83,13 @@ using Stream = beast::ssl_stream<beast::tcp_stream>;
 MemberError error(Kind kind, std::string message) { return MemberError{kind, std::move(message), 0, std::nullopt}; }
 
 // Maps a transport error to its class. `phase` says what we were doing.
+// Digits only, 1 to 65535: what std::stoi and the endpoint can take without surprise.
+bool valid_port(const std::string& port) {
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) return false;
+  const int value = std::stoi(port);
+  return value >= 1 && value <= 65535;
+}
+
 MemberError classify(const boost::system::error_code& ec, std::string_view phase, const std::string& address,
                      long verify_result) {
   std::string where = std::string(phase) + " " + address + ": ";
@@ -198,6 +205,9 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     host_header = std::string(url->encoded_host_and_port());
     if (host.size() > 1 && host.front() == '[') host = host.substr(1, host.size() - 2);
     port = url->has_port() ? std::string(url->port()) : "443";
+    if (!valid_port(port))
+      throw std::runtime_error("member " + endpoint.name + ": server \"" + endpoint.server +
+                               "\": the port must be a number from 1 to 65535");
     base_path = std::string(url->encoded_path());
     while (!base_path.empty() && base_path.back() == '/') base_path.pop_back();
     verify_name = endpoint.tls_server_name.empty() ? host : endpoint.tls_server_name;
@@ -224,6 +234,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     if (proxy_host.size() > 1 && proxy_host.front() == '[') proxy_host = proxy_host.substr(1, proxy_host.size() - 2);
     if (proxy_host.empty()) throw std::runtime_error(what + " has no host");
     proxy_port = proxy->has_port() ? std::string(proxy->port()) : "80";
+    if (!valid_port(proxy_port)) throw std::runtime_error(what + ": the port must be a number from 1 to 65535");
     if (proxy->has_userinfo())
       proxy_authorization = "Basic " + k8s::base64_encode(std::string(proxy->user()) + ":" + std::string(proxy->password()));
   }
@@ -249,8 +260,10 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
   // Opens the tunnel on a socket connected to the proxy. nullopt on success.
   awaitable<std::optional<MemberError>> connect_tunnel(beast::tcp_stream& socket) {
     const std::string proxy = proxy_host + ":" + proxy_port;
-    http::request<http::empty_body> req{http::verb::connect, host_header, 11};
-    req.set(http::field::host, host_header);
+    // The authority form with the port always (RFC 9110 9.3.6), even when the server URL leaves it out.
+    const std::string authority = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + port;
+    http::request<http::empty_body> req{http::verb::connect, authority, 11};
+    req.set(http::field::host, authority);
     if (!proxy_authorization.empty()) req.set(http::field::proxy_authorization, proxy_authorization);
     auto [wec, written] = co_await http::async_write(socket, req, use_tuple);
     (void)written;
@@ -263,7 +276,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     if (rec) co_return classify(rec, "CONNECT through proxy", proxy, X509_V_OK);
     const unsigned status = parser.get().result_int();
     if (status / 100 != 2)
-      co_return error(Kind::Network, "proxy " + proxy + " refused CONNECT " + host_header + ": HTTP " +
+      co_return error(Kind::Network, "proxy " + proxy + " refused CONNECT " + authority + ": HTTP " +
                                          std::to_string(status) + " " + std::string(parser.get().reason()));
     if (buffer.size() != 0)
       co_return error(Kind::Network, "proxy " + proxy + " sent data before the TLS handshake");

@@ -133,20 +133,27 @@ std::optional<std::vector<HttpResult>> KarmadaClusterSource::fetch(const std::ve
 void KarmadaClusterSource::reload_kubeconfig_if_changed() {
   const auto mtime = modified_at(options_.kubeconfig_file);
   if (mtime == kubeconfig_mtime_) return;
-  kubeconfig_mtime_ = mtime;
+  // Until a changed file is read successfully it is tried again at every
+  // poll (it may have been caught half-written), and the failure logged once.
+  auto unusable = [this](const std::string& why) {
+    if (why != kubeconfig_failure_)
+      spdlog::warn("karmada: --karmada-kubeconfig changed but cannot be used ({}); keeping the one read before", why);
+    kubeconfig_failure_ = why;
+  };
   auto loaded = load_kubeconfig_current_context(options_.kubeconfig_file);
-  if (!loaded) {
-    spdlog::warn("karmada: --karmada-kubeconfig changed but cannot be used ({}); keeping the one read before",
-                 loaded.error().message);
+  if (!loaded) return unusable(loaded.error().message);
+  if (*loaded == control_plane_) {
+    kubeconfig_mtime_ = mtime;
+    kubeconfig_failure_.clear();
     return;
   }
-  if (*loaded == control_plane_) return;
   try {
     client_ = std::make_shared<HttpsClient>(runtime_, *loaded, options_.members.client);
   } catch (const std::exception& e) {
-    spdlog::warn("karmada: --karmada-kubeconfig changed but cannot be used ({}); keeping the one read before", e.what());
-    return;
+    return unusable(e.what());
   }
+  kubeconfig_mtime_ = mtime;
+  kubeconfig_failure_.clear();
   control_plane_ = std::move(*loaded);
   // Members reached through the cluster proxy take the new credentials at this poll's reconcile.
   spdlog::info("karmada: --karmada-kubeconfig changed: reading Cluster objects from {} with its new settings",

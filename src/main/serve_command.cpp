@@ -389,10 +389,14 @@ struct Autoscaler {
     if (elector) elector->start();
     loop->start();
   }
+  // Idempotent. The loop stops first (it asks the elector whether it leads),
+  // then the elector (whose callback pokes the loop) while both still exist.
   void stop() {
-    loop->stop();
+    if (loop) loop->stop();
     if (elector) elector->stop();  // releases the Lease
   }
+  // Also on the error paths that leave run_serve early: never a member destroyed under a running thread.
+  ~Autoscaler() { stop(); }
 };
 
 std::string election_identity() {

@@ -28,7 +28,7 @@ load_arrived=$SECONDS
 # The 10 s scale-up window first forgets the idle recommendation; 1 -> 4 is
 # within the default scale-up limit (4 pods per 15 s), so one step.
 check "2.8 req/s at a 700m target scales sample-app to 4 within three sync periods" \
-  wait_until $((3 * sync_period + 2)) replicas_are 4
+  wait_until $((3 * sync_period + 4)) replicas_are 4
 echo "# reached 4 replicas $((SECONDS - load_arrived)) s after the load arrived (sync period ${sync_period} s)" >&2
 check "and stays there through the next sync (the usage ratio is within tolerance)" bash -c "sleep $((sync_period + 2)); test \"\$(kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' get deployment sample-app -o jsonpath='{.spec.replicas}')\" = 4"
 check "a SuccessfulRescale Event names the pods metric" \

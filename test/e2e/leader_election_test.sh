@@ -10,6 +10,7 @@ bin=$1
 src=$2
 
 start_sim "$src/examples/worlds/nginx.yaml"
+WAIT_UNTIL_INTERVAL=0.2  # the handovers are timed to the second
 holder() { kk get lease -n kube-system fedmetrics-autoscaler -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
 
 # replica NAME: starts a replica with short election periods; sets pid_NAME.

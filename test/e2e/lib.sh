@@ -88,12 +88,13 @@ start_sim() {
 # kk ARGS...: kubectl against the simulated Karmada control plane, as its admin.
 kk() { kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --request-timeout=10s "$@"; }
 
-# wait_until SECONDS COMMAND...: runs COMMAND every 0.2 s until it succeeds;
-# fails when SECONDS have passed.
+# wait_until SECONDS COMMAND...: runs COMMAND every $WAIT_UNTIL_INTERVAL
+# seconds (0.5: most commands here start kubectl) until it succeeds; fails
+# when SECONDS have passed.
 wait_until() {
   local deadline=$((SECONDS + $1)); shift
   until "$@"; do
     [ $SECONDS -ge $deadline ] && return 1
-    sleep 0.2
+    sleep "${WAIT_UNTIL_INTERVAL:-0.5}"
   done
 }

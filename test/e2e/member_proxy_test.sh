@@ -23,17 +23,40 @@ with_proxy() { sed "s|^\( *\)server: \(.*\)|\1server: \2\n\1proxy-url: $1|" "$E2
 
 start_proxy good
 with_proxy "http://fedmetrics:secret@127.0.0.1:$proxy_port" "$E2E_TMP/proxied.kubeconfig"
-E2E_NAMESPACE=shop start_serve "$E2E_TMP/serve.log" --member-kubeconfig "$E2E_TMP/proxied.kubeconfig" --member-timeout 2s
-pods=$(k get --raw /apis/metrics.k8s.io/v1beta1/namespaces/shop/pods)
-check "pod metrics from all three members through the proxy" \
+E2E_NAMESPACE=shop start_serve "$E2E_TMP/serve.log" --member-kubeconfig "$E2E_TMP/proxied.kubeconfig" --member-timeout 10s
+all_members_answer() {
+  local pods
+  pods=$(k get --raw /apis/metrics.k8s.io/v1beta1/namespaces/shop/pods) || return 1
   test "$(json_get "$pods" "sorted(set(i['metadata']['annotations']['resource.karmada.io/query-from-cluster'] for i in d['items']))")" \
-  = "['member1', 'member2', 'member3']"
+    = "['member1', 'member2', 'member3']"
+}
+check "pod metrics from all three members through the proxy" wait_until 20 all_members_answer
 member_ports=$(grep -o 'https://127.0.0.1:[0-9]*' "$E2E_TMP/world/members.kubeconfig" | sed 's/.*://' | sort -u)
 for p in $member_ports; do
   check "the proxy was asked to CONNECT 127.0.0.1:$p" grep -q "^CONNECT 127.0.0.1:$p HTTP/1.1$" "$E2E_TMP/good.requests"
 done
 check "nothing else went through the proxy (TLS runs inside the tunnels)" \
   test "$(grep -vc '^CONNECT ' "$E2E_TMP/good.requests")" -eq 0
+
+# A server URL without a port: the CONNECT still names one (443), as proxies require.
+cat >"$E2E_TMP/portless.kubeconfig" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+clusters:
+  - name: portless
+    cluster: {server: "https://portless.invalid", proxy-url: "http://127.0.0.1:$proxy_port", insecure-skip-tls-verify: true}
+contexts:
+  - name: portless
+    context: {cluster: portless, user: portless}
+users:
+  - name: portless
+    user: {token: unused}
+KUBECONFIG
+"$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs4" --insecure-development-no-auth \
+  --member-kubeconfig "$E2E_TMP/portless.kubeconfig" --member-timeout 2s >"$E2E_TMP/serve4.log" 2>&1 &
+E2E_PIDS+=($!)
+check "a server URL without a port is CONNECTed on 443" \
+  wait_for_log "$E2E_TMP/good.requests" "^CONNECT portless.invalid:443 HTTP/1.1$" 10
 
 # A proxy that refuses: the member is unreachable, and the log says why.
 start_proxy bad deny

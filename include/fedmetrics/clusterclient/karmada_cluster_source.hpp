@@ -69,7 +69,8 @@ class KarmadaClusterSource final : public RefreshingMemberSource {
 
   ClientRuntime& runtime_;
   KarmadaSourceOptions options_;
-  std::filesystem::file_time_type kubeconfig_mtime_{};
+  std::filesystem::file_time_type kubeconfig_mtime_{};  // of the file last read successfully
+  std::string kubeconfig_failure_;                      // why the changed file could not be used
   ClusterEndpoint control_plane_;
   std::shared_ptr<HttpsClient> client_;
   MemberSet members_;
