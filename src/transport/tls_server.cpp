@@ -225,7 +225,7 @@ struct TlsServer::Impl {
                                        : std::min<std::chrono::milliseconds>(backoff * 2, kMaxBackoff);
         if (failures++ == 0)
           spdlog::warn("accept failed: {}; retrying with backoff (up to {} ms) until it succeeds", ec.message(),
-                       kMaxBackoff.count());
+                       std::chrono::milliseconds(kMaxBackoff).count());
         pause.expires_after(backoff);
         co_await pause.async_wait(use_tuple);
         if (epoch != accept_epoch || !acceptor.is_open()) co_return;

@@ -8,6 +8,15 @@
 source "$(dirname "$0")/lib.sh"
 bin=$1
 
+# The sanitizers' runtime needs descriptors of its own: out of them, UBSan's
+# checks misreport (an "invalid vptr" in Boost's error_category) and halt the
+# process. This test runs in the plain pass only.
+if ldd "$bin" 2>/dev/null | grep -qE 'libasan|libubsan'; then
+  echo "ok   - skipped: $bin is built with sanitizers, whose runtime fails without free descriptors"
+  finish
+  exit 0
+fi
+
 start_serve "$E2E_TMP/serve.log"
 pid=${E2E_PIDS[-1]}
 open_fds=$(ls "/proc/$pid/fd" | wc -l)
