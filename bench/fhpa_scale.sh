@@ -32,6 +32,8 @@
 #              FHPA_KEEP=1 (keep the temp dir: world, sim.log, serve.log, samples)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+source "$root/bench/lib.sh"
 build_dir=${1:-build}
 case "$build_dir" in /*) ;; *) build_dir="$root/$build_dir" ;; esac
 bin="$build_dir/fedmetrics"
@@ -60,14 +62,7 @@ hz=$(getconf CLK_TCK)
 work=$(mktemp -d /tmp/fedmetrics-fhpascale.XXXXXX)
 pids=()
 cleanup() {
-  local pid
-  for pid in "${pids[@]:-}"; do if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi; done
-  for pid in "${pids[@]:-}"; do
-    [ -n "$pid" ] || continue
-    for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
+  stop_pids "${pids[@]:-}"
   if [ "${FHPA_KEEP:-0}" = 1 ]; then echo "fhpa_scale: logs kept in $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -78,16 +73,6 @@ log() { echo "==> [$(($(date +%s) - started))s] $*" >&2; }
 fail() {
   echo "fhpa_scale: $*" >&2
   exit 1
-}
-# wait_for FILE PATTERN SECONDS: until the log says PATTERN.
-wait_for() {
-  local i
-  for i in $(seq $(($3 * 10))); do
-    grep -q "$2" "$1" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  tail -50 "$1" >&2
-  fail "timed out waiting for '$2' in $1"
 }
 alive() { kill -0 "$1" 2>/dev/null || { tail -50 "$2" >&2; fail "$3 exited (log above)"; }; }
 # ticks PID: utime+stime in clock ticks (fields 14 and 15, counted after the ")" of comm).

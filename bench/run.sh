@@ -13,6 +13,8 @@
 #              BENCH_BUILD_JOBS (nproc) BENCH_SKIP_BUILD=1 (use BUILD_DIR as it is)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+source "$root/bench/lib.sh"
 build_dir=${1:-build}
 case "$build_dir" in /*) ;; *) build_dir="$root/$build_dir" ;; esac
 duration=${BENCH_DURATION:-10s}
@@ -56,13 +58,7 @@ client_bench=$build_dir/bench/fedmetrics_client_bench
 tmp=$(mktemp -d /tmp/fedmetrics-bench.XXXXXX)
 pids=()
 cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
+  stop_pids "${pids[@]}"
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -73,16 +69,6 @@ fail() {
   exit 1
 }
 
-# wait_for FILE PATTERN SECONDS: until the log says PATTERN.
-wait_for() {
-  local i
-  for i in $(seq $(($3 * 10))); do
-    grep -q "$2" "$1" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  cat "$1" >&2
-  fail "timed out waiting for '$2' in $1"
-}
 
 # start_world NAME WORLD_FILE: a `fedmetrics sim` in $tmp/NAME.
 start_world() {
