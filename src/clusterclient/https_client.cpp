@@ -6,6 +6,7 @@
 
 #include <deque>
 #include <fstream>
+#include <limits>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -18,6 +19,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -171,7 +173,8 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
   double latency_sum = 0;
   std::optional<std::chrono::system_clock::time_point> last_success;
 
-  void record(const HttpResult& result, double seconds) {
+  // `seconds` is left out of the latency histogram for streams, which last as long as the server lets them.
+  void record(const HttpResult& result, std::optional<double> seconds) {
     std::lock_guard lock(mutex);
     --in_flight;
     const auto* e = std::get_if<MemberError>(&result);
@@ -180,10 +183,11 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
                             : (std::get<HttpReply>(result).status < 400 ? "success" : "http_status");
     ++outcomes[outcome];
     if (outcome == "success") last_success = std::chrono::system_clock::now();
+    if (!seconds) return;
     for (std::size_t i = 0; i < kLatencyBuckets.size(); ++i)
-      if (seconds <= kLatencyBuckets[i]) ++latency_le[i];
+      if (*seconds <= kLatencyBuckets[i]) ++latency_le[i];
     ++latency_count;
-    latency_sum += seconds;
+    latency_sum += *seconds;
   }
 
   // Every request of this client runs on this one strand: the pool, the
@@ -406,8 +410,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
   }
 
   // One exchange on `stream`. Sets `reusable` when the connection may go back to the pool.
-  awaitable<HttpResult> exchange(Stream& stream, const OutgoingRequest& out, Deadline deadline, bool& reusable) {
-    reusable = false;
+  http::request<http::string_body> build_request(const OutgoingRequest& out) {
     http::request<http::string_body> req{http::string_to_verb(out.method), base_path + out.target, 11};
     if (req.method() == http::verb::unknown) req.method_string(out.method);
     req.set(http::field::host, host_header);
@@ -424,6 +427,12 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
       req.prepare_payload();
     }
     req.keep_alive(true);
+    return req;
+  }
+
+  awaitable<HttpResult> exchange(Stream& stream, const OutgoingRequest& out, Deadline deadline, bool& reusable) {
+    reusable = false;
+    auto req = build_request(out);
     beast::get_lowest_layer(stream).expires_at(deadline);
     auto [wec, written] = co_await http::async_write(stream, req, use_tuple);
     (void)written;
@@ -449,6 +458,87 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
       }
     }
     co_return reply;
+  }
+
+  // One line stream's state, on the strand: cancel() reaches the read in progress through it.
+  struct LineStreamState final : LineStream, std::enable_shared_from_this<LineStreamState> {
+    std::weak_ptr<Impl> client;
+    bool cancelled = false;
+    Stream* stream = nullptr;  // while connected
+    void cancel() override {
+      auto impl = client.lock();
+      if (!impl) return;
+      asio::post(impl->strand, [self = shared_from_this()] {
+        self->cancelled = true;
+        if (self->stream != nullptr) beast::get_lowest_layer(*self->stream).cancel();
+      });
+    }
+  };
+
+  awaitable<HttpResult> stream_lines(OutgoingRequest out, Deadline header_deadline, std::chrono::milliseconds idle_timeout,
+                                     std::shared_ptr<LineStreamState> state,
+                                     const std::function<void(std::string)>& on_line) {
+    ++requests;
+    auto connected = co_await connect(header_deadline);
+    if (auto* e = std::get_if<MemberError>(&connected)) co_return *e;
+    auto stream = std::move(std::get<std::unique_ptr<Stream>>(connected));
+    if (state->cancelled) co_return error(Kind::Timeout, "stream from " + address() + " cancelled");
+    state->stream = stream.get();
+    struct Detach {
+      LineStreamState& state;
+      ~Detach() { state.stream = nullptr; }
+    } detach{*state};
+    auto fail = [&](const boost::system::error_code& ec, std::string_view phase) {
+      if (state->cancelled) return error(Kind::Timeout, "stream from " + address() + " cancelled");
+      return classify(ec, phase, address(), X509_V_OK);
+    };
+
+    auto req = build_request(out);
+    auto& socket = beast::get_lowest_layer(*stream);
+    socket.expires_at(header_deadline);
+    auto [wec, written] = co_await http::async_write(*stream, req, use_tuple);
+    (void)written;
+    if (wec) co_return fail(wec, "write to");
+    beast::flat_buffer buffer;
+    http::response_parser<http::buffer_body> parser;
+    parser.body_limit((std::numeric_limits<std::uint64_t>::max)());  // a watch has no end; lines are capped instead
+    auto [hec, header_read] = co_await http::async_read_header(*stream, buffer, parser, use_tuple);
+    (void)header_read;
+    if (hec) co_return fail(hec, "read from");
+    const int status = static_cast<int>(parser.get().result_int());
+    if (status != 200) {
+      // A refusal (401, 403, 410, ...): its body is the Status, read whole.
+      http::response_parser<http::string_body> whole{std::move(parser)};
+      whole.body_limit(options.max_response_bytes);
+      auto [rec, read] = co_await http::async_read(*stream, buffer, whole, use_tuple);
+      (void)read;
+      if (rec) co_return fail(rec, "read from");
+      auto res = whole.release();
+      co_return HttpReply{status, std::move(res.body()), std::string(res[http::field::content_type])};
+    }
+    std::array<char, 16 * 1024> chunk{};
+    std::string pending;  // the start of a line not yet ended
+    while (!parser.is_done()) {
+      parser.get().body().data = chunk.data();
+      parser.get().body().size = chunk.size();
+      socket.expires_after(idle_timeout);
+      auto [rec, read] = co_await http::async_read_some(*stream, buffer, parser, use_tuple);
+      (void)read;
+      if (rec == http::error::need_buffer) rec = {};
+      if (rec) co_return fail(rec, "read from");
+      if (state->cancelled) co_return error(Kind::Timeout, "stream from " + address() + " cancelled");
+      pending.append(chunk.data(), chunk.size() - parser.get().body().size);
+      std::size_t start = 0;
+      for (auto end = pending.find('\n'); end != std::string::npos; end = pending.find('\n', start)) {
+        if (end > start) on_line(pending.substr(start, end - start));
+        start = end + 1;
+      }
+      pending.erase(0, start);
+      if (pending.size() > options.max_response_bytes)
+        co_return error(Kind::TooLarge, "read from " + address() + ": a streamed line larger than the size cap");
+    }
+    if (!pending.empty()) on_line(std::move(pending));
+    co_return HttpReply{200, {}, std::string(parser.get()[http::field::content_type])};
   }
 
   awaitable<HttpResult> send(const OutgoingRequest& out, Deadline deadline) {
@@ -531,6 +621,38 @@ void HttpsClient::send(OutgoingRequest request, Deadline deadline, HttpCallback 
         impl->record(result, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         done(std::move(result));
       });
+}
+
+std::shared_ptr<LineStream> HttpsClient::stream_lines(std::string path_and_query, Deadline header_deadline,
+                                                      std::chrono::milliseconds idle_timeout,
+                                                      LineStreamCallbacks callbacks) {
+  auto impl = impl_;
+  auto state = std::make_shared<Impl::LineStreamState>();
+  state->client = impl;
+  {
+    std::lock_guard lock(impl->mutex);
+    ++impl->in_flight;
+  }
+  OutgoingRequest request;
+  request.target = std::move(path_and_query);
+  auto on_line = std::make_shared<std::function<void(std::string)>>(std::move(callbacks.on_line));
+  asio::co_spawn(
+      impl->strand,
+      [impl, request = std::move(request), header_deadline, idle_timeout, state, on_line]() -> awaitable<HttpResult> {
+        co_return co_await impl->stream_lines(request, header_deadline, idle_timeout, state, *on_line);
+      },
+      [impl, on_end = std::move(callbacks.on_end)](std::exception_ptr e, HttpResult result) {
+        if (e) result = error(Kind::Network, "internal error streaming from " + impl->address());
+        if (std::holds_alternative<MemberError>(result)) ++impl->failures;
+        impl->record(result, std::nullopt);
+        on_end(std::move(result));
+      });
+  return state;
+}
+
+void HttpsClient::schedule(std::chrono::milliseconds delay, std::function<void()> task) {
+  auto timer = std::make_shared<asio::steady_timer>(impl_->strand, delay);
+  timer->async_wait([timer, task = std::move(task)](const boost::system::error_code&) { task(); });
 }
 
 ClientStats HttpsClient::stats() const {

@@ -376,3 +376,235 @@ TEST_CASE("KarmadaClusterSource: a changed --karmada-kubeconfig is read again", 
   std::filesystem::remove(file);
 }
 
+
+namespace {
+
+struct Collected {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<std::string> lines;
+  std::optional<HttpResult> end;
+};
+
+LineStreamCallbacks collect_into(const std::shared_ptr<Collected>& c) {
+  LineStreamCallbacks callbacks;
+  callbacks.on_line = [c](std::string line) {
+    std::lock_guard lock(c->mutex);
+    c->lines.push_back(std::move(line));
+    c->changed.notify_all();
+  };
+  callbacks.on_end = [c](HttpResult end) {
+    std::lock_guard lock(c->mutex);
+    REQUIRE_FALSE(c->end.has_value());  // exactly once
+    c->end = std::move(end);
+    c->changed.notify_all();
+  };
+  return callbacks;
+}
+
+template <class Pred>
+bool wait_for(Collected& c, std::chrono::milliseconds timeout, Pred pred) {
+  std::unique_lock lock(c.mutex);
+  return c.changed.wait_for(lock, timeout, [&] { return pred(c); });
+}
+
+// The control plane, as kube-apiserver, refuses objects in a namespace that does not exist.
+void create_namespace(HttpsClient& control, const std::string& ns) {
+  OutgoingRequest create;
+  create.method = "POST";
+  create.target = "/api/v1/namespaces";
+  create.content_type = "application/json";
+  create.body = nlohmann::json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}}.dump();
+  REQUIRE(std::get<HttpReply>(send_sync(control, create)).status == 201);
+}
+
+OutgoingRequest lease_create(const std::string& ns, const std::string& name, const std::string& label) {
+  OutgoingRequest create;
+  create.method = "POST";
+  create.target = "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases";
+  create.content_type = "application/json";
+  create.body = nlohmann::json{{"apiVersion", "coordination.k8s.io/v1"},
+                               {"kind", "Lease"},
+                               {"metadata", {{"name", name}, {"namespace", ns}, {"labels", {{"app", label}}}}},
+                               {"spec", {{"holderIdentity", "test"}}}}
+                    .dump();
+  return create;
+}
+
+OutgoingRequest lease_delete(const std::string& ns, const std::string& name) {
+  OutgoingRequest remove;
+  remove.method = "DELETE";
+  remove.target = "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/" + name;
+  return remove;
+}
+
+}  // namespace
+
+TEST_CASE("HttpsClient: a watch is read line by line as events happen", "[integration][clusterclient]") {
+  ClientRuntime rt(1);
+  auto& world = World::get();
+  HttpsClient control(rt, *load_kubeconfig_current_context((world.dir / "karmada.kubeconfig").string()));
+  const std::string ns = "stream-" + std::to_string(::getpid());
+  create_namespace(control, ns);
+  auto c = std::make_shared<Collected>();
+  auto stream = control.stream_lines("/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases?watch=true&timeoutSeconds=3",
+                                     std::chrono::steady_clock::now() + 5s, 10s, collect_into(c));
+  // Each event arrives while the response is still open.
+  REQUIRE(std::get<HttpReply>(send_sync(control, lease_create(ns, "one", "x"))).status == 201);
+  REQUIRE(wait_for(*c, 3s, [](Collected& s) { return s.lines.size() == 1; }));
+  CHECK(nlohmann::json::parse(c->lines[0])["type"] == "ADDED");
+  REQUIRE(std::get<HttpReply>(send_sync(control, lease_delete(ns, "one"))).status == 200);
+  REQUIRE(wait_for(*c, 3s, [](Collected& s) { return s.lines.size() == 2; }));
+  CHECK(nlohmann::json::parse(c->lines[1])["type"] == "DELETED");
+  CHECK_FALSE(c->end.has_value());
+  // The server's timeoutSeconds ends the stream normally: HTTP 200.
+  REQUIRE(wait_for(*c, 6s, [](Collected& s) { return s.end.has_value(); }));
+  REQUIRE(std::holds_alternative<HttpReply>(*c->end));
+  CHECK(std::get<HttpReply>(*c->end).status == 200);
+}
+
+TEST_CASE("HttpsClient: a stream's refusal, silence and cancellation each end it once", "[integration][clusterclient]") {
+  ClientRuntime rt(1);
+  auto& world = World::get();
+  HttpsClient control(rt, *load_kubeconfig_current_context((world.dir / "karmada.kubeconfig").string()));
+
+  SECTION("a refusal comes back with its Status") {
+    auto c = std::make_shared<Collected>();
+    control.stream_lines("/apis/no.such.group/v1/things?watch=true", std::chrono::steady_clock::now() + 5s, 10s,
+                         collect_into(c));
+    REQUIRE(wait_for(*c, 6s, [](Collected& s) { return s.end.has_value(); }));
+    REQUIRE(std::holds_alternative<HttpReply>(*c->end));
+    CHECK(std::get<HttpReply>(*c->end).status == 404);
+    CHECK(nlohmann::json::parse(std::get<HttpReply>(*c->end).body)["kind"] == "Status");
+  }
+  SECTION("a stream silent for longer than the idle timeout is ended as a timeout") {
+    auto c = std::make_shared<Collected>();
+    auto started = std::chrono::steady_clock::now();
+    control.stream_lines("/apis/coordination.k8s.io/v1/namespaces/quiet/leases?watch=true&timeoutSeconds=60",
+                         started + 5s, 300ms, collect_into(c));
+    REQUIRE(wait_for(*c, 5s, [](Collected& s) { return s.end.has_value(); }));
+    auto elapsed = std::chrono::steady_clock::now() - started;
+    CHECK(expect_error(*c->end).kind == Kind::Timeout);
+    CHECK(elapsed >= 300ms);
+    CHECK(elapsed < 1500ms);
+  }
+  SECTION("cancel() ends it at once") {
+    auto c = std::make_shared<Collected>();
+    auto stream = control.stream_lines("/apis/coordination.k8s.io/v1/namespaces/quiet/leases?watch=true",
+                                       std::chrono::steady_clock::now() + 5s, 60s, collect_into(c));
+    std::this_thread::sleep_for(200ms);  // connected and waiting for events
+    auto cancelled_at = std::chrono::steady_clock::now();
+    stream->cancel();
+    REQUIRE(wait_for(*c, 2s, [](Collected& s) { return s.end.has_value(); }));
+    CHECK(std::chrono::steady_clock::now() - cancelled_at < 500ms);
+    const auto& e = expect_error(*c->end);
+    CHECK(e.kind == Kind::Timeout);
+    CHECK(e.message.find("cancelled") != std::string::npos);
+  }
+  SECTION("an unreachable server fails by the header deadline") {
+    auto endpoint = *load_kubeconfig_current_context((world.dir / "karmada.kubeconfig").string());
+    endpoint.server = world.members.at("blackhole").server;
+    endpoint.insecure_skip_tls_verify = true;
+    endpoint.ca_pem.clear();
+    HttpsClient hole(rt, endpoint);
+    auto c = std::make_shared<Collected>();
+    auto started = std::chrono::steady_clock::now();
+    hole.stream_lines("/api?watch=true", started + 400ms, 60s, collect_into(c));
+    REQUIRE(wait_for(*c, 3s, [](Collected& s) { return s.end.has_value(); }));
+    CHECK(expect_error(*c->end).kind == Kind::Timeout);
+    CHECK(std::chrono::steady_clock::now() - started < 450ms);
+  }
+}
+
+#include "fedmetrics/clusterclient/reflector.hpp"
+
+TEST_CASE("Reflector: lists, then follows the watch, resuming after the server ends it", "[integration][clusterclient]") {
+  ClientRuntime rt(1);
+  auto& world = World::get();
+  auto control = std::make_shared<HttpsClient>(rt, *load_kubeconfig_current_context((world.dir / "karmada.kubeconfig").string()));
+  const std::string ns = "reflect-" + std::to_string(::getpid());
+  create_namespace(*control, ns);
+  REQUIRE(std::get<HttpReply>(send_sync(*control, lease_create(ns, "before", "x"))).status == 201);
+  REQUIRE(std::get<HttpReply>(send_sync(*control, lease_create(ns, "other-label", "y"))).status == 201);
+
+  struct Seen {
+    std::mutex mutex;
+    std::condition_variable changed;
+    int firsts = 0;
+    std::vector<std::string> added;
+  };
+  auto seen = std::make_shared<Seen>();
+  ReflectorOptions options;
+  options.what = "test leases";
+  options.collection_path = "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases";
+  options.label_selector = "app=x";
+  options.watch_timeout = 1s;  // the server ends each watch after a second: resumed, not relisted
+  Reflector reflector(control, options, [seen](const ReflectorChange& change) {
+    std::lock_guard lock(seen->mutex);
+    if (change.first) ++seen->firsts;
+    for (const auto& object : change.added) seen->added.push_back(object["metadata"]["name"]);
+    seen->changed.notify_all();
+  });
+  auto names = [&reflector] {
+    std::vector<std::string> out;
+    for (const auto& item : reflector.items()) out.push_back(item["metadata"]["name"]);
+    return out;
+  };
+  auto eventually = [](auto pred) {
+    for (auto until = std::chrono::steady_clock::now() + 3s; std::chrono::steady_clock::now() < until;
+         std::this_thread::sleep_for(20ms))
+      if (pred()) return true;
+    return pred();
+  };
+  CHECK_FALSE(reflector.synced());
+  reflector.start();
+  REQUIRE(eventually([&] { return reflector.synced(); }));
+  CHECK(names() == std::vector<std::string>{"before"});  // the label selector applies to the list
+
+  REQUIRE(std::get<HttpReply>(send_sync(*control, lease_create(ns, "during", "x"))).status == 201);
+  REQUIRE(std::get<HttpReply>(send_sync(*control, lease_create(ns, "ignored", "y"))).status == 201);
+  CHECK(eventually([&] { return names() == std::vector<std::string>{"before", "during"}; }));
+
+  // Across several server-side watch timeouts: one list, several watches.
+  std::this_thread::sleep_for(2500ms);
+  REQUIRE(std::get<HttpReply>(send_sync(*control, lease_create(ns, "later", "x"))).status == 201);
+  REQUIRE(std::get<HttpReply>(send_sync(*control, lease_delete(ns, "before"))).status == 200);
+  CHECK(eventually([&] { return names() == std::vector<std::string>{"during", "later"}; }));
+  auto stats = reflector.stats();
+  CHECK(stats.lists == 1);
+  CHECK(stats.watches >= 3);
+  CHECK(stats.failures == 0);
+  {
+    std::lock_guard lock(seen->mutex);
+    CHECK(seen->firsts == 1);
+    CHECK(seen->added == std::vector<std::string>{"during", "later"});  // not "before": it came with the first list
+  }
+  reflector.stop();
+  // Nothing is reported after stop().
+  REQUIRE(std::get<HttpReply>(send_sync(*control, lease_create(ns, "after-stop", "x"))).status == 201);
+  std::this_thread::sleep_for(200ms);
+  std::lock_guard lock(seen->mutex);
+  CHECK(seen->added.size() == 2);
+}
+
+TEST_CASE("Reflector: a failing server is retried with backoff, keeping what it knew", "[integration][clusterclient]") {
+  ClientRuntime rt(1);
+  auto& world = World::get();
+  auto endpoint = *load_kubeconfig_current_context((world.dir / "karmada.kubeconfig").string());
+  endpoint.token = "not-a-known-token";  // every request is a 401
+  auto control = std::make_shared<HttpsClient>(rt, endpoint);
+  ReflectorOptions options;
+  options.what = "test clusters";
+  options.collection_path = "/apis/cluster.karmada.io/v1alpha1/clusters";
+  options.min_backoff = 100ms;
+  options.max_backoff = 400ms;
+  Reflector reflector(control, options, nullptr);
+  reflector.start();
+  std::this_thread::sleep_for(1500ms);
+  auto stats = reflector.stats();
+  CHECK_FALSE(reflector.synced());
+  // 100 + 200 + 400 + 400 ms ...: about five tries in 1.5 s, not hundreds.
+  CHECK(stats.failures >= 3);
+  CHECK(stats.failures <= 7);
+  reflector.stop();
+}

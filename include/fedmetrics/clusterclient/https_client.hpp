@@ -94,6 +94,26 @@ struct ClientStats {
   std::optional<std::chrono::system_clock::time_point> last_success;
 };
 
+// A GET whose answer is read as it arrives: a ?watch=true stream of
+// newline-delimited JSON events.
+struct LineStreamCallbacks {
+  // Each complete line, without its '\n', in order, on the client's strand
+  // (keep it short: the client's other requests wait behind it).
+  std::function<void(std::string line)> on_line;
+  // Exactly once, last: HttpReply{200} with an empty body when the member
+  // ended the stream (its timeoutSeconds passed), HttpReply with the member's
+  // status and body when it refused the request, or the MemberError that ended
+  // it (after cancel(): Kind::Timeout, "cancelled").
+  HttpCallback on_end;
+};
+
+class LineStream {
+ public:
+  virtual ~LineStream() = default;
+  // Ends the stream soon; on_end still comes, once. Thread-safe.
+  virtual void cancel() = 0;
+};
+
 class HttpsClient {
  public:
   // Throws std::runtime_error naming the member when its TLS material
@@ -110,6 +130,19 @@ class HttpsClient {
   // member closed meanwhile; any request is retried once after a 401 with a
   // token file (a 401 means it was not applied).
   void send(OutgoingRequest request, Deadline deadline, HttpCallback done);
+
+  // Opens `path_and_query` on a connection of its own (outside the pool: a
+  // watch holds it for minutes) and reads the body line by line. The
+  // connection, TLS handshake and response header must come by
+  // `header_deadline`; after that, each read must bring something within
+  // `idle_timeout` (ask the server for a timeoutSeconds below it). A line
+  // longer than the response size cap ends the stream as TooLarge.
+  std::shared_ptr<LineStream> stream_lines(std::string path_and_query, Deadline header_deadline,
+                                           std::chrono::milliseconds idle_timeout, LineStreamCallbacks callbacks);
+
+  // Calls `task` on this client's strand after `delay` (retry backoff for its
+  // users); never after the runtime stopped.
+  void schedule(std::chrono::milliseconds delay, std::function<void()> task);
 
   [[nodiscard]] ClientStats stats() const;
   [[nodiscard]] const ClusterEndpoint& endpoint() const;

@@ -1,0 +1,75 @@
+#pragma once
+// Keeps an up-to-date copy of one collection of a Kubernetes API server, the
+// way client-go's Reflector does: list it, then watch from the list's
+// resourceVersion and apply each event as it arrives. A watch that the
+// server ends normally (its timeoutSeconds) is resumed from the last
+// resourceVersion seen; one that expired (410) or failed is followed by a
+// fresh list, after an exponential backoff when the server is failing. The
+// copy is never dropped on a failure: readers keep the last good state.
+//
+// The rules for applying events are k8s::ObjectCache's (pure); this class
+// adds the requests and the retry schedule. Its callbacks run on the
+// HttpsClient's strand.
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fedmetrics/clusterclient/https_client.hpp"
+
+namespace fedmetrics::clusterclient {
+
+struct ReflectorOptions {
+  std::string what;             // "Cluster objects": for the log
+  std::string collection_path;  // "/apis/cluster.karmada.io/v1alpha1/clusters"
+  std::string label_selector;   // optional, on both the list and the watch
+  std::chrono::milliseconds request_timeout{10'000};  // the list, and the watch's response header
+  // Asked of the server as timeoutSeconds; a watch silent for longer than
+  // this plus request_timeout is taken as dead (a half-open connection).
+  std::chrono::seconds watch_timeout{300};
+  std::chrono::milliseconds min_backoff{500};
+  std::chrono::milliseconds max_backoff{30'000};
+};
+
+struct ReflectorChange {
+  bool listed = false;                 // the whole collection was (re)listed
+  bool first = false;                  // the first successful list
+  std::vector<nlohmann::json> added;   // objects with a key not held before (empty on the first list)
+};
+
+struct ReflectorStats {
+  std::uint64_t lists = 0;     // successful lists
+  std::uint64_t watches = 0;   // watch requests started
+  std::uint64_t events = 0;    // events applied (bookmarks included)
+  std::uint64_t expired = 0;   // 410 answers that forced a list
+  std::uint64_t failures = 0;  // failed lists and watches
+};
+
+class Reflector {
+ public:
+  using OnChange = std::function<void(const ReflectorChange&)>;
+  Reflector(std::shared_ptr<HttpsClient> client, ReflectorOptions options, OnChange on_change);
+  ~Reflector();
+  Reflector(const Reflector&) = delete;
+  Reflector& operator=(const Reflector&) = delete;
+
+  void start();
+  // No callback runs once this returns. Thread-safe, idempotent.
+  void stop();
+
+  // Whether a list has succeeded yet; before that items() is empty and means nothing.
+  [[nodiscard]] bool synced() const;
+  // Every object, ordered by namespace/name.
+  [[nodiscard]] std::vector<nlohmann::json> items() const;
+  [[nodiscard]] ReflectorStats stats() const;
+
+  struct State;
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace fedmetrics::clusterclient

@@ -1,0 +1,248 @@
+#include "fedmetrics/clusterclient/reflector.hpp"
+
+#include <condition_variable>
+#include <mutex>
+
+#include <spdlog/spdlog.h>
+
+#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/k8s/object_cache.hpp"
+#include "fedmetrics/k8s/status.hpp"
+
+namespace fedmetrics::clusterclient {
+
+using nlohmann::json;
+
+namespace {
+
+// "HTTP 403: ..." with the Status message when the body has one.
+std::string describe(const HttpResult& result) {
+  if (const auto* e = std::get_if<MemberError>(&result)) return e->message;
+  const auto& reply = std::get<HttpReply>(result);
+  std::string out = "HTTP " + std::to_string(reply.status);
+  auto doc = json::parse(reply.body, nullptr, false);
+  if (auto status = k8s::Status::from_json(doc); status && !status->message.empty()) out += ": " + status->message;
+  return out;
+}
+
+}  // namespace
+
+struct Reflector::State : std::enable_shared_from_this<Reflector::State> {
+  std::shared_ptr<HttpsClient> client;
+  ReflectorOptions options;
+  OnChange on_change;
+
+  mutable std::mutex mutex;
+  std::condition_variable idle;  // a callback finished (stop() waits for it)
+  bool stopped = false;
+  int callbacks_running = 0;
+  k8s::ObjectCache cache;
+  bool synced = false;
+  std::shared_ptr<LineStream> stream;
+  bool relist_requested = false;  // by an event of the current stream
+  std::string broken_stream;      // why, when that event was not a 410 (a list then waits for the backoff)
+  std::chrono::milliseconds backoff{0};
+  std::string last_failure;
+  ReflectorStats stats;
+
+  std::string query(bool watch) const {
+    std::string q;
+    auto add = [&q](const std::string& part) { q += (q.empty() ? "?" : "&") + part; };
+    if (!options.label_selector.empty()) add("labelSelector=" + escape_query_value(options.label_selector));
+    if (watch) {
+      add("watch=true");
+      add("allowWatchBookmarks=true");
+      add("resourceVersion=" + escape_query_value(cache.resource_version()));
+      add("timeoutSeconds=" + std::to_string(options.watch_timeout.count()));
+    }
+    return options.collection_path + q;
+  }
+
+  // Runs `body` unless stopped; stop() waits until it has returned.
+  template <class F>
+  void guarded(F&& body) {
+    {
+      std::lock_guard lock(mutex);
+      if (stopped) return;
+      ++callbacks_running;
+    }
+    body();
+    std::lock_guard lock(mutex);
+    --callbacks_running;
+    idle.notify_all();
+  }
+
+  void notify(const ReflectorChange& change) {
+    if (on_change) on_change(change);
+  }
+
+  void failed(const std::string& why, bool relist) {
+    std::chrono::milliseconds wait;
+    {
+      std::lock_guard lock(mutex);
+      ++stats.failures;
+      backoff = backoff.count() == 0 ? options.min_backoff : std::min(backoff * 2, options.max_backoff);
+      wait = backoff;
+      if (why != last_failure)
+        spdlog::warn("{}: {}; keeping the {} object(s) known, retrying in {} ms (backing off up to {} ms)", options.what,
+                     why, cache.size(), wait.count(), options.max_backoff.count());
+      last_failure = why;
+    }
+    auto self = shared_from_this();
+    client->schedule(wait, [self, relist] { self->guarded([&] { relist ? self->list() : self->watch(); }); });
+  }
+
+  void recovered() {
+    std::lock_guard lock(mutex);
+    if (!last_failure.empty()) spdlog::info("{}: listing and watching again", options.what);
+    last_failure.clear();
+  }
+
+  void list() {
+    auto self = shared_from_this();
+    client->get(query(false), std::chrono::steady_clock::now() + options.request_timeout, [self](HttpResult result) {
+      self->guarded([&] { self->listed(std::move(result)); });
+    });
+  }
+
+  void listed(HttpResult result) {
+    const auto* reply = std::get_if<HttpReply>(&result);
+    if (reply == nullptr || reply->status != 200) return failed("cannot list: " + describe(result), true);
+    ReflectorChange change;
+    change.listed = true;
+    std::string malformed;
+    {
+      std::lock_guard lock(mutex);
+      auto added = cache.replace(reply->body);
+      if (added) {
+        ++stats.lists;
+        change.first = !synced;
+        if (synced)
+          for (const auto& key : *added) change.added.push_back(*cache.find(key));
+        synced = true;
+        backoff = std::chrono::milliseconds(0);
+      } else {
+        malformed = added.error().message;
+      }
+    }
+    // Not a List: the server (or what stands in front of it) is broken; keep what we have.
+    if (!malformed.empty()) return failed("cannot list: " + malformed, true);
+    recovered();
+    notify(change);
+    watch();
+  }
+
+  void watch() {
+    auto self = shared_from_this();
+    LineStreamCallbacks callbacks;
+    callbacks.on_line = [self](std::string line) { self->guarded([&] { self->event(line); }); };
+    callbacks.on_end = [self](HttpResult end) { self->guarded([&] { self->watch_ended(std::move(end)); }); };
+    std::string path;
+    {
+      std::lock_guard lock(mutex);
+      ++stats.watches;
+      relist_requested = false;
+      broken_stream.clear();
+      path = query(true);
+    }
+    auto stream_handle = client->stream_lines(path, std::chrono::steady_clock::now() + options.request_timeout,
+                                              options.watch_timeout + options.request_timeout, std::move(callbacks));
+    std::lock_guard lock(mutex);
+    stream = std::move(stream_handle);
+    if (stopped) stream->cancel();
+  }
+
+  void event(const std::string& line) {
+    using Kind = k8s::ObjectCache::EventOutcome::Kind;
+    ReflectorChange change;
+    {
+      std::lock_guard lock(mutex);
+      if (relist_requested) return;  // the rest of this stream is moot
+      auto outcome = cache.apply(line);
+      switch (outcome.kind) {
+        case Kind::Added:
+          ++stats.events;
+          change.added.push_back(*cache.find(outcome.key));
+          break;
+        case Kind::Modified:
+        case Kind::Deleted:
+          ++stats.events;
+          break;
+        case Kind::Bookmark:
+          ++stats.events;
+          return;
+        case Kind::Expired:
+          ++stats.expired;
+          [[fallthrough]];
+        case Kind::Failed:
+          // Expired: resuming is impossible. Failed: the stream cannot be
+          // trusted past this point. Either way, list again.
+          relist_requested = true;
+          if (outcome.kind == Kind::Failed) broken_stream = outcome.message;
+          if (stream) stream->cancel();
+          return;
+      }
+    }
+    notify(change);
+  }
+
+  void watch_ended(HttpResult end) {
+    bool relist = false;
+    std::string broken;
+    {
+      std::lock_guard lock(mutex);
+      stream.reset();
+      relist = relist_requested;
+      broken = broken_stream;
+    }
+    if (relist && !broken.empty()) return failed("the watch stream broke: " + broken, true);
+    if (relist) return list();  // 410: the resourceVersion is too old to resume from
+    const auto* reply = std::get_if<HttpReply>(&end);
+    if (reply != nullptr && reply->status == 200) return watch();  // the server's timeoutSeconds: resume
+    if (reply != nullptr && reply->status == 410) {
+      {
+        std::lock_guard lock(mutex);
+        ++stats.expired;
+      }
+      return list();
+    }
+    failed("the watch ended: " + describe(end), true);
+  }
+};
+
+Reflector::Reflector(std::shared_ptr<HttpsClient> client, ReflectorOptions options, OnChange on_change)
+    : state_(std::make_shared<State>()) {
+  state_->client = std::move(client);
+  state_->options = std::move(options);
+  state_->on_change = std::move(on_change);
+}
+
+Reflector::~Reflector() { stop(); }
+
+void Reflector::start() {
+  state_->guarded([this] { state_->list(); });
+}
+
+void Reflector::stop() {
+  std::unique_lock lock(state_->mutex);
+  state_->stopped = true;
+  if (state_->stream) state_->stream->cancel();
+  state_->idle.wait(lock, [this] { return state_->callbacks_running == 0; });
+}
+
+bool Reflector::synced() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->synced;
+}
+
+std::vector<json> Reflector::items() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->cache.items();
+}
+
+ReflectorStats Reflector::stats() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->stats;
+}
+
+}  // namespace fedmetrics::clusterclient
