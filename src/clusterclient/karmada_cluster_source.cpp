@@ -79,6 +79,7 @@ KarmadaClusterSource::KarmadaClusterSource(ClientRuntime& runtime, KarmadaSource
       control_plane_(control_plane_from(options_.kubeconfig_file)),
       client_(control_plane_client(runtime, control_plane_, options_.members.client)),
       members_(runtime, options_.members) {
+  watch_clusters();
   poll();
   poller_.start(options_.poll_interval, [this] { poll(); });
 }
@@ -96,6 +97,7 @@ void KarmadaClusterSource::stop() {
     }
   }
   poller_.stop();
+  if (clusters_) clusters_->stop();
   members_.stop();
   client_.reset();  // its strand belongs to the ClientRuntime, which the caller is about to destroy
 }
@@ -155,24 +157,50 @@ void KarmadaClusterSource::reload_kubeconfig_if_changed() {
   kubeconfig_mtime_ = mtime;
   kubeconfig_failure_.clear();
   control_plane_ = std::move(*loaded);
+  watch_clusters();
   // Members reached through the cluster proxy take the new credentials at this poll's reconcile.
   spdlog::info("karmada: --karmada-kubeconfig changed: reading Cluster objects from {} with its new settings",
                control_plane_.server);
 }
 
+void KarmadaClusterSource::watch_clusters() {
+  if (clusters_) clusters_->stop();
+  ReflectorOptions options;
+  options.what = "karmada: Cluster objects";
+  options.collection_path = kClustersPath;
+  options.request_timeout = options_.poll_timeout;
+  options.max_backoff = std::max(options_.poll_interval, std::chrono::milliseconds(1'000));
+  clusters_ = std::make_unique<Reflector>(client_, options, [this](const ReflectorChange&) {
+    poller_.wake();  // apply the change now, not at the next interval
+  });
+  clusters_->start();
+}
+
+std::optional<k8s::Expected<std::vector<k8s::Expected<k8s::KarmadaCluster>>>> KarmadaClusterSource::current_clusters(
+    Deadline deadline) {
+  if (clusters_ && clusters_->synced()) {
+    nlohmann::json list = {{"kind", "ClusterList"}, {"apiVersion", "cluster.karmada.io/v1alpha1"},
+                           {"items", clusters_->items()}};
+    return k8s::parse_cluster_list(list.dump());
+  }
+  // Not listed yet (the control plane has not answered the watch's list): ask now, to report why.
+  auto listed = fetch({kClustersPath}, deadline);
+  if (!listed) return std::nullopt;  // stopping
+  auto body = body_of(listed->front());
+  if (!body) return k8s::Expected<std::vector<k8s::Expected<k8s::KarmadaCluster>>>(body.error());
+  return k8s::parse_cluster_list(*body);
+}
+
 void KarmadaClusterSource::poll() {
   reload_kubeconfig_if_changed();
   auto deadline = std::chrono::steady_clock::now() + options_.poll_timeout;
-  auto listed = fetch({kClustersPath}, deadline);
-  if (!listed) return;  // stopping
-  auto body = body_of(listed->front());
-  if (!body) return poll_failed("listing Cluster objects: " + body.error().message);
-  auto clusters = k8s::parse_cluster_list(*body);
-  if (!clusters) return poll_failed("listing Cluster objects: " + clusters.error().message);
+  auto clusters = current_clusters(deadline);
+  if (!clusters) return;  // stopping
+  if (!*clusters) return poll_failed("listing Cluster objects: " + clusters->error().message);
 
   // Only the Secrets of Ready clusters reached directly, each by name: no
   // list or watch of every Secret in the control plane.
-  auto refs = secrets_to_read(*clusters, options_.access);
+  auto refs = secrets_to_read(**clusters, options_.access);
   std::vector<std::string> paths;
   for (const auto& ref : refs) paths.push_back(secret_path(ref));
   auto read = fetch(paths, deadline);
@@ -191,7 +219,7 @@ void KarmadaClusterSource::poll() {
     secrets.emplace(refs[i], k8s::parse_secret(*secret_body));
   }
 
-  auto plan = plan_members(*clusters, secrets, control_plane_, options_.access);
+  auto plan = plan_members(**clusters, secrets, control_plane_, options_.access);
   members_.reconcile(plan.members, OnBadEndpoint::KeepPrevious);
   report(plan);
 }

@@ -309,7 +309,9 @@ TEST_CASE("KarmadaClusterSource: members follow the Cluster objects", "[integrat
   auto& world = World::get();
   KarmadaSourceOptions options;
   options.kubeconfig_file = (world.dir / "karmada.kubeconfig").string();
-  options.poll_interval = 100ms;
+  // Secrets are re-read once a minute only: the Cluster changes below can
+  // only come through the watch within the checks' bound.
+  options.poll_interval = 60s;
   options.access = GENERATE(MemberAccess::Direct, MemberAccess::Proxy);
   KarmadaClusterSource source(rt, options);
   // The simulated control plane marks a member NotReady when its fault makes
@@ -333,15 +335,19 @@ TEST_CASE("KarmadaClusterSource: members follow the Cluster objects", "[integrat
   OutgoingRequest remove;
   remove.method = "DELETE";
   remove.target = path;
+  auto removed_at = std::chrono::steady_clock::now();
   REQUIRE(std::get<HttpReply>(send_sync(control, remove)).status == 200);
   CHECK(names_become(source, {"expired", "failing", "garbage", "healthy", "slow"}));
+  CHECK(std::chrono::steady_clock::now() - removed_at < 1s);  // the watch event, not a poll
   OutgoingRequest create;
   create.method = "POST";
   create.target = "/apis/cluster.karmada.io/v1alpha1/clusters";
   create.body = object.dump();
   create.content_type = "application/json";
+  auto created_at = std::chrono::steady_clock::now();
   REQUIRE(std::get<HttpReply>(send_sync(control, create)).status == 201);
   CHECK(names_become(source, ready));
+  CHECK(std::chrono::steady_clock::now() - created_at < 1s);
   CHECK(source.members()->at(3) == healthy);
   source.stop();
 }

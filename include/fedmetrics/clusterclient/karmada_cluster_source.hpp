@@ -6,16 +6,16 @@
 // background discovery is the MemberSet's job; this class reads the control
 // plane and feeds it endpoints.
 //
-// The control plane is polled (every `poll_interval`, 2 s by default: one
-// list of Clusters plus a GET of each Secret a direct member needs) rather
-// than watched: HttpsClient hands back whole responses and has no streaming
-// read for a ?watch=true body. A cluster that appears, disappears, turns
-// NotReady or gets new credentials is therefore picked up within one
-// interval. A poll that fails (control plane unreachable, an error status, a
-// body that is not a ClusterList) changes nothing: the last good member set
-// stays, the failure is logged once until it changes, and the next poll retries.
+// The Cluster objects are listed and then watched (a Reflector): a cluster
+// that appears, disappears or turns NotReady is applied as soon as its event
+// arrives. The Secrets that direct members need are read by name, again every
+// `poll_interval` (2 s by default) so that rotated credentials are picked up
+// within seconds without watching every Secret. A failure (control plane
+// unreachable, an error status, a body that is not a ClusterList) changes
+// nothing: the last good member set stays, the failure is logged once until
+// it changes, and the watch is retried with backoff.
 //
-// Rights it needs on the control plane: list clusters.cluster.karmada.io; get
+// Rights it needs on the control plane: list and watch clusters.cluster.karmada.io; get
 // the Secrets that Ready Push clusters name (direct access; only those, not
 // every Secret); get clusters/proxy (proxy access and Pull clusters).
 #include <chrono>
@@ -31,13 +31,14 @@
 #include "fedmetrics/clusterclient/member_plan.hpp"
 #include "fedmetrics/clusterclient/member_set.hpp"
 #include "fedmetrics/clusterclient/periodic_thread.hpp"
+#include "fedmetrics/clusterclient/reflector.hpp"
 
 namespace fedmetrics::clusterclient {
 
 struct KarmadaSourceOptions {
   std::string kubeconfig_file;  // --karmada-kubeconfig: its current-context is the control plane
   MemberAccess access = MemberAccess::Direct;  // --member-access
-  std::chrono::milliseconds poll_interval{2'000};
+  std::chrono::milliseconds poll_interval{2'000};  // Secrets re-read; Cluster changes come at once by the watch
   std::chrono::milliseconds poll_timeout{5'000};  // deadline of one poll's requests to the control plane
   MemberSetOptions members;
 };
@@ -60,6 +61,10 @@ class KarmadaClusterSource final : public RefreshingMemberSource {
   // GETs `paths` at once; every answer, or nullopt when stop() came first.
   std::optional<std::vector<HttpResult>> fetch(const std::vector<std::string>& paths, Deadline deadline);
   void poll();
+  // (Re)starts the watch of Cluster objects on client_.
+  void watch_clusters();
+  // The Cluster objects: from the watch once it has listed, else listed now.
+  std::optional<k8s::Expected<std::vector<k8s::Expected<k8s::KarmadaCluster>>>> current_clusters(Deadline deadline);
   // A changed --karmada-kubeconfig (a rotated token or certificate, another
   // server) is read again before a poll; one that cannot be used is logged
   // and the previous one kept.
@@ -74,6 +79,7 @@ class KarmadaClusterSource final : public RefreshingMemberSource {
   ClusterEndpoint control_plane_;
   std::shared_ptr<HttpsClient> client_;
   MemberSet members_;
+  std::unique_ptr<Reflector> clusters_;  // replaced with client_, on the poller thread (and in the constructor)
 
   // stop() cancels the poll's wait for answers.
   std::mutex mutex_;

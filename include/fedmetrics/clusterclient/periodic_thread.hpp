@@ -20,6 +20,9 @@ class PeriodicThread {
 
   // Calls `tick` every `interval`, the first time one interval from now. Call once.
   void start(std::chrono::milliseconds interval, std::function<void()> tick);
+  // The next tick now rather than at the end of the interval (one tick for
+  // any number of wakes before it starts); the interval restarts after it.
+  void wake();
   // Returns once the thread has ended; a tick in progress finishes first.
   void stop();
 
@@ -27,6 +30,7 @@ class PeriodicThread {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
+  bool woken_ = false;
   std::thread thread_;
 };
 
