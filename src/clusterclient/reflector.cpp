@@ -117,8 +117,7 @@ struct Reflector::State : std::enable_shared_from_this<Reflector::State> {
       if (added) {
         ++stats.lists;
         change.first = !synced;
-        if (synced)
-          for (const auto& key : *added) change.added.push_back(*cache.find(key));
+        for (const auto& key : *added) change.added.push_back(*cache.find(key));
         synced = true;
         backoff = std::chrono::milliseconds(0);
       } else {

@@ -1,6 +1,7 @@
 #include "fedmetrics/controller/hpa_controller.hpp"
 
 #include <deque>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -30,6 +31,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     autoscaler::FederatedHPAStatus status;
     autoscaler::ScalingHistory history;
     bool busy = false;
+    int missed_lists = 0;  // consecutive lists without it
   };
   mutable std::mutex mutex;
   std::condition_variable wake;
@@ -92,18 +94,15 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       };
       auto pass = std::make_shared<Pass>();
       pass->done = done;
+      std::set<std::string> listed;
       for (auto& object : *list) {
-        std::string key;
-        try {
-          const auto& meta = object.value("metadata", nlohmann::json::object());
-          key = key_of(meta.value("namespace", ""), meta.value("name", ""));
-        } catch (const std::exception& e) {
-          spdlog::warn("autoscaler: a FederatedHPA without a usable name: {}", e.what());
-          continue;
-        }
+        std::string key = key_from(object);
+        if (key.empty()) continue;
+        listed.insert(key);
         {
           std::lock_guard lock(self->mutex);
           auto& m = self->memory[key];
+          m.missed_lists = 0;
           if (m.busy || self->stopping) {
             ++self->stats.skipped_busy;
             continue;
@@ -111,20 +110,64 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
           m.busy = true;
           ++pass->pending;
         }
-        self->submit([self, object = std::move(object), key, pass](Finished finished) {
-          self->sync_one(object, key, [self, key, pass, finished] {
-            {
-              std::lock_guard lock(self->mutex);
-              self->memory[key].busy = false;
-              ++self->stats.syncs;
-            }
-            finished();
-            pass->finish();
-          });
-        });
+        self->submit_sync(std::move(object), key, [pass] { pass->finish(); });
       }
+      self->forget_deleted(listed);
       pass->finish();
     });
+  }
+
+  static std::string key_from(const nlohmann::json& object) {
+    try {
+      const auto& meta = object.value("metadata", nlohmann::json::object());
+      return key_of(meta.value("namespace", ""), meta.value("name", ""));
+    } catch (const std::exception& e) {
+      spdlog::warn("autoscaler: a FederatedHPA without a usable name: {}", e.what());
+      return {};
+    }
+  }
+
+  // Syncs `object`, already marked busy in memory, when a concurrency slot is free.
+  void submit_sync(nlohmann::json object, const std::string& key, std::function<void()> after) {
+    auto self = shared_from_this();
+    submit([self, object = std::move(object), key, after = std::move(after)](Finished finished) {
+      self->sync_one(object, key, [self, key, after, finished] {
+        {
+          std::lock_guard lock(self->mutex);
+          self->memory[key].busy = false;
+          ++self->stats.syncs;
+        }
+        finished();
+        if (after) after();
+      });
+    });
+  }
+
+  // A FederatedHPA the watch reports as new: when the loop does not know it
+  // yet, synced now, not up to a period later (Karmada's controller
+  // reconciles a new object at once). Then it follows the ticks like every other.
+  void sync_new(nlohmann::json object) {
+    if (options.active && !options.active()) return;
+    std::string key = key_from(object);
+    if (key.empty()) return;
+    {
+      std::lock_guard lock(mutex);
+      if (stopping || memory.count(key)) return;  // already known: the ticks have it
+      memory[key].busy = true;
+      ++stats.synced_on_create;
+    }
+    submit_sync(std::move(object), key, nullptr);
+  }
+
+  // Drops what is remembered of FederatedHPAs that two lists in a row did not
+  // have (deleted): memory stays bounded under churn. Two, because an object
+  // synced on creation may postdate the list a pass is working from.
+  void forget_deleted(const std::set<std::string>& listed) {
+    std::lock_guard lock(mutex);
+    for (auto it = memory.begin(); it != memory.end();) {
+      if (!listed.count(it->first) && !it->second.busy && ++it->second.missed_lists >= 2) it = memory.erase(it);
+      else ++it;
+    }
   }
 
   void write_status(const autoscaler::FederatedHPA& hpa, const std::string& key, autoscaler::FederatedHPAStatus status,
@@ -290,6 +333,10 @@ HpaController::HpaController(std::shared_ptr<ControlPlane> control_plane,
 HpaController::~HpaController() { stop(); }
 
 void HpaController::start() {
+  std::weak_ptr<State> weak = state_;
+  state_->control_plane->watch_federated_hpas(state_->options.selector, [weak](nlohmann::json object) {
+    if (auto state = weak.lock()) state->sync_new(std::move(object));
+  });
   thread_ = std::thread([state = state_] {
     // A fixed cadence: ticks are sync_period apart whatever a pass costs.
     auto next = std::chrono::steady_clock::now();
@@ -323,6 +370,7 @@ void HpaController::stop() {
   }
   state_->wake.notify_all();
   if (thread_.joinable()) thread_.join();
+  state_->control_plane->stop_watching();
 }
 
 void HpaController::sync_all(std::function<void()> done) { state_->sync_all(std::move(done)); }

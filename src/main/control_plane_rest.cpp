@@ -50,7 +50,7 @@ RestControlPlane::RestControlPlane(clusterclient::ClientRuntime& runtime, const 
   auto endpoint = clusterclient::load_kubeconfig_current_context(kubeconfig);
   if (!endpoint) throw std::runtime_error("--kubeconfig: " + endpoint.error().message);
   try {
-    client_ = std::make_unique<clusterclient::HttpsClient>(runtime, std::move(*endpoint));
+    client_ = std::make_shared<clusterclient::HttpsClient>(runtime, std::move(*endpoint));
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("--kubeconfig: ") + e.what());
   }
@@ -85,8 +85,34 @@ void RestControlPlane::call_with_status(std::string method, std::string path, st
                 });
 }
 
+RestControlPlane::~RestControlPlane() { stop_watching(); }
+
+void RestControlPlane::stop_watching() {
+  if (federated_hpas_) federated_hpas_->stop();
+}
+
+void RestControlPlane::watch_federated_hpas(const k8s::LabelSelector& selector,
+                                            std::function<void(nlohmann::json)> on_added) {
+  stop_watching();
+  clusterclient::ReflectorOptions options;
+  options.what = "autoscaler: FederatedHPAs";
+  options.collection_path = std::string(kFederatedHpas) + "/federatedhpas";
+  options.label_selector = selector.to_string();
+  options.request_timeout = timeout_;
+  watched_selector_ = options.label_selector;
+  federated_hpas_ = std::make_unique<clusterclient::Reflector>(
+      client_, options, [on_added = std::move(on_added)](const clusterclient::ReflectorChange& change) {
+        if (on_added)
+          for (const auto& object : change.added) on_added(object);
+      });
+  federated_hpas_->start();
+}
+
 void RestControlPlane::list_federated_hpas(const k8s::LabelSelector& selector,
                                            controller::Done<std::vector<json>> done) {
+  // From the watch once it has listed; until then (or for another selector) a list.
+  if (federated_hpas_ && federated_hpas_->synced() && selector.to_string() == watched_selector_)
+    return done(federated_hpas_->items());
   std::string path = std::string(kFederatedHpas) + "/federatedhpas";
   if (!selector.empty()) path += "?labelSelector=" + clusterclient::escape_query_value(selector.to_string());
   call("GET", path, "", "", [done = std::move(done)](k8s::Expected<json> doc) {

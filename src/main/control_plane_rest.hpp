@@ -1,11 +1,12 @@
 #pragma once
 // controller::ControlPlane over HTTPS to karmada-apiserver (--kubeconfig):
-// FederatedHPA list, the target's scale subresource, the status
+// FederatedHPA list and watch, the target's scale subresource, the status
 // subresource (merge patch) and core/v1 Events.
 #include <memory>
 #include <string>
 
 #include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/clusterclient/reflector.hpp"
 #include "fedmetrics/controller/control_plane.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
 
@@ -17,8 +18,12 @@ class RestControlPlane : public controller::ControlPlane {
   RestControlPlane(clusterclient::ClientRuntime& runtime, const std::string& kubeconfig,
                    std::chrono::milliseconds timeout);
 
+  ~RestControlPlane() override;
   void list_federated_hpas(const k8s::LabelSelector& selector,
                            controller::Done<std::vector<nlohmann::json>> done) override;
+  void watch_federated_hpas(const k8s::LabelSelector& selector, std::function<void(nlohmann::json)> on_added) override;
+  // Ends the watch (before the client runtime stops). Idempotent.
+  void stop_watching() override;
   void get_scale(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
                  controller::Done<controller::Scale> done) override;
   void update_scale(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
@@ -36,8 +41,11 @@ class RestControlPlane : public controller::ControlPlane {
   void call_with_status(std::string method, std::string path, std::string content_type, std::string body,
                         std::function<void(int, k8s::Expected<nlohmann::json>)> done);
 
-  std::unique_ptr<clusterclient::HttpsClient> client_;
+  std::shared_ptr<clusterclient::HttpsClient> client_;
   std::chrono::milliseconds timeout_;
+  // The FederatedHPAs, once watch_federated_hpas was called (for that selector only).
+  std::unique_ptr<clusterclient::Reflector> federated_hpas_;
+  std::string watched_selector_;
   friend class RestLeaseClient;
 };
 

@@ -29,6 +29,8 @@ struct MemoryControlPlane : ControlPlane {
   bool conflict = false;
   std::map<std::string, json> statuses;
   std::vector<std::string> events;  // "Type Reason: message"
+  std::function<void(json)> on_added;  // set while watched
+  std::atomic<bool> watching{false};
 
   void list_federated_hpas(const k8s::LabelSelector& selector, Done<std::vector<json>> done) override {
     std::vector<json> out;
@@ -40,6 +42,11 @@ struct MemoryControlPlane : ControlPlane {
     }
     done(out);
   }
+  void watch_federated_hpas(const k8s::LabelSelector&, std::function<void(json)> added) override {
+    on_added = std::move(added);
+    watching = true;
+  }
+  void stop_watching() override { watching = false; }
   void get_scale(const std::string&, const autoscaler::CrossVersionObjectReference& target, Done<Scale> done) override {
     if (target.name != "web") return done(k8s::Error{"deployments.apps \"" + target.name + "\" not found"});
     done(scale);
@@ -313,6 +320,37 @@ TEST_CASE("HpaController: sync_soon starts a pass at once, not at the next tick 
   for (int i = 0; i < 200 && f.controller->stats().syncs == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   f.controller->stop();
   CHECK(f.controller->stats().syncs == 1);
+}
+
+TEST_CASE("HpaController: a FederatedHPA created between ticks is synced at once, a known one is not") {
+  ControllerOptions options;
+  options.sync_period = std::chrono::hours(1);
+  std::atomic<bool> leading{true};
+  options.active = [&] { return leading.load(); };
+  Fixture f(options);
+  f.cp->hpas.push_back(fhpa("web"));
+  f.metrics->cpu = {{{"member1", "web-a"}, "50m"}, {{"member2", "web-a"}, "50m"}};
+  f.controller->start();
+  auto syncs_become = [&](std::uint64_t n) {
+    for (int i = 0; i < 200 && f.controller->stats().syncs < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return f.controller->stats().syncs == n;
+  };
+  REQUIRE(syncs_become(1));  // the first pass
+  REQUIRE(f.cp->watching);
+  REQUIRE(f.cp->on_added);
+  f.cp->on_added(fhpa("web2"));  // the watch's ADDED event; the next tick is an hour away
+  CHECK(syncs_become(2));
+  CHECK(f.controller->stats().synced_on_create == 1);
+  // An object the loop already knows (a relist reporting it again) waits for its tick.
+  f.cp->on_added(fhpa("web"));
+  // A follower does not sync what it is told about.
+  leading = false;
+  f.cp->on_added(fhpa("web3"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK(f.controller->stats().syncs == 2);
+  CHECK(f.controller->stats().synced_on_create == 1);
+  f.controller->stop();
+  CHECK_FALSE(f.cp->watching);  // the watch ends with the loop
 }
 
 }  // namespace

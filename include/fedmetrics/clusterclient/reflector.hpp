@@ -37,7 +37,7 @@ struct ReflectorOptions {
 struct ReflectorChange {
   bool listed = false;                 // the whole collection was (re)listed
   bool first = false;                  // the first successful list
-  std::vector<nlohmann::json> added;   // objects with a key not held before (empty on the first list)
+  std::vector<nlohmann::json> added;   // objects with a key not held before (every object on the first list)
 };
 
 struct ReflectorStats {

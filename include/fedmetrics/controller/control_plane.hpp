@@ -39,6 +39,19 @@ class ControlPlane {
   virtual ~ControlPlane() = default;
   // Every FederatedHPA (all namespaces) matching `selector`, as JSON objects.
   virtual void list_federated_hpas(const k8s::LabelSelector& selector, Done<std::vector<nlohmann::json>> done) = 0;
+  // Optional: from now on answer list_federated_hpas(selector) from a watch
+  // (one list, then events) rather than a list per call, and call
+  // `on_added` with each FederatedHPA not seen before (all of them at the
+  // first list, then each one created), so that one the loop does not know
+  // yet is synced at once instead of at the next tick. The default does
+  // neither: the loop then lists at every tick.
+  virtual void watch_federated_hpas(const k8s::LabelSelector& selector,
+                                    std::function<void(nlohmann::json)> on_added) {
+    (void)selector;
+    (void)on_added;
+  }
+  // Ends that watch: no on_added after it returns.
+  virtual void stop_watching() {}
   virtual void get_scale(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
                          Done<Scale> done) = 0;
   // Sets spec.replicas, conditional on `resource_version` (a conflict is an error).

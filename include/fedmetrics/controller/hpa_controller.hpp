@@ -1,6 +1,8 @@
 #pragma once
 // The live FederatedHPA loop (Karmada's FederatedHPA controller, the
-// Kubernetes HPA algorithm): every sync period it lists the FederatedHPAs,
+// Kubernetes HPA algorithm): every sync period it lists the FederatedHPAs
+// (from the control plane's watch when it has one; a FederatedHPA created
+// meanwhile is synced at once),
 // and for each one, concurrently up to a bound, reads the target's scale
 // subresource, lists the target's pods in the members, gets the metrics from
 // the in-process aggregator, runs autoscaler::sync, updates the scale when
@@ -41,6 +43,7 @@ struct ControllerStats {
   std::uint64_t rescales = 0;
   std::uint64_t errors = 0;
   std::uint64_t skipped_busy = 0;  // previous sync still running at the tick
+  std::uint64_t synced_on_create = 0;  // new FederatedHPAs synced when their watch event came
 };
 
 class HpaController {
