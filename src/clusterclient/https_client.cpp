@@ -42,6 +42,13 @@ using Kind = MemberError::Kind;
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
 struct ClientRuntime::Impl {
+  // Whether handlers may still be posted to `io`: host-name lookups run on
+  // detached threads that may outlive the runtime (see HttpsClient::Impl::resolve).
+  struct Liveness {
+    std::mutex mutex;
+    bool running = true;
+  };
+  std::shared_ptr<Liveness> liveness = std::make_shared<Liveness>();
   asio::io_context io;
   asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
   std::vector<std::thread> threads;
@@ -70,6 +77,10 @@ ClientRuntime::ClientRuntime(unsigned threads) : impl_(std::make_unique<Impl>())
 }
 
 void ClientRuntime::stop() {
+  {
+    std::lock_guard lock(impl_->liveness->mutex);
+    impl_->liveness->running = false;
+  }
   impl_->work.reset();
   impl_->io.stop();
   for (auto& t : impl_->threads)
@@ -244,7 +255,21 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
   }
 
   // The addresses of `name`: an IP address needs no lookup; a host name goes
-  // through Asio's resolver, whose blocking getaddrinfo the deadline cannot cut short.
+  // to getaddrinfo, which blocks and cannot be interrupted (a DNS server
+  // that does not answer holds it for resolv.conf's timeout x attempts, 10 s
+  // by default). So it runs on a detached thread of its own, and the request
+  // waits on a timer that the lookup cancels when it finishes first: at the
+  // deadline the request fails, the lookup ends later on its own. (Not
+  // Asio's resolver: its thread is joined when the runtime stops, which
+  // would hold up shutdown for as long as the lookup hangs.)
+  struct Lookup {
+    asio::steady_timer timer;
+    bool finished = false;  // on the strand
+    boost::system::error_code error;
+    tcp::resolver::results_type results;
+    explicit Lookup(const asio::any_io_executor& ex) : timer(ex) {}
+  };
+
   awaitable<std::variant<tcp::resolver::results_type, MemberError>> resolve(const std::string& name,
                                                                             const std::string& service,
                                                                             Deadline deadline) {
@@ -253,12 +278,26 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     if (!literal_error)
       co_return tcp::resolver::results_type::create(tcp::endpoint(literal, static_cast<unsigned short>(std::stoi(service))),
                                                     name, service);
-    tcp::resolver resolver(co_await asio::this_coro::executor);
-    auto [rec, resolved] = co_await resolver.async_resolve(name, service, use_tuple);
-    if (rec) co_return classify(rec, "resolve", name + ":" + service, X509_V_OK);
-    if (std::chrono::steady_clock::now() >= deadline)
-      co_return error(Kind::Timeout, "resolve " + name + ":" + service + ": deadline exceeded");
-    co_return resolved;
+    auto lookup = std::make_shared<Lookup>(co_await asio::this_coro::executor);
+    lookup->timer.expires_at(deadline);
+    std::thread([lookup, name, service, strand = strand, liveness = runtime.liveness] {
+      asio::io_context local;
+      tcp::resolver resolver(local);
+      boost::system::error_code ec;
+      auto results = resolver.resolve(name, service, ec);
+      std::lock_guard lock(liveness->mutex);
+      if (!liveness->running) return;  // the runtime stopped meanwhile: nobody is waiting
+      asio::post(strand, [lookup, ec, results = std::move(results)]() mutable {
+        lookup->finished = true;
+        lookup->error = ec;
+        lookup->results = std::move(results);
+        lookup->timer.cancel();
+      });
+    }).detach();
+    co_await lookup->timer.async_wait(use_tuple);
+    if (!lookup->finished) co_return error(Kind::Timeout, "resolve " + name + ":" + service + ": deadline exceeded");
+    if (lookup->error) co_return classify(lookup->error, "resolve", name + ":" + service, X509_V_OK);
+    co_return lookup->results;
   }
 
   // Opens the tunnel on a socket connected to the proxy. nullopt on success.
