@@ -98,6 +98,17 @@ void MemberSet::discover(const std::string& name) {
   m.in_flight = true;
   auto cluster = m.cluster;  // kept alive by the callback while discovery runs
   auto deadline = std::chrono::steady_clock::now() + options_.discovery_timeout;
+  // The health probe on the same cadence; logged when its verdict changes.
+  cluster->probe_health(deadline, [shared = shared_, cluster, name](const MemberHealth& health) {
+    std::lock_guard lock(shared->mutex);
+    auto it = shared->members.find(name);
+    if (it == shared->members.end() || it->second.cluster != cluster) return;
+    auto& last = it->second.last_health;
+    if (health.reason == last) return;
+    if (health.healthy) spdlog::info("member {}: healthy", name);
+    else spdlog::warn("member {}: not healthy: {}", name, health.reason);
+    last = health.reason;
+  });
   cluster->refresh_capabilities(deadline, [shared = shared_, interval = options_.discovery_interval, cluster,
                                            name](bool ok, std::string error) {
     ok = ok && error.empty();  // an error text is a failure, whatever the member client says

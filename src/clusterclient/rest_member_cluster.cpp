@@ -206,6 +206,46 @@ struct DiscoveryRun {
 
 }  // namespace
 
+namespace {
+
+// The first line of a health body, trimmed: "[-]etcd failed: reason withheld".
+std::string first_line(const std::string& body) {
+  auto line = body.substr(0, body.find('\n'));
+  if (line.size() > 200) line = line.substr(0, 200) + "...";
+  return line;
+}
+
+}  // namespace
+
+void RestMemberCluster::probe_health(Deadline deadline, std::function<void(const MemberHealth&)> done) {
+  auto client = client_;
+  auto finish = [this, done](MemberHealth health) {
+    health.checked = std::chrono::system_clock::now();
+    auto shared = std::make_shared<const MemberHealth>(std::move(health));
+    health_.store(shared);
+    if (done) done(*shared);
+  };
+  auto judge = [](const std::string& path, const HttpResult& result) {
+    MemberHealth h;
+    if (const auto* e = std::get_if<MemberError>(&result)) {
+      h.reason = "GET " + path + ": " + e->message;
+      return h;
+    }
+    const auto& reply = std::get<HttpReply>(result);
+    h.healthy = reply.status == 200 && reply.body == "ok";
+    h.reason = h.healthy ? "ok"
+                         : "GET " + path + ": HTTP " + std::to_string(reply.status) +
+                               (reply.body.empty() ? "" : ": " + first_line(reply.body));
+    return h;
+  };
+  client->get("/readyz", deadline, [client, deadline, finish, judge](HttpResult result) {
+    const auto* reply = std::get_if<HttpReply>(&result);
+    if (reply == nullptr || reply->status != 404) return finish(judge("/readyz", result));
+    // An API server older than /readyz (Kubernetes < 1.16): /healthz, as Karmada falls back.
+    client->get("/healthz", deadline, [finish, judge](HttpResult fallback) { finish(judge("/healthz", fallback)); });
+  });
+}
+
 void RestMemberCluster::refresh_capabilities(Deadline deadline, std::function<void(bool, std::string)> done) {
   auto run = std::make_shared<DiscoveryRun>();
   run->client = client_;

@@ -35,6 +35,10 @@ std::vector<MetricFamily> MemberClientMetrics::Collect() const {
                           "TLS handshakes with a member cluster (new connections).", MetricType::Counter, {}};
   MetricFamily last_success{"fedmetrics_member_client_last_success_timestamp_seconds",
                             "Unix time of the last successful answer from a member cluster.", MetricType::Gauge, {}};
+  MetricFamily healthy{"fedmetrics_member_healthy",
+                       "1 when the member's API server answered its last health probe (/readyz) with ok, else 0; "
+                       "absent before the first probe.",
+                       MetricType::Gauge, {}};
 
   for (const auto& member : *members_->members()) {
     const auto* rest = dynamic_cast<const clusterclient::RestMemberCluster*>(member.get());
@@ -69,8 +73,13 @@ std::vector<MetricFamily> MemberClientMetrics::Collect() const {
       l.gauge.value = std::chrono::duration<double>(s.last_success->time_since_epoch()).count();
       last_success.metric.push_back(std::move(l));
     }
+    if (auto health = rest->last_health()) {
+      auto g = labelled({{"cluster", cluster}});
+      g.gauge.value = health->healthy ? 1 : 0;
+      healthy.metric.push_back(std::move(g));
+    }
   }
-  return {requests, latency, in_flight, connections, handshakes, last_success};
+  return {requests, latency, in_flight, connections, handshakes, last_success, healthy};
 }
 
 }  // namespace fedmetrics::cli

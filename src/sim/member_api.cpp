@@ -836,7 +836,14 @@ HttpResponse MemberApi::handle(const HttpRequest& request, k8s::Timestamp now, d
   const auto& target = *decoded;
   const auto& s = target.segments;
   // Health endpoints are open to anyone (apiserver's AlwaysAllowPaths), as kubelet probes send no credentials.
-  if (s.size() == 1 && (s[0] == "healthz" || s[0] == "livez" || s[0] == "readyz")) return text_response("ok");
+  if (s.size() == 1 && (s[0] == "healthz" || s[0] == "livez" || s[0] == "readyz")) {
+    // A member failing its requests (errorRate) fails readiness as often, with
+    // kube-apiserver's verbose-less wording.
+    if (s[0] == "readyz" && fault_draw < faults.error_rate) {
+      return text_response("[-]simulated-fault failed: reason withheld\nreadyz check failed\n", 500);
+    }
+    return text_response("ok");
+  }
   if (!authenticated(federation_, member_, request)) return status_response(Status::unauthorized());
   if (fault_draw < faults.error_rate) return status_response(Status::internal_error("simulated fault"));
 

@@ -66,6 +66,8 @@ check "/metrics: per-member client requests by outcome" \
 check "/metrics: per-member latency histogram up to 60 s" \
   grep -q 'fedmetrics_member_client_request_duration_seconds_bucket{cluster="member2",le="60"}' <<<"$selfmetrics"
 check "/metrics: aggregator fan-outs" grep -q '^fedmetrics_aggregator_fanouts_total [1-9]' <<<"$selfmetrics"
+check "/metrics: every member's health probe passed" \
+  test "$(grep -c '^fedmetrics_member_healthy{cluster="member[123]"} 1$' <<<"$selfmetrics")" = 3
 
 # Partial failure is visible: member2 failing every request, member3 a black hole.
 sim_put /sim/v1/members/member2/faults '{"errorRate":1}'

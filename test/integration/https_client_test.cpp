@@ -524,6 +524,37 @@ TEST_CASE("HttpsClient: a stream's refusal, silence and cancellation each end it
 
 #include "fedmetrics/clusterclient/reflector.hpp"
 
+TEST_CASE("RestMemberCluster: the health probe says why a member is not healthy", "[integration][clusterclient]") {
+  ClientRuntime rt(1);
+  auto& world = World::get();
+  struct Row {
+    const char* member;
+    bool healthy;
+    const char* reason;  // a part of it
+  };
+  const Row rows[] = {
+      {"healthy", true, "ok"},
+      {"failing", false, "GET /readyz: HTTP 500: [-]simulated-fault failed: reason withheld"},
+      {"refusing", false, "GET /readyz: connect"},
+      {"blackhole", false, "deadline exceeded"},
+      {"impostor", false, "TLS"},
+  };
+  for (const auto& row : rows) {
+    CAPTURE(row.member);
+    RestMemberCluster member(rt, world.members.at(row.member));
+    CHECK(member.last_health() == nullptr);
+    std::promise<MemberHealth> p;
+    auto started = std::chrono::steady_clock::now();
+    member.probe_health(started + 500ms, [&p](const MemberHealth& h) { p.set_value(h); });
+    auto health = p.get_future().get();
+    CHECK(std::chrono::steady_clock::now() - started < 550ms);
+    CHECK(health.healthy == row.healthy);
+    CHECK_THAT(health.reason, Catch::Contains(row.reason));
+    REQUIRE(member.last_health() != nullptr);
+    CHECK(member.last_health()->healthy == row.healthy);
+  }
+}
+
 TEST_CASE("Reflector: lists, then follows the watch, resuming after the server ends it", "[integration][clusterclient]") {
   ClientRuntime rt(1);
   auto& world = World::get();

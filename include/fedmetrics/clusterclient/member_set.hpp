@@ -3,7 +3,7 @@
 // member, kept in step with the list of endpoints the source currently names
 // (kubeconfig contexts, Karmada Cluster objects), and published as an
 // immutable snapshot swapped whole. Each member's capability discovery runs
-// in the background on this set's own thread (never on the request path):
+// (and its health probe) in the background on this set's own thread (never on the request path):
 // every `discovery_interval`, and with backoff after a failure; an
 // unreachable member is retried, never forgotten. What a member serves is
 // logged when it changes, not on every refresh.
@@ -68,6 +68,7 @@ class MemberSet {
     bool in_flight = false;
     bool attempted = false;
     std::string last_capabilities;  // for logging changes once
+    std::string last_health;        // the last probe's reason, likewise
   };
   // What discovery callbacks touch: shared with them, so that a callback that
   // arrives after this set is gone finds valid memory (and does nothing).

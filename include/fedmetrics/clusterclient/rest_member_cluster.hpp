@@ -3,6 +3,8 @@
 // implemented with typed calls to the member's metrics APIs, and its
 // capability discovery, refreshed in the background by its owner.
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -10,6 +12,14 @@
 #include "fedmetrics/clusterclient/https_client.hpp"
 
 namespace fedmetrics::clusterclient {
+
+// The outcome of one health probe of a member's API server.
+struct MemberHealth {
+  bool healthy = false;
+  // "ok", or why not: "GET /readyz: HTTP 500: [-]etcd failed ...", or the transport error.
+  std::string reason;
+  std::chrono::system_clock::time_point checked{};
+};
 
 class RestMemberCluster final : public aggregator::MemberCluster {
  public:
@@ -35,6 +45,13 @@ class RestMemberCluster final : public aggregator::MemberCluster {
   // (the previous capabilities stay).
   void refresh_capabilities(aggregator::Deadline deadline, std::function<void(bool ok, std::string error)> done);
 
+  // Karmada's cluster health check (the cluster status controller): GET
+  // /readyz, or /healthz when the member has no /readyz (404); healthy when
+  // it answers 200 with the body "ok". The result is also kept (last_health()).
+  void probe_health(aggregator::Deadline deadline, std::function<void(const MemberHealth&)> done);
+  // The last probe's outcome; null before the first one finished.
+  [[nodiscard]] std::shared_ptr<const MemberHealth> last_health() const { return health_.load(); }
+
   [[nodiscard]] ClientStats stats() const { return client_->stats(); }
   [[nodiscard]] const ClusterEndpoint& endpoint() const { return client_->endpoint(); }
 
@@ -42,6 +59,7 @@ class RestMemberCluster final : public aggregator::MemberCluster {
   std::string name_;
   std::shared_ptr<HttpsClient> client_;
   std::atomic<std::shared_ptr<const aggregator::MemberCapabilities>> capabilities_;
+  std::atomic<std::shared_ptr<const MemberHealth>> health_;
 };
 
 // Percent-encodes one path segment (everything but RFC 3986 unreserved characters).
