@@ -1,6 +1,7 @@
 #include "fedmetrics/clusterclient/https_client.hpp"
 #include "fedmetrics/clusterclient/token_bucket.hpp"
 #include "fedmetrics/k8s/base64.hpp"
+#include "fedmetrics/transport/gzip.hpp"
 
 #include <utility>  // before Asio's awaitable.hpp (Boost + C++20 coroutines)
 
@@ -460,6 +461,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
       if (beast::iequals(name, "accept") || beast::iequals(name, "user-agent")) req.set(name, value);
       else req.insert(name, value);
     }
+    if (asks_gzip(out)) req.set(http::field::accept_encoding, "gzip");
     if (!out.body.empty() || out.method == "POST" || out.method == "PUT" || out.method == "PATCH") {
       if (!out.content_type.empty()) req.set(http::field::content_type, out.content_type);
       req.body() = out.body;
@@ -467,6 +469,14 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     }
     req.keep_alive(true);
     return req;
+  }
+
+  // Whether this request asks for gzip on the caller's behalf (and so inflates the answer).
+  bool asks_gzip(const OutgoingRequest& out) const {
+    if (!options.accept_gzip || endpoint.disable_compression) return false;
+    for (const auto& header : out.headers)
+      if (beast::iequals(header.first, "accept-encoding")) return false;  // the caller's own choice
+    return true;
   }
 
   awaitable<HttpResult> exchange(Stream& stream, const OutgoingRequest& out, Deadline deadline, bool& reusable) {
@@ -485,13 +495,26 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     if (rec) co_return classify(rec, "read from", address(), X509_V_OK);
     auto res = parser.release();
     reusable = res.keep_alive();
+    // Inflated here when we asked for gzip, with the same size cap on the
+    // inflated bytes (a small compressed body may be a bomb).
+    const bool inflate = asks_gzip(out) && beast::iequals(res[http::field::content_encoding], "gzip");
+    if (inflate) {
+      auto inflated = transport::gzip_decompress(res.body(), options.max_response_bytes);
+      if (!inflated) {
+        if (inflated.failure() == transport::GzipFailure::too_large)
+          co_return error(Kind::TooLarge, "read from " + address() + ": response larger than the size cap once inflated");
+        co_return error(Kind::MalformedResponse, "read from " + address() + ": " + inflated.error().message);
+      }
+      res.body() = std::move(*inflated);
+    }
     HttpReply reply{static_cast<int>(res.result_int()), std::move(res.body()), std::string(res[http::field::content_type])};
     if (out.want_headers) {
       for (const auto& field : res) {
         auto name = field.name();
         if (name == http::field::connection || name == http::field::keep_alive || name == http::field::transfer_encoding ||
             name == http::field::content_length || name == http::field::te || name == http::field::trailer ||
-            name == http::field::upgrade || name == http::field::proxy_authenticate)
+            name == http::field::upgrade || name == http::field::proxy_authenticate ||
+            (inflate && name == http::field::content_encoding))
           continue;
         reply.headers.emplace_back(field.name_string(), field.value());
       }

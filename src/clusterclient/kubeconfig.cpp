@@ -106,6 +106,7 @@ Expected<std::vector<ClusterEndpoint>> parse_kubeconfig(const std::string& text,
     e.insecure_skip_tls_verify = scalar(cluster, "insecure-skip-tls-verify") == "true";
     e.tls_server_name = scalar(cluster, "tls-server-name");
     e.proxy_url = scalar(cluster, "proxy-url");
+    e.disable_compression = scalar(cluster, "disable-compression") == "true";
     if (auto err = read_pem(cluster, "certificate-authority", base_dir, cwhere, e.ca_pem)) return *err;
 
     if (!user_name.empty()) {

@@ -12,6 +12,7 @@
 #include "fedmetrics/k8s/metrics_types.hpp"
 #include "fedmetrics/k8s/status.hpp"
 #include "fedmetrics/k8s/url.hpp"
+#include "fedmetrics/transport/gzip.hpp"
 #include "sim/http_util.hpp"
 
 namespace fedmetrics::sim {
@@ -864,6 +865,17 @@ HttpResponse MemberApi::handle(const HttpRequest& request, k8s::Timestamp now, d
   if (faults.malformed_json && response.status == 200 && response.content_type == "application/json") {
     // Cut mid-document: a body that no JSON parser accepts.
     response.body = response.body.substr(0, response.body.size() / 2);
+  }
+  if (faults.malformed_gzip && response.status == 200 && transport::accepts_gzip(detail::header(request, "Accept-Encoding"))) {
+    // Compressed whatever its size, then the CRC-32 (the trailer's first four
+    // bytes, RFC 1952) broken: every byte inflates to the right answer and
+    // only a decoder that checks the trailer, as Go's gzip.Reader does, fails.
+    // The listener leaves a body that has a Content-Encoding alone.
+    std::string gzipped = transport::gzip_compress(response.body);
+    gzipped[gzipped.size() - 8] = static_cast<char>(gzipped[gzipped.size() - 8] ^ 0xff);
+    response.body = std::move(gzipped);
+    response.headers.emplace_back("Content-Encoding", "gzip");
+    response.headers.emplace_back("Vary", "Accept-Encoding");
   }
   return response;
 }

@@ -300,6 +300,10 @@ CLI::App* add_sim_command(CLI::App& app, SimOptions& options) {
                   "one gets 410 Gone (Expired), as after an etcd compaction")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  sim->add_option("--compress-min-bytes", options.compress_min_bytes,
+                  "Members and the Karmada control plane gzip 200 answers of at least this many bytes when the\n"
+                  "client sends Accept-Encoding: gzip, as kube-apiserver does over 128 KiB (0 = never compress)")
+      ->capture_default_str();
   sim->add_flag("-v,--verbose", options.verbosity, "Log more on stderr: -v logs every member request and connection errors");
   return sim;
 }
@@ -365,6 +369,7 @@ int run_sim(const SimOptions& options) {
     o.key_file = sim->certificates[i].key_file;
     o.threads = 1;
     o.abandon_when_client_closes = true;
+    o.compress_min_bytes = options.compress_min_bytes;
     try {
       sim->members.push_back(std::make_unique<TlsServer>(
           o, [s = sim.get(), i](HttpRequest request, std::function<void(HttpResponse)> respond) {
@@ -395,6 +400,7 @@ int run_sim(const SimOptions& options) {
   karmada_options.cert_file = karmada_cert;
   karmada_options.key_file = karmada_key;
   karmada_options.threads = 1;
+  karmada_options.compress_min_bytes = options.compress_min_bytes;
   sim->karmada_server = std::make_unique<TlsServer>(
       karmada_options, [s = sim.get()](HttpRequest request, std::function<void(HttpResponse)> respond) {
         auto method = request.method, target = request.target;

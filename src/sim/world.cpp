@@ -188,7 +188,9 @@ MetricsApis parse_apis(const YAML::Node& n, const std::string& path) {
 }
 
 Faults parse_faults_yaml(const YAML::Node& n, const std::string& path) {
-  Fields f(n, path, {"latency", "errorRate", "blackhole", "refuse", "malformedJson", "wrongCertificate", "expiredToken"});
+  Fields f(n, path,
+           {"latency", "errorRate", "blackhole", "refuse", "malformedJson", "malformedGzip", "wrongCertificate",
+            "expiredToken"});
   Faults out;
   out.latency = f.duration("latency", out.latency);
   if (f.has("errorRate")) {
@@ -201,6 +203,7 @@ Faults parse_faults_yaml(const YAML::Node& n, const std::string& path) {
   out.blackhole = f.boolean("blackhole", false);
   out.refuse = f.boolean("refuse", false);
   out.malformed_json = f.boolean("malformedJson", false);
+  out.malformed_gzip = f.boolean("malformedGzip", false);
   out.wrong_certificate = f.boolean("wrongCertificate", false);
   out.expired_token = f.boolean("expiredToken", false);
   return out;
@@ -524,8 +527,8 @@ Expected<World> parse_world(std::string_view yaml_text) {
 Expected<Faults> faults_from_json(const nlohmann::json& in, Faults base) {
   if (!in.is_object()) return Error{"expected an object"};
   Faults out = base;
-  static const std::set<std::string> known{"latency",       "errorRate",        "blackhole",   "refuse",
-                                           "malformedJson", "wrongCertificate", "expiredToken"};
+  static const std::set<std::string> known{"latency",       "errorRate",     "blackhole",        "refuse",
+                                           "malformedJson", "malformedGzip", "wrongCertificate", "expiredToken"};
   for (const auto& [key, value] : in.items()) {
     if (!known.contains(key)) return Error{"unknown field"}.at(key);
     if (value.is_null()) continue;
@@ -546,6 +549,7 @@ Expected<Faults> faults_from_json(const nlohmann::json& in, Faults base) {
       if (key == "blackhole") out.blackhole = b;
       else if (key == "refuse") out.refuse = b;
       else if (key == "malformedJson") out.malformed_json = b;
+      else if (key == "malformedGzip") out.malformed_gzip = b;
       else if (key == "wrongCertificate") out.wrong_certificate = b;
       else out.expired_token = b;
     }
@@ -559,6 +563,7 @@ nlohmann::json to_json(const Faults& f) {
                         {"blackhole", f.blackhole},
                         {"refuse", f.refuse},
                         {"malformedJson", f.malformed_json},
+                        {"malformedGzip", f.malformed_gzip},
                         {"wrongCertificate", f.wrong_certificate},
                         {"expiredToken", f.expired_token}};
 }

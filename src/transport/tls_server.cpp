@@ -28,6 +28,8 @@
 #include <openssl/pem.h>
 #include <spdlog/spdlog.h>
 
+#include "fedmetrics/transport/gzip.hpp"
+
 namespace fedmetrics::transport {
 
 namespace asio = boost::asio;
@@ -110,6 +112,16 @@ std::string peer_chain_pem(SSL* ssl) {
       if (X509* cert = sk_X509_value(chain, i); X509_cmp(cert, leaf) != 0) append(cert);
   X509_free(leaf);
   return pem;
+}
+
+// Every Accept-Encoding field line, joined into one list (RFC 9110 section 5.3).
+std::string accept_encoding(const http::fields& fields) {
+  std::string joined;
+  for (auto [it, end] = fields.equal_range(http::field::accept_encoding); it != end; ++it) {
+    if (!joined.empty()) joined += ", ";
+    joined.append(it->value());
+  }
+  return joined;
 }
 
 HttpResponse internal_error_response() {
@@ -367,6 +379,9 @@ struct TlsServer::Impl {
         co_await stream_response(stream, std::move(response), request.version());
         co_return;  // a streamed body ends the connection
       }
+      // HEAD too: its headers (Content-Length, Content-Encoding) are GET's.
+      if (options.compress_min_bytes > 0)
+        compress_response(response, accept_encoding(request), options.compress_min_bytes);
 
       // A shared body (one encoded answer for many clients) is written from
       // its bytes in place; `response` keeps them alive through the write.

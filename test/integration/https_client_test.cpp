@@ -40,7 +40,10 @@ struct World {
     std::filesystem::create_directories(dir);
     sim = std::make_unique<testing::ChildProcess>(std::vector<std::string>{
         FEDMETRICS_BINARY, "sim", "--world", FEDMETRICS_SOURCE_DIR "/test/integration/faults.world.yaml", "--out-dir",
-        dir.string()});
+        dir.string(),
+        // Every answer over 256 bytes gzipped (kube-apiserver: over 128 KiB), so
+        // that every test here also goes through the client's inflation.
+        "--compress-min-bytes", "256"});
     sim->read_until("world ready", 10s);
     auto loaded = load_kubeconfig((dir / "members.kubeconfig").string());
     if (!loaded) throw std::runtime_error(loaded.error().message);
@@ -316,10 +319,10 @@ TEST_CASE("KarmadaClusterSource: members follow the Cluster objects", "[integrat
   KarmadaClusterSource source(rt, options);
   // The simulated control plane marks a member NotReady when its fault makes
   // it unreachable (refuse, blackhole, wrongCertificate): those are left out.
-  const std::vector<std::string> ready{"expired", "failing", "garbage", "healthy", "nocustom", "slow"};
+  const std::vector<std::string> ready{"badgzip", "expired", "failing", "garbage", "healthy", "nocustom", "slow"};
   CHECK(names_of(*source.members()) == ready);
   source.wait_for_first_discovery(3s);
-  auto healthy = source.members()->at(3);
+  auto healthy = source.members()->at(4);
   REQUIRE(healthy->name() == "healthy");
   REQUIRE(healthy->capabilities() != nullptr);  // discovery went through, directly or by the proxy
   CHECK(healthy->capabilities()->resource_metrics);
@@ -337,7 +340,7 @@ TEST_CASE("KarmadaClusterSource: members follow the Cluster objects", "[integrat
   remove.target = path;
   auto removed_at = std::chrono::steady_clock::now();
   REQUIRE(std::get<HttpReply>(send_sync(control, remove)).status == 200);
-  CHECK(names_become(source, {"expired", "failing", "garbage", "healthy", "slow"}));
+  CHECK(names_become(source, {"badgzip", "expired", "failing", "garbage", "healthy", "slow"}));
   CHECK(std::chrono::steady_clock::now() - removed_at < 1s);  // the watch event, not a poll
   OutgoingRequest create;
   create.method = "POST";
@@ -348,7 +351,7 @@ TEST_CASE("KarmadaClusterSource: members follow the Cluster objects", "[integrat
   REQUIRE(std::get<HttpReply>(send_sync(control, create)).status == 201);
   CHECK(names_become(source, ready));
   CHECK(std::chrono::steady_clock::now() - created_at < 1s);
-  CHECK(source.members()->at(3) == healthy);
+  CHECK(source.members()->at(4) == healthy);
   source.stop();
 }
 
@@ -377,7 +380,7 @@ TEST_CASE("KarmadaClusterSource: a changed --karmada-kubeconfig is read again", 
   // A rotated token written into the file: the next polls use it.
   std::this_thread::sleep_for(20ms);  // a distinct modification time
   write(text);
-  CHECK(names_become(source, {"expired", "failing", "garbage", "healthy", "nocustom", "slow"}));
+  CHECK(names_become(source, {"badgzip", "expired", "failing", "garbage", "healthy", "nocustom", "slow"}));
   source.stop();
   std::filesystem::remove(file);
 }
@@ -523,6 +526,72 @@ TEST_CASE("HttpsClient: a stream's refusal, silence and cancellation each end it
 }
 
 #include "fedmetrics/clusterclient/reflector.hpp"
+#include "fedmetrics/transport/gzip.hpp"
+
+TEST_CASE("HttpsClient: gzip answers are asked for and inflated, within the size cap", "[integration][clusterclient]") {
+  ClientRuntime rt(1);
+  auto& world = World::get();
+  const std::string path = "/api/v1/namespaces/default/pods";
+
+  // The caller's own Accept-Encoding: the body comes as sent, compressed.
+  HttpsClient client(rt, world.members.at("healthy"));
+  OutgoingRequest raw;
+  raw.target = path;
+  raw.headers = {{"Accept-Encoding", "gzip"}};
+  raw.want_headers = true;
+  auto raw_reply = std::get<HttpReply>(send_sync(client, raw));
+  REQUIRE(raw_reply.status == 200);
+  bool compressed = false;
+  for (const auto& [name, value] : raw_reply.headers) compressed |= name == "Content-Encoding" && value == "gzip";
+  REQUIRE(compressed);
+  auto inflated = transport::gzip_decompress(raw_reply.body, 64 << 20);
+  REQUIRE(inflated);
+
+  // By default the client asks for gzip itself and hands over the inflated body, without Content-Encoding.
+  OutgoingRequest plain;
+  plain.target = path;
+  plain.want_headers = true;
+  auto reply = std::get<HttpReply>(send_sync(client, plain));
+  REQUIRE(reply.status == 200);
+  CHECK(reply.body == *inflated);
+  for (const auto& [name, value] : reply.headers) CHECK(name != "Content-Encoding");
+  CHECK(nlohmann::json::parse(reply.body)["kind"] == "PodList");
+
+  // disable-compression in the kubeconfig: no gzip asked, none sent.
+  auto endpoint = world.members.at("healthy");
+  endpoint.disable_compression = true;
+  HttpsClient uncompressed(rt, endpoint);
+  auto identity = std::get<HttpReply>(send_sync(uncompressed, plain));
+  CHECK(identity.body == *inflated);
+  for (const auto& [name, value] : identity.headers) CHECK(name != "Content-Encoding");
+
+  // The cap holds on the inflated size: a compressed body under it that inflates past it is TooLarge.
+  REQUIRE(raw_reply.body.size() < inflated->size());
+  ClientOptions small;
+  small.max_response_bytes = (raw_reply.body.size() + inflated->size()) / 2;
+  HttpsClient capped(rt, world.members.at("healthy"), small);
+  auto result = get_sync(capped, path, 5s);
+  const auto& e = expect_error(result);
+  CHECK(e.kind == Kind::TooLarge);
+  CHECK_THAT(e.message, Catch::Contains("once inflated"));
+}
+
+TEST_CASE("HttpsClient: a gzip body that fails its check is a malformed response", "[integration][clusterclient]") {
+  ClientRuntime rt(1);
+  auto& world = World::get();
+  HttpsClient client(rt, world.members.at("badgzip"));
+  auto bad = get_sync(client, "/api/v1/namespaces/default/pods", 5s);
+  const auto& e = expect_error(bad);
+  CHECK(e.kind == Kind::MalformedResponse);
+  CHECK_THAT(e.message, Catch::Contains("malformed gzip body"));
+  // Without gzip asked for, the same member answers normally.
+  auto endpoint = world.members.at("badgzip");
+  endpoint.disable_compression = true;
+  HttpsClient identity(rt, endpoint);
+  auto result = get_sync(identity, "/api/v1/namespaces/default/pods", 5s);
+  REQUIRE(std::holds_alternative<HttpReply>(result));
+  CHECK(std::get<HttpReply>(result).status == 200);
+}
 
 TEST_CASE("RestMemberCluster: the health probe says why a member is not healthy", "[integration][clusterclient]") {
   ClientRuntime rt(1);

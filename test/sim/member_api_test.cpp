@@ -1,5 +1,8 @@
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
+#include "fedmetrics/transport/gzip.hpp"
 #include "sim/sim_test_support.hpp"
 
 using namespace fedmetrics::sim;
@@ -449,4 +452,49 @@ TEST_CASE("MemberApi: core field selectors as kube-apiserver's (pods, nodes, nam
   // metrics.k8s.io keeps metrics-server's metadata.* only.
   auto metrics = call(f, kMember1, sim_test::get("/apis/metrics.k8s.io/v1beta1/pods?fieldSelector=status.phase%3DRunning"), now);
   CHECK(metrics.status == 400);
+}
+
+TEST_CASE("MemberApi: the malformedGzip fault answers gzip with a bad CRC-32 to clients that accept gzip",
+          "[sim][member]") {
+  auto f = sim_test::federation();
+  Faults faults;
+  faults.malformed_gzip = true;
+  auto g = f.with_faults(kMember1, faults);
+  auto plain = sim_test::get("/apis/metrics.k8s.io/v1beta1/pods");
+  auto gzip = plain;
+  gzip.headers.emplace_back("Accept-Encoding", "gzip, deflate");
+  const std::string expected = MemberApi(f, kMember1).handle(plain, sim_test::t0(), 1.0).body;
+
+  auto broken = MemberApi(g, kMember1).handle(gzip, sim_test::t0(), 1.0);
+  CHECK(broken.status == 200);
+  CHECK(broken.content_type == "application/json");
+  using Header = std::pair<std::string, std::string>;
+  CHECK(std::count(broken.headers.begin(), broken.headers.end(), Header{"Content-Encoding", "gzip"}) == 1);
+  auto inflated = fedmetrics::transport::gzip_decompress(broken.body, 1 << 20);
+  REQUIRE_FALSE(inflated.ok());
+  CHECK(inflated.failure() == fedmetrics::transport::GzipFailure::malformed);
+  CHECK(inflated.error().message == "malformed gzip body: incorrect data check");
+  // Only the CRC is wrong: mend it and the answer is the right one.
+  std::string mended = broken.body;
+  mended[mended.size() - 8] = static_cast<char>(mended[mended.size() - 8] ^ 0xff);
+  auto good = fedmetrics::transport::gzip_decompress(mended, 1 << 20);
+  REQUIRE(good.ok());
+  CHECK(*good == expected);
+
+  // A client that does not accept gzip, and answers other than 200, are left alone.
+  auto identity = MemberApi(g, kMember1).handle(plain, sim_test::t0(), 1.0);
+  CHECK(identity.body == expected);
+  CHECK(identity.headers.empty());
+  auto missing = MemberApi(g, kMember1).handle(sim_test::get("/api/v1/namespaces/shop/pods/nope"), sim_test::t0(), 1.0);
+  CHECK(missing.status == 404);
+  CHECK(nlohmann::json::parse(missing.body, nullptr, false)["reason"] == "NotFound");
+
+  // As a world file and control-endpoint field.
+  auto parsed = faults_from_json(json::parse(R"({"malformedGzip":true})"));
+  REQUIRE(parsed.ok());
+  CHECK(parsed->malformed_gzip);
+  CHECK(to_json(*parsed)["malformedGzip"] == true);
+  auto world = parse_world("members: [{name: m1, faults: {malformedGzip: true}}]\n");
+  REQUIRE(world.ok());
+  CHECK(world->members[0].faults.malformed_gzip);
 }

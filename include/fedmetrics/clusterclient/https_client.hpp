@@ -72,6 +72,11 @@ struct ClientOptions {
   std::string user_agent = "fedmetrics/v0.1.0";
   double qps = 0;   // --member-qps: requests per second to this member, shared by all callers; 0 = unlimited
   int burst = 10;   // --member-burst
+  // Ask for gzip (Accept-Encoding: gzip) and inflate what comes compressed,
+  // as client-go does unless DisableCompression (kubeconfig
+  // disable-compression) is set. A request whose caller sets Accept-Encoding
+  // itself gets the body as the member sent it.
+  bool accept_gzip = true;
 };
 
 // Latency histogram bounds, seconds: up to 60 s, as a member deadline may be that long.

@@ -21,6 +21,7 @@ struct ClusterEndpoint {
   std::string client_cert_pem;  // client-certificate(-data)
   std::string client_key_pem;   // client-key(-data)
   std::string proxy_url;        // an http:// proxy asked to CONNECT to the server (user info: Basic auth)
+  bool disable_compression = false;  // disable-compression: do not ask for gzip responses
   friend bool operator==(const ClusterEndpoint&, const ClusterEndpoint&) = default;
 };
 

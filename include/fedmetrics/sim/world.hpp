@@ -38,6 +38,7 @@ struct Faults {
   bool blackhole = false;                // accept, read, never answer
   bool refuse = false;                   // refuse TCP connections
   bool malformed_json = false;           // 200 with a truncated JSON body
+  bool malformed_gzip = false;           // 200 "Content-Encoding: gzip" with a bad CRC-32, to gzip-accepting clients
   bool wrong_certificate = false;        // serve a certificate from another CA
   bool expired_token = false;            // every token is rejected with 401
   friend bool operator==(const Faults&, const Faults&) = default;

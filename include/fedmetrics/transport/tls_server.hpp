@@ -43,6 +43,12 @@ struct TlsServerOptions {
   // tokens. The chain reaches the handler unverified in
   // HttpRequest::peer_certificates_pem; the authenticator verifies it.
   bool request_client_certificates = false;
+  // gzip a 200 answer of at least this many bytes when the request's
+  // Accept-Encoding admits gzip (compress_response in gzip.hpp; streamed
+  // bodies never); 0 = never. kube-apiserver compresses bodies over 128 KiB
+  // (the APIResponseCompression feature, on by default). Compression runs on
+  // the connection's thread: about 10 ms per MiB of JSON at level 1.
+  std::size_t compress_min_bytes = 0;
 };
 
 class TlsServer {
