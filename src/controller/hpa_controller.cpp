@@ -242,19 +242,44 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
                                 "couldn't convert selector into a corresponding internal selector object: " +
                                     selector.error().message,
                                 finished);
-      auto members = self->members->members();
-      auto deadline = std::chrono::steady_clock::now() + self->options.member_timeout;
-      list_pods(*members, hpa->namespace_name, *selector, deadline,
-                [self, hpa, subject, key, finished, scale = *scale, selector = *selector](PodListing listing) {
-                  for (const auto& f : listing.failed_members)
-                    spdlog::warn("autoscaler: {}: pods of member {} are missing this sync", key, f);
-                  auto pods = std::make_shared<std::vector<autoscaler::Pod>>(std::move(listing.pods));
-                  gather_metrics(*self->metrics, autoscaler::with_defaults(hpa->spec), hpa->namespace_name, selector,
-                                 *pods, [self, hpa, subject, key, finished, scale, pods](autoscaler::MetricsSnapshot snapshot) {
-                                   self->decide(*hpa, subject, key, scale, std::move(*pods), std::move(snapshot), finished);
-                                 });
-                });
+      self->control_plane->get_target_clusters(
+          hpa->namespace_name, hpa->spec.scale_target_ref,
+          [self, hpa, subject, key, finished, scale = *scale, selector = *selector](
+              k8s::Expected<std::optional<std::vector<std::string>>> hosts) {
+            if (!hosts) {
+              // The binding could not be read this time: ask every member rather than fail the sync.
+              spdlog::warn("autoscaler: {}: cannot read the target's ResourceBinding, asking every member: {}", key,
+                           hosts.error().message);
+              hosts = std::optional<std::vector<std::string>>();
+            }
+            self->sync_on_members(hpa, subject, key, scale, selector, std::move(*hosts), finished);
+          });
     });
+  }
+
+  // The pods and metrics of the members that host the target (all of them when that is not known).
+  void sync_on_members(std::shared_ptr<autoscaler::FederatedHPA> hpa, const EventSubject& subject, const std::string& key,
+                       const Scale& scale, const k8s::LabelSelector& selector,
+                       std::optional<std::vector<std::string>> hosts, Finished finished) {
+    auto self = shared_from_this();
+    auto all = members->members();
+    aggregator::MemberList chosen;
+    std::optional<std::set<std::string>> host_set;
+    if (hosts) host_set.emplace(hosts->begin(), hosts->end());
+    for (const auto& m : *all)
+      if (!host_set || host_set->count(m->name())) chosen.push_back(m);
+    auto deadline = std::chrono::steady_clock::now() + options.member_timeout;
+    list_pods(chosen, hpa->namespace_name, selector, deadline,
+              [self, hpa, subject, key, finished, scale, selector, host_set](PodListing listing) {
+                for (const auto& f : listing.failed_members)
+                  spdlog::warn("autoscaler: {}: pods of member {} are missing this sync", key, f);
+                auto pods = std::make_shared<std::vector<autoscaler::Pod>>(std::move(listing.pods));
+                gather_metrics(*self->metrics, autoscaler::with_defaults(hpa->spec), hpa->namespace_name, selector,
+                               *pods, host_set,
+                               [self, hpa, subject, key, finished, scale, pods](autoscaler::MetricsSnapshot snapshot) {
+                                 self->decide(*hpa, subject, key, scale, std::move(*pods), std::move(snapshot), finished);
+                               });
+              });
   }
 
   void decide(const autoscaler::FederatedHPA& hpa, const EventSubject& subject, const std::string& key,

@@ -102,7 +102,8 @@ void list_pods(const aggregator::MemberList& members, const std::string& namespa
 
 void gather_metrics(aggregator::MetricsService& service, const autoscaler::FederatedHPASpec& spec,
                     const std::string& namespace_name, const k8s::LabelSelector& selector,
-                    const std::vector<autoscaler::Pod>& pods, std::function<void(autoscaler::MetricsSnapshot)> done) {
+                    const std::vector<autoscaler::Pod>& pods, const std::optional<std::set<std::string>>& hosts,
+                    std::function<void(autoscaler::MetricsSnapshot)> done) {
   auto join = std::make_shared<Join<autoscaler::MetricsSnapshot>>();
   join->done = std::move(done);
   std::set<std::string> clusters;
@@ -116,6 +117,14 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
     aggregator::ResourceMetricsQuery query;
     query.namespace_name = namespace_name;
     query.label_selector = selector;
+    if (hosts && !hosts->empty()) {
+      // Only the members the target is scheduled to (a pod with the same
+      // labels elsewhere is not the target's).
+      auto requirements = selector.requirements();
+      requirements.push_back({std::string(aggregator::kClusterLabel), k8s::SelectorOperator::In,
+                              std::vector<std::string>(hosts->begin(), hosts->end())});
+      query.label_selector = k8s::LabelSelector::from_requirements(std::move(requirements));
+    }
     service.pod_metrics(query, [join](aggregator::SharedAnswer<aggregator::PodMetricsAnswer> answer) {
       join->finish([&](autoscaler::MetricsSnapshot& snapshot) {
         if (auto* s = std::get_if<k8s::Status>(&answer->result)) {

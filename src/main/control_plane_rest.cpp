@@ -145,6 +145,30 @@ void RestControlPlane::update_scale(const std::string& namespace_name,
        });
 }
 
+void RestControlPlane::get_target_clusters(const std::string& namespace_name,
+                                           const autoscaler::CrossVersionObjectReference& target,
+                                           controller::Done<std::optional<std::vector<std::string>>> done) {
+  // Karmada names a resource's binding "<name>-<kind>" in lowercase (names.GenerateBindingName).
+  std::string binding = target.name + "-" + target.kind;
+  for (auto& c : binding) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string path = "/apis/work.karmada.io/v1alpha2/namespaces/" + clusterclient::escape_path_segment(namespace_name) +
+                           "/resourcebindings/" + clusterclient::escape_path_segment(binding);
+  call_with_status("GET", path, "", "", [done = std::move(done), path](int status, k8s::Expected<json> doc) {
+    using Clusters = std::optional<std::vector<std::string>>;
+    // No binding (not propagated by Karmada, or no Karmada at all): every member.
+    if (status == 404) return done(Clusters());
+    if (!doc) return done(doc.error());
+    try {
+      std::vector<std::string> names;
+      for (const auto& c : doc->value("spec", json::object()).value("clusters", json::array()))
+        names.push_back(c.at("name").get<std::string>());
+      done(Clusters(std::move(names)));
+    } catch (const json::exception& e) {
+      done(k8s::Error{"GET " + path + ": a malformed ResourceBinding: " + e.what()});
+    }
+  });
+}
+
 void RestControlPlane::update_status(const std::string& namespace_name, const std::string& name, json status,
                                      controller::Done<bool> done) {
   // A merge patch keeps fields the new status leaves out: clear them explicitly.

@@ -52,6 +52,7 @@ std::vector<ResourceType> karmada_types() {
       {"autoscaling.karmada.io", "v1alpha1", "federatedhpas", "FederatedHPA", true, true, {"fhpa"}},
       {"autoscaling.karmada.io", "v1alpha1", "cronfederatedhpas", "CronFederatedHPA", true, true, {"cronfhpa"}},
       {"policy.karmada.io", "v1alpha1", "propagationpolicies", "PropagationPolicy", true, false, {"pp"}},
+      {"work.karmada.io", "v1alpha2", "resourcebindings", "ResourceBinding", true, true, {"rb"}},
       {"coordination.k8s.io", "v1", "leases", "Lease", true, false, {}},
       {"events.k8s.io", "v1", "events", "Event", true, false, {"ev"}},
       {"apiregistration.k8s.io", "v1", "apiservices", "APIService", false, true, {}},
@@ -399,6 +400,55 @@ json deployment_for(const WorkloadSpec& w, std::int32_t replicas) {
             {"template", {{"metadata", {{"labels", labels}}}, {"spec", {{"containers", containers}}}}}}}};
 }
 
+// Karmada's binding name for a resource (names.GenerateBindingName): "<name>-<kind>", lowercase.
+std::string binding_name(const std::string& name, const std::string& kind) {
+  std::string out = name + "-" + kind;
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// spec.clusters of a workload's ResourceBinding: where the scheduler put its
+// replicas, clusters given none left out (Karmada's removeZeroReplicasCluster).
+json binding_clusters(const std::vector<TargetCluster>& placement) {
+  json clusters = json::array();
+  for (const auto& t : placement)
+    if (t.replicas > 0) clusters.push_back({{"name", t.name}, {"replicas", t.replicas}});
+  return clusters;
+}
+
+json binding_for(const WorkloadSpec& w, std::int32_t replicas, const std::vector<TargetCluster>& placement) {
+  return {{"apiVersion", "work.karmada.io/v1alpha2"},
+          {"kind", "ResourceBinding"},
+          {"metadata", {{"name", binding_name(w.name, "Deployment")}, {"namespace", w.namespace_name}}},
+          {"spec",
+           {{"resource", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"namespace", w.namespace_name}, {"name", w.name}}},
+            {"replicas", replicas},
+            {"clusters", binding_clusters(placement)}}}};
+}
+
+// Keeps every workload's ResourceBinding on its current placement (after a
+// scale moved replicas between members), writing only what changed.
+void sync_bindings(ObjectStore& store, const Federation& federation) {
+  const auto* bindings = store.find_type("work.karmada.io", "v1alpha2", "resourcebindings");
+  for (std::size_t w = 0; w < federation.world.workloads.size(); ++w) {
+    const auto& spec = federation.world.workloads[w];
+    const auto& state = federation.workloads[w];
+    auto current = store.get(*bindings, spec.namespace_name, binding_name(spec.name, "Deployment"));
+    auto* object = std::get_if<json>(&current);
+    if (object == nullptr) {
+      store.create(*bindings, spec.namespace_name, binding_for(spec, state.replicas, state.placement));
+      continue;
+    }
+    auto clusters = binding_clusters(state.placement);
+    if ((*object)["spec"].value("clusters", json()) == clusters && (*object)["spec"].value("replicas", -1) == state.replicas)
+      continue;
+    (*object)["spec"]["clusters"] = std::move(clusters);
+    (*object)["spec"]["replicas"] = state.replicas;
+    (*object)["metadata"].erase("resourceVersion");
+    store.update(*bindings, spec.namespace_name, binding_name(spec.name, "Deployment"), std::move(*object));
+  }
+}
+
 }  // namespace
 
 void KarmadaApi::seed(const Federation& federation, const std::vector<ClusterRegistration>& clusters,
@@ -444,6 +494,7 @@ void KarmadaApi::seed(const Federation& federation, const std::vector<ClusterReg
   for (std::size_t w = 0; w < world.workloads.size(); ++w)
     store_->create(type("apps", "deployments"), world.workloads[w].namespace_name,
                    deployment_for(world.workloads[w], federation.workloads[w].replicas));
+  sync_bindings(*store_, federation);  // one ResourceBinding per Deployment, as Karmada's detector makes
   if (const auto& a = world.aggregation) {
     store_->create(type("", "namespaces"), "", {{"metadata", {{"name", a->service_namespace}}}});
     store_->create(type("", "services"), a->service_namespace,
@@ -490,6 +541,7 @@ void KarmadaApi::sync_replicas(const Federation& federation) {
     (*object)["metadata"].erase("resourceVersion");
     store_->update(*deployments, spec.namespace_name, spec.name, std::move(*object));
   }
+  sync_bindings(*store_, federation);
 }
 
 std::vector<KarmadaApi::AvailabilityTarget> KarmadaApi::availability_targets() const {
@@ -662,7 +714,10 @@ struct Call {
     updated["metadata"]["resourceVersion"] = rv.empty() ? deployment["metadata"].value("resourceVersion", "") : rv;
     auto result = store.update(type, info.namespace_name, info.name, std::move(updated));
     if (auto* s = std::get_if<Status>(&result)) return fail(*s);
-    if (auto w = workload_of(info.namespace_name, info.name)) hooks.set_replicas(*w, replicas.get<std::int32_t>());
+    if (auto w = workload_of(info.namespace_name, info.name)) {
+      hooks.set_replicas(*w, replicas.get<std::int32_t>());
+      if (auto now = hooks.federation()) sync_bindings(store, *now);  // the scheduler's new placement
+    }
     reply(json_response(scale_of(std::get<json>(result)).dump()));
   }
 

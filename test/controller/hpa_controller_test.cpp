@@ -7,6 +7,7 @@
 #include <atomic>
 
 #include <map>
+#include <optional>
 #include <mutex>
 #include <thread>
 
@@ -30,6 +31,7 @@ struct MemoryControlPlane : ControlPlane {
   std::map<std::string, json> statuses;
   std::vector<std::string> events;  // "Type Reason: message"
   std::function<void(json)> on_added;  // set while watched
+  std::optional<std::vector<std::string>> target_clusters;  // the ResourceBinding's; nullopt = none
   std::atomic<bool> watching{false};
 
   void list_federated_hpas(const k8s::LabelSelector& selector, Done<std::vector<json>> done) override {
@@ -47,6 +49,10 @@ struct MemoryControlPlane : ControlPlane {
     watching = true;
   }
   void stop_watching() override { watching = false; }
+  void get_target_clusters(const std::string&, const autoscaler::CrossVersionObjectReference&,
+                           Done<std::optional<std::vector<std::string>>> done) override {
+    done(target_clusters);
+  }
   void get_scale(const std::string&, const autoscaler::CrossVersionObjectReference& target, Done<Scale> done) override {
     if (target.name != "web") return done(k8s::Error{"deployments.apps \"" + target.name + "\" not found"});
     done(scale);
@@ -74,6 +80,7 @@ struct PodMember : aggregator::MemberCluster {
   std::string member_name;
   std::vector<std::string> pod_names;
   bool down = false;
+  int pod_lists = 0;
   explicit PodMember(std::string name, std::vector<std::string> pods) : member_name(std::move(name)), pod_names(std::move(pods)) {}
   const std::string& name() const override { return member_name; }
   std::shared_ptr<const aggregator::MemberCapabilities> capabilities() const override { return nullptr; }
@@ -95,6 +102,7 @@ struct PodMember : aggregator::MemberCluster {
   }
   void pods(const std::string& ns, const k8s::LabelSelector&, aggregator::Deadline,
             aggregator::MemberCallback<std::vector<k8s::Pod>> done) override {
+    ++pod_lists;
     if (down) return done(aggregator::MemberError{aggregator::MemberError::Kind::Refused, "connection refused", 0, {}});
     std::vector<k8s::Pod> out;
     for (const auto& n : pod_names) {
@@ -194,6 +202,21 @@ TEST_CASE("HpaController: scales up from the pods of every member, same-named po
   CHECK(status["currentMetrics"][0]["resource"]["current"]["averageUtilization"] == 150);
   CHECK(f.metrics->asked.at(0).label_selector.to_string() == "app=web");
   CHECK(f.controller->stats().rescales == 1);
+}
+
+TEST_CASE("HpaController: only the members the target's ResourceBinding names are asked") {
+  Fixture f;
+  f.cp->hpas.push_back(fhpa("web"));
+  f.cp->target_clusters = std::vector<std::string>{"member1"};
+  // member2 runs a pod with the same labels that is not the target's: it must not count.
+  f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
+  f.pass();
+  CHECK(f.member1->pod_lists == 1);
+  CHECK(f.member2->pod_lists == 0);
+  REQUIRE(f.metrics->asked.size() == 1);
+  CHECK(f.metrics->asked[0].label_selector.to_string() == "app=web,fedmetrics/cluster in (member1)");
+  // One pod at 150 % of a 50 % target: ceil(1 * 150 / 50) = 3, not the 4 two pods would give.
+  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{3});
 }
 
 TEST_CASE("HpaController: a stale scale is a FailedRescale, retried at the next pass") {

@@ -5,6 +5,7 @@
 // src/main implements it over HTTPS; tests implement it in memory.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,16 @@ class ControlPlane {
   // Sets spec.replicas, conditional on `resource_version` (a conflict is an error).
   virtual void update_scale(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
                             std::int32_t replicas, const std::string& resource_version, Done<Scale> done) = 0;
+  // The member clusters Karmada scheduled the target to (its ResourceBinding's
+  // spec.clusters), or nullopt when that is not known (no binding): then every
+  // member is asked. The default knows none.
+  virtual void get_target_clusters(const std::string& namespace_name,
+                                   const autoscaler::CrossVersionObjectReference& target,
+                                   Done<std::optional<std::vector<std::string>>> done) {
+    (void)namespace_name;
+    (void)target;
+    done(std::optional<std::vector<std::string>>());
+  }
   virtual void update_status(const std::string& namespace_name, const std::string& name, nlohmann::json status,
                              Done<bool> done) = 0;
   // type "Normal" or "Warning"; upstream reasons (SuccessfulRescale, FailedGetScale, ...).

@@ -10,6 +10,8 @@
 // calculation treats them as upstream treats missing pods.
 #include <chrono>
 #include <functional>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,9 +35,12 @@ void list_pods(const aggregator::MemberList& members, const std::string& namespa
                const k8s::LabelSelector& selector, aggregator::Deadline deadline,
                std::function<void(PodListing)> done);
 
-// Fetches every metric `spec` needs; `pods` tells which members host the target.
+// Fetches every metric `spec` needs; `pods` tells which members run the
+// target's pods. With `hosts` (the members its ResourceBinding names) the
+// resource metrics are asked of those members only.
 void gather_metrics(aggregator::MetricsService& service, const autoscaler::FederatedHPASpec& spec,
                     const std::string& namespace_name, const k8s::LabelSelector& selector,
-                    const std::vector<autoscaler::Pod>& pods, std::function<void(autoscaler::MetricsSnapshot)> done);
+                    const std::vector<autoscaler::Pod>& pods, const std::optional<std::set<std::string>>& hosts,
+                    std::function<void(autoscaler::MetricsSnapshot)> done);
 
 }  // namespace fedmetrics::controller
