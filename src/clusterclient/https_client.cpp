@@ -281,18 +281,23 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
                                                     name, service);
     auto lookup = std::make_shared<Lookup>(co_await asio::this_coro::executor);
     lookup->timer.expires_at(deadline);
-    std::thread([lookup, name, service, strand = strand, liveness = runtime.liveness] {
+    // The thread holds no Asio object of the runtime's (it may outlive it):
+    // only a weak reference to the waiting request, taken under the liveness
+    // lock, so that it is released while the runtime still exists.
+    std::thread([waiting = std::weak_ptr<Lookup>(lookup), name, service, liveness = runtime.liveness] {
       asio::io_context local;
       tcp::resolver resolver(local);
       boost::system::error_code ec;
       auto results = resolver.resolve(name, service, ec);
       std::lock_guard lock(liveness->mutex);
       if (!liveness->running) return;  // the runtime stopped meanwhile: nobody is waiting
-      asio::post(strand, [lookup, ec, results = std::move(results)]() mutable {
-        lookup->finished = true;
-        lookup->error = ec;
-        lookup->results = std::move(results);
-        lookup->timer.cancel();
+      auto l = waiting.lock();
+      if (!l) return;  // the request gave up at its deadline
+      asio::post(l->timer.get_executor(), [l, ec, results = std::move(results)]() mutable {
+        l->finished = true;
+        l->error = ec;
+        l->results = std::move(results);
+        l->timer.cancel();
       });
     }).detach();
     co_await lookup->timer.async_wait(use_tuple);
@@ -497,7 +502,8 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     reusable = res.keep_alive();
     // Inflated here when we asked for gzip, with the same size cap on the
     // inflated bytes (a small compressed body may be a bomb).
-    const bool inflate = asks_gzip(out) && beast::iequals(res[http::field::content_encoding], "gzip");
+    const bool inflate = asks_gzip(out) && (beast::iequals(res[http::field::content_encoding], "gzip") ||
+                                            beast::iequals(res[http::field::content_encoding], "x-gzip"));
     if (inflate) {
       auto inflated = transport::gzip_decompress(res.body(), options.max_response_bytes);
       if (!inflated) {
@@ -532,7 +538,10 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
       if (!impl) return;
       asio::post(impl->strand, [self = shared_from_this()] {
         self->cancelled = true;
-        if (self->stream != nullptr) beast::get_lowest_layer(*self->stream).cancel();
+        // Closed, not only cancelled: an operation that starts after this
+        // (the coroutine between two steps) fails at once too.
+        boost::system::error_code ignored;
+        if (self->stream != nullptr) beast::get_lowest_layer(*self->stream).socket().close(ignored);
       });
     }
   };
@@ -560,13 +569,13 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     socket.expires_at(header_deadline);
     auto [wec, written] = co_await http::async_write(*stream, req, use_tuple);
     (void)written;
-    if (wec) co_return fail(wec, "write to");
+    if (wec || state->cancelled) co_return fail(wec, "write to");
     beast::flat_buffer buffer;
     http::response_parser<http::buffer_body> parser;
     parser.body_limit((std::numeric_limits<std::uint64_t>::max)());  // a watch has no end; lines are capped instead
     auto [hec, header_read] = co_await http::async_read_header(*stream, buffer, parser, use_tuple);
     (void)header_read;
-    if (hec) co_return fail(hec, "read from");
+    if (hec || state->cancelled) co_return fail(hec, "read from");
     const int status = static_cast<int>(parser.get().result_int());
     if (status != 200) {
       // A refusal (401, 403, 410, ...): its body is the Status, read whole.
@@ -574,10 +583,14 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
       whole.body_limit(options.max_response_bytes);
       auto [rec, read] = co_await http::async_read(*stream, buffer, whole, use_tuple);
       (void)read;
-      if (rec) co_return fail(rec, "read from");
+      if (rec || state->cancelled) co_return fail(rec, "read from");
       auto res = whole.release();
       co_return HttpReply{status, std::move(res.body()), std::string(res[http::field::content_type])};
     }
+    // Asked for identity: a compressed stream is not one we can split into lines.
+    if (auto coding = parser.get()[http::field::content_encoding]; !coding.empty() && !beast::iequals(coding, "identity"))
+      co_return error(Kind::MalformedResponse, "read from " + address() + ": a watch stream with Content-Encoding " +
+                                                   std::string(coding));
     std::array<char, 16 * 1024> chunk{};
     std::string pending;  // the start of a line not yet ended
     while (!parser.is_done()) {
@@ -697,6 +710,7 @@ std::shared_ptr<LineStream> HttpsClient::stream_lines(std::string path_and_query
   }
   OutgoingRequest request;
   request.target = std::move(path_and_query);
+  request.headers = {{"Accept-Encoding", "identity"}};  // lines are split as they arrive: never compressed
   auto on_line = std::make_shared<std::function<void(std::string)>>(std::move(callbacks.on_line));
   asio::co_spawn(
       impl->strand,

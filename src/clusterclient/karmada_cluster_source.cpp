@@ -97,7 +97,7 @@ void KarmadaClusterSource::stop() {
     }
   }
   poller_.stop();
-  if (clusters_) clusters_->stop();
+  clusters_.reset();  // stopped, and its hold on the control plane's client released
   members_.stop();
   client_.reset();  // its strand belongs to the ClientRuntime, which the caller is about to destroy
 }
@@ -170,8 +170,21 @@ void KarmadaClusterSource::watch_clusters() {
   options.collection_path = kClustersPath;
   options.request_timeout = options_.poll_timeout;
   options.max_backoff = std::max(options_.poll_interval, std::chrono::milliseconds(1'000));
+  last_plan_inputs_.clear();
   clusters_ = std::make_unique<Reflector>(client_, options, [this](const ReflectorChange&) {
-    poller_.wake();  // apply the change now, not at the next interval
+    // Karmada rewrites a Cluster's status every few seconds (resource
+    // summaries, probe times): only a change of what the member plan reads
+    // (spec, the Ready condition) is applied now rather than at the next interval.
+    std::string inputs;
+    for (const auto& item : clusters_->items()) {
+      inputs += item.value("metadata", nlohmann::json::object()).value("name", "") + "\n";
+      inputs += item.value("spec", nlohmann::json::object()).dump() + "\n";
+      for (const auto& c : item.value("status", nlohmann::json::object()).value("conditions", nlohmann::json::array()))
+        if (c.is_object() && c.value("type", "") == "Ready") inputs += c.value("status", "") + c.value("reason", "") + "\n";
+    }
+    if (inputs == last_plan_inputs_) return;
+    last_plan_inputs_ = std::move(inputs);
+    poller_.wake();
   });
   clusters_->start();
 }

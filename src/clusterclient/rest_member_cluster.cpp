@@ -219,10 +219,11 @@ std::string first_line(const std::string& body) {
 
 void RestMemberCluster::probe_health(Deadline deadline, std::function<void(const MemberHealth&)> done) {
   auto client = client_;
-  auto finish = [this, done](MemberHealth health) {
+  // Not `this`: the answer may come after this member was dropped from the set.
+  auto finish = [slot = health_, done](MemberHealth health) {
     health.checked = std::chrono::system_clock::now();
     auto shared = std::make_shared<const MemberHealth>(std::move(health));
-    health_.store(shared);
+    slot->store(shared);
     if (done) done(*shared);
   };
   auto judge = [](const std::string& path, const HttpResult& result) {
@@ -232,7 +233,8 @@ void RestMemberCluster::probe_health(Deadline deadline, std::function<void(const
       return h;
     }
     const auto& reply = std::get<HttpReply>(result);
-    h.healthy = reply.status == 200 && reply.body == "ok";
+    // Karmada's healthEndpointCheck looks at the status only.
+    h.healthy = reply.status == 200;
     h.reason = h.healthy ? "ok"
                          : "GET " + path + ": HTTP " + std::to_string(reply.status) +
                                (reply.body.empty() ? "" : ": " + first_line(reply.body));

@@ -156,6 +156,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       memory[key].busy = true;
       ++stats.synced_on_create;
     }
+    spdlog::info("autoscaler: {}: new FederatedHPA, synced at once", key);
     submit_sync(std::move(object), key, nullptr);
   }
 

@@ -201,7 +201,11 @@ bool compress_response(HttpResponse& response, std::string_view accept_encoding,
   response.body = std::move(compressed);
   response.shared_body.reset();
   response.headers.emplace_back("Content-Encoding", "gzip");
-  response.headers.emplace_back("Vary", "Accept-Encoding");
+  // One Vary naming Accept-Encoding (an answer relayed from a member may carry its own).
+  bool varies = false;
+  for (const auto& [name, value] : response.headers)
+    if (iequals(name, "Vary") && value.find("ccept-") != std::string::npos) varies = true;
+  if (!varies) response.headers.emplace_back("Vary", "Accept-Encoding");
   return true;
 }
 

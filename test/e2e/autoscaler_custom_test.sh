@@ -19,9 +19,15 @@ start_serve "$E2E_TMP/serve.log" --member-kubeconfig "$E2E_TMP/world/members.kub
 replicas_are() { test "$(kk get deployment sample-app -o jsonpath='{.spec.replicas}')" = "$1"; }
 metric_seen() { kk get fhpa sample-app -o jsonpath='{.status.currentMetrics[0].pods.metric.name}' | grep -q http_requests; }
 
+# Created once this replica leads and its first pass has listed (nothing): the
+# object then reaches the loop by the watch alone.
+wait_for_log "$E2E_TMP/serve.log" "acquired the lease" 10 >/dev/null
+sleep 1
 check "kubectl apply the walkthrough's FederatedHPA" kk apply -f "$src/examples/federatedhpa/sample-app.yaml"
 # The watch brings the new object: its first sync comes at once, not at the next 15 s tick.
-check "the status reports the pods metric http_requests within 4 s of the apply" wait_until 4 metric_seen
+check "the watch's ADDED event syncs it at once (logged as such)" \
+  wait_for_log "$E2E_TMP/serve.log" "autoscaler: default/sample-app: new FederatedHPA, synced at once" 10
+check "the status reports the pods metric http_requests within a sync period" wait_until $((sync_period + 5)) metric_seen
 # 2.8 requests per second over the pods: at 700m per pod that is 4 pods.
 load() { curl -sk -X PUT "$control/sim/v1/namespaces/default/workloads/sample-app/load" -d "{\"requestsPerSecond\":\"$1\"}" >/dev/null; }
 load 2.8

@@ -65,7 +65,7 @@ code=$(curl -sk -D "$E2E_TMP/headers" -o "$E2E_TMP/pods.json" -w '%{http_code}' 
 elapsed=$(python3 -c "print(round($(date +%s.%N) - $t0, 2))")
 echo "# pod metrics answered in ${elapsed} s" >&2
 check "pod metrics answer 200 with the other members' pods" test "$code" = 200
-check "within the 2 s member deadline (plus 1 s)" python3 -c "import sys; sys.exit(0 if $elapsed < 3.0 else 1)"
+check "bounded by the 2 s member deadline (under 5 s, far from the lookup's 20 s)" python3 -c "import sys; sys.exit(0 if $elapsed < 5.0 else 1)"
 check "the pods of the members that resolve are there" grep -q 'query-from-cluster":"member1"' "$E2E_TMP/pods.json"
 
 # The lookups started above still hang (20 s); shutdown must not wait for them.

@@ -105,7 +105,8 @@ struct LineStreamCallbacks {
   // Each complete line, without its '\n', in order, on the client's strand
   // (keep it short: the client's other requests wait behind it).
   std::function<void(std::string line)> on_line;
-  // Exactly once, last: HttpReply{200} with an empty body when the member
+  // Exactly once, last (unless the ClientRuntime stops first: then never):
+  // HttpReply{200} with an empty body when the member
   // ended the stream (its timeoutSeconds passed), HttpReply with the member's
   // status and body when it refused the request, or the MemberError that ended
   // it (after cancel(): Kind::Timeout, "cancelled").

@@ -79,7 +79,6 @@ class KarmadaClusterSource final : public RefreshingMemberSource {
   ClusterEndpoint control_plane_;
   std::shared_ptr<HttpsClient> client_;
   MemberSet members_;
-  std::unique_ptr<Reflector> clusters_;  // replaced with client_, on the poller thread (and in the constructor)
 
   // stop() cancels the poll's wait for answers.
   std::mutex mutex_;
@@ -91,7 +90,11 @@ class KarmadaClusterSource final : public RefreshingMemberSource {
   std::string last_failure_;
   std::set<std::string> last_left_out_;
 
-  PeriodicThread poller_;  // last: started once the rest is in place
+  PeriodicThread poller_;  // started once the rest is in place
+  // After the poller: destroyed first, so that its callback (which wakes the
+  // poller) never outlives it, even when the constructor throws.
+  std::unique_ptr<Reflector> clusters_;  // replaced with client_, on the poller thread (and in the constructor)
+  std::string last_plan_inputs_;         // the callback's own: what the member plan reads, last time
 };
 
 }  // namespace fedmetrics::clusterclient

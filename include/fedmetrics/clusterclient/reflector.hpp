@@ -3,8 +3,9 @@
 // way client-go's Reflector does: list it, then watch from the list's
 // resourceVersion and apply each event as it arrives. A watch that the
 // server ends normally (its timeoutSeconds) is resumed from the last
-// resourceVersion seen; one that expired (410) or failed is followed by a
-// fresh list, after an exponential backoff when the server is failing. The
+// resourceVersion seen; one that expired (410) is followed by a fresh list
+// after a short pause, one that failed after an exponential backoff (reset
+// after two quiet minutes, as client-go's). The
 // copy is never dropped on a failure: readers keep the last good state.
 //
 // The rules for applying events are k8s::ObjectCache's (pure); this class
@@ -57,7 +58,8 @@ class Reflector {
   Reflector& operator=(const Reflector&) = delete;
 
   void start();
-  // No callback runs once this returns. Thread-safe, idempotent.
+  // No callback runs once this returns. Thread-safe, idempotent; not from
+  // inside one of its own callbacks (it waits for them to return).
   void stop();
 
   // Whether a list has succeeded yet; before that items() is empty and means nothing.

@@ -47,10 +47,10 @@ class RestMemberCluster final : public aggregator::MemberCluster {
 
   // Karmada's cluster health check (the cluster status controller): GET
   // /readyz, or /healthz when the member has no /readyz (404); healthy when
-  // it answers 200 with the body "ok". The result is also kept (last_health()).
+  // it answers 200. The result is also kept (last_health()).
   void probe_health(aggregator::Deadline deadline, std::function<void(const MemberHealth&)> done);
   // The last probe's outcome; null before the first one finished.
-  [[nodiscard]] std::shared_ptr<const MemberHealth> last_health() const { return health_.load(); }
+  [[nodiscard]] std::shared_ptr<const MemberHealth> last_health() const { return health_->load(); }
 
   [[nodiscard]] ClientStats stats() const { return client_->stats(); }
   [[nodiscard]] const ClusterEndpoint& endpoint() const { return client_->endpoint(); }
@@ -59,7 +59,9 @@ class RestMemberCluster final : public aggregator::MemberCluster {
   std::string name_;
   std::shared_ptr<HttpsClient> client_;
   std::atomic<std::shared_ptr<const aggregator::MemberCapabilities>> capabilities_;
-  std::atomic<std::shared_ptr<const MemberHealth>> health_;
+  // Shared with probes in flight, which may answer after this member is gone.
+  std::shared_ptr<std::atomic<std::shared_ptr<const MemberHealth>>> health_ =
+      std::make_shared<std::atomic<std::shared_ptr<const MemberHealth>>>();
 };
 
 // Percent-encodes one path segment (everything but RFC 3986 unreserved characters).
