@@ -20,20 +20,11 @@ std::string secret_path(const k8s::SecretReference& ref) {
   return "/api/v1/namespaces/" + escape_path_segment(ref.namespace_name) + "/secrets/" + escape_path_segment(ref.name);
 }
 
-// "HTTP 403: secrets \"member1\" is forbidden: ..." from the Status body when there is one.
-std::string status_text(const HttpReply& reply) {
-  std::string out = "HTTP " + std::to_string(reply.status);
-  auto doc = nlohmann::json::parse(reply.body, nullptr, false);
-  if (doc.is_discarded()) return out;
-  auto status = k8s::Status::from_json(doc);
-  return status && !status->message.empty() ? out + ": " + status->message : out;
-}
-
 // The body of a 200 answer, or why there is none.
 k8s::Expected<std::string> body_of(const HttpResult& result) {
   if (const auto* e = std::get_if<MemberError>(&result)) return k8s::Error{e->message};
   const auto& reply = std::get<HttpReply>(result);
-  if (reply.status != 200) return k8s::Error{status_text(reply)};
+  if (reply.status != 200) return k8s::Error{describe(result)};
   return reply.body;
 }
 
@@ -224,7 +215,7 @@ void KarmadaClusterSource::poll() {
     const auto* reply = std::get_if<HttpReply>(&result);
     // A missing or forbidden Secret is about that cluster; any other failure is about the control plane.
     if (reply != nullptr && (reply->status == 404 || reply->status == 403)) {
-      secrets.emplace(refs[i], k8s::Error{status_text(*reply)});
+      secrets.emplace(refs[i], k8s::Error{describe(result)});
       continue;
     }
     auto secret_body = body_of(result);

@@ -7,25 +7,10 @@
 
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
 #include "fedmetrics/k8s/object_cache.hpp"
-#include "fedmetrics/k8s/status.hpp"
 
 namespace fedmetrics::clusterclient {
 
 using nlohmann::json;
-
-namespace {
-
-// "HTTP 403: ..." with the Status message when the body has one.
-std::string describe(const HttpResult& result) {
-  if (const auto* e = std::get_if<MemberError>(&result)) return e->message;
-  const auto& reply = std::get<HttpReply>(result);
-  std::string out = "HTTP " + std::to_string(reply.status);
-  auto doc = json::parse(reply.body, nullptr, false);
-  if (auto status = k8s::Status::from_json(doc); status && !status->message.empty()) out += ": " + status->message;
-  return out;
-}
-
-}  // namespace
 
 struct Reflector::State : std::enable_shared_from_this<Reflector::State> {
   std::shared_ptr<HttpsClient> client;

@@ -1,5 +1,7 @@
 #include "fedmetrics/k8s/karmada_cluster.hpp"
 
+#include <cctype>
+
 #include "fedmetrics/k8s/base64.hpp"
 #include "k8s/json_decode.hpp"
 
@@ -97,6 +99,12 @@ Expected<std::vector<Expected<KarmadaCluster>>> parse_cluster_list(std::string_v
     if (cluster) out.push_back(std::move(cluster));
     else out.emplace_back(cluster.error().at(name.empty() ? index_path("items", i) : "cluster \"" + name + "\""));
   }
+  return out;
+}
+
+std::string resource_binding_name(std::string_view name, std::string_view kind) {
+  std::string out = std::string(name) + "-" + std::string(kind);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include "fedmetrics/clusterclient/kubeconfig.hpp"
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/k8s/karmada_cluster.hpp"
 #include "fedmetrics/k8s/status.hpp"
 #include "fedmetrics/k8s/time.hpp"
 
@@ -148,9 +149,7 @@ void RestControlPlane::update_scale(const std::string& namespace_name,
 void RestControlPlane::get_target_clusters(const std::string& namespace_name,
                                            const autoscaler::CrossVersionObjectReference& target,
                                            controller::Done<std::optional<std::vector<std::string>>> done) {
-  // Karmada names a resource's binding "<name>-<kind>" in lowercase (names.GenerateBindingName).
-  std::string binding = target.name + "-" + target.kind;
-  for (auto& c : binding) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string binding = k8s::resource_binding_name(target.name, target.kind);
   const std::string path = "/apis/work.karmada.io/v1alpha2/namespaces/" + clusterclient::escape_path_segment(namespace_name) +
                            "/resourcebindings/" + clusterclient::escape_path_segment(binding);
   call_with_status("GET", path, "", "", [done = std::move(done), path](int status, k8s::Expected<json> doc) {

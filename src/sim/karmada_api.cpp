@@ -10,6 +10,7 @@
 
 #include "fedmetrics/k8s/base64.hpp"
 #include "fedmetrics/k8s/discovery.hpp"
+#include "fedmetrics/k8s/karmada_cluster.hpp"
 #include "fedmetrics/k8s/label_selector.hpp"
 #include "fedmetrics/k8s/status.hpp"
 #include "fedmetrics/k8s/url.hpp"
@@ -400,13 +401,6 @@ json deployment_for(const WorkloadSpec& w, std::int32_t replicas) {
             {"template", {{"metadata", {{"labels", labels}}}, {"spec", {{"containers", containers}}}}}}}};
 }
 
-// Karmada's binding name for a resource (names.GenerateBindingName): "<name>-<kind>", lowercase.
-std::string binding_name(const std::string& name, const std::string& kind) {
-  std::string out = name + "-" + kind;
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // spec.clusters of a workload's ResourceBinding: where the scheduler put its
 // replicas, clusters given none left out (Karmada's removeZeroReplicasCluster).
 json binding_clusters(const std::vector<TargetCluster>& placement) {
@@ -419,7 +413,7 @@ json binding_clusters(const std::vector<TargetCluster>& placement) {
 json binding_for(const WorkloadSpec& w, std::int32_t replicas, const std::vector<TargetCluster>& placement) {
   return {{"apiVersion", "work.karmada.io/v1alpha2"},
           {"kind", "ResourceBinding"},
-          {"metadata", {{"name", binding_name(w.name, "Deployment")}, {"namespace", w.namespace_name}}},
+          {"metadata", {{"name", k8s::resource_binding_name(w.name, "Deployment")}, {"namespace", w.namespace_name}}},
           {"spec",
            {{"resource", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"namespace", w.namespace_name}, {"name", w.name}}},
             {"replicas", replicas},
@@ -433,7 +427,7 @@ void sync_bindings(ObjectStore& store, const Federation& federation) {
   for (std::size_t w = 0; w < federation.world.workloads.size(); ++w) {
     const auto& spec = federation.world.workloads[w];
     const auto& state = federation.workloads[w];
-    auto current = store.get(*bindings, spec.namespace_name, binding_name(spec.name, "Deployment"));
+    auto current = store.get(*bindings, spec.namespace_name, k8s::resource_binding_name(spec.name, "Deployment"));
     auto* object = std::get_if<json>(&current);
     if (object == nullptr) {
       store.create(*bindings, spec.namespace_name, binding_for(spec, state.replicas, state.placement));
@@ -445,7 +439,7 @@ void sync_bindings(ObjectStore& store, const Federation& federation) {
     (*object)["spec"]["clusters"] = std::move(clusters);
     (*object)["spec"]["replicas"] = state.replicas;
     (*object)["metadata"].erase("resourceVersion");
-    store.update(*bindings, spec.namespace_name, binding_name(spec.name, "Deployment"), std::move(*object));
+    store.update(*bindings, spec.namespace_name, k8s::resource_binding_name(spec.name, "Deployment"), std::move(*object));
   }
 }
 

@@ -326,3 +326,8 @@ TEST_CASE("KarmadaClusterSource: Secret data is base64-decoded, and errors name 
     CHECK(parsed.error().message == row.error);
   }
 }
+
+TEST_CASE("resource_binding_name: Karmada's <name>-<kind>, lowercase", "[clusterclient][karmada]") {
+  CHECK(fedmetrics::k8s::resource_binding_name("nginx", "Deployment") == "nginx-deployment");
+  CHECK(fedmetrics::k8s::resource_binding_name("Web-API", "StatefulSet") == "web-api-statefulset");
+}

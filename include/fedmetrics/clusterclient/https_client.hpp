@@ -45,6 +45,10 @@ struct OutgoingRequest {
 };
 
 using HttpResult = std::variant<HttpReply, MemberError>;
+
+// For logs and errors: the MemberError's message, or "HTTP 403" with the
+// Status message of the body when it has one ("HTTP 403: secrets ... is forbidden").
+std::string describe(const HttpResult& result);
 using HttpCallback = std::function<void(HttpResult)>;
 
 // The I/O threads every member client runs on.

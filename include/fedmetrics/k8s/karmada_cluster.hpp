@@ -50,6 +50,10 @@ struct KarmadaCluster {
 // an error only when it is not a list of objects.
 Expected<std::vector<Expected<KarmadaCluster>>> parse_cluster_list(std::string_view body);
 
+// The name Karmada gives the ResourceBinding of a resource
+// (names.GenerateBindingName): "<name>-<kind>" in lowercase, "nginx-deployment".
+std::string resource_binding_name(std::string_view name, std::string_view kind);
+
 // A core/v1 Secret with its data base64-decoded.
 struct Secret {
   std::string namespace_name;
