@@ -22,6 +22,7 @@ clusters:
     server: https://127.0.0.1:9444
     insecure-skip-tls-verify: true
     tls-server-name: member2.local
+    disable-compression: true
 contexts:
 - name: member1
   context: {cluster: member1, user: member1}
@@ -46,8 +47,10 @@ TEST_CASE("Kubeconfig: Karmada members.config, one member per context", "[cluste
   CHECK(m1.ca_pem == "PEM-CA");
   CHECK(m1.token == "abc");
   CHECK_FALSE(m1.insecure_skip_tls_verify);
+  CHECK_FALSE(m1.disable_compression);  // gzip asked for unless the cluster says otherwise
   const auto& m2 = (*members)[1];
   CHECK(m2.insecure_skip_tls_verify);
+  CHECK(m2.disable_compression);
   CHECK(m2.tls_server_name == "member2.local");
   CHECK(m2.token_file == "/etc/karmada/tokens/member2");  // relative to the kubeconfig's folder
 }
