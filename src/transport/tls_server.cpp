@@ -19,16 +19,26 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/ssl.hpp>
-#include <boost/asio/strand.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/beast/ssl.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
 #include <openssl/pem.h>
 #include <spdlog/spdlog.h>
 
 #include "fedmetrics/transport/gzip.hpp"
+#include "fedmetrics/transport/http_head.hpp"
+#include "tls_socket.hpp"
+
+// GCC 12 inlines Asio's coroutine frame allocation (aligned_alloc behind
+// awaitable_frame_base::operator new) into session() and then reports the
+// matching awaitable_frame_base::operator delete as mismatched: a false
+// positive, the pair is Asio's own.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 
 namespace fedmetrics::transport {
 
@@ -48,7 +58,7 @@ namespace {
 // (operation_aborted), or a deadline passed on an idle connection (timeout).
 bool harmless(const boost::system::error_code& ec) {
   return ec == http::error::end_of_stream || ec == asio::error::eof || ec == ssl::error::stream_truncated ||
-         ec == asio::error::operation_aborted || ec == beast::error::timeout ||
+         ec == asio::error::operation_aborted || ec == asio::error::timed_out ||
          ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
 }
 
@@ -66,6 +76,11 @@ ssl::context make_tls_context(const TlsServerOptions& options) {
   if (min == 0) throw std::runtime_error("--tls-min-version: unsupported value \"" + options.tls_min_version +
                                          "\" (use VersionTLS12 or VersionTLS13)");
   SSL_CTX_set_min_proto_version(ctx.native_handle(), min);
+  // No renegotiation (Go's servers refuse it too); so a write never needs a read.
+  SSL_CTX_set_options(ctx.native_handle(), SSL_OP_NO_RENEGOTIATION);
+  // Read whole records, and what follows them, in one recv() instead of a
+  // header read and a body read per record.
+  SSL_CTX_set_read_ahead(ctx.native_handle(), 1);
   // TLS 1.2: forward-secret AEAD suites only (Go's default secure set); TLS 1.3 suites are all modern.
   SSL_CTX_set_cipher_list(ctx.native_handle(),
                           "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
@@ -162,13 +177,21 @@ struct StreamWakeup {
 }  // namespace
 
 struct TlsServer::Impl {
+  // One io_context per thread: a connection lives on one thread, so it needs
+  // no strand and never contends with the other threads for a scheduler lock.
+  struct Worker {
+    asio::io_context io{1};
+    asio::executor_work_guard<asio::io_context::executor_type> guard = asio::make_work_guard(io);
+  };
+
   TlsServerOptions options;
   RequestHandler handler;
-  asio::io_context io;
+  std::vector<std::unique_ptr<Worker>> workers;
+  std::size_t next_worker = 0;  // the accept loop's round robin
   // Swapped whole by set_certificate; each connection keeps the one it started with.
   std::shared_ptr<ssl::context> tls;
   std::mutex tls_mutex;
-  tcp::acceptor acceptor;
+  tcp::acceptor acceptor;  // on workers[0], like the signals and schedule()
   asio::signal_set signals;
   std::atomic<std::size_t> connections{0};
   std::uint16_t bound_port = 0;
@@ -177,13 +200,20 @@ struct TlsServer::Impl {
   std::atomic<std::uint64_t> generation{0};
   std::atomic<std::uint64_t> accept_epoch{0};  // the live accept loop's
 
+  static std::vector<std::unique_ptr<Worker>> make_workers(unsigned threads) {
+    if (threads == 0) threads = std::max(1U, std::thread::hardware_concurrency());
+    std::vector<std::unique_ptr<Worker>> made;
+    for (unsigned i = 0; i < threads; ++i) made.push_back(std::make_unique<Worker>());
+    return made;
+  }
+
   Impl(TlsServerOptions o, RequestHandler h)
       : options(std::move(o)),
         handler(std::move(h)),
-        io(),
+        workers(make_workers(options.threads)),
         tls(std::make_shared<ssl::context>(make_tls_context(options))),
-        acceptor(io),
-        signals(io, SIGINT, SIGTERM) {
+        acceptor(workers.front()->io),
+        signals(workers.front()->io, SIGINT, SIGTERM) {
     boost::system::error_code ec;
     auto address = asio::ip::make_address(options.bind_address, ec);
     if (ec) throw std::runtime_error("--bind-address: \"" + options.bind_address + "\" is not an IP address");
@@ -197,6 +227,8 @@ struct TlsServer::Impl {
                                ec.message() + " (is --secure-port in use?)");
     bound_port = acceptor.local_endpoint().port();
   }
+
+  asio::io_context& main_io() { return workers.front()->io; }
 
   std::shared_ptr<ssl::context> current_tls() {
     std::lock_guard lock(tls_mutex);
@@ -230,7 +262,9 @@ struct TlsServer::Impl {
     std::uint64_t failures = 0;
     asio::steady_timer pause(acceptor.get_executor());
     for (;;) {
-      auto [ec, socket] = co_await acceptor.async_accept(asio::make_strand(io), use_tuple);
+      // Each connection goes to the next thread's io_context.
+      asio::io_context& target = workers[next_worker]->io;
+      auto [ec, socket] = co_await acceptor.async_accept(target, use_tuple);
       if (ec == asio::error::operation_aborted || epoch != accept_epoch || !acceptor.is_open()) co_return;
       if (ec) {
         backoff = backoff.count() == 0 ? kFirstBackoff
@@ -243,6 +277,7 @@ struct TlsServer::Impl {
         if (epoch != accept_epoch || !acceptor.is_open()) co_return;
         continue;
       }
+      next_worker = (next_worker + 1) % workers.size();
       if (failures > 0) {
         spdlog::info("accepting connections again after {} failed accepts", failures);
         failures = 0;
@@ -286,7 +321,7 @@ struct TlsServer::Impl {
 
   // Like call_handler, but gives up (nullopt) when the client closes or sends
   // more before the handler answers. Everything here runs on the connection's
-  // strand, so the flags need no lock.
+  // thread, so the flags need no lock.
   struct PendingResponse {
     explicit PendingResponse(const asio::any_io_executor& executor)
         : signal(executor, asio::steady_timer::time_point::max()) {}
@@ -298,13 +333,19 @@ struct TlsServer::Impl {
   awaitable<std::optional<HttpResponse>> call_handler_abandonable(HttpRequest request, tcp::socket& socket) {
     auto executor = co_await asio::this_coro::executor;
     auto pending = std::make_shared<PendingResponse>(executor);
-    handler(std::move(request), [pending, executor](HttpResponse response) {
+    auto respond = [pending, executor](HttpResponse response) {
       asio::post(executor, [pending, response = std::move(response)]() mutable {
         if (pending->response || pending->client_gone) return;
         pending->response = std::move(response);
         pending->signal.cancel();
       });
-    });
+    };
+    try {
+      handler(std::move(request), respond);
+    } catch (const std::exception& e) {
+      spdlog::error("request handler failed: {}", e.what());
+      respond(internal_error_response());
+    }
     socket.async_wait(tcp::socket::wait_read, [pending](const boost::system::error_code& ec) {
       if (ec || pending->response) return;
       pending->client_gone = true;
@@ -316,6 +357,68 @@ struct TlsServer::Impl {
     co_return pending->client_gone ? std::nullopt : std::move(pending->response);
   }
 
+  // Reads one request into `parser`, leaving whatever follows it (a
+  // pipelined request) in `buffer`.
+  awaitable<boost::system::error_code> read_request(TlsSocket& tls, beast::flat_buffer& buffer,
+                                                    http::request_parser<http::string_body>& parser) {
+    constexpr std::size_t kReadSize = 16 * 1024;  // one TLS record
+    for (;;) {
+      if (buffer.size() > 0) {
+        boost::system::error_code ec;
+        const std::size_t used = parser.put(buffer.data(), ec);
+        buffer.consume(used);
+        if (!ec && parser.is_done()) co_return boost::system::error_code{};
+        if (ec && ec != http::error::need_more) co_return ec;
+        if (!ec && used > 0) continue;  // the header is done; the body follows in the buffer
+      }
+      // Beast's parser reports a long header only once it is whole; the
+      // buffer must not grow without bound meanwhile.
+      if (!parser.is_header_done() && buffer.size() > options.max_header_bytes) co_return http::error::header_limit;
+      auto space = buffer.prepare(kReadSize);
+      auto [ec, n] = co_await tls.read_some(static_cast<char*>(space.data()), space.size());
+      if (ec == asio::error::eof || ec == ssl::error::stream_truncated) {
+        if (!parser.got_some() && buffer.size() == 0) co_return http::error::end_of_stream;
+        boost::system::error_code eof_ec;
+        parser.put_eof(eof_ec);
+        co_return eof_ec ? eof_ec : (parser.is_done() ? boost::system::error_code{} : http::error::partial_message);
+      }
+      if (ec) co_return ec;
+      buffer.commit(n);
+    }
+  }
+
+  // Writes a whole response: its head and the start of its body as one TLS
+  // record, the rest in records of their own, all sent together (in slices of
+  // at most kFlushBytes, so that a large answer is not copied whole).
+  awaitable<boost::system::error_code> write_response(TlsSocket& tls, std::string& scratch, const ResponseHead& head,
+                                                      std::string_view body) {
+    constexpr std::size_t kRecordBytes = 16 * 1024;
+    constexpr std::size_t kFlushBytes = 256 * 1024;
+    scratch.clear();
+    append_response_head(scratch, head);
+    const std::size_t first = std::min(body.size(), scratch.size() < kRecordBytes ? kRecordBytes - scratch.size() : 0);
+    scratch.append(body.data(), first);
+    if (auto ec = tls.write(scratch.data(), scratch.size())) co_return ec;
+    for (std::size_t offset = first; offset < body.size();) {
+      const std::size_t n = std::min(kFlushBytes, body.size() - offset);
+      if (auto ec = tls.write(body.data() + offset, n)) co_return ec;
+      offset += n;
+      if (tls.pending_output() >= kFlushBytes)
+        if (auto ec = co_await tls.flush()) co_return ec;
+    }
+    co_return co_await tls.flush();
+  }
+
+  // nullptr (and a log line) when OpenSSL cannot take one more connection.
+  static std::unique_ptr<TlsSocket> make_tls_socket(tcp::socket socket, SSL_CTX* context) {
+    try {
+      return std::make_unique<TlsSocket>(std::move(socket), context);
+    } catch (const std::exception& e) {
+      spdlog::warn("dropping a connection: {}", e.what());
+      return nullptr;
+    }
+  }
+
   awaitable<void> session(tcp::socket socket) {
     struct Count {
       std::atomic<std::size_t>& n;
@@ -325,28 +428,30 @@ struct TlsServer::Impl {
 
     auto tls_context = current_tls();
     const std::uint64_t started_generation = generation.load();
-    beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(socket)), *tls_context);
-    beast::get_lowest_layer(stream).expires_after(options.handshake_timeout);
-    auto [hec] = co_await stream.async_handshake(ssl::stream_base::server, use_tuple);
-    if (hec) {
+    auto owned = make_tls_socket(std::move(socket), tls_context->native_handle());
+    if (!owned) co_return;
+    TlsSocket& tls = *owned;
+    tls.deadline().expires_after(options.handshake_timeout);
+    if (auto hec = co_await tls.handshake()) {
       if (!harmless(hec)) spdlog::debug("TLS handshake failed: {}", hec.message());
       co_return;
     }
     const std::string peer_certificates =
-        options.request_client_certificates ? peer_chain_pem(stream.native_handle()) : std::string();
+        options.request_client_certificates ? peer_chain_pem(tls.native_handle()) : std::string();
     beast::flat_buffer buffer;
+    std::string scratch;  // each response's head (and first record), reused
     bool first = true;
     for (;;) {
       http::request_parser<http::string_body> parser;
       parser.header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
       parser.body_limit(options.max_body_bytes);
+      parser.eager(true);
       // An idle keep-alive connection gets the idle timeout; a request being sent, the header timeout.
-      beast::get_lowest_layer(stream).expires_after(first ? options.header_read_timeout : options.idle_timeout);
+      tls.deadline().expires_after(first ? options.header_read_timeout : options.idle_timeout);
       first = false;
-      auto [rec, bytes] = co_await http::async_read(stream, buffer, parser, use_tuple);
-      (void)bytes;
+      auto rec = co_await read_request(tls, buffer, parser);
       if (rec == http::error::header_limit || rec == http::error::body_limit) {
-        co_await write_error(stream, rec == http::error::header_limit ? 431 : 413,
+        co_await write_error(tls, scratch, rec == http::error::header_limit ? 431 : 413,
                              rec == http::error::header_limit ? "request header too large" : "request body too large");
         break;
       }
@@ -364,11 +469,10 @@ struct TlsServer::Impl {
       for (const auto& field : request) server_request.headers.emplace_back(field.name_string(), field.value());
       server_request.body = std::move(request.body());
       server_request.peer_certificates_pem = peer_certificates;
+      tls.deadline().expires_never();  // the handler takes what it takes
       HttpResponse response;
       if (options.abandon_when_client_closes) {
-        beast::get_lowest_layer(stream).expires_never();
-        auto answered = co_await call_handler_abandonable(std::move(server_request),
-                                                          beast::get_lowest_layer(stream).socket());
+        auto answered = co_await call_handler_abandonable(std::move(server_request), tls.socket());
         if (!answered) co_return;  // the client went away
         response = std::move(*answered);
       } else {
@@ -376,7 +480,7 @@ struct TlsServer::Impl {
       }
       if (response.status == 0) co_return;  // close without answering
       if (response.stream) {
-        co_await stream_response(stream, std::move(response), request.version());
+        co_await stream_response(tls, scratch, std::move(response), request.version());
         co_return;  // a streamed body ends the connection
       }
       // HEAD too: its headers (Content-Length, Content-Encoding) are GET's.
@@ -386,53 +490,26 @@ struct TlsServer::Impl {
       // A shared body (one encoded answer for many clients) is written from
       // its bytes in place; `response` keeps them alive through the write.
       const bool keep_alive = request.keep_alive();
-      auto prepare = [&](auto& res) {
-        res.set(http::field::server, "fedmetrics");
-        res.set(http::field::content_type, response.content_type);
-        res.set(http::field::cache_control, "no-cache, private");
-        for (auto& [name, value] : response.headers) res.insert(name, value);
-        res.keep_alive(keep_alive);
-      };
-      const bool head = request.method() == http::verb::head;
-      beast::get_lowest_layer(stream).expires_after(options.write_timeout);
-      boost::system::error_code wec;
-      if (response.shared_body) {
-        http::response<http::span_body<const char>> res{static_cast<http::status>(response.status), request.version()};
-        prepare(res);
-        const std::string& bytes = *response.shared_body;
-        if (head) {
-          res.content_length(bytes.size());
-        } else {
-          res.body() = http::span_body<const char>::value_type(bytes.data(), bytes.size());
-          res.prepare_payload();
-        }
-        std::tie(wec, std::ignore) = co_await http::async_write(stream, res, use_tuple);
-      } else {
-        http::response<http::string_body> res{static_cast<http::status>(response.status), request.version()};
-        prepare(res);
-        if (head) {
-          res.content_length(response.body.size());
-        } else {
-          res.body() = std::move(response.body);
-          res.prepare_payload();
-        }
-        std::tie(wec, std::ignore) = co_await http::async_write(stream, res, use_tuple);
-      }
+      const std::string& body = response.body_bytes();
+      ResponseHead head{response.status, request.version(), response.content_type, &response.headers, body.size(),
+                        keep_alive};
+      const bool head_only = request.method() == http::verb::head;
+      tls.deadline().expires_after(options.write_timeout);
+      auto wec = co_await write_response(tls, scratch, head, head_only ? std::string_view() : std::string_view(body));
       if (wec) {
         if (!harmless(wec)) spdlog::debug("writing response failed: {}", wec.message());
         co_return;
       }
       if (!keep_alive) break;
     }
-    beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(2));
-    co_await stream.async_shutdown(use_tuple);
+    tls.deadline().expires_after(std::chrono::seconds(2));
+    co_await tls.shutdown();
   }
 
   // Sends the headers, then every piece the producer writes as a chunk, until
   // it closes the body, the client goes away or a write fails. The client
-  // sends nothing meanwhile; a read that completes means it closed.
-  awaitable<void> stream_response(beast::ssl_stream<beast::tcp_stream>& stream, HttpResponse response,
-                                  unsigned version) {
+  // sends nothing meanwhile; the socket turning readable means it closed.
+  awaitable<void> stream_response(TlsSocket& tls, std::string& scratch, HttpResponse response, unsigned version) {
     auto executor = co_await asio::this_coro::executor;
     auto producer = response.stream;
     auto signal = std::make_shared<asio::steady_timer>(executor, asio::steady_timer::time_point::max());
@@ -448,76 +525,61 @@ struct TlsServer::Impl {
     } end{wakeup, producer};
     producer->set_wakeup([wakeup] { (*wakeup)(); });
 
-    http::response<http::empty_body> res{static_cast<http::status>(response.status), version};
-    res.set(http::field::server, "fedmetrics");
-    res.set(http::field::content_type, response.content_type);
-    res.set(http::field::cache_control, "no-cache, private");
-    for (auto& [name, value] : response.headers) res.insert(name, value);
-    res.chunked(true);
-    res.keep_alive(false);
-    http::response_serializer<http::empty_body> serializer(res);
-    beast::get_lowest_layer(stream).expires_after(options.write_timeout);
-    auto [hec, header_bytes] = co_await http::async_write_header(stream, serializer, use_tuple);
-    (void)header_bytes;
-    if (hec) co_return;
-    beast::get_lowest_layer(stream).expires_never();
+    ResponseHead head{response.status, version, response.content_type, &response.headers, std::nullopt, false};
+    scratch.clear();
+    append_response_head(scratch, head);
+    tls.deadline().expires_after(options.write_timeout);
+    if (tls.write(scratch.data(), scratch.size())) co_return;
+    if (auto ec = co_await tls.flush()) co_return;
+    tls.deadline().expires_never();
 
-    bool client_gone = false;
-    std::array<char, 512> sink{};
-    stream.async_read_some(asio::buffer(sink), [&client_gone, signal](const boost::system::error_code&, std::size_t) {
-      client_gone = true;  // this coroutine outlives the read: it waits for it below
-      signal->cancel();
-    });
-    // Everything here runs on the connection's strand, so no wake-up is lost
+    // Shared with the readiness wait, which may complete after this coroutine returns.
+    auto client_gone = std::make_shared<bool>(false);
+    auto watching = std::make_shared<bool>(true);
+    tls.socket().async_wait(tcp::socket::wait_read,
+                            [client_gone, watching, signal](const boost::system::error_code&) {
+                              *watching = false;
+                              *client_gone = true;
+                              signal->cancel();
+                            });
+    // Everything here runs on the connection's thread, so no wake-up is lost
     // between take() finding nothing and the wait: the producer's posted
     // cancel runs only once this coroutine is suspended.
     for (;;) {
       auto pending = producer->take();
       if (!pending.pieces.empty()) {
-        bool failed = false;
-        for (auto& piece : pending.pieces) {
-          if (piece.empty()) continue;  // an empty chunk would end the body
-          beast::get_lowest_layer(stream).expires_after(options.write_timeout);
-          auto [wec, n] = co_await asio::async_write(stream, http::make_chunk(asio::buffer(piece)), use_tuple);
-          (void)n;
-          if (wec) {
-            failed = true;
-            break;
-          }
+        scratch.clear();
+        for (const auto& piece : pending.pieces) append_chunk(scratch, piece);
+        tls.deadline().expires_after(options.write_timeout);
+        bool failed = static_cast<bool>(tls.write(scratch.data(), scratch.size()));
+        if (!failed) {
+          auto ec = co_await tls.flush();
+          failed = static_cast<bool>(ec);
         }
-        beast::get_lowest_layer(stream).expires_never();
+        tls.deadline().expires_never();
         if (failed) break;
         continue;  // pieces written meanwhile woke nobody: look again before waiting
       }
-      if (client_gone || pending.client_gone) break;
+      if (*client_gone || pending.client_gone) break;
       if (pending.closed) {
-        beast::get_lowest_layer(stream).expires_after(options.write_timeout);
-        co_await asio::async_write(stream, http::make_chunk_last(), use_tuple);
+        tls.deadline().expires_after(options.write_timeout);
+        if (!tls.write(kLastChunk.data(), kLastChunk.size())) co_await tls.flush();
         break;
       }
       signal->expires_at(asio::steady_timer::time_point::max());
       co_await signal->async_wait(use_tuple);
     }
-    // The outstanding read must finish before `sink` and `client_gone` go away.
-    if (!client_gone) {
+    // Stop the readiness wait before the socket goes away.
+    if (*watching) {
       boost::system::error_code ignored;
-      beast::get_lowest_layer(stream).socket().shutdown(tcp::socket::shutdown_both, ignored);
-      beast::get_lowest_layer(stream).socket().cancel(ignored);
-      while (!client_gone) {
-        signal->expires_at(asio::steady_timer::time_point::max());
-        co_await signal->async_wait(use_tuple);
-      }
+      tls.socket().cancel(ignored);
     }
   }
 
-  awaitable<void> write_error(beast::ssl_stream<beast::tcp_stream>& stream, int status, std::string text) {
-    http::response<http::string_body> res{static_cast<http::status>(status), 11};
-    res.set(http::field::content_type, "text/plain; charset=utf-8");
-    res.set(http::field::connection, "close");
-    res.body() = std::move(text);
-    res.prepare_payload();
-    beast::get_lowest_layer(stream).expires_after(options.write_timeout);
-    co_await http::async_write(stream, res, use_tuple);
+  awaitable<void> write_error(TlsSocket& tls, std::string& scratch, int status, std::string text) {
+    ResponseHead head{status, 11, "text/plain; charset=utf-8", nullptr, text.size(), false};
+    tls.deadline().expires_after(options.write_timeout);
+    co_await write_response(tls, scratch, head, text);
   }
 };
 
@@ -536,19 +598,22 @@ void TlsServer::run() {
     }
   });
   asio::co_spawn(impl_->acceptor.get_executor(), impl_->accept_loop(impl_->accept_epoch), asio::detached);
-  unsigned threads = impl_->options.threads != 0 ? impl_->options.threads : std::max(1U, std::thread::hardware_concurrency());
   std::vector<std::thread> pool;
-  for (unsigned i = 1; i < threads; ++i) pool.emplace_back([this] { run_io(impl_->io); });
-  run_io(impl_->io);
+  for (std::size_t i = 1; i < impl_->workers.size(); ++i)
+    pool.emplace_back([this, i] { run_io(impl_->workers[i]->io); });
+  run_io(impl_->main_io());
   for (auto& t : pool) t.join();
 }
 
 void TlsServer::stop() {
-  asio::post(impl_->io, [this] {
+  asio::post(impl_->main_io(), [this] {
     boost::system::error_code ignored;
     impl_->acceptor.close(ignored);
     impl_->signals.cancel(ignored);
-    impl_->io.stop();
+    for (auto& worker : impl_->workers) {
+      worker->guard.reset();
+      worker->io.stop();
+    }
   });
 }
 
@@ -556,7 +621,7 @@ void TlsServer::set_accepting(bool accepting) {
   bool was = impl_->accepting.exchange(accepting);
   if (was == accepting) return;
   if (!accepting) ++impl_->generation;
-  asio::post(impl_->io, [this, accepting] {
+  asio::post(impl_->main_io(), [this, accepting] {
     boost::system::error_code ignored;
     if (!accepting) {
       ++impl_->accept_epoch;
@@ -580,7 +645,7 @@ void TlsServer::set_certificate(const std::string& cert_file, const std::string&
 }
 
 void TlsServer::schedule(std::chrono::nanoseconds delay, std::function<void()> task) {
-  auto timer = std::make_shared<asio::steady_timer>(impl_->io, delay);
+  auto timer = std::make_shared<asio::steady_timer>(impl_->main_io(), delay);
   timer->async_wait([timer, task = std::move(task)](const boost::system::error_code& ec) {
     if (!ec) task();
   });
