@@ -32,7 +32,8 @@
 
 #include "fedmetrics/transport/gzip.hpp"
 #include "fedmetrics/transport/http_head.hpp"
-#include "tls_socket.hpp"
+#include "fedmetrics/transport/tls_http.hpp"
+#include "fedmetrics/transport/tls_socket.hpp"
 
 // GCC 12 inlines Asio's coroutine frame allocation (aligned_alloc behind
 // awaitable_frame_base::operator new) into session() and then reports the
@@ -292,6 +293,7 @@ struct TlsServer::Impl {
       boost::system::error_code nodelay_error;
       socket.set_option(tcp::no_delay(true), nodelay_error);
       auto executor = socket.get_executor();
+      ++connections;  // counted here, not when the session starts: a burst cannot overshoot the limit
       asio::co_spawn(executor, session(std::move(socket)), asio::detached);
     }
   }
@@ -357,36 +359,6 @@ struct TlsServer::Impl {
     co_return pending->client_gone ? std::nullopt : std::move(pending->response);
   }
 
-  // Reads one request into `parser`, leaving whatever follows it (a
-  // pipelined request) in `buffer`.
-  awaitable<boost::system::error_code> read_request(TlsSocket& tls, beast::flat_buffer& buffer,
-                                                    http::request_parser<http::string_body>& parser) {
-    constexpr std::size_t kReadSize = 16 * 1024;  // one TLS record
-    for (;;) {
-      if (buffer.size() > 0) {
-        boost::system::error_code ec;
-        const std::size_t used = parser.put(buffer.data(), ec);
-        buffer.consume(used);
-        if (!ec && parser.is_done()) co_return boost::system::error_code{};
-        if (ec && ec != http::error::need_more) co_return ec;
-        if (!ec && used > 0) continue;  // the header is done; the body follows in the buffer
-      }
-      // Beast's parser reports a long header only once it is whole; the
-      // buffer must not grow without bound meanwhile.
-      if (!parser.is_header_done() && buffer.size() > options.max_header_bytes) co_return http::error::header_limit;
-      auto space = buffer.prepare(kReadSize);
-      auto [ec, n] = co_await tls.read_some(static_cast<char*>(space.data()), space.size());
-      if (ec == asio::error::eof || ec == ssl::error::stream_truncated) {
-        if (!parser.got_some() && buffer.size() == 0) co_return http::error::end_of_stream;
-        boost::system::error_code eof_ec;
-        parser.put_eof(eof_ec);
-        co_return eof_ec ? eof_ec : (parser.is_done() ? boost::system::error_code{} : http::error::partial_message);
-      }
-      if (ec) co_return ec;
-      buffer.commit(n);
-    }
-  }
-
   // Writes a whole response: its head and the start of its body as one TLS
   // record, the rest in records of their own, all sent together (in slices of
   // at most kFlushBytes, so that a large answer is not copied whole).
@@ -420,11 +392,10 @@ struct TlsServer::Impl {
   }
 
   awaitable<void> session(tcp::socket socket) {
-    struct Count {
+    struct Uncount {  // the accept loop counted this connection
       std::atomic<std::size_t>& n;
-      explicit Count(std::atomic<std::size_t>& c) : n(c) { ++n; }
-      ~Count() { --n; }
-    } count(connections);
+      ~Uncount() { --n; }
+    } uncount{connections};
 
     auto tls_context = current_tls();
     const std::uint64_t started_generation = generation.load();
@@ -449,7 +420,7 @@ struct TlsServer::Impl {
       // An idle keep-alive connection gets the idle timeout; a request being sent, the header timeout.
       tls.deadline().expires_after(first ? options.header_read_timeout : options.idle_timeout);
       first = false;
-      auto rec = co_await read_request(tls, buffer, parser);
+      auto rec = co_await read_http(tls, buffer, parser, options.max_header_bytes, [&] { return parser.is_done(); });
       if (rec == http::error::header_limit || rec == http::error::body_limit) {
         co_await write_error(tls, scratch, rec == http::error::header_limit ? 431 : 413,
                              rec == http::error::header_limit ? "request header too large" : "request body too large");
@@ -479,9 +450,21 @@ struct TlsServer::Impl {
         response = co_await call_handler(std::move(server_request));
       }
       if (response.status == 0) co_return;  // close without answering
-      if (response.stream) {
+      const bool head_only = request.method() == http::verb::head;
+      if (response.stream && !head_only) {
         co_await stream_response(tls, scratch, std::move(response), request.version());
         co_return;  // a streamed body ends the connection
+      }
+      if (response.stream) {  // HEAD: the head a GET would get, no body; the producer learns the client is gone
+        response.stream->abandon();
+        ResponseHead head{response.status, request.version(), response.content_type, &response.headers,
+                          std::nullopt, false};
+        tls.deadline().expires_after(options.write_timeout);
+        if (auto wec = co_await write_response(tls, scratch, head, {}); !wec) {
+          tls.deadline().expires_after(std::chrono::seconds(2));
+          co_await tls.shutdown();
+        }
+        co_return;
       }
       // HEAD too: its headers (Content-Length, Content-Encoding) are GET's.
       if (options.compress_min_bytes > 0)
@@ -493,7 +476,6 @@ struct TlsServer::Impl {
       const std::string& body = response.body_bytes();
       ResponseHead head{response.status, request.version(), response.content_type, &response.headers, body.size(),
                         keep_alive};
-      const bool head_only = request.method() == http::verb::head;
       tls.deadline().expires_after(options.write_timeout);
       auto wec = co_await write_response(tls, scratch, head, head_only ? std::string_view() : std::string_view(body));
       if (wec) {

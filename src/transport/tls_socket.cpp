@@ -1,4 +1,4 @@
-#include "tls_socket.hpp"
+#include "fedmetrics/transport/tls_socket.hpp"
 
 #include <utility>  // before Asio's awaitable.hpp (Boost + C++20 coroutines)
 
@@ -29,9 +29,13 @@ ConnectionDeadline::ConnectionDeadline(asio::any_io_executor executor, tcp::sock
     : timer_(std::move(executor)), socket_(socket) {}
 
 void ConnectionDeadline::expires_after(Clock::duration duration) {
+  // Later than the armed timer: it fires first and re-arms for the new time.
+  expires_at(Clock::now() + duration);
+}
+
+void ConnectionDeadline::expires_at(Clock::time_point at) {
   expired_ = false;
-  deadline_ = Clock::now() + duration;
-  // Later than the armed timer: it fires first and re-arms for deadline_.
+  deadline_ = at;
   if (!armed_ || armed_for_ > deadline_) arm(deadline_);
 }
 
@@ -111,7 +115,7 @@ struct OutputBio {
 // ---------------------------------------------------------------------------
 // TlsSocket
 
-TlsSocket::TlsSocket(tcp::socket socket, SSL_CTX* context) : socket_(std::move(socket)) {
+TlsSocket::TlsSocket(tcp::socket socket, SSL_CTX* context, TlsRole role) : socket_(std::move(socket)) {
   deadline_ = std::make_shared<ConnectionDeadline>(socket_.get_executor(), &socket_);
   error_code ec;
   socket_.non_blocking(true, ec);
@@ -128,7 +132,14 @@ TlsSocket::TlsSocket(tcp::socket socket, SSL_CTX* context) : socket_(std::move(s
   }
   BIO_set_data(output, this);
   SSL_set_bio(ssl_, input, output);  // the SSL owns both BIOs now
-  SSL_set_accept_state(ssl_);
+  if (role == TlsRole::server) SSL_set_accept_state(ssl_);
+  else SSL_set_connect_state(ssl_);
+}
+
+void TlsSocket::abort() {
+  error_code ignored;
+  socket_.shutdown(tcp::socket::shutdown_both, ignored);
+  socket_.cancel(ignored);
 }
 
 TlsSocket::~TlsSocket() {

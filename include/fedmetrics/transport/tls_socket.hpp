@@ -1,14 +1,15 @@
 #pragma once
-// The server side of one TLS connection, written for the serving path's
-// speed: OpenSSL reads straight from the socket (no memory BIO to copy
-// through), and every record a response produces is gathered in one buffer
-// and sent with one send(). Asio's ssl::stream instead pushes every record
-// through a 17 KB BIO pair and a send per record, and Beast's flat_stream
-// copies the first 16 KB once more; on a 37 KB answer that was four sends
-// and three copies.
+// One TLS connection (either side), written for the serving path's speed:
+// OpenSSL reads straight from the socket (no memory BIO to copy through),
+// and every record a message produces is gathered in one buffer and sent
+// with one send(). Asio's ssl::stream instead pushes every record through a
+// 17 KB BIO pair and a send per record, and Beast's flat_stream copies the
+// first 16 KB once more; on a 37 KB answer that was four sends and three
+// copies, and a score of scheduler rounds to read one.
 //
-// Not thread-safe: one connection runs on one io_context thread (TlsServer
-// gives every thread its own io_context). Internal to the transport module.
+// Not thread-safe: use it from one thread or one strand at a time (the
+// server gives every thread its own io_context; the member client runs each
+// client on a strand). An Asio header: only Asio translation units include it.
 #include <utility>  // before Asio's awaitable.hpp (Boost + C++20 coroutines)
 
 #include <chrono>
@@ -33,6 +34,7 @@ class ConnectionDeadline : public std::enable_shared_from_this<ConnectionDeadlin
  public:
   ConnectionDeadline(boost::asio::any_io_executor executor, boost::asio::ip::tcp::socket* socket);
   void expires_after(std::chrono::steady_clock::duration duration);
+  void expires_at(std::chrono::steady_clock::time_point at);
   void expires_never();
   [[nodiscard]] bool expired() const { return expired_; }
   // The socket is going away: never touch it again.
@@ -50,10 +52,14 @@ class ConnectionDeadline : public std::enable_shared_from_this<ConnectionDeadlin
   bool expired_ = false;
 };
 
+enum class TlsRole { server, client };
+
 class TlsSocket {
  public:
   // Throws std::runtime_error when OpenSSL cannot make the connection's SSL.
-  TlsSocket(boost::asio::ip::tcp::socket socket, SSL_CTX* context);
+  // A client sets its server name and verification on native_handle()
+  // before the handshake.
+  TlsSocket(boost::asio::ip::tcp::socket socket, SSL_CTX* context, TlsRole role = TlsRole::server);
   ~TlsSocket();
   TlsSocket(const TlsSocket&) = delete;
   TlsSocket& operator=(const TlsSocket&) = delete;
@@ -62,7 +68,13 @@ class TlsSocket {
   [[nodiscard]] SSL* native_handle() { return ssl_; }
   [[nodiscard]] ConnectionDeadline& deadline() { return *deadline_; }
 
-  // The server's handshake; errors as Asio reports TLS errors.
+  // Ends the connection from another handler on the same strand: pending
+  // waits complete now and every later read finds the end of the stream.
+  // (Not close(): OpenSSL keeps the descriptor's number, which must not be
+  // reused under it.)
+  void abort();
+
+  // The handshake of the socket's role; errors as Asio reports TLS errors.
   boost::asio::awaitable<boost::system::error_code> handshake();
   // Up to `size` bytes of application data. eof when the client closed with
   // close_notify, ssl::error::stream_truncated when it closed without.

@@ -1,0 +1,932 @@
+// TlsServer in process on 127.0.0.1, against real TLS clients (blocking
+// OpenSSL on POSIX sockets, tls_test_client.hpp). These tests pin the
+// server's observable behaviour through its public header only, as a safety
+// net for rewriting its TLS stream: framing, keep-alive, limits, every
+// deadline, connection caps, streaming, abandonment, client certificates and
+// protocol versions. Every limit and timeout is small and every client read
+// is bounded, so each case takes well under 5 s and none can hang.
+#define CATCH_CONFIG_ENABLE_OPTIONAL_STRINGMAKER  // print std::optional values in failed checks
+#include <catch2/catch.hpp>
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fedmetrics/transport/certificate_authority.hpp"
+#include "fedmetrics/transport/http_message.hpp"
+#include "fedmetrics/transport/self_signed.hpp"
+#include "fedmetrics/transport/tls_server.hpp"
+#include "tls_test_client.hpp"
+
+using namespace fedmetrics::transport;
+using namespace fedmetrics::testing::tls;
+using namespace std::chrono_literals;
+
+namespace {
+
+using Respond = std::function<void(HttpResponse)>;
+
+// A fresh directory under /tmp with the server's self-signed certificate,
+// removed with everything in it when the test ends.
+class CertDir {
+ public:
+  CertDir() {
+    char name[] = "/tmp/fedmetrics-tls-server-test-XXXXXX";
+    if (::mkdtemp(name) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = name;
+    paths_ = ensure_self_signed_certificate(path_, {"localhost"}, {"127.0.0.1"});
+  }
+  ~CertDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  CertDir(const CertDir&) = delete;
+  CertDir& operator=(const CertDir&) = delete;
+
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] const CertificatePaths& certificate() const { return paths_; }
+
+ private:
+  std::string path_;
+  CertificatePaths paths_;
+};
+
+// A TlsServer running on its own thread for one test. Handlers that answer
+// later do so from threads started with later(): they are joined after the
+// server stopped and before it is destroyed, so that a late respond() never
+// reaches a destroyed server.
+class TestServer {
+ public:
+  explicit TestServer(const std::function<void(TlsServerOptions&)>& configure = {}) {
+    options_.bind_address = "127.0.0.1";
+    options_.port = 0;
+    options_.cert_file = certs_.certificate().cert_file;
+    options_.key_file = certs_.certificate().key_file;
+    options_.threads = 2;  // exercise the multi-threaded paths, as in production
+    // Not the defaults (10 s and more): a case that does not test a deadline
+    // still cannot wait long on one.
+    options_.handshake_timeout = 2s;
+    options_.header_read_timeout = 2s;
+    options_.idle_timeout = 2s;
+    options_.write_timeout = 2s;
+    if (configure) configure(options_);
+  }
+
+  ~TestServer() {
+    if (server_) {
+      server_->stop();
+      if (runner_.joinable()) runner_.join();
+    }
+    join_helpers();
+    server_.reset();
+  }
+  TestServer(const TestServer&) = delete;
+  TestServer& operator=(const TestServer&) = delete;
+
+  void start(RequestHandler handler) {
+    server_ = std::make_unique<TlsServer>(options_, std::move(handler));
+    runner_ = std::thread([this] { server_->run(); });
+  }
+
+  // Runs `task` after `delay` on a thread of its own (a handler answering later).
+  void later(std::chrono::milliseconds delay, std::function<void()> task) {
+    std::lock_guard lock(mutex_);
+    helpers_.emplace_back([delay, task = std::move(task)] {
+      std::this_thread::sleep_for(delay);
+      task();
+    });
+  }
+
+  [[nodiscard]] TlsServer& server() { return *server_; }
+  [[nodiscard]] std::uint16_t port() const { return server_->port(); }
+  [[nodiscard]] const TlsServerOptions& options() const { return options_; }
+  [[nodiscard]] const std::string& dir() const { return certs_.path(); }
+  // Clients verify the server's certificate (the self-signed one is its own CA).
+  [[nodiscard]] ClientOptions client_options() const {
+    ClientOptions o;
+    o.ca_file = options_.cert_file;
+    return o;
+  }
+
+ private:
+  void join_helpers() {
+    for (;;) {
+      std::vector<std::thread> batch;
+      {
+        std::lock_guard lock(mutex_);
+        batch.swap(helpers_);
+      }
+      if (batch.empty()) return;
+      for (auto& t : batch) t.join();
+    }
+  }
+
+  CertDir certs_;  // first: outlives the server
+  TlsServerOptions options_;
+  std::unique_ptr<TlsServer> server_;
+  std::thread runner_;
+  std::mutex mutex_;
+  std::vector<std::thread> helpers_;
+};
+
+// Hands values from the server's threads to the test's.
+template <class T>
+class Mailbox {
+ public:
+  void put(T value) {
+    {
+      std::lock_guard lock(mutex_);
+      items_.push_back(std::move(value));
+    }
+    ready_.notify_all();
+  }
+  std::optional<T> take(std::chrono::milliseconds within = 3s) {
+    std::unique_lock lock(mutex_);
+    if (!ready_.wait_for(lock, within, [this] { return !items_.empty(); })) return std::nullopt;
+    T value = std::move(items_.front());
+    items_.pop_front();
+    return value;
+  }
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<T> items_;
+};
+
+std::string request(std::string_view method, std::string_view target, std::string_view extra_headers = {},
+                    std::string_view body = {}, std::string_view version = "HTTP/1.1") {
+  std::string r;
+  r.append(method).append(" ").append(target).append(" ").append(version).append("\r\nHost: localhost\r\n");
+  r.append(extra_headers);  // each line with its CRLF
+  if (!body.empty() || method == "POST") r += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  r.append("\r\n").append(body);
+  return r;
+}
+
+HttpResponse text(int status, std::string body) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "text/plain";
+  r.body = std::move(body);
+  return r;
+}
+
+// Answers "<METHOD> <target>" at once.
+void echo(const HttpRequest& request, const Respond& respond) {
+  respond(text(200, request.method + " " + request.target));
+}
+
+// Bytes that differ from position to position, so that a lost, repeated or
+// reordered block shows up.
+std::string pattern(std::size_t size, std::uint32_t seed) {
+  std::string s(size, '\0');
+  std::uint32_t x = seed;
+  for (auto& c : s) {
+    x = x * 1664525U + 1013904223U;
+    c = static_cast<char>('a' + (x >> 24) % 26);
+  }
+  return s;
+}
+
+// Where two long strings first differ (npos if equal), so that a failing
+// check prints an offset rather than megabytes.
+std::size_t first_difference(const std::string& a, const std::string& b) {
+  auto [ia, ib] = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
+  if (ia == a.end() && ib == b.end()) return std::string::npos;
+  return static_cast<std::size_t>(ia - a.begin());
+}
+
+std::string header_value(const HttpRequest& request, std::string_view name) {
+  for (const auto& [n, v] : request.headers)
+    if (iequals(n, name)) return v;
+  return {};
+}
+
+void require_connect(Client& client, std::uint16_t port, const ClientOptions& options) {
+  auto result = client.connect(port, options);
+  INFO("connect: " << client.error());
+  REQUIRE(result == Client::Connect::ok);
+}
+
+void require_connect(Client& client, const TestServer& server) {
+  require_connect(client, server.port(), server.client_options());
+}
+
+Response require_response(Client& client, bool head_request = false) {
+  auto r = client.read_response(head_request);
+  INFO("read_response: " << client.error());
+  REQUIRE(r);
+  return *r;
+}
+
+// One request on a new connection.
+Response get_once(const TestServer& server, std::string_view target) {
+  Client client;
+  require_connect(client, server);
+  REQUIRE(client.write(request("GET", target)));
+  return require_response(client);
+}
+
+// Whether the listener is there: refused (nothing listens), closed (the TCP
+// connection or the handshake was cut, or the request went unanswered), or
+// answered with a response.
+enum class Probe { refused, closed, answered };
+
+Probe probe(const TestServer& server) {
+  Client client;
+  ClientOptions options = server.client_options();
+  options.receive_timeout = 1s;
+  switch (client.connect(server.port(), options)) {
+    case Client::Connect::refused: return Probe::refused;
+    case Client::Connect::handshake_failed: return Probe::closed;
+    case Client::Connect::ok: break;
+  }
+  if (!client.write(request("GET", "/probe"))) return Probe::closed;
+  return client.read_response() ? Probe::answered : Probe::closed;
+}
+
+// Polls `condition` every 20 ms until it holds or `within` passes.
+bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds within = 2s) {
+  const auto deadline = Clock::now() + within;
+  for (;;) {
+    if (condition()) return true;
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("TlsServer answers a GET with standard headers and an intact body", "[integration][tls_server]") {
+  const std::string tiny = "{\"ok\":true}";
+  const std::string medium = pattern(37 * 1024, 1);
+  const auto large = std::make_shared<const std::string>(pattern(5 << 20, 2));
+  TestServer server;
+  server.start([&](const HttpRequest& request, const Respond& respond) {
+    HttpResponse response;
+    response.content_type = "application/json";
+    if (request.target == "/tiny") {
+      response.body = tiny;
+      response.headers = {{"Warning", "299 - \"member a: timeout\""}, {"Warning", "299 - \"member b: refused\""}};
+    } else if (request.target == "/medium") {
+      response.body = medium;
+    } else {
+      response.shared_body = large;  // written from the shared bytes, not `body`
+    }
+    respond(std::move(response));
+  });
+  Client client;
+  require_connect(client, server);
+
+  auto check = [&](std::string_view target, const std::string& expected) {
+    REQUIRE(client.write(request("GET", target)));
+    Response r = require_response(client);
+    INFO(r.raw_head);
+    CHECK(r.status_line == "HTTP/1.1 200 OK");
+    CHECK(r.header("Server") == "fedmetrics");
+    CHECK(r.header("Content-Type") == "application/json");
+    CHECK(r.header("Cache-Control") == "no-cache, private");
+    CHECK(r.header("Content-Length") == std::to_string(expected.size()));
+    CHECK_FALSE(r.header("Transfer-Encoding"));
+    CHECK(r.body.size() == expected.size());
+    CHECK(first_difference(r.body, expected) == std::string::npos);
+    return r;
+  };
+
+  SECTION("a tiny body, with two extra Warning headers in order") {
+    Response r = check("/tiny", tiny);
+    CHECK(r.headers_named("Warning") ==
+          std::vector<std::string>{"299 - \"member a: timeout\"", "299 - \"member b: refused\""});
+  }
+  SECTION("a 37 KB body (several TLS records)") { check("/medium", medium); }
+  SECTION("a 5 MiB shared_body") { check("/large", *large); }
+}
+
+TEST_CASE("TlsServer answers HEAD with the Content-Length of GET and no body", "[integration][tls_server]") {
+  const std::string plain = pattern(37 * 1024, 3);
+  const auto shared = std::make_shared<const std::string>(pattern(100 * 1024, 4));
+  TestServer server;
+  server.start([&](const HttpRequest& request, const Respond& respond) {
+    HttpResponse response;
+    if (request.target == "/shared")
+      response.shared_body = shared;
+    else
+      response.body = plain;
+    respond(std::move(response));
+  });
+  Client client;
+  require_connect(client, server);
+
+  for (std::string target : {"/plain", "/shared"}) {
+    INFO(target);
+    const std::string& expected = target == "/shared" ? *shared : plain;
+    REQUIRE(client.write(request("GET", target)));
+    Response get = require_response(client);
+    CHECK(get.header("Content-Length") == std::to_string(expected.size()));
+
+    REQUIRE(client.write(request("HEAD", target)));
+    Response head = require_response(client, /*head_request=*/true);
+    CHECK(head.status == 200);
+    CHECK(head.header("Content-Length") == std::to_string(expected.size()));
+    CHECK(head.header("Content-Type") == get.header("Content-Type"));
+
+    // Had the server sent HEAD's body, this response would start inside it.
+    REQUIRE(client.write(request("GET", "/after-head")));
+    Response after = require_response(client);
+    CHECK(after.status_line == "HTTP/1.1 200 OK");
+    CHECK(first_difference(after.body, plain) == std::string::npos);
+  }
+}
+
+TEST_CASE("TlsServer keeps a connection alive across sequential and pipelined requests",
+          "[integration][tls_server]") {
+  Mailbox<HttpRequest> seen;
+  TestServer server;
+  server.start([&](const HttpRequest& request, const Respond& respond) {
+    seen.put(request);
+    if (request.target == "/first") {
+      // Answered last: the responses must still come in request order.
+      server.later(100ms, [request, respond] { echo(request, respond); });
+    } else {
+      echo(request, respond);
+    }
+  });
+  Client client;
+  require_connect(client, server);
+
+  SECTION("three sequential requests, and the handler sees method, target, headers and body") {
+    REQUIRE(client.write(request("GET", "/one?x=1")));
+    CHECK(require_response(client).body == "GET /one?x=1");
+    REQUIRE(client.write(request("POST", "/two", "X-Test-Header: hello there\r\nContent-Type: text/plain\r\n",
+                                 "payload=1&more=2")));
+    CHECK(require_response(client).body == "POST /two");
+    REQUIRE(client.write(request("GET", "/three")));
+    CHECK(require_response(client).body == "GET /three");
+
+    auto one = seen.take(), two = seen.take(), three = seen.take();
+    REQUIRE(one);
+    REQUIRE(two);
+    REQUIRE(three);
+    CHECK(one->method == "GET");
+    CHECK(one->target == "/one?x=1");
+    CHECK(one->body.empty());
+    CHECK(header_value(*one, "Host") == "localhost");
+    CHECK(two->method == "POST");
+    CHECK(two->target == "/two");
+    CHECK(header_value(*two, "X-Test-Header") == "hello there");
+    CHECK(header_value(*two, "Content-Type") == "text/plain");
+    CHECK(two->body == "payload=1&more=2");
+    CHECK(three->target == "/three");
+  }
+
+  SECTION("two requests in one write get two responses, in order") {
+    REQUIRE(client.write(request("GET", "/first") + request("GET", "/second")));
+    CHECK(require_response(client).body == "GET /first");
+    CHECK(require_response(client).body == "GET /second");
+    // And the connection is still usable.
+    REQUIRE(client.write(request("GET", "/third")));
+    CHECK(require_response(client).body == "GET /third");
+  }
+}
+
+TEST_CASE("TlsServer closes the connection after answering HTTP/1.0 or Connection close",
+          "[integration][tls_server]") {
+  TestServer server;
+  server.start(echo);
+  Client client;
+  require_connect(client, server);
+
+  SECTION("HTTP/1.0 without keep-alive") {
+    REQUIRE(client.write(request("GET", "/old", "", "", "HTTP/1.0")));
+    Response r = require_response(client);
+    CHECK(r.status == 200);
+    CHECK(r.body == "GET /old");
+  }
+  SECTION("HTTP/1.1 with Connection: close") {
+    REQUIRE(client.write(request("GET", "/bye", "Connection: close\r\n")));
+    Response r = require_response(client);
+    CHECK(r.status == 200);
+    CHECK(r.body == "GET /bye");
+    CHECK(lowercase(r.header("Connection").value_or("")) == "close");
+  }
+  auto closed = client.wait_for_close(1s);
+  CHECK(closed.status == ReadStatus::closed);
+  CHECK(closed.bytes == 0);
+}
+
+TEST_CASE("TlsServer answers 431 to a header over max_header_bytes and 413 to a body over max_body_bytes",
+          "[integration][tls_server]") {
+  std::atomic<int> handled{0};
+  TestServer server([](TlsServerOptions& o) {
+    o.max_header_bytes = 4096;
+    o.max_body_bytes = 1024;
+  });
+  server.start([&](const HttpRequest& request, const Respond& respond) {
+    ++handled;
+    echo(request, respond);
+  });
+  Client client;
+  require_connect(client, server);
+
+  SECTION("an 8 KB header") {
+    REQUIRE(client.write(request("GET", "/", "X-Big: " + std::string(8192, 'a') + "\r\n")));
+    Response r = require_response(client);
+    CHECK(r.status == 431);
+  }
+  SECTION("a Content-Length over the limit") {
+    // Only the head: the limit is known from Content-Length, before any body.
+    REQUIRE(client.write("POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: 4096\r\n\r\n"));
+    Response r = require_response(client);
+    CHECK(r.status == 413);
+  }
+  auto closed = client.wait_for_close(1s);
+  CHECK(closed.status == ReadStatus::closed);
+  CHECK(handled == 0);
+}
+
+TEST_CASE("TlsServer closes connections after its handshake and header-read and idle timeouts",
+          "[integration][tls_server]") {
+  // Each deadline is 300 ms; the others stay long (5 s), so that only the one
+  // under test can close within the 3 s we allow.
+  SECTION("header-read timeout: half a request line, then nothing") {
+    TestServer server([](TlsServerOptions& o) {
+      o.handshake_timeout = o.idle_timeout = 5s;
+      o.header_read_timeout = 300ms;
+    });
+    server.start(echo);
+    Client client;
+    require_connect(client, server);
+    REQUIRE(client.write("GET /slow HT"));
+    auto closed = client.wait_for_close(3s);
+    CHECK(closed.status == ReadStatus::closed);
+    CHECK(closed.elapsed >= 200ms);
+  }
+  SECTION("idle timeout: one request and response, then nothing") {
+    TestServer server([](TlsServerOptions& o) {
+      o.handshake_timeout = o.header_read_timeout = 5s;
+      o.idle_timeout = 300ms;
+    });
+    server.start(echo);
+    Client client;
+    require_connect(client, server);
+    REQUIRE(client.write(request("GET", "/once")));
+    CHECK(require_response(client).status == 200);
+    auto closed = client.wait_for_close(3s);
+    CHECK(closed.status == ReadStatus::closed);
+    CHECK(closed.bytes == 0);
+    CHECK(closed.elapsed >= 200ms);
+  }
+  SECTION("handshake timeout: a TCP connection that sends nothing") {
+    TestServer server([](TlsServerOptions& o) {
+      o.header_read_timeout = o.idle_timeout = 5s;
+      o.handshake_timeout = 300ms;
+    });
+    server.start(echo);
+    int fd = tcp_connect(server.port());
+    REQUIRE(fd >= 0);
+    auto closed = tcp_wait_for_close(fd, 3s);
+    ::close(fd);
+    CHECK(closed.status == ReadStatus::closed);
+    CHECK(closed.bytes == 0);
+    CHECK(closed.elapsed >= 200ms);
+  }
+}
+
+TEST_CASE("TlsServer with max_connections 2 turns a third connection away until one closes",
+          "[integration][tls_server]") {
+  TestServer server([](TlsServerOptions& o) {
+    o.max_connections = 2;
+    o.handshake_timeout = o.header_read_timeout = o.idle_timeout = 5s;  // the held two must stay
+  });
+  server.start(echo);
+  Client first, second;
+  require_connect(first, server);
+  require_connect(second, server);
+  REQUIRE(first.write(request("GET", "/held-1")));
+  CHECK(require_response(first).status == 200);
+
+  {
+    // The third: cut before or after its handshake, and never answered.
+    Client third;
+    ClientOptions options = server.client_options();
+    options.receive_timeout = 2s;
+    auto connected = third.connect(server.port(), options);
+    INFO("third connection: " << third.error());
+    CHECK(connected != Client::Connect::refused);  // the listener itself stays open
+    if (connected == Client::Connect::ok) {
+      third.write(request("GET", "/third"));
+      auto closed = third.wait_for_close(2s);
+      CHECK(closed.status == ReadStatus::closed);
+      CHECK(closed.bytes == 0);
+    }
+  }
+
+  // The held connections are unaffected.
+  REQUIRE(second.write(request("GET", "/held-2")));
+  CHECK(require_response(second).body == "GET /held-2");
+
+  // Once one of them closes, a new connection is served (the server notices
+  // the close asynchronously, hence the polling).
+  first.shutdown_sending();
+  first.close();
+  CHECK(eventually([&] { return probe(server) == Probe::answered; }));
+}
+
+TEST_CASE("TlsServer handles late answers and status 0 and a throwing handler", "[integration][tls_server]") {
+  TestServer server;
+  server.start([&](const HttpRequest& request, const Respond& respond) {
+    if (request.target == "/late") {
+      server.later(100ms, [respond] { respond(text(200, "late answer")); });
+    } else if (request.target == "/silent") {
+      HttpResponse r;
+      r.status = 0;
+      respond(std::move(r));
+    } else if (request.target == "/throw") {
+      throw std::runtime_error("handler bug");
+    } else {
+      echo(request, respond);
+    }
+  });
+  Client client;
+  require_connect(client, server);
+
+  SECTION("an answer from another thread after 100 ms") {
+    const auto start = Clock::now();
+    REQUIRE(client.write(request("GET", "/late")));
+    Response r = require_response(client);
+    CHECK(r.status == 200);
+    CHECK(r.body == "late answer");
+    CHECK(elapsed_since(start) >= 90ms);
+    REQUIRE(client.write(request("GET", "/next")));  // still kept alive
+    CHECK(require_response(client).body == "GET /next");
+  }
+  SECTION("status 0 closes the connection without writing anything") {
+    REQUIRE(client.write(request("GET", "/silent")));
+    auto closed = client.wait_for_close(2s);
+    CHECK(closed.status == ReadStatus::closed);
+    CHECK(closed.bytes == 0);
+  }
+  SECTION("a handler that throws gives 500 with a Status body") {
+    REQUIRE(client.write(request("GET", "/throw")));
+    Response r = require_response(client);
+    CHECK(r.status == 500);
+    CHECK(r.header("Content-Type") == "application/json");
+    INFO(r.body);
+    auto status = nlohmann::json::parse(r.body);
+    CHECK(status["kind"] == "Status");
+    CHECK(status["apiVersion"] == "v1");
+    CHECK(status["status"] == "Failure");
+    CHECK(status["code"] == 500);
+    // The server lives on.
+    CHECK(get_once(server, "/after").body == "GET /after");
+  }
+}
+
+TEST_CASE("TlsServer streams a ResponseStream as HTTP chunks", "[integration][tls_server]") {
+  Mailbox<std::shared_ptr<ResponseStream>> streams;
+  TestServer server;
+  server.start([&](const HttpRequest&, const Respond& respond) {
+    HttpResponse response;
+    response.stream = std::make_shared<ResponseStream>();
+    response.headers = {{"X-Stream", "yes"}};
+    streams.put(response.stream);
+    respond(std::move(response));
+  });
+  Client client;
+  require_connect(client, server);
+  REQUIRE(client.write(request("GET", "/watch")));
+  auto head = client.read_head();
+  INFO("read_head: " << client.error());
+  REQUIRE(head);
+  INFO(head->raw_head);
+  CHECK(head->status == 200);
+  CHECK(lowercase(head->header("Transfer-Encoding").value_or("")) == "chunked");
+  CHECK_FALSE(head->header("Content-Length"));
+  CHECK(head->header("X-Stream") == "yes");
+  CHECK(head->header("Server") == "fedmetrics");
+  auto producer = streams.take();
+  REQUIRE(producer);
+
+  SECTION("pieces arrive one by one, in order, then the last chunk after close") {
+    // The test thread is the producer: each piece must reach the client
+    // before the next is written, i.e. without waiting for more.
+    const std::vector<std::string> pieces = {"{\"type\":\"ADDED\"}\n", pattern(100 * 1024, 5), "third\n"};
+    for (const auto& piece : pieces) {
+      REQUIRE((*producer)->write(piece));
+      auto chunk = client.read_chunk();
+      INFO("read_chunk: " << client.error());
+      REQUIRE(chunk);
+      CHECK(chunk->size() == piece.size());
+      CHECK(first_difference(*chunk, piece) == std::string::npos);
+    }
+    // An empty piece must not end the body (a 0-size chunk would).
+    REQUIRE((*producer)->write(""));
+    REQUIRE((*producer)->write("after empty\n"));
+    CHECK(client.read_chunk() == "after empty\n");
+    (*producer)->close();
+    auto last = client.read_chunk();
+    INFO("read_chunk: " << client.error());
+    CHECK(last == "");
+  }
+  SECTION("the client closing mid-stream makes write return false") {
+    REQUIRE((*producer)->write("first\n"));
+    REQUIRE(client.read_chunk() == "first\n");
+    client.close();
+    CHECK(eventually([&] { return !(*producer)->write("tick\n"); }, 2s));
+  }
+}
+
+TEST_CASE("TlsServer answers HEAD to a streamed response with its head only", "[integration][tls_server]") {
+  Mailbox<std::shared_ptr<ResponseStream>> streams;
+  TestServer server;
+  server.start([&](const HttpRequest&, const Respond& respond) {
+    HttpResponse response;
+    response.stream = std::make_shared<ResponseStream>();
+    streams.put(response.stream);
+    respond(std::move(response));
+  });
+  Client client;
+  require_connect(client, server);
+  REQUIRE(client.write(request("HEAD", "/watch")));
+  auto head = client.read_head();
+  INFO("read_head: " << client.error());
+  REQUIRE(head);
+  CHECK(head->status == 200);
+  CHECK(lowercase(head->header("Transfer-Encoding").value_or("")) == "chunked");
+  // No chunk follows: the connection ends right after the head, and the
+  // producer hears at once that nobody reads.
+  auto closed = client.wait_for_close(2s);
+  CHECK(closed.status != ReadStatus::timeout);
+  CHECK(closed.bytes == 0);
+  auto producer = streams.take();
+  REQUIRE(producer);
+  CHECK_FALSE((*producer)->write("ignored\n"));
+}
+
+TEST_CASE("TlsServer with abandon_when_client_closes drops a held request whose client left",
+          "[integration][tls_server]") {
+  std::atomic<bool> responded{false};
+  TestServer server([](TlsServerOptions& o) { o.abandon_when_client_closes = true; });
+  server.start([&](const HttpRequest& request, const Respond& respond) {
+    if (request.target == "/held") {
+      server.later(1s, [&responded, respond] {
+        respond(text(200, "too late"));
+        responded = true;
+      });
+    } else {
+      echo(request, respond);
+    }
+  });
+  Client client;
+  require_connect(client, server);
+  REQUIRE(client.write(request("GET", "/held")));
+  std::this_thread::sleep_for(100ms);
+
+  SECTION("the client closes: the late respond() is harmless") { client.close(); }
+  SECTION("the client closes its sending side: the server ends the connection unanswered") {
+    client.shutdown_sending();
+    auto closed = client.wait_for_close(2s);
+    CHECK(closed.status == ReadStatus::closed);
+    CHECK(closed.bytes == 0);  // not the held answer
+  }
+  REQUIRE(eventually([&] { return responded.load(); }, 3s));
+  CHECK(get_once(server, "/fresh").body == "GET /fresh");
+}
+
+TEST_CASE("TlsServer gives up on a client that stops reading after write_timeout and serves others meanwhile",
+          "[integration][tls_server]") {
+  const auto huge = std::make_shared<const std::string>(pattern(20 << 20, 6));
+  TestServer server([](TlsServerOptions& o) {
+    o.write_timeout = 300ms;
+    o.idle_timeout = 5s;  // so that only the write timeout can end the connection within the 3 s drain
+  });
+  server.start([&](const HttpRequest& request, const Respond& respond) {
+    if (request.target == "/huge") {
+      HttpResponse response;
+      response.shared_body = huge;
+      respond(std::move(response));
+    } else {
+      echo(request, respond);
+    }
+  });
+  ClientOptions stalled_options = server.client_options();
+  stalled_options.receive_buffer = 16 * 1024;  // a small window: the server's send buffer fills soon
+  Client stalled;
+  require_connect(stalled, server.port(), stalled_options);
+  REQUIRE(stalled.write(request("GET", "/huge")));
+  const auto sent = Clock::now();
+  REQUIRE(stalled.read_until("\r\n"));
+  CHECK(stalled.buffer().rfind("HTTP/1.1 200 OK\r\n", 0) == 0);
+
+  // Meanwhile, another client is served.
+  CHECK(get_once(server, "/other").body == "GET /other");
+
+  // Read nothing until well after the write timeout, then drain: a server that
+  // gave up ends the connection before the whole body; one still waiting would
+  // send it all and keep the connection (then wait_for_close times out).
+  std::this_thread::sleep_until(sent + 1500ms);
+  auto drained = stalled.wait_for_close(3s);
+  INFO("received " << drained.bytes << " of " << huge->size() << " body bytes");
+  CHECK(drained.status == ReadStatus::closed);
+  CHECK(drained.bytes < huge->size());
+  CHECK(get_once(server, "/after").body == "GET /after");
+}
+
+TEST_CASE("TlsServer set_accepting refuses new connections and accepts again on the same port",
+          "[integration][tls_server]") {
+  TestServer server;
+  server.start(echo);
+  const std::uint16_t port = server.port();
+  Client kept;
+  require_connect(kept, server);
+  REQUIRE(kept.write(request("GET", "/before")));
+  CHECK(require_response(kept).status == 200);
+
+  server.server().set_accepting(false);
+  CHECK(eventually([&] { return probe(server) != Probe::answered; }));
+  CHECK(probe(server) == Probe::refused);  // the listening socket is closed, not just unanswered
+
+  // A kept-alive connection's next request is not answered: the connection closes.
+  REQUIRE(kept.write(request("GET", "/while-refusing")));
+  auto closed = kept.wait_for_close(2s);
+  CHECK(closed.status == ReadStatus::closed);
+  CHECK(closed.bytes == 0);
+
+  server.server().set_accepting(true);
+  CHECK(server.port() == port);
+  CHECK(eventually([&] { return probe(server) == Probe::answered; }));
+}
+
+TEST_CASE("TlsServer with request_client_certificates passes the client chain to the handler",
+          "[integration][tls_server]") {
+  bool request_certificates = true;
+  SECTION("not requested") { request_certificates = false; }
+  SECTION("requested") {}
+
+  Mailbox<std::string> chains;
+  TestServer server([&](TlsServerOptions& o) { o.request_client_certificates = request_certificates; });
+  server.start([&](const HttpRequest& request, const Respond& respond) {
+    chains.put(request.peer_certificates_pem);
+    echo(request, respond);
+  });
+  auto ca = CertificateAuthority::create("fedmetrics test client CA");
+  const std::string cert_file = server.dir() + "/client.crt", key_file = server.dir() + "/client.key";
+  ca.issue_client_certificate(cert_file, key_file, "alice", {"developers"});
+  std::stringstream leaf;
+  leaf << std::ifstream(cert_file).rdbuf();
+  REQUIRE(leaf.str().rfind("-----BEGIN CERTIFICATE-----", 0) == 0);
+
+  auto chain_seen = [&](int tls_version, bool with_certificate) {
+    ClientOptions options = server.client_options();
+    options.tls_version = tls_version;
+    if (with_certificate) {
+      options.cert_file = cert_file;
+      options.key_file = key_file;
+    }
+    Client client;
+    require_connect(client, server.port(), options);
+    REQUIRE(client.write(request("GET", "/whoami")));
+    CHECK(require_response(client).status == 200);
+    auto chain = chains.take();
+    REQUIRE(chain);
+    return *chain;
+  };
+
+  for (int version : {TLS1_3_VERSION, TLS1_2_VERSION}) {
+    INFO("TLS version 0x" << std::hex << version);
+    const std::string with = chain_seen(version, true);
+    if (request_certificates) {
+      CHECK(with.rfind("-----BEGIN CERTIFICATE-----", 0) == 0);
+      CHECK(with.rfind(leaf.str(), 0) == 0);  // the leaf first
+    } else {
+      CHECK(with.empty());
+    }
+    CHECK(chain_seen(version, false).empty());
+  }
+}
+
+TEST_CASE("TlsServer does not let a CR LF in a header value inject a header", "[integration][tls_server]") {
+  TestServer server;
+  server.start([](const HttpRequest&, const Respond& respond) {
+    HttpResponse response = text(200, "body");
+    // A member's error text ends up in a Warning: it must not split the header.
+    response.headers = {{"Warning", "299 - \"member a: a\r\nX-Injected: 1\""},
+                        {"Warning", "299 - \"member b: b\nX-Injected-LF: 1\""}};
+    respond(std::move(response));
+  });
+  Client client;
+  require_connect(client, server);
+  REQUIRE(client.write(request("GET", "/")));
+  auto r = client.read_response();
+  INFO("read_response: " << client.error());
+  REQUIRE(r);
+  INFO(r->raw_head);
+  CHECK_FALSE(r->header("X-Injected"));
+  CHECK_FALSE(r->header("X-Injected-LF"));
+  // Also no line (even one a lenient client splits at a bare LF) starts with it.
+  CHECK(lowercase(r->raw_head).find("\nx-injected") == std::string::npos);
+}
+
+TEST_CASE("TlsServer enforces tls_min_version", "[integration][tls_server]") {
+  // A handshake at exactly `version`, then one request. Returns the client's
+  // error text ("" when the handshake succeeded).
+  auto handshake = [](const TestServer& server, int version) {
+    ClientOptions options = server.client_options();
+    options.tls_version = version;
+    Client client;
+    if (client.connect(server.port(), options) != Client::Connect::ok) return client.error();
+    CHECK(SSL_version(client.ssl()) == version);
+    REQUIRE(client.write(request("GET", "/tls")));
+    CHECK(require_response(client).body == "GET /tls");
+    return std::string();
+  };
+  // The server's protocol_version alert (RFC 8446 appendix D, RFC 5246 appendix
+  // E.1), not a failure of our own client before it sent anything.
+  const auto refused = Catch::Matchers::Contains("alert protocol version");
+
+  SECTION("VersionTLS12: TLS 1.3 and 1.2 work, TLS 1.1 is refused") {
+    TestServer server([](TlsServerOptions& o) { o.tls_min_version = "VersionTLS12"; });
+    server.start(echo);
+    CHECK(handshake(server, TLS1_3_VERSION) == "");
+    CHECK(handshake(server, TLS1_2_VERSION) == "");
+    CHECK_THAT(handshake(server, TLS1_1_VERSION), refused);
+  }
+  SECTION("VersionTLS13: TLS 1.2 is refused") {
+    TestServer server([](TlsServerOptions& o) { o.tls_min_version = "VersionTLS13"; });
+    server.start(echo);
+    CHECK(handshake(server, TLS1_3_VERSION) == "");
+    CHECK_THAT(handshake(server, TLS1_2_VERSION), refused);
+  }
+}
+
+TEST_CASE("TlsServer constructor rejects bad options with runtime_error", "[integration][tls_server]") {
+  CHECK(valid_tls_min_version("VersionTLS12"));
+  CHECK(valid_tls_min_version("VersionTLS13"));
+  CHECK_FALSE(valid_tls_min_version("VersionTLS11"));
+
+  TestServer running;
+  running.start(echo);
+  TlsServerOptions options = running.options();
+  auto construct = [&] { TlsServer server(options, echo); };
+
+  SECTION("an unknown tls_min_version") { options.tls_min_version = "VersionTLS11"; }
+  SECTION("a missing certificate file") { options.cert_file = running.dir() + "/missing.crt"; }
+  SECTION("a key that does not match the certificate") {
+    write_self_signed_certificate(running.dir() + "/other.crt", running.dir() + "/other.key", "other",
+                                  {"localhost"}, {"127.0.0.1"});
+    options.key_file = running.dir() + "/other.key";
+  }
+  SECTION("a port in use") { options.port = running.port(); }
+  CHECK_THROWS_AS(construct(), std::runtime_error);
+}
+
+TEST_CASE("TlsServer set_certificate serves the new certificate to new connections", "[integration][tls_server]") {
+  TestServer server;
+  server.start(echo);
+  Client kept;
+  require_connect(kept, server);
+  REQUIRE(kept.write(request("GET", "/before")));
+  CHECK(require_response(kept).status == 200);
+
+  const std::string cert_file = server.dir() + "/next.crt", key_file = server.dir() + "/next.key";
+  write_self_signed_certificate(cert_file, key_file, "next", {"localhost"}, {"127.0.0.1"});
+  server.server().set_certificate(cert_file, key_file);
+
+  // A client that trusts only the old certificate fails; one that trusts the new one is served.
+  Client old_trust;
+  CHECK(old_trust.connect(server.port(), server.client_options()) == Client::Connect::handshake_failed);
+  ClientOptions new_trust = server.client_options();
+  new_trust.ca_file = cert_file;
+  Client fresh;
+  require_connect(fresh, server.port(), new_trust);
+  REQUIRE(fresh.write(request("GET", "/after")));
+  CHECK(require_response(fresh).body == "GET /after");
+
+  // The kept-alive connection's next request is not answered.
+  REQUIRE(kept.write(request("GET", "/kept")));
+  auto closed = kept.wait_for_close(2s);
+  CHECK(closed.status == ReadStatus::closed);
+  CHECK(closed.bytes == 0);
+
+  // Files that cannot be loaded: an exception, and the current certificate stays.
+  CHECK_THROWS_AS(server.server().set_certificate(server.dir() + "/missing.crt", key_file), std::runtime_error);
+  Client again;
+  require_connect(again, server.port(), new_trust);
+}
