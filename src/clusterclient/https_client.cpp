@@ -2,6 +2,8 @@
 #include "fedmetrics/clusterclient/token_bucket.hpp"
 #include "fedmetrics/k8s/base64.hpp"
 #include "fedmetrics/transport/gzip.hpp"
+#include "fedmetrics/transport/tls_http.hpp"
+#include "fedmetrics/transport/tls_socket.hpp"
 
 #include <utility>  // before Asio's awaitable.hpp (Boost + C++20 coroutines)
 
@@ -28,7 +30,6 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/beast/ssl.hpp>
 #include <boost/url/parse.hpp>
 
 namespace fedmetrics::clusterclient {
@@ -92,7 +93,8 @@ ClientRuntime::~ClientRuntime() { stop(); }
 
 namespace {
 
-using Stream = beast::ssl_stream<beast::tcp_stream>;
+// A member connection: TLS straight on the socket (transport/tls_socket.hpp).
+using Stream = transport::TlsSocket;
 
 MemberError error(Kind kind, std::string message) { return MemberError{kind, std::move(message), 0, std::nullopt}; }
 
@@ -111,7 +113,7 @@ MemberError classify(const boost::system::error_code& ec, std::string_view phase
     return error(Kind::Timeout, where + "deadline exceeded");
   if (ec == asio::error::connection_refused) return error(Kind::Refused, where + "connection refused");
   if (ec == asio::error::connection_reset || ec == asio::error::eof || ec == http::error::end_of_stream ||
-      ec == ssl::error::stream_truncated)
+      ec == ssl::error::stream_truncated || ec == asio::error::broken_pipe)
     return error(Kind::Refused, where + "connection closed by the member");
   if (ec == http::error::body_limit) return error(Kind::TooLarge, where + "response larger than the size cap");
   if (ec.category() == asio::error::get_ssl_category() || verify_result != X509_V_OK) {
@@ -152,6 +154,9 @@ void load_pem_into(ssl::context& ctx, const ClusterEndpoint& e) {
 }
 
 }  // namespace
+
+// Response headers larger than this are refused (kube-apiserver's are < 1 KiB).
+constexpr std::uint32_t kMaxResponseHeaderBytes = 64 * 1024;
 
 struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
   ClientRuntime::Impl& runtime;
@@ -408,8 +413,12 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
       w->timer.cancel();
       return;
     }
-    if (stream) idle.push_back(std::move(stream));
-    else --open;
+    if (stream) {
+      stream->deadline().expires_never();
+      idle.push_back(std::move(stream));
+    } else {
+      --open;
+    }
   }
 
   void drop_idle() {
@@ -429,27 +438,43 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     auto resolved = co_await resolve(connect_host, connect_port, deadline);
     if (auto* e = std::get_if<MemberError>(&resolved)) co_return *e;
     tcp::resolver::results_type results = std::get<tcp::resolver::results_type>(resolved);
-    auto stream = std::make_unique<Stream>(executor, tls);
-    boost::system::error_code not_ip;
-    asio::ip::make_address(verify_name, not_ip);
-    if (not_ip && !SSL_set_tlsext_host_name(stream->native_handle(), verify_name.c_str()))
-      co_return error(Kind::Tls, "TLS " + address() + ": cannot set server name");
-    if (!endpoint.insecure_skip_tls_verify) stream->set_verify_callback(ssl::host_name_verification(verify_name));
-    beast::get_lowest_layer(*stream).expires_at(deadline);
-    auto [cec, ep] = co_await beast::get_lowest_layer(*stream).async_connect(results, use_tuple);
+    // TCP (and the proxy's tunnel) on a Beast stream for its connect with a
+    // deadline; TLS then runs on the bare socket.
+    beast::tcp_stream tcp_stream(executor);
+    tcp_stream.expires_at(deadline);
+    auto [cec, ep] = co_await tcp_stream.async_connect(results, use_tuple);
     (void)ep;
     if (cec) co_return classify(cec, proxied ? "connect to proxy" : "connect",
                                 proxied ? proxy_host + ":" + proxy_port : address(), X509_V_OK);
     if (proxied) {
-      if (auto e = co_await connect_tunnel(beast::get_lowest_layer(*stream))) co_return *e;
+      if (auto e = co_await connect_tunnel(tcp_stream)) co_return *e;
     }
+    tcp_stream.expires_never();
     // Requests are written whole: no Nagle delay waiting for the member's ACK.
     boost::system::error_code nodelay_error;
-    beast::get_lowest_layer(*stream).socket().set_option(tcp::no_delay(true), nodelay_error);
-    auto [hec] = co_await stream->async_handshake(ssl::stream_base::client, use_tuple);
+    tcp_stream.socket().set_option(tcp::no_delay(true), nodelay_error);
+    std::unique_ptr<Stream> stream;
+    try {
+      stream = std::make_unique<Stream>(tcp_stream.release_socket(), tls.native_handle(), transport::TlsRole::client);
+    } catch (const std::exception& e) {
+      co_return error(Kind::Tls, "TLS " + address() + ": " + e.what());
+    }
+    SSL* ssl = stream->native_handle();
+    boost::system::error_code not_ip;
+    asio::ip::make_address(verify_name, not_ip);
+    if (not_ip && !SSL_set_tlsext_host_name(ssl, verify_name.c_str()))
+      co_return error(Kind::Tls, "TLS " + address() + ": cannot set server name");
+    if (!endpoint.insecure_skip_tls_verify) {
+      // The certificate must name the server: its DNS name, or its IP address (RFC 6125).
+      const int named = not_ip ? SSL_set1_host(ssl, verify_name.c_str())
+                               : X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), verify_name.c_str());
+      if (named != 1) co_return error(Kind::Tls, "TLS " + address() + ": cannot set the name to verify");
+    }
+    stream->deadline().expires_at(deadline);
+    auto hec = co_await stream->handshake();
     if (hec)
       co_return classify(hec, "TLS handshake with", address(),
-                         endpoint.insecure_skip_tls_verify ? X509_V_OK : SSL_get_verify_result(stream->native_handle()));
+                         endpoint.insecure_skip_tls_verify ? X509_V_OK : SSL_get_verify_result(ssl));
     ++handshakes;
     co_return std::move(stream);
   }
@@ -484,22 +509,34 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     return true;
   }
 
+  // Sends `req` whole: one TLS write, one send().
+  static awaitable<boost::system::error_code> write_request(Stream& stream, const http::request<http::string_body>& req) {
+    std::string wire;
+    wire.reserve(512 + req.body().size());
+    wire.append(req.method_string()).append(" ").append(req.target()).append(" HTTP/1.1\r\n");
+    for (const auto& field : req) wire.append(field.name_string()).append(": ").append(field.value()).append("\r\n");
+    wire.append("\r\n").append(req.body());
+    if (auto ec = stream.write(wire.data(), wire.size())) co_return ec;
+    co_return co_await stream.flush();
+  }
+
   awaitable<HttpResult> exchange(Stream& stream, const OutgoingRequest& out, Deadline deadline, bool& reusable) {
     reusable = false;
     auto req = build_request(out);
-    beast::get_lowest_layer(stream).expires_at(deadline);
-    auto [wec, written] = co_await http::async_write(stream, req, use_tuple);
-    (void)written;
-    if (wec) co_return classify(wec, "write to", address(), X509_V_OK);
+    stream.deadline().expires_at(deadline);
+    if (auto wec = co_await write_request(stream, req)) co_return classify(wec, "write to", address(), X509_V_OK);
     beast::flat_buffer buffer;
     http::response_parser<http::string_body> parser;
+    parser.header_limit(kMaxResponseHeaderBytes);
     parser.body_limit(options.max_response_bytes);
+    parser.eager(true);
     if (req.method() == http::verb::head) parser.skip(true);
-    auto [rec, read] = co_await http::async_read(stream, buffer, parser, use_tuple);
-    (void)read;
+    auto rec = co_await transport::read_http(stream, buffer, parser, kMaxResponseHeaderBytes,
+                                             [&] { return parser.is_done(); });
     if (rec) co_return classify(rec, "read from", address(), X509_V_OK);
     auto res = parser.release();
-    reusable = res.keep_alive();
+    // Bytes after the answer would be read as the next one's: not reusable then.
+    reusable = res.keep_alive() && buffer.size() == 0;
     // Inflated here when we asked for gzip, with the same size cap on the
     // inflated bytes (a small compressed body may be a bomb).
     const bool inflate = asks_gzip(out) && (beast::iequals(res[http::field::content_encoding], "gzip") ||
@@ -540,8 +577,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
         self->cancelled = true;
         // Closed, not only cancelled: an operation that starts after this
         // (the coroutine between two steps) fails at once too.
-        boost::system::error_code ignored;
-        if (self->stream != nullptr) beast::get_lowest_layer(*self->stream).socket().close(ignored);
+        if (self->stream != nullptr) self->stream->abort();
       });
     }
   };
@@ -565,24 +601,23 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     };
 
     auto req = build_request(out);
-    auto& socket = beast::get_lowest_layer(*stream);
-    socket.expires_at(header_deadline);
-    auto [wec, written] = co_await http::async_write(*stream, req, use_tuple);
-    (void)written;
+    stream->deadline().expires_at(header_deadline);
+    auto wec = co_await write_request(*stream, req);
     if (wec || state->cancelled) co_return fail(wec, "write to");
     beast::flat_buffer buffer;
     http::response_parser<http::buffer_body> parser;
+    parser.header_limit(kMaxResponseHeaderBytes);
     parser.body_limit((std::numeric_limits<std::uint64_t>::max)());  // a watch has no end; lines are capped instead
-    auto [hec, header_read] = co_await http::async_read_header(*stream, buffer, parser, use_tuple);
-    (void)header_read;
+    auto hec = co_await transport::read_http(*stream, buffer, parser, kMaxResponseHeaderBytes,
+                                             [&] { return parser.is_header_done(); });
     if (hec || state->cancelled) co_return fail(hec, "read from");
     const int status = static_cast<int>(parser.get().result_int());
     if (status != 200) {
       // A refusal (401, 403, 410, ...): its body is the Status, read whole.
       http::response_parser<http::string_body> whole{std::move(parser)};
       whole.body_limit(options.max_response_bytes);
-      auto [rec, read] = co_await http::async_read(*stream, buffer, whole, use_tuple);
-      (void)read;
+      auto rec = co_await transport::read_http(*stream, buffer, whole, kMaxResponseHeaderBytes,
+                                               [&] { return whole.is_done(); });
       if (rec || state->cancelled) co_return fail(rec, "read from");
       auto res = whole.release();
       co_return HttpReply{status, std::move(res.body()), std::string(res[http::field::content_type])};
@@ -596,9 +631,11 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     while (!parser.is_done()) {
       parser.get().body().data = chunk.data();
       parser.get().body().size = chunk.size();
-      socket.expires_after(idle_timeout);
-      auto [rec, read] = co_await http::async_read_some(*stream, buffer, parser, use_tuple);
-      (void)read;
+      stream->deadline().expires_after(idle_timeout);
+      // Back with whatever body has arrived (need_buffer: the chunk is full).
+      auto rec = co_await transport::read_http(*stream, buffer, parser, kMaxResponseHeaderBytes, [&] {
+        return parser.is_done() || parser.get().body().size < chunk.size();
+      });
       if (rec == http::error::need_buffer) rec = {};
       if (rec) co_return fail(rec, "read from");
       if (state->cancelled) co_return error(Kind::Timeout, "stream from " + address() + " cancelled");

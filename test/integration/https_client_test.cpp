@@ -91,6 +91,41 @@ TEST_CASE("HttpsClient: keep-alive, one TLS handshake for many requests", "[inte
   CHECK(stats.idle_connections == 1);
 }
 
+TEST_CASE("HttpsClient: the member's certificate must name the server", "[integration][clusterclient]") {
+  // The simulator's member certificates name localhost, the member and 127.0.0.1.
+  ClientRuntime rt(1);
+  auto endpoint = World::get().members.at("healthy");
+  auto get = [&](const ClusterEndpoint& e) {
+    HttpsClient client(rt, e);
+    return get_sync(client, "/apis/metrics.k8s.io/v1beta1/pods", 3s);
+  };
+  SECTION("by IP address, as the kubeconfig says") { CHECK(std::holds_alternative<HttpReply>(get(endpoint))); }
+  SECTION("by a DNS name the certificate has (tls-server-name)") {
+    endpoint.tls_server_name = "healthy";
+    CHECK(std::holds_alternative<HttpReply>(get(endpoint)));
+  }
+  SECTION("by a DNS name it does not have") {
+    endpoint.tls_server_name = "someone-else.example";
+    const auto r = get(endpoint);
+    const auto& e = expect_error(r);
+    CHECK(e.kind == Kind::Tls);
+    CHECK(e.message.find("hostname mismatch") != std::string::npos);
+  }
+  SECTION("by an IP address it does not have") {
+    endpoint.tls_server_name = "127.0.0.2";
+    const auto r = get(endpoint);
+    const auto& e = expect_error(r);
+    CHECK(e.kind == Kind::Tls);
+    CHECK(e.message.find("IP address mismatch") != std::string::npos);
+  }
+  SECTION("unless verification is off") {
+    endpoint.tls_server_name = "someone-else.example";
+    endpoint.insecure_skip_tls_verify = true;
+    endpoint.ca_pem.clear();
+    CHECK(std::holds_alternative<HttpReply>(get(endpoint)));
+  }
+}
+
 TEST_CASE("HttpsClient: parallel requests share a bounded pool", "[integration][clusterclient]") {
   ClientRuntime rt(2);
   ClientOptions options;
