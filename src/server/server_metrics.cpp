@@ -6,12 +6,25 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <map>
+#include <mutex>
+
 namespace fedmetrics::server {
 
 struct ServerMetrics::Families {
   prometheus::Family<prometheus::Counter>& requests;
   prometheus::Family<prometheus::Histogram>& latency;
   prometheus::Gauge& in_flight;
+  // The series of each (group, resource, code) seen, found again by one map
+  // lookup: prometheus-cpp's Family::Add builds the label map, hashes it and
+  // constructs a new metric (a histogram's buckets too) on every call, only
+  // to throw it away when the series exists, which cost every request.
+  struct Series {
+    prometheus::Counter* requests;
+    prometheus::Histogram* latency;
+  };
+  std::mutex mutex;
+  std::map<std::string, Series, std::less<>> series;
 };
 
 namespace {
@@ -34,17 +47,33 @@ ServerMetrics::ServerMetrics() : registry_(std::make_shared<prometheus::Registry
                         .Help("Requests being answered now.")
                         .Register(*registry_)
                         .Add({});
-  families_ = std::make_unique<Families>(Families{requests, latency, in_flight});
+  families_ = std::unique_ptr<Families>(new Families{requests, latency, in_flight, {}, {}});
 }
 
 ServerMetrics::~ServerMetrics() = default;
 
 void ServerMetrics::observe_request(std::string_view group, std::string_view resource, int code, double seconds) {
-  families_->requests
-      .Add({{"group", std::string(group)}, {"resource", std::string(resource)}, {"code", std::to_string(code)}})
-      .Increment();
-  families_->latency.Add({{"group", std::string(group)}, {"resource", std::string(resource)}}, kLatencyBuckets)
-      .Observe(seconds);
+  std::string key;
+  key.reserve(group.size() + resource.size() + 8);
+  key.append(group).push_back('\n');
+  key.append(resource).push_back('\n');
+  key.append(std::to_string(code));
+  Families::Series series{};
+  {
+    std::lock_guard lock(families_->mutex);
+    auto it = families_->series.find(key);
+    if (it == families_->series.end()) {
+      Families::Series made{
+          &families_->requests.Add(
+              {{"group", std::string(group)}, {"resource", std::string(resource)}, {"code", std::to_string(code)}}),
+          &families_->latency.Add({{"group", std::string(group)}, {"resource", std::string(resource)}},
+                                  kLatencyBuckets)};
+      it = families_->series.emplace(std::move(key), made).first;
+    }
+    series = it->second;
+  }
+  series.requests->Increment();
+  series.latency->Observe(seconds);
 }
 
 void ServerMetrics::request_started() { families_->in_flight.Increment(); }
