@@ -177,6 +177,12 @@ http {
     ssl_certificate $tmp/nginx/cert.pem;
     ssl_certificate_key $tmp/nginx/key.pem;
     ssl_protocols TLSv1.2 TLSv1.3;
+    # The cipher order fedmetrics serves with (Go's crypto/tls order, the
+    # server's choice): both servers encrypt with the same cipher, so the
+    # rows compare servers, not ciphers.
+    ssl_prefer_server_ciphers on;
+    ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305;
+    ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_256_GCM_SHA384;
     root $tmp/nginx/html;
     location / { default_type application/json; add_header Cache-Control "no-cache, private"; }
   }

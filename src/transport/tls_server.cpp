@@ -79,6 +79,13 @@ ssl::context make_tls_context(const TlsServerOptions& options) {
   SSL_CTX_set_min_proto_version(ctx.native_handle(), min);
   // No renegotiation (Go's servers refuse it too); so a write never needs a read.
   SSL_CTX_set_options(ctx.native_handle(), SSL_OP_NO_RENEGOTIATION);
+  // The server's order decides, as in Go's crypto/tls (every Kubernetes API
+  // server): AES-128-GCM first, then ChaCha20, then AES-256-GCM. OpenSSL
+  // would otherwise follow the client, and OpenSSL clients ask for AES-256
+  // first, which costs them and us a third more per byte for no gain here.
+  SSL_CTX_set_options(ctx.native_handle(), SSL_OP_CIPHER_SERVER_PREFERENCE);
+  SSL_CTX_set_ciphersuites(ctx.native_handle(),
+                           "TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_256_GCM_SHA384");
   // Read whole records, and what follows them, in one recv() instead of a
   // header read and a body read per record.
   SSL_CTX_set_read_ahead(ctx.native_handle(), 1);
