@@ -233,6 +233,8 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     while (!base_path.empty() && base_path.back() == '/') base_path.pop_back();
     verify_name = endpoint.tls_server_name.empty() ? host : endpoint.tls_server_name;
     SSL_CTX_set_min_proto_version(tls.native_handle(), TLS1_2_VERSION);
+    // A member asking to renegotiate would make a write wait for a read; Go's clients refuse too.
+    SSL_CTX_set_options(tls.native_handle(), SSL_OP_NO_RENEGOTIATION);
     load_pem_into(tls, endpoint);
     token = endpoint.token_file.empty() ? endpoint.token : read_token_file(endpoint.token_file);
   }
@@ -534,9 +536,10 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     auto rec = co_await transport::read_http(stream, buffer, parser, kMaxResponseHeaderBytes,
                                              [&] { return parser.is_done(); });
     if (rec) co_return classify(rec, "read from", address(), X509_V_OK);
+    // Bytes after the answer would be read as the next one's: not reusable
+    // then. (The parser's keep_alive is false for a body ended by the close.)
+    reusable = parser.keep_alive() && buffer.size() == 0;
     auto res = parser.release();
-    // Bytes after the answer would be read as the next one's: not reusable then.
-    reusable = res.keep_alive() && buffer.size() == 0;
     // Inflated here when we asked for gzip, with the same size cap on the
     // inflated bytes (a small compressed body may be a bomb).
     const bool inflate = asks_gzip(out) && (beast::iequals(res[http::field::content_encoding], "gzip") ||

@@ -372,7 +372,7 @@ struct TlsServer::Impl {
   awaitable<boost::system::error_code> write_response(TlsSocket& tls, std::string& scratch, const ResponseHead& head,
                                                       std::string_view body) {
     constexpr std::size_t kRecordBytes = 16 * 1024;
-    constexpr std::size_t kFlushBytes = 256 * 1024;
+    constexpr std::size_t kFlushBytes = 64 * 1024;  // the most ciphertext a connection holds
     scratch.clear();
     append_response_head(scratch, head);
     const std::size_t first = std::min(body.size(), scratch.size() < kRecordBytes ? kRecordBytes - scratch.size() : 0);

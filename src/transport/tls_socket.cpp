@@ -80,7 +80,11 @@ struct OutputBio {
     auto* socket = static_cast<TlsSocket*>(BIO_get_data(bio));
     BIO_clear_retry_flags(bio);
     if (socket == nullptr || size < 0) return -1;
-    socket->output_.append(data, static_cast<std::size_t>(size));
+    try {
+      socket->output_.append(data, static_cast<std::size_t>(size));
+    } catch (const std::bad_alloc&) {
+      return -1;  // never let an exception cross OpenSSL's C frames
+    }
     return size;
   }
   static long ctrl(BIO* bio, int command, long, void*) {
@@ -183,15 +187,15 @@ asio::awaitable<error_code> TlsSocket::handshake() {
     const int result = SSL_do_handshake(ssl_);
     const int saved_errno = errno;
     const int error = result == 1 ? SSL_ERROR_NONE : SSL_get_error(ssl_, result);
+    // Read the error now: the thread's OpenSSL error queue is not ours after a co_await.
+    const error_code failure =
+        result == 1 || error == SSL_ERROR_WANT_READ ? error_code{} : error_after(result, saved_errno);
     // The handshake's own flights (ServerHello..., session tickets, alerts).
     if (pending_output() > 0)
-      if (auto ec = co_await flush(); ec && error != SSL_ERROR_SSL) co_return ec;
+      if (auto ec = co_await flush(); ec && !failure) co_return ec;
+    if (failure) co_return failure;
     if (result == 1) co_return error_code{};
-    if (error == SSL_ERROR_WANT_READ) {
-      if (auto ec = co_await wait(tcp::socket::wait_read)) co_return ec;
-      continue;
-    }
-    co_return error_after(result, saved_errno);
+    if (auto ec = co_await wait(tcp::socket::wait_read)) co_return ec;
   }
 }
 
@@ -203,15 +207,15 @@ asio::awaitable<std::pair<error_code, std::size_t>> TlsSocket::read_some(char* d
     const int result = SSL_read_ex(ssl_, data, size, &n);
     const int saved_errno = errno;
     const int error = result == 1 ? SSL_ERROR_NONE : SSL_get_error(ssl_, result);
+    // Read the error now: the thread's OpenSSL error queue is not ours after a co_await.
+    const error_code failure =
+        result == 1 || error == SSL_ERROR_WANT_READ ? error_code{} : error_after(result, saved_errno);
     // Reading can produce records to send (a TLS 1.3 KeyUpdate answer, an alert).
-    if (pending_output() > 0 && error != SSL_ERROR_SSL)
+    if (pending_output() > 0 && !failure)
       if (auto ec = co_await flush()) co_return std::pair{ec, std::size_t{0}};
+    if (failure) co_return std::pair{failure, std::size_t{0}};
     if (result == 1) co_return std::pair{error_code{}, n};
-    if (error == SSL_ERROR_WANT_READ) {
-      if (auto ec = co_await wait(tcp::socket::wait_read)) co_return std::pair{ec, std::size_t{0}};
-      continue;
-    }
-    co_return std::pair{error_after(result, saved_errno), std::size_t{0}};
+    if (auto ec = co_await wait(tcp::socket::wait_read)) co_return std::pair{ec, std::size_t{0}};
   }
 }
 
@@ -247,7 +251,7 @@ asio::awaitable<error_code> TlsSocket::flush() {
   sent_ = 0;
   // Keep the buffer of an ordinary answer for the next one; give back what a
   // large one grew it to, so that idle connections stay small.
-  constexpr std::size_t kKeptCapacity = 128 * 1024;
+  constexpr std::size_t kKeptCapacity = 64 * 1024;
   if (output_.capacity() > kKeptCapacity) std::string().swap(output_);
   co_return error_code{};
 }

@@ -452,6 +452,57 @@ bool wait_for(Collected& c, std::chrono::milliseconds timeout, Pred pred) {
   return c.changed.wait_for(lock, timeout, [&] { return pred(c); });
 }
 
+}  // namespace
+
+#include "fedmetrics/transport/self_signed.hpp"
+#include "fedmetrics/transport/tls_server.hpp"
+
+TEST_CASE("HttpsClient: a watch refused with an empty body ends at once", "[integration][clusterclient]") {
+  // A header that ends its message (Content-Length: 0, or 204) on a kept-alive
+  // connection: the client must not wait for a body that never comes.
+  auto dir = std::filesystem::temp_directory_path() / ("fedmetrics-empty-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  auto cert = transport::ensure_self_signed_certificate(dir.string(), {"localhost"}, {"127.0.0.1"});
+  int status = 403;
+  transport::TlsServerOptions server_options;
+  server_options.bind_address = "127.0.0.1";
+  server_options.port = 0;
+  server_options.cert_file = cert.cert_file;
+  server_options.key_file = cert.key_file;
+  server_options.threads = 1;
+  transport::TlsServer server(server_options, [&status](transport::HttpRequest, auto respond) {
+    transport::HttpResponse response;
+    response.status = status;
+    respond(std::move(response));  // no body: Content-Length: 0, connection kept
+  });
+  std::thread serving([&] { server.run(); });
+  SECTION("403") { status = 403; }
+  SECTION("204") { status = 204; }
+  ClusterEndpoint endpoint;
+  endpoint.name = "empty";
+  endpoint.server = "https://127.0.0.1:" + std::to_string(server.port());
+  std::ifstream pem(cert.cert_file);
+  endpoint.ca_pem.assign(std::istreambuf_iterator<char>(pem), {});
+  {
+    ClientRuntime rt(1);
+    HttpsClient client(rt, endpoint);
+    auto c = std::make_shared<Collected>();
+    const auto started = std::chrono::steady_clock::now();
+    auto stream = client.stream_lines("/api/v1/pods?watch=true", started + 5s, 10s, collect_into(c));
+    REQUIRE(wait_for(*c, 3s, [](Collected& s) { return s.end.has_value(); }));
+    CHECK(std::chrono::steady_clock::now() - started < 1s);
+    const auto* reply = std::get_if<HttpReply>(&*c->end);
+    REQUIRE(reply != nullptr);
+    CHECK(reply->status == status);
+    CHECK(reply->body.empty());
+  }
+  server.stop();
+  serving.join();
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+
 // The control plane, as kube-apiserver, refuses objects in a namespace that does not exist.
 void create_namespace(HttpsClient& control, const std::string& ns) {
   OutgoingRequest create;

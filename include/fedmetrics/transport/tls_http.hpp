@@ -24,7 +24,8 @@ namespace fedmetrics::transport {
 // pipelined request). Errors: Beast's (header_limit, body_limit,
 // need_buffer when a buffer_body is full, partial_message when the peer
 // closed mid-message, end_of_stream when it closed between messages) or the
-// socket's. A header is not allowed to grow past `max_header_bytes` while
+// socket's (ssl::error::stream_truncated: closed without close_notify in the
+// middle of a message). A header is not allowed to grow past `max_header_bytes` while
 // it is incomplete (Beast only checks a header once it has all of it).
 template <bool isRequest, class Done>
 boost::asio::awaitable<boost::system::error_code> read_http(TlsSocket& tls, boost::beast::flat_buffer& buffer,
@@ -33,6 +34,9 @@ boost::asio::awaitable<boost::system::error_code> read_http(TlsSocket& tls, boos
   namespace http = boost::beast::http;
   constexpr std::size_t kReadSize = 16 * 1024;  // one TLS record
   for (;;) {
+    // Done already (a header that ends its message: Content-Length 0, 204,
+    // 304): reading on would wait for bytes that never come.
+    if (parser.is_done() || done()) co_return boost::system::error_code{};
     if (buffer.size() > 0) {
       boost::system::error_code ec;
       const std::size_t used = parser.put(buffer.data(), ec);
@@ -46,6 +50,9 @@ boost::asio::awaitable<boost::system::error_code> read_http(TlsSocket& tls, boos
     auto [ec, n] = co_await tls.read_some(static_cast<char*>(space.data()), space.size());
     if (ec == boost::asio::error::eof || ec == boost::asio::ssl::error::stream_truncated) {
       if (!parser.got_some() && buffer.size() == 0) co_return http::error::end_of_stream;
+      // Closed without close_notify mid-message: a body that ends with the
+      // connection may have been cut, so it is not taken as complete.
+      if (ec == boost::asio::ssl::error::stream_truncated) co_return ec;
       boost::system::error_code eof_ec;
       parser.put_eof(eof_ec);  // a body delimited by the end of the connection ends here
       if (eof_ec) co_return eof_ec;
