@@ -31,7 +31,11 @@ struct Gather {
   std::unique_ptr<std::atomic<bool>[]> answered;  // guards against a member calling back twice
   std::atomic<std::size_t> remaining{0};
   std::function<void(std::vector<MemberAnswer<R>>)> on_all;
+  std::chrono::steady_clock::time_point started;
 };
+
+// How much of a member's answer time the latest one counts for (an EWMA).
+constexpr double kLatencyWeight = 0.2;
 
 // An answer worth keeping for cache_ttl: complete (no member failed) and not
 // a server-side failure, so a recovered member is seen by the very next query.
@@ -60,6 +64,10 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
   std::map<std::string, AnyWaiters> in_flight;  // guarded by mutex
   std::map<std::string, Cached> cache;          // guarded by mutex
   std::map<std::string, std::uint64_t, std::less<>> errors_by_cluster;  // guarded by mutex
+  // Each member's answer time (seconds, moving average), to ask the slowest
+  // first: the answer waits for it, so its request should leave first and
+  // the others' be sent (and their answers read) while it works.
+  std::map<std::string, double, std::less<>> answer_seconds;  // guarded by mutex
 
   std::atomic<std::uint64_t> queries{0};
   std::atomic<std::uint64_t> fan_outs{0};
@@ -134,9 +142,36 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
     if (options.on_member_error) options.on_member_error(cluster, error);
   }
 
+  void record_answer_time(const std::string& cluster, std::chrono::steady_clock::duration took) {
+    const double seconds = std::chrono::duration<double>(took).count();
+    std::lock_guard lock(mutex);
+    auto [it, inserted] = answer_seconds.try_emplace(cluster, seconds);
+    if (!inserted) it->second += kLatencyWeight * (seconds - it->second);
+  }
+
+  // The order to ask `chosen` in: slowest (as seen so far) first; members
+  // not seen yet keep their place after them.
+  std::vector<std::size_t> slowest_first(const MemberList& members, const std::vector<std::size_t>& chosen) const {
+    std::vector<std::pair<double, std::size_t>> keyed;
+    keyed.reserve(chosen.size());
+    {
+      std::lock_guard lock(mutex);
+      for (std::size_t i = 0; i < chosen.size(); ++i) {
+        auto it = answer_seconds.find(members[chosen[i]]->name());
+        keyed.emplace_back(it == answer_seconds.end() ? -1.0 : it->second, i);
+      }
+    }
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<std::size_t> order;
+    order.reserve(keyed.size());
+    for (const auto& [seconds, i] : keyed) order.push_back(i);
+    return order;
+  }
+
   template <class R>
   void deliver(Gather<R>& gather, std::size_t i, MemberResult<R>&& result) {
     if (gather.answered[i].exchange(true, std::memory_order_acq_rel)) return;  // broken member contract
+    record_answer_time(gather.answers[i].cluster, clock() - gather.started);
     if (const auto* error = std::get_if<MemberError>(&result)) {
       record_error(gather.answers[i].cluster, *error);
     } else {
@@ -167,8 +202,9 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
     gather->on_all = [self = shared_from_this(), key, merge = std::move(merge)](std::vector<MemberAnswer<R>> answers) {
       self->finish<A>(key, merge(std::move(answers)));
     };
-    const Deadline deadline = clock() + options.member_timeout;
-    for (std::size_t i = 0; i < chosen.size(); ++i) {
+    gather->started = clock();
+    const Deadline deadline = gather->started + options.member_timeout;
+    for (const std::size_t i : slowest_first(members, chosen)) {
       member_calls.fetch_add(1, std::memory_order_relaxed);
       // The callback may run right here (synchronously) or later on any thread.
       call(*members[chosen[i]], deadline, [self = shared_from_this(), gather, i](MemberResult<R> result) {

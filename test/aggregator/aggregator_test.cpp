@@ -518,3 +518,40 @@ TEST_CASE("Aggregator: has_served turns true after a successful member call or a
   other.add("member1");  // capabilities known: discovery answered
   CHECK(other.aggregator()->has_served());
 }
+
+TEST_CASE("Aggregator: asks the slowest member first, as measured on the injected clock", "[aggregator]") {
+  World w;
+  std::vector<std::string> order;
+  std::map<std::string, std::shared_ptr<FakeMember>> members;
+  for (const char* name : {"fast", "slow", "middle"}) {
+    auto m = w.add(name);
+    m->deferred = true;
+    m->pods = std::vector{pod("default", std::string(name) + "-pod")};
+    m->call_order = &order;
+    members[name] = m;
+  }
+  auto agg = w.aggregator(options_with(3s));
+  auto round = [&](std::vector<std::pair<std::string, std::chrono::milliseconds>> answer_times) {
+    order.clear();
+    Received<PodMetricsAnswer> got;
+    const auto started = w.clock.now;
+    agg->pod_metrics(pods_in("default"), got.callback());
+    for (const auto& [name, after] : answer_times) {
+      w.clock.now = started + after;
+      members[name]->release();
+    }
+    REQUIRE(got.answers.size() == 1);
+    // The answer's items do not depend on the order the members were asked in.
+    CHECK(items_of(got.answers[0]).size() == 3);
+    return order;
+  };
+  // Nothing measured yet: the members' own order.
+  CHECK(round({{"fast", 1ms}, {"middle", 3ms}, {"slow", 5ms}}) == std::vector<std::string>{"fast", "slow", "middle"});
+  // Then slowest first.
+  CHECK(round({{"fast", 1ms}, {"middle", 3ms}, {"slow", 5ms}}) == std::vector<std::string>{"slow", "middle", "fast"});
+  // A moving average: one quick answer from "slow" does not reorder at once,
+  // a sustained change does.
+  CHECK(round({{"slow", 1ms}, {"fast", 2ms}, {"middle", 3ms}}) == std::vector<std::string>{"slow", "middle", "fast"});
+  for (int i = 0; i < 10; ++i) round({{"slow", 1ms}, {"middle", 3ms}, {"fast", 6ms}});
+  CHECK(round({{"slow", 1ms}, {"middle", 3ms}, {"fast", 6ms}}) == std::vector<std::string>{"fast", "middle", "slow"});
+}

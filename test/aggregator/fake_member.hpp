@@ -123,6 +123,7 @@ class FakeMember final : public MemberCluster {
                    const k8s::FieldSelector& fields, Deadline deadline,
                    MemberCallback<std::vector<k8s::PodMetrics>> done) override {
     pod_calls.push_back({namespace_name, labels.to_string(), fields.to_string(), deadline});
+    if (call_order != nullptr) call_order->push_back(name_);
     answer(pods, std::move(done));
   }
   void node_metrics(const k8s::LabelSelector& labels, const k8s::FieldSelector& fields, Deadline deadline,
@@ -170,6 +171,7 @@ class FakeMember final : public MemberCluster {
   std::vector<CustomMetricsQuery> custom_calls;
   std::vector<ExternalMetricsQuery> external_calls;
   Deadline last_deadline{};
+  std::vector<std::string>* call_order = nullptr;  // when set, each pod_metrics call appends the name
 
  private:
   template <class R>
