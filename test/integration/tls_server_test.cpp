@@ -599,16 +599,26 @@ TEST_CASE("TlsServer handles late answers and status 0 and a throwing handler", 
   }
 }
 
+namespace {
+
+// A handler that answers with a stream, handing the producer's end to the test.
+auto streaming_handler(Mailbox<std::shared_ptr<ResponseStream>>& streams,
+                       std::vector<std::pair<std::string, std::string>> headers = {}) {
+  return [&streams, headers](const HttpRequest&, const Respond& respond) {
+    HttpResponse response;
+    response.stream = std::make_shared<ResponseStream>();
+    response.headers = headers;
+    streams.put(response.stream);
+    respond(std::move(response));
+  };
+}
+
+}  // namespace
+
 TEST_CASE("TlsServer streams a ResponseStream as HTTP chunks", "[integration][tls_server]") {
   Mailbox<std::shared_ptr<ResponseStream>> streams;
   TestServer server;
-  server.start([&](const HttpRequest&, const Respond& respond) {
-    HttpResponse response;
-    response.stream = std::make_shared<ResponseStream>();
-    response.headers = {{"X-Stream", "yes"}};
-    streams.put(response.stream);
-    respond(std::move(response));
-  });
+  server.start(streaming_handler(streams, {{"X-Stream", "yes"}}));
   Client client;
   require_connect(client, server);
   REQUIRE(client.write(request("GET", "/watch")));
@@ -656,12 +666,7 @@ TEST_CASE("TlsServer streams a ResponseStream as HTTP chunks", "[integration][tl
 TEST_CASE("TlsServer answers HEAD to a streamed response with its head only", "[integration][tls_server]") {
   Mailbox<std::shared_ptr<ResponseStream>> streams;
   TestServer server;
-  server.start([&](const HttpRequest&, const Respond& respond) {
-    HttpResponse response;
-    response.stream = std::make_shared<ResponseStream>();
-    streams.put(response.stream);
-    respond(std::move(response));
-  });
+  server.start(streaming_handler(streams));
   Client client;
   require_connect(client, server);
   REQUIRE(client.write(request("HEAD", "/watch")));

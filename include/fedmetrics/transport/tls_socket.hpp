@@ -89,11 +89,11 @@ class TlsSocket {
   // connection under an answer the client has not read yet.
   boost::asio::awaitable<void> shutdown();
 
+
+ private:
   // Waits until the socket is readable or writable (or the deadline passed:
   // asio::error::timed_out).
   boost::asio::awaitable<boost::system::error_code> wait(boost::asio::ip::tcp::socket::wait_type type);
-
- private:
   boost::system::error_code error_after(int result, int saved_errno);
 
   boost::asio::ip::tcp::socket socket_;
