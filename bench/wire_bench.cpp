@@ -44,6 +44,28 @@ std::string pod_metrics_list(int pods) {
   return pod_metrics_list_to_json(items).dump();
 }
 
+// The merged answer of bench/run.sh: pods of one or two containers, labels,
+// and the query-from-cluster annotation the aggregator adds to each.
+std::vector<PodMetrics> merged_pods(int pods) {
+  std::vector<PodMetrics> items;
+  const Timestamp now = *parse_time("2026-11-23T08:00:23Z");
+  for (int i = 0; i < pods; ++i) {
+    PodMetrics p;
+    p.metadata.name = (i % 5 < 2 ? "api-7c45cffc96-" : "web-68fc4c95d5-") + std::to_string(10000 + i);
+    p.metadata.namespace_name = "bench";
+    p.metadata.labels = {{"app", i % 5 < 2 ? "api" : "web"}, {"pod-template-hash", "7c45cffc96"}};
+    p.metadata.annotations = {{"resource.karmada.io/query-from-cluster", "member" + std::to_string(1 + i % 10)}};
+    p.metadata.creation_timestamp = now;
+    p.timestamp = now;
+    p.window = std::chrono::seconds(15);
+    p.containers.push_back({"web", {{"cpu", Quantity::from_nanos(101000000 + i * 1000)},
+                                    {"memory", Quantity::from_value((8 << 20) + i * 4096, QuantityFormat::BinarySI)}}});
+    if (i % 5 < 2) p.containers.push_back({"envoy", {{"cpu", Quantity{}}, {"memory", Quantity{}}}});
+    items.push_back(std::move(p));
+  }
+  return items;
+}
+
 }  // namespace
 
 int main() {
@@ -66,6 +88,21 @@ int main() {
   Quantity a = *Quantity::parse("20468Ki"), b = *Quantity::parse("30000Ki");
   double add = median_ns(9, 1000000, [&] { sink = sink + (a.plus(b)->is_zero()); });
   std::printf("%-44s %14.1f %12s\n", "Quantity::plus", add, "-");
+
+  const Timestamp stamp = *parse_time("2026-11-23T08:00:23Z");
+  double time_ns = median_ns(9, 200000, [&] { sink = sink + format_time(stamp).size(); });
+  std::printf("%-44s %14.1f %12s\n", "format_time", time_ns, "-");
+  double duration_ns = median_ns(9, 200000, [&] {
+    sink = sink + format_duration(std::chrono::seconds(15)).size() + format_duration(std::chrono::milliseconds(15021)).size();
+  }) / 2;
+  std::printf("%-44s %14.1f %12s\n", "format_duration", duration_ns, "-");
+
+  {
+    const auto merged = merged_pods(100);
+    const std::size_t bytes = encode_pod_metrics_list(merged).size();
+    double ns = median_ns(9, 50, [&] { sink = sink + (encode_pod_metrics_list(merged).size()); });
+    std::printf("%-44s %14.0f %12.1f\n", "encode merged answer (100 pods, bench/run.sh)", ns, bytes / ns * 1e3);
+  }
 
   for (int pods : {100, 1000}) {
     std::string body = pod_metrics_list(pods);

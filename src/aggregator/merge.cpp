@@ -90,6 +90,9 @@ Answer<std::vector<Item>> merge_resource_metrics(std::vector<MemberAnswer<std::v
   const bool pods = query.kind == ResourceMetricsQuery::Kind::Pods;
 
   std::vector<Item> items;
+  std::size_t total = 0;
+  for (const auto& answered : g.answered) total += answered.second.size();
+  items.reserve(total);
   for (auto& [cluster, list] : g.answered) {
     for (Item& item : list) {
       const k8s::ObjectMeta& meta = item.metadata;
@@ -103,10 +106,12 @@ Answer<std::vector<Item>> merge_resource_metrics(std::vector<MemberAnswer<std::v
       items.push_back(std::move(item));
     }
   }
-  // metrics-server sorts by namespace then name; the member breaks ties.
+  // metrics-server sorts by namespace then name; the member breaks ties. The
+  // items are in member-name order already (gather), so a stable sort on
+  // namespace and name keeps that order among equals, without looking the
+  // annotation up in every comparison.
   std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-    return std::tie(a.metadata.namespace_name, a.metadata.name, from_cluster(a.metadata)) <
-           std::tie(b.metadata.namespace_name, b.metadata.name, from_cluster(b.metadata));
+    return std::tie(a.metadata.namespace_name, a.metadata.name) < std::tie(b.metadata.namespace_name, b.metadata.name);
   });
   if (!get) return {std::move(items), std::move(g.warnings)};
 

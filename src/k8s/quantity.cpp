@@ -68,7 +68,10 @@ std::optional<Nanos> checked_mul(Nanos a, Nanos b) {
 
 UNanos magnitude_of(Nanos n) { return n < 0 ? UNanos{0} - static_cast<UNanos>(n) : static_cast<UNanos>(n); }
 
-std::string to_decimal_string(UNanos v) {
+// Instantiated for unsigned __int128 and, when the magnitude fits (nearly
+// always), for std::uint64_t: 128-bit division is a library call per digit.
+template <class U>
+std::string to_decimal_string(U v) {
   std::array<char, 40> buffer{};  // 2^128 has 39 digits
   std::size_t pos = buffer.size();
   do {
@@ -311,16 +314,18 @@ std::optional<Nanos> small_integer_nanos(const ScannedQuantity& q, const SuffixM
 // ---------------------------------------------------------------------------
 // Printing: CanonicalizeBytes.
 
+template <class U>
 struct DecimalForm {
-  UNanos mantissa = 0;
+  U mantissa = 0;
   int exponent = 0;  // power of ten, a multiple of 3
 };
 
 // All trailing zeros go into the exponent, which is then lowered to a multiple
 // of 3 (int64Amount/infDecAmount.AsCanonicalBytes). Starting from nano (10^-9),
 // the mantissa never grows beyond the original magnitude.
-DecimalForm canonical_decimal(UNanos magnitude) {
-  DecimalForm form{magnitude, -9};
+template <class U>
+DecimalForm<U> canonical_decimal(U magnitude) {
+  DecimalForm<U> form{magnitude, -9};
   while (form.mantissa % 10 == 0) {
     form.mantissa /= 10;
     ++form.exponent;
@@ -348,8 +353,9 @@ std::optional<std::string_view> decimal_si_suffix(int exponent) {
   }
 }
 
-std::string format_decimal(UNanos magnitude, QuantityFormat format) {
-  const DecimalForm form = canonical_decimal(magnitude);
+template <class U>
+std::string format_decimal(U magnitude, QuantityFormat format) {
+  const DecimalForm<U> form = canonical_decimal(magnitude);
   std::string text = to_decimal_string(form.mantissa);
   if (format == QuantityFormat::DecimalSI) {
     if (std::optional<std::string_view> suffix = decimal_si_suffix(form.exponent)) return text.append(*suffix);
@@ -362,11 +368,12 @@ std::string format_decimal(UNanos magnitude, QuantityFormat format) {
 
 // BinarySI prints as DecimalSI when -1024 < v < 1024 or v is not an integer;
 // otherwise factors of 1024 become Ki..Ei.
-std::string format_binary(UNanos magnitude) {
-  const UNanos per_unit = static_cast<UNanos>(kNanosPerUnit);
+template <class U>
+std::string format_binary(U magnitude) {
+  const U per_unit = static_cast<U>(kNanosPerUnit);
   if (magnitude % per_unit != 0 || magnitude < 1024 * per_unit)
     return format_decimal(magnitude, QuantityFormat::DecimalSI);
-  UNanos units = magnitude / per_unit;
+  U units = magnitude / per_unit;
   int powers = 0;
   while (units >= 1024 && units % 1024 == 0) {
     units /= 1024;
@@ -377,6 +384,18 @@ std::string format_binary(UNanos magnitude) {
   if (powers >= static_cast<int>(kSuffixes.size()))
     return format_decimal(magnitude, QuantityFormat::DecimalExponent);
   return to_decimal_string(units).append(kSuffixes[static_cast<std::size_t>(powers)]);
+}
+
+// The canonical text of a nonzero magnitude, in the narrowest type that holds it.
+std::string format_magnitude(UNanos magnitude, QuantityFormat format) {
+  constexpr UNanos kFitsUint64 = std::numeric_limits<std::uint64_t>::max();
+  if (magnitude <= kFitsUint64) {
+    const auto narrow = static_cast<std::uint64_t>(magnitude);
+    if (format == QuantityFormat::BinarySI) return format_binary(narrow);
+    return format_decimal(narrow, format == QuantityFormat::DecimalSI ? format : QuantityFormat::DecimalExponent);
+  }
+  if (format == QuantityFormat::BinarySI) return format_binary(magnitude);
+  return format_decimal(magnitude, format == QuantityFormat::DecimalSI ? format : QuantityFormat::DecimalExponent);
 }
 
 // ceil(nanos / divisor) away from zero, clamped to int64.
@@ -493,15 +512,10 @@ Quantity Quantity::from_nanos(Nanos nanos, QuantityFormat format) {
 
 std::string Quantity::to_string() const {
   if (nanos_ == 0) return "0";  // never "0m", never "-0"
-  std::string text = nanos_ < 0 ? "-" : "";
-  const UNanos magnitude = magnitude_of(nanos_);
-  switch (format_) {
-    case QuantityFormat::BinarySI: return text.append(format_binary(magnitude));
-    case QuantityFormat::DecimalSI: return text.append(format_decimal(magnitude, QuantityFormat::DecimalSI));
-    case QuantityFormat::DecimalExponent: break;
-  }
-  // DecimalExponent, and any unknown format (CanonicalizeBytes' default case).
-  return text.append(format_decimal(magnitude, QuantityFormat::DecimalExponent));
+  // DecimalExponent, and any unknown format (CanonicalizeBytes' default case),
+  // print as DecimalExponent (format_magnitude).
+  std::string text = format_magnitude(magnitude_of(nanos_), format_);
+  return nanos_ < 0 ? text.insert(0, 1, '-') : text;
 }
 
 std::int64_t Quantity::milli_value() const { return scaled_value(nanos_, kNanosPerMilli); }

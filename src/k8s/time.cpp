@@ -1,5 +1,6 @@
 #include "fedmetrics/k8s/time.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -102,8 +103,24 @@ std::string format_time(Timestamp t) {
   auto days = floor<std::chrono::days>(secs);
   year_month_day ymd{days};
   hh_mm_ss<seconds> hms{secs - days};
+  const int year = static_cast<int>(ymd.year());
+  // Every answer carries two of these per item: digits by hand, not snprintf.
+  // Nanosecond timestamps span 1677 to 2262; snprintf stays for any other year.
+  if (year >= 0 && year <= 9999) {
+    std::string out = "0000-00-00T00:00:00Z";
+    const auto put = [&out](std::size_t at, int value, int width) {
+      for (int i = width - 1; i >= 0; --i, value /= 10) out[at + static_cast<std::size_t>(i)] = static_cast<char>('0' + value % 10);
+    };
+    put(0, year, 4);
+    put(5, static_cast<int>(static_cast<unsigned>(ymd.month())), 2);
+    put(8, static_cast<int>(static_cast<unsigned>(ymd.day())), 2);
+    put(11, static_cast<int>(hms.hours().count()), 2);
+    put(14, static_cast<int>(hms.minutes().count()), 2);
+    put(17, static_cast<int>(hms.seconds().count()), 2);
+    return out;
+  }
   std::array<char, 32> buf{};
-  int n = std::snprintf(buf.data(), buf.size(), "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(ymd.year()),
+  int n = std::snprintf(buf.data(), buf.size(), "%04d-%02u-%02uT%02d:%02d:%02dZ", year,
                         static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
                         static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
                         static_cast<int>(hms.seconds().count()));
@@ -212,57 +229,81 @@ Expected<nanoseconds> parse_duration(std::string_view text) {
 
 namespace {
 
-// Go's fmtFrac: writes "." and the `precision` digits of v's fraction, without
-// trailing zeros (nothing at all when the fraction is zero); returns v / 10^precision.
-std::uint64_t append_fraction(std::string& out, std::uint64_t v, int precision) {
-  std::string digits;
-  bool printing = false;
-  for (int i = 0; i < precision; ++i) {
-    auto digit = static_cast<char>('0' + v % 10);
-    printing = printing || digit != '0';
-    if (printing) digits.insert(digits.begin(), digit);
-    v /= 10;
+// Go's time.Duration.format writes backwards into a 32-byte buffer; so does
+// this, with the same fmtFrac and fmtInt steps, and no allocation but the result.
+class BackwardBuffer {
+ public:
+  void put(char c) { buffer_[--pos_] = c; }
+  void put(std::string_view s) {
+    pos_ -= s.size();
+    std::copy(s.begin(), s.end(), buffer_.begin() + static_cast<std::ptrdiff_t>(pos_));
   }
-  if (printing) out += "." + digits;
-  return v;
-}
+  // fmtFrac: the `precision` fraction digits of v without trailing zeros, and
+  // the '.' (nothing when the fraction is zero); returns v / 10^precision.
+  std::uint64_t fraction(std::uint64_t v, int precision) {
+    bool printing = false;
+    for (int i = 0; i < precision; ++i) {
+      const auto digit = static_cast<char>('0' + v % 10);
+      printing = printing || digit != '0';
+      if (printing) put(digit);
+      v /= 10;
+    }
+    if (printing) put('.');
+    return v;
+  }
+  // fmtInt.
+  void integer(std::uint64_t v) {
+    do {
+      put(static_cast<char>('0' + v % 10));
+      v /= 10;
+    } while (v != 0);
+  }
+  [[nodiscard]] std::string text() const { return std::string(buffer_.data() + pos_, buffer_.size() - pos_); }
+
+ private:
+  std::array<char, 32> buffer_{};
+  std::size_t pos_ = buffer_.size();
+};
 
 }  // namespace
 
 std::string format_duration(nanoseconds d) {
-  std::int64_t raw = d.count();
-  if (raw == 0) return "0s";
-  bool negative = raw < 0;
+  const std::int64_t raw = d.count();
+  const bool negative = raw < 0;
   std::uint64_t u = negative ? static_cast<std::uint64_t>(-(raw + 1)) + 1 : static_cast<std::uint64_t>(raw);
-  std::string out;
-  if (u < 1'000'000'000ULL) {
+  BackwardBuffer out;
+  out.put('s');
+  if (u == 0) {
+    out.put('0');
+  } else if (u < 1'000'000'000ULL) {
     // Less than a second: ns, µs or ms, with a fraction where needed.
-    std::string unit;
     int precision = 0;
     if (u < 1'000) {
-      unit = "ns";
+      out.put('n');
     } else if (u < 1'000'000) {
       precision = 3;
-      unit = "\xC2\xB5s";
+      out.put("\xC2\xB5");  // U+00B5 micro sign
     } else {
       precision = 6;
-      unit = "ms";
+      out.put('m');
     }
-    std::string frac;
-    std::uint64_t whole = append_fraction(frac, u, precision);
-    out = std::to_string(whole) + frac + unit;
+    out.integer(out.fraction(u, precision));
   } else {
-    std::string frac;
-    std::uint64_t secs = append_fraction(frac, u, 9);
-    out = std::to_string(secs % 60) + frac + "s";
-    std::uint64_t mins = secs / 60;
-    if (mins > 0) {
-      out = std::to_string(mins % 60) + "m" + out;
-      std::uint64_t hours = mins / 60;
-      if (hours > 0) out = std::to_string(hours) + "h" + out;
+    u = out.fraction(u, 9);
+    out.integer(u % 60);
+    u /= 60;
+    if (u > 0) {
+      out.put('m');
+      out.integer(u % 60);
+      u /= 60;
+      if (u > 0) {
+        out.put('h');
+        out.integer(u);
+      }
     }
   }
-  return negative ? "-" + out : out;
+  if (negative) out.put('-');
+  return out.text();
 }
 
 }  // namespace fedmetrics::k8s

@@ -547,13 +547,13 @@ class Responder {
       for (const auto& n : spec_.nodes)
         if (labels.matches(n.labels) && fields.matches(n.name, "")) items.push_back(node_metrics(n));
       std::sort(items.begin(), items.end(), [](auto& a, auto& b) { return a.metadata.name < b.metadata.name; });
-      return json_response(k8s::node_metrics_list_to_json(items).dump());
+      return json_response(k8s::encode_node_metrics_list(items));
     }
     if (r.size() == 2 && r[0] == "nodes") {
       const auto* n = find_node(r[1]);
       // metrics-server looks the node up with the node lister, whose resource is "node".
       if (n == nullptr) return status_response(Status::not_found({"", "node"}, r[1]));
-      return json_response(k8s::to_json(node_metrics(*n)).dump());
+      return json_response(k8s::encode_node_metrics(node_metrics(*n)));
     }
     bool all = r.size() == 1 && r[0] == "pods";
     bool in_ns = r.size() == 3 && r[0] == "namespaces" && r[2] == "pods";
@@ -568,14 +568,14 @@ class Responder {
         if (!fields.matches(p->name, f_.world.workloads[p->workload].namespace_name)) continue;
         items.push_back(pod_metrics(*p));
       }
-      return json_response(k8s::pod_metrics_list_to_json(items).dump());
+      return json_response(k8s::encode_pod_metrics_list(items));
     }
     if (r.size() == 4 && r[0] == "namespaces" && r[2] == "pods") {
       const auto* p = find_pod(r[1], r[3]);
       if (p == nullptr) return status_response(Status::not_found({"", "pods"}, r[3]));
       // metrics-server: the pod exists but has no metrics yet.
       if (!f_.running(*p, now_)) return status_response(Status::not_found({"metrics.k8s.io", "pods"}, r[1] + "/" + r[3]));
-      return json_response(k8s::to_json(pod_metrics(*p)).dump());
+      return json_response(k8s::encode_pod_metrics(pod_metrics(*p)));
     }
     return not_found();
   }

@@ -126,6 +126,30 @@ TEST_CASE("Time: RFC 3339 parsed with fractions and offsets, written in UTC seco
   CHECK(format_time(*parse_time("2024-02-29T23:59:59Z")) == "2024-02-29T23:59:59Z");
 }
 
+TEST_CASE("Time: written digit by digit over the whole Timestamp range", "[k8s][time]") {
+  using namespace std::chrono;
+  const auto at = [](int y, unsigned mo, unsigned d, int h, int mi, int s) {
+    return Timestamp{sys_days{year{y} / month{mo} / day{d}} + hours{h} + minutes{mi} + seconds{s}};
+  };
+  // Nanoseconds in 64 bits reach from 1677-09-21 to 2262-04-11.
+  CHECK(format_time(at(1678, 1, 2, 3, 4, 5)) == "1678-01-02T03:04:05Z");
+  CHECK(format_time(at(1969, 12, 31, 23, 59, 59)) == "1969-12-31T23:59:59Z");  // before the epoch
+  CHECK(format_time(at(1969, 12, 31, 23, 59, 59) + milliseconds(999)) == "1969-12-31T23:59:59Z");
+  CHECK(format_time(at(2262, 4, 10, 23, 59, 59)) == "2262-04-10T23:59:59Z");
+  // Every field at every width: a day's seconds in one year, and every day of it.
+  for (int second = 0; second < 86400; second += 7) {
+    const Timestamp t = at(2026, 3, 4, second / 3600, second / 60 % 60, second % 60);
+    const std::string text = format_time(t);
+    CAPTURE(text);
+    REQUIRE(parse_time(text).ok());
+    CHECK(*parse_time(text) == t);
+  }
+  for (int d = 0; d < 366; ++d) {
+    const Timestamp t = Timestamp{sys_days{year{2024} / January / 1} + days{d}};
+    CHECK(*parse_time(format_time(t)) == t);
+  }
+}
+
 TEST_CASE("Time: malformed times are errors naming the input", "[k8s][time]") {
   for (const char* text : {"", "2026-08-22", "2026-08-22T10:15:30", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z",
                            "2026-08-22T24:00:00Z", "2026-08-22T10:15:30.Z", "2026-08-22T10:15:30Zjunk",
