@@ -34,6 +34,13 @@ struct Gather {
   std::chrono::steady_clock::time_point started;
 };
 
+// A member's result with its items put through `prepare`; an error as it is.
+template <class T, class Prepare>
+auto prepared(MemberResult<T> result, Prepare prepare) -> MemberResult<decltype(prepare(std::declval<T>()))> {
+  if (auto* value = std::get_if<T>(&result)) return prepare(std::move(*value));
+  return std::get<MemberError>(std::move(result));
+}
+
 // How much of a member's answer time the latest one counts for (an EWMA).
 constexpr double kLatencyWeight = 0.2;
 
@@ -228,13 +235,22 @@ void Aggregator::pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<P
   const auto members = state_->snapshot();
   auto plan = plan_resource_metrics(*members, q);
   if (plan.early) return state_->finish<PodMetricsAnswer>(key, PodMetricsAnswer{*plan.early, {}});
-  using R = std::vector<k8s::PodMetrics>;
+  // Each member's items are filtered, annotated and encoded as it answers
+  // (on its client's thread, while the others are still working): after the
+  // last one only sorting and joining are left.
+  using Items = std::vector<k8s::PodMetrics>;
+  using R = PreparedItems<k8s::PodMetrics>;
   state_->fan_out<R, PodMetricsAnswer>(
       key, *members, plan.members,
-      [fwd = std::move(plan.forwarded)](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
-        m.pod_metrics(fwd.namespace_name, fwd.label_selector, fwd.field_selector, deadline, std::move(cb));
+      [fwd = std::move(plan.forwarded), q](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
+        m.pod_metrics(fwd.namespace_name, fwd.label_selector, fwd.field_selector, deadline,
+                      [cb = std::move(cb), q, cluster = m.name()](MemberResult<Items> result) {
+                        cb(prepared(std::move(result), [&](Items items) {
+                          return prepare_pod_metrics(cluster, std::move(items), q);
+                        }));
+                      });
       },
-      [q](std::vector<MemberAnswer<R>> answers) { return merge_pod_metrics(std::move(answers), q); });
+      [q](std::vector<MemberAnswer<R>> answers) { return merge_prepared_pod_metrics(std::move(answers), q); });
 }
 
 void Aggregator::node_metrics(const ResourceMetricsQuery& query, AnswerCallback<NodeMetricsAnswer> done) {
@@ -246,13 +262,19 @@ void Aggregator::node_metrics(const ResourceMetricsQuery& query, AnswerCallback<
   const auto members = state_->snapshot();
   auto plan = plan_resource_metrics(*members, q);
   if (plan.early) return state_->finish<NodeMetricsAnswer>(key, NodeMetricsAnswer{*plan.early, {}});
-  using R = std::vector<k8s::NodeMetrics>;
+  using Items = std::vector<k8s::NodeMetrics>;
+  using R = PreparedItems<k8s::NodeMetrics>;
   state_->fan_out<R, NodeMetricsAnswer>(
       key, *members, plan.members,
-      [fwd = std::move(plan.forwarded)](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
-        m.node_metrics(fwd.label_selector, fwd.field_selector, deadline, std::move(cb));
+      [fwd = std::move(plan.forwarded), q](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
+        m.node_metrics(fwd.label_selector, fwd.field_selector, deadline,
+                       [cb = std::move(cb), q, cluster = m.name()](MemberResult<Items> result) {
+                         cb(prepared(std::move(result), [&](Items items) {
+                           return prepare_node_metrics(cluster, std::move(items), q);
+                         }));
+                       });
       },
-      [q](std::vector<MemberAnswer<R>> answers) { return merge_node_metrics(std::move(answers), q); });
+      [q](std::vector<MemberAnswer<R>> answers) { return merge_prepared_node_metrics(std::move(answers), q); });
 }
 
 void Aggregator::custom_metrics(const CustomMetricsQuery& query, AnswerCallback<CustomMetricsAnswer> done) {

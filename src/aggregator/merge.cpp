@@ -80,40 +80,89 @@ const std::string& from_cluster(const k8s::ObjectMeta& meta) {
   return it == meta.annotations.end() ? none : it->second;
 }
 
-// Pods and nodes share everything but their identity and their not-found text.
+// Pods and nodes share everything but their identity, their encoding and
+// their not-found text.
+std::string encode_item(const k8s::PodMetrics& pod) { return k8s::encode_pod_metrics_item(pod); }
+std::string encode_item(const k8s::NodeMetrics& node) { return k8s::encode_node_metrics_item(node); }
+std::string assemble_list(const k8s::PodMetrics*, const std::vector<const std::string*>& encoded) {
+  return k8s::assemble_pod_metrics_list(encoded);
+}
+std::string assemble_list(const k8s::NodeMetrics*, const std::vector<const std::string*>& encoded) {
+  return k8s::assemble_node_metrics_list(encoded);
+}
+
 template <class Item>
-Answer<std::vector<Item>> merge_resource_metrics(std::vector<MemberAnswer<std::vector<Item>>> answers,
+PreparedItems<Item> prepare_resource_metrics(std::string_view cluster, std::vector<Item> list,
+                                             const ResourceMetricsQuery& query) {
+  const bool get = !query.name.empty();
+  const bool pods = query.kind == ResourceMetricsQuery::Kind::Pods;
+  PreparedItems<Item> out;
+  out.items.reserve(list.size());
+  for (Item& item : list) {
+    const k8s::ObjectMeta& meta = item.metadata;
+    // The members were asked with these selectors already; checking name and
+    // namespace again is cheap and keeps a member that ignores them from
+    // leaking objects into the answer (reference-lessons #8). Labels are not
+    // re-checked: an older metrics-server sends no pod labels.
+    if (pods && !query.namespace_name.empty() && meta.namespace_name != query.namespace_name) continue;
+    if (get ? meta.name != query.name : !query.field_selector.matches(meta.name, meta.namespace_name)) continue;
+    item.metadata.annotations[std::string(kQueryFromClusterAnnotation)] = std::string(cluster);
+    out.items.push_back(std::move(item));
+  }
+  // A get by name answers one object, written with its kind: not from these.
+  if (!get) {
+    out.encoded.reserve(out.items.size());
+    for (const Item& item : out.items) out.encoded.push_back(encode_item(item));
+  }
+  return out;
+}
+
+template <class Item>
+Answer<std::vector<Item>> merge_resource_metrics(std::vector<MemberAnswer<PreparedItems<Item>>> answers,
                                                  const ResourceMetricsQuery& query) {
-  Gathered<std::vector<Item>> g = gather(std::move(answers), kMetricsGroup);
+  Gathered<PreparedItems<Item>> g = gather(std::move(answers), kMetricsGroup);
   if (g.all_failed) return {*g.all_failed, {}};
   const bool get = !query.name.empty();
   const bool pods = query.kind == ResourceMetricsQuery::Kind::Pods;
 
-  std::vector<Item> items;
-  std::size_t total = 0;
-  for (const auto& answered : g.answered) total += answered.second.size();
-  items.reserve(total);
-  for (auto& [cluster, list] : g.answered) {
-    for (Item& item : list) {
-      const k8s::ObjectMeta& meta = item.metadata;
-      // The members were asked with these selectors already; checking name and
-      // namespace again is cheap and keeps a member that ignores them from
-      // leaking objects into the answer (reference-lessons #8). Labels are not
-      // re-checked: an older metrics-server sends no pod labels.
-      if (pods && !query.namespace_name.empty() && meta.namespace_name != query.namespace_name) continue;
-      if (get ? meta.name != query.name : !query.field_selector.matches(meta.name, meta.namespace_name)) continue;
-      item.metadata.annotations[std::string(kQueryFromClusterAnnotation)] = cluster;
-      items.push_back(std::move(item));
-    }
-  }
   // metrics-server sorts by namespace then name; the member breaks ties. The
-  // items are in member-name order already (gather), so a stable sort on
-  // namespace and name keeps that order among equals, without looking the
-  // annotation up in every comparison.
-  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-    return std::tie(a.metadata.namespace_name, a.metadata.name) < std::tie(b.metadata.namespace_name, b.metadata.name);
+  // members are in name order already (gather), so a stable sort on
+  // namespace and name keeps that order among equals. Positions are sorted,
+  // not the items, which then move once.
+  struct Position {
+    std::size_t member;
+    std::size_t item;
+  };
+  std::vector<Position> order;
+  for (std::size_t m = 0; m < g.answered.size(); ++m)
+    for (std::size_t i = 0; i < g.answered[m].second.items.size(); ++i) order.push_back({m, i});
+  const auto item_at = [&g](const Position& p) -> const Item& { return g.answered[p.member].second.items[p.item]; };
+  std::stable_sort(order.begin(), order.end(), [&item_at](const Position& a, const Position& b) {
+    const k8s::ObjectMeta& x = item_at(a).metadata;
+    const k8s::ObjectMeta& y = item_at(b).metadata;
+    return std::tie(x.namespace_name, x.name) < std::tie(y.namespace_name, y.name);
   });
-  if (!get) return {std::move(items), std::move(g.warnings)};
+
+  // Every member's items encoded (a list query): the list is joined from them.
+  bool all_encoded = !get;
+  for (const auto& answered : g.answered)
+    all_encoded = all_encoded && answered.second.encoded.size() == answered.second.items.size();
+  std::optional<std::string> list_json;
+  if (all_encoded) {
+    std::vector<const std::string*> encoded;
+    encoded.reserve(order.size());
+    for (const Position& p : order) encoded.push_back(&g.answered[p.member].second.encoded[p.item]);
+    list_json = assemble_list(static_cast<const Item*>(nullptr), encoded);
+  }
+
+  std::vector<Item> items;
+  items.reserve(order.size());
+  for (const Position& p : order) items.push_back(std::move(g.answered[p.member].second.items[p.item]));
+  if (!get) {
+    Answer<std::vector<Item>> answer{std::move(items), std::move(g.warnings)};
+    if (list_json) answer.encodings->put(EncodingMemo::kListJson, std::move(*list_json));
+    return answer;
+  }
 
   // metrics-server's texts: podmetrics "{ns}/{name}", nodemetrics "{name}".
   const k8s::GroupResource what{std::string(kMetricsGroup), pods ? "podmetrics" : "nodemetrics"};
@@ -130,6 +179,22 @@ Answer<std::vector<Item>> merge_resource_metrics(std::vector<MemberAnswer<std::v
   if (count > 1) return {several_members(what, name, listed, count), std::move(g.warnings)};
   items.resize(1);
   return {std::move(items), std::move(g.warnings)};
+}
+
+// merge_pod_metrics and merge_node_metrics: every member prepared here.
+template <class Item>
+std::vector<MemberAnswer<PreparedItems<Item>>> prepare_all(std::vector<MemberAnswer<std::vector<Item>>> answers,
+                                                           const ResourceMetricsQuery& query) {
+  std::vector<MemberAnswer<PreparedItems<Item>>> out;
+  out.reserve(answers.size());
+  for (auto& a : answers) {
+    if (auto* list = std::get_if<std::vector<Item>>(&a.result)) {
+      out.push_back({a.cluster, prepare_resource_metrics(a.cluster, std::move(*list), query)});
+    } else {
+      out.push_back({std::move(a.cluster), std::get<MemberError>(std::move(a.result))});
+    }
+  }
+  return out;
 }
 
 // 503 for a get by name that found nothing while some members failed.
@@ -263,11 +328,31 @@ Plan<ExternalMetricsQuery> plan_external_metrics(const MemberList& members, cons
 
 PodMetricsAnswer merge_pod_metrics(std::vector<MemberAnswer<std::vector<k8s::PodMetrics>>> answers,
                                    const ResourceMetricsQuery& query) {
-  return merge_resource_metrics(std::move(answers), query);
+  return merge_resource_metrics(prepare_all(std::move(answers), query), query);
 }
 
 NodeMetricsAnswer merge_node_metrics(std::vector<MemberAnswer<std::vector<k8s::NodeMetrics>>> answers,
                                      const ResourceMetricsQuery& query) {
+  return merge_resource_metrics(prepare_all(std::move(answers), query), query);
+}
+
+PreparedItems<k8s::PodMetrics> prepare_pod_metrics(std::string_view cluster, std::vector<k8s::PodMetrics> items,
+                                                   const ResourceMetricsQuery& query) {
+  return prepare_resource_metrics(cluster, std::move(items), query);
+}
+
+PreparedItems<k8s::NodeMetrics> prepare_node_metrics(std::string_view cluster, std::vector<k8s::NodeMetrics> items,
+                                                     const ResourceMetricsQuery& query) {
+  return prepare_resource_metrics(cluster, std::move(items), query);
+}
+
+PodMetricsAnswer merge_prepared_pod_metrics(std::vector<MemberAnswer<PreparedItems<k8s::PodMetrics>>> answers,
+                                            const ResourceMetricsQuery& query) {
+  return merge_resource_metrics(std::move(answers), query);
+}
+
+NodeMetricsAnswer merge_prepared_node_metrics(std::vector<MemberAnswer<PreparedItems<k8s::NodeMetrics>>> answers,
+                                              const ResourceMetricsQuery& query) {
   return merge_resource_metrics(std::move(answers), query);
 }
 

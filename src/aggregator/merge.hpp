@@ -86,6 +86,29 @@ struct Plan {
 [[nodiscard]] NodeMetricsAnswer merge_node_metrics(std::vector<MemberAnswer<std::vector<k8s::NodeMetrics>>> answers,
                                                    const ResourceMetricsQuery& query);
 
+// The same merge in two steps, so that the fan-out does most of the work as
+// each member answers and only sorting and joining after the last one:
+// prepare_* keeps a member's items that the query wants, annotated with the
+// member, and for a list query encodes each (k8s::encode_*_item);
+// merge_prepared_* sorts them and, for a list, fills the answer's
+// EncodingMemo::kListJson from those encodings. merge_pod_metrics is
+// prepare + merge_prepared.
+template <class Item>
+struct PreparedItems {
+  std::vector<Item> items;
+  std::vector<std::string> encoded;  // items[i]'s list-item JSON; empty for a get by name
+};
+[[nodiscard]] PreparedItems<k8s::PodMetrics> prepare_pod_metrics(std::string_view cluster,
+                                                                 std::vector<k8s::PodMetrics> items,
+                                                                 const ResourceMetricsQuery& query);
+[[nodiscard]] PreparedItems<k8s::NodeMetrics> prepare_node_metrics(std::string_view cluster,
+                                                                   std::vector<k8s::NodeMetrics> items,
+                                                                   const ResourceMetricsQuery& query);
+[[nodiscard]] PodMetricsAnswer merge_prepared_pod_metrics(
+    std::vector<MemberAnswer<PreparedItems<k8s::PodMetrics>>> answers, const ResourceMetricsQuery& query);
+[[nodiscard]] NodeMetricsAnswer merge_prepared_node_metrics(
+    std::vector<MemberAnswer<PreparedItems<k8s::NodeMetrics>>> answers, const ResourceMetricsQuery& query);
+
 // Pods (`pods/*` metrics, or any item describing a Pod): items stay per pod
 // and per member, never summed. Other described objects present in several
 // members are summed into one item keyed by (kind, namespace, name), with the

@@ -96,17 +96,18 @@ void write_node(JsonWriter& w, const NodeMetrics& node, bool as_list_item) {
   w.end_object();
 }
 
-template <class T, class WriteItem>
-std::string encode_list(const std::vector<T>& items, std::string_view kind, WriteItem write_item) {
+// The list around its items; `write_items` writes them into the array.
+template <class WriteItems>
+std::string write_list(std::size_t reserve, std::string_view kind, WriteItems write_items) {
   std::string out;
-  out.reserve(256 + items.size() * 384);
+  out.reserve(256 + reserve);
   JsonWriter w(out);
   w.begin_object();
   w.key("apiVersion");
   w.string(kMetricsGroupVersion);
   w.key("items");
   w.begin_array();
-  for (const auto& item : items) write_item(w, item, true);
+  write_items(w);
   w.end_array();
   w.key("kind");
   w.string(kind);
@@ -115,6 +116,21 @@ std::string encode_list(const std::vector<T>& items, std::string_view kind, Writ
   w.end_object();
   w.end_object();
   return out;
+}
+
+template <class T, class WriteItem>
+std::string encode_list(const std::vector<T>& items, std::string_view kind, WriteItem write_item) {
+  return write_list(items.size() * 384, kind, [&](JsonWriter& w) {
+    for (const auto& item : items) write_item(w, item, true);
+  });
+}
+
+std::string assemble_list(const std::vector<const std::string*>& encoded_items, std::string_view kind) {
+  std::size_t bytes = 0;
+  for (const std::string* item : encoded_items) bytes += item->size() + 1;
+  return write_list(bytes, kind, [&](JsonWriter& w) {
+    for (const std::string* item : encoded_items) w.raw(*item);
+  });
 }
 
 }  // namespace
@@ -139,6 +155,28 @@ std::string encode_pod_metrics_list(const std::vector<PodMetrics>& items) {
 
 std::string encode_node_metrics_list(const std::vector<NodeMetrics>& items) {
   return encode_list(items, "NodeMetricsList", write_node);
+}
+
+std::string encode_pod_metrics_item(const PodMetrics& pod) {
+  std::string out;
+  JsonWriter w(out);
+  write_pod(w, pod, true);
+  return out;
+}
+
+std::string encode_node_metrics_item(const NodeMetrics& node) {
+  std::string out;
+  JsonWriter w(out);
+  write_node(w, node, true);
+  return out;
+}
+
+std::string assemble_pod_metrics_list(const std::vector<const std::string*>& encoded_items) {
+  return assemble_list(encoded_items, "PodMetricsList");
+}
+
+std::string assemble_node_metrics_list(const std::vector<const std::string*>& encoded_items) {
+  return assemble_list(encoded_items, "NodeMetricsList");
 }
 
 }  // namespace fedmetrics::k8s

@@ -111,6 +111,9 @@ TEST_CASE("Aggregator: asks every member at once with the member deadline and an
   m1->release();
   REQUIRE(got.answers.size() == 1);
   CHECK(items_of(got.answers[0]).size() == 2);
+  // The list's JSON was joined from the items each member's answer encoded.
+  CHECK(*got.answers[0].encodings->get(EncodingMemo::kListJson, [] { return std::string("not encoded ahead"); }) ==
+        k8s::encode_pod_metrics_list(items_of(got.answers[0])));
 }
 
 TEST_CASE("Aggregator: members answering synchronously inside the call still yield exactly one answer",

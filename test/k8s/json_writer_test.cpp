@@ -116,5 +116,15 @@ TEST_CASE("Direct metrics encoders: the same bytes as dumping the documents", "[
     REQUIRE(encode_node_metrics_list(nodes) == node_metrics_list_to_json(nodes).dump());
     for (const auto& p : pods) REQUIRE(encode_pod_metrics(p) == to_json(p).dump());
     for (const auto& nd : nodes) REQUIRE(encode_node_metrics(nd) == to_json(nd).dump());
+
+    // Item by item, then assembled: the same list.
+    std::vector<std::string> pod_items, node_items;
+    for (const auto& p : pods) pod_items.push_back(encode_pod_metrics_item(p));
+    for (const auto& nd : nodes) node_items.push_back(encode_node_metrics_item(nd));
+    std::vector<const std::string*> pod_refs, node_refs;
+    for (const auto& item : pod_items) pod_refs.push_back(&item);
+    for (const auto& item : node_items) node_refs.push_back(&item);
+    REQUIRE(assemble_pod_metrics_list(pod_refs) == encode_pod_metrics_list(pods));
+    REQUIRE(assemble_node_metrics_list(node_refs) == encode_node_metrics_list(nodes));
   }
 }

@@ -24,9 +24,22 @@ inline constexpr std::string_view kQueryFromClusterAnnotation = "resource.karmad
 // The encodings of one answer, made once and shared: an answer handed to
 // many waiters (coalescing, the result cache) is serialized by the first
 // request that needs a format and reused by the others. The aggregator does
-// not interpret it; the server keys it by format ("pods/list/json", ...).
+// not interpret it; the server keys it by format ("pods/list/json", ...),
+// except for kListJson, which the aggregator may fill in ahead.
 class EncodingMemo {
  public:
+  // The JSON list of a pods or nodes answer (k8s::encode_*_list), which the
+  // aggregator assembles from items it encoded as each member answered.
+  static constexpr std::string_view kListJson = "list/json";
+
+  // Sets `format` ahead of any get (the first value stays).
+  void put(std::string_view format, std::string bytes) {
+    std::lock_guard lock(mutex_);
+    for (const auto& entry : entries_)
+      if (entry.first == format) return;
+    entries_.emplace_back(std::string(format), std::make_shared<const std::string>(std::move(bytes)));
+  }
+
   std::shared_ptr<const std::string> get(std::string_view format, const std::function<std::string()>& encode) {
     // Held while encoding, so that waiters arriving together encode once.
     std::lock_guard lock(mutex_);

@@ -74,6 +74,15 @@ std::string encode_pod_metrics(const PodMetrics& pod);
 std::string encode_node_metrics(const NodeMetrics& node);
 std::string encode_pod_metrics_list(const std::vector<PodMetrics>& items);
 std::string encode_node_metrics_list(const std::vector<NodeMetrics>& items);
+// A list written one item at a time: each item encoded on its own (the list
+// form, without kind/apiVersion), then the list assembled from those bytes in
+// list order. The same bytes as encode_*_list over the same items; the
+// aggregator encodes each member's items as that member answers, so that
+// only the assembly is left once the last one has.
+std::string encode_pod_metrics_item(const PodMetrics& pod);
+std::string encode_node_metrics_item(const NodeMetrics& node);
+std::string assemble_pod_metrics_list(const std::vector<const std::string*>& encoded_items);
+std::string assemble_node_metrics_list(const std::vector<const std::string*>& encoded_items);
 Expected<PodMetrics> pod_metrics_from_json(const nlohmann::json& in, std::string_view path = "");
 Expected<NodeMetrics> node_metrics_from_json(const nlohmann::json& in, std::string_view path = "");
 Expected<std::vector<PodMetrics>> pod_metrics_list_from_json(const nlohmann::json& in);
