@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 namespace fedmetrics::aggregator {
@@ -84,11 +85,10 @@ const std::string& from_cluster(const k8s::ObjectMeta& meta) {
 // their not-found text.
 std::string encode_item(const k8s::PodMetrics& pod) { return k8s::encode_pod_metrics_item(pod); }
 std::string encode_item(const k8s::NodeMetrics& node) { return k8s::encode_node_metrics_item(node); }
-std::string assemble_list(const k8s::PodMetrics*, const std::vector<const std::string*>& encoded) {
-  return k8s::assemble_pod_metrics_list(encoded);
-}
-std::string assemble_list(const k8s::NodeMetrics*, const std::vector<const std::string*>& encoded) {
-  return k8s::assemble_node_metrics_list(encoded);
+template <class Item>
+std::string assemble_list(const std::vector<const std::string*>& encoded) {
+  if constexpr (std::is_same_v<Item, k8s::PodMetrics>) return k8s::assemble_pod_metrics_list(encoded);
+  else return k8s::assemble_node_metrics_list(encoded);
 }
 
 template <class Item>
@@ -110,7 +110,7 @@ PreparedItems<Item> prepare_resource_metrics(std::string_view cluster, std::vect
     out.items.push_back(std::move(item));
   }
   // A get by name answers one object, written with its kind: not from these.
-  if (!get) {
+  if (!get && query.encode_list) {
     out.encoded.reserve(out.items.size());
     for (const Item& item : out.items) out.encoded.push_back(encode_item(item));
   }
@@ -143,8 +143,8 @@ Answer<std::vector<Item>> merge_resource_metrics(std::vector<MemberAnswer<Prepar
     return std::tie(x.namespace_name, x.name) < std::tie(y.namespace_name, y.name);
   });
 
-  // Every member's items encoded (a list query): the list is joined from them.
-  bool all_encoded = !get;
+  // Every member's items encoded (a list query that asked): the list is joined from them.
+  bool all_encoded = !get && query.encode_list;
   for (const auto& answered : g.answered)
     all_encoded = all_encoded && answered.second.encoded.size() == answered.second.items.size();
   std::optional<std::string> list_json;
@@ -152,7 +152,7 @@ Answer<std::vector<Item>> merge_resource_metrics(std::vector<MemberAnswer<Prepar
     std::vector<const std::string*> encoded;
     encoded.reserve(order.size());
     for (const Position& p : order) encoded.push_back(&g.answered[p.member].second.encoded[p.item]);
-    list_json = assemble_list(static_cast<const Item*>(nullptr), encoded);
+    list_json = assemble_list<Item>(encoded);
   }
 
   std::vector<Item> items;

@@ -87,12 +87,12 @@ struct Plan {
                                                    const ResourceMetricsQuery& query);
 
 // The same merge in two steps, so that the fan-out does most of the work as
-// each member answers and only sorting and joining after the last one:
-// prepare_* keeps a member's items that the query wants, annotated with the
-// member, and for a list query encodes each (k8s::encode_*_item);
-// merge_prepared_* sorts them and, for a list, fills the answer's
-// EncodingMemo::kListJson from those encodings. merge_pod_metrics is
-// prepare + merge_prepared.
+// each member answers: after the last one, only that member's own items are
+// prepared, then everything sorted and joined. prepare_* keeps a member's
+// items that the query wants, annotated with the member, and encodes each
+// (k8s::encode_*_item) for a list query with encode_list; merge_prepared_*
+// sorts them and then fills the answer's EncodingMemo::kListJson from those
+// encodings. merge_pod_metrics is prepare + merge_prepared.
 template <class Item>
 struct PreparedItems {
   std::vector<Item> items;

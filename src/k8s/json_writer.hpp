@@ -31,7 +31,8 @@ class JsonWriter {
     separate();
     out_.append("null");
   }
-  // Text that is already a JSON value (a number written by the caller).
+  // Text that is already a JSON value: a number written by the caller, or a
+  // whole item encoded earlier (assemble_*_list).
   void raw(std::string_view json) {
     separate();
     out_.append(json);

@@ -114,15 +114,17 @@ void ApiHandler::query(const ApiRequest& request, Respond respond) const {
   using aggregator::SharedAnswer;
   if (const auto* q = std::get_if<ResourceMetricsQuery>(&request)) {
     bool single = !q->name.empty();
+    ResourceMetricsQuery wanted = *q;
+    wanted.encode_list = true;  // written as JSON here
     if (q->kind == ResourceMetricsQuery::Kind::Pods) {
-      service_->pod_metrics(*q, [single, respond](SharedAnswer<aggregator::PodMetricsAnswer> a) {
+      service_->pod_metrics(wanted, [single, respond](SharedAnswer<aggregator::PodMetricsAnswer> a) {
         // A list may come encoded already (EncodingMemo::kListJson).
         respond(write_answer(*a, single ? "pod" : aggregator::EncodingMemo::kListJson, [single](const std::vector<k8s::PodMetrics>& items) {
           return single && items.size() == 1 ? k8s::encode_pod_metrics(items.front()) : k8s::encode_pod_metrics_list(items);
         }));
       });
     } else {
-      service_->node_metrics(*q, [single, respond](SharedAnswer<aggregator::NodeMetricsAnswer> a) {
+      service_->node_metrics(wanted, [single, respond](SharedAnswer<aggregator::NodeMetricsAnswer> a) {
         respond(write_answer(*a, single ? "node" : aggregator::EncodingMemo::kListJson, [single](const std::vector<k8s::NodeMetrics>& items) {
           return single && items.size() == 1 ? k8s::encode_node_metrics(items.front())
                                                : k8s::encode_node_metrics_list(items);

@@ -98,7 +98,9 @@ TEST_CASE("Aggregator: asks every member at once with the member deadline and an
   auto agg = w.aggregator(options_with(3s));
 
   Received<PodMetricsAnswer> got;
-  agg->pod_metrics(pods_in("default"), got.callback());
+  auto query = pods_in("default");
+  query.encode_list = true;
+  agg->pod_metrics(query, got.callback());
   // Both asked before either answered: parallel, not one after the other.
   REQUIRE(m1->pod_calls.size() == 1);
   REQUIRE(m2->pod_calls.size() == 1);

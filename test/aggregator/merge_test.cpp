@@ -86,19 +86,23 @@ TEST_CASE("Aggregator: pod lists are the union of all members, sorted by namespa
 TEST_CASE("Aggregator: a list answer comes with its JSON, joined from the items each member's answer encoded",
           "[aggregator][merge]") {
   const auto no_encoding_yet = [] { return std::string("not encoded ahead"); };
+  const auto listed = [](ResourceMetricsQuery q) {
+    q.encode_list = true;  // as the API server asks
+    return q;
+  };
   std::vector<MemberAnswer<Pods>> pods;
   pods.push_back(ok<Pods>("member2", {pod("b", "web-0"), pod("a", "zeta", "20m", {{"app", "z"}})}));
   pods.push_back(ok<Pods>("member1", {pod("b", "web-0", "30m"), pod("a", "alpha")}));
   pods.push_back(failed<Pods>("member3", MemberError{MemberError::Kind::Timeout, "no answer", 0, std::nullopt}));
-  const auto list = merge_pod_metrics(std::move(pods), pods_in(""));
+  const auto list = merge_pod_metrics(std::move(pods), listed(pods_in("")));
   REQUIRE(items_of(list).size() == 4);
   CHECK(*list.encodings->get(EncodingMemo::kListJson, no_encoding_yet) == k8s::encode_pod_metrics_list(items_of(list)));
 
   // In two steps, as the fan-out does it: the same answer.
   std::vector<MemberAnswer<PreparedItems<k8s::PodMetrics>>> prepared;
-  prepared.push_back({"member2", prepare_pod_metrics("member2", {pod("b", "web-0")}, pods_in("b"))});
-  prepared.push_back({"member1", prepare_pod_metrics("member1", {pod("b", "web-0", "30m"), pod("a", "alpha")}, pods_in("b"))});
-  const auto in_b = merge_prepared_pod_metrics(std::move(prepared), pods_in("b"));
+  prepared.push_back({"member2", prepare_pod_metrics("member2", {pod("b", "web-0")}, listed(pods_in("b")))});
+  prepared.push_back({"member1", prepare_pod_metrics("member1", {pod("b", "web-0", "30m"), pod("a", "alpha")}, listed(pods_in("b")))});
+  const auto in_b = merge_prepared_pod_metrics(std::move(prepared), listed(pods_in("b")));
   REQUIRE(items_of(in_b).size() == 2);  // a/alpha is not in namespace b
   CHECK(cluster_of(items_of(in_b)[0].metadata) == "member1");
   CHECK(*in_b.encodings->get(EncodingMemo::kListJson, no_encoding_yet) == k8s::encode_pod_metrics_list(items_of(in_b)));
@@ -106,16 +110,23 @@ TEST_CASE("Aggregator: a list answer comes with its JSON, joined from the items 
   std::vector<MemberAnswer<Nodes>> nodes;
   nodes.push_back(ok<Nodes>("member2", {node("node-b")}));
   nodes.push_back(ok<Nodes>("member1", {node("node-b"), node("node-a")}));
-  const auto node_list = merge_node_metrics(std::move(nodes), nodes_named());
+  const auto node_list = merge_node_metrics(std::move(nodes), listed(nodes_named()));
   CHECK(*node_list.encodings->get(EncodingMemo::kListJson, no_encoding_yet) ==
         k8s::encode_node_metrics_list(items_of(node_list)));
 
   // A get by name is written as one object, by the server: nothing ahead.
   std::vector<MemberAnswer<Pods>> one;
   one.push_back(ok<Pods>("member1", {pod("b", "web-0")}));
-  const auto got = merge_pod_metrics(std::move(one), pods_in("b", "web-0"));
+  const auto got = merge_pod_metrics(std::move(one), listed(pods_in("b", "web-0")));
   REQUIRE(items_of(got).size() == 1);
   CHECK(*got.encodings->get(EncodingMemo::kListJson, no_encoding_yet) == "not encoded ahead");
+
+  // Nor for a caller that does not write JSON (the in-process autoscaler).
+  std::vector<MemberAnswer<Pods>> unlisted;
+  unlisted.push_back(ok<Pods>("member1", {pod("b", "web-0")}));
+  const auto in_process = merge_pod_metrics(std::move(unlisted), pods_in("b"));
+  REQUIRE(items_of(in_process).size() == 1);
+  CHECK(*in_process.encodings->get(EncodingMemo::kListJson, no_encoding_yet) == "not encoded ahead");
 }
 
 TEST_CASE("Aggregator: the same namespace/name in two members stays two items with their own values",

@@ -315,8 +315,6 @@ TEST_CASE("Quantity: values beyond 128-bit nano-units are out-of-range errors", 
   CHECK(canonical("1e-4294967297") == "1e-9");
 }
 
-// DecimalSI has no suffix past E (10^18). Go would print a bare mantissa
-// ("1000E" -> "1"); we print exponent notation, which keeps the value.
 // The printer works in 64 bits while |nanos| fits and in 128 bits beyond:
 // both sides of 2^64 nano-units print alike.
 TEST_CASE("Quantity: printing is the same on both sides of 2^64 nano-units", "[k8s][quantity]") {
@@ -327,13 +325,17 @@ TEST_CASE("Quantity: printing is the same on both sides of 2^64 nano-units", "[k
   CHECK(canonical("18446744074000000000n") == "18446744074");
   CHECK(canonical("17Gi") == "17Gi");  // 1.8e19 nanos: 64 bits
   CHECK(canonical("18Gi") == "18Gi");  // 1.9e19 nanos: 128 bits
-  CHECK(canonical("17179869185Ki") == "17179869185Ki");
+  CHECK(canonical("-18446744073709551615n") == "-18446744073709551615n");
+  CHECK(canonical("18014398Ki") == "18014398Ki");  // 2^64 - 5.2e11 nanos: 64 bits
+  CHECK(canonical("18014399Ki") == "18014399Ki");  // 2^64 + 5.0e11 nanos: 128 bits
   CHECK(canonical("18e9") == "18e9");
   CHECK(canonical("19e9") == "19e9");
   CHECK(canonical("18G") == "18G");
   CHECK(canonical("19G") == "19G");
 }
 
+// DecimalSI has no suffix past E (10^18). Go would print a bare mantissa
+// ("1000E" -> "1"); we print exponent notation, which keeps the value.
 TEST_CASE("Quantity: DecimalSI past E prints in exponent notation", "[k8s][quantity]") {
   CHECK(canonical("1000E") == "1e21");
   CHECK(canonical("5000E") == "5e21");

@@ -24,6 +24,12 @@ struct ResourceMetricsQuery {
   std::string name;            // empty = list
   k8s::LabelSelector label_selector;
   k8s::FieldSelector field_selector;
+  // The caller writes a list answer as JSON (the API server does, the
+  // in-process autoscaler does not): the aggregator then encodes each
+  // member's items as that member answers (EncodingMemo::kListJson). Not part
+  // of the query's identity (query_key): an answer shared with a caller that
+  // did not ask is encoded on demand.
+  bool encode_list = false;
   friend bool operator==(const ResourceMetricsQuery&, const ResourceMetricsQuery&) = default;
 };
 

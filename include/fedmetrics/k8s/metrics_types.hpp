@@ -78,7 +78,7 @@ std::string encode_node_metrics_list(const std::vector<NodeMetrics>& items);
 // form, without kind/apiVersion), then the list assembled from those bytes in
 // list order. The same bytes as encode_*_list over the same items; the
 // aggregator encodes each member's items as that member answers, so that
-// only the assembly is left once the last one has.
+// little is left once the last one has.
 std::string encode_pod_metrics_item(const PodMetrics& pod);
 std::string encode_node_metrics_item(const NodeMetrics& node);
 std::string assemble_pod_metrics_list(const std::vector<const std::string*>& encoded_items);
