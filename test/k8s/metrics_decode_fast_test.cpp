@@ -120,3 +120,59 @@ TEST_CASE("Fast PodMetricsList decoder: anything unusual falls back to the tree 
     CHECK(tree_ok == c.tree_accepts);
   }
 }
+
+// The first reader takes only the subset metrics-server writes (ASCII
+// strings without escapes, objects, arrays) and must never read text that is
+// not JSON: each of these is one character away from a document it reads.
+TEST_CASE("Fast PodMetricsList decoder: malformed text near the common shape is never read", "[k8s][decode]") {
+  const std::string good =
+      R"({"kind":"PodMetricsList","apiVersion":"metrics.k8s.io/v1beta1","metadata":{},"items":[{"metadata":{"name":"web",)"
+      R"("namespace":"default","labels":{"app":"web"}},"timestamp":"2026-08-22T10:15:20Z","window":"15s",)"
+      R"("containers":[{"name":"c","usage":{"cpu":"5m","memory":"8Mi"}}]}]})";
+  REQUIRE(try_decode_pod_metrics_list(good).has_value());
+  CHECK(*try_decode_pod_metrics_list(good) == tree_decode(good));
+  // JSON's white space anywhere between tokens, and after the document.
+  const std::string spaced = " \t\r\n{ \"items\" :\n[ { \"metadata\" : { \"name\" : \"web\" , \"labels\" : { } } ,"
+                             " \"containers\" : [ ] } ] }\n\n";
+  REQUIRE(try_decode_pod_metrics_list(spaced).has_value());
+  CHECK(*try_decode_pod_metrics_list(spaced) == tree_decode(spaced));
+  const std::string literals =
+      R"({"items":[{"metadata":{"name":"web","creationTimestamp":null,"deleted":false},"live":true,"timestamp":null}]})";
+  REQUIRE(try_decode_pod_metrics_list(literals).has_value());
+  CHECK(*try_decode_pod_metrics_list(literals) == tree_decode(literals));
+
+  const std::vector<std::string> malformed = {
+      R"({"items":[],})",                 // trailing comma in an object
+      R"({"items":[{"metadata":{"name":"web"},}]})",
+      R"({"items":[{"metadata":{"name":"web"}},]})",  // trailing comma in an array
+      R"({"kind":"PodMetricsList" "items":[]})",      // missing comma
+      R"({"items" []})",                              // missing colon
+      R"({"items"::[]})",
+      R"({"items":[]}})",                             // one close too many
+      R"({"items":[})",                               // mismatched close
+      R"({"items":[{"metadata":{"name":"web"}]}})",
+      R"({"items":[]])",
+      R"({"items":[)",                                // cut short
+      R"({"items":[{"metadata":{"name":"we)",
+      R"({"items":[]} {})",                           // a second document
+      R"({"items":[]}x)",
+      R"({items:[]})",                                // unquoted key
+      R"({'items':[]})",
+      R"({"items":[],"metadata":{"name":"a"})",       // an unclosed object at the end
+      R"(,{"items":[]})",
+      R"({,"items":[]})",
+      R"({"items":[,]})",
+      R"({"items":[{"metadata":{"name":"web","creationTimestamp":nul}}]})",  // literals cut or run on
+      R"({"items":[{"metadata":{"name":"web","creationTimestamp":nullx}}]})",
+      R"({"items":[{"metadata":{"name":"web"},"extra":tru}]})",
+      R"({"items":[{"metadata":{"name":"web"},"extra":falsey}]})",
+      R"({"items":[{"metadata":{"name":"web"},"extra":None}]})",
+      "{\"items\":[{\"metadata\":{\"name\":\"w\x01" "b\"}}]}",  // a raw control character
+      "{\"items\":[{\"metadata\":{\"name\":\"web\\\"}}]}",  // an escape that swallows the quote
+  };
+  for (const std::string& body : malformed) {
+    INFO(body);
+    CHECK_FALSE(try_decode_pod_metrics_list(body).has_value());
+    CHECK_FALSE(parse_document(body).ok());
+  }
+}
