@@ -116,9 +116,20 @@ std::size_t Federation::serving_pods(std::size_t workload, k8s::Timestamp now) c
   return n;
 }
 
+std::vector<std::size_t> Federation::serving_pods_by_workload(k8s::Timestamp now) const {
+  std::vector<std::size_t> n(world.workloads.size(), 0);
+  for (const auto& m : members)
+    for (const auto& p : m.pods)
+      if (serving(p, now)) ++n[p.workload];
+  return n;
+}
+
 PodUsage Federation::usage(const SimPod& pod, k8s::Timestamp now) const {
-  return pod_usage(world.workloads[pod.workload], workloads[pod.workload].load, serving_pods(pod.workload, now),
-                   serving(pod, now));
+  return usage(pod, now, serving_pods(pod.workload, now));
+}
+
+PodUsage Federation::usage(const SimPod& pod, k8s::Timestamp now, std::size_t serving_pods) const {
+  return pod_usage(world.workloads[pod.workload], workloads[pod.workload].load, serving_pods, serving(pod, now));
 }
 
 Federation Federation::with_load(std::size_t workload, Load load) const {

@@ -510,7 +510,7 @@ class Responder {
     out.metadata.creation_timestamp = now_;
     out.timestamp = now_;
     out.window = kResourceWindow;
-    auto usage = f_.usage(p, now_);
+    auto usage = usage_of(p);
     for (const auto& c : usage.containers) {
       out.containers.push_back({c.name,
                                 {{"cpu", k8s::Quantity::from_nanos(c.cpu_nanocores)},
@@ -523,7 +523,7 @@ class Responder {
     std::int64_t cpu = kNodeBaselineNanocores, memory = kNodeBaselineBytes;
     for (const auto* p : pods("")) {
       if (p->node != n.name) continue;
-      auto u = f_.usage(*p, now_);
+      auto u = usage_of(*p);
       cpu += u.cpu_nanocores();
       memory += u.memory_bytes();
     }
@@ -599,7 +599,7 @@ class Responder {
       s.labels = s.object_labels;
       s.labels["namespace"] = w.namespace_name;
       s.labels["pod"] = p->name;
-      s.value = f_.usage(*p, now_).requests_per_second;
+      s.value = usage_of(*p).requests_per_second;
       out.push_back(std::move(s));
     }
     return out;
@@ -621,7 +621,7 @@ class Responder {
       s.labels["namespace"] = w.namespace_name;
       s.labels["deployment"] = w.name;
       for (const auto* p : pods(w.namespace_name))
-        if (p->workload == i) s.value += f_.usage(*p, now_).requests_per_second;
+        if (p->workload == i) s.value += usage_of(*p).requests_per_second;
       out.push_back(std::move(s));
     }
     std::sort(out.begin(), out.end(), [](auto& a, auto& b) {
@@ -753,6 +753,15 @@ class Responder {
   const MemberState& state_;
   const k8s::RequestTarget& t_;
   k8s::Timestamp now_;
+  // Each workload's serving pods, counted on first use: a pod's usage is its
+  // workload's load shared among them, and counting per pod would make an
+  // answer quadratic in the federation's pods.
+  mutable std::vector<std::size_t> serving_pods_;
+
+  PodUsage usage_of(const SimPod& p) const {
+    if (serving_pods_.empty()) serving_pods_ = f_.serving_pods_by_workload(now_);
+    return f_.usage(p, now_, serving_pods_[p.workload]);
+  }
 };
 
 // A core list or object as the meta.k8s.io/v1 Table that `kubectl get` asks

@@ -99,7 +99,7 @@ struct Simulation {
     spdlog::debug("{} {} {} -> {}", snapshot->world.members[i].name, request.method, request.target, response.status);
     auto delay = snapshot->world.members[i].latency + faults.latency;
     if (delay.count() > 0) {
-      members[i]->schedule(delay, [respond, response = std::move(response)] { respond(response); });
+      members[i]->schedule(delay, [respond, response = std::move(response)]() mutable { respond(std::move(response)); });
     } else {
       respond(std::move(response));
     }

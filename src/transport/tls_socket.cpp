@@ -220,6 +220,16 @@ asio::awaitable<std::pair<error_code, std::size_t>> TlsSocket::read_some(char* d
 }
 
 error_code TlsSocket::write(const char* data, std::size_t size) {
+  // Room for all the records at once: appended record by record, a 37 KB
+  // answer would otherwise grow (and copy) the buffer three times, past the
+  // capacity flush() keeps, so every answer would pay for it again.
+  constexpr std::size_t kRecordBytes = 16 * 1024;
+  constexpr std::size_t kRecordOverhead = 64;  // header, nonce, tag, padding: 22 to 29 bytes with AES-GCM
+  try {
+    output_.reserve(output_.size() + size + (size / kRecordBytes + 1) * kRecordOverhead);
+  } catch (const std::bad_alloc&) {
+    // The output BIO reports the failure, record by record.
+  }
   while (size > 0) {
     ERR_clear_error();
     errno = 0;

@@ -62,6 +62,15 @@ TEST_CASE("Federation: scaling re-divides, new pods wait for readiness, removed 
     }
   CHECK(terminating == 2);
   CHECK(down.serving_pods(0, t2) == 2);
+
+  // The one-pass count member_api uses agrees with the per-workload one at every step.
+  for (const auto* state : {&f, &up, &down})
+    for (auto at : {t1, t1 + 10s, t2, t2 + 30s}) {
+      auto counts = state->serving_pods_by_workload(at);
+      REQUIRE(counts.size() == state->workloads.size());
+      for (std::size_t w = 0; w < counts.size(); ++w) CHECK(counts[w] == state->serving_pods(w, at));
+    }
+  CHECK(up.serving_pods_by_workload(t1)[0] == 4);
 }
 
 TEST_CASE("Federation: load is spread over serving pods across members", "[sim][federation]") {

@@ -61,7 +61,12 @@ struct Federation {
   // Serving: ready and not being deleted (in the Service's endpoints).
   [[nodiscard]] bool serving(const SimPod& pod, k8s::Timestamp now) const;
   [[nodiscard]] std::size_t serving_pods(std::size_t workload, k8s::Timestamp now) const;
+  // serving_pods of every workload, in one pass over the pods.
+  [[nodiscard]] std::vector<std::size_t> serving_pods_by_workload(k8s::Timestamp now) const;
   [[nodiscard]] PodUsage usage(const SimPod& pod, k8s::Timestamp now) const;
+  // The same, with serving_pods(pod.workload, now) counted by the caller
+  // (once per answer rather than once per pod).
+  [[nodiscard]] PodUsage usage(const SimPod& pod, k8s::Timestamp now, std::size_t serving_pods) const;
   // When the pod became Ready, or when it will.
   [[nodiscard]] k8s::Timestamp ready_since(const SimPod& pod) const;
 
