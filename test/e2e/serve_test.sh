@@ -28,12 +28,21 @@ check "a malformed label selector is a BadRequest with the parser's text" \
 
 check "/api is 404" test "$(code "$url/api")" = 404
 check "/openapi/v2 is 404" test "$(code "$url/openapi/v2")" = 404
+check "/openapi/v3 is 404" test "$(code "$url/openapi/v3")" = 404
 check "POST is 405" test "$(code -X POST "$url/apis/metrics.k8s.io/v1beta1/pods")" = 405
 check "watch is 405" test "$(code "$url/apis/metrics.k8s.io/v1beta1/pods?watch=true")" = 405
 check "a malformed custom metrics path is 400" test "$(code "$url/apis/custom.metrics.k8s.io/v1beta2/pods")" = 400
 check "healthz is 200" test "$(code "$url/healthz")" = 200
 check "HEAD healthz is 200" test "$(code -I "$url/healthz")" = 200
 check "readyz fails while no member has answered" test "$(code "$url/readyz")" = 500
+check "livez is 200: the process is alive, members or not" test "$(code "$url/livez")" = 200
+check "livez says ok" test "$(curl -s --cacert "$ca" "$url/livez")" = ok
+version=$(k version -o json 2>/dev/null || true)
+check "kubectl version reads /version: our gitVersion" \
+  test "$(json_get "$version" "d['serverVersion']['gitVersion'].startswith('v')")" = True
+check "/version is version.Info JSON" \
+  test "$(json_get "$(curl -s --cacert "$ca" "$url/version")" "sorted(k for k in ('major', 'minor', 'gitVersion', 'platform') if k in d)")" \
+  = "['gitVersion', 'major', 'minor', 'platform']"
 status=$(curl -s --cacert "$ca" "$url/apis/metrics.k8s.io/v1beta1/nodes")
 check "errors are Status objects with kind, apiVersion, code and reason" \
   test "$(json_get "$status" "d['kind'], d['apiVersion'], d['code'], d['reason']")" = "Status v1 503 ServiceUnavailable"
