@@ -52,6 +52,23 @@ check "every item names its member" \
   test "$(json_get "$raw" "sorted(i['metadata']['annotations']['resource.karmada.io/query-from-cluster'] for i in d['items'])")" = "['member1', 'member2']"
 check "the viewer through the control plane sees them too" \
   test "$(kubectl --kubeconfig "$karmada_kubeconfig" --token viewer-token top pod -n default --no-headers | wc -l)" -eq 2
+# The other path forms, through the control plane too.
+pod=$(json_get "$raw" "d['items'][0]['metadata']['name']")
+check "a pod by name through the control plane" \
+  test "$(json_get "$(kk get --raw "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/$pod")" "d['kind'], d['metadata']['name']")" \
+  = "PodMetrics $pod"
+check "pods of all namespaces through the control plane" \
+  test "$(json_get "$(kk get --raw /apis/metrics.k8s.io/v1beta1/pods)" "len(d['items'])")" = 2
+check "nodes and a node by name through the control plane" \
+  test "$(json_get "$(kk get --raw /apis/metrics.k8s.io/v1beta1/nodes)" "len(d['items'])") $(json_get "$(kk get --raw /apis/metrics.k8s.io/v1beta1/nodes/member2-node-1)" "d['metadata']['name']")" \
+  = "3 member2-node-1"
+check "a labelSelector on fedmetrics/cluster through the control plane" \
+  test "$(json_get "$(kk get --raw '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods?labelSelector=fedmetrics%2Fcluster%3Dmember2')" "[i['metadata']['annotations']['resource.karmada.io/query-from-cluster'] for i in d['items']]")" \
+  = "['member2']"
+check "external.metrics.k8s.io discovery through the control plane" \
+  test "$(json_get "$(kk get --raw /apis/external.metrics.k8s.io/v1beta1)" "d['groupVersion']")" = external.metrics.k8s.io/v1beta1
+missing_node=$(kk get --raw /apis/metrics.k8s.io/v1beta1/nodes/no-such-node 2>&1 || true)
+check "a node no member has: NotFound through the control plane" grep -q 'NotFound' <<<"$missing_node"
 custom=$(kk get --raw '/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/cpu_usage' 2>&1 || true)
 check "custom metrics are forwarded too (404 NotFound with the custom-metrics wording)" grep -q 'could not find the metric' <<<"$custom"
 py=$(/usr/bin/python3 - "$karmada_kubeconfig" <<'PY'

@@ -167,6 +167,21 @@ fault_case() { # FAULT_JSON WARNING_PATTERN
   check "$1: within the member deadline + 100 ms (${took} ms)" test "$took" -le $((deadline_ms + 100))
   wait_until 15 healthy || fail "member3 did not recover after $1"
 }
+# While a member holds a request, the in-flight gauges say so.
+sim_put /sim/v1/members/member3/faults '{"blackhole":true}'
+curl -s -o /dev/null --cacert "$ca" "$url/apis/metrics.k8s.io/v1beta1/nodes" &
+held=$!
+sleep 0.4
+gauges=$(curl -s --cacert "$ca" "$url/metrics")
+wait "$held"
+sim_delete /sim/v1/members/member3/faults
+check "/metrics: member3's request in flight while it holds it" \
+  test "$(awk '$1 == "fedmetrics_member_client_in_flight{cluster=\"member3\"}" { print $2 }' <<<"$gauges")" -ge 1
+# (The /metrics request counts itself: 1 would be it alone.)
+check "/metrics: two requests in flight meanwhile, the held one and /metrics itself" \
+  test "$(awk '$1 == "fedmetrics_apiserver_requests_in_flight" { print $2 }' <<<"$gauges")" -ge 2
+wait_until 15 healthy || fail "member3 did not recover after the black hole"
+
 fault_case '{"latency":"3s"}' "timeout"
 fault_case '{"errorRate":1}' "http_status 500"
 fault_case '{"blackhole":true}' "timeout"
