@@ -52,6 +52,19 @@ bool cacheable(const A& answer) {
   return answer.warnings.empty() && (status == nullptr || status->code < 500);
 }
 
+std::vector<std::string> names_of(const MemberList& members, const std::vector<std::size_t>& indices) {
+  std::vector<std::string> names;
+  names.reserve(indices.size());
+  for (std::size_t i : indices) names.push_back(members[i]->name());
+  return names;
+}
+
+// The members a plan left out as undiscovered, as failed members of the answer.
+template <class R>
+void add_undiscovered(std::vector<MemberAnswer<R>>& answers, const std::vector<std::string>& unasked) {
+  for (const std::string& name : unasked) answers.push_back(MemberAnswer<R>{name, undiscovered_error()});
+}
+
 }  // namespace
 
 struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
@@ -292,7 +305,10 @@ void Aggregator::custom_metrics(const CustomMetricsQuery& query, AnswerCallback<
       [fwd = std::move(plan.forwarded)](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
         m.custom_metrics(fwd, deadline, std::move(cb));
       },
-      [query](std::vector<MemberAnswer<R>> answers) { return merge_custom_metrics(std::move(answers), query); });
+      [query, unasked = names_of(*members, plan.undiscovered)](std::vector<MemberAnswer<R>> answers) {
+        add_undiscovered(answers, unasked);
+        return merge_custom_metrics(std::move(answers), query);
+      });
 }
 
 void Aggregator::external_metrics(const ExternalMetricsQuery& query, AnswerCallback<ExternalMetricsAnswer> done) {
@@ -307,7 +323,10 @@ void Aggregator::external_metrics(const ExternalMetricsQuery& query, AnswerCallb
       [fwd = std::move(plan.forwarded)](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
         m.external_metrics(fwd, deadline, std::move(cb));
       },
-      [query](std::vector<MemberAnswer<R>> answers) { return merge_external_metrics(std::move(answers), query); });
+      [query, unasked = names_of(*members, plan.undiscovered)](std::vector<MemberAnswer<R>> answers) {
+        add_undiscovered(answers, unasked);
+        return merge_external_metrics(std::move(answers), query);
+      });
 }
 
 namespace {

@@ -228,6 +228,24 @@ bool root_scoped_parent(std::string_view parent) {
 
 // ---------------------------------------------------------------------------
 
+MemberError undiscovered_error() {
+  return MemberError{MemberError::Kind::Network,
+                     "not asked: its metrics discovery has not succeeded yet, so which metrics it has is unknown",
+                     0, std::nullopt};
+}
+
+namespace {
+// 503 for a metric no discovered member has while some chosen member is not
+// discovered yet: it may have the metric, so 404 would be a guess.
+k8s::Status not_yet_known(const MemberList& members, const std::vector<std::size_t>& undiscovered,
+                          const std::string& what) {
+  std::string names;
+  for (std::size_t i : undiscovered) names += (names.empty() ? "" : ", ") + members[i]->name();
+  return k8s::Status::service_unavailable("no discovered member cluster has the metric " + what +
+                                          "; metrics discovery has not succeeded yet for: " + names);
+}
+}  // namespace
+
 ClusterSplit split_cluster_selector(const k8s::LabelSelector& selector) {
   auto [clusters, forwarded] = selector.partition(kClusterLabel);
   return {std::move(clusters), std::move(forwarded)};
@@ -289,14 +307,21 @@ Plan<CustomMetricsQuery> plan_custom_metrics(const MemberList& members, const Cu
   bool any_knows = false;
   for (std::size_t i = 0; i < members.size(); ++i) {
     const MemberCluster& member = *members[i];
+    const bool chosen = cluster_selected(objects.clusters, member.name()) && cluster_selected(series.clusters, member.name());
     auto caps = member.capabilities();
-    if (!caps || !lists(caps->custom_metric_resources, resource)) continue;
+    if (!caps) {
+      if (chosen) plan.undiscovered.push_back(i);
+      continue;
+    }
+    if (!lists(caps->custom_metric_resources, resource)) continue;
     any_knows = true;
-    if (cluster_selected(objects.clusters, member.name()) && cluster_selected(series.clusters, member.name()))
-      plan.members.push_back(i);
+    if (chosen) plan.members.push_back(i);
   }
   if (!any_knows) {
-    plan.early = k8s::Status::metric_not_found(query.metric, query.resource, query.wildcard() ? "" : query.name);
+    plan.early = plan.undiscovered.empty()
+                     ? k8s::Status::metric_not_found(query.metric, query.resource, query.wildcard() ? "" : query.name)
+                     : not_yet_known(members, plan.undiscovered, resource + " (" + std::string(kCustomGroup) + ")");
+    plan.undiscovered.clear();
   }
   return plan;
 }
@@ -309,12 +334,20 @@ Plan<ExternalMetricsQuery> plan_external_metrics(const MemberList& members, cons
   bool any_knows = false;
   for (std::size_t i = 0; i < members.size(); ++i) {
     const MemberCluster& member = *members[i];
+    const bool chosen = cluster_selected(series.clusters, member.name());
     auto caps = member.capabilities();
-    if (!caps || !lists(caps->external_metric_resources, query.metric)) continue;
+    if (!caps) {
+      if (chosen) plan.undiscovered.push_back(i);
+      continue;
+    }
+    if (!lists(caps->external_metric_resources, query.metric)) continue;
     any_knows = true;
-    if (cluster_selected(series.clusters, member.name())) plan.members.push_back(i);
+    if (chosen) plan.members.push_back(i);
   }
-  if (!any_knows) {
+  if (!any_knows && !plan.undiscovered.empty()) {
+    plan.early = not_yet_known(members, plan.undiscovered, query.metric + " (" + std::string(kExternalGroup) + ")");
+    plan.undiscovered.clear();
+  } else if (!any_knows) {
     // custom-metrics-apiserver has no dedicated external wording and adapters
     // differ (prometheus-adapter says "for namespaces", others leave the
     // resource empty). The custom-metrics sentence with the pseudo-resource

@@ -52,7 +52,15 @@ struct Plan {
   std::vector<std::size_t> members;
   Q forwarded;                             // selectors without fedmetrics/cluster
   std::optional<k8s::Status> early;        // set: answer this, ask no one
+  // Chosen members not asked because their metrics discovery has not
+  // succeeded yet (custom and external metrics, which only the capability
+  // list can route): each counts as a failed member of the answer
+  // (undiscovered_error), so that its absence shows as a Warning.
+  std::vector<std::size_t> undiscovered;
 };
+
+// What an undiscovered member of Plan::undiscovered failed with.
+[[nodiscard]] MemberError undiscovered_error();
 
 // metrics.k8s.io: members whose capabilities say resource_metrics, or whose
 // capabilities are not known yet (see the .cpp for why); then the cluster
@@ -62,11 +70,14 @@ struct Plan {
 [[nodiscard]] Plan<ResourceMetricsQuery> plan_resource_metrics(const MemberList& members,
                                                                const ResourceMetricsQuery& query);
 // custom.metrics.k8s.io: members listing `<groupresource>/<metric>`; none ->
-// 404 with the custom-metrics wording. Cluster requirements may sit in
-// labelSelector or metricLabelSelector; a member must satisfy both.
+// 404 with the custom-metrics wording, or 503 when a chosen member's
+// discovery has not succeeded yet (it may well have the metric). Cluster
+// requirements may sit in labelSelector or metricLabelSelector; a member must
+// satisfy both.
 [[nodiscard]] Plan<CustomMetricsQuery> plan_custom_metrics(const MemberList& members, const CustomMetricsQuery& query);
 // external.metrics.k8s.io: members listing the metric; none -> 404
-// `the server could not find the metric {metric} for externalmetrics`.
+// `the server could not find the metric {metric} for externalmetrics`, or
+// 503 as above.
 [[nodiscard]] Plan<ExternalMetricsQuery> plan_external_metrics(const MemberList& members,
                                                                const ExternalMetricsQuery& query);
 

@@ -249,15 +249,58 @@ TEST_CASE("Aggregator: only members whose capabilities serve the query are asked
   CHECK(knows->custom_calls.size() == 1);
   REQUIRE(custom.answers.size() == 1);
   CHECK(items_of(custom.answers[0]).size() == 1);
+  // The undiscovered member may have it too: its absence is a warning, not silence.
+  REQUIRE(custom.answers[0].warnings.size() == 1);
+  CHECK(custom.answers[0].warnings[0].rfind("unknown: network: not asked: its metrics discovery has not succeeded", 0) == 0);
 
   q.metric = "unknown_metric";
+  Received<CustomMetricsAnswer> not_yet;
+  agg->custom_metrics(q, not_yet.callback());
+  CHECK(knows->custom_calls.size() == 1);  // nobody asked
+  REQUIRE(not_yet.answers.size() == 1);
+  // No discovered member has it, but the undiscovered one might: 503, not 404.
+  CHECK(status_of(not_yet.answers[0]).code == 503);
+  CHECK(status_of(not_yet.answers[0]).message.find("has not succeeded yet for: unknown") != std::string::npos);
+
+  unknown->set_capabilities(std::make_shared<MemberCapabilities>());  // discovered: it has no custom metrics
   Received<CustomMetricsAnswer> missing;
   agg->custom_metrics(q, missing.callback());
-  CHECK(knows->custom_calls.size() == 1);  // nobody asked
   REQUIRE(missing.answers.size() == 1);
   CHECK(status_of(missing.answers[0]).code == 404);
   CHECK(status_of(missing.answers[0]).message == "the server could not find the metric unknown_metric for "
                                                  "deployments.apps web");
+}
+
+TEST_CASE("Aggregator: an undiscovered member chosen for external metrics is a warning, and alone a 503",
+          "[aggregator]") {
+  World w;
+  auto unknown = w.add("unknown", nullptr);
+  auto knows = w.add("knows", custom_capabilities({}, {"queue_depth"}));
+  knows->external = std::vector{external_value({{"queue", "a"}}, "3")};
+  auto agg = w.aggregator();
+
+  Received<ExternalMetricsAnswer> both;
+  agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", {}}, both.callback());
+  REQUIRE(both.answers.size() == 1);
+  CHECK(items_of(both.answers[0]).size() == 1);
+  REQUIRE(both.answers[0].warnings.size() == 1);
+  CHECK(both.answers[0].warnings[0].rfind("unknown: ", 0) == 0);
+  CHECK(unknown->external_calls.empty());
+
+  // Choosing the undiscovered member alone: it is the only one asked for, and it cannot be.
+  Received<ExternalMetricsAnswer> alone;
+  agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=unknown")},
+                        alone.callback());
+  REQUIRE(alone.answers.size() == 1);
+  CHECK(status_of(alone.answers[0]).code == 503);
+  CHECK(status_of(alone.answers[0]).message.find("unknown: network: not asked") != std::string::npos);
+
+  // Choosing the discovered one: no warning about the other.
+  Received<ExternalMetricsAnswer> chosen;
+  agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=knows")},
+                        chosen.callback());
+  REQUIRE(chosen.answers.size() == 1);
+  CHECK(chosen.answers[0].warnings.empty());
 }
 
 TEST_CASE("Aggregator: with no member at all, metrics.k8s.io answers 503", "[aggregator]") {

@@ -494,12 +494,31 @@ TEST_CASE("Aggregator: plans ask only members that serve the API, and answer wit
     CHECK_FALSE(plan.early);
     CHECK(plan.members == std::vector<std::size_t>{3});
   }
+  const MemberList discovered{without, with, custom};
+  SECTION("custom metrics: an undiscovered member is not asked but listed, to be reported") {
+    const auto plan = plan_custom_metrics(members, custom_query({"apps", "deployments"}, "default", "*", "rps"));
+    CHECK(plan.undiscovered == std::vector<std::size_t>{0});
+    auto q = custom_query({"apps", "deployments"}, "default", "*", "rps");
+    q.label_selector = selector("fedmetrics/cluster=custom");
+    CHECK(plan_custom_metrics(members, q).undiscovered.empty());  // not chosen: nothing to report
+  }
+  SECTION("a metric no discovered member has, while one is undiscovered: 503 naming it, not 404") {
+    const auto plan = plan_custom_metrics(members, custom_query({"", "pods"}, "default", "*", "nope"));
+    REQUIRE(plan.early);
+    CHECK(plan.early->code == 503);
+    CHECK(plan.early->message ==
+          "no discovered member cluster has the metric pods/nope (custom.metrics.k8s.io); metrics discovery has not "
+          "succeeded yet for: unknown");
+    const auto external = plan_external_metrics(members, ExternalMetricsQuery{"default", "nope", {}});
+    REQUIRE(external.early);
+    CHECK(external.early->code == 503);
+  }
   SECTION("custom metric no member knows: 404 with the custom-metrics wording") {
-    const auto wildcard = plan_custom_metrics(members, custom_query({"", "pods"}, "default", "*", "nope"));
+    const auto wildcard = plan_custom_metrics(discovered, custom_query({"", "pods"}, "default", "*", "nope"));
     REQUIRE(wildcard.early);
     CHECK(wildcard.early->code == 404);
     CHECK(wildcard.early->message == "the server could not find the metric nope for pods");
-    const auto named = plan_custom_metrics(members, custom_query({"", "services"}, "default", "web", "rps"));
+    const auto named = plan_custom_metrics(discovered, custom_query({"", "services"}, "default", "web", "rps"));
     REQUIRE(named.early);
     CHECK(named.early->message == "the server could not find the metric rps for services web");
   }
@@ -507,7 +526,7 @@ TEST_CASE("Aggregator: plans ask only members that serve the API, and answer wit
     ExternalMetricsQuery q{"default", "queue_depth", {}};
     CHECK(plan_external_metrics(members, q).members == std::vector<std::size_t>{3});
     q.metric = "unknown_metric";
-    const auto plan = plan_external_metrics(members, q);
+    const auto plan = plan_external_metrics(discovered, q);
     REQUIRE(plan.early);
     CHECK(plan.early->code == 404);
     CHECK(plan.early->message == "the server could not find the metric unknown_metric for externalmetrics");

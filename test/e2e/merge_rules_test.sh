@@ -208,4 +208,21 @@ check "--cache-ttl 30s: the repeated query is a cache hit, with no new fan-out" 
   bash -c "[ $(( $(self_metric fedmetrics_aggregator_cache_hits_total) - hits_before )) -eq 1 ] &&
            [ $(self_metric fedmetrics_aggregator_fanouts_total) -eq $fanouts_before ]"
 check "and the same answer" test "$first" = "$second"
+
+# --- a member unreachable when fedmetrics starts: its custom metrics are missed out loud ---
+# Custom metrics go only to the members whose discovery lists them; a member
+# never discovered is not asked, and the answer says so until it is.
+sim_put /sim/v1/members/member2/faults '{"refuse":true}'
+E2E_NAMESPACE=shop start_serve "$E2E_TMP/serve-late.log" --member-kubeconfig "$members" --member-timeout 1s
+curl -s -D "$E2E_TMP/late.headers" -o "$E2E_TMP/late.body" --cacert "$ca" "$url$custom/pods/*/http_requests"
+check "member2 undiscovered: the custom metrics answer warns that it was not asked" \
+  grep -q '^[Ww]arning: 299 - "member2: network: not asked: its metrics discovery has not succeeded yet' "$E2E_TMP/late.headers"
+check "and holds the discovered members' items" \
+  test "$(json_get "$(cat "$E2E_TMP/late.body")" "len(d['items'])")" = $(( $(json_get "$member_pods" "len(d['items'])") * 2 ))
+sim_delete /sim/v1/members/member2/faults
+member2_back() {
+  curl -s -D "$E2E_TMP/late.headers" -o "$E2E_TMP/late.body" --cacert "$ca" "$url$custom/pods/*/http_requests" &&
+    ! grep -qi '^warning:' "$E2E_TMP/late.headers"
+}
+check "once member2 is reachable, discovery retries and the warning goes" wait_until 15 member2_back
 finish
