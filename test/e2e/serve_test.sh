@@ -12,6 +12,13 @@ groups=$(k get --raw /apis)
 check "discovery lists the three metrics groups, custom preferring v1beta2" \
   test "$(json_get "$groups" "[g['name']+'='+g['preferredVersion']['version'] for g in d['groups']]")" \
   = "['metrics.k8s.io=v1beta1', 'custom.metrics.k8s.io=v1beta2', 'external.metrics.k8s.io=v1beta1']"
+group=$(k get --raw /apis/custom.metrics.k8s.io)
+check "/apis/custom.metrics.k8s.io is its APIGroup: both versions, v1beta2 preferred" \
+  test "$(json_get "$group" "d['kind'], [v['version'] for v in d['versions']], d['preferredVersion']['groupVersion']")" \
+  = "APIGroup ['v1beta2', 'v1beta1'] custom.metrics.k8s.io/v1beta2"
+check "/apis/external.metrics.k8s.io is its APIGroup" \
+  test "$(json_get "$(k get --raw /apis/external.metrics.k8s.io)" "d['kind'], d['name'], d['preferredVersion']['version']")" \
+  = "APIGroup external.metrics.k8s.io v1beta1"
 resources=$(k get --raw /apis/metrics.k8s.io/v1beta1)
 check "metrics.k8s.io resources are pods and nodes, get and list" \
   test "$(json_get "$resources" "[(r['name'], r['namespaced'], r['verbs']) for r in d['resources']]")" \
