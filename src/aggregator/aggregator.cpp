@@ -59,6 +59,13 @@ std::vector<std::string> names_of(const MemberList& members, const std::vector<s
   return names;
 }
 
+// The plan's own warnings after the members'.
+template <class A>
+A with_warnings(A answer, const std::vector<std::string>& notes) {
+  answer.warnings.insert(answer.warnings.end(), notes.begin(), notes.end());
+  return answer;
+}
+
 // The members a plan left out as undiscovered, as failed members of the answer.
 template <class R>
 void add_undiscovered(std::vector<MemberAnswer<R>>& answers, const std::vector<std::string>& unasked) {
@@ -247,7 +254,7 @@ void Aggregator::pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<P
   if (!state_->admit<PodMetricsAnswer>(key, done)) return;
   const auto members = state_->snapshot();
   auto plan = plan_resource_metrics(*members, q);
-  if (plan.early) return state_->finish<PodMetricsAnswer>(key, PodMetricsAnswer{*plan.early, {}});
+  if (plan.early) return state_->finish<PodMetricsAnswer>(key, PodMetricsAnswer{*plan.early, plan.warnings});
   // Each member's items are filtered, annotated and (for a list the caller
   // writes as JSON) encoded as that member answers, on its client's thread
   // while the others are still working: after the last one, only its own
@@ -266,7 +273,9 @@ void Aggregator::pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<P
                         }));
                       });
       },
-      [q](std::vector<MemberAnswer<R>> answers) { return merge_prepared_pod_metrics(std::move(answers), q); });
+      [q, notes = std::move(plan.warnings)](std::vector<MemberAnswer<R>> answers) {
+        return with_warnings(merge_prepared_pod_metrics(std::move(answers), q), notes);
+      });
 }
 
 void Aggregator::node_metrics(const ResourceMetricsQuery& query, AnswerCallback<NodeMetricsAnswer> done) {
@@ -277,7 +286,7 @@ void Aggregator::node_metrics(const ResourceMetricsQuery& query, AnswerCallback<
   if (!state_->admit<NodeMetricsAnswer>(key, done)) return;
   const auto members = state_->snapshot();
   auto plan = plan_resource_metrics(*members, q);
-  if (plan.early) return state_->finish<NodeMetricsAnswer>(key, NodeMetricsAnswer{*plan.early, {}});
+  if (plan.early) return state_->finish<NodeMetricsAnswer>(key, NodeMetricsAnswer{*plan.early, plan.warnings});
   using Items = std::vector<k8s::NodeMetrics>;
   using R = PreparedItems<k8s::NodeMetrics>;
   state_->fan_out<R, NodeMetricsAnswer>(
@@ -290,7 +299,9 @@ void Aggregator::node_metrics(const ResourceMetricsQuery& query, AnswerCallback<
                          }));
                        });
       },
-      [q](std::vector<MemberAnswer<R>> answers) { return merge_prepared_node_metrics(std::move(answers), q); });
+      [q, notes = std::move(plan.warnings)](std::vector<MemberAnswer<R>> answers) {
+        return with_warnings(merge_prepared_node_metrics(std::move(answers), q), notes);
+      });
 }
 
 void Aggregator::custom_metrics(const CustomMetricsQuery& query, AnswerCallback<CustomMetricsAnswer> done) {
@@ -298,16 +309,17 @@ void Aggregator::custom_metrics(const CustomMetricsQuery& query, AnswerCallback<
   if (!state_->admit<CustomMetricsAnswer>(key, done)) return;
   const auto members = state_->snapshot();
   auto plan = plan_custom_metrics(*members, query);
-  if (plan.early) return state_->finish<CustomMetricsAnswer>(key, CustomMetricsAnswer{*plan.early, {}});
+  if (plan.early) return state_->finish<CustomMetricsAnswer>(key, CustomMetricsAnswer{*plan.early, plan.warnings});
   using R = std::vector<k8s::MetricValue>;
   state_->fan_out<R, CustomMetricsAnswer>(
       key, *members, plan.members,
       [fwd = std::move(plan.forwarded)](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
         m.custom_metrics(fwd, deadline, std::move(cb));
       },
-      [query, unasked = names_of(*members, plan.undiscovered)](std::vector<MemberAnswer<R>> answers) {
+      [query, unasked = names_of(*members, plan.undiscovered), notes = std::move(plan.warnings)](
+          std::vector<MemberAnswer<R>> answers) {
         add_undiscovered(answers, unasked);
-        return merge_custom_metrics(std::move(answers), query);
+        return with_warnings(merge_custom_metrics(std::move(answers), query), notes);
       });
 }
 
@@ -316,16 +328,17 @@ void Aggregator::external_metrics(const ExternalMetricsQuery& query, AnswerCallb
   if (!state_->admit<ExternalMetricsAnswer>(key, done)) return;
   const auto members = state_->snapshot();
   auto plan = plan_external_metrics(*members, query);
-  if (plan.early) return state_->finish<ExternalMetricsAnswer>(key, ExternalMetricsAnswer{*plan.early, {}});
+  if (plan.early) return state_->finish<ExternalMetricsAnswer>(key, ExternalMetricsAnswer{*plan.early, plan.warnings});
   using R = std::vector<k8s::ExternalMetricValue>;
   state_->fan_out<R, ExternalMetricsAnswer>(
       key, *members, plan.members,
       [fwd = std::move(plan.forwarded)](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
         m.external_metrics(fwd, deadline, std::move(cb));
       },
-      [query, unasked = names_of(*members, plan.undiscovered)](std::vector<MemberAnswer<R>> answers) {
+      [query, unasked = names_of(*members, plan.undiscovered), notes = std::move(plan.warnings)](
+          std::vector<MemberAnswer<R>> answers) {
         add_undiscovered(answers, unasked);
-        return merge_external_metrics(std::move(answers), query);
+        return with_warnings(merge_external_metrics(std::move(answers), query), notes);
       });
 }
 

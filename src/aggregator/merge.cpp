@@ -246,6 +246,20 @@ k8s::Status not_yet_known(const MemberList& members, const std::vector<std::size
 }
 }  // namespace
 
+std::vector<std::string> unknown_member_warnings(const k8s::LabelSelector& clusters, const MemberList& members) {
+  std::vector<std::string> out;
+  for (const k8s::Requirement& r : clusters.requirements()) {
+    using Op = k8s::SelectorOperator;
+    if (r.op != Op::Equals && r.op != Op::DoubleEquals && r.op != Op::In) continue;
+    for (const std::string& name : r.values) {
+      const bool known = std::any_of(members.begin(), members.end(), [&](const auto& m) { return m->name() == name; });
+      const std::string text = std::string(kClusterLabel) + ": no member cluster is named '" + name + "'";
+      if (!known && std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
+    }
+  }
+  return out;
+}
+
 ClusterSplit split_cluster_selector(const k8s::LabelSelector& selector) {
   auto [clusters, forwarded] = selector.partition(kClusterLabel);
   return {std::move(clusters), std::move(forwarded)};
@@ -260,6 +274,7 @@ bool cluster_selected(const k8s::LabelSelector& clusters, std::string_view membe
 Plan<ResourceMetricsQuery> plan_resource_metrics(const MemberList& members, const ResourceMetricsQuery& query) {
   Plan<ResourceMetricsQuery> plan;
   ClusterSplit split = split_cluster_selector(query.label_selector);
+  plan.warnings = unknown_member_warnings(split.clusters, members);
   plan.forwarded = query;
   if (query.name.empty()) {
     plan.forwarded.label_selector = std::move(split.forwarded);
@@ -300,6 +315,9 @@ Plan<CustomMetricsQuery> plan_custom_metrics(const MemberList& members, const Cu
   Plan<CustomMetricsQuery> plan;
   ClusterSplit objects = split_cluster_selector(query.label_selector);
   ClusterSplit series = split_cluster_selector(query.metric_selector);
+  plan.warnings = unknown_member_warnings(objects.clusters, members);
+  for (std::string& w : unknown_member_warnings(series.clusters, members))
+    if (std::find(plan.warnings.begin(), plan.warnings.end(), w) == plan.warnings.end()) plan.warnings.push_back(std::move(w));
   plan.forwarded = query;
   plan.forwarded.label_selector = std::move(objects.forwarded);
   plan.forwarded.metric_selector = std::move(series.forwarded);
@@ -329,6 +347,7 @@ Plan<CustomMetricsQuery> plan_custom_metrics(const MemberList& members, const Cu
 Plan<ExternalMetricsQuery> plan_external_metrics(const MemberList& members, const ExternalMetricsQuery& query) {
   Plan<ExternalMetricsQuery> plan;
   ClusterSplit series = split_cluster_selector(query.metric_selector);
+  plan.warnings = unknown_member_warnings(series.clusters, members);
   plan.forwarded = query;
   plan.forwarded.metric_selector = std::move(series.forwarded);
   bool any_knows = false;

@@ -57,7 +57,17 @@ struct Plan {
   // list can route): each counts as a failed member of the answer
   // (undiscovered_error), so that its absence shows as a Warning.
   std::vector<std::size_t> undiscovered;
+  // Warnings for the answer whatever the members say: a fedmetrics/cluster
+  // requirement naming a member that does not exist (unknown_member_warnings).
+  std::vector<std::string> warnings;
 };
+
+// One warning per member name that a `=`, `==` or `in` requirement of
+// `clusters` asks for and that no member has (a typo would otherwise look
+// like an empty cluster): `fedmetrics/cluster: no member cluster is named
+// 'membr1'`.
+[[nodiscard]] std::vector<std::string> unknown_member_warnings(const k8s::LabelSelector& clusters,
+                                                               const MemberList& members);
 
 // What an undiscovered member of Plan::undiscovered failed with.
 [[nodiscard]] MemberError undiscovered_error();

@@ -166,7 +166,44 @@ TEST_CASE("Aggregator: a fedmetrics/cluster selector chooses the members and is 
       for (const auto& call : m->pod_calls) CHECK(call.labels == "app=web");
     REQUIRE(got.answers.size() == 1);
     CHECK(items_of(got.answers[0]).size() == (row.member1_asked ? 1u : 0u) + (row.member2_asked ? 1u : 0u));
+    CHECK(got.answers[0].warnings.empty());
   }
+}
+
+TEST_CASE("Aggregator: a fedmetrics/cluster selector naming no member warns instead of looking like an empty cluster",
+          "[aggregator]") {
+  World w;
+  auto caps = custom_capabilities({"pods/http_requests"}, {"queue_depth"});
+  caps->resource_metrics = true;
+  auto m1 = w.add("member1", caps);
+  m1->pods = std::vector{pod("default", "web-1")};
+  m1->external = std::vector{external_value({{"queue", "a"}}, "1")};
+  auto agg = w.aggregator();
+
+  Received<PodMetricsAnswer> typo;
+  agg->pod_metrics(pods_in("default", "fedmetrics/cluster=membr1"), typo.callback());
+  CHECK(m1->pod_calls.empty());
+  REQUIRE(typo.answers.size() == 1);
+  CHECK(items_of(typo.answers[0]).empty());
+  CHECK(typo.answers[0].warnings == std::vector<std::string>{"fedmetrics/cluster: no member cluster is named 'membr1'"});
+
+  // One of two names known: that member answers, the other name is warned about.
+  Received<PodMetricsAnswer> one_known;
+  agg->pod_metrics(pods_in("default", "fedmetrics/cluster in (member1,member9)"), one_known.callback());
+  REQUIRE(one_known.answers.size() == 1);
+  CHECK(items_of(one_known.answers[0]).size() == 1);
+  CHECK(one_known.answers[0].warnings == std::vector<std::string>{"fedmetrics/cluster: no member cluster is named 'member9'"});
+
+  // Exclusions name no one to find: no warning.
+  Received<PodMetricsAnswer> excluded;
+  agg->pod_metrics(pods_in("default", "fedmetrics/cluster notin (member9)"), excluded.callback());
+  REQUIRE(excluded.answers.size() == 1);
+  CHECK(excluded.answers[0].warnings.empty());
+
+  Received<ExternalMetricsAnswer> ext;
+  agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=nope")}, ext.callback());
+  REQUIRE(ext.answers.size() == 1);
+  CHECK(ext.answers[0].warnings == std::vector<std::string>{"fedmetrics/cluster: no member cluster is named 'nope'"});
 }
 
 TEST_CASE("Aggregator: cluster requirements in metricLabelSelector choose members for custom and external metrics",

@@ -77,6 +77,9 @@ check "a node no member has: 404" test "$(code /apis/metrics.k8s.io/v1beta1/node
 # --- the reserved label key fedmetrics/cluster chooses the members ---
 top1=$(k top pod -n shop -l fedmetrics/cluster=member1 --no-headers)
 check "kubectl top pod -l fedmetrics/cluster=member1: member1's pods only ($m1)" test "$(wc -l <<<"$top1")" -eq "$m1"
+typo=$(k top pod -n shop -l fedmetrics/cluster=membr1 2>&1 || true)
+check "a fedmetrics/cluster naming no member: kubectl shows the Warning, not just an empty list" \
+  grep -q "Warning: fedmetrics/cluster: no member cluster is named 'membr1'" <<<"$typo"
 mirror=$(get "/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods?labelSelector=fedmetrics%2Fcluster%20in%20%28member1-mirror%29")
 check "labelSelector 'fedmetrics/cluster in (member1-mirror)' asks the mirror only" \
   test "$(json_get "$mirror" "sorted(set(i['metadata']['annotations']['resource.karmada.io/query-from-cluster'] for i in d['items']))")" = "['member1-mirror']"
