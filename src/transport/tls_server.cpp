@@ -424,8 +424,21 @@ struct TlsServer::Impl {
       parser.header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
       parser.body_limit(options.max_body_bytes);
       parser.eager(true);
-      // An idle keep-alive connection gets the idle timeout; a request being sent, the header timeout.
-      tls.deadline().expires_after(first ? options.header_read_timeout : options.idle_timeout);
+      // An idle keep-alive connection gets the idle timeout until the next
+      // request's first bytes; a request being sent, the header timeout (as
+      // Go's IdleTimeout and ReadHeaderTimeout): a next request dribbled in
+      // cannot hold the connection for the whole idle timeout.
+      if (!first && buffer.size() == 0) {
+        tls.deadline().expires_after(options.idle_timeout);
+        auto space = buffer.prepare(16 * 1024);
+        auto [ec, n] = co_await tls.read_some(static_cast<char*>(space.data()), space.size());
+        if (ec) {
+          if (!harmless(ec)) spdlog::debug("waiting for a request failed: {}", ec.message());
+          break;
+        }
+        buffer.commit(n);
+      }
+      tls.deadline().expires_after(options.header_read_timeout);
       first = false;
       auto rec = co_await read_http(tls, buffer, parser, options.max_header_bytes, [&] { return parser.is_done(); });
       if (rec == http::error::header_limit || rec == http::error::body_limit) {

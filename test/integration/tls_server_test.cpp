@@ -493,6 +493,29 @@ TEST_CASE("TlsServer closes connections after its handshake and header-read and 
     CHECK(closed.bytes == 0);
     CHECK(closed.elapsed >= 200ms);
   }
+  SECTION("header-read timeout on a kept-alive connection: a next request begun, then nothing") {
+    // The idle timeout waits for a next request; once its first bytes came,
+    // the rest of its header has the header-read timeout, as for the first
+    // (Go's ReadHeaderTimeout): a client cannot dribble a header for as long
+    // as the idle timeout.
+    TestServer server([](TlsServerOptions& o) {
+      o.handshake_timeout = o.idle_timeout = 5s;
+      o.header_read_timeout = 300ms;
+    });
+    server.start(echo);
+    Client client;
+    require_connect(client, server);
+    REQUIRE(client.write(request("GET", "/once")));
+    CHECK(require_response(client).status == 200);
+    std::this_thread::sleep_for(500ms);  // idle longer than the header-read timeout: still open
+    REQUIRE(client.write(request("GET", "/twice")));
+    CHECK(require_response(client).status == 200);
+    REQUIRE(client.write("GET /slow HT"));
+    auto closed = client.wait_for_close(3s);
+    CHECK(closed.status == ReadStatus::closed);
+    CHECK(closed.elapsed >= 200ms);
+    CHECK(closed.elapsed < 2s);
+  }
   SECTION("handshake timeout: a TCP connection that sends nothing") {
     TestServer server([](TlsServerOptions& o) {
       o.header_read_timeout = o.idle_timeout = 5s;
