@@ -246,15 +246,18 @@ k8s::Status not_yet_known(const MemberList& members, const std::vector<std::size
 }
 }  // namespace
 
-std::vector<std::string> unknown_member_warnings(const k8s::LabelSelector& clusters, const MemberList& members) {
+std::vector<std::string> unknown_member_warnings(std::initializer_list<const k8s::LabelSelector*> selectors,
+                                                 const MemberList& members) {
+  using Op = k8s::SelectorOperator;
   std::vector<std::string> out;
-  for (const k8s::Requirement& r : clusters.requirements()) {
-    using Op = k8s::SelectorOperator;
-    if (r.op != Op::Equals && r.op != Op::DoubleEquals && r.op != Op::In) continue;
-    for (const std::string& name : r.values) {
-      const bool known = std::any_of(members.begin(), members.end(), [&](const auto& m) { return m->name() == name; });
-      const std::string text = std::string(kClusterLabel) + ": no member cluster is named '" + name + "'";
-      if (!known && std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
+  for (const k8s::LabelSelector* clusters : selectors) {
+    for (const k8s::Requirement& r : clusters->requirements()) {
+      if (r.op != Op::Equals && r.op != Op::DoubleEquals && r.op != Op::In) continue;
+      for (const std::string& name : r.values) {
+        const bool known = std::any_of(members.begin(), members.end(), [&](const auto& m) { return m->name() == name; });
+        const std::string text = std::string(kClusterLabel) + ": no member cluster is named '" + name + "'";
+        if (!known && std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
+      }
     }
   }
   return out;
@@ -274,7 +277,7 @@ bool cluster_selected(const k8s::LabelSelector& clusters, std::string_view membe
 Plan<ResourceMetricsQuery> plan_resource_metrics(const MemberList& members, const ResourceMetricsQuery& query) {
   Plan<ResourceMetricsQuery> plan;
   ClusterSplit split = split_cluster_selector(query.label_selector);
-  plan.warnings = unknown_member_warnings(split.clusters, members);
+  plan.warnings = unknown_member_warnings({&split.clusters}, members);
   plan.forwarded = query;
   if (query.name.empty()) {
     plan.forwarded.label_selector = std::move(split.forwarded);
@@ -315,9 +318,7 @@ Plan<CustomMetricsQuery> plan_custom_metrics(const MemberList& members, const Cu
   Plan<CustomMetricsQuery> plan;
   ClusterSplit objects = split_cluster_selector(query.label_selector);
   ClusterSplit series = split_cluster_selector(query.metric_selector);
-  plan.warnings = unknown_member_warnings(objects.clusters, members);
-  for (std::string& w : unknown_member_warnings(series.clusters, members))
-    if (std::find(plan.warnings.begin(), plan.warnings.end(), w) == plan.warnings.end()) plan.warnings.push_back(std::move(w));
+  plan.warnings = unknown_member_warnings({&objects.clusters, &series.clusters}, members);
   plan.forwarded = query;
   plan.forwarded.label_selector = std::move(objects.forwarded);
   plan.forwarded.metric_selector = std::move(series.forwarded);
@@ -335,11 +336,11 @@ Plan<CustomMetricsQuery> plan_custom_metrics(const MemberList& members, const Cu
     any_knows = true;
     if (chosen) plan.members.push_back(i);
   }
-  if (!any_knows) {
-    plan.early = plan.undiscovered.empty()
-                     ? k8s::Status::metric_not_found(query.metric, query.resource, query.wildcard() ? "" : query.name)
-                     : not_yet_known(members, plan.undiscovered, resource + " (" + std::string(kCustomGroup) + ")");
+  if (!any_knows && !plan.undiscovered.empty()) {
+    plan.early = not_yet_known(members, plan.undiscovered, resource + " (" + std::string(kCustomGroup) + ")");
     plan.undiscovered.clear();
+  } else if (!any_knows) {
+    plan.early = k8s::Status::metric_not_found(query.metric, query.resource, query.wildcard() ? "" : query.name);
   }
   return plan;
 }
@@ -347,7 +348,7 @@ Plan<CustomMetricsQuery> plan_custom_metrics(const MemberList& members, const Cu
 Plan<ExternalMetricsQuery> plan_external_metrics(const MemberList& members, const ExternalMetricsQuery& query) {
   Plan<ExternalMetricsQuery> plan;
   ClusterSplit series = split_cluster_selector(query.metric_selector);
-  plan.warnings = unknown_member_warnings(series.clusters, members);
+  plan.warnings = unknown_member_warnings({&series.clusters}, members);
   plan.forwarded = query;
   plan.forwarded.metric_selector = std::move(series.forwarded);
   bool any_knows = false;

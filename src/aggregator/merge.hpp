@@ -5,6 +5,7 @@
 // fan-out in aggregator.cpp only gathers MemberAnswers and calls these.
 #include <cstddef>
 #include <memory>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -62,12 +63,12 @@ struct Plan {
   std::vector<std::string> warnings;
 };
 
-// One warning per member name that a `=`, `==` or `in` requirement of
-// `clusters` asks for and that no member has (a typo would otherwise look
-// like an empty cluster): `fedmetrics/cluster: no member cluster is named
-// 'membr1'`.
-[[nodiscard]] std::vector<std::string> unknown_member_warnings(const k8s::LabelSelector& clusters,
-                                                               const MemberList& members);
+// One warning per member name that a `=`, `==` or `in` requirement of the
+// cluster selectors asks for and that no member has (a typo would otherwise
+// look like an empty cluster): `fedmetrics/cluster: no member cluster is
+// named 'membr1'`, each name once.
+[[nodiscard]] std::vector<std::string> unknown_member_warnings(
+    std::initializer_list<const k8s::LabelSelector*> selectors, const MemberList& members);
 
 // What an undiscovered member of Plan::undiscovered failed with.
 [[nodiscard]] MemberError undiscovered_error();

@@ -200,6 +200,19 @@ TEST_CASE("Aggregator: a fedmetrics/cluster selector naming no member warns inst
   REQUIRE(excluded.answers.size() == 1);
   CHECK(excluded.answers[0].warnings.empty());
 
+  // Custom metrics: a name in both selectors is one warning.
+  CustomMetricsQuery custom;
+  custom.resource = {"", "pods"};
+  custom.namespace_name = "default";
+  custom.name = "*";
+  custom.metric = "http_requests";
+  custom.label_selector = selector("fedmetrics/cluster=nope");
+  custom.metric_selector = selector("fedmetrics/cluster in (nope,member1)");
+  Received<CustomMetricsAnswer> both_selectors;
+  agg->custom_metrics(custom, both_selectors.callback());
+  REQUIRE(both_selectors.answers.size() == 1);
+  CHECK(both_selectors.answers[0].warnings == std::vector<std::string>{"fedmetrics/cluster: no member cluster is named 'nope'"});
+
   Received<ExternalMetricsAnswer> ext;
   agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=nope")}, ext.callback());
   REQUIRE(ext.answers.size() == 1);
