@@ -1,4 +1,5 @@
 #include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/clusterclient/retry_policy.hpp"
 #include "fedmetrics/clusterclient/token_bucket.hpp"
 #include "fedmetrics/k8s/base64.hpp"
 #include "fedmetrics/transport/gzip.hpp"
@@ -106,15 +107,16 @@ bool valid_port(const std::string& port) {
   return value >= 1 && value <= 65535;
 }
 
+// `peer` names who is at `address` ("member2", "the control plane", "the proxy").
 MemberError classify(const boost::system::error_code& ec, std::string_view phase, const std::string& address,
-                     long verify_result) {
+                     long verify_result, const std::string& peer) {
   std::string where = std::string(phase) + " " + address + ": ";
   if (ec == beast::error::timeout || ec == asio::error::timed_out || ec == asio::error::operation_aborted)
     return error(Kind::Timeout, where + "deadline exceeded");
   if (ec == asio::error::connection_refused) return error(Kind::Refused, where + "connection refused");
   if (ec == asio::error::connection_reset || ec == asio::error::eof || ec == http::error::end_of_stream ||
       ec == ssl::error::stream_truncated || ec == asio::error::broken_pipe)
-    return error(Kind::Refused, where + "connection closed by the member");
+    return error(Kind::Refused, where + "connection closed by " + peer);
   if (ec == http::error::body_limit) return error(Kind::TooLarge, where + "response larger than the size cap");
   if (ec.category() == asio::error::get_ssl_category() || verify_result != X509_V_OK) {
     std::string reason = verify_result != X509_V_OK ? X509_verify_cert_error_string(verify_result) : ec.message();
@@ -174,14 +176,18 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     explicit Waiter(asio::any_io_executor ex) : timer(std::move(ex)) {}
   };
   mutable std::mutex mutex;
-  std::vector<std::unique_ptr<Stream>> idle;
+  struct IdleConnection {
+    std::unique_ptr<Stream> stream;
+    std::chrono::steady_clock::time_point since;  // back in the pool since
+  };
+  std::vector<IdleConnection> idle;  // the most recently used last
   std::size_t open = 0;
   std::deque<std::shared_ptr<Waiter>> waiters;
   std::string token;  // current bearer token (from the file when token_file is set)
   std::chrono::steady_clock::time_point token_checked{};
   std::filesystem::file_time_type token_mtime{};
 
-  std::atomic<std::uint64_t> requests{0}, handshakes{0}, failures{0};
+  std::atomic<std::uint64_t> requests{0}, handshakes{0}, failures{0}, retries{0}, idle_closed{0};
   // Outcome, latency and in-flight accounting (guarded by `mutex`).
   std::size_t in_flight = 0;
   std::map<std::string, std::uint64_t, std::less<>> outcomes;
@@ -211,6 +217,12 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
   // waiters and the pooled streams (whose timers are bound to the executor
   // that opened them) are never touched from two threads at once.
   asio::strand<asio::io_context::executor_type> strand;
+  // Closes idle connections once they have been idle for
+  // options.idle_connection_timeout, so that an idle client holds no
+  // descriptors the peer has long given up (armed while any is idle).
+  asio::steady_timer sweep_timer{strand};
+  bool sweep_armed = false;  // under `mutex`
+  std::string peer;          // how errors name the peer
 
   Impl(ClientRuntime::Impl& rt, ClusterEndpoint e, ClientOptions o)
       : runtime(rt),
@@ -237,9 +249,14 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     SSL_CTX_set_options(tls.native_handle(), SSL_OP_NO_RENEGOTIATION);
     load_pem_into(tls, endpoint);
     token = endpoint.token_file.empty() ? endpoint.token : read_token_file(endpoint.token_file);
+    peer = !options.peer_name.empty() ? options.peer_name : !endpoint.name.empty() ? endpoint.name : "the server";
   }
 
   std::string address() const { return host + ":" + port; }
+
+  MemberError classify_error(const boost::system::error_code& ec, std::string_view phase, long verify_result = X509_V_OK) const {
+    return classify(ec, phase, address(), verify_result, peer);
+  }
 
   // proxy-url: an http:// proxy, reached in the clear, asked to CONNECT to the
   // member; the member's TLS runs inside that tunnel (client-go's
@@ -309,7 +326,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     }).detach();
     co_await lookup->timer.async_wait(use_tuple);
     if (!lookup->finished) co_return error(Kind::Timeout, "resolve " + name + ":" + service + ": deadline exceeded");
-    if (lookup->error) co_return classify(lookup->error, "resolve", name + ":" + service, X509_V_OK);
+    if (lookup->error) co_return classify(lookup->error, "resolve", name + ":" + service, X509_V_OK, peer);
     co_return lookup->results;
   }
 
@@ -323,13 +340,13 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     if (!proxy_authorization.empty()) req.set(http::field::proxy_authorization, proxy_authorization);
     auto [wec, written] = co_await http::async_write(socket, req, use_tuple);
     (void)written;
-    if (wec) co_return classify(wec, "CONNECT through proxy", proxy, X509_V_OK);
+    if (wec) co_return classify(wec, "CONNECT through proxy", proxy, X509_V_OK, "the proxy");
     beast::flat_buffer buffer;
     http::response_parser<http::empty_body> parser;
     parser.skip(true);  // a 2xx answer to CONNECT has no body: the tunnel follows
     auto [rec, read] = co_await http::async_read_header(socket, buffer, parser, use_tuple);
     (void)read;
-    if (rec) co_return classify(rec, "CONNECT through proxy", proxy, X509_V_OK);
+    if (rec) co_return classify(rec, "CONNECT through proxy", proxy, X509_V_OK, "the proxy");
     const unsigned status = parser.get().result_int();
     if (status / 100 != 2)
       co_return error(Kind::Network, "proxy " + proxy + " refused CONNECT " + authority + ": HTTP " +
@@ -376,17 +393,31 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     token = std::move(fresh);
   }
 
-  // A connection for one request: an idle one, a new slot (null stream), or
-  // a wait until one frees up or the deadline passes (nullopt).
-  awaitable<std::optional<std::unique_ptr<Stream>>> acquire(Deadline deadline) {
+  // Whether an idle connection may carry another request: not idle too
+  // long, and neither closed nor written to by the peer meanwhile.
+  bool reusable_idle(IdleConnection& c, std::chrono::steady_clock::time_point now) const {
+    return now - c.since < options.idle_connection_timeout && c.stream->idle_and_open();
+  }
+
+  // A connection for one request: an idle one that is still open (unless
+  // `fresh`: a retry must not meet another connection as old as the one
+  // that failed), a new slot (null stream), or a wait until one frees up or
+  // the deadline passes (nullopt).
+  awaitable<std::optional<std::unique_ptr<Stream>>> acquire(Deadline deadline, bool fresh) {
     auto executor = co_await asio::this_coro::executor;
     std::shared_ptr<Waiter> waiter;
     {
       std::lock_guard lock(mutex);
-      if (!idle.empty()) {
-        auto s = std::move(idle.back());
+      const auto now = std::chrono::steady_clock::now();
+      while (!idle.empty()) {
+        auto c = std::move(idle.back());
         idle.pop_back();
-        co_return std::optional<std::unique_ptr<Stream>>(std::move(s));
+        if (!fresh && reusable_idle(c, now)) co_return std::optional<std::unique_ptr<Stream>>(std::move(c.stream));
+        // Closed here (c goes out of scope). For a retry, every idle
+        // connection goes: those idle as long as the one that failed are
+        // likely closed too.
+        --open;
+        ++idle_closed;
       }
       if (open < options.max_connections) {
         ++open;
@@ -417,16 +448,35 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     }
     if (stream) {
       stream->deadline().expires_never();
-      idle.push_back(std::move(stream));
+      idle.push_back(IdleConnection{std::move(stream), std::chrono::steady_clock::now()});
+      arm_sweep();
     } else {
       --open;
     }
   }
 
-  void drop_idle() {
+  // Under `mutex`.
+  void arm_sweep() {
+    if (sweep_armed || idle.empty()) return;
+    sweep_armed = true;
+    sweep_timer.expires_at(idle.front().since + options.idle_connection_timeout);
+    sweep_timer.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
+      if (ec == asio::error::operation_aborted) return;
+      if (auto self = weak.lock()) self->sweep();
+    });
+  }
+
+  // On the strand: closes the idle connections that expired or that the peer closed.
+  void sweep() {
     std::lock_guard lock(mutex);
-    open -= idle.size();
-    idle.clear();
+    sweep_armed = false;
+    const auto now = std::chrono::steady_clock::now();
+    const auto before = idle.size();
+    std::erase_if(idle, [&](IdleConnection& c) { return !reusable_idle(c, now); });
+    const auto closed = before - idle.size();
+    open -= closed;
+    idle_closed += closed;
+    arm_sweep();
   }
 
   awaitable<std::variant<std::unique_ptr<Stream>, MemberError>> connect(Deadline deadline) {
@@ -447,7 +497,8 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     auto [cec, ep] = co_await tcp_stream.async_connect(results, use_tuple);
     (void)ep;
     if (cec) co_return classify(cec, proxied ? "connect to proxy" : "connect",
-                                proxied ? proxy_host + ":" + proxy_port : address(), X509_V_OK);
+                                proxied ? proxy_host + ":" + proxy_port : address(), X509_V_OK,
+                                proxied ? std::string("the proxy") : peer);
     if (proxied) {
       if (auto e = co_await connect_tunnel(tcp_stream)) co_return *e;
     }
@@ -475,8 +526,8 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     stream->deadline().expires_at(deadline);
     auto hec = co_await stream->handshake();
     if (hec)
-      co_return classify(hec, "TLS handshake with", address(),
-                         endpoint.insecure_skip_tls_verify ? X509_V_OK : SSL_get_verify_result(ssl));
+      co_return classify_error(hec, "TLS handshake with",
+                               endpoint.insecure_skip_tls_verify ? X509_V_OK : SSL_get_verify_result(ssl));
     ++handshakes;
     co_return std::move(stream);
   }
@@ -522,11 +573,15 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     co_return co_await stream.flush();
   }
 
-  awaitable<HttpResult> exchange(Stream& stream, const OutgoingRequest& out, Deadline deadline, bool& reusable) {
+  // `answer_began`: whether any byte of the answer arrived (a failure after
+  // that may follow a request the peer acted on: never retried).
+  awaitable<HttpResult> exchange(Stream& stream, const OutgoingRequest& out, Deadline deadline, bool& reusable,
+                                 bool& answer_began) {
     reusable = false;
+    answer_began = false;
     auto req = build_request(out);
     stream.deadline().expires_at(deadline);
-    if (auto wec = co_await write_request(stream, req)) co_return classify(wec, "write to", address(), X509_V_OK);
+    if (auto wec = co_await write_request(stream, req)) co_return classify_error(wec, "write to");
     beast::flat_buffer buffer;
     http::response_parser<http::string_body> parser;
     parser.header_limit(kMaxResponseHeaderBytes);
@@ -535,7 +590,11 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     if (req.method() == http::verb::head) parser.skip(true);
     auto rec = co_await transport::read_http(stream, buffer, parser, kMaxResponseHeaderBytes,
                                              [&] { return parser.is_done(); });
-    if (rec) co_return classify(rec, "read from", address(), X509_V_OK);
+    if (rec) {
+      answer_began = parser.got_some() || buffer.size() > 0;
+      co_return classify_error(rec, "read from");
+    }
+    answer_began = true;
     // Bytes after the answer would be read as the next one's: not reusable
     // then. (The parser's keep_alive is false for a body ended by the close.)
     reusable = parser.keep_alive() && buffer.size() == 0;
@@ -600,7 +659,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     } detach{*state};
     auto fail = [&](const boost::system::error_code& ec, std::string_view phase) {
       if (state->cancelled) return error(Kind::Timeout, "stream from " + address() + " cancelled");
-      return classify(ec, phase, address(), X509_V_OK);
+      return classify_error(ec, phase);
     };
 
     auto req = build_request(out);
@@ -658,14 +717,13 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
 
   awaitable<HttpResult> send(const OutgoingRequest& out, Deadline deadline) {
     ++requests;
-    const bool idempotent = out.method == "GET" || out.method == "HEAD";
-    // A reused keep-alive connection may have been closed by the member in the
-    // meantime; a GET is idempotent, so that case is retried once on a new one.
-    for (int attempt = 0; attempt < 2; ++attempt) {
-      auto lease = co_await acquire(deadline);
+    const bool replayable = is_replayable(out.method, out.replayable);
+    bool fresh = false;  // the retry takes a new connection
+    for (;;) {
+      auto lease = co_await acquire(deadline, fresh);
       if (!lease) co_return error(Kind::Timeout, "no free connection to " + address() + " before the deadline");
       std::unique_ptr<Stream> stream = std::move(*lease);
-      bool reused = stream != nullptr;
+      const bool reused = stream != nullptr;
       if (!stream) {
         auto connected = co_await connect(deadline);
         if (auto* e = std::get_if<MemberError>(&connected)) {
@@ -674,14 +732,14 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
         }
         stream = std::move(std::get<std::unique_ptr<Stream>>(connected));
       }
-      bool reusable = false;
-      HttpResult result = co_await exchange(*stream, out, deadline, reusable);
+      bool reusable = false, answer_began = false;
+      HttpResult result = co_await exchange(*stream, out, deadline, reusable, answer_began);
       if (const auto* e = std::get_if<MemberError>(&result)) {
         release(nullptr);  // the connection is dropped, its slot freed
-        if (reused && idempotent && e->kind == Kind::Refused && std::chrono::steady_clock::now() < deadline) {
-          // The member closed an idle connection; the others idle as long are
-          // likely closed too: drop them all so that the retry opens a new one.
-          drop_idle();
+        FailedAttempt attempt{reused, answer_began, e->kind, std::chrono::steady_clock::now() >= deadline};
+        if (!fresh && retry_on_new_connection(attempt, replayable)) {
+          ++retries;
+          fresh = true;
           continue;
         }
         co_return result;
@@ -690,7 +748,6 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
       else release(nullptr);
       co_return result;
     }
-    co_return error(Kind::Refused, "connection to " + address() + " closed twice");
   }
 };
 
@@ -777,6 +834,8 @@ ClientStats HttpsClient::stats() const {
   s.requests = impl_->requests.load();
   s.tls_handshakes = impl_->handshakes.load();
   s.failures = impl_->failures.load();
+  s.retries = impl_->retries.load();
+  s.idle_closed = impl_->idle_closed.load();
   s.open_connections = impl_->open;
   s.idle_connections = impl_->idle.size();
   s.in_flight = impl_->in_flight;

@@ -37,7 +37,9 @@ ClusterEndpoint control_plane_from(const std::string& kubeconfig_file) {
 std::shared_ptr<HttpsClient> control_plane_client(ClientRuntime& runtime, const ClusterEndpoint& control_plane,
                                                   const ClientOptions& options) {
   try {
-    return std::make_shared<HttpsClient>(runtime, control_plane, options);
+    ClientOptions named = options;
+    named.peer_name = "the control plane";
+    return std::make_shared<HttpsClient>(runtime, control_plane, named);
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("--karmada-kubeconfig: ") + e.what());
   }

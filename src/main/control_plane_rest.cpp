@@ -51,7 +51,9 @@ RestControlPlane::RestControlPlane(clusterclient::ClientRuntime& runtime, const 
   auto endpoint = clusterclient::load_kubeconfig_current_context(kubeconfig);
   if (!endpoint) throw std::runtime_error("--kubeconfig: " + endpoint.error().message);
   try {
-    client_ = std::make_shared<clusterclient::HttpsClient>(runtime, std::move(*endpoint));
+    clusterclient::ClientOptions options;
+    options.peer_name = "the control plane";
+    client_ = std::make_shared<clusterclient::HttpsClient>(runtime, std::move(*endpoint), options);
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("--kubeconfig: ") + e.what());
   }
@@ -71,6 +73,12 @@ void RestControlPlane::call_with_status(std::string method, std::string path, st
   request.target = std::move(path);
   request.content_type = std::move(content_type);
   request.body = std::move(body);
+  // Writes that can be sent twice without harm (retry_policy.hpp): a merge
+  // PATCH of a status sets the same fields again, and every PUT here carries
+  // metadata.resourceVersion, so a replay of one that was applied fails with
+  // 409 Conflict instead of applying twice. POSTs (Events, a new Lease) are
+  // not replayed.
+  request.replayable = request.method == "PATCH" || request.method == "PUT";
   client_->send(std::move(request), std::chrono::steady_clock::now() + timeout_,
                 [what, done = std::move(done)](clusterclient::HttpResult result) {
                   if (auto* e = std::get_if<aggregator::MemberError>(&result)) return done(0, k8s::Error{what + ": " + e->message});

@@ -38,7 +38,9 @@ HttpsReviewClient::HttpsReviewClient(clusterclient::ClientRuntime& runtime, cons
   auto endpoint = clusterclient::load_kubeconfig_current_context(kubeconfig);
   if (!endpoint) throw std::runtime_error(flag + ": " + endpoint.error().message);
   try {
-    client_ = std::make_unique<clusterclient::HttpsClient>(runtime, std::move(*endpoint));
+    clusterclient::ClientOptions options;
+    options.peer_name = "the control plane";
+    client_ = std::make_unique<clusterclient::HttpsClient>(runtime, std::move(*endpoint), options);
   } catch (const std::exception& e) {
     throw std::runtime_error(flag + ": " + e.what());
   }
@@ -51,6 +53,8 @@ void HttpsReviewClient::post(std::string path, std::string body, std::function<v
   request.target = std::move(path);
   request.body = std::move(body);
   request.content_type = "application/json";
+  // TokenReview and SubjectAccessReview create nothing: sending one twice is harmless.
+  request.replayable = true;
   client_->send(std::move(request), std::chrono::steady_clock::now() + kReviewTimeout, body_of(what, std::move(done)));
 }
 

@@ -33,6 +33,14 @@ std::vector<MetricFamily> MemberClientMetrics::Collect() const {
                            MetricType::Gauge, {}};
   MetricFamily handshakes{"fedmetrics_member_client_tls_handshakes_total",
                           "TLS handshakes with a member cluster (new connections).", MetricType::Counter, {}};
+  MetricFamily retries{"fedmetrics_member_client_retries_total",
+                       "Requests sent again on a new connection after a reused one turned out closed before the "
+                       "answer began (only replayable requests).",
+                       MetricType::Counter, {}};
+  MetricFamily idle_closed{"fedmetrics_member_client_idle_connections_closed_total",
+                           "Idle connections closed by the client: idle too long, or found closed by the member "
+                           "before reuse.",
+                           MetricType::Counter, {}};
   MetricFamily last_success{"fedmetrics_member_client_last_success_timestamp_seconds",
                             "Unix time of the last successful answer from a member cluster.", MetricType::Gauge, {}};
   MetricFamily healthy{"fedmetrics_member_healthy",
@@ -68,6 +76,12 @@ std::vector<MetricFamily> MemberClientMetrics::Collect() const {
     auto t = labelled({{"cluster", cluster}});
     t.counter.value = static_cast<double>(s.tls_handshakes);
     handshakes.metric.push_back(std::move(t));
+    auto r = labelled({{"cluster", cluster}});
+    r.counter.value = static_cast<double>(s.retries);
+    retries.metric.push_back(std::move(r));
+    auto ic = labelled({{"cluster", cluster}});
+    ic.counter.value = static_cast<double>(s.idle_closed);
+    idle_closed.metric.push_back(std::move(ic));
     if (s.last_success) {
       auto l = labelled({{"cluster", cluster}});
       l.gauge.value = std::chrono::duration<double>(s.last_success->time_since_epoch()).count();
@@ -79,7 +93,7 @@ std::vector<MetricFamily> MemberClientMetrics::Collect() const {
       healthy.metric.push_back(std::move(g));
     }
   }
-  return {requests, latency, in_flight, connections, handshakes, last_success, healthy};
+  return {requests, latency, in_flight, connections, handshakes, retries, idle_closed, last_success, healthy};
 }
 
 }  // namespace fedmetrics::cli

@@ -3,11 +3,14 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <memory>
+#include <mutex>
+#include <utility>
 #include <sstream>
 #include <stdexcept>
 
@@ -253,9 +256,46 @@ k8s::Expected<server::CertificateTrust> load_trust(const ServeOptions& o, HttpsR
 
 // Authentication and authorization as a delegating apiserver sets them up
 // (apiserver pkg/server/options/authentication.go, authorization.go).
+// A review that could not be made refuses a request; a control plane that
+// is down refuses them all, so the log says it once, then at most every
+// 10 s with how many more failed meanwhile (the metric counts each).
+class ReviewFailureLog {
+ public:
+  void operator()(std::string_view review, const std::string& error) {
+    const auto now = std::chrono::steady_clock::now();
+    std::uint64_t unlogged = 0;
+    {
+      std::lock_guard lock(mutex_);
+      if (logged_once_ && now - last_logged_ < kInterval) {
+        ++unlogged_;
+        return;
+      }
+      logged_once_ = true;
+      last_logged_ = now;
+      unlogged = std::exchange(unlogged_, 0);
+    }
+    if (unlogged == 0) spdlog::warn("{} failed, the request was refused: {}", review, error);
+    else spdlog::warn("{} failed, the request was refused: {} ({} more review failures in the last {}s)", review, error,
+                      unlogged, std::chrono::duration_cast<std::chrono::seconds>(kInterval).count());
+  }
+
+ private:
+  static constexpr std::chrono::seconds kInterval{10};
+  std::mutex mutex_;
+  bool logged_once_ = false;
+  std::chrono::steady_clock::time_point last_logged_{};
+  std::uint64_t unlogged_ = 0;
+};
+
 std::shared_ptr<server::RequestGate> make_gate(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
+                                               const std::shared_ptr<server::ServerMetrics>& metrics,
                                                std::shared_ptr<HttpsReviewClient>& authentication_out) {
   server::GateOptions gate_options;
+  gate_options.on_review_failure = [metrics, log = std::make_shared<ReviewFailureLog>()](std::string_view review,
+                                                                                         const std::string& error) {
+    metrics->review_failed(review);
+    (*log)(review, error);
+  };
   gate_options.always_allow_paths = o.always_allow_paths;
   gate_options.token_cache_ttl = std::chrono::duration_cast<std::chrono::seconds>(
       duration_flag("--authentication-token-webhook-cache-ttl", o.token_webhook_cache_ttl));
@@ -543,14 +583,30 @@ int run_serve(const ServeOptions& o) {
   auto handler = std::make_shared<server::ApiHandler>(service, metrics, server::BuildInfo{});
   std::shared_ptr<server::RequestGate> gate;
   std::shared_ptr<HttpsReviewClient> authentication;
-  if (!o.insecure_no_auth) gate = make_gate(o, *client_runtime, authentication);
+  if (!o.insecure_no_auth) gate = make_gate(o, *client_runtime, metrics, authentication);
   handler->set_configured(true);
 
   server_options.request_client_certificates = !o.insecure_no_auth;
   transport::TlsServer tls_server(server_options, [handler, gate](transport::HttpRequest request, auto respond) {
     if (!gate) return handler->handle(request, std::move(respond));
-    gate->handle(std::move(request), std::move(respond),
-                 [&handler = *handler](const transport::HttpRequest& r, std::function<void(transport::HttpResponse)> done) {
+    // What the gate answers itself (401, 403, a failed review's 500) is
+    // counted here; what it passes on, by the handler.
+    auto passed = std::make_shared<std::atomic<bool>>(false);
+    auto refused = [handler, passed, started = std::chrono::steady_clock::now(), method = request.method,
+                    target = request.target, respond = std::move(respond)](transport::HttpResponse r) {
+      if (!passed->load()) {
+        transport::HttpRequest what;
+        what.method = method;
+        what.target = target;
+        handler->count_unhandled(what, r.status,
+                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      }
+      respond(std::move(r));
+    };
+    gate->handle(std::move(request), std::move(refused),
+                 [&handler = *handler, passed](const transport::HttpRequest& r,
+                                               std::function<void(transport::HttpResponse)> done) {
+                   passed->store(true);
                    handler.handle(r, std::move(done));
                  });
   });

@@ -54,6 +54,12 @@ ApiHandler::ApiHandler(std::shared_ptr<aggregator::MetricsService> metrics_servi
                        std::shared_ptr<ServerMetrics> metrics, BuildInfo build)
     : service_(std::move(metrics_service)), metrics_(std::move(metrics)), build_(std::move(build)) {}
 
+void ApiHandler::count_unhandled(const HttpRequest& request, int status, double seconds) const {
+  if (!metrics_) return;
+  auto [group, resource] = metric_labels(parse_api_request(request.method, request.target));
+  metrics_->observe_request(group, resource, status, seconds);
+}
+
 void ApiHandler::handle(const HttpRequest& request, Respond respond) const {
   auto started = std::chrono::steady_clock::now();
   ApiRequest parsed = parse_api_request(request.method, request.target);

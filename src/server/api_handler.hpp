@@ -33,6 +33,11 @@ class ApiHandler {
 
   void handle(const HttpRequest& request, Respond respond) const;
 
+  // Counts an answer given before the request reached handle(): the
+  // RequestGate's 401, 403 or 500 (a review that could not be made), in the
+  // same request metrics, so that refusals are seen as well as answers.
+  void count_unhandled(const HttpRequest& request, int status, double seconds) const;
+
   // Readiness beyond the backend: set once configuration is loaded.
   void set_configured(bool configured) { configured_.store(configured); }
 

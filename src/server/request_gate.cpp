@@ -131,14 +131,24 @@ void RequestGate::handle(HttpRequest request, std::function<void(HttpResponse)> 
       "/apis/authentication.k8s.io/v1/tokenreviews", auth::token_review_body(token),
       [this, shared, token, attributes = std::move(attributes), respond = std::move(respond),
        next](k8s::Expected<std::string> body) mutable {
-        if (!body) return respond(unauthorized());  // the review could not be made: not cached
+        if (!body) {  // the review could not be made: not cached
+          review_failed("TokenReview", body.error().message);
+          return respond(unauthorized());
+        }
         auto review = auth::parse_token_review(*body);
-        if (!review) return respond(unauthorized());
+        if (!review) {
+          review_failed("TokenReview", review.error().message);
+          return respond(unauthorized());
+        }
         tokens_.put(token, *review, Clock::now());
         if (!review->ok()) return respond(unauthorized());
         authorize(shared, auth::with_authenticated_group(std::move(review->user)), std::move(attributes),
                   std::move(respond), next);
       });
+}
+
+void RequestGate::review_failed(std::string_view review, const std::string& error) const {
+  if (options_.on_review_failure) options_.on_review_failure(review, error);
 }
 
 void RequestGate::authorize(std::shared_ptr<HttpRequest> request, auth::UserInfo user, auth::RequestAttributes attributes,
@@ -153,11 +163,15 @@ void RequestGate::authorize(std::shared_ptr<HttpRequest> request, auth::UserInfo
       "/apis/authorization.k8s.io/v1/subjectaccessreviews", key,
       [this, request, user = std::move(user), attributes = std::move(attributes), key, respond = std::move(respond),
        next = std::move(next)](k8s::Expected<std::string> body) mutable {
-        if (!body)
+        if (!body) {
+          review_failed("SubjectAccessReview", body.error().message);
           return respond(status_response(k8s::Status::internal_error("authorization: " + body.error().message)));
+        }
         auto decision = auth::parse_subject_access_review(*body);
-        if (!decision)
+        if (!decision) {
+          review_failed("SubjectAccessReview", decision.error().message);
           return respond(status_response(k8s::Status::internal_error("authorization: " + decision.error().message)));
+        }
         if (decision->allowed) {
           allowed_.put(key, *decision, Clock::now());
           return next(*request, std::move(respond));

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fedmetrics/auth/authenticators.hpp"
@@ -50,6 +51,12 @@ struct GateOptions {
   std::chrono::seconds token_cache_ttl{10};
   std::chrono::seconds authorized_cache_ttl{10};
   std::chrono::seconds unauthorized_cache_ttl{10};
+  // Called (from any thread) when a review could not be made: the control
+  // plane did not answer, or answered something that is not a review.
+  // `review` is "TokenReview" or "SubjectAccessReview". The request is then
+  // refused (401, or 500 for authorization, as kube-apiserver does), and
+  // this is how the failure reaches the log and the metrics.
+  std::function<void(std::string_view review, const std::string& error)> on_review_failure;
 };
 
 class RequestGate {
@@ -71,6 +78,7 @@ class RequestGate {
     std::optional<auth::ClientCertificateVerifier> client_verifier;
   };
   [[nodiscard]] std::shared_ptr<const Verifiers> verifiers() const;
+  void review_failed(std::string_view review, const std::string& error) const;
   void authorize(std::shared_ptr<HttpRequest> request, auth::UserInfo user, auth::RequestAttributes attributes,
                  std::function<void(HttpResponse)> respond, Next next);
 

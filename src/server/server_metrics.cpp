@@ -15,6 +15,8 @@ struct ServerMetrics::Families {
   prometheus::Family<prometheus::Counter>& requests;
   prometheus::Family<prometheus::Histogram>& latency;
   prometheus::Gauge& in_flight;
+  prometheus::Counter& token_review_failures;
+  prometheus::Counter& access_review_failures;
   // The series of each (group, resource, code) seen, found again by one map
   // lookup: prometheus-cpp's Family::Add builds the label map, hashes it and
   // constructs a new metric (a histogram's buckets too) on every call, only
@@ -47,7 +49,15 @@ ServerMetrics::ServerMetrics() : registry_(std::make_shared<prometheus::Registry
                         .Help("Requests being answered now.")
                         .Register(*registry_)
                         .Add({});
-  families_ = std::unique_ptr<Families>(new Families{requests, latency, in_flight, {}, {}});
+  auto& review_failures = prometheus::BuildCounter()
+                              .Name("fedmetrics_delegated_review_failures_total")
+                              .Help("TokenReviews and SubjectAccessReviews that could not be made (the control plane "
+                                    "did not answer, or not with a review); each refused the request it was for.")
+                              .Register(*registry_);
+  families_ = std::unique_ptr<Families>(new Families{requests, latency, in_flight,
+                                                     review_failures.Add({{"review", "TokenReview"}}),
+                                                     review_failures.Add({{"review", "SubjectAccessReview"}}),
+                                                     {}, {}});
 }
 
 ServerMetrics::~ServerMetrics() = default;
@@ -74,6 +84,10 @@ void ServerMetrics::observe_request(std::string_view group, std::string_view res
   }
   series.requests->Increment();
   series.latency->Observe(seconds);
+}
+
+void ServerMetrics::review_failed(std::string_view review) {
+  (review == "TokenReview" ? families_->token_review_failures : families_->access_review_failures).Increment();
 }
 
 void ServerMetrics::request_started() { families_->in_flight.Increment(); }

@@ -24,6 +24,9 @@ class ServerMetrics {
   // One answered request: `group`/`resource` label what was asked ("" for
   // non-resource paths), `code` the HTTP status, `seconds` the latency.
   void observe_request(std::string_view group, std::string_view resource, int code, double seconds);
+  // A TokenReview or SubjectAccessReview that could not be made (`review`
+  // is "TokenReview" or "SubjectAccessReview").
+  void review_failed(std::string_view review);
   void request_started();
   void request_finished();
 

@@ -22,6 +22,7 @@
 #include <spdlog/spdlog.h>
 
 #include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/k8s/time.hpp"
 #include "fedmetrics/sim/control_api.hpp"
 #include "fedmetrics/sim/karmada_api.hpp"
 #include "fedmetrics/sim/federation.hpp"
@@ -304,6 +305,10 @@ CLI::App* add_sim_command(CLI::App& app, SimOptions& options) {
                   "Members and the Karmada control plane gzip 200 answers of at least this many bytes when the\n"
                   "client sends Accept-Encoding: gzip, as kube-apiserver does over 128 KiB (0 = never compress)")
       ->capture_default_str();
+  sim->add_option("--idle-timeout", options.idle_timeout,
+                  "Members and the Karmada control plane close a kept-alive connection idle this long, as\n"
+                  "kube-apiserver does after 90s (a Go duration: 90s, 1500ms); shorten it to test clients' reuse")
+      ->capture_default_str();
   sim->add_flag("-v,--verbose", options.verbosity, "Log more on stderr: -v logs every member request and connection errors");
   return sim;
 }
@@ -324,6 +329,10 @@ int run_sim(const SimOptions& options) {
   auto parsed = parse_world(read_file(options.world_file));
   if (!parsed) throw std::runtime_error("--world " + options.world_file + ": " + parsed.error().message);
   World world = std::move(*parsed);
+  auto idle_timeout = k8s::parse_duration(options.idle_timeout);
+  if (!idle_timeout || idle_timeout->count() <= 0)
+    throw std::runtime_error("--idle-timeout " + options.idle_timeout + ": not a positive Go duration (such as 90s or 500ms)");
+  const auto idle_ms = std::chrono::duration_cast<std::chrono::milliseconds>(*idle_timeout);
 
   fs::path out_dir = fs::absolute(options.out_dir);
   std::error_code ec;
@@ -370,6 +379,7 @@ int run_sim(const SimOptions& options) {
     o.threads = 1;
     o.abandon_when_client_closes = true;
     o.compress_min_bytes = options.compress_min_bytes;
+    o.idle_timeout = idle_ms;
     try {
       sim->members.push_back(std::make_unique<TlsServer>(
           o, [s = sim.get(), i](HttpRequest request, std::function<void(HttpResponse)> respond) {
@@ -401,6 +411,7 @@ int run_sim(const SimOptions& options) {
   karmada_options.key_file = karmada_key;
   karmada_options.threads = 1;
   karmada_options.compress_min_bytes = options.compress_min_bytes;
+  karmada_options.idle_timeout = idle_ms;
   sim->karmada_server = std::make_unique<TlsServer>(
       karmada_options, [s = sim.get()](HttpRequest request, std::function<void(HttpResponse)> respond) {
         auto method = request.method, target = request.target;

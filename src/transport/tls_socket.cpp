@@ -146,6 +146,16 @@ void TlsSocket::abort() {
   socket_.cancel(ignored);
 }
 
+bool TlsSocket::idle_and_open() {
+  // Bytes OpenSSL already holds (decrypted or not) are unexpected between
+  // answers: an alert, or the start of something we did not ask for.
+  if (SSL_pending(ssl_) > 0 || SSL_has_pending(ssl_) == 1) return false;
+  char byte = 0;
+  const ssize_t n = ::recv(socket_.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK;  // nothing to read: still open
+  return false;  // 0: the peer closed; > 0: it sent something while idle (a close_notify)
+}
+
 TlsSocket::~TlsSocket() {
   deadline_->detach();
   if (ssl_ != nullptr) {

@@ -8,15 +8,7 @@ source "$(dirname "$0")/lib.sh"
 bin=$1
 src=$2
 
-bash "$src/certs/generate.sh" "$E2E_TMP/certs" fedmetrics fedmetrics-system >/dev/null
-port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-sed -n '/^members:/,$p' "$src/test/e2e/karmada.world.yaml" >"$E2E_TMP/world.yaml"
-cat >>"$E2E_TMP/world.yaml" <<YAML
-aggregation:
-  address: 127.0.0.1
-  port: $port
-  caFile: certs/ca.crt
-YAML
+aggregated_world
 start_sim "$E2E_TMP/world.yaml"
 check "the APIServices are registered from the world file" \
   test "$(kk get apiservices.apiregistration.k8s.io --no-headers | grep -c 'fedmetrics-system/fedmetrics')" = 4

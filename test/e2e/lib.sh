@@ -98,3 +98,20 @@ wait_until() {
     sleep "${WAIT_UNTIL_INTERVAL:-0.5}"
   done
 }
+
+# aggregated_world: the karmada e2e federation (test/e2e/karmada.world.yaml)
+# with an `aggregation` section, so that the simulated control plane starts
+# with the APIServices registered for a fedmetrics on 127.0.0.1:$port.
+# Writes $E2E_TMP/world.yaml and fedmetrics' certificates to $E2E_TMP/certs
+# (certs/generate.sh), and sets $port to a free port. Needs $src.
+aggregated_world() {
+  bash "$src/certs/generate.sh" "$E2E_TMP/certs" fedmetrics fedmetrics-system >/dev/null
+  port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  sed -n '/^members:/,$p' "$src/test/e2e/karmada.world.yaml" >"$E2E_TMP/world.yaml"
+  cat >>"$E2E_TMP/world.yaml" <<YAML
+aggregation:
+  address: 127.0.0.1
+  port: $port
+  caFile: certs/ca.crt
+YAML
+}

@@ -3,6 +3,8 @@
 // segments) gets an answer, never an exception.
 #include <catch2/catch.hpp>
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "server/request_gate.hpp"
@@ -16,8 +18,10 @@ struct CannedReviews : ReviewClient {
   std::vector<std::string> bodies;
   bool authenticated = true;
   bool allowed = true;
+  std::optional<std::string> unreachable;  // the control plane does not answer: this error
   void post(std::string path, std::string body, std::function<void(k8s::Expected<std::string>)> done) override {
     bodies.push_back(body);
+    if (unreachable) return done(k8s::Error{*unreachable});
     if (path.find("tokenreviews") != std::string::npos) {
       json status = authenticated ? json{{"authenticated", true}, {"user", {{"username", "alice"}, {"groups", {"devs"}}}}}
                                   : json{{"authenticated", false}};
@@ -69,6 +73,43 @@ TEST_CASE("RequestGate: tokens are reviewed, then the request is authorized") {
   CHECK_FALSE(denied.reached_handler);
   CHECK(run(gate, get("/apis/metrics.k8s.io/v1beta1/pods")).status == 401);  // no credentials
   CHECK(run(gate, get("/healthz")).status == 200);                           // always allowed
+}
+
+TEST_CASE("RequestGate: a review that cannot be made refuses the request and is reported") {
+  auto reviews = std::make_shared<CannedReviews>();
+  std::vector<std::pair<std::string, std::string>> failures;
+  GateOptions options;
+  options.authentication = reviews;
+  options.authorization = reviews;
+  options.on_review_failure = [&](std::string_view review, const std::string& error) {
+    failures.emplace_back(std::string(review), error);
+  };
+  RequestGate gate(options);
+  reviews->unreachable = "POST /apis/authentication.k8s.io/v1/tokenreviews: connection closed by the control plane";
+  auto refused = run(gate, get("/apis/metrics.k8s.io/v1beta1/namespaces/a/pods", "t"));
+  CHECK(refused.status == 401);
+  CHECK_FALSE(refused.reached_handler);
+  REQUIRE(failures.size() == 1);
+  CHECK(failures[0].first == "TokenReview");
+  CHECK(failures[0].second.find("connection closed by the control plane") != std::string::npos);
+
+  // Authenticated by a certificate-less path: the token review succeeds, the access review fails.
+  reviews->unreachable.reset();
+  failures.clear();
+  RequestGate authorizing(options);
+  auto first = run(authorizing, get("/apis/metrics.k8s.io/v1beta1/namespaces/a/pods", "t"));  // caches the token
+  REQUIRE(first.status == 200);
+  reviews->unreachable = "connection refused";
+  auto failed = run(authorizing, get("/apis/metrics.k8s.io/v1beta1/namespaces/b/pods", "t"));
+  CHECK(failed.status == 500);
+  REQUIRE(failures.size() == 1);
+  CHECK(failures[0].first == "SubjectAccessReview");
+  // A review that answered "no" is a decision, not a failure.
+  reviews->unreachable.reset();
+  reviews->allowed = false;
+  failures.clear();
+  CHECK(run(authorizing, get("/apis/metrics.k8s.io/v1beta1/namespaces/c/pods", "t")).status == 403);
+  CHECK(failures.empty());
 }
 
 TEST_CASE("RequestGate: hostile input gets an answer, never an exception") {

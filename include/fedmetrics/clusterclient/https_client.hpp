@@ -1,6 +1,7 @@
 #pragma once
-// HTTPS/1.1 to one member cluster's API server, behind a thin header (no
-// Beast here). Keep-alive connections are pooled and reused; every request
+// HTTPS/1.1 to one Kubernetes API server (a member cluster's, or the control
+// plane's), behind a thin header (no Beast here). Keep-alive connections are
+// pooled, checked before reuse and closed when idle too long; every request
 // carries a deadline applied to every phase (connect, TLS handshake, write,
 // read); every failure comes back as a classified MemberError, never an
 // exception and never later than the deadline.
@@ -42,6 +43,10 @@ struct OutgoingRequest {
   std::string body = {};
   std::string content_type = {};  // with a body
   bool want_headers = false;      // fill HttpReply::headers
+  // Sending it twice does no harm, so it may be retried on a new connection
+  // when a reused one turns out to be closed (retry_policy.hpp). GET and
+  // HEAD are replayable whatever this says.
+  bool replayable = false;
 };
 
 using HttpResult = std::variant<HttpReply, MemberError>;
@@ -81,6 +86,15 @@ struct ClientOptions {
   // disable-compression) is set. A request whose caller sets Accept-Encoding
   // itself gets the body as the member sent it.
   bool accept_gzip = true;
+  // An idle pooled connection is closed after this long. Shorter than the
+  // 90 s after which kube-apiserver (Go's http.Server IdleTimeout) closes an
+  // idle connection itself, so that we close first and never write a request
+  // into a connection the server is closing at that moment. (A connection
+  // the peer closed sooner is caught by the check before reuse.)
+  std::chrono::milliseconds idle_connection_timeout{std::chrono::seconds(45)};
+  // How errors name the peer: "member2", "the control plane". Empty: the
+  // endpoint's name (a member's context or Cluster name).
+  std::string peer_name = {};
 };
 
 // Latency histogram bounds, seconds: up to 60 s, as a member deadline may be that long.
@@ -91,6 +105,8 @@ struct ClientStats {
   std::uint64_t requests = 0;
   std::uint64_t tls_handshakes = 0;  // new connections; requests - handshakes were served on reused ones
   std::uint64_t failures = 0;
+  std::uint64_t retries = 0;       // requests sent again after a reused connection failed (retry_policy.hpp)
+  std::uint64_t idle_closed = 0;   // idle connections closed: expired, or found closed by the peer before reuse
   std::size_t open_connections = 0;
   std::size_t idle_connections = 0;
   std::size_t in_flight = 0;
@@ -136,9 +152,10 @@ class HttpsClient {
   // GET `path_and_query` (already escaped), calling `done` exactly once, on an
   // I/O thread, by `deadline` at the latest.
   void get(std::string path_and_query, Deadline deadline, HttpCallback done);
-  // Any method. Only GET and HEAD are retried on a kept-alive connection the
-  // member closed meanwhile; any request is retried once after a 401 with a
-  // token file (a 401 means it was not applied).
+  // Any method. A request that fails on a reused connection before its
+  // answer began is sent once more on a new connection when it is
+  // replayable (retry_policy.hpp); any request is retried once after a 401
+  // with a token file (a 401 means it was not applied).
   void send(OutgoingRequest request, Deadline deadline, HttpCallback done);
 
   // Opens `path_and_query` on a connection of its own (outside the pool: a

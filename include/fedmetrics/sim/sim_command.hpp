@@ -27,6 +27,10 @@ struct SimOptions {
   // Members and the control plane gzip answers of at least this many bytes
   // to clients that accept gzip; 0 = never. 128 KiB: kube-apiserver's threshold.
   std::size_t compress_min_bytes = 128 * 1024;
+  // Members and the control plane close a kept-alive connection idle this
+  // long, as kube-apiserver does after 90 s (Go's http.Server IdleTimeout).
+  // Tests shorten it to meet a closed idle connection in seconds (a Go duration).
+  std::string idle_timeout = "90s";
   int verbosity = 0;
 };
 

@@ -74,6 +74,14 @@ class TlsSocket {
   // reused under it.)
   void abort();
 
+  // For a pooled client connection about to be reused: true when the peer
+  // has neither closed it nor sent anything since the last answer. Checked
+  // without waiting (a peek at the socket), as Go's transport does by
+  // reading every idle connection in the background: a server that closed
+  // an idle connection has sent a close_notify alert or a FIN, and a
+  // request written into it would be lost.
+  [[nodiscard]] bool idle_and_open();
+
   // The handshake of the socket's role; errors as Asio reports TLS errors.
   boost::asio::awaitable<boost::system::error_code> handshake();
   // Up to `size` bytes of application data. eof when the client closed with

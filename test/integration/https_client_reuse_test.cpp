@@ -1,0 +1,193 @@
+// HttpsClient against a TlsServer in process that closes kept-alive
+// connections the way API servers do: after an idle timeout (kube-apiserver:
+// 90 s, here a few hundred milliseconds), and at the moment a request
+// arrives on an old connection (here: set_certificate, which closes every
+// kept-alive connection when its next request comes, unanswered). A
+// connection the peer closed is never handed out, and a request that meets
+// one anyway is sent again only when it is replayable (retry_policy.hpp).
+#include <catch2/catch.hpp>
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/transport/self_signed.hpp"
+#include "fedmetrics/transport/tls_server.hpp"
+
+using namespace fedmetrics;
+using namespace fedmetrics::clusterclient;
+using namespace std::chrono_literals;
+using Kind = aggregator::MemberError::Kind;
+
+namespace {
+
+// A server on 127.0.0.1 that counts the requests its handler saw and
+// answers each with 200 and the request's method.
+class ClosingServer {
+ public:
+  explicit ClosingServer(std::chrono::milliseconds idle_timeout) {
+    char name[] = "/tmp/fedmetrics-reuse-test-XXXXXX";
+    if (::mkdtemp(name) == nullptr) throw std::runtime_error("mkdtemp failed");
+    dir_ = name;
+    certs_ = transport::ensure_self_signed_certificate(dir_, {"localhost"}, {"127.0.0.1"});
+    transport::TlsServerOptions o;
+    o.bind_address = "127.0.0.1";
+    o.port = 0;
+    o.cert_file = certs_.cert_file;
+    o.key_file = certs_.key_file;
+    o.threads = 1;
+    o.idle_timeout = idle_timeout;
+    server_ = std::make_unique<transport::TlsServer>(
+        o, [this](transport::HttpRequest request, std::function<void(transport::HttpResponse)> respond) {
+          ++handled_;
+          transport::HttpResponse r;
+          r.status = 200;
+          r.content_type = "text/plain";
+          r.body = request.method;
+          respond(std::move(r));
+        });
+    runner_ = std::thread([this] { server_->run(); });
+  }
+  ~ClosingServer() {
+    server_->stop();
+    runner_.join();
+    server_.reset();
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  ClosingServer(const ClosingServer&) = delete;
+  ClosingServer& operator=(const ClosingServer&) = delete;
+
+  // Every kept-alive connection is closed when its next request arrives, unanswered.
+  void close_kept_alive_on_next_request() { server_->set_certificate(certs_.cert_file, certs_.key_file); }
+  [[nodiscard]] int handled() const { return handled_.load(); }
+
+  [[nodiscard]] ClusterEndpoint endpoint() const {
+    ClusterEndpoint e;
+    e.name = "member2";
+    e.server = "https://127.0.0.1:" + std::to_string(server_->port());
+    e.ca_pem = read(certs_.cert_file);
+    return e;
+  }
+
+ private:
+  static std::string read(const std::string& path) {
+    std::ifstream in(path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  std::string dir_;
+  transport::CertificatePaths certs_;
+  std::unique_ptr<transport::TlsServer> server_;
+  std::thread runner_;
+  std::atomic<int> handled_{0};
+};
+
+HttpResult send_sync(HttpsClient& client, const std::string& method, bool replayable) {
+  OutgoingRequest request;
+  request.method = method;
+  request.target = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
+  if (method != "GET") {
+    request.body = "{}";
+    request.content_type = "application/json";
+  }
+  request.replayable = replayable;
+  std::promise<HttpResult> p;
+  client.send(std::move(request), std::chrono::steady_clock::now() + 3s, [&p](HttpResult r) { p.set_value(std::move(r)); });
+  return p.get_future().get();
+}
+
+void require_ok(const HttpResult& r) {
+  if (const auto* e = std::get_if<aggregator::MemberError>(&r)) FAIL("expected 200, got: " << e->message);
+  REQUIRE(std::get<HttpReply>(r).status == 200);
+}
+
+}  // namespace
+
+TEST_CASE("HttpsClient: a connection the server closed while idle is never reused", "[integration][clusterclient]") {
+  ClosingServer server(300ms);
+  ClientRuntime rt(1);
+  HttpsClient client(rt, server.endpoint());
+  // A POST nobody marked replayable: it must not meet the dead connection at all.
+  require_ok(send_sync(client, "POST", false));
+  std::this_thread::sleep_for(800ms);  // the server closed the idle connection (close_notify, FIN)
+  require_ok(send_sync(client, "POST", false));
+  require_ok(send_sync(client, "POST", false));
+  auto stats = client.stats();
+  CHECK(stats.tls_handshakes == 2);
+  CHECK(stats.retries == 0);
+  CHECK(stats.idle_closed == 1);
+  CHECK(stats.failures == 0);
+  CHECK(server.handled() == 3);
+}
+
+TEST_CASE("HttpsClient: idle connections are closed after the client's idle timeout", "[integration][clusterclient]") {
+  ClosingServer server(10s);
+  ClientRuntime rt(1);
+  ClientOptions options;
+  options.idle_connection_timeout = 200ms;
+  HttpsClient client(rt, server.endpoint(), options);
+  require_ok(send_sync(client, "GET", false));
+  CHECK(client.stats().idle_connections == 1);
+  std::this_thread::sleep_for(700ms);
+  // Closed by the client's own timer, with no request to find it.
+  auto stats = client.stats();
+  CHECK(stats.idle_connections == 0);
+  CHECK(stats.open_connections == 0);
+  CHECK(stats.idle_closed == 1);
+  require_ok(send_sync(client, "GET", false));
+  CHECK(client.stats().tls_handshakes == 2);
+}
+
+TEST_CASE("HttpsClient: a request that meets a connection closing under it is retried only when replayable",
+          "[integration][clusterclient]") {
+  ClosingServer server(10s);
+  ClientRuntime rt(1);
+  ClientOptions options;
+  options.peer_name = "the control plane";
+  HttpsClient client(rt, server.endpoint(), options);
+  require_ok(send_sync(client, "GET", false));  // one kept-alive connection in the pool
+  REQUIRE(server.handled() == 1);
+  server.close_kept_alive_on_next_request();
+
+  SECTION("a replayable POST (a SubjectAccessReview) is sent again on a new connection") {
+    require_ok(send_sync(client, "POST", true));
+    CHECK(client.stats().retries == 1);
+    CHECK(client.stats().tls_handshakes == 2);
+    CHECK(server.handled() == 2);  // the first attempt never reached the handler
+  }
+  SECTION("a GET is replayable by its method") {
+    require_ok(send_sync(client, "GET", false));
+    CHECK(client.stats().retries == 1);
+  }
+  SECTION("a POST nobody marked replayable is not sent twice, and the error names the peer") {
+    auto r = send_sync(client, "POST", false);
+    const auto* e = std::get_if<aggregator::MemberError>(&r);
+    REQUIRE(e != nullptr);
+    CHECK(e->kind == Kind::Refused);
+    CHECK(e->message.find("connection closed by the control plane") != std::string::npos);
+    CHECK(e->message.find("the member") == std::string::npos);
+    CHECK(client.stats().retries == 0);
+    CHECK(server.handled() == 1);
+  }
+}
+
+TEST_CASE("HttpsClient: a member's errors name the member", "[integration][clusterclient]") {
+  ClosingServer server(10s);
+  ClientRuntime rt(1);
+  HttpsClient client(rt, server.endpoint());
+  require_ok(send_sync(client, "GET", false));
+  server.close_kept_alive_on_next_request();
+  auto r = send_sync(client, "PUT", false);
+  const auto* e = std::get_if<aggregator::MemberError>(&r);
+  REQUIRE(e != nullptr);
+  CHECK(e->message.find("connection closed by member2") != std::string::npos);
+}
