@@ -521,9 +521,8 @@ int run_serve(const ServeOptions& o) {
     aggregator::AggregatorOptions aggregator_options;
     aggregator_options.member_timeout = member_timeout;
     aggregator_options.cache_ttl = cache_ttl;
-    aggregator_options.on_member_error = [](std::string_view member, const aggregator::MemberError& e) {
-      spdlog::warn("member {}: {}: {}", member, aggregator::to_string(e.kind), e.message);
-    };
+    aggregator_options.on_member_error = [log = std::make_shared<MemberFailureLog>()](
+                                             std::string_view member, const aggregator::MemberError& e) { (*log)(member, e); };
     aggregator_impl = std::make_shared<aggregator::Aggregator>(members, aggregator_options);
     service = aggregator_impl;
   } else {
