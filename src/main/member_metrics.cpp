@@ -41,7 +41,18 @@ std::vector<MetricFamily> MemberClientMetrics::Collect() const {
                        "absent before the first probe.",
                        MetricType::Gauge, {}};
 
-  for (const auto& member : *members_->members()) {
+  MetricFamily left_out{"fedmetrics_member_left_out",
+                        "1 for each member cluster the source knows but does not ask (a Karmada Cluster not Ready, an "
+                        "endpoint that cannot be used); every answer that misses it warns.",
+                        MetricType::Gauge, {}};
+
+  const auto snapshot = members_->snapshot();
+  for (const auto& m : snapshot->left_out) {
+    auto g = labelled({{"cluster", m.name}});
+    g.gauge.value = 1;
+    left_out.metric.push_back(std::move(g));
+  }
+  for (const auto& member : snapshot->members) {
     const auto* rest = dynamic_cast<const clusterclient::RestMemberCluster*>(member.get());
     if (rest == nullptr) continue;
     const std::string& cluster = member->name();
@@ -80,7 +91,7 @@ std::vector<MetricFamily> MemberClientMetrics::Collect() const {
       healthy.metric.push_back(std::move(g));
     }
   }
-  return {requests, latency, in_flight, connections, handshakes, last_success, healthy};
+  return {requests, latency, in_flight, connections, handshakes, last_success, healthy, left_out};
 }
 
 void MemberFailureLog::operator()(std::string_view member, const aggregator::MemberError& error) {

@@ -1,7 +1,7 @@
 #pragma once
 // Per-member client metrics for /metrics, read from the member clients at
 // scrape time: requests by outcome, latency histogram (to 60 s), in flight,
-// pool size, TLS handshakes, last success time. Lives in the composition root
+// pool size, TLS handshakes, last success time, and the members left out. Lives in the composition root
 // because it is the one place that sees both the clients and Prometheus.
 #include <chrono>
 #include <memory>

@@ -71,6 +71,8 @@ left_out_seen() { fetch "$pods_path"; warned "$left_out"; }
 check "member2's Cluster NotReady: within seconds the pod list warns '$left_out'" wait_until 10 left_out_seen
 check "and holds the other members' pods only" \
   test "$(members_of "$body")" = "['member1', 'member3']"
+check "/metrics: fedmetrics_member_left_out{cluster=\"member2\"} 1" \
+  bash -c "curl -s --cacert '$ca' '$url/metrics' | grep -q '^fedmetrics_member_left_out{cluster=\"member2\"} 1'"
 check "the serve log says why member2 is left out" \
   grep -q 'cluster member2 is left out until it is Ready: Ready=False (ClusterNotReachable' "$E2E_TMP/serve.log"
 
