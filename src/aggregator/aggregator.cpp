@@ -52,13 +52,6 @@ bool cacheable(const A& answer) {
   return answer.warnings.empty() && (status == nullptr || status->code < 500);
 }
 
-std::vector<std::string> names_of(const MemberList& members, const std::vector<std::size_t>& indices) {
-  std::vector<std::string> names;
-  names.reserve(indices.size());
-  for (std::size_t i : indices) names.push_back(members[i]->name());
-  return names;
-}
-
 // The plan's own warnings after the members'.
 template <class A>
 A with_warnings(A answer, const std::vector<std::string>& notes) {
@@ -66,10 +59,10 @@ A with_warnings(A answer, const std::vector<std::string>& notes) {
   return answer;
 }
 
-// The members a plan left out as undiscovered, as failed members of the answer.
+// The chosen members a plan did not ask, as failed members of the answer.
 template <class R>
-void add_undiscovered(std::vector<MemberAnswer<R>>& answers, const std::vector<std::string>& unasked) {
-  for (const std::string& name : unasked) answers.push_back(MemberAnswer<R>{name, undiscovered_error()});
+void add_unasked(std::vector<MemberAnswer<R>>& answers, const std::vector<LeftOutMember>& unasked) {
+  for (const LeftOutMember& m : unasked) answers.push_back(MemberAnswer<R>{m.name, left_out_error(m.reason)});
 }
 
 }  // namespace
@@ -106,9 +99,9 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
 
   [[nodiscard]] bool cache_enabled() const { return options.cache_ttl.count() > 0; }
 
-  [[nodiscard]] std::shared_ptr<const MemberList> snapshot() const {
-    auto members = source ? source->members() : nullptr;
-    return members ? members : std::make_shared<const MemberList>();
+  [[nodiscard]] std::shared_ptr<const MemberSnapshot> snapshot() const {
+    auto members = source ? source->snapshot() : nullptr;
+    return members ? members : std::make_shared<const MemberSnapshot>();
   }
 
   // Answers from the cache or joins a fan-out in flight (and returns false),
@@ -200,7 +193,9 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
     if (gather.answered[i].exchange(true, std::memory_order_acq_rel)) return;  // broken member contract
     record_answer_time(gather.answers[i].cluster, clock() - gather.started);
     if (const auto* error = std::get_if<MemberError>(&result)) {
-      record_error(gather.answers[i].cluster, *error);
+      // A client error counts as a member failure only if the others did not
+      // all refuse the request alike: decided when the last one has answered.
+      if (!is_client_error(*error)) record_error(gather.answers[i].cluster, *error);
     } else {
       served.store(true, std::memory_order_relaxed);
     }
@@ -227,6 +222,11 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
     gather->answered = std::make_unique<std::atomic<bool>[]>(chosen.size());
     gather->remaining.store(chosen.size(), std::memory_order_relaxed);
     gather->on_all = [self = shared_from_this(), key, merge = std::move(merge)](std::vector<MemberAnswer<R>> answers) {
+      if (!common_client_error(answers)) {
+        for (const auto& a : answers)
+          if (const auto* error = std::get_if<MemberError>(&a.result); error && is_client_error(*error))
+            self->record_error(a.cluster, *error);
+      }
       self->finish<A>(key, merge(std::move(answers)));
     };
     gather->started = clock();
@@ -252,8 +252,9 @@ void Aggregator::pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<P
   q.kind = ResourceMetricsQuery::Kind::Pods;
   const std::string key = query_key(q);
   if (!state_->admit<PodMetricsAnswer>(key, done)) return;
-  const auto members = state_->snapshot();
-  auto plan = plan_resource_metrics(*members, q);
+  const auto snapshot = state_->snapshot();
+  const MemberList& members = snapshot->members;
+  auto plan = plan_resource_metrics(members, q, snapshot->left_out);
   if (plan.early) return state_->finish<PodMetricsAnswer>(key, PodMetricsAnswer{*plan.early, plan.warnings});
   // Each member's items are filtered, annotated and (for a list the caller
   // writes as JSON) encoded as that member answers, on its client's thread
@@ -264,7 +265,7 @@ void Aggregator::pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<P
   using Items = std::vector<k8s::PodMetrics>;
   using R = PreparedItems<k8s::PodMetrics>;
   state_->fan_out<R, PodMetricsAnswer>(
-      key, *members, plan.members,
+      key, members, plan.members,
       [fwd = std::move(plan.forwarded), q](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
         m.pod_metrics(fwd.namespace_name, fwd.label_selector, fwd.field_selector, deadline,
                       [cb = std::move(cb), q, cluster = m.name()](MemberResult<Items> result) {
@@ -273,7 +274,8 @@ void Aggregator::pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<P
                         }));
                       });
       },
-      [q, notes = std::move(plan.warnings)](std::vector<MemberAnswer<R>> answers) {
+      [q, unasked = std::move(plan.unasked), notes = std::move(plan.warnings)](std::vector<MemberAnswer<R>> answers) {
+        add_unasked(answers, unasked);
         return with_warnings(merge_prepared_pod_metrics(std::move(answers), q), notes);
       });
 }
@@ -284,13 +286,14 @@ void Aggregator::node_metrics(const ResourceMetricsQuery& query, AnswerCallback<
   q.namespace_name.clear();  // nodes are cluster-scoped
   const std::string key = query_key(q);
   if (!state_->admit<NodeMetricsAnswer>(key, done)) return;
-  const auto members = state_->snapshot();
-  auto plan = plan_resource_metrics(*members, q);
+  const auto snapshot = state_->snapshot();
+  const MemberList& members = snapshot->members;
+  auto plan = plan_resource_metrics(members, q, snapshot->left_out);
   if (plan.early) return state_->finish<NodeMetricsAnswer>(key, NodeMetricsAnswer{*plan.early, plan.warnings});
   using Items = std::vector<k8s::NodeMetrics>;
   using R = PreparedItems<k8s::NodeMetrics>;
   state_->fan_out<R, NodeMetricsAnswer>(
-      key, *members, plan.members,
+      key, members, plan.members,
       [fwd = std::move(plan.forwarded), q](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
         m.node_metrics(fwd.label_selector, fwd.field_selector, deadline,
                        [cb = std::move(cb), q, cluster = m.name()](MemberResult<Items> result) {
@@ -299,7 +302,8 @@ void Aggregator::node_metrics(const ResourceMetricsQuery& query, AnswerCallback<
                          }));
                        });
       },
-      [q, notes = std::move(plan.warnings)](std::vector<MemberAnswer<R>> answers) {
+      [q, unasked = std::move(plan.unasked), notes = std::move(plan.warnings)](std::vector<MemberAnswer<R>> answers) {
+        add_unasked(answers, unasked);
         return with_warnings(merge_prepared_node_metrics(std::move(answers), q), notes);
       });
 }
@@ -307,18 +311,19 @@ void Aggregator::node_metrics(const ResourceMetricsQuery& query, AnswerCallback<
 void Aggregator::custom_metrics(const CustomMetricsQuery& query, AnswerCallback<CustomMetricsAnswer> done) {
   const std::string key = query_key(query);
   if (!state_->admit<CustomMetricsAnswer>(key, done)) return;
-  const auto members = state_->snapshot();
-  auto plan = plan_custom_metrics(*members, query);
+  const auto snapshot = state_->snapshot();
+  const MemberList& members = snapshot->members;
+  auto plan = plan_custom_metrics(members, query, snapshot->left_out);
   if (plan.early) return state_->finish<CustomMetricsAnswer>(key, CustomMetricsAnswer{*plan.early, plan.warnings});
   using R = std::vector<k8s::MetricValue>;
   state_->fan_out<R, CustomMetricsAnswer>(
-      key, *members, plan.members,
+      key, members, plan.members,
       [fwd = std::move(plan.forwarded)](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
         m.custom_metrics(fwd, deadline, std::move(cb));
       },
-      [query, unasked = names_of(*members, plan.undiscovered), notes = std::move(plan.warnings)](
+      [query, unasked = std::move(plan.unasked), notes = std::move(plan.warnings)](
           std::vector<MemberAnswer<R>> answers) {
-        add_undiscovered(answers, unasked);
+        add_unasked(answers, unasked);
         return with_warnings(merge_custom_metrics(std::move(answers), query), notes);
       });
 }
@@ -326,18 +331,19 @@ void Aggregator::custom_metrics(const CustomMetricsQuery& query, AnswerCallback<
 void Aggregator::external_metrics(const ExternalMetricsQuery& query, AnswerCallback<ExternalMetricsAnswer> done) {
   const std::string key = query_key(query);
   if (!state_->admit<ExternalMetricsAnswer>(key, done)) return;
-  const auto members = state_->snapshot();
-  auto plan = plan_external_metrics(*members, query);
+  const auto snapshot = state_->snapshot();
+  const MemberList& members = snapshot->members;
+  auto plan = plan_external_metrics(members, query, snapshot->left_out);
   if (plan.early) return state_->finish<ExternalMetricsAnswer>(key, ExternalMetricsAnswer{*plan.early, plan.warnings});
   using R = std::vector<k8s::ExternalMetricValue>;
   state_->fan_out<R, ExternalMetricsAnswer>(
-      key, *members, plan.members,
+      key, members, plan.members,
       [fwd = std::move(plan.forwarded)](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
         m.external_metrics(fwd, deadline, std::move(cb));
       },
-      [query, unasked = names_of(*members, plan.undiscovered), notes = std::move(plan.warnings)](
+      [query, unasked = std::move(plan.unasked), notes = std::move(plan.warnings)](
           std::vector<MemberAnswer<R>> answers) {
-        add_undiscovered(answers, unasked);
+        add_unasked(answers, unasked);
         return with_warnings(merge_external_metrics(std::move(answers), query), notes);
       });
 }
@@ -352,17 +358,17 @@ std::vector<std::shared_ptr<const MemberCapabilities>> capabilities_of(const Mem
 }  // namespace
 
 k8s::APIResourceList Aggregator::custom_metrics_resources(k8s::CustomMetricsVersion version) const {
-  return merge_custom_metric_resources(capabilities_of(*state_->snapshot()), version);
+  return merge_custom_metric_resources(capabilities_of(state_->snapshot()->members), version);
 }
 
 k8s::APIResourceList Aggregator::external_metrics_resources() const {
-  return merge_external_metric_resources(capabilities_of(*state_->snapshot()));
+  return merge_external_metric_resources(capabilities_of(state_->snapshot()->members));
 }
 
 bool Aggregator::has_served() const {
   if (state_->served.load(std::memory_order_relaxed)) return true;
-  const auto members = state_->snapshot();
-  for (const auto& m : *members)
+  const auto snapshot = state_->snapshot();
+  for (const auto& m : snapshot->members)
     if (m->capabilities()) return true;
   return false;
 }

@@ -14,6 +14,7 @@ std::string_view to_string(MemberError::Kind kind) {
     case MemberError::Kind::MalformedResponse: return "malformed_response";
     case MemberError::Kind::TooLarge: return "too_large";
     case MemberError::Kind::Throttled: return "throttled";
+    case MemberError::Kind::LeftOut: return "left_out";
   }
   return "unknown";
 }

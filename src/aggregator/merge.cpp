@@ -37,6 +37,10 @@ Gathered<T> gather(std::vector<MemberAnswer<T>> answers, std::string_view group)
   std::stable_sort(answers.begin(), answers.end(),
                    [](const MemberAnswer<T>& a, const MemberAnswer<T>& b) { return a.cluster < b.cluster; });
   Gathered<T> out;
+  if (auto refused = common_client_error(answers)) {
+    out.all_failed = std::move(*refused);
+    return out;
+  }
   std::vector<std::string> failures;
   for (MemberAnswer<T>& a : answers) {
     if (auto* value = std::get_if<T>(&a.result)) {
@@ -228,33 +232,48 @@ bool root_scoped_parent(std::string_view parent) {
 
 // ---------------------------------------------------------------------------
 
-MemberError undiscovered_error() {
-  return MemberError{MemberError::Kind::Network,
-                     "not asked: its metrics discovery has not succeeded yet, so which metrics it has is unknown",
-                     0, std::nullopt};
+MemberError left_out_error(std::string_view reason) {
+  return MemberError{MemberError::Kind::LeftOut, std::string(reason), 0, std::nullopt};
 }
 
 namespace {
-// 503 for a metric no discovered member has while some chosen member is not
-// discovered yet: it may have the metric, so 404 would be a guess.
-k8s::Status not_yet_known(const MemberList& members, const std::vector<std::size_t>& undiscovered,
-                          const std::string& what) {
+
+// 503 for a metric no asked member has while some chosen member was not
+// asked: it may have the metric, so 404 would be a guess that tells an HPA
+// the metric does not exist.
+k8s::Status maybe_in_unasked(const std::vector<LeftOutMember>& unasked, const std::string& what) {
   std::string names;
-  for (std::size_t i : undiscovered) names += (names.empty() ? "" : ", ") + members[i]->name();
-  return k8s::Status::service_unavailable("no discovered member cluster has the metric " + what +
-                                          "; metrics discovery has not succeeded yet for: " + names);
+  for (const LeftOutMember& m : unasked)
+    names += (names.empty() ? "" : "; ") + member_warning(m.name, left_out_error(m.reason));
+  return k8s::Status::service_unavailable("no member cluster asked has the metric " + what +
+                                          ", and these could not be asked: " + names);
 }
+
+bool named(const std::vector<LeftOutMember>& left_out, std::string_view name) {
+  return std::any_of(left_out.begin(), left_out.end(), [&](const LeftOutMember& m) { return m.name == name; });
+}
+
+// The left-out members `chosen` accepts, in the source's order.
+template <class Chosen>
+std::vector<LeftOutMember> chosen_left_out(const std::vector<LeftOutMember>& left_out, Chosen chosen) {
+  std::vector<LeftOutMember> out;
+  for (const LeftOutMember& m : left_out)
+    if (chosen(m.name)) out.push_back(m);
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> unknown_member_warnings(std::initializer_list<const k8s::LabelSelector*> selectors,
-                                                 const MemberList& members) {
+                                                 const MemberList& members, const std::vector<LeftOutMember>& left_out) {
   using Op = k8s::SelectorOperator;
   std::vector<std::string> out;
   for (const k8s::LabelSelector* clusters : selectors) {
     for (const k8s::Requirement& r : clusters->requirements()) {
       if (r.op != Op::Equals && r.op != Op::DoubleEquals && r.op != Op::In) continue;
       for (const std::string& name : r.values) {
-        const bool known = std::any_of(members.begin(), members.end(), [&](const auto& m) { return m->name() == name; });
+        const bool known = named(left_out, name) ||
+                           std::any_of(members.begin(), members.end(), [&](const auto& m) { return m->name() == name; });
         const std::string text = std::string(kClusterLabel) + ": no member cluster is named '" + name + "'";
         if (!known && std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
       }
@@ -274,10 +293,11 @@ bool cluster_selected(const k8s::LabelSelector& clusters, std::string_view membe
   return clusters.matches(labels);
 }
 
-Plan<ResourceMetricsQuery> plan_resource_metrics(const MemberList& members, const ResourceMetricsQuery& query) {
+Plan<ResourceMetricsQuery> plan_resource_metrics(const MemberList& members, const ResourceMetricsQuery& query,
+                                                 const std::vector<LeftOutMember>& left_out) {
   Plan<ResourceMetricsQuery> plan;
   ClusterSplit split = split_cluster_selector(query.label_selector);
-  plan.warnings = unknown_member_warnings({&split.clusters}, members);
+  plan.warnings = unknown_member_warnings({&split.clusters}, members, left_out);
   plan.forwarded = query;
   if (query.name.empty()) {
     plan.forwarded.label_selector = std::move(split.forwarded);
@@ -307,18 +327,26 @@ Plan<ResourceMetricsQuery> plan_resource_metrics(const MemberList& members, cons
     any_serves = true;
     if (cluster_selected(split.clusters, member.name())) plan.members.push_back(i);
   }
-  if (!any_serves) {
+  // Left-out members may well serve the API (their capabilities are not
+  // known here): each is reported, and with nobody asked the merge answers
+  // 503 naming them.
+  plan.unasked = chosen_left_out(left_out, [&](std::string_view name) { return cluster_selected(split.clusters, name); });
+  if (!any_serves && plan.unasked.empty()) {
     plan.members.clear();
     plan.early = k8s::Status::service_unavailable("no member cluster serves " + std::string(kMetricsGroup));
   }
   return plan;
 }
 
-Plan<CustomMetricsQuery> plan_custom_metrics(const MemberList& members, const CustomMetricsQuery& query) {
+Plan<CustomMetricsQuery> plan_custom_metrics(const MemberList& members, const CustomMetricsQuery& query,
+                                             const std::vector<LeftOutMember>& left_out) {
   Plan<CustomMetricsQuery> plan;
   ClusterSplit objects = split_cluster_selector(query.label_selector);
   ClusterSplit series = split_cluster_selector(query.metric_selector);
-  plan.warnings = unknown_member_warnings({&objects.clusters, &series.clusters}, members);
+  plan.warnings = unknown_member_warnings({&objects.clusters, &series.clusters}, members, left_out);
+  const auto chosen_name = [&](std::string_view name) {
+    return cluster_selected(objects.clusters, name) && cluster_selected(series.clusters, name);
+  };
   plan.forwarded = query;
   plan.forwarded.label_selector = std::move(objects.forwarded);
   plan.forwarded.metric_selector = std::move(series.forwarded);
@@ -326,47 +354,51 @@ Plan<CustomMetricsQuery> plan_custom_metrics(const MemberList& members, const Cu
   bool any_knows = false;
   for (std::size_t i = 0; i < members.size(); ++i) {
     const MemberCluster& member = *members[i];
-    const bool chosen = cluster_selected(objects.clusters, member.name()) && cluster_selected(series.clusters, member.name());
+    const bool chosen = chosen_name(member.name());
     auto caps = member.capabilities();
     if (!caps) {
-      if (chosen) plan.undiscovered.push_back(i);
+      if (chosen) plan.unasked.push_back({member.name(), std::string(kUndiscoveredReason)});
       continue;
     }
     if (!lists(caps->custom_metric_resources, resource)) continue;
     any_knows = true;
     if (chosen) plan.members.push_back(i);
   }
-  if (!any_knows && !plan.undiscovered.empty()) {
-    plan.early = not_yet_known(members, plan.undiscovered, resource + " (" + std::string(kCustomGroup) + ")");
-    plan.undiscovered.clear();
+  for (LeftOutMember& m : chosen_left_out(left_out, chosen_name)) plan.unasked.push_back(std::move(m));
+  if (!any_knows && !plan.unasked.empty()) {
+    plan.early = maybe_in_unasked(plan.unasked, resource + " (" + std::string(kCustomGroup) + ")");
+    plan.unasked.clear();
   } else if (!any_knows) {
     plan.early = k8s::Status::metric_not_found(query.metric, query.resource, query.wildcard() ? "" : query.name);
   }
   return plan;
 }
 
-Plan<ExternalMetricsQuery> plan_external_metrics(const MemberList& members, const ExternalMetricsQuery& query) {
+Plan<ExternalMetricsQuery> plan_external_metrics(const MemberList& members, const ExternalMetricsQuery& query,
+                                                 const std::vector<LeftOutMember>& left_out) {
   Plan<ExternalMetricsQuery> plan;
   ClusterSplit series = split_cluster_selector(query.metric_selector);
-  plan.warnings = unknown_member_warnings({&series.clusters}, members);
+  plan.warnings = unknown_member_warnings({&series.clusters}, members, left_out);
+  const auto chosen_name = [&](std::string_view name) { return cluster_selected(series.clusters, name); };
   plan.forwarded = query;
   plan.forwarded.metric_selector = std::move(series.forwarded);
   bool any_knows = false;
   for (std::size_t i = 0; i < members.size(); ++i) {
     const MemberCluster& member = *members[i];
-    const bool chosen = cluster_selected(series.clusters, member.name());
+    const bool chosen = chosen_name(member.name());
     auto caps = member.capabilities();
     if (!caps) {
-      if (chosen) plan.undiscovered.push_back(i);
+      if (chosen) plan.unasked.push_back({member.name(), std::string(kUndiscoveredReason)});
       continue;
     }
     if (!lists(caps->external_metric_resources, query.metric)) continue;
     any_knows = true;
     if (chosen) plan.members.push_back(i);
   }
-  if (!any_knows && !plan.undiscovered.empty()) {
-    plan.early = not_yet_known(members, plan.undiscovered, query.metric + " (" + std::string(kExternalGroup) + ")");
-    plan.undiscovered.clear();
+  for (LeftOutMember& m : chosen_left_out(left_out, chosen_name)) plan.unasked.push_back(std::move(m));
+  if (!any_knows && !plan.unasked.empty()) {
+    plan.early = maybe_in_unasked(plan.unasked, query.metric + " (" + std::string(kExternalGroup) + ")");
+    plan.unasked.clear();
   } else if (!any_knows) {
     // custom-metrics-apiserver has no dedicated external wording and adapters
     // differ (prometheus-adapter says "for namespaces", others leave the
@@ -488,8 +520,50 @@ ExternalMetricsAnswer merge_external_metrics(std::vector<MemberAnswer<std::vecto
   return {std::move(items), std::move(g.warnings)};
 }
 
+bool is_client_error(const MemberError& error) {
+  if (error.kind != MemberError::Kind::HttpStatus) return false;
+  const int code = error.http_status;
+  return code >= 400 && code < 500 && code != 401 && code != 403 && code != 404 && code != 408 && code != 429;
+}
+
+namespace {
+// apimachinery's reason for a code (errors.go NewGenericServerResponse);
+// empty (StatusReasonUnknown) for the codes it has none for, as 414 and 431.
+std::string_view reason_for(int code) {
+  switch (code) {
+    case 400: return "BadRequest";
+    case 405: return "MethodNotAllowed";
+    case 406: return "NotAcceptable";
+    case 409: return "Conflict";
+    case 410: return "Expired";
+    case 413: return "RequestEntityTooLarge";
+    case 415: return "UnsupportedMediaType";
+    case 422: return "Invalid";
+    default: return "";
+  }
+}
+}  // namespace
+
+std::optional<k8s::Status> common_client_error(const std::vector<const MemberError*>& asked) {
+  if (asked.empty()) return std::nullopt;
+  const int code = asked.front()->http_status;
+  for (const MemberError* e : asked)
+    if (!is_client_error(*e) || e->http_status != code) return std::nullopt;
+  // The member's own Status says best what is wrong with the request.
+  for (const MemberError* e : asked)
+    if (e->status && e->status->code == code) return *e->status;
+  k8s::Status status;
+  status.code = code;
+  status.reason = std::string(reason_for(code));
+  status.message = "every member cluster refused the request as forwarded to it: " + asked.front()->message;
+  return status;
+}
+
 std::string member_warning(std::string_view cluster, const MemberError& error) {
-  std::string text = std::string(cluster) + ": " + std::string(to_string(error.kind));
+  // "left out" in words, as the issue and the README show it; to_string's
+  // snake_case word is for labels.
+  std::string text = std::string(cluster) + ": " +
+                     std::string(error.kind == MemberError::Kind::LeftOut ? "left out" : to_string(error.kind));
   if (error.kind == MemberError::Kind::HttpStatus && error.http_status != 0)
     text += " " + std::to_string(error.http_status);
   std::string_view message = error.message;

@@ -53,25 +53,35 @@ struct Plan {
   std::vector<std::size_t> members;
   Q forwarded;                             // selectors without fedmetrics/cluster
   std::optional<k8s::Status> early;        // set: answer this, ask no one
-  // Chosen members not asked because their metrics discovery has not
-  // succeeded yet (custom and external metrics, which only the capability
-  // list can route): each counts as a failed member of the answer
-  // (undiscovered_error), so that its absence shows as a Warning.
-  std::vector<std::size_t> undiscovered;
+  // Chosen members not asked, with why: left out by the member source (a
+  // Karmada Cluster not Ready, an endpoint that cannot be used), or, for
+  // custom and external metrics, whose discovery has not succeeded yet (only
+  // the capability list can route those). Each counts as a failed member of
+  // the answer (left_out_error): its absence shows as a Warning, and an
+  // answer whose only possible sources were these is 503, never a 404 that
+  // tells an HPA the object or metric does not exist. A member that a
+  // fedmetrics/cluster selector excludes on purpose is not chosen, so not here.
+  std::vector<LeftOutMember> unasked;
   // Warnings for the answer whatever the members say: a fedmetrics/cluster
   // requirement naming a member that does not exist (unknown_member_warnings).
   std::vector<std::string> warnings;
 };
 
 // One warning per member name that a `=`, `==` or `in` requirement of the
-// cluster selectors asks for and that no member has (a typo would otherwise
-// look like an empty cluster): `fedmetrics/cluster: no member cluster is
-// named 'membr1'`, each name once.
+// cluster selectors asks for and that no member has, asked or left out (a
+// typo would otherwise look like an empty cluster): `fedmetrics/cluster: no
+// member cluster is named 'membr1'`, each name once.
 [[nodiscard]] std::vector<std::string> unknown_member_warnings(
-    std::initializer_list<const k8s::LabelSelector*> selectors, const MemberList& members);
+    std::initializer_list<const k8s::LabelSelector*> selectors, const MemberList& members,
+    const std::vector<LeftOutMember>& left_out = {});
 
-// What an undiscovered member of Plan::undiscovered failed with.
-[[nodiscard]] MemberError undiscovered_error();
+// What a member of Plan::unasked failed with: Kind::LeftOut and the reason.
+[[nodiscard]] MemberError left_out_error(std::string_view reason);
+
+// The reason a chosen member whose metrics discovery has not succeeded is
+// not asked for custom or external metrics.
+inline constexpr std::string_view kUndiscoveredReason =
+    "its metrics discovery has not succeeded yet, so which metrics it has is unknown";
 
 // metrics.k8s.io: members whose capabilities say resource_metrics, or whose
 // capabilities are not known yet (see the .cpp for why); then the cluster
@@ -79,25 +89,55 @@ struct Plan {
 // forwarded as a list with a metadata.name field selector and no label
 // selector (a Kubernetes get ignores selectors).
 [[nodiscard]] Plan<ResourceMetricsQuery> plan_resource_metrics(const MemberList& members,
-                                                               const ResourceMetricsQuery& query);
+                                                               const ResourceMetricsQuery& query,
+                                                               const std::vector<LeftOutMember>& left_out = {});
 // custom.metrics.k8s.io: members listing `<groupresource>/<metric>`; none ->
-// 404 with the custom-metrics wording, or 503 when a chosen member's
-// discovery has not succeeded yet (it may well have the metric). Cluster
-// requirements may sit in labelSelector or metricLabelSelector; a member must
-// satisfy both.
-[[nodiscard]] Plan<CustomMetricsQuery> plan_custom_metrics(const MemberList& members, const CustomMetricsQuery& query);
+// 404 with the custom-metrics wording, or 503 naming them when a chosen
+// member was not asked (left out, or its discovery has not succeeded yet: it
+// may well have the metric). Cluster requirements may sit in labelSelector or
+// metricLabelSelector; a member must satisfy both.
+[[nodiscard]] Plan<CustomMetricsQuery> plan_custom_metrics(const MemberList& members, const CustomMetricsQuery& query,
+                                                           const std::vector<LeftOutMember>& left_out = {});
 // external.metrics.k8s.io: members listing the metric; none -> 404
 // `the server could not find the metric {metric} for externalmetrics`, or
 // 503 as above.
 [[nodiscard]] Plan<ExternalMetricsQuery> plan_external_metrics(const MemberList& members,
-                                                               const ExternalMetricsQuery& query);
+                                                               const ExternalMetricsQuery& query,
+                                                               const std::vector<LeftOutMember>& left_out = {});
 
 // ---------------------------------------------------------------------------
-// Merging. Each takes every asked member's answer (any order) and the query
-// as the client sent it. When some members failed and others answered, the
-// answer holds what the others returned plus one warning per failed member;
-// when every asked member failed, the answer is 503 ServiceUnavailable naming
-// them. Answers are deterministic: members are taken in name order.
+// A client error is not a member outage. A member's 4xx that is about the
+// request itself (400 BadRequest, 413, 414, 422 Invalid, 431 ...: an
+// oversized or malformed selector) would be answered alike by every member:
+// when every asked member refused the forwarded request with the same one,
+// the client gets that error (the member's own Status when it sent one, as
+// kube-apiserver words it), and no member is counted or logged as failed.
+// 401, 403, 404, 408 and 429 are not client errors here: they are about our
+// credentials in the member, its objects, or its load.
+[[nodiscard]] bool is_client_error(const MemberError& error);
+// The common client error of `asked` (every asked member's error), if there is one.
+[[nodiscard]] std::optional<k8s::Status> common_client_error(const std::vector<const MemberError*>& asked);
+// The same over a fan-out's answers: nullopt as soon as one member answered;
+// members of Plan::unasked (Kind::LeftOut) were not asked and do not count.
+template <class T>
+[[nodiscard]] std::optional<k8s::Status> common_client_error(const std::vector<MemberAnswer<T>>& answers) {
+  std::vector<const MemberError*> asked;
+  for (const MemberAnswer<T>& a : answers) {
+    const auto* error = std::get_if<MemberError>(&a.result);
+    if (error == nullptr) return std::nullopt;
+    if (error->kind != MemberError::Kind::LeftOut) asked.push_back(error);
+  }
+  return common_client_error(asked);
+}
+
+// ---------------------------------------------------------------------------
+// Merging. Each takes every asked member's answer (any order), the unasked
+// ones as Kind::LeftOut errors, and the query as the client sent it. When
+// some members failed and others answered, the answer holds what the others
+// returned plus one warning per failed member; when every member failed, the
+// answer is 503 ServiceUnavailable naming them, or the client error every
+// asked member gave (common_client_error). Answers are deterministic: members
+// are taken in name order.
 
 // Union of pods (never de-duplicated: the same namespace/name in two members
 // is two objects), each annotated with its member, sorted by namespace, name,
@@ -146,7 +186,8 @@ struct PreparedItems {
 [[nodiscard]] ExternalMetricsAnswer merge_external_metrics(
     std::vector<MemberAnswer<std::vector<k8s::ExternalMetricValue>>> answers, const ExternalMetricsQuery& query);
 
-// `member2: timeout: no answer within 3s`: member name, error kind, message.
+// `member2: timeout: no answer within 3s`: member name, error kind, message;
+// for a member not asked, `member2: left out: <reason>`.
 // Safe inside a quoted header value: `"` becomes `'`, `\` becomes `/`,
 // control characters become spaces, and it is cut to a bounded length.
 [[nodiscard]] std::string member_warning(std::string_view cluster, const MemberError& error);

@@ -226,7 +226,7 @@ void KarmadaClusterSource::poll() {
   }
 
   auto plan = plan_members(**clusters, secrets, control_plane_, options_.access);
-  members_.reconcile(plan.members, OnBadEndpoint::KeepPrevious);
+  members_.reconcile(plan.members, OnBadEndpoint::KeepPrevious, plan.left_out);
   report(plan);
 }
 

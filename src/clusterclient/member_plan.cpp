@@ -18,6 +18,17 @@ std::string describe_readiness(const k8s::KarmadaCluster& c) {
   return out;
 }
 
+// The cluster a decoding error names: parse_cluster_list prefixes the error
+// of an item that has a name with `cluster "<name>": ` (karmada_cluster.hpp).
+std::string named_in(const std::string& error, std::string* rest) {
+  static constexpr std::string_view kPrefix = "cluster \"";
+  if (error.rfind(kPrefix, 0) != 0) return {};
+  auto end = error.find("\": ", kPrefix.size());
+  if (end == std::string::npos) return {};
+  *rest = error.substr(end + 3);
+  return error.substr(kPrefix.size(), end - kPrefix.size());
+}
+
 // spec.apiEndpoint may be a URL or host[:port]; client-go defaults the scheme
 // to https when TLS settings are given, and https is all HttpsClient speaks.
 k8s::Expected<std::string> server_url(const std::string& api_endpoint) {
@@ -68,6 +79,15 @@ ClusterEndpoint proxy_endpoint(const k8s::KarmadaCluster& c, const ClusterEndpoi
 
 }  // namespace
 
+std::string not_ready_reason(const k8s::KarmadaCluster& c) {
+  if (!c.ready) return "Cluster has no Ready condition yet";
+  std::string out = c.ready->status == "False" ? "Cluster NotReady"
+                                               : "Cluster Ready=" + (c.ready->status.empty() ? std::string("Unknown")
+                                                                                              : c.ready->status);
+  if (!c.ready->reason.empty()) out += " (" + c.ready->reason + ")";
+  return out;
+}
+
 bool through_proxy(const k8s::KarmadaCluster& cluster, MemberAccess access) {
   return access == MemberAccess::Proxy || cluster.sync_mode == "Pull";
 }
@@ -87,10 +107,14 @@ MemberPlan plan_members(const ClusterObjects& clusters, const SecretLookup& secr
   for (const auto& c : clusters) {
     if (!c) {
       plan.unusable.push_back(c.error().message);
+      std::string why;
+      if (auto name = named_in(c.error().message, &why); !name.empty())
+        plan.left_out.push_back({std::move(name), "Cluster cannot be used: " + why});
       continue;
     }
     if (!c->is_ready()) {
       plan.not_ready.emplace(c->name, describe_readiness(*c));
+      plan.left_out.push_back({c->name, not_ready_reason(*c)});
       continue;
     }
     if (through_proxy(*c, access)) {
@@ -98,8 +122,12 @@ MemberPlan plan_members(const ClusterObjects& clusters, const SecretLookup& secr
       continue;
     }
     auto direct = direct_endpoint(*c, secrets);
-    if (direct) plan.members.push_back(std::move(*direct));
-    else plan.unusable.push_back(direct.error().at("cluster \"" + c->name + "\"").message);
+    if (direct) {
+      plan.members.push_back(std::move(*direct));
+    } else {
+      plan.unusable.push_back(direct.error().at("cluster \"" + c->name + "\"").message);
+      plan.left_out.push_back({c->name, "Cluster cannot be reached: " + direct.error().message});
+    }
   }
   return plan;
 }

@@ -25,7 +25,7 @@ std::string describe(const aggregator::MemberCapabilities& c) {
 }  // namespace
 
 MemberSet::MemberSet(ClientRuntime& runtime, MemberSetOptions options) : runtime_(runtime), options_(std::move(options)) {
-  snapshot_.store(std::make_shared<const aggregator::MemberList>());
+  snapshot_.store(std::make_shared<const aggregator::MemberSnapshot>());
   thread_ = std::thread([this] { run(); });
 }
 
@@ -40,12 +40,13 @@ void MemberSet::stop() {
   if (thread_.joinable()) thread_.join();
   // Drop the member clients now: their connections and strands belong to the
   // ClientRuntime, which the caller is about to destroy.
-  snapshot_.store(std::make_shared<const aggregator::MemberList>());
+  snapshot_.store(std::make_shared<const aggregator::MemberSnapshot>());
   std::lock_guard lock(shared_->mutex);
   shared_->members.clear();
 }
 
-void MemberSet::reconcile(const std::vector<ClusterEndpoint>& desired, OnBadEndpoint on_bad) {
+void MemberSet::reconcile(const std::vector<ClusterEndpoint>& desired, OnBadEndpoint on_bad,
+                          std::vector<aggregator::LeftOutMember> left_out) {
   std::lock_guard lock(shared_->mutex);
   const auto& current = shared_->members;
   const bool log_changes = shared_->reconciled;
@@ -77,7 +78,15 @@ void MemberSet::reconcile(const std::vector<ClusterEndpoint>& desired, OnBadEndp
         spdlog::error("{}; {}", ex.what(),
                       existing == current.end() ? "left out until its endpoint changes" : "keeping its previous endpoint");
       rejected.emplace(e.name, e);
-      if (existing != current.end()) next.emplace(e.name, existing->second);
+      if (existing != current.end()) {
+        next.emplace(e.name, existing->second);
+      } else {
+        // Its client's error names the member already ("member b: ...").
+        std::string why = ex.what();
+        const std::string prefix = "member " + e.name + ": ";
+        if (why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
+        left_out.push_back({e.name, "its endpoint cannot be used: " + why});
+      }
     }
   }
   for (const auto& [name, m] : current)
@@ -85,9 +94,14 @@ void MemberSet::reconcile(const std::vector<ClusterEndpoint>& desired, OnBadEndp
   shared_->members = std::move(next);
   shared_->rejected = std::move(rejected);
   shared_->reconciled = true;
-  auto list = std::make_shared<aggregator::MemberList>();
-  for (const auto& [name, m] : shared_->members) list->push_back(m.cluster);
-  snapshot_.store(std::move(list));
+  auto snapshot = std::make_shared<aggregator::MemberSnapshot>();
+  for (const auto& [name, m] : shared_->members) snapshot->members.push_back(m.cluster);
+  // By name, once each, and never a name that is a member.
+  std::stable_sort(left_out.begin(), left_out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  for (auto& m : left_out)
+    if (!shared_->members.count(m.name) && (snapshot->left_out.empty() || snapshot->left_out.back().name != m.name))
+      snapshot->left_out.push_back(std::move(m));
+  snapshot_.store(std::move(snapshot));
   shared_->wake.notify_all();
   if (log_changes)
     for (const auto& change : changes) spdlog::info("{}", change);

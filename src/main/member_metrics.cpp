@@ -3,6 +3,7 @@
 #include <limits>
 
 #include <prometheus/metric_family.h>
+#include <spdlog/spdlog.h>
 
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
 
@@ -48,7 +49,18 @@ std::vector<MetricFamily> MemberClientMetrics::Collect() const {
                        "absent before the first probe.",
                        MetricType::Gauge, {}};
 
-  for (const auto& member : *members_->members()) {
+  MetricFamily left_out{"fedmetrics_member_left_out",
+                        "1 for each member cluster the source knows but does not ask (a Karmada Cluster not Ready, an "
+                        "endpoint that cannot be used); every answer that misses it warns.",
+                        MetricType::Gauge, {}};
+
+  const auto snapshot = members_->snapshot();
+  for (const auto& m : snapshot->left_out) {
+    auto g = labelled({{"cluster", m.name}});
+    g.gauge.value = 1;
+    left_out.metric.push_back(std::move(g));
+  }
+  for (const auto& member : snapshot->members) {
     const auto* rest = dynamic_cast<const clusterclient::RestMemberCluster*>(member.get());
     if (rest == nullptr) continue;
     const std::string& cluster = member->name();
@@ -93,7 +105,26 @@ std::vector<MetricFamily> MemberClientMetrics::Collect() const {
       healthy.metric.push_back(std::move(g));
     }
   }
-  return {requests, latency, in_flight, connections, handshakes, retries, idle_closed, last_success, healthy};
+  return {requests, latency, in_flight, connections, handshakes, retries, idle_closed, last_success, healthy, left_out};
+}
+
+void MemberFailureLog::operator()(std::string_view member, const aggregator::MemberError& error) {
+  std::string key(member);
+  key += '\x1f';
+  key += aggregator::to_string(error.kind);
+  if (error.http_status != 0) key += " " + std::to_string(error.http_status);
+  aggregator::LogRateLimiter::Decision decision;
+  {
+    std::lock_guard lock(mutex_);
+    decision = limiter_.admit(key, std::chrono::steady_clock::now());
+  }
+  if (!decision.write) return;
+  if (decision.suppressed == 0) {
+    spdlog::warn("member {}: {}: {}", member, aggregator::to_string(error.kind), error.message);
+  } else {
+    spdlog::warn("member {}: {}: {} ({} more like it not logged since the last such line)", member,
+                 aggregator::to_string(error.kind), error.message, decision.suppressed);
+  }
 }
 
 }  // namespace fedmetrics::cli

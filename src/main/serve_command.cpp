@@ -18,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include "fedmetrics/aggregator/aggregator.hpp"
+#include "fedmetrics/aggregator/log_rate_limiter.hpp"
 #include "fedmetrics/clusterclient/karmada_cluster_source.hpp"
 #include "fedmetrics/clusterclient/kubeconfig_member_source.hpp"
 #include "fedmetrics/k8s/time.hpp"
@@ -257,34 +258,26 @@ k8s::Expected<server::CertificateTrust> load_trust(const ServeOptions& o, HttpsR
 // Authentication and authorization as a delegating apiserver sets them up
 // (apiserver pkg/server/options/authentication.go, authorization.go).
 // A review that could not be made refuses a request; a control plane that
-// is down refuses them all, so the log says it once, then at most every
-// 10 s with how many more failed meanwhile (the metric counts each).
+// is down refuses them all, so the log says it once per review kind, then
+// at most every 10 s with how many more failed meanwhile (the metric counts
+// each).
 class ReviewFailureLog {
  public:
   void operator()(std::string_view review, const std::string& error) {
-    const auto now = std::chrono::steady_clock::now();
-    std::uint64_t unlogged = 0;
+    aggregator::LogRateLimiter::Decision decision;
     {
       std::lock_guard lock(mutex_);
-      if (logged_once_ && now - last_logged_ < kInterval) {
-        ++unlogged_;
-        return;
-      }
-      logged_once_ = true;
-      last_logged_ = now;
-      unlogged = std::exchange(unlogged_, 0);
+      decision = limiter_.admit(review, std::chrono::steady_clock::now());
     }
-    if (unlogged == 0) spdlog::warn("{} failed, the request was refused: {}", review, error);
-    else spdlog::warn("{} failed, the request was refused: {} ({} more review failures in the last {}s)", review, error,
-                      unlogged, std::chrono::duration_cast<std::chrono::seconds>(kInterval).count());
+    if (!decision.write) return;
+    if (decision.suppressed == 0) spdlog::warn("{} failed, the request was refused: {}", review, error);
+    else spdlog::warn("{} failed, the request was refused: {} ({} more since the last such line)", review, error,
+                      decision.suppressed);
   }
 
  private:
-  static constexpr std::chrono::seconds kInterval{10};
   std::mutex mutex_;
-  bool logged_once_ = false;
-  std::chrono::steady_clock::time_point last_logged_{};
-  std::uint64_t unlogged_ = 0;
+  aggregator::LogRateLimiter limiter_{std::chrono::seconds(10)};  // guarded by mutex_
 };
 
 std::shared_ptr<server::RequestGate> make_gate(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
@@ -561,9 +554,8 @@ int run_serve(const ServeOptions& o) {
     aggregator::AggregatorOptions aggregator_options;
     aggregator_options.member_timeout = member_timeout;
     aggregator_options.cache_ttl = cache_ttl;
-    aggregator_options.on_member_error = [](std::string_view member, const aggregator::MemberError& e) {
-      spdlog::warn("member {}: {}: {}", member, aggregator::to_string(e.kind), e.message);
-    };
+    aggregator_options.on_member_error = [log = std::make_shared<MemberFailureLog>()](
+                                             std::string_view member, const aggregator::MemberError& e) { (*log)(member, e); };
     aggregator_impl = std::make_shared<aggregator::Aggregator>(members, aggregator_options);
     service = aggregator_impl;
   } else {

@@ -301,7 +301,8 @@ TEST_CASE("Aggregator: only members whose capabilities serve the query are asked
   CHECK(items_of(custom.answers[0]).size() == 1);
   // The undiscovered member may have it too: its absence is a warning, not silence.
   REQUIRE(custom.answers[0].warnings.size() == 1);
-  CHECK(custom.answers[0].warnings[0].rfind("unknown: network: not asked: its metrics discovery has not succeeded", 0) == 0);
+  CHECK(custom.answers[0].warnings[0] ==
+        "unknown: left out: its metrics discovery has not succeeded yet, so which metrics it has is unknown");
 
   q.metric = "unknown_metric";
   Received<CustomMetricsAnswer> not_yet;
@@ -310,7 +311,8 @@ TEST_CASE("Aggregator: only members whose capabilities serve the query are asked
   REQUIRE(not_yet.answers.size() == 1);
   // No discovered member has it, but the undiscovered one might: 503, not 404.
   CHECK(status_of(not_yet.answers[0]).code == 503);
-  CHECK(status_of(not_yet.answers[0]).message.find("has not succeeded yet for: unknown") != std::string::npos);
+  CHECK(status_of(not_yet.answers[0]).message.find("could not be asked: unknown: left out: its metrics discovery") !=
+        std::string::npos);
 
   unknown->set_capabilities(std::make_shared<MemberCapabilities>());  // discovered: it has no custom metrics
   Received<CustomMetricsAnswer> missing;
@@ -343,7 +345,7 @@ TEST_CASE("Aggregator: an undiscovered member chosen for external metrics is a w
                         alone.callback());
   REQUIRE(alone.answers.size() == 1);
   CHECK(status_of(alone.answers[0]).code == 503);
-  CHECK(status_of(alone.answers[0]).message.find("unknown: network: not asked") != std::string::npos);
+  CHECK(status_of(alone.answers[0]).message.find("unknown: left out: its metrics discovery") != std::string::npos);
 
   // Choosing the discovered one: no warning about the other.
   Received<ExternalMetricsAnswer> chosen;
@@ -652,4 +654,106 @@ TEST_CASE("Aggregator: asks the slowest member first, as measured on the injecte
   CHECK(round({{"slow", 1ms}, {"fast", 2ms}, {"middle", 3ms}}) == std::vector<std::string>{"slow", "middle", "fast"});
   for (int i = 0; i < 10; ++i) round({{"slow", 1ms}, {"middle", 3ms}, {"fast", 6ms}});
   CHECK(round({{"slow", 1ms}, {"middle", 3ms}, {"fast", 6ms}}) == std::vector<std::string>{"fast", "middle", "slow"});
+}
+
+TEST_CASE("Aggregator: a member the source left out is reported in every answer that misses it, never silently",
+          "[aggregator][left_out]") {
+  World w;
+  auto m1 = w.add("member1", custom_capabilities({"deployments.apps/rps", "pods/rps"}, {"queue_depth"}));
+  auto m3 = w.add("member3", custom_capabilities({"deployments.apps/rps", "pods/rps"}, {"queue_depth"}));
+  for (const auto& m : {m1, m3}) {
+    auto caps = std::make_shared<MemberCapabilities>(*m->capabilities());
+    caps->resource_metrics = true;
+    m->set_capabilities(caps);
+  }
+  m1->pods = std::vector{pod("default", "web-1")};
+  m3->pods = std::vector{pod("default", "web-3")};
+  m1->custom = std::vector{metric_value("Deployment", "default", "web", "13333m")};
+  m3->custom = std::vector{metric_value("Deployment", "default", "web", "13333m")};
+  w.source->left_out = {{"member2", "Cluster NotReady (ClusterNotReachable)"}};
+  const std::string warning = "member2: left out: Cluster NotReady (ClusterNotReachable)";
+  std::vector<std::string> reported;
+  AggregatorOptions options;
+  options.on_member_error = [&](std::string_view member, const MemberError&) { reported.emplace_back(member); };
+  auto agg = w.aggregator(options);
+
+  // `kubectl top pod`: the pods of the members asked, and the Warning.
+  Received<PodMetricsAnswer> list;
+  agg->pod_metrics(pods_in("default"), list.callback());
+  REQUIRE(list.answers.size() == 1);
+  CHECK(items_of(list.answers[0]).size() == 2);
+  CHECK(list.answers[0].warnings == std::vector<std::string>{warning});
+
+  // A pod that only member2 runs: 503 naming it, not 404.
+  ResourceMetricsQuery get = pods_in("default");
+  get.name = "web-2";
+  Received<PodMetricsAnswer> by_name;
+  agg->pod_metrics(get, by_name.callback());
+  REQUIRE(by_name.answers.size() == 1);
+  CHECK(status_of(by_name.answers[0]).code == 503);
+  CHECK_THAT(status_of(by_name.answers[0]).message, Catch::Contains(warning));
+
+  // A Deployment's custom metric, summed over the members asked: kept, with the Warning.
+  CustomMetricsQuery object;
+  object.resource = {"apps", "deployments"};
+  object.namespace_name = "default";
+  object.name = "web";
+  object.metric = "rps";
+  Received<CustomMetricsAnswer> summed;
+  agg->custom_metrics(object, summed.callback());
+  REQUIRE(summed.answers.size() == 1);
+  REQUIRE(items_of(summed.answers[0]).size() == 1);
+  CHECK(items_of(summed.answers[0])[0].value.to_string() == "26666m");
+  CHECK(summed.answers[0].warnings == std::vector<std::string>{warning});
+
+  // An external metric only member2 could give: 503 naming it.
+  Received<ExternalMetricsAnswer> external;
+  agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=member2")},
+                        external.callback());
+  REQUIRE(external.answers.size() == 1);
+  CHECK(status_of(external.answers[0]).code == 503);
+  CHECK_THAT(status_of(external.answers[0]).message, Catch::Contains(warning));
+  CHECK(external.answers[0].warnings.empty());  // no "no member cluster is named 'member2'": it is known
+
+  // Excluded on purpose by the client: no Warning.
+  Received<PodMetricsAnswer> excluded;
+  agg->pod_metrics(pods_in("default", "fedmetrics/cluster!=member2"), excluded.callback());
+  REQUIRE(excluded.answers.size() == 1);
+  CHECK(items_of(excluded.answers[0]).size() == 2);
+  CHECK(excluded.answers[0].warnings.empty());
+
+  // Not asked, so neither counted nor logged as a member failure.
+  CHECK(reported.empty());
+  CHECK(agg->stats().member_errors == 0);
+}
+
+TEST_CASE("Aggregator: a request every member refuses with the same client error is answered with it, not logged",
+          "[aggregator][client_error]") {
+  World w;
+  auto m1 = w.add("member1");
+  auto m2 = w.add("member2");
+  MemberError too_large{MemberError::Kind::HttpStatus, "HTTP 431", 431, std::nullopt};
+  m1->pods = too_large;
+  m2->pods = too_large;
+  std::vector<std::string> reported;
+  AggregatorOptions options;
+  options.on_member_error = [&](std::string_view member, const MemberError&) { reported.emplace_back(member); };
+  auto agg = w.aggregator(options);
+
+  Received<PodMetricsAnswer> refused;
+  agg->pod_metrics(pods_in("default"), refused.callback());
+  REQUIRE(refused.answers.size() == 1);
+  CHECK(status_of(refused.answers[0]).code == 431);
+  CHECK(refused.answers[0].warnings.empty());
+  CHECK(reported.empty());
+  CHECK(agg->stats().member_errors == 0);
+
+  // One member refusing alone is that member's failure: reported and counted.
+  m2->pods = std::vector{pod("default", "web-0")};
+  Received<PodMetricsAnswer> partial;
+  agg->pod_metrics(pods_in("default", "app=other"), partial.callback());
+  REQUIRE(partial.answers.size() == 1);
+  CHECK(items_of(partial.answers[0]).size() == 1);
+  CHECK(reported == std::vector<std::string>{"member1"});
+  CHECK(agg->stats().member_errors == 1);
 }

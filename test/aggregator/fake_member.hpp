@@ -192,7 +192,11 @@ class FakeMember final : public MemberCluster {
 class FakeSource final : public MemberSource {
  public:
   std::shared_ptr<const MemberList> members() const override { return std::make_shared<const MemberList>(list); }
+  std::shared_ptr<const MemberSnapshot> snapshot() const override {
+    return std::make_shared<const MemberSnapshot>(MemberSnapshot{list, left_out});
+  }
   MemberList list;
+  std::vector<LeftOutMember> left_out;
 };
 
 // Reading an Answer in a test: the value or the Status, failing the test when

@@ -497,18 +497,18 @@ TEST_CASE("Aggregator: plans ask only members that serve the API, and answer wit
   const MemberList discovered{without, with, custom};
   SECTION("custom metrics: an undiscovered member is not asked but listed, to be reported") {
     const auto plan = plan_custom_metrics(members, custom_query({"apps", "deployments"}, "default", "*", "rps"));
-    CHECK(plan.undiscovered == std::vector<std::size_t>{0});
+    CHECK(plan.unasked == std::vector<LeftOutMember>{{"unknown", std::string(kUndiscoveredReason)}});
     auto q = custom_query({"apps", "deployments"}, "default", "*", "rps");
     q.label_selector = selector("fedmetrics/cluster=custom");
-    CHECK(plan_custom_metrics(members, q).undiscovered.empty());  // not chosen: nothing to report
+    CHECK(plan_custom_metrics(members, q).unasked.empty());  // not chosen: nothing to report
   }
   SECTION("a metric no discovered member has, while one is undiscovered: 503 naming it, not 404") {
     const auto plan = plan_custom_metrics(members, custom_query({"", "pods"}, "default", "*", "nope"));
     REQUIRE(plan.early);
     CHECK(plan.early->code == 503);
     CHECK(plan.early->message ==
-          "no discovered member cluster has the metric pods/nope (custom.metrics.k8s.io); metrics discovery has not "
-          "succeeded yet for: unknown");
+          "no member cluster asked has the metric pods/nope (custom.metrics.k8s.io), and these could not be asked: "
+          "unknown: left out: its metrics discovery has not succeeded yet, so which metrics it has is unknown");
     const auto external = plan_external_metrics(members, ExternalMetricsQuery{"default", "nope", {}});
     REQUIRE(external.early);
     CHECK(external.early->code == 503);
@@ -639,4 +639,175 @@ TEST_CASE("Aggregator: a get by name that found nothing while a member failed is
   custom.push_back(failed<Values>("member2", MemberError{MemberError::Kind::Refused, "refused", 0, std::nullopt}));
   const auto custom_answer = merge_custom_metrics(std::move(custom), custom_query({"", "services"}, "default", "web"));
   CHECK(status_of(custom_answer).code == 503);
+}
+
+TEST_CASE("Aggregator: a left-out member chosen by the query is unasked, reported with its reason; excluded, it is not",
+          "[aggregator][merge][left_out]") {
+  auto member1 = std::make_shared<FakeMember>("member1");
+  auto caps = std::make_shared<MemberCapabilities>();
+  caps->resource_metrics = true;
+  caps->custom_metric_resources = {custom_resource("deployments.apps/rps")};
+  caps->external_metric_resources = {external_resource("queue_depth")};
+  member1->set_capabilities(caps);
+  const MemberList members{member1};
+  const std::vector<LeftOutMember> left_out{{"member2", "Cluster NotReady (ClusterNotReachable)"}};
+  const std::vector<LeftOutMember> member2_unasked = left_out;
+
+  SECTION("metrics.k8s.io: every chosen left-out member is unasked, whatever it serves") {
+    auto plan = plan_resource_metrics(members, pods_in("default"), left_out);
+    CHECK(plan.members == std::vector<std::size_t>{0});
+    CHECK(plan.unasked == member2_unasked);
+    CHECK(plan.warnings.empty());
+  }
+  SECTION("the fedmetrics/cluster selector excluding it on purpose: nothing to report") {
+    for (const char* text : {"fedmetrics/cluster!=member2", "fedmetrics/cluster notin (member2)",
+                             "fedmetrics/cluster=member1", "fedmetrics/cluster in (member1)"}) {
+      CAPTURE(text);
+      auto q = pods_in("default");
+      q.label_selector = selector(text);
+      CHECK(plan_resource_metrics(members, q, left_out).unasked.empty());
+      auto c = custom_query({"apps", "deployments"}, "default", "web", "rps");
+      c.metric_selector = selector(text);
+      CHECK(plan_custom_metrics(members, c, left_out).unasked.empty());
+      CHECK(plan_external_metrics(members, ExternalMetricsQuery{"default", "queue_depth", selector(text)}, left_out)
+                .unasked.empty());
+    }
+  }
+  SECTION("choosing it by name: known, so no 'no member cluster is named' warning; it alone is unasked") {
+    auto q = pods_in("default");
+    q.label_selector = selector("fedmetrics/cluster=member2");
+    auto plan = plan_resource_metrics(members, q, left_out);
+    CHECK(plan.warnings.empty());
+    CHECK(plan.members.empty());
+    CHECK(plan.unasked == member2_unasked);
+    CHECK_FALSE(plan.early);  // the merge answers 503 naming it
+  }
+  SECTION("no asked member serves metrics.k8s.io but one is left out: the merge answers, naming it") {
+    auto plan = plan_resource_metrics(MemberList{}, pods_in("default"), left_out);
+    CHECK_FALSE(plan.early);
+    CHECK(plan.unasked == member2_unasked);
+  }
+  SECTION("custom and external metrics: unasked too; a metric no asked member has is then 503, not 404") {
+    auto c = custom_query({"apps", "deployments"}, "default", "web", "rps");
+    CHECK(plan_custom_metrics(members, c, left_out).unasked == member2_unasked);
+    c.metric = "nope";
+    auto custom = plan_custom_metrics(members, c, left_out);
+    REQUIRE(custom.early);
+    CHECK(custom.early->code == 503);
+    CHECK(custom.early->message ==
+          "no member cluster asked has the metric deployments.apps/nope (custom.metrics.k8s.io), and these could not "
+          "be asked: member2: left out: Cluster NotReady (ClusterNotReachable)");
+    auto external = plan_external_metrics(members, ExternalMetricsQuery{"default", "nope", {}}, left_out);
+    REQUIRE(external.early);
+    CHECK(external.early->code == 503);
+    CHECK_THAT(external.early->message, Catch::Contains("member2: left out: Cluster NotReady (ClusterNotReachable)"));
+    // Without it, the same queries are the 404 an HPA can trust.
+    CHECK(plan_custom_metrics(members, c).early->code == 404);
+    CHECK(plan_external_metrics(members, ExternalMetricsQuery{"default", "nope", {}}).early->code == 404);
+  }
+}
+
+TEST_CASE("Aggregator: a left-out member is a failed member of the answer: a Warning, and alone a 503",
+          "[aggregator][merge][left_out]") {
+  const MemberError not_ready = left_out_error("Cluster NotReady (ClusterNotReachable)");
+  CHECK(member_warning("member2", not_ready) == "member2: left out: Cluster NotReady (ClusterNotReachable)");
+
+  // A list: the others' items and the Warning.
+  std::vector<MemberAnswer<Pods>> list;
+  list.push_back(ok<Pods>("member1", {pod("default", "web-0")}));
+  list.push_back(failed<Pods>("member2", not_ready));
+  const auto listed = merge_pod_metrics(std::move(list), pods_in("default"));
+  CHECK(items_of(listed).size() == 1);
+  CHECK(listed.warnings == std::vector<std::string>{"member2: left out: Cluster NotReady (ClusterNotReachable)"});
+
+  // A get by name found nowhere else: 503 naming it, never 404.
+  std::vector<MemberAnswer<Pods>> get;
+  get.push_back(ok<Pods>("member1", Pods{}));
+  get.push_back(failed<Pods>("member2", not_ready));
+  const auto got = merge_pod_metrics(std::move(get), pods_in("default", "db-0"));
+  CHECK(status_of(got).code == 503);
+  CHECK_THAT(status_of(got).message, Catch::Contains("member2: left out: Cluster NotReady (ClusterNotReachable)"));
+
+  // A summed object metric: the partial sum, and the Warning that says it is partial.
+  std::vector<MemberAnswer<Values>> summed;
+  summed.push_back(ok<Values>("member1", {metric_value("Deployment", "default", "web", "13333m")}));
+  summed.push_back(ok<Values>("member3", {metric_value("Deployment", "default", "web", "13333m")}));
+  summed.push_back(failed<Values>("member2", not_ready));
+  const auto sum = merge_custom_metrics(std::move(summed), custom_query({"apps", "deployments"}, "default", "web"));
+  REQUIRE(items_of(sum).size() == 1);
+  CHECK(items_of(sum)[0].value.to_string() == "26666m");
+  CHECK(sum.warnings == std::vector<std::string>{"member2: left out: Cluster NotReady (ClusterNotReachable)"});
+
+  // An external metric whose only source was left out: 503 naming it.
+  std::vector<MemberAnswer<Series>> external;
+  external.push_back(failed<Series>("member2", not_ready));
+  const auto series = merge_external_metrics(std::move(external), ExternalMetricsQuery{"default", "queue_depth", {}});
+  CHECK(status_of(series).code == 503);
+  CHECK(status_of(series).message ==
+        "no member cluster could serve external.metrics.k8s.io: member2: left out: Cluster NotReady "
+        "(ClusterNotReachable)");
+}
+
+TEST_CASE("Aggregator: the same client error from every asked member is the client's answer, not a member outage",
+          "[aggregator][merge][client_error]") {
+  const auto http = [](int code, std::optional<k8s::Status> status = std::nullopt) {
+    MemberError e = error(MemberError::Kind::HttpStatus, "HTTP " + std::to_string(code));
+    e.http_status = code;
+    e.status = std::move(status);
+    return e;
+  };
+  for (int code : {400, 413, 414, 422, 431}) CHECK(is_client_error(http(code)));
+  // About our credentials in the member, its objects or its load: member failures.
+  for (int code : {401, 403, 404, 408, 429, 500, 503}) CHECK_FALSE(is_client_error(http(code)));
+  CHECK_FALSE(is_client_error(error(MemberError::Kind::Timeout, "t")));
+
+  SECTION("every member 431: a 431 Status, no Warning") {
+    std::vector<MemberAnswer<Pods>> answers;
+    answers.push_back(failed<Pods>("member2", http(431)));
+    answers.push_back(failed<Pods>("member1", http(431)));
+    const auto answer = merge_pod_metrics(std::move(answers), pods_in("default"));
+    const auto& s = status_of(answer);
+    CHECK(s.code == 431);
+    CHECK(s.reason.empty());  // apimachinery has no reason for 431
+    CHECK(s.message == "every member cluster refused the request as forwarded to it: HTTP 431");
+    CHECK(answer.warnings.empty());
+  }
+  SECTION("a member's own Status is the answer, as kube-apiserver words it") {
+    auto bad = k8s::Status::bad_request("unable to parse requirement: values[0]: Invalid value");
+    std::vector<MemberAnswer<Values>> answers;
+    answers.push_back(failed<Values>("member1", http(400, bad)));
+    answers.push_back(failed<Values>("member2", http(400)));
+    const auto answer = merge_custom_metrics(std::move(answers), custom_query({"", "pods"}, "default", "*"));
+    CHECK(status_of(answer) == bad);
+  }
+  SECTION("members left out do not count: the asked ones all refused alike") {
+    std::vector<MemberAnswer<Series>> answers;
+    answers.push_back(failed<Series>("member1", http(413)));
+    answers.push_back(failed<Series>("member2", left_out_error("Cluster NotReady (ClusterNotReachable)")));
+    const auto answer = merge_external_metrics(std::move(answers), ExternalMetricsQuery{});
+    CHECK(status_of(answer).code == 413);
+    CHECK(status_of(answer).reason == "RequestEntityTooLarge");
+  }
+  SECTION("not alike, or not everyone: member failures as before") {
+    std::vector<MemberAnswer<Pods>> mixed;
+    mixed.push_back(failed<Pods>("member1", http(400)));
+    mixed.push_back(failed<Pods>("member2", http(431)));
+    CHECK(status_of(merge_pod_metrics(std::move(mixed), pods_in("default"))).code == 503);
+
+    std::vector<MemberAnswer<Pods>> one;
+    one.push_back(failed<Pods>("member1", http(400)));
+    one.push_back(ok<Pods>("member2", {pod("default", "web-0")}));
+    const auto partial = merge_pod_metrics(std::move(one), pods_in("default"));
+    CHECK(items_of(partial).size() == 1);
+    CHECK(partial.warnings == std::vector<std::string>{"member1: http_status 400: HTTP 400"});
+
+    std::vector<MemberAnswer<Pods>> unauthorized;
+    unauthorized.push_back(failed<Pods>("member1", http(401)));
+    unauthorized.push_back(failed<Pods>("member2", http(401)));
+    CHECK(status_of(merge_pod_metrics(std::move(unauthorized), pods_in("default"))).code == 503);
+
+    std::vector<MemberAnswer<Pods>> only_left_out;
+    only_left_out.push_back(failed<Pods>("member2", left_out_error("Cluster NotReady (ClusterNotReachable)")));
+    CHECK(status_of(merge_pod_metrics(std::move(only_left_out), pods_in("default"))).code == 503);
+  }
 }

@@ -122,6 +122,12 @@ TEST_CASE("KarmadaClusterSource: only clusters whose Ready condition is True are
                               {"member4", "no Ready condition yet"},
                               {"member5", "no Ready condition yet"}});
   CHECK(plan.unusable.empty());
+  // Left out, not dropped: each with its Ready condition's status and reason, for the answers' Warnings.
+  CHECK(plan.left_out == std::vector<aggregator::LeftOutMember>{
+                             {"member2", "Cluster NotReady (ClusterNotReachable)"},
+                             {"member3", "Cluster Ready=Unknown (ClusterNotReachable)"},
+                             {"member4", "Cluster has no Ready condition yet"},
+                             {"member5", "Cluster has no Ready condition yet"}});
 }
 
 TEST_CASE("KarmadaClusterSource: --member-access=proxy goes through the control plane's cluster proxy",
@@ -259,6 +265,16 @@ TEST_CASE("KarmadaClusterSource: a cluster that cannot be used is named with the
     CHECK(names_of(plan.members) == std::vector<std::string>{"member1", "member3"});
     REQUIRE(plan.unusable.size() == 1);
     CHECK_THAT(plan.unusable[0], Catch::StartsWith(row.error));
+    // A cluster with a name is left out under it, with the reason; one without a name cannot be.
+    const std::string prefix = "cluster \"member2\": ";
+    if (std::string(row.error).rfind(prefix, 0) == 0) {
+      REQUIRE(plan.left_out.size() == 1);
+      CHECK(plan.left_out[0].name == "member2");
+      CHECK_THAT(plan.left_out[0].reason, Catch::StartsWith("Cluster cannot be"));
+      CHECK_THAT(plan.left_out[0].reason, Catch::Contains(std::string(row.error).substr(prefix.size())));
+    } else {
+      CHECK(plan.left_out.empty());
+    }
   }
 }
 

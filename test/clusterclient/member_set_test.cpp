@@ -91,3 +91,36 @@ TEST_CASE("MemberSet: an endpoint the client cannot use", "[clusterclient][membe
   set.reconcile({endpoint("a"), endpoint("a"), endpoint("b")}, OnBadEndpoint::KeepPrevious);  // the first one wins
   CHECK(names_of(*set.members()) == std::vector<std::string>{"a", "b"});
 }
+
+TEST_CASE("MemberSet: the snapshot holds the members left out, with why, and never a member among them",
+          "[clusterclient][member_set][left_out]") {
+  ClientRuntime runtime(1);
+  MemberSet set(runtime, quiet());
+  using fedmetrics::aggregator::LeftOutMember;
+  set.reconcile({endpoint("a")}, OnBadEndpoint::Throw,
+                {{"c", "Cluster NotReady (ClusterNotReachable)"}, {"b", "Cluster has no Ready condition yet"},
+                 {"a", "stale: a is a member"}});
+  auto snapshot = set.snapshot();
+  CHECK(names_of(snapshot->members) == std::vector<std::string>{"a"});
+  CHECK(snapshot->left_out == std::vector<LeftOutMember>{{"b", "Cluster has no Ready condition yet"},
+                                                         {"c", "Cluster NotReady (ClusterNotReachable)"}});
+  CHECK(set.members()->size() == 1);  // the same snapshot's members
+
+  // An endpoint the client cannot use, with no previous one: left out, with the client's reason.
+  auto bad = endpoint("d");
+  bad.insecure_skip_tls_verify = false;
+  bad.ca_pem = "not a certificate";
+  set.reconcile({endpoint("a"), bad}, OnBadEndpoint::KeepPrevious);
+  snapshot = set.snapshot();
+  CHECK(names_of(snapshot->members) == std::vector<std::string>{"a"});
+  REQUIRE(snapshot->left_out.size() == 1);
+  CHECK(snapshot->left_out[0].name == "d");
+  CHECK_THAT(snapshot->left_out[0].reason,
+             Catch::StartsWith("its endpoint cannot be used: certificate-authority is not a PEM certificate"));
+
+  // Ready again: a member, no longer left out.
+  set.reconcile({endpoint("a"), endpoint("c")}, OnBadEndpoint::KeepPrevious);
+  CHECK(names_of(set.snapshot()->members) == std::vector<std::string>{"a", "c"});
+  CHECK(set.snapshot()->left_out.empty());
+  set.stop();
+}

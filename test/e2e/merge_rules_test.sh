@@ -218,8 +218,8 @@ check "and the same answer" test "$first" = "$second"
 sim_put /sim/v1/members/member2/faults '{"refuse":true}'
 E2E_NAMESPACE=shop start_serve "$E2E_TMP/serve-late.log" --member-kubeconfig "$members" --member-timeout 1s
 curl -s -D "$E2E_TMP/late.headers" -o "$E2E_TMP/late.body" --cacert "$ca" "$url$custom/pods/*/http_requests"
-check "member2 undiscovered: the custom metrics answer warns that it was not asked" \
-  grep -q '^[Ww]arning: 299 - "member2: network: not asked: its metrics discovery has not succeeded yet' "$E2E_TMP/late.headers"
+check "member2 undiscovered: the custom metrics answer warns that it was left out" \
+  grep -q '^[Ww]arning: 299 - "member2: left out: its metrics discovery has not succeeded yet' "$E2E_TMP/late.headers"
 check "and holds the discovered members' items" \
   test "$(json_get "$(cat "$E2E_TMP/late.body")" "len(d['items'])")" = $(( $(json_get "$member_pods" "len(d['items'])") * 2 ))
 sim_delete /sim/v1/members/member2/faults

@@ -34,6 +34,7 @@ struct MemberError {
     MalformedResponse,  // not JSON, or not the document asked for
     TooLarge,           // the response exceeded the size cap
     Throttled,          // our own rate limit for this member refused the call
+    LeftOut,            // not asked at all: the member source or the plan left it out (see LeftOutMember)
   };
   Kind kind = Kind::Network;
   std::string message;                // for people: "dial 127.0.0.1:9443: connection refused"
@@ -92,12 +93,37 @@ class MemberCluster {
 
 using MemberList = std::vector<std::shared_ptr<MemberCluster>>;
 
+// A member cluster the source knows of but offers no client for: its Karmada
+// Cluster is not Ready, or it cannot be reached as its object or kubeconfig
+// context says. Its data is missing from every answer that would have asked
+// it, so the aggregator reports it as it reports a member that failed
+// (`member2: left out: Cluster NotReady (ClusterNotReachable)`), never by
+// silence (reference-lessons #14, #15).
+struct LeftOutMember {
+  std::string name;
+  std::string reason;  // for people, after "left out: "
+  friend bool operator==(const LeftOutMember&, const LeftOutMember&) = default;
+};
+
+// One consistent view of the member set: the members to ask and the ones
+// left out (by name, none of them also a member).
+struct MemberSnapshot {
+  MemberList members;
+  std::vector<LeftOutMember> left_out;
+};
+
 // The current member set: an immutable snapshot, swapped whole when it
 // changes, so a reader never sees it half-updated.
 class MemberSource {
  public:
   virtual ~MemberSource() = default;
   [[nodiscard]] virtual std::shared_ptr<const MemberList> members() const = 0;
+  // The members with the ones left out, from the same snapshot. A source
+  // that never leaves a member out need not override it.
+  [[nodiscard]] virtual std::shared_ptr<const MemberSnapshot> snapshot() const {
+    auto list = members();
+    return std::make_shared<const MemberSnapshot>(MemberSnapshot{list ? *list : MemberList{}, {}});
+  }
 };
 
 }  // namespace fedmetrics::aggregator

@@ -1,7 +1,8 @@
 #pragma once
 // The member set from a Karmada control plane (--karmada-kubeconfig): its
-// cluster.karmada.io/v1alpha1 Cluster objects, Ready ones only, reached as
-// member_plan.hpp decides (directly with the Secret spec.secretRef names, or
+// cluster.karmada.io/v1alpha1 Cluster objects, Ready ones as members and the
+// others left out with their Ready condition (reported in every answer that
+// misses them), reached as member_plan.hpp decides (directly with the Secret spec.secretRef names, or
 // through the control plane's cluster proxy). Holding the members and their
 // background discovery is the MemberSet's job; this class reads the control
 // plane and feeds it endpoints.
@@ -53,6 +54,8 @@ class KarmadaClusterSource final : public RefreshingMemberSource {
   ~KarmadaClusterSource() override;
 
   std::shared_ptr<const aggregator::MemberList> members() const override { return members_.members(); }
+  // With the Clusters left out: not Ready, or not reachable as their object says.
+  std::shared_ptr<const aggregator::MemberSnapshot> snapshot() const override { return members_.snapshot(); }
   void wait_for_first_discovery(std::chrono::milliseconds timeout) override;
   void stop() override;
 

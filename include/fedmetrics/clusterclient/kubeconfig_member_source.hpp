@@ -33,6 +33,8 @@ class KubeconfigMemberSource final : public RefreshingMemberSource {
   ~KubeconfigMemberSource() override;
 
   std::shared_ptr<const aggregator::MemberList> members() const override { return members_.members(); }
+  // With the contexts whose endpoint the client cannot use.
+  std::shared_ptr<const aggregator::MemberSnapshot> snapshot() const override { return members_.snapshot(); }
 
   // Blocks until every member has had one discovery attempt or `timeout` passed.
   void wait_for_first_discovery(std::chrono::milliseconds timeout) override;

@@ -4,7 +4,10 @@
 // from decoded objects to ClusterEndpoints, with no I/O.
 //
 // Only clusters whose Ready condition is True are members (Karmada's
-// metrics adapter does the same, pkg/metricsadapter/controller.go). A member
+// metrics adapter does the same, pkg/metricsadapter/controller.go); the
+// others, and those that cannot be reached as their object says, are left
+// out with the reason, so that every answer missing their data says so
+// (aggregator::LeftOutMember) instead of silently shrinking. A member
 // is reached either directly, as Karmada's BuildClusterConfig does
 // (pkg/util/membercluster_client.go: spec.apiEndpoint, the token and caBundle
 // of the Secret spec.secretRef names, spec.insecureSkipTLSVerification), or
@@ -16,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fedmetrics/aggregator/member_cluster.hpp"
 #include "fedmetrics/clusterclient/kubeconfig.hpp"
 #include "fedmetrics/k8s/karmada_cluster.hpp"
 
@@ -33,9 +37,20 @@ using SecretLookup = std::map<k8s::SecretReference, k8s::Expected<k8s::Secret>>;
 
 struct MemberPlan {
   std::vector<ClusterEndpoint> members;          // Ready clusters that can be reached
+  // Every named cluster that is not a member, in the objects' order, with the
+  // reason the answers' Warnings give: `Cluster NotReady (ClusterNotReachable)`.
+  std::vector<aggregator::LeftOutMember> left_out;
+  // For the log, in more words:
   std::map<std::string, std::string> not_ready;  // cluster -> its Ready condition in words
   std::vector<std::string> unusable;             // why an object cannot be used, naming it
 };
+
+// The Warning's reason for a cluster that is not Ready: its Ready
+// condition's status and reason, as `kubectl get clusters` shows the one
+// and Karmada's cluster status controller sets the other:
+// `Cluster NotReady (ClusterNotReachable)`, `Cluster Ready=Unknown (...)`,
+// `Cluster has no Ready condition yet`.
+[[nodiscard]] std::string not_ready_reason(const k8s::KarmadaCluster& cluster);
 
 [[nodiscard]] bool through_proxy(const k8s::KarmadaCluster& cluster, MemberAccess access);
 

@@ -7,6 +7,11 @@
 // every `discovery_interval`, and with backoff after a failure; an
 // unreachable member is retried, never forgotten. What a member serves is
 // logged when it changes, not on every refresh.
+//
+// The snapshot also holds the members left out (aggregator::LeftOutMember):
+// those the source names but offers no endpoint for (a Karmada Cluster not
+// Ready), and those whose endpoint the client cannot use. They are reported
+// in every answer that misses them, never dropped in silence.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -43,15 +48,22 @@ class MemberSet {
   MemberSet(const MemberSet&) = delete;
   MemberSet& operator=(const MemberSet&) = delete;
 
-  [[nodiscard]] std::shared_ptr<const aggregator::MemberList> members() const { return snapshot_.load(); }
+  [[nodiscard]] std::shared_ptr<const aggregator::MemberList> members() const {
+    auto snapshot = snapshot_.load();
+    return {snapshot, &snapshot->members};  // shares the snapshot's lifetime
+  }
+  [[nodiscard]] std::shared_ptr<const aggregator::MemberSnapshot> snapshot() const { return snapshot_.load(); }
 
   // Makes the set match `desired`, one endpoint per member name: a new name is
   // added, a name no longer given is dropped, and a member whose endpoint
   // changed (server, CA, token, ...) is replaced by a new client; an unchanged
   // member keeps its client, its connections and its capabilities. Then swaps
-  // in the new snapshot. Changes are logged, except on the first call (the
-  // caller reports the initial set). Called by one thread at a time.
-  void reconcile(const std::vector<ClusterEndpoint>& desired, OnBadEndpoint on_bad);
+  // in the new snapshot, with `left_out` (members the source knows but gives
+  // no endpoint for) and the endpoints it could not use that have no previous
+  // one. Changes are logged, except on the first call (the caller reports the
+  // initial set). Called by one thread at a time.
+  void reconcile(const std::vector<ClusterEndpoint>& desired, OnBadEndpoint on_bad,
+                 std::vector<aggregator::LeftOutMember> left_out = {});
 
   // Blocks until every member has had one discovery attempt or `timeout` passed.
   void wait_for_first_discovery(std::chrono::milliseconds timeout);
@@ -86,7 +98,7 @@ class MemberSet {
 
   ClientRuntime& runtime_;
   MemberSetOptions options_;
-  std::atomic<std::shared_ptr<const aggregator::MemberList>> snapshot_;
+  std::atomic<std::shared_ptr<const aggregator::MemberSnapshot>> snapshot_;
   std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
   std::thread thread_;
 };
@@ -96,6 +108,8 @@ class MemberSet {
 // the ClientRuntime goes.
 class RefreshingMemberSource : public aggregator::MemberSource {
  public:
+  // Every implementation has its MemberSet's snapshot, with the members left out.
+  [[nodiscard]] std::shared_ptr<const aggregator::MemberSnapshot> snapshot() const override = 0;
   // Blocks until every member has had one discovery attempt or `timeout` passed.
   virtual void wait_for_first_discovery(std::chrono::milliseconds timeout) = 0;
   // Stops every background thread and drops the member clients.
