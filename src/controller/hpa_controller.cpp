@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "fedmetrics/controller/federated_hpa_status.hpp"
 #include "fedmetrics/controller/metrics_gatherer.hpp"
 
 namespace fedmetrics::controller {
@@ -26,10 +27,17 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
 
   // What the controller remembers between syncs of one FederatedHPA: its last
   // status and the recommendation and scale-event history (upstream keeps
-  // these in memory too).
+  // the history in memory too). The status is remembered only within one
+  // leadership term: the first sync of a term starts from the object's
+  // .status, as upstream's reconcile always does, so that a restart or a
+  // change of leader keeps lastScaleTime, the conditions' lastTransitionTime
+  // and desiredReplicas.
   struct Memory {
     autoscaler::FederatedHPAStatus status;
     autoscaler::ScalingHistory history;
+    bool status_known = false;  // `status` was read or written in the current term
+    bool seed_desired = false;  // the object had no desiredReplicas: the target's scale stands for it
+    std::uint64_t term = 0;     // the term the sync in flight began in
     bool busy = false;
     int missed_lists = 0;  // consecutive lists without it
   };
@@ -37,6 +45,9 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   std::condition_variable wake;
   bool sync_requested = false;  // guarded by mutex: sync_soon() was called
   std::map<std::string, Memory> memory;
+  // Bumped when this replica stops leading: a sync begun in an older term
+  // writes nothing more (client-go cancels the leader's context).
+  std::uint64_t term = 0;
   std::deque<std::function<void(Finished)>> queue;
   std::size_t running = 0;
   bool stopping = false;
@@ -171,13 +182,46 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     }
   }
 
+  // Whether the sync of `key` in flight may still write: its term is the
+  // current one and this replica still leads. Checked before every write
+  // (scale, status, Event), so that losing the lease cancels a sync before
+  // its next write rather than after it.
+  bool may_write(const std::string& key) {
+    std::lock_guard lock(mutex);
+    auto it = memory.find(key);
+    const bool ok = it != memory.end() && it->second.term == term && (!options.active || options.active());
+    if (!ok) ++stats.cancelled_writes;
+    return ok;
+  }
+
+  // Ends the current term: every sync in flight stops before its next
+  // write, and what was remembered of the statuses and histories is dropped
+  // (another leader may write them meanwhile; the next term reads the objects).
+  void cancel_in_flight() {
+    std::lock_guard lock(mutex);
+    ++term;
+    for (auto& [key, m] : memory) {
+      m.status = {};
+      m.history = {};
+      m.status_known = false;
+      m.seed_desired = false;
+    }
+  }
+
+  void record_event(const std::string& key, const EventSubject& subject, const std::string& type,
+                    const std::string& reason, const std::string& message) {
+    if (may_write(key)) control_plane->record_event(subject, type, reason, message);
+  }
+
   void write_status(const autoscaler::FederatedHPA& hpa, const std::string& key, autoscaler::FederatedHPAStatus status,
                     autoscaler::ScalingHistory history, Finished finished) {
+    if (!may_write(key)) return finished();
     {
       std::lock_guard lock(mutex);
       auto& m = memory[key];
       m.status = status;
       m.history = std::move(history);
+      m.seed_desired = false;
     }
     control_plane->update_status(hpa.namespace_name, hpa.name, nlohmann::json::parse(autoscaler::to_json(status).dump()),
                                  [key, finished](k8s::Expected<bool> ok) {
@@ -189,17 +233,18 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   // A failure before the calculation: AbleToScale/ScalingActive False, an Event, the status written.
   void fail_early(const autoscaler::FederatedHPA& hpa, const EventSubject& subject, const std::string& key,
                   const std::string& condition, const std::string& reason, const std::string& message,
-                  Finished finished) {
+                  Finished finished, std::optional<std::int32_t> scale_replicas = std::nullopt) {
     autoscaler::FederatedHPAStatus status;
     autoscaler::ScalingHistory history;
     {
       std::lock_guard lock(mutex);
       status = memory[key].status;
       history = memory[key].history;
+      if (memory[key].seed_desired && scale_replicas) status.desired_replicas = *scale_replicas;
       ++stats.errors;
     }
     autoscaler::set_condition(status.conditions, condition, ConditionStatus::False, reason, message, options.clock());
-    control_plane->record_event(subject, "Warning", reason, message);
+    record_event(key, subject, "Warning", reason, message);
     spdlog::info("autoscaler: {}: {}: {}", key, reason, message);
     write_status(hpa, key, std::move(status), std::move(history), std::move(finished));
   }
@@ -218,9 +263,24 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     auto self = shared_from_this();
     const auto& meta = object.value("metadata", nlohmann::json::object());
     EventSubject subject{meta.value("namespace", ""), meta.value("name", ""), meta.value("uid", "")};
+    {
+      std::lock_guard lock(mutex);
+      auto& m = memory[key];
+      m.term = term;
+      if (!m.status_known) {
+        // The first sync of this term: the previous status is the object's.
+        // The scale-event history is not on the object; upstream loses it
+        // on a restart as well.
+        auto observed = observed_status(object);
+        m.status = std::move(observed.status);
+        m.seed_desired = !observed.has_desired_replicas;
+        m.history = {};
+        m.status_known = true;
+      }
+    }
     auto decoded = autoscaler::decode_federated_hpa(object);
     if (!decoded) {
-      control_plane->record_event(subject, "Warning", "FailedConvertHPA", decoded.error().message);
+      record_event(key, subject, "Warning", "FailedConvertHPA", decoded.error().message);
       spdlog::warn("autoscaler: {}: {}", key, decoded.error().message);
       return finished();
     }
@@ -236,13 +296,13 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
                                 finished);
       if (scale->selector.empty())
         return self->fail_early(*hpa, subject, key, "ScalingActive", "SelectorRequired",
-                                "selector is required", finished);
+                                "selector is required", finished, scale->spec_replicas);
       auto selector = k8s::LabelSelector::parse(scale->selector);
       if (!selector)
         return self->fail_early(*hpa, subject, key, "ScalingActive", "InvalidSelector",
                                 "couldn't convert selector into a corresponding internal selector object: " +
                                     selector.error().message,
-                                finished);
+                                finished, scale->spec_replicas);
       self->control_plane->get_target_clusters(
           hpa->namespace_name, hpa->spec.scale_target_ref,
           [self, hpa, subject, key, finished, scale = *scale, selector = *selector](
@@ -292,6 +352,9 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       std::lock_guard lock(mutex);
       previous = memory[key].status;
       history = memory[key].history;
+      // A FederatedHPA no controller has written a status for: it wants what
+      // its target has until the calculation says otherwise, never 0.
+      if (memory[key].seed_desired) previous.desired_replicas = scale.spec_replicas;
     }
     autoscaler::SyncInput input;
     input.scale = {scale.spec_replicas, scale.status_replicas};
@@ -304,11 +367,12 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       const auto* active = autoscaler::find_condition(result->status.conditions, "ScalingActive");
       std::string reason = active != nullptr && active->status == ConditionStatus::False ? active->reason
                                                                                           : "FailedComputeMetricsReplicas";
-      control_plane->record_event(subject, "Warning", reason, *result->error);
+      record_event(key, subject, "Warning", reason, *result->error);
       std::lock_guard lock(mutex);
       ++stats.errors;
     }
     if (!result->rescale) return write_status(hpa, key, result->status, result->history, finished);
+    if (!may_write(key)) return finished();
 
     auto self = shared_from_this();
     auto hpa_copy = std::make_shared<autoscaler::FederatedHPA>(hpa);
@@ -318,7 +382,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
           if (!updated) {
             // A conflict or an outage: the status says so and the next sync tries again.
             auto failure = autoscaler::rescale_failed(*result, previous, updated.error().message, self->options.clock());
-            self->control_plane->record_event(subject, "Warning", "FailedRescale",
+            self->record_event(key, subject, "Warning", "FailedRescale",
                                               "New size: " + std::to_string(result->desired_replicas) +
                                                   "; reason: " + result->rescale_reason +
                                                   "; error: " + updated.error().message);
@@ -328,7 +392,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
             }
             return self->write_status(*hpa_copy, key, std::move(failure.status), std::move(failure.history), finished);
           }
-          self->control_plane->record_event(subject, "Normal", "SuccessfulRescale",
+          self->record_event(key, subject, "Normal", "SuccessfulRescale",
                                             "New size: " + std::to_string(result->desired_replicas) +
                                                 "; reason: " + result->rescale_reason);
           spdlog::info("autoscaler: {}: {} -> {} replicas ({})", key, result->current_replicas,
@@ -366,10 +430,16 @@ void HpaController::start() {
   thread_ = std::thread([state = state_] {
     // A fixed cadence: ticks are sync_period apart whatever a pass costs.
     auto next = std::chrono::steady_clock::now();
+    bool was_active = false;
     std::unique_lock lock(state->mutex);
     while (!state->stopping) {
       lock.unlock();
-      if (!state->options.active || state->options.active()) state->sync_all(nullptr);
+      const bool active = !state->options.active || state->options.active();
+      // Leadership lost between two ticks without cancel_in_flight() (no
+      // callback wired): the term ends here at the latest.
+      if (was_active && !active) state->cancel_in_flight();
+      was_active = active;
+      if (active) state->sync_all(nullptr);
       lock.lock();
       next += state->options.sync_period;
       state->wake.wait_until(lock, next, [&] { return state->stopping || state->sync_requested; });
@@ -400,6 +470,8 @@ void HpaController::stop() {
 }
 
 void HpaController::sync_all(std::function<void()> done) { state_->sync_all(std::move(done)); }
+
+void HpaController::cancel_in_flight() { state_->cancel_in_flight(); }
 
 ControllerStats HpaController::stats() const {
   std::lock_guard lock(state_->mutex);

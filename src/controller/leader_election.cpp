@@ -76,37 +76,67 @@ void LeaderElector::start() {
 }
 
 void LeaderElector::run() {
-  std::unique_lock lock(mutex_);
-  while (!stopping_) {
-    lock.unlock();
-    attempt();
-    lock.lock();
-    wake_.wait_for(lock, options_.retry_period, [this] { return stopping_; });
+  while (true) {
+    if (leading_) {
+      if (!renew()) step_down("did not renew within the renew deadline");
+    } else {
+      // Acquire: one try per retry period, bounded like a renewal.
+      (void)attempt(std::chrono::steady_clock::now() + options_.renew_deadline);
+    }
+    if (!pause(options_.retry_period)) return;
   }
 }
 
-void LeaderElector::attempt() {
+bool LeaderElector::pause(std::chrono::steady_clock::duration period) {
+  std::unique_lock lock(mutex_);
+  wake_.wait_for(lock, period, [this] { return stopping_; });
+  return !stopping_;
+}
+
+bool LeaderElector::renew() {
+  // client-go: wait.PollImmediateUntil(RetryPeriod, tryAcquireOrRenew, ctx
+  // with RenewDeadline). Counted from the last renewal rather than from the
+  // round's start (a retry period later), so that the leader stops before
+  // lease duration after its last renewTime for any flags that pass
+  // lease duration > renew deadline, not only for the defaults.
+  const auto deadline = last_renewal_ + options_.renew_deadline;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (attempt(deadline)) return true;
+    if (!leading_) return true;  // someone else holds it: already stepped down
+    auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero()) break;
+    if (!pause(std::min<std::chrono::steady_clock::duration>(options_.retry_period, left))) return true;
+  }
+  return false;
+}
+
+void LeaderElector::step_down(const std::string& why) {
+  if (!leading_.exchange(false)) return;
+  spdlog::warn("leader election: {} stopped leading {}/{}: {}", options_.identity, options_.namespace_name,
+               options_.name, why);
+  if (options_.on_stopped_leading) options_.on_stopped_leading();
+}
+
+bool LeaderElector::attempt(std::chrono::steady_clock::time_point deadline) {
   try {
-    attempt_unguarded();
+    return attempt_unguarded(deadline);
   } catch (const std::exception& e) {  // a malformed Lease from the control plane
     spdlog::warn("leader election: {}", e.what());
-    if (leading_ && std::chrono::steady_clock::now() - last_renewal_ > options_.renew_deadline) leading_ = false;
+    return false;
   }
 }
 
-void LeaderElector::attempt_unguarded() {
+bool LeaderElector::attempt_unguarded(std::chrono::steady_clock::time_point deadline) {
   const std::string where = options_.namespace_name + "/" + options_.name;
+  const auto began = std::chrono::steady_clock::now();
   auto fail = [&](const std::string& what) {
-    // A leader that cannot renew within the renew deadline must stop acting.
-    if (leading_ && std::chrono::steady_clock::now() - last_renewal_ > options_.renew_deadline) {
-      leading_ = false;
-      spdlog::warn("leader election: lost the lease {}: {}", where, what);
-    } else {
-      spdlog::debug("leader election: {}: {}", where, what);
-    }
+    spdlog::debug("leader election: {}: {}", where, what);
+    return false;
   };
-  auto current = client_->get(options_.namespace_name, options_.name);
+  auto current = client_->get(options_.namespace_name, options_.name, deadline);
   if (!current) return fail(current.error().message);
+  // A client that answered late is as good as one that did not answer.
+  if (std::chrono::steady_clock::now() >= deadline) return fail("no answer before the renew deadline");
   // client-go's observedTime: the holder's term runs from when we saw the record change.
   auto steady_now = std::chrono::steady_clock::now();
   bool expired = false;
@@ -121,20 +151,21 @@ void LeaderElector::attempt_unguarded() {
   }
   auto step = next_lease_step(*current, options_, clock_(), expired);
   if (step.action == LeaseStep::Action::Wait) {
-    if (leading_) spdlog::warn("leader election: {} is now held by {}", where, step.holder);
-    leading_ = false;
-    return;
+    step_down(where + " is now held by " + step.holder);
+    return false;
   }
-  auto written = step.action == LeaseStep::Action::Create ? client_->create(options_.namespace_name, step.lease)
-                                                          : client_->update(options_.namespace_name, options_.name, step.lease);
+  auto written = step.action == LeaseStep::Action::Create
+                     ? client_->create(options_.namespace_name, step.lease, deadline)
+                     : client_->update(options_.namespace_name, options_.name, step.lease, deadline);
   if (!written) return fail(written.error().message);
-  last_renewal_ = std::chrono::steady_clock::now();
-  const bool started = !leading_;
-  leading_ = true;
+  if (std::chrono::steady_clock::now() >= deadline) return fail("the write was answered after the renew deadline");
+  last_renewal_ = began;
+  const bool started = !leading_.exchange(true);
   if (started) {
     spdlog::info("leader election: {} acquired the lease {}", options_.identity, where);
     if (options_.on_started_leading) options_.on_started_leading();
   }
+  return true;
 }
 
 void LeaderElector::stop() {
@@ -146,12 +177,13 @@ void LeaderElector::stop() {
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
   if (!leading_) return;
+  step_down("stopping");
   // Release, so that another replica takes over at once rather than after the lease duration.
-  leading_ = false;
-  auto current = client_->get(options_.namespace_name, options_.name);
+  const auto deadline = std::chrono::steady_clock::now() + options_.renew_deadline;
+  auto current = client_->get(options_.namespace_name, options_.name, deadline);
   if (!current || !*current) return;
   if (auto released = released_lease(**current, options_.identity))
-    (void)client_->update(options_.namespace_name, options_.name, *released);
+    (void)client_->update(options_.namespace_name, options_.name, *released, deadline);
 }
 
 }  // namespace fedmetrics::controller

@@ -1,5 +1,6 @@
 #include "main/control_plane_rest.hpp"
 
+#include <atomic>
 #include <future>
 #include <stdexcept>
 
@@ -42,6 +43,88 @@ k8s::Expected<controller::Scale> scale_from(const json& doc) {
   }
 }
 
+// One request to the control plane; `done` gets the HTTP status (0 when
+// there was no answer) and the JSON answer or an error naming the request.
+void send_json(clusterclient::HttpsClient& client, std::string method, std::string path, std::string content_type,
+               std::string body, std::chrono::steady_clock::time_point deadline,
+               std::function<void(int, k8s::Expected<json>)> done) {
+  clusterclient::OutgoingRequest request;
+  request.method = std::move(method);
+  std::string what = request.method + " " + path;
+  request.target = std::move(path);
+  request.content_type = std::move(content_type);
+  request.body = std::move(body);
+  // Writes that can be sent twice without harm (retry_policy.hpp): a merge
+  // PATCH sets the same fields again (a status, an Event's count), and every
+  // PUT here carries metadata.resourceVersion, so a replay of one that was
+  // applied fails with 409 Conflict instead of applying twice. POSTs (a new
+  // Event, a new Lease) are not replayed.
+  request.replayable = request.method == "PATCH" || request.method == "PUT";
+  client.send(std::move(request), deadline,
+                [what, done = std::move(done)](clusterclient::HttpResult result) {
+                  if (auto* e = std::get_if<aggregator::MemberError>(&result)) return done(0, k8s::Error{what + ": " + e->message});
+                  auto& reply = std::get<clusterclient::HttpReply>(result);
+                  auto doc = json::parse(reply.body, nullptr, false);
+                  if (reply.status < 200 || reply.status > 299) {
+                    std::string message = what + ": HTTP " + std::to_string(reply.status);
+                    if (auto status = k8s::Status::from_json(doc)) message = what + ": " + status->message;
+                    return done(reply.status, k8s::Error{message});
+                  }
+                  if (doc.is_discarded()) return done(reply.status, k8s::Error{what + ": the answer is not JSON"});
+                  done(reply.status, std::move(doc));
+                });
+}
+
+// core/v1 Events, written as the EventRecorder decides (POST a new one,
+// merge-PATCH the count of an existing one).
+class RestEventSink : public controller::EventSink {
+ public:
+  RestEventSink(std::shared_ptr<clusterclient::HttpsClient> client, std::chrono::milliseconds timeout)
+      : client_(std::move(client)), timeout_(timeout) {}
+
+  void create_event(const controller::Event& e, controller::Done<bool> done) override {
+    json event = {{"apiVersion", "v1"},
+                  {"kind", "Event"},
+                  {"metadata", {{"name", e.name}, {"namespace", e.subject.namespace_name}}},
+                  {"involvedObject",
+                   {{"apiVersion", "autoscaling.karmada.io/v1alpha1"},
+                    {"kind", "FederatedHPA"},
+                    {"name", e.subject.name},
+                    {"namespace", e.subject.namespace_name},
+                    {"uid", e.subject.uid}}},
+                  {"reason", e.reason},
+                  {"message", e.message},
+                  {"type", e.type},
+                  {"count", e.count},
+                  {"firstTimestamp", k8s::format_time(e.first_timestamp)},
+                  {"lastTimestamp", k8s::format_time(e.last_timestamp)},
+                  {"source", {{"component", "fedmetrics-autoscaler"}}},
+                  {"reportingComponent", "fedmetrics-autoscaler"}};
+    send_json(*client_, "POST", events_path(e.subject.namespace_name), "application/json", event.dump(),
+              std::chrono::steady_clock::now() + timeout_, [done = std::move(done)](int, k8s::Expected<json> doc) {
+                if (!doc) return done(doc.error());
+                done(true);
+              });
+  }
+
+  void patch_event(const controller::Event& e, controller::Done<bool> done) override {
+    json patch = {{"count", e.count}, {"lastTimestamp", k8s::format_time(e.last_timestamp)}, {"message", e.message}};
+    send_json(*client_, "PATCH", events_path(e.subject.namespace_name) + "/" + clusterclient::escape_path_segment(e.name),
+              "application/merge-patch+json", patch.dump(), std::chrono::steady_clock::now() + timeout_,
+              [done = std::move(done)](int status, k8s::Expected<json> doc) {
+                if (status == 404) return done(false);
+                if (!doc) return done(doc.error());
+                done(true);
+              });
+  }
+
+ private:
+  static std::string events_path(const std::string& ns) {
+    return "/api/v1/namespaces/" + clusterclient::escape_path_segment(ns) + "/events";
+  }
+  std::shared_ptr<clusterclient::HttpsClient> client_;
+  std::chrono::milliseconds timeout_;
+};
 
 }  // namespace
 
@@ -57,6 +140,9 @@ RestControlPlane::RestControlPlane(clusterclient::ClientRuntime& runtime, const 
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("--kubeconfig: ") + e.what());
   }
+  events_ = std::make_unique<controller::EventRecorder>(std::make_shared<RestEventSink>(client_, timeout_), [] {
+    return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
+  });
 }
 
 void RestControlPlane::call(std::string method, std::string path, std::string content_type, std::string body,
@@ -67,31 +153,15 @@ void RestControlPlane::call(std::string method, std::string path, std::string co
 
 void RestControlPlane::call_with_status(std::string method, std::string path, std::string content_type,
                                         std::string body, std::function<void(int, k8s::Expected<json>)> done) {
-  clusterclient::OutgoingRequest request;
-  request.method = std::move(method);
-  std::string what = request.method + " " + path;
-  request.target = std::move(path);
-  request.content_type = std::move(content_type);
-  request.body = std::move(body);
-  // Writes that can be sent twice without harm (retry_policy.hpp): a merge
-  // PATCH of a status sets the same fields again, and every PUT here carries
-  // metadata.resourceVersion, so a replay of one that was applied fails with
-  // 409 Conflict instead of applying twice. POSTs (Events, a new Lease) are
-  // not replayed.
-  request.replayable = request.method == "PATCH" || request.method == "PUT";
-  client_->send(std::move(request), std::chrono::steady_clock::now() + timeout_,
-                [what, done = std::move(done)](clusterclient::HttpResult result) {
-                  if (auto* e = std::get_if<aggregator::MemberError>(&result)) return done(0, k8s::Error{what + ": " + e->message});
-                  auto& reply = std::get<clusterclient::HttpReply>(result);
-                  auto doc = json::parse(reply.body, nullptr, false);
-                  if (reply.status < 200 || reply.status > 299) {
-                    std::string message = what + ": HTTP " + std::to_string(reply.status);
-                    if (auto status = k8s::Status::from_json(doc)) message = what + ": " + status->message;
-                    return done(reply.status, k8s::Error{message});
-                  }
-                  if (doc.is_discarded()) return done(reply.status, k8s::Error{what + ": the answer is not JSON"});
-                  done(reply.status, std::move(doc));
-                });
+  call_until(std::move(method), std::move(path), std::move(content_type), std::move(body),
+             std::chrono::steady_clock::now() + timeout_, std::move(done));
+}
+
+void RestControlPlane::call_until(std::string method, std::string path, std::string content_type, std::string body,
+                                  std::chrono::steady_clock::time_point deadline,
+                                  std::function<void(int, k8s::Expected<json>)> done) {
+  send_json(*client_, std::move(method), std::move(path), std::move(content_type), std::move(body), deadline,
+            std::move(done));
 }
 
 RestControlPlane::~RestControlPlane() { stop_watching(); }
@@ -193,47 +263,33 @@ void RestControlPlane::update_status(const std::string& namespace_name, const st
 
 void RestControlPlane::record_event(const controller::EventSubject& subject, const std::string& type,
                                     const std::string& reason, const std::string& message) {
-  auto now = k8s::format_time(std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now()));
-  json event = {{"apiVersion", "v1"},
-                {"kind", "Event"},
-                {"metadata", {{"generateName", subject.name + "."}, {"namespace", subject.namespace_name}}},
-                {"involvedObject",
-                 {{"apiVersion", "autoscaling.karmada.io/v1alpha1"},
-                  {"kind", "FederatedHPA"},
-                  {"name", subject.name},
-                  {"namespace", subject.namespace_name},
-                  {"uid", subject.uid}}},
-                {"reason", reason},
-                {"message", message},
-                {"type", type},
-                {"count", 1},
-                {"firstTimestamp", now},
-                {"lastTimestamp", now},
-                {"source", {{"component", "fedmetrics-autoscaler"}}},
-                {"reportingComponent", "fedmetrics-autoscaler"}};
-  call("POST", "/api/v1/namespaces/" + subject.namespace_name + "/events", "application/json", event.dump(),
-       [reason](k8s::Expected<json> doc) {
-         if (!doc) spdlog::debug("autoscaler: cannot record event {}: {}", reason, doc.error().message);
-       });
+  events_->record({subject, type, reason, message});
 }
 
-k8s::Expected<json> RestLeaseClient::call(std::string method, std::string path, std::string body, bool* not_found) {
+k8s::Expected<json> RestLeaseClient::call(std::string method, std::string path, std::string body, Deadline deadline,
+                                          bool* not_found) {
   auto promise = std::make_shared<std::promise<k8s::Expected<json>>>();
   auto future = promise->get_future();
-  auto status = std::make_shared<int>(0);
-  control_plane_->call_with_status(std::move(method), std::move(path), body.empty() ? "" : "application/json",
-                                   std::move(body), [promise, status](int code, k8s::Expected<json> doc) {
-                                     *status = code;
-                                     promise->set_value(std::move(doc));
-                                   });
-  auto result = future.get();  // the client's deadline bounds the wait
+  auto status = std::make_shared<std::atomic<int>>(0);
+  std::string what = method + " " + path;
+  control_plane_->call_until(std::move(method), std::move(path), body.empty() ? "" : "application/json",
+                             std::move(body), deadline, [promise, status](int code, k8s::Expected<json> doc) {
+                               *status = code;
+                               promise->set_value(std::move(doc));
+                             });
+  // The client's deadline ends the request; this bounds the wait even if its
+  // answer were late (the promise outlives us).
+  if (future.wait_until(deadline + std::chrono::milliseconds(50)) != std::future_status::ready)
+    return k8s::Error{what + ": no answer from the control plane before the renew deadline"};
+  auto result = future.get();
   if (not_found != nullptr) *not_found = *status == 404;
   return result;
 }
 
-k8s::Expected<std::optional<json>> RestLeaseClient::get(const std::string& ns, const std::string& name) {
+k8s::Expected<std::optional<json>> RestLeaseClient::get(const std::string& ns, const std::string& name,
+                                                        Deadline deadline) {
   bool not_found = false;
-  auto doc = call("GET", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/" + name, "", &not_found);
+  auto doc = call("GET", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/" + name, "", deadline, &not_found);
   if (!doc) {
     if (not_found) return std::optional<json>();
     return doc.error();
@@ -241,12 +297,13 @@ k8s::Expected<std::optional<json>> RestLeaseClient::get(const std::string& ns, c
   return std::optional<json>(std::move(*doc));
 }
 
-k8s::Expected<json> RestLeaseClient::create(const std::string& ns, const json& lease) {
-  return call("POST", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases", lease.dump());
+k8s::Expected<json> RestLeaseClient::create(const std::string& ns, const json& lease, Deadline deadline) {
+  return call("POST", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases", lease.dump(), deadline);
 }
 
-k8s::Expected<json> RestLeaseClient::update(const std::string& ns, const std::string& name, const json& lease) {
-  return call("PUT", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/" + name, lease.dump());
+k8s::Expected<json> RestLeaseClient::update(const std::string& ns, const std::string& name, const json& lease,
+                                            Deadline deadline) {
+  return call("PUT", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/" + name, lease.dump(), deadline);
 }
 
 }  // namespace fedmetrics::cli

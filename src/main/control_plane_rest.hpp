@@ -1,13 +1,15 @@
 #pragma once
 // controller::ControlPlane over HTTPS to karmada-apiserver (--kubeconfig):
 // FederatedHPA list and watch, the target's scale subresource, the status
-// subresource (merge patch) and core/v1 Events.
+// subresource (merge patch) and core/v1 Events (created, or their count
+// patched, as the EventRecorder decides).
 #include <memory>
 #include <string>
 
 #include "fedmetrics/clusterclient/https_client.hpp"
 #include "fedmetrics/clusterclient/reflector.hpp"
 #include "fedmetrics/controller/control_plane.hpp"
+#include "fedmetrics/controller/event_correlator.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
 
 namespace fedmetrics::cli {
@@ -42,9 +44,15 @@ class RestControlPlane : public controller::ControlPlane {
   // The same, with the HTTP status (0 when there was no answer).
   void call_with_status(std::string method, std::string path, std::string content_type, std::string body,
                         std::function<void(int, k8s::Expected<nlohmann::json>)> done);
+  // The same, answered by `deadline` rather than by the control-plane timeout.
+  void call_until(std::string method, std::string path, std::string content_type, std::string body,
+                  std::chrono::steady_clock::time_point deadline,
+                  std::function<void(int, k8s::Expected<nlohmann::json>)> done);
 
   std::shared_ptr<clusterclient::HttpsClient> client_;
   std::chrono::milliseconds timeout_;
+  // Events go through client-go's correlation: repeats patch one Event's count.
+  std::unique_ptr<controller::EventRecorder> events_;
   // The FederatedHPAs, once watch_federated_hpas was called (for that selector only).
   std::unique_ptr<clusterclient::Reflector> federated_hpas_;
   std::string watched_selector_;
@@ -55,13 +63,16 @@ class RestControlPlane : public controller::ControlPlane {
 class RestLeaseClient : public controller::LeaseClient {
  public:
   explicit RestLeaseClient(std::shared_ptr<RestControlPlane> control_plane) : control_plane_(std::move(control_plane)) {}
-  k8s::Expected<std::optional<nlohmann::json>> get(const std::string& ns, const std::string& name) override;
-  k8s::Expected<nlohmann::json> create(const std::string& ns, const nlohmann::json& lease) override;
-  k8s::Expected<nlohmann::json> update(const std::string& ns, const std::string& name, const nlohmann::json& lease) override;
+  k8s::Expected<std::optional<nlohmann::json>> get(const std::string& ns, const std::string& name,
+                                                   Deadline deadline) override;
+  k8s::Expected<nlohmann::json> create(const std::string& ns, const nlohmann::json& lease, Deadline deadline) override;
+  k8s::Expected<nlohmann::json> update(const std::string& ns, const std::string& name, const nlohmann::json& lease,
+                                       Deadline deadline) override;
 
  private:
-  // Waits for the answer: the elector runs on its own thread.
-  k8s::Expected<nlohmann::json> call(std::string method, std::string path, std::string body, bool* not_found = nullptr);
+  // Waits for the answer, no later than `deadline`: the elector runs on its own thread.
+  k8s::Expected<nlohmann::json> call(std::string method, std::string path, std::string body, Deadline deadline,
+                                     bool* not_found = nullptr);
   std::shared_ptr<RestControlPlane> control_plane_;
 };
 

@@ -16,20 +16,30 @@ namespace {
 // apiserver's webhook clients time out after 10 s.
 constexpr auto kReviewTimeout = std::chrono::seconds(10);
 
-std::function<void(clusterclient::HttpResult)> body_of(std::string what,
-                                                       std::function<void(k8s::Expected<std::string>)> done) {
+// `done` gets the HTTP status (0 without an answer) and the body, or an error naming the request.
+std::function<void(clusterclient::HttpResult)> status_and_body_of(
+    std::string what, std::function<void(int, k8s::Expected<std::string>)> done) {
   return [what = std::move(what), done = std::move(done)](clusterclient::HttpResult result) {
-    if (auto* e = std::get_if<aggregator::MemberError>(&result)) return done(k8s::Error{what + ": " + e->message});
+    if (auto* e = std::get_if<aggregator::MemberError>(&result)) return done(0, k8s::Error{what + ": " + e->message});
     auto& reply = std::get<clusterclient::HttpReply>(result);
     if (reply.status < 200 || reply.status > 299) {
       std::string message = "HTTP " + std::to_string(reply.status);
       auto parsed = nlohmann::json::parse(reply.body, nullptr, false);
       if (auto status = k8s::Status::from_json(parsed)) message += ": " + status->message;
-      return done(k8s::Error{what + ": " + message});
+      return done(reply.status, k8s::Error{what + ": " + message});
     }
-    done(std::move(reply.body));
+    done(reply.status, std::move(reply.body));
   };
 }
+
+std::function<void(clusterclient::HttpResult)> body_of(std::string what,
+                                                       std::function<void(k8s::Expected<std::string>)> done) {
+  return status_and_body_of(std::move(what), [done = std::move(done)](int, k8s::Expected<std::string> body) {
+    done(std::move(body));
+  });
+}
+
+constexpr std::string_view kAuthenticationConfigMap = "kube-system/extension-apiserver-authentication";
 
 }  // namespace
 
@@ -58,30 +68,43 @@ void HttpsReviewClient::post(std::string path, std::string body, std::function<v
   client_->send(std::move(request), std::chrono::steady_clock::now() + kReviewTimeout, body_of(what, std::move(done)));
 }
 
-void HttpsReviewClient::get(std::string path, std::function<void(k8s::Expected<std::string>)> done) {
+void HttpsReviewClient::get(std::string path, std::function<void(int, k8s::Expected<std::string>)> done) {
   std::string what = "GET " + path;
-  client_->get(std::move(path), std::chrono::steady_clock::now() + kReviewTimeout, body_of(what, std::move(done)));
+  client_->get(std::move(path), std::chrono::steady_clock::now() + kReviewTimeout,
+               status_and_body_of(what, std::move(done)));
 }
 
-k8s::Expected<server::CertificateTrust> fetch_extension_apiserver_authentication(HttpsReviewClient& client,
-                                                                                std::chrono::milliseconds timeout) {
-  auto promise = std::make_shared<std::promise<k8s::Expected<std::string>>>();
+k8s::Expected<std::optional<server::CertificateTrust>> fetch_extension_apiserver_authentication(
+    HttpsReviewClient& client, std::chrono::milliseconds timeout) {
+  struct Answer {
+    int status = 0;
+    k8s::Expected<std::string> body = k8s::Error{};
+  };
+  auto promise = std::make_shared<std::promise<Answer>>();
   auto future = promise->get_future();
   client.get("/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication",
-             [promise](k8s::Expected<std::string> body) { promise->set_value(std::move(body)); });
+             [promise](int status, k8s::Expected<std::string> body) { promise->set_value({status, std::move(body)}); });
   if (future.wait_for(timeout) != std::future_status::ready)
-    return k8s::Error{"reading kube-system/extension-apiserver-authentication: no answer in time"};
-  auto body = future.get();
-  if (!body) return body.error();
-  auto doc = nlohmann::json::parse(*body, nullptr, false);
+    return k8s::Error{"reading " + std::string(kAuthenticationConfigMap) + ": no answer in time"};
+  auto answer = future.get();
+  // k8s.io/apiserver lookupMissingConfigInCluster: a missing ConfigMap is
+  // not an error (there is simply nothing to trust from it); a 403 says
+  // which RoleBinding would let us read it.
+  if (answer.status == 404) return std::optional<server::CertificateTrust>();
+  if (answer.status == 403)
+    return k8s::Error{"cannot read " + std::string(kAuthenticationConfigMap) + " (" + answer.body.error().message +
+                      "); usually fixed by 'kubectl create rolebinding -n kube-system ROLEBINDING_NAME "
+                      "--role=extension-apiserver-authentication-reader --serviceaccount=YOUR_NS:YOUR_SA'"};
+  if (!answer.body) return answer.body.error();
+  auto doc = nlohmann::json::parse(*answer.body, nullptr, false);
   if (!doc.is_object() || !doc.contains("data") || !doc["data"].is_object())
-    return k8s::Error{"kube-system/extension-apiserver-authentication: no data"};
+    return k8s::Error{std::string(kAuthenticationConfigMap) + ": no data"};
   std::map<std::string, std::string> data;
   for (const auto& [key, value] : doc["data"].items())
     if (value.is_string()) data[key] = value.get<std::string>();
   auto parsed = auth::parse_extension_apiserver_authentication(data);
-  if (!parsed) return k8s::Error{"kube-system/extension-apiserver-authentication: " + parsed.error().message};
-  return server::CertificateTrust{parsed->request_header, parsed->client_ca_pem};
+  if (!parsed) return k8s::Error{std::string(kAuthenticationConfigMap) + ": " + parsed.error().message};
+  return std::optional<server::CertificateTrust>(server::CertificateTrust{parsed->request_header, parsed->client_ca_pem});
 }
 
 }  // namespace fedmetrics::cli

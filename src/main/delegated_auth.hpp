@@ -6,6 +6,7 @@
 // kube-system/extension-apiserver-authentication ConfigMap.
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "fedmetrics/clusterclient/https_client.hpp"
@@ -18,15 +19,18 @@ class HttpsReviewClient : public server::ReviewClient {
   // Throws std::runtime_error naming `flag` when the kubeconfig is unusable.
   HttpsReviewClient(clusterclient::ClientRuntime& runtime, const std::string& kubeconfig, const std::string& flag);
   void post(std::string path, std::string body, std::function<void(k8s::Expected<std::string>)> done) override;
-  // GET, for the ConfigMap.
-  void get(std::string path, std::function<void(k8s::Expected<std::string>)> done);
+  // GET, for the ConfigMap: `done` gets the HTTP status too (0 without an answer).
+  void get(std::string path, std::function<void(int, k8s::Expected<std::string>)> done);
 
  private:
   std::unique_ptr<clusterclient::HttpsClient> client_;
 };
 
-// Reads the ConfigMap (waiting up to `timeout`); an error says what failed.
-k8s::Expected<server::CertificateTrust> fetch_extension_apiserver_authentication(HttpsReviewClient& client,
-                                                                                std::chrono::milliseconds timeout);
+// Reads the ConfigMap (waiting up to `timeout`): nullopt when it does not
+// exist (404, not an error, as k8s.io/apiserver's
+// lookupMissingConfigInCluster); an error says what failed, and for a 403
+// which RoleBinding to create.
+k8s::Expected<std::optional<server::CertificateTrust>> fetch_extension_apiserver_authentication(
+    HttpsReviewClient& client, std::chrono::milliseconds timeout);
 
 }  // namespace fedmetrics::cli

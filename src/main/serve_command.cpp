@@ -229,13 +229,20 @@ std::string read_text_file(const std::string& flag, const std::string& path) {
 }
 
 // The certificate trust: what the control plane publishes in
-// extension-apiserver-authentication, then the explicit flags on top.
-k8s::Expected<server::CertificateTrust> load_trust(const ServeOptions& o, HttpsReviewClient* authentication) {
+// extension-apiserver-authentication, then the explicit flags on top. As
+// k8s.io/apiserver's lookupMissingConfigInCluster, the ConfigMap is read
+// only when a flag leaves the client CA or the front-proxy CA out, and a
+// ConfigMap that does not exist (404) just contributes nothing:
+// `*configmap_missing` says so.
+k8s::Expected<server::CertificateTrust> load_trust(const ServeOptions& o, HttpsReviewClient* authentication,
+                                                   bool* configmap_missing = nullptr) {
   server::CertificateTrust trust;
-  if (authentication != nullptr && !o.authentication_skip_lookup) {
+  const bool flags_cover_both = !o.client_ca_file.empty() && !o.requestheader_client_ca_file.empty();
+  if (authentication != nullptr && !o.authentication_skip_lookup && !flags_cover_both) {
     auto published = fetch_extension_apiserver_authentication(*authentication, std::chrono::seconds(10));
     if (!published) return published.error();
-    trust = std::move(*published);
+    if (*published) trust = std::move(**published);
+    if (configmap_missing != nullptr) *configmap_missing = !*published;
   }
   try {
     if (!o.requestheader_client_ca_file.empty()) {
@@ -304,10 +311,17 @@ std::shared_ptr<server::RequestGate> make_gate(const ServeOptions& o, clustercli
   gate_options.authorization =
       std::make_shared<HttpsReviewClient>(runtime, o.authorization_kubeconfig, "--authorization-kubeconfig");
 
-  auto trust = load_trust(o, authentication.get());
+  bool configmap_missing = false;
+  auto trust = load_trust(o, authentication.get(), &configmap_missing);
   if (!trust)
     throw std::runtime_error("--authentication-kubeconfig: " + trust.error().message +
                              " (pass --authentication-skip-lookup with --requestheader-client-ca-file to do without it)");
+  if (configmap_missing)
+    spdlog::warn("authentication: kube-system/extension-apiserver-authentication does not exist: no {} from it "
+                 "(give --client-ca-file / --requestheader-client-ca-file, or publish it; it is read again every minute)",
+                 o.client_ca_file.empty() && o.requestheader_client_ca_file.empty() ? "client CA or front-proxy CA"
+                 : o.client_ca_file.empty()                                         ? "client CA"
+                                                                                    : "front-proxy CA");
   spdlog::info("authentication: front proxy: {}, client certificates: {}, tokens: {}",
                trust->request_header ? "yes" : "no", trust->client_ca_pem.empty() ? "no" : "yes",
                authentication ? "TokenReview" : "no");
@@ -481,6 +495,10 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient
     // (also after a failover). The loop outlives the elector's thread.
     election.on_started_leading = [autoscaler = out.get()] {
       if (autoscaler->loop) autoscaler->loop->sync_soon();
+    };
+    // Losing the Lease cancels the syncs in flight before their next write.
+    election.on_stopped_leading = [autoscaler = out.get()] {
+      if (autoscaler->loop) autoscaler->loop->cancel_in_flight();
     };
     if (election.lease_duration <= election.renew_deadline || election.renew_deadline <= election.retry_period ||
         election.retry_period.count() == 0)

@@ -76,16 +76,16 @@ struct MemoryLeases : LeaseClient {
   std::mutex mutex;
   std::optional<json> stored;
   int version = 1;
-  k8s::Expected<std::optional<json>> get(const std::string&, const std::string&) override {
+  k8s::Expected<std::optional<json>> get(const std::string&, const std::string&, Deadline) override {
     std::lock_guard lock(mutex);
     return stored;
   }
-  k8s::Expected<json> create(const std::string&, const json& l) override {
+  k8s::Expected<json> create(const std::string&, const json& l, Deadline) override {
     std::lock_guard lock(mutex);
     if (stored) return k8s::Error{"AlreadyExists"};
     return write(l);
   }
-  k8s::Expected<json> update(const std::string&, const std::string&, const json& l) override {
+  k8s::Expected<json> update(const std::string&, const std::string&, const json& l, Deadline) override {
     std::lock_guard lock(mutex);
     if (!stored || l["metadata"].value("resourceVersion", "") != (*stored)["metadata"]["resourceVersion"])
       return k8s::Error{"Conflict"};
@@ -134,6 +134,114 @@ TEST_CASE("LeaderElection: two electors, one leader; the other takes over when i
   // Each became the leader once and was told so once (renewals are not news).
   CHECK(started_a.load() == 1);
   CHECK(started_b.load() == 1);
+}
+
+// A control plane that turns slow: every call then takes until its deadline
+// and fails, as the HTTPS client does when the control plane does not answer.
+struct SlowLeases : MemoryLeases {
+  using Clock = std::chrono::steady_clock;
+  std::atomic<bool> slow{false};
+  std::mutex times_mutex;
+  std::vector<Clock::duration> budgets;  // deadline - call time, of every call made while slow
+  Clock::time_point last_write{};        // when the last successful write was made
+  k8s::Expected<std::optional<json>> get(const std::string& ns, const std::string& name, Deadline deadline) override {
+    if (stall(deadline)) return k8s::Error{"GET lease: timeout"};
+    return MemoryLeases::get(ns, name, deadline);
+  }
+  k8s::Expected<json> create(const std::string& ns, const json& l, Deadline deadline) override {
+    if (stall(deadline)) return k8s::Error{"POST lease: timeout"};
+    auto out = MemoryLeases::create(ns, l, deadline);
+    if (out) wrote();
+    return out;
+  }
+  k8s::Expected<json> update(const std::string& ns, const std::string& name, const json& l, Deadline deadline) override {
+    if (stall(deadline)) return k8s::Error{"PUT lease: timeout"};
+    auto out = MemoryLeases::update(ns, name, l, deadline);
+    if (out) wrote();
+    return out;
+  }
+  bool stall(Deadline deadline) {
+    if (!slow) return false;
+    {
+      std::lock_guard lock(times_mutex);
+      budgets.push_back(deadline - Clock::now());
+    }
+    std::this_thread::sleep_until(deadline);
+    return true;
+  }
+  void wrote() {
+    std::lock_guard lock(times_mutex);
+    last_write = Clock::now();
+  }
+};
+
+TEST_CASE("LeaderElection: a slow control plane: the leader steps down within the renew deadline, before the lease expires") {
+  using namespace std::chrono_literals;
+  auto leases = std::make_shared<SlowLeases>();
+  std::atomic<int> stopped{0};
+  std::atomic<std::int64_t> stopped_at{0};
+  ElectionOptions o;
+  o.identity = "a";
+  o.lease_duration = 2s;  // what another replica waits after it last saw a renewal
+  o.renew_deadline = 800ms;
+  o.retry_period = 100ms;
+  o.on_stopped_leading = [&] {
+    ++stopped;
+    stopped_at = std::chrono::steady_clock::now().time_since_epoch().count();
+  };
+  LeaderElector a(leases, o);
+  a.start();
+  auto until = [](auto predicate, int tenths) {
+    for (int i = 0; i < tenths * 10 && !predicate(); ++i) std::this_thread::sleep_for(10ms);
+    return predicate();
+  };
+  REQUIRE(until([&] { return a.leading(); }, 30));
+  std::this_thread::sleep_for(250ms);  // a few renewals
+  leases->slow = true;
+  REQUIRE(until([&] { return !a.leading(); }, 30));
+  CHECK(stopped.load() == 1);
+  std::chrono::steady_clock::time_point last_write;
+  {
+    std::lock_guard lock(leases->times_mutex);
+    last_write = leases->last_write;
+    // One overall deadline: no call was given more than the renew deadline
+    // (today's GET and PUT had the client's 10 s each).
+    REQUIRE_FALSE(leases->budgets.empty());
+    for (auto budget : leases->budgets) CHECK(budget <= o.renew_deadline);
+  }
+  auto stepped_down = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(stopped_at.load()));
+  // Within the renew deadline of the last renewal (some slack for the
+  // scheduler), so well before another replica could take the Lease.
+  CHECK(stepped_down - last_write < o.renew_deadline + 150ms);
+  CHECK(stepped_down - last_write < o.lease_duration);
+  a.stop();
+  CHECK(stopped.load() == 1);  // stop() after stepping down is no second OnStoppedLeading
+}
+
+TEST_CASE("LeaderElection: the Lease seen held by another replica: stop leading at once") {
+  using namespace std::chrono_literals;
+  auto leases = std::make_shared<MemoryLeases>();
+  std::atomic<int> stopped{0};
+  ElectionOptions o;
+  o.identity = "a";
+  o.lease_duration = 30s;
+  o.renew_deadline = 20s;
+  o.retry_period = 20ms;
+  o.on_stopped_leading = [&] { ++stopped; };
+  LeaderElector a(leases, o);
+  a.start();
+  for (int i = 0; i < 300 && !a.leading(); ++i) std::this_thread::sleep_for(10ms);
+  REQUIRE(a.leading());
+  {
+    std::lock_guard lock(leases->mutex);
+    json taken = *leases->stored;
+    taken["spec"]["holderIdentity"] = "b";  // b took it (a's view of the Lease had expired elsewhere)
+    leases->write(taken);
+  }
+  for (int i = 0; i < 300 && a.leading(); ++i) std::this_thread::sleep_for(10ms);
+  CHECK_FALSE(a.leading());
+  CHECK(stopped.load() == 1);
+  a.stop();
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
 # ConfigMap), the front-proxy trust from the --requestheader-* flags, client
 # certificates from --client-ca-file, bearer tokens and SubjectAccessReview
 # against the simulated control plane, a custom
-# --authorization-always-allow-paths and --tls-min-version.
+# --authorization-always-allow-paths and --tls-min-version. Then the
+# ConfigMap lookup as k8s.io/apiserver's lookupMissingConfigInCluster does
+# it: read only for what the CA flags leave out, and a missing ConfigMap
+# (404) is no error, only no trust from it.
 # Usage: auth_flags_test.sh FEDMETRICS_BINARY SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 bin=$1
@@ -101,4 +104,55 @@ check "and TLS 1.3 is served" test "$(direct --tlsv1.3 /healthz)" = 200
 start_gated "$E2E_TMP/serve-other.log" someone-else
 check "--requestheader-allowed-names someone-else: the front-proxy-client certificate is refused (401)" \
   test "$(direct "${front_proxy[@]}" -H 'X-Remote-User: viewer' -H 'X-Remote-Group: viewers' "$pods")" = 401
+
+# The lookup of kube-system/extension-apiserver-authentication (no --authentication-skip-lookup).
+cm_reads() { grep -c 'configmaps/extension-apiserver-authentication' "$E2E_TMP/sim.log" || true; }
+# start_lookup LOG [CA FLAGS...]: serve with --authentication-kubeconfig and
+# the lookup; sets $port, or fails when serve did not start.
+start_lookup() {
+  local log=$1; shift
+  "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs" \
+    --authentication-kubeconfig "$karmada_kubeconfig" --authorization-kubeconfig "$karmada_kubeconfig" \
+    "$@" --member-kubeconfig "$world/members.kubeconfig" --member-timeout 1s >"$log" 2>&1 &
+  E2E_PIDS+=($!)
+  wait_for_log "$log" "serving on https://127.0.0.1:" 10 || return 1
+  port=$(grep -o 'https://127.0.0.1:[0-9]*' "$log" | head -1 | sed 's/.*://')
+}
+front_proxy_flags=(--requestheader-client-ca-file "$world/front-proxy-ca.crt"
+  --requestheader-allowed-names front-proxy-client --requestheader-username-headers X-Remote-User
+  --requestheader-group-headers X-Remote-Group)
+kk delete configmap -n kube-system extension-apiserver-authentication >/dev/null
+reads_before=$(cm_reads)
+if start_lookup "$E2E_TMP/serve-both.log" "${front_proxy_flags[@]}" --client-ca-file "$pki/ca.crt"; then
+  pass "no ConfigMap, both CA flags given: serve starts"
+  check "and does not read the ConfigMap at all (the flags cover both CAs)" test "$(cm_reads)" = "$reads_before"
+  check "the front proxy (from --requestheader-client-ca-file) is trusted: 200" \
+    test "$(direct "${front_proxy[@]}" -H 'X-Remote-User: viewer' -H 'X-Remote-Group: viewers' "$pods")" = 200
+else
+  fail "no ConfigMap, both CA flags given: serve starts"
+fi
+
+if start_lookup "$E2E_TMP/serve-client-ca.log" --client-ca-file "$pki/ca.crt"; then
+  pass "no ConfigMap, only --client-ca-file: serve starts (a 404 is not an error)"
+  check "it looked the ConfigMap up for the front-proxy CA the flags leave out" test "$(cm_reads)" -gt "$reads_before"
+  check "and says there is no front-proxy CA from it" \
+    grep -q 'extension-apiserver-authentication does not exist: no front-proxy CA from it' "$E2E_TMP/serve-client-ca.log"
+  check "a --client-ca-file certificate is trusted: 200" \
+    test "$(direct --cert "$pki/viewer.crt" --key "$pki/viewer.key" "$pods")" = 200
+  check "a front-proxy certificate is not (no front-proxy trust): 401" \
+    test "$(direct "${front_proxy[@]}" -H 'X-Remote-User: viewer' "$pods")" = 401
+else
+  fail "no ConfigMap, only --client-ca-file: serve starts (a 404 is not an error)"
+fi
+
+if start_lookup "$E2E_TMP/serve-none.log"; then
+  pass "no ConfigMap and no CA flags: serve starts with tokens only"
+  check "the log says neither CA comes from it" \
+    grep -q 'does not exist: no client CA or front-proxy CA from it' "$E2E_TMP/serve-none.log"
+  check "a bearer token (TokenReview) is served: 200" test "$(direct -H 'Authorization: Bearer viewer-token' "$pods")" = 200
+  check "a client certificate is no authentication source: 401" \
+    test "$(direct --cert "$pki/viewer.crt" --key "$pki/viewer.key" "$pods")" = 401
+else
+  fail "no ConfigMap and no CA flags: serve starts with tokens only"
+fi
 finish

@@ -44,6 +44,7 @@ struct ControllerStats {
   std::uint64_t errors = 0;
   std::uint64_t skipped_busy = 0;  // previous sync still running at the tick
   std::uint64_t synced_on_create = 0;  // new FederatedHPAs synced when their watch event came
+  std::uint64_t cancelled_writes = 0;  // writes not made: the sync's leadership term had ended
 };
 
 class HpaController {
@@ -63,6 +64,11 @@ class HpaController {
   void sync_soon();
   // One pass over every FederatedHPA; `done` when each has finished (tests, `--once`).
   void sync_all(std::function<void()> done);
+  // This replica stopped leading (client-go's OnStoppedLeading): every sync
+  // in flight makes no further write (scale, status, Event), and the next
+  // sync of each FederatedHPA starts again from the object's status.
+  // Thread-safe; returns at once.
+  void cancel_in_flight();
 
   [[nodiscard]] ControllerStats stats() const;
 

@@ -6,6 +6,12 @@
 // has passed; every write carries the Lease's resourceVersion, so two
 // contenders cannot both win; a leader that cannot renew within the renew
 // deadline stops leading; on shutdown the leader releases the Lease.
+//
+// The renew deadline is one overall deadline (client-go runs each renew
+// round under context.WithTimeout(RenewDeadline)): every GET and PUT of a
+// round is bounded by it, so a slow control plane makes the leader step down
+// before another replica can take the Lease (lease duration after it last
+// saw it renewed), never after.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -34,6 +40,11 @@ struct ElectionOptions {
   // leader (client-go's OnStartedLeading): the loop starts a pass at once
   // instead of at its next tick, up to a sync period later.
   std::function<void()> on_started_leading;
+  // Called on the elector's thread each time this replica stops leading
+  // (client-go's OnStoppedLeading): the renew deadline passed, another
+  // holder was seen, or stop(). The loop cancels its syncs in flight here,
+  // before any further write.
+  std::function<void()> on_stopped_leading;
 };
 
 // What to do with the Lease as read (nullopt: it does not exist). Whether
@@ -51,15 +62,19 @@ LeaseStep next_lease_step(const std::optional<nlohmann::json>& current, const El
 // The Lease with holderIdentity cleared (release on shutdown), or nullopt when `identity` does not hold it.
 std::optional<nlohmann::json> released_lease(const nlohmann::json& current, const std::string& identity);
 
-// The Lease calls the elector makes (synchronous: it runs on its own thread).
+// The Lease calls the elector makes (synchronous: it runs on its own
+// thread). Each returns by `deadline`: no answer by then is an error.
 class LeaseClient {
  public:
+  using Deadline = std::chrono::steady_clock::time_point;
   virtual ~LeaseClient() = default;
   // nullopt when the Lease does not exist.
-  virtual k8s::Expected<std::optional<nlohmann::json>> get(const std::string& ns, const std::string& name) = 0;
-  virtual k8s::Expected<nlohmann::json> create(const std::string& ns, const nlohmann::json& lease) = 0;
+  virtual k8s::Expected<std::optional<nlohmann::json>> get(const std::string& ns, const std::string& name,
+                                                           Deadline deadline) = 0;
+  virtual k8s::Expected<nlohmann::json> create(const std::string& ns, const nlohmann::json& lease, Deadline deadline) = 0;
   // Conditional on the lease's metadata.resourceVersion (a conflict is an error).
-  virtual k8s::Expected<nlohmann::json> update(const std::string& ns, const std::string& name, const nlohmann::json& lease) = 0;
+  virtual k8s::Expected<nlohmann::json> update(const std::string& ns, const std::string& name,
+                                               const nlohmann::json& lease, Deadline deadline) = 0;
 };
 
 class LeaderElector {
@@ -74,13 +89,24 @@ class LeaderElector {
 
  private:
   void run();
-  void attempt();
-  void attempt_unguarded();
+  // One GET and, when it is ours to take or renew, one write, both by
+  // `deadline`. True when this replica holds the Lease after it.
+  bool attempt(std::chrono::steady_clock::time_point deadline);
+  bool attempt_unguarded(std::chrono::steady_clock::time_point deadline);
+  // Renews until the renew deadline (counted from the last successful
+  // renewal's start) passes; false when it passed: the caller steps down.
+  bool renew();
+  void step_down(const std::string& why);
+  // Waits `period` or until stop(); false when stopping.
+  bool pause(std::chrono::steady_clock::duration period);
 
   std::shared_ptr<LeaseClient> client_;
   ElectionOptions options_;
   std::function<k8s::Timestamp()> clock_;
   std::atomic<bool> leading_{false};
+  // When the attempt that last renewed began (before its GET): the Lease's
+  // renewTime is no earlier, so other replicas count their lease duration
+  // from no earlier than this.
   std::chrono::steady_clock::time_point last_renewal_{};
   nlohmann::json observed_spec_;                         // the Lease spec as last seen
   std::chrono::steady_clock::time_point observed_at_{};  // when it last changed, on our clock

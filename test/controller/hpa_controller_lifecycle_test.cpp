@@ -1,0 +1,309 @@
+// The FederatedHPA loop across restarts and leadership changes: the previous
+// status comes from the object (as upstream's reconcile reads hpa.Status),
+// and losing the lease cancels a sync in flight before its next write.
+// Its own small fakes (hpa_controller_test.cpp has richer ones): a control
+// plane whose scale reads can be held back, one member, and pod metrics
+// from a table.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <map>
+
+#include "fedmetrics/controller/federated_hpa_status.hpp"
+#include "fedmetrics/controller/hpa_controller.hpp"
+#include "fedmetrics/k8s/pod.hpp"
+
+namespace fedmetrics::controller {
+namespace {
+
+using nlohmann::json;
+
+k8s::Timestamp at(int second) { return k8s::Timestamp(std::chrono::seconds(1'787'000'000 + second)); }
+std::string stamp(int second) { return k8s::format_time(at(second)); }
+
+struct HeldControlPlane : ControlPlane {
+  std::vector<json> hpas;
+  Scale scale{2, 2, "app=web", "7"};
+  bool hold_scale_reads = false;
+  std::vector<std::function<void()>> held;  // scale reads not yet answered
+  std::vector<std::int32_t> scale_updates;
+  std::vector<json> statuses;  // every status written, in order
+  std::vector<std::string> events;
+
+  void list_federated_hpas(const k8s::LabelSelector&, Done<std::vector<json>> done) override { done(hpas); }
+  void get_scale(const std::string&, const autoscaler::CrossVersionObjectReference& target, Done<Scale> done) override {
+    auto answer = [this, target, done] {
+      if (target.name != "web") return done(k8s::Error{"deployments.apps \"" + target.name + "\" not found"});
+      done(scale);
+    };
+    if (hold_scale_reads) held.push_back(answer);
+    else answer();
+  }
+  void update_scale(const std::string&, const autoscaler::CrossVersionObjectReference&, std::int32_t replicas,
+                    const std::string&, Done<Scale> done) override {
+    scale_updates.push_back(replicas);
+    scale.spec_replicas = replicas;
+    done(scale);
+  }
+  void update_status(const std::string&, const std::string&, json status, Done<bool> done) override {
+    statuses.push_back(std::move(status));
+    done(true);
+  }
+  void record_event(const EventSubject&, const std::string& type, const std::string& reason,
+                    const std::string&) override {
+    events.push_back(type + " " + reason);
+  }
+  // As the API server would: the last status written is on the object.
+  void store_last_status() { hpas.at(0)["status"] = statuses.back(); }
+};
+
+struct OneMember : aggregator::MemberCluster {
+  std::string member_name = "member1";
+  const std::string& name() const override { return member_name; }
+  std::shared_ptr<const aggregator::MemberCapabilities> capabilities() const override { return nullptr; }
+  void pod_metrics(const std::string&, const k8s::LabelSelector&, const k8s::FieldSelector&, aggregator::Deadline,
+                   aggregator::MemberCallback<std::vector<k8s::PodMetrics>> done) override {
+    done(std::vector<k8s::PodMetrics>{});
+  }
+  void node_metrics(const k8s::LabelSelector&, const k8s::FieldSelector&, aggregator::Deadline,
+                    aggregator::MemberCallback<std::vector<k8s::NodeMetrics>> done) override {
+    done(std::vector<k8s::NodeMetrics>{});
+  }
+  void custom_metrics(const aggregator::CustomMetricsQuery&, aggregator::Deadline,
+                      aggregator::MemberCallback<std::vector<k8s::MetricValue>> done) override {
+    done(std::vector<k8s::MetricValue>{});
+  }
+  void external_metrics(const aggregator::ExternalMetricsQuery&, aggregator::Deadline,
+                        aggregator::MemberCallback<std::vector<k8s::ExternalMetricValue>> done) override {
+    done(std::vector<k8s::ExternalMetricValue>{});
+  }
+  // Two ready pods requesting 100m cpu each.
+  void pods(const std::string& ns, const k8s::LabelSelector&, aggregator::Deadline,
+            aggregator::MemberCallback<std::vector<k8s::Pod>> done) override {
+    std::vector<k8s::Pod> out;
+    for (const char* n : {"web-a", "web-b"}) {
+      k8s::Pod p;
+      p.metadata.name = n;
+      p.metadata.namespace_name = ns;
+      p.phase = "Running";
+      p.conditions.push_back({"Ready", "True", at(-3600)});
+      p.start_time = at(-3600);
+      p.containers.push_back({"web", {{"cpu", *k8s::Quantity::parse("100m")}}});
+      out.push_back(std::move(p));
+    }
+    done(std::move(out));
+  }
+};
+
+struct Members : aggregator::MemberSource {
+  std::shared_ptr<const aggregator::MemberList> list =
+      std::make_shared<const aggregator::MemberList>(aggregator::MemberList{std::make_shared<OneMember>()});
+  std::shared_ptr<const aggregator::MemberList> members() const override { return list; }
+};
+
+// Every pod at `cpu` usage; none when empty (the metrics API has nothing).
+struct CpuMetrics : aggregator::MetricsService {
+  std::string cpu;
+  void pod_metrics(const aggregator::ResourceMetricsQuery& query,
+                   aggregator::AnswerCallback<aggregator::PodMetricsAnswer> done) override {
+    std::vector<k8s::PodMetrics> items;
+    for (const char* n : {"web-a", "web-b"}) {
+      if (cpu.empty()) break;
+      k8s::PodMetrics pm;
+      pm.metadata.name = n;
+      pm.metadata.namespace_name = query.namespace_name;
+      pm.metadata.annotations[std::string(aggregator::kQueryFromClusterAnnotation)] = "member1";
+      pm.timestamp = at(0);
+      pm.window = std::chrono::seconds(15);
+      pm.containers.push_back({"web", {{"cpu", *k8s::Quantity::parse(cpu)}}});
+      items.push_back(std::move(pm));
+    }
+    done(aggregator::share(aggregator::PodMetricsAnswer{std::move(items), {}}));
+  }
+  void node_metrics(const aggregator::ResourceMetricsQuery&,
+                    aggregator::AnswerCallback<aggregator::NodeMetricsAnswer> done) override {
+    done(aggregator::share(aggregator::NodeMetricsAnswer{std::vector<k8s::NodeMetrics>{}, {}}));
+  }
+  void custom_metrics(const aggregator::CustomMetricsQuery&,
+                      aggregator::AnswerCallback<aggregator::CustomMetricsAnswer> done) override {
+    done(aggregator::share(aggregator::CustomMetricsAnswer{k8s::Status::not_found_resource(), {}}));
+  }
+  void external_metrics(const aggregator::ExternalMetricsQuery&,
+                        aggregator::AnswerCallback<aggregator::ExternalMetricsAnswer> done) override {
+    done(aggregator::share(aggregator::ExternalMetricsAnswer{k8s::Status::not_found_resource(), {}}));
+  }
+  k8s::APIResourceList custom_metrics_resources(k8s::CustomMetricsVersion) const override { return {}; }
+  k8s::APIResourceList external_metrics_resources() const override { return {}; }
+  bool has_served() const override { return true; }
+};
+
+json fhpa(std::string target = "web") {
+  return {{"apiVersion", "autoscaling.karmada.io/v1alpha1"},
+          {"kind", "FederatedHPA"},
+          {"metadata", {{"name", "web"}, {"namespace", "shop"}, {"uid", "u-1"}, {"generation", 3}}},
+          {"spec",
+           {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", target}}},
+            {"minReplicas", 1},
+            {"maxReplicas", 10},
+            {"metrics",
+             json::array({{{"type", "Resource"},
+                           {"resource", {{"name", "cpu"}, {"target", {{"type", "Utilization"}, {"averageUtilization", 50}}}}}}})}}}};
+}
+
+// What a previous controller (before a restart, or another leader) wrote:
+// scaled to 2 at -600 s, metrics fine since -3000 s.
+json written_status() {
+  return {{"observedGeneration", 3},
+          {"lastScaleTime", stamp(-600)},
+          {"currentReplicas", 2},
+          {"desiredReplicas", 2},
+          {"conditions",
+           json::array({{{"type", "AbleToScale"}, {"status", "True"}, {"lastTransitionTime", stamp(-600)},
+                         {"reason", "ReadyForNewScale"}, {"message", "recommended size matches current size"}},
+                        {{"type", "ScalingActive"}, {"status", "True"}, {"lastTransitionTime", stamp(-3000)},
+                         {"reason", "ValidMetricFound"}, {"message", "the HPA was able to compute the replica count"}},
+                        {{"type", "ScalingLimited"}, {"status", "False"}, {"lastTransitionTime", stamp(-3000)},
+                         {"reason", "DesiredWithinRange"}, {"message", "the desired count is within the acceptable range"}}})}};
+}
+
+const json& condition(const json& status, std::string_view type) {
+  for (const auto& c : status.at("conditions"))
+    if (c.at("type") == type) return c;
+  FAIL("no condition " << type);
+  static json none;
+  return none;
+}
+
+struct Fixture {
+  std::shared_ptr<HeldControlPlane> cp = std::make_shared<HeldControlPlane>();
+  std::shared_ptr<CpuMetrics> metrics = std::make_shared<CpuMetrics>();
+  std::atomic<bool> leading{true};
+  std::unique_ptr<HpaController> controller;
+  Fixture() {
+    ControllerOptions options;
+    options.clock = [] { return at(0); };
+    options.active = [this] { return leading.load(); };
+    controller = std::make_unique<HpaController>(cp, metrics, std::make_shared<Members>(), options);
+  }
+  bool pass() {
+    bool done = false;
+    controller->sync_all([&] { done = true; });
+    return done;
+  }
+};
+
+TEST_CASE("HpaController: a restarted controller starts from the object's status") {
+  Fixture f;  // a new process: nothing in memory
+  f.cp->hpas.push_back(fhpa());
+  f.cp->hpas[0]["status"] = written_status();
+
+  SECTION("metrics on target: lastScaleTime and every lastTransitionTime kept") {
+    f.metrics->cpu = "50m";  // 50 % of 100m: on target
+    REQUIRE(f.pass());
+    REQUIRE(f.cp->scale_updates.empty());
+    const json& s = f.cp->statuses.at(0);
+    CHECK(s["lastScaleTime"] == stamp(-600));
+    CHECK(s["desiredReplicas"] == 2);
+    CHECK(condition(s, "AbleToScale")["lastTransitionTime"] == stamp(-600));
+    CHECK(condition(s, "ScalingActive")["lastTransitionTime"] == stamp(-3000));
+    CHECK(condition(s, "ScalingLimited")["lastTransitionTime"] == stamp(-3000));
+  }
+  SECTION("no metrics: desiredReplicas stays the object's, not 0; only the condition that changed moves") {
+    REQUIRE(f.pass());
+    const json& s = f.cp->statuses.at(0);
+    CHECK(s["desiredReplicas"] == 2);
+    CHECK(s["lastScaleTime"] == stamp(-600));
+    CHECK(condition(s, "ScalingActive")["status"] == "False");
+    CHECK(condition(s, "ScalingActive")["lastTransitionTime"] == stamp(0));  // True -> False: now
+    CHECK(condition(s, "AbleToScale")["lastTransitionTime"] == stamp(-600));  // still True: kept
+  }
+  SECTION("the target's scale cannot be read: the status written back keeps the object's") {
+    f.cp->hpas[0]["spec"]["scaleTargetRef"]["name"] = "gone";
+    REQUIRE(f.pass());
+    const json& s = f.cp->statuses.at(0);
+    CHECK(s["desiredReplicas"] == 2);
+    CHECK(s["lastScaleTime"] == stamp(-600));
+    CHECK(condition(s, "AbleToScale")["reason"] == "FailedGetScale");
+    CHECK(condition(s, "ScalingActive")["lastTransitionTime"] == stamp(-3000));
+  }
+}
+
+TEST_CASE("HpaController: a FederatedHPA without a status never gets desiredReplicas 0") {
+  Fixture f;
+  f.cp->hpas.push_back(fhpa());  // no metrics either: the calculation cannot decide
+  REQUIRE(f.pass());
+  CHECK(f.cp->statuses.at(0)["desiredReplicas"] == 2);  // the target's replicas
+}
+
+TEST_CASE("HpaController: losing the lease cancels a sync in flight before its next write") {
+  Fixture f;
+  f.cp->hpas.push_back(fhpa());
+  f.metrics->cpu = "150m";  // 150 % of a 50 % target: a scale-up to 4 is due
+  f.cp->hold_scale_reads = true;
+  bool done = false;
+  f.controller->sync_all([&] { done = true; });
+  REQUIRE(f.cp->held.size() == 1);  // the sync waits for the control plane
+
+  SECTION("cancel_in_flight (the elector's OnStoppedLeading)") {
+    f.leading = false;
+    f.controller->cancel_in_flight();
+  }
+  SECTION("or only the active() check: leadership gone without the callback") { f.leading = false; }
+
+  f.cp->held[0]();  // the scale arrives after the lease was lost
+  CHECK(done);
+  CHECK(f.cp->scale_updates.empty());
+  CHECK(f.cp->statuses.empty());
+  CHECK(f.cp->events.empty());
+  CHECK(f.controller->stats().cancelled_writes >= 1);
+
+  // Leading again: the sync writes, and its previous status is the object's
+  // (here none), not what the cancelled term had computed.
+  f.leading = true;
+  f.controller->cancel_in_flight();  // what a new term begins with
+  f.cp->hold_scale_reads = false;
+  REQUIRE(f.pass());
+  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{4});
+  CHECK(f.cp->statuses.size() == 1);
+}
+
+TEST_CASE("HpaController: a new term forgets the remembered status and reads the object again") {
+  Fixture f;
+  f.cp->hpas.push_back(fhpa());
+  f.metrics->cpu = "150m";
+  REQUIRE(f.pass());  // scales 2 -> 4 at 0 s, remembered
+  REQUIRE(f.cp->scale_updates == std::vector<std::int32_t>{4});
+  // Meanwhile another leader wrote its own status (scaled at 30 s to 5).
+  json theirs = f.cp->statuses.back();
+  theirs["lastScaleTime"] = stamp(30);
+  theirs["desiredReplicas"] = 5;
+  f.cp->hpas[0]["status"] = theirs;
+  f.controller->cancel_in_flight();  // this replica lost the lease, then got it back
+  f.metrics->cpu = "";               // no metrics: the status carries the previous values over
+  REQUIRE(f.pass());
+  CHECK(f.cp->statuses.back()["lastScaleTime"] == stamp(30));
+  CHECK(f.cp->statuses.back()["desiredReplicas"] == 5);
+}
+
+TEST_CASE("observed_status: the object's status read back, tolerant of what others broke") {
+  json object = fhpa();
+  object["status"] = written_status();
+  auto observed = observed_status(object);
+  CHECK(observed.has_desired_replicas);
+  CHECK(observed.status.desired_replicas == 2);
+  CHECK(observed.status.last_scale_time == at(-600));
+  REQUIRE(observed.status.conditions.size() == 3);
+  CHECK(observed.status.conditions[1].type == "ScalingActive");
+  CHECK(observed.status.conditions[1].status == autoscaler::ConditionStatus::True);
+  CHECK(observed.status.conditions[1].last_transition_time == at(-3000));
+
+  CHECK_FALSE(observed_status(fhpa()).has_desired_replicas);
+  object["status"] = {{"desiredReplicas", "two"}, {"lastScaleTime", "yesterday"}, {"conditions", json::array({7, {{"status", "True"}}})}};
+  auto broken = observed_status(object);
+  CHECK_FALSE(broken.has_desired_replicas);
+  CHECK_FALSE(broken.status.last_scale_time);
+  CHECK(broken.status.conditions.empty());
+}
+
+}  // namespace
+}  // namespace fedmetrics::controller
