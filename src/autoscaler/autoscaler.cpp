@@ -59,7 +59,7 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
 }
 
 std::string incomplete_message(const std::vector<std::string>& notes) {
-  return "incomplete data (no scale-down on it): " + join(notes, "; ");
+  return "incomplete data: " + join(notes, "; ");
 }
 
 // An Object or External value that misses a member may justify a scale-up,
@@ -69,7 +69,7 @@ std::string incomplete_message(const std::vector<std::string>& notes) {
 void hold_if_incomplete(const Context& ctx, Proposal& proposal, const std::vector<std::string>& missing,
                         const std::string& what) {
   if (missing.empty()) return;
-  proposal.incomplete = what + " misses " + join(missing, ", ");
+  proposal.incomplete = what + " misses " + join(missing, ", ") + " (no scale-down on it)";
   proposal.replicas = std::max(proposal.replicas, ctx.input.scale.spec_replicas);
 }
 

@@ -101,8 +101,9 @@ struct SyncResult {
   std::string rescale_reason;         // for the event, e.g. "cpu resource utilization (...) above target"
   std::optional<std::string> error;   // metric errors, also when scaling up on the valid metrics
   // The data this decision lacked, naming the members: unread members and
-  // the metrics that miss a member ("external metric queue_depth(...) misses
-  // member2"). Also in the ScalingActive message; the loop records an Event.
+  // the metrics that miss a member ("incomplete data: external metric
+  // queue_depth(queue=jobs) misses member2 (no scale-down on it)"). Also in
+  // the ScalingActive message; the loop records an IncompleteMetrics Event.
   std::optional<std::string> incomplete;
   FederatedHPAStatus status;
   ScalingHistory history;             // to carry into the next sync
