@@ -36,6 +36,7 @@ struct Proposal {
   std::int32_t replicas = 0;
   std::string metric_name;  // "cpu resource utilization (percentage of request)"
   MetricStatus status;
+  std::optional<std::string> incomplete;  // "Object metric qps on Service web misses member2"
 };
 
 struct MetricOutcome {
@@ -45,10 +46,32 @@ struct MetricOutcome {
 
 struct Context {
   const FederatedHPA& hpa;
-  const SyncInput& input;
+  const SyncInput& input;  // with the unread members' pods added (effective_input)
   const ControllerConfig& config;
   Tolerances tolerances;
+  double calibration = 1.0;  // Karmada's, see member_placement.hpp
 };
+
+std::string join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : std::string(separator)) + p;
+  return out;
+}
+
+std::string incomplete_message(const std::vector<std::string>& notes) {
+  return "incomplete data: " + join(notes, "; ");
+}
+
+// An Object or External value that misses a member may justify a scale-up,
+// never a scale-down: below the current replicas it proposes the current
+// replicas, the rule the HPA applies to missing pods (which count at the
+// target on a scale-down). The value is still reported in currentMetrics.
+void hold_if_incomplete(const Context& ctx, Proposal& proposal, const std::vector<std::string>& missing,
+                        const std::string& what) {
+  if (missing.empty()) return;
+  proposal.incomplete = what + " misses " + join(missing, ", ") + " (no scale-down on it)";
+  proposal.replicas = std::max(proposal.replicas, ctx.input.scale.spec_replicas);
+}
 
 MetricOutcome resource_outcome(const Context& ctx, const MetricSpec& spec) {
   const bool container = spec.type == MetricSourceType::ContainerResource;
@@ -70,10 +93,11 @@ MetricOutcome resource_outcome(const Context& ctx, const MetricSpec& spec) {
   const std::int32_t spec_replicas = ctx.input.scale.spec_replicas;
   k8s::Expected<ReplicaCalculation> calc =
       utilization ? resource_replicas(spec_replicas, *spec.target.average_utilization, resource, spec.container,
-                                      ctx.tolerances, ctx.input.pods, samples, ctx.input.now, ctx.config.calculator)
+                                      ctx.tolerances, ctx.input.pods, samples, ctx.input.now, ctx.config.calculator,
+                                      ctx.calibration)
                   : raw_resource_replicas(spec_replicas, spec.target.average_value->milli_value(), resource,
                                           spec.container, ctx.tolerances, ctx.input.pods, samples, ctx.input.now,
-                                          ctx.config.calculator);
+                                          ctx.config.calculator, ctx.calibration);
   if (!calc) return fail(calc.error().message);
 
   Proposal p;
@@ -99,12 +123,17 @@ MetricOutcome pods_outcome(const Context& ctx, const MetricSpec& spec) {
   };
   static const std::vector<PodMetricSample> none;
   const std::vector<PodMetricSample>* samples = &none;
-  if (auto it = ctx.input.metrics.pods.find(name); it != ctx.input.metrics.pods.end()) {
+  // Keyed with the metric selector; a snapshot without selectors in its keys
+  // (a scenario's per-pod values) answers for every selector of the name.
+  auto it = ctx.input.metrics.pods.find(pods_metric_key(name, spec.metric.selector.to_string()));
+  if (it == ctx.input.metrics.pods.end()) it = ctx.input.metrics.pods.find(name);
+  if (it != ctx.input.metrics.pods.end()) {
     if (!it->second) return fail("unable to get metric " + name + ": " + it->second.error().message);
     samples = &*it->second;
   }
   auto calc = pods_metric_replicas(ctx.input.scale.spec_replicas, spec.target.average_value->milli_value(), name,
-                                   ctx.tolerances, ctx.input.pods, *samples, ctx.input.now, ctx.config.calculator);
+                                   ctx.tolerances, ctx.input.pods, *samples, ctx.input.now, ctx.config.calculator,
+                                   ctx.calibration);
   if (!calc) return fail(calc.error().message);
   Proposal p;
   p.replicas = calc->replicas;
@@ -126,9 +155,10 @@ MetricOutcome object_outcome(const Context& ctx, const MetricSpec& spec) {
     return MetricOutcome{std::nullopt,
                          failure("FailedGetObjectMetric", inner, "failed to get object metric value: " + inner)};
   };
+  const std::string selector = spec.metric.selector.to_string();
   const ObjectMetricValue* found = nullptr;
   for (const auto& o : ctx.input.metrics.objects) {
-    if (o.kind == ref.kind && o.name == ref.name && o.metric_name == name) {
+    if (o.kind == ref.kind && o.name == ref.name && o.metric_name == name && o.selector == selector) {
       found = &o;
       break;
     }
@@ -140,7 +170,7 @@ MetricOutcome object_outcome(const Context& ctx, const MetricSpec& spec) {
   k8s::Expected<ReplicaCalculation> calc =
       spec.target.type == MetricTargetType::Value
           ? object_metric_replicas(ctx.input.scale.spec_replicas, spec.target.value->milli_value(), usage,
-                                   ctx.tolerances, ctx.input.pods)
+                                   ctx.tolerances, ctx.input.pods, ctx.calibration)
           : object_per_pod_metric_replicas(ctx.input.scale.status_replicas, spec.target.average_value->milli_value(),
                                            usage, ctx.tolerances);
   if (!calc) return fail(calc.error().message);
@@ -155,6 +185,7 @@ MetricOutcome object_outcome(const Context& ctx, const MetricSpec& spec) {
   } else {
     p.status.current.average_value = calc->usage;
   }
+  hold_if_incomplete(ctx, p, found->missing_members, "Object metric " + name + " on " + ref.kind + " " + ref.name);
   return {std::move(p), {}};
 }
 
@@ -182,7 +213,7 @@ MetricOutcome external_outcome(const Context& ctx, const MetricSpec& spec) {
   k8s::Expected<ReplicaCalculation> calc =
       spec.target.type == MetricTargetType::Value
           ? external_metric_replicas(ctx.input.scale.spec_replicas, spec.target.value->milli_value(), values,
-                                     ctx.tolerances, ctx.input.pods)
+                                     ctx.tolerances, ctx.input.pods, ctx.calibration)
           : external_per_pod_metric_replicas(ctx.input.scale.status_replicas,
                                              spec.target.average_value->milli_value(), values, ctx.tolerances);
   if (!calc) return fail(calc.error().message);
@@ -196,6 +227,7 @@ MetricOutcome external_outcome(const Context& ctx, const MetricSpec& spec) {
   } else {
     p.status.current.average_value = calc->usage;
   }
+  hold_if_incomplete(ctx, p, found->missing_members, p.metric_name);
   return {std::move(p), {}};
 }
 
@@ -220,12 +252,14 @@ struct MetricsOutcome {
   std::string metric_name;
   std::vector<MetricStatus> statuses;
   std::optional<std::string> error;
+  std::vector<std::string> incomplete;  // the metrics that miss a member
 };
 
 // Upstream computeReplicasForMetrics: the largest proposal wins. When some
 // metrics fail, the valid ones may still scale up, never down: a failing
 // metric might be the one that would hold the count.
 MetricsOutcome compute_replicas_for_metrics(const Context& ctx, const std::vector<MetricSpec>& specs,
+                                            const std::vector<std::string>& unread,
                                             std::vector<HorizontalPodAutoscalerCondition>& conditions) {
   MetricsOutcome out;
   std::size_t invalid = 0;
@@ -237,6 +271,7 @@ MetricsOutcome compute_replicas_for_metrics(const Context& ctx, const std::vecto
       ++invalid;
       continue;
     }
+    if (outcome.proposal->incomplete) out.incomplete.push_back(std::move(*outcome.proposal->incomplete));
     if (out.replicas == 0 || outcome.proposal->replicas > out.replicas) {
       out.replicas = outcome.proposal->replicas;
       out.metric_name = outcome.proposal->metric_name;
@@ -253,9 +288,23 @@ MetricsOutcome compute_replicas_for_metrics(const Context& ctx, const std::vecto
     out.failed = true;
     return out;
   }
-  set_condition(conditions, kScalingActive, ConditionStatus::True, "ValidMetricFound",
-                "the HPA was able to successfully calculate a replica count from " + out.metric_name, ctx.input.now);
+  std::string message = "the HPA was able to successfully calculate a replica count from " + out.metric_name;
+  std::vector<std::string> notes = unread;
+  notes.insert(notes.end(), out.incomplete.begin(), out.incomplete.end());
+  if (!notes.empty()) message += "; " + incomplete_message(notes);
+  set_condition(conditions, kScalingActive, ConditionStatus::True, "ValidMetricFound", std::move(message),
+                ctx.input.now);
   return out;
+}
+
+// The unread members, as the status and the Event name them.
+std::vector<std::string> unread_notes(const MemberPlacement& placement) {
+  std::vector<std::string> notes;
+  for (const auto& [member, replicas] : placement.unread_members) {
+    notes.push_back("pods of " + member + " could not be read (" + std::to_string(replicas) +
+                    " placed replicas counted as missing pods)");
+  }
+  return notes;
 }
 
 json value_status_json(const MetricValueStatus& v) {
@@ -353,7 +402,19 @@ SyncResult sync(const FederatedHPA& hpa, const FederatedHPAStatus& previous, Sca
                 const SyncInput& input, const ControllerConfig& config) {
   const FederatedHPASpec spec = with_defaults(hpa.spec);
   const Timestamp now = input.now;
-  const Context ctx{hpa, input, config, tolerances_for(spec, config)};
+  // The unread members' replicas join the pods as missing pods, and their
+  // stray samples leave (member_placement.hpp).
+  SyncInput effective = input;
+  effective.pods = with_unread_members(input.pods, input.placement, hpa.namespace_name, now);
+  if (effective.metrics.resource) {
+    effective.metrics.resource = without_unread_members(std::move(*effective.metrics.resource), input.placement);
+  }
+  for (auto& [name, samples] : effective.metrics.pods) {
+    if (samples) samples = without_unread_members(std::move(*samples), input.placement);
+  }
+  const Context ctx{hpa, effective, config, tolerances_for(spec, config),
+                    calibration(input.placement, input.scale.spec_replicas)};
+  const std::vector<std::string> unread = unread_notes(input.placement);
 
   SyncResult result;
   FederatedHPAStatus& status = result.status;
@@ -387,9 +448,12 @@ SyncResult sync(const FederatedHPA& hpa, const FederatedHPAStatus& previous, Sca
     result.rescale_reason = "Current number of replicas below Spec.MinReplicas";
     desired = min_replicas;
   } else {
-    MetricsOutcome metrics = compute_replicas_for_metrics(ctx, spec.metrics, conditions);
+    MetricsOutcome metrics = compute_replicas_for_metrics(ctx, spec.metrics, unread, conditions);
     status.current_metrics = std::move(metrics.statuses);
     result.error = std::move(metrics.error);
+    std::vector<std::string> notes = unread;
+    notes.insert(notes.end(), metrics.incomplete.begin(), metrics.incomplete.end());
+    if (!notes.empty()) result.incomplete = incomplete_message(notes);
     if (metrics.failed) {
       // The decision keeps the current count; upstream keeps the previous
       // status.desiredReplicas as well.

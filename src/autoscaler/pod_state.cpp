@@ -15,6 +15,12 @@ std::string_view to_string(ConditionStatus status) {
   return "Unknown";
 }
 
+std::string pods_metric_key(std::string_view metric_name, std::string_view selector) {
+  std::string key(metric_name);
+  if (!selector.empty()) key += "{" + std::string(selector) + "}";
+  return key;
+}
+
 bool is_running_and_ready(const Pod& pod) {
   return pod.phase == PodPhase::Running && pod.ready && pod.ready->status == ConditionStatus::True;
 }

@@ -47,23 +47,25 @@ k8s::Expected<std::int64_t> ready_pods_count(const std::vector<Pod>& pods) {
 // tolerance nor the ready pods count: the target scales from zero to
 // ceil(ratio) (or stays at zero).
 k8s::Expected<std::int32_t> usage_ratio_replica_count(std::int32_t current_replicas, double usage_ratio,
-                                                      const Tolerances& tolerances, const std::vector<Pod>& pods) {
+                                                      const Tolerances& tolerances, const std::vector<Pod>& pods,
+                                                      double calibration) {
   if (current_replicas == 0) return ceil_to_int32(usage_ratio);
   if (tolerances.is_within(usage_ratio)) return current_replicas;
   auto ready = ready_pods_count(pods);
   if (!ready) return ready.error();
-  return ceil_to_int32(usage_ratio * static_cast<double>(*ready));
+  return ceil_to_int32(usage_ratio * static_cast<double>(*ready) / calibration);
 }
 
 // Upstream's first pass (GetResourceReplicas, calcPlainMetricReplicas): with
 // no missing pods, and no unready pods that a scale-up would have to count,
 // the ratio over the ready pods decides. nullopt when assumptions are needed.
 std::optional<std::int32_t> replicas_without_assumptions(const PodGroups& groups, double usage_ratio,
-                                                         std::int32_t current_replicas, const Tolerances& tolerances) {
+                                                         std::int32_t current_replicas, const Tolerances& tolerances,
+                                                         double calibration) {
   const bool scale_up_with_unready = !groups.unready.empty() && usage_ratio > 1.0;
   if (scale_up_with_unready || !groups.missing.empty()) return std::nullopt;
   if (tolerances.is_within(usage_ratio)) return current_replicas;
-  return ceil_to_int32(usage_ratio * groups.ready_count);
+  return ceil_to_int32(usage_ratio * groups.ready_count / calibration);
 }
 
 // For a scale-up, missing and unready pods are assumed to use nothing, so
@@ -80,12 +82,12 @@ void assume_idle_for_scale_up(PodMetricsInfo& metrics, const PodGroups& groups, 
 // ratio is within the tolerance, or if the assumptions flipped the direction
 // of the ratio or of the change.
 std::int32_t replicas_with_assumptions(std::int32_t current_replicas, double usage_ratio, double new_usage_ratio,
-                                       std::size_t pod_count, const Tolerances& tolerances) {
+                                       std::size_t pod_count, const Tolerances& tolerances, double calibration) {
   if (tolerances.is_within(new_usage_ratio) || (usage_ratio < 1.0 && new_usage_ratio > 1.0) ||
       (usage_ratio > 1.0 && new_usage_ratio < 1.0)) {
     return current_replicas;
   }
-  const std::int32_t new_replicas = ceil_to_int32(new_usage_ratio * static_cast<double>(pod_count));
+  const std::int32_t new_replicas = ceil_to_int32(new_usage_ratio * static_cast<double>(pod_count) / calibration);
   if ((new_usage_ratio < 1.0 && new_replicas > current_replicas) ||
       (new_usage_ratio > 1.0 && new_replicas < current_replicas)) {
     return current_replicas;
@@ -164,8 +166,12 @@ k8s::Expected<std::map<PodKey, std::int64_t>> calculate_requests(const std::vect
                                                                  std::string_view resource) {
   std::map<PodKey, std::int64_t> requests;
   for (const auto& pod : pods) {
+    // A pod without the named container (one of an older template during a
+    // rollout) requests nothing of it: it has no value for the metric either,
+    // so it is a missing pod, not a failed metric (Karmada's
+    // calculatePodRequests, and upstream's metrics client since it logs a
+    // pod without the container instead of failing).
     Int128 request = 0;
-    bool found_container = false;
     for (const auto& c : pod.containers) {
       if (!container.empty() && c.name != container) continue;
       auto it = c.requests.find(resource);
@@ -174,13 +180,7 @@ k8s::Expected<std::map<PodKey, std::int64_t>> calculate_requests(const std::vect
                      to_string(pod.key)};
       }
       request += it->second.milli_value();
-      if (!container.empty()) {
-        found_container = true;
-        break;  // container names are unique inside the pod
-      }
-    }
-    if (!container.empty() && !found_container) {
-      return Error{"container " + std::string(container) + " not found in Pod " + to_string(pod.key)};
+      if (!container.empty()) break;  // container names are unique inside the pod
     }
     requests[pod.key] = saturate64(request);
   }
@@ -252,7 +252,8 @@ k8s::Expected<ReplicaCalculation> resource_replicas(std::int32_t current_replica
                                                     std::string_view resource, std::string_view container,
                                                     const Tolerances& tolerances, const std::vector<Pod>& pods,
                                                     const std::vector<PodResourceSample>& samples, Timestamp now,
-                                                    const CalculatorConfig& config) {
+                                                    const CalculatorConfig& config,
+    double calibration) {
   if (samples.empty()) return no_resource_metrics(resource);
   PodMetricsInfo metrics = resource_metrics(samples, resource, container);
   if (pods.empty()) return kNoPods;
@@ -274,7 +275,7 @@ k8s::Expected<ReplicaCalculation> resource_replicas(std::int32_t current_replica
   result.utilization = first->utilization;
   result.timestamp = samples.front().timestamp;
 
-  if (auto replicas = replicas_without_assumptions(groups, usage_ratio, current_replicas, tolerances)) {
+  if (auto replicas = replicas_without_assumptions(groups, usage_ratio, current_replicas, tolerances, calibration)) {
     result.replicas = *replicas;
     return result;
   }
@@ -294,14 +295,15 @@ k8s::Expected<ReplicaCalculation> resource_replicas(std::int32_t current_replica
   const double new_usage_ratio = second->ratio;
 
   result.replicas =
-      replicas_with_assumptions(current_replicas, usage_ratio, new_usage_ratio, metrics.size(), tolerances);
+      replicas_with_assumptions(current_replicas, usage_ratio, new_usage_ratio, metrics.size(), tolerances, calibration);
   return result;
 }
 
 k8s::Expected<ReplicaCalculation> plain_metric_replicas(PodMetricsInfo metrics, std::int32_t current_replicas,
                                                         std::int64_t target_usage, bool is_cpu,
                                                         const Tolerances& tolerances, const std::vector<Pod>& pods,
-                                                        Timestamp now, const CalculatorConfig& config) {
+                                                        Timestamp now, const CalculatorConfig& config,
+    double calibration) {
   if (pods.empty()) return kNoPods;
 
   PodGroups groups = group_pods(pods, metrics, is_cpu, now, config);
@@ -315,7 +317,7 @@ k8s::Expected<ReplicaCalculation> plain_metric_replicas(PodMetricsInfo metrics, 
   ReplicaCalculation result;
   result.usage = first.usage;
 
-  if (auto replicas = replicas_without_assumptions(groups, usage_ratio, current_replicas, tolerances)) {
+  if (auto replicas = replicas_without_assumptions(groups, usage_ratio, current_replicas, tolerances, calibration)) {
     result.replicas = *replicas;
     return result;
   }
@@ -328,7 +330,7 @@ k8s::Expected<ReplicaCalculation> plain_metric_replicas(PodMetricsInfo metrics, 
 
   const double new_usage_ratio = metric_usage_ratio(metrics, target_usage).ratio;
   result.replicas =
-      replicas_with_assumptions(current_replicas, usage_ratio, new_usage_ratio, metrics.size(), tolerances);
+      replicas_with_assumptions(current_replicas, usage_ratio, new_usage_ratio, metrics.size(), tolerances, calibration);
   return result;
 }
 
@@ -336,10 +338,11 @@ k8s::Expected<ReplicaCalculation> raw_resource_replicas(std::int32_t current_rep
                                                         std::string_view resource, std::string_view container,
                                                         const Tolerances& tolerances, const std::vector<Pod>& pods,
                                                         const std::vector<PodResourceSample>& samples, Timestamp now,
-                                                        const CalculatorConfig& config) {
+                                                        const CalculatorConfig& config,
+    double calibration) {
   if (samples.empty()) return no_resource_metrics(resource);
   auto result = plain_metric_replicas(resource_metrics(samples, resource, container), current_replicas,
-                                      target_usage, resource == "cpu", tolerances, pods, now, config);
+                                      target_usage, resource == "cpu", tolerances, pods, now, config, calibration);
   if (result) result->timestamp = samples.front().timestamp;
   return result;
 }
@@ -348,23 +351,26 @@ k8s::Expected<ReplicaCalculation> pods_metric_replicas(std::int32_t current_repl
                                                        std::string_view metric_name, const Tolerances& tolerances,
                                                        const std::vector<Pod>& pods,
                                                        const std::vector<PodMetricSample>& samples, Timestamp now,
-                                                       const CalculatorConfig& config) {
+                                                       const CalculatorConfig& config,
+    double calibration) {
   if (samples.empty()) {
     return Error{"unable to get metric " + std::string(metric_name) + ": no metrics returned from custom metrics API"};
   }
   PodMetricsInfo metrics;
   for (const auto& s : samples) metrics[s.key] = PodMetric{s.value.milli_value(), s.timestamp, {}};
   auto result =
-      plain_metric_replicas(std::move(metrics), current_replicas, target_usage, false, tolerances, pods, now, config);
+      plain_metric_replicas(std::move(metrics), current_replicas, target_usage, false, tolerances, pods, now, config,
+                            calibration);
   if (result) result->timestamp = samples.front().timestamp;
   return result;
 }
 
 k8s::Expected<ReplicaCalculation> object_metric_replicas(std::int32_t current_replicas, std::int64_t target_usage,
                                                          std::int64_t usage, const Tolerances& tolerances,
-                                                         const std::vector<Pod>& pods) {
+                                                         const std::vector<Pod>& pods,
+    double calibration) {
   const double usage_ratio = static_cast<double>(usage) / static_cast<double>(target_usage);
-  auto replicas = usage_ratio_replica_count(current_replicas, usage_ratio, tolerances, pods);
+  auto replicas = usage_ratio_replica_count(current_replicas, usage_ratio, tolerances, pods, calibration);
   if (!replicas) return replicas.error();
   ReplicaCalculation result;
   result.replicas = *replicas;
@@ -390,8 +396,9 @@ k8s::Expected<ReplicaCalculation> object_per_pod_metric_replicas(std::int32_t st
 
 k8s::Expected<ReplicaCalculation> external_metric_replicas(std::int32_t current_replicas, std::int64_t target_usage,
                                                            const std::vector<std::int64_t>& values,
-                                                           const Tolerances& tolerances, const std::vector<Pod>& pods) {
-  return object_metric_replicas(current_replicas, target_usage, sum_saturating(values), tolerances, pods);
+                                                           const Tolerances& tolerances, const std::vector<Pod>& pods,
+    double calibration) {
+  return object_metric_replicas(current_replicas, target_usage, sum_saturating(values), tolerances, pods, calibration);
 }
 
 k8s::Expected<ReplicaCalculation> external_per_pod_metric_replicas(std::int32_t status_replicas,

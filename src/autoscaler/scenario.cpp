@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <utility>
 
@@ -152,6 +153,26 @@ DecodedPod decode_pod(const Fields& f, Timestamp step_time, Timestamp start, con
   return out;
 }
 
+// A replica count placed in a member: a non-negative 32-bit integer.
+std::int32_t member_replicas_value(const nlohmann::json& v, const std::string& path) {
+  const std::int64_t n = Fields::as_integer(v, path);
+  if (n < 0) fail(path, "must not be negative");
+  if (n > std::numeric_limits<std::int32_t>::max()) fail(path, "out of range for a 32-bit integer");
+  return static_cast<std::int32_t>(n);
+}
+
+// "missingMembers": ["member2"], the members whose part of a value is missing.
+std::vector<std::string> missing_members(const Fields& f) {
+  std::vector<std::string> out;
+  const auto& members = f.array("missingMembers");
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const std::string path = detail::index(f.path_of("missingMembers"), i);
+    if (!members[i].is_string() || members[i].get<std::string>().empty()) fail(path, "not a member name");
+    out.push_back(members[i].get<std::string>());
+  }
+  return out;
+}
+
 ObjectMetricValue decode_object_metric(const Fields& f) {
   ObjectMetricValue out;
   auto described = f.required_object("describedObject");
@@ -162,6 +183,10 @@ ObjectMetricValue decode_object_metric(const Fields& f) {
   auto metric = f.required_object("metric");
   out.metric_name = metric.string("name").value_or("");
   if (out.metric_name.empty()) fail(metric.path_of("name"), "is required");
+  if (const auto* selector = metric.raw("selector")) {
+    out.selector = detail::as_selector(*selector, metric.path_of("selector")).to_string();
+  }
+  out.missing_members = missing_members(f);
   // "error" (not in scenario.md's list) lets a file say the API failed.
   if (auto error = f.string("error")) {
     out.value = k8s::Error{*error};
@@ -181,6 +206,7 @@ ExternalMetricValues decode_external_metric(const Fields& f) {
   if (const auto* selector = metric.raw("selector")) {
     out.selector = detail::as_selector(*selector, metric.path_of("selector")).to_string();
   }
+  out.missing_members = missing_members(f);
   if (auto error = f.string("error")) {
     out.values = k8s::Error{*error};
     return out;
@@ -231,6 +257,21 @@ ScenarioStep decode_step(const Fields& f, Timestamp start, const std::string& de
   for (std::size_t i = 0; i < externals.size(); ++i) {
     step.metrics.externals.push_back(
         decode_external_metric(Fields(externals[i], detail::index(f.path_of("externalMetrics"), i))));
+  }
+
+  // "Several members" (scenario.md).
+  if (auto placed = f.object("memberReplicas")) {
+    for (const auto& [member, replicas] : placed->raw_object().items()) {
+      step.placement.member_replicas[member] = member_replicas_value(replicas, placed->path_of(member));
+    }
+  }
+  if (auto unread = f.object("unreadMembers")) {
+    for (const auto& [member, value] : unread->raw_object().items()) {
+      Fields m(value, unread->path_of(member));
+      const auto* replicas = m.raw("replicas");
+      if (replicas == nullptr) fail(m.path_of("replicas"), "is required");
+      step.placement.unread_members[member] = member_replicas_value(*replicas, m.path_of("replicas"));
+    }
   }
   return step;
 }

@@ -86,6 +86,7 @@ int run_simulate(std::istream& scenario_stream, std::ostream& out, std::ostream&
     input.scale.status_replicas = step.status_replicas.value_or(input.scale.spec_replicas);
     input.pods = step.pods;
     input.metrics = step.metrics;
+    input.placement = step.placement;
     input.now = step.at;
 
     SyncResult result = sync(scenario->hpa, status, std::move(history), input, scenario->config);

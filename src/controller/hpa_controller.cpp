@@ -306,12 +306,12 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       self->control_plane->get_target_clusters(
           hpa->namespace_name, hpa->spec.scale_target_ref,
           [self, hpa, subject, key, finished, scale = *scale, selector = *selector](
-              k8s::Expected<std::optional<std::vector<std::string>>> hosts) {
+              k8s::Expected<std::optional<std::vector<TargetCluster>>> hosts) {
             if (!hosts) {
               // The binding could not be read this time: ask every member rather than fail the sync.
               spdlog::warn("autoscaler: {}: cannot read the target's ResourceBinding, asking every member: {}", key,
                            hosts.error().message);
-              hosts = std::optional<std::vector<std::string>>();
+              hosts = std::optional<std::vector<TargetCluster>>();
             }
             self->sync_on_members(hpa, subject, key, scale, selector, std::move(*hosts), finished);
           });
@@ -321,31 +321,40 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   // The pods and metrics of the members that host the target (all of them when that is not known).
   void sync_on_members(std::shared_ptr<autoscaler::FederatedHPA> hpa, const EventSubject& subject, const std::string& key,
                        const Scale& scale, const k8s::LabelSelector& selector,
-                       std::optional<std::vector<std::string>> hosts, Finished finished) {
+                       std::optional<std::vector<TargetCluster>> hosts, Finished finished) {
     auto self = shared_from_this();
-    auto all = members->members();
+    auto snapshot = members->snapshot();
+    const auto* all = &snapshot->members;
     aggregator::MemberList chosen;
     std::optional<std::set<std::string>> host_set;
-    if (hosts) host_set.emplace(hosts->begin(), hosts->end());
+    if (hosts) {
+      host_set.emplace();
+      for (const auto& c : *hosts) host_set->insert(c.name);
+    }
     for (const auto& m : *all)
       if (!host_set || host_set->count(m->name())) chosen.push_back(m);
     auto deadline = std::chrono::steady_clock::now() + options.member_timeout;
     list_pods(chosen, hpa->namespace_name, selector, deadline,
-              [self, hpa, subject, key, finished, scale, selector, host_set](PodListing listing) {
+              [self, hpa, subject, key, finished, scale, selector, host_set, hosts, snapshot](PodListing listing) {
+                add_members_not_asked(listing, *snapshot, host_set);
                 for (const auto& f : listing.failed_members)
-                  spdlog::warn("autoscaler: {}: pods of member {} are missing this sync", key, f);
+                  spdlog::warn("autoscaler: {}: pods missing this sync (counted as missing pods): {}", key, f);
+                // Calibration and unread members (member_placement.hpp).
+                auto placement = member_placement(hosts, listing, scale.status_replicas);
                 auto pods = std::make_shared<std::vector<autoscaler::Pod>>(std::move(listing.pods));
                 gather_metrics(*self->metrics, autoscaler::with_defaults(hpa->spec), hpa->namespace_name, selector,
                                *pods, host_set,
-                               [self, hpa, subject, key, finished, scale, pods](autoscaler::MetricsSnapshot snapshot) {
-                                 self->decide(*hpa, subject, key, scale, std::move(*pods), std::move(snapshot), finished);
+                               [self, hpa, subject, key, finished, scale, pods,
+                                placement = std::move(placement)](autoscaler::MetricsSnapshot snapshot) {
+                                 self->decide(*hpa, subject, key, scale, std::move(*pods), std::move(snapshot),
+                                              placement, finished);
                                });
               });
   }
 
   void decide(const autoscaler::FederatedHPA& hpa, const EventSubject& subject, const std::string& key,
               const Scale& scale, std::vector<autoscaler::Pod> pods, autoscaler::MetricsSnapshot snapshot,
-              Finished finished) {
+              const autoscaler::MemberPlacement& placement, Finished finished) {
     autoscaler::FederatedHPAStatus previous;
     autoscaler::ScalingHistory history;
     {
@@ -361,6 +370,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     input.pods = std::move(pods);
     input.metrics = std::move(snapshot);
     input.now = options.clock();
+    input.placement = placement;
     auto result = std::make_shared<autoscaler::SyncResult>(
         autoscaler::sync(hpa, previous, std::move(history), input, options.algorithm));
     if (result->error) {
@@ -371,6 +381,8 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       std::lock_guard lock(mutex);
       ++stats.errors;
     }
+    // Members whose data was missing: the decision held any scale-down on it.
+    if (result->incomplete) control_plane->record_event(subject, "Warning", "IncompleteMetrics", *result->incomplete);
     if (!result->rescale) return write_status(hpa, key, result->status, result->history, finished);
     if (!may_write(key)) return finished();
 

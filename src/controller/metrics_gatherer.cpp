@@ -73,7 +73,81 @@ autoscaler::Pod to_autoscaler_pod(const std::string& cluster, const k8s::Pod& po
   out.start_time = pod.start_time;
   out.deleting = pod.deletion_timestamp.has_value();
   for (const auto& c : pod.containers) out.containers.push_back({c.name, c.requests});
+  // Native sidecars (init containers with restartPolicy Always) run beside
+  // the containers and count in the requests, as upstream's
+  // calculateRequests counts them; other init containers have finished.
+  for (const auto& c : pod.init_containers)
+    if (c.restart_policy == "Always") out.containers.push_back({c.name, c.requests});
   return out;
+}
+
+std::vector<std::string> members_in_warnings(const std::vector<std::string>& warnings) {
+  std::vector<std::string> members;
+  for (const auto& w : warnings) {
+    // "member2: timeout: ..." (aggregator::member_warning), "member2: left out: ...".
+    auto colon = w.find(": ");
+    if (colon == std::string::npos || colon == 0) continue;
+    std::string member = w.substr(0, colon);
+    // The aggregator's own notes about a query ("fedmetrics/cluster: no member
+    // cluster is named 'x'") name no member that failed.
+    if (member == aggregator::kClusterLabel || member.find(' ') != std::string::npos) continue;
+    if (std::find(members.begin(), members.end(), member) == members.end()) members.push_back(std::move(member));
+  }
+  std::sort(members.begin(), members.end());
+  return members;
+}
+
+autoscaler::MemberPlacement member_placement(const std::optional<std::vector<TargetCluster>>& hosts,
+                                             const PodListing& listing, std::int32_t status_replicas) {
+  autoscaler::MemberPlacement placement;
+  if (hosts) {
+    for (const auto& c : *hosts) placement.member_replicas[c.name] = std::max<std::int32_t>(c.replicas, 0);
+    for (const auto& m : listing.unread_members) {
+      auto it = placement.member_replicas.find(m);
+      placement.unread_members[m] = it == placement.member_replicas.end() ? 0 : it->second;
+    }
+    return placement;
+  }
+  if (listing.unread_members.empty()) return placement;
+  // No binding: the pods that exist (status.replicas) and were not listed are
+  // in the members that did not answer; shared evenly, the remainder to the
+  // first in name order. An estimate, but never zero pods for a member that
+  // may be under load.
+  std::int64_t listed = 0;
+  for (const auto& p : listing.pods)
+    if (!p.deleting && p.phase != autoscaler::PodPhase::Failed) ++listed;
+  const std::int64_t unaccounted = std::max<std::int64_t>(0, std::int64_t{status_replicas} - listed);
+  const auto n = static_cast<std::int64_t>(listing.unread_members.size());
+  for (std::int64_t i = 0; i < n; ++i) {
+    placement.unread_members[listing.unread_members[static_cast<std::size_t>(i)]] =
+        static_cast<std::int32_t>(unaccounted / n + (i < unaccounted % n ? 1 : 0));
+  }
+  return placement;
+}
+
+void add_members_not_asked(PodListing& listing, const aggregator::MemberSnapshot& members,
+                           const std::optional<std::set<std::string>>& hosts) {
+  auto reason_of = [&](const std::string& name) -> std::string {
+    for (const auto& l : members.left_out)
+      if (l.name == name) return l.reason;
+    return "not a member cluster fedmetrics can ask";
+  };
+  auto add = [&](const std::string& name) {
+    if (std::find(listing.unread_members.begin(), listing.unread_members.end(), name) != listing.unread_members.end())
+      return;
+    listing.unread_members.push_back(name);
+    listing.failed_members.push_back(name + ": left out: " + reason_of(name));
+  };
+  if (hosts) {
+    for (const auto& host : *hosts) {
+      const bool asked = std::any_of(members.members.begin(), members.members.end(),
+                                     [&](const auto& m) { return m->name() == host; });
+      if (!asked) add(host);
+    }
+  } else {
+    for (const auto& l : members.left_out) add(l.name);
+  }
+  std::sort(listing.unread_members.begin(), listing.unread_members.end());
 }
 
 void list_pods(const aggregator::MemberList& members, const std::string& namespace_name,
@@ -81,6 +155,7 @@ void list_pods(const aggregator::MemberList& members, const std::string& namespa
   auto join = std::make_shared<Join<PodListing>>();
   join->done = [done = std::move(done)](PodListing listing) {
     std::sort(listing.pods.begin(), listing.pods.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+    std::sort(listing.unread_members.begin(), listing.unread_members.end());
     done(std::move(listing));
   };
   for (const auto& member : members) {
@@ -90,6 +165,7 @@ void list_pods(const aggregator::MemberList& members, const std::string& namespa
                    join->finish([&](PodListing& listing) {
                      if (auto* e = std::get_if<aggregator::MemberError>(&result)) {
                        listing.failed_members.push_back(name + ": " + e->message);
+                       listing.unread_members.push_back(name);
                        return;
                      }
                      for (const auto& pod : std::get<std::vector<k8s::Pod>>(result))
@@ -147,14 +223,18 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
     });
   }
 
-  std::set<std::string> asked;  // a metric named twice is fetched once
+  // A metric named twice is fetched once; the metric selector is part of the
+  // key (two metrics of one name with different selectors are two values).
+  std::set<std::string> asked;
   for (const auto& m : spec.metrics) {
-    if (m.type == MetricSourceType::Pods && asked.insert("pods/" + m.metric.name).second) {
+    const std::string metric_selector = m.metric.selector.to_string();
+    const std::string pods_key = autoscaler::pods_metric_key(m.metric.name, metric_selector);
+    if (m.type == MetricSourceType::Pods && asked.insert("pods/" + pods_key).second) {
       // Per member, so that every value is attributed to its (cluster, namespace, name).
       auto results = std::make_shared<std::vector<std::pair<std::string, aggregator::SharedAnswer<aggregator::CustomMetricsAnswer>>>>();
       auto per_metric = std::make_shared<Join<int>>();
       join->add();
-      per_metric->done = [join, results, name = m.metric.name](int) {
+      per_metric->done = [join, results, name = pods_key](int) {
         join->finish([&](autoscaler::MetricsSnapshot& snapshot) {
           std::vector<autoscaler::PodMetricSample> samples;
           std::string errors;
@@ -188,18 +268,26 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
       per_metric->finish([](int&) {});
     } else if (m.type == MetricSourceType::Object) {
       const auto& ref = m.described_object;
-      if (!asked.insert("object/" + ref.kind + "/" + ref.name + "/" + m.metric.name).second) continue;
+      if (!asked.insert("object/" + ref.kind + "/" + ref.name + "/" + m.metric.name + "/" + metric_selector).second)
+        continue;
       auto target = target_resource(ref);
       aggregator::CustomMetricsQuery query;
       query.resource = {target.group, target.resource};
-      query.namespace_name = ref.kind == "Namespace" ? std::string() : namespace_name;
-      query.name = ref.name;
+      const bool is_namespace = ref.kind == "Namespace" && target.group.empty();
+      query.namespace_name = is_namespace ? std::string() : namespace_name;
+      // A Namespace is always the FederatedHPA's own, whatever name the spec
+      // gives (upstream GetObjectMetric: a CrossVersionObjectReference must
+      // not escape its namespace).
+      query.name = is_namespace ? namespace_name : ref.name;
       query.metric = m.metric.name;
       query.metric_selector = m.metric.selector;
       join->add();
-      service.custom_metrics(query, [join, ref, metric = m.metric.name](aggregator::SharedAnswer<aggregator::CustomMetricsAnswer> answer) {
+      service.custom_metrics(query, [join, ref, metric = m.metric.name, metric_selector](aggregator::SharedAnswer<aggregator::CustomMetricsAnswer> answer) {
         join->finish([&](autoscaler::MetricsSnapshot& snapshot) {
-          autoscaler::ObjectMetricValue value{ref.kind, ref.name, metric, k8s::Quantity()};
+          autoscaler::ObjectMetricValue value{ref.kind, ref.name, metric, k8s::Quantity(), metric_selector, {}};
+          // A member that failed or was left out while others answered: the
+          // sum lacks its part.
+          value.missing_members = members_in_warnings(answer->warnings);
           if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
             value.value = k8s::Error{message_of(*s)};
           } else {
@@ -211,13 +299,14 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
         });
       });
     } else if (m.type == MetricSourceType::External) {
-      const auto selector_text = m.metric.selector.to_string();
+      const auto& selector_text = metric_selector;
       if (!asked.insert("external/" + m.metric.name + "/" + selector_text).second) continue;
       aggregator::ExternalMetricsQuery query{namespace_name, m.metric.name, m.metric.selector};
       join->add();
       service.external_metrics(query, [join, metric = m.metric.name, selector_text](aggregator::SharedAnswer<aggregator::ExternalMetricsAnswer> answer) {
         join->finish([&](autoscaler::MetricsSnapshot& snapshot) {
-          autoscaler::ExternalMetricValues values{metric, selector_text, std::vector<k8s::Quantity>{}};
+          autoscaler::ExternalMetricValues values{metric, selector_text, std::vector<k8s::Quantity>{},
+                                                  members_in_warnings(answer->warnings)};
           if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
             values.values = k8s::Error{message_of(*s)};
           } else {

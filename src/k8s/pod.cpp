@@ -22,18 +22,22 @@ Expected<Pod> pod_from_json(const json& in, std::string_view path) {
   }
   auto spec = r.object("spec", Need::Optional);
   if (!spec) return spec.error();
-  auto containers = spec->array("containers", Need::Optional);
-  if (!containers) return containers.error();
-  for (std::size_t i = 0; i < (*containers)->size(); ++i) {
-    ObjectReader c((**containers)[i], index_path(spec->path_of("containers"), i));
-    if (!c.ok()) return c.error();
-    auto name = c.string("name", Need::Optional);
-    if (!name) return name.error();
-    auto resources = c.object("resources", Need::Optional);
-    if (!resources) return resources.error();
-    auto requests = resources->resource_list("requests");
-    if (!requests) return requests.error();
-    pod.containers.push_back({std::move(*name), std::move(*requests)});
+  for (auto [field, into] : {std::pair{"containers", &pod.containers}, std::pair{"initContainers", &pod.init_containers}}) {
+    auto containers = spec->array(field, Need::Optional);
+    if (!containers) return containers.error();
+    for (std::size_t i = 0; i < (*containers)->size(); ++i) {
+      ObjectReader c((**containers)[i], index_path(spec->path_of(field), i));
+      if (!c.ok()) return c.error();
+      auto name = c.string("name", Need::Optional);
+      if (!name) return name.error();
+      auto resources = c.object("resources", Need::Optional);
+      if (!resources) return resources.error();
+      auto requests = resources->resource_list("requests");
+      if (!requests) return requests.error();
+      auto restart_policy = c.string("restartPolicy", Need::Optional);
+      if (!restart_policy) return restart_policy.error();
+      into->push_back({std::move(*name), std::move(*requests), std::move(*restart_policy)});
+    }
   }
   auto status = r.object("status", Need::Optional);
   if (!status) return status.error();

@@ -226,20 +226,20 @@ void RestControlPlane::update_scale(const std::string& namespace_name,
 
 void RestControlPlane::get_target_clusters(const std::string& namespace_name,
                                            const autoscaler::CrossVersionObjectReference& target,
-                                           controller::Done<std::optional<std::vector<std::string>>> done) {
+                                           controller::Done<std::optional<std::vector<controller::TargetCluster>>> done) {
   const std::string binding = k8s::resource_binding_name(target.name, target.kind);
   const std::string path = "/apis/work.karmada.io/v1alpha2/namespaces/" + clusterclient::escape_path_segment(namespace_name) +
                            "/resourcebindings/" + clusterclient::escape_path_segment(binding);
   call_with_status("GET", path, "", "", [done = std::move(done), path](int status, k8s::Expected<json> doc) {
-    using Clusters = std::optional<std::vector<std::string>>;
+    using Clusters = std::optional<std::vector<controller::TargetCluster>>;
     // No binding (not propagated by Karmada, or no Karmada at all): every member.
     if (status == 404) return done(Clusters());
     if (!doc) return done(doc.error());
     try {
-      std::vector<std::string> names;
+      std::vector<controller::TargetCluster> clusters;
       for (const auto& c : doc->value("spec", json::object()).value("clusters", json::array()))
-        names.push_back(c.at("name").get<std::string>());
-      done(Clusters(std::move(names)));
+        clusters.push_back({c.at("name").get<std::string>(), c.value("replicas", std::int32_t{0})});
+      done(Clusters(std::move(clusters)));
     } catch (const json::exception& e) {
       done(k8s::Error{"GET " + path + ": a malformed ResourceBinding: " + e.what()});
     }

@@ -32,7 +32,7 @@ class RestControlPlane : public controller::ControlPlane {
                     std::int32_t replicas, const std::string& resource_version,
                     controller::Done<controller::Scale> done) override;
   void get_target_clusters(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
-                           controller::Done<std::optional<std::vector<std::string>>> done) override;
+                           controller::Done<std::optional<std::vector<controller::TargetCluster>>> done) override;
   void update_status(const std::string& namespace_name, const std::string& name, nlohmann::json status,
                      controller::Done<bool> done) override;
   void record_event(const controller::EventSubject& subject, const std::string& type, const std::string& reason,

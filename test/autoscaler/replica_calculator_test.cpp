@@ -219,8 +219,10 @@ TEST_CASE("replica calculator: cpu utilization (ported upstream table)", "[autos
        "unable to get metrics for resource cpu: no metrics returned from resource metrics API"},
       {"missing cpu request: error", {1, {}, levels({200})}, "", 100, 0, 0, 0,
        "missing request for cpu in container container1 of Pod c1/test-namespace/test-pod-0"},
-      {"container not in the pod: error", {1, requests(1, "1.0"), {{100, 100, 100}}}, "container3", 100, 0, 0, 0,
-       "container container3 not found in Pod c1/test-namespace/test-pod-0"},
+      // A pod without the container requests none of it (a missing pod, see
+      // "ContainerResource: ..." below): a value for it matches no request.
+      {"container only in the samples: no known request", {1, requests(1, "1.0"), {{100, 100, 100}}}, "container3",
+       100, 0, 0, 0, "no metrics returned matched known pods"},
       {"every pod unready: error",
        {2, requests(2, "1.0"), levels({100, 100}), {}, {CS::False, CS::False}}, "", 50, 0, 0, 0,
        "did not receive metrics for targeted pods (pods might be unready)"},

@@ -142,6 +142,27 @@ TEST_CASE("simulate: example scale-down policies", "[autoscaler][simulate]") {
   CHECK(reason(run.lines[4], "ScalingLimited") == "TooFewReplicas");
 }
 
+TEST_CASE("simulate: example several members, calibration and incomplete data", "[autoscaler][simulate]") {
+  Run run = simulate_file(examples_dir() / "several-members-incomplete-data.json");
+  REQUIRE(run.exit == 0);
+  // held (unread member3), held (queue_depth misses member3), 1 (calibrated,
+  // not 3), 3 (an incomplete value may scale up)
+  CHECK(desired(run) == std::vector<int>{2, 2, 1, 3});
+  auto active_message = [&](std::size_t i) {
+    for (const auto& c : run.lines[i].at("conditions"))
+      if (c.at("type") == "ScalingActive") return c.at("message").get<std::string>();
+    return std::string();
+  };
+  CHECK_THAT(active_message(0), Catch::Contains("pods of member3 could not be read"));
+  CHECK_THAT(active_message(1), Catch::Contains("misses member3"));
+  CHECK_THAT(active_message(2), !Catch::Contains("incomplete"));
+  CHECK_THAT(active_message(3), Catch::Contains("misses member2"));
+  // The incomplete value is still reported: 3 + 2 of member1 and member2.
+  CHECK(run.lines[1].at("currentMetrics")[1].at("external").at("current").at("value") == "5");
+  // The unread member's pods are not listed pods.
+  CHECK(run.lines[0].at("clusters").size() == 2);
+}
+
 const char* kHpa = R"("hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 10,
   "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]}})";
 
@@ -194,6 +215,25 @@ TEST_CASE("simulate: the step rules of scenario.md", "[autoscaler][simulate]") {
     Run run = simulate_text(
         scenario(std::string("[{\"at\": 0, \"replicas\": 1, \"pods\": [") + kPod + "]}]", R"(, "config": {"tolerance": 0.7})"));
     CHECK(desired(run) == std::vector<int>{1});
+  }
+  SECTION("memberReplicas, unreadMembers and missingMembers are read") {
+    // 4 pods listed at 10 %: 2 unread replicas in member2 are missing pods,
+    // which hold the count at 4 ((40 + 200) / 600 = 40 %, ceil(0.8 x 6 / 1.5) = 4).
+    std::string pods;
+    for (int i = 0; i < 4; ++i) {
+      pods += std::string(i ? ", " : "") + R"({"name": "web-)" + std::to_string(i) +
+              R"(", "cluster": "member1", "containers": [{"name": "app", "requests": {"cpu": "100m"}}], "usage": {"cpu": "10m"}})";
+    }
+    const std::string step = R"([{"at": 0, "replicas": 4, "memberReplicas": {"member1": 4, "member2": 2},
+        "unreadMembers": {"member2": {"replicas": 2}}, "pods": [)" + pods + "]}]";
+    Run run = simulate_text(scenario(step, R"(, "config": {"downscaleStabilizationSeconds": 0})"));
+    REQUIRE(run.exit == 0);
+    CHECK(desired(run) == std::vector<int>{4});
+    // The same without unreadMembers: 4 pods at 0.2 of the target, calibration 1.5 -> 1.
+    const std::string read_all = R"([{"at": 0, "replicas": 4, "memberReplicas": {"member1": 4, "member2": 2},
+        "pods": [)" + pods + "]}]";
+    Run scaled = simulate_text(scenario(read_all, R"(, "config": {"downscaleStabilizationSeconds": 0})"));
+    CHECK(desired(scaled) == std::vector<int>{1});
   }
   SECTION("minReplicas 0 without Object or External metrics is evaluated with a warning") {
     const std::string text = std::string(R"({"hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"},
@@ -259,6 +299,25 @@ TEST_CASE("simulate: malformed scenario files exit 2 with the field named and pr
       {"config of the wrong type", scenario("[]", R"(, "config": {"cpuInitializationPeriodSeconds": "5m"})"),
        "config.cpuInitializationPeriodSeconds: not a number of seconds"},
       {"pods not an array", scenario(R"([{"at": 0, "replicas": 1, "pods": {}}])"), "steps[0].pods: not an array"},
+      {"memberReplicas not an object", scenario(R"([{"at": 0, "replicas": 1, "memberReplicas": [2, 2]}])"),
+       "steps[0].memberReplicas: not an object"},
+      {"memberReplicas value not an integer", scenario(R"([{"at": 0, "replicas": 1, "memberReplicas": {"m1": "two"}}])"),
+       "steps[0].memberReplicas.m1: not an integer"},
+      {"memberReplicas negative", scenario(R"([{"at": 0, "replicas": 1, "memberReplicas": {"m1": -1}}])"),
+       "steps[0].memberReplicas.m1: must not be negative"},
+      {"unreadMembers entry not an object", scenario(R"([{"at": 0, "replicas": 1, "unreadMembers": {"m2": 2}}])"),
+       "steps[0].unreadMembers.m2: not an object"},
+      {"unreadMembers without replicas", scenario(R"([{"at": 0, "replicas": 1, "unreadMembers": {"m2": {}}}])"),
+       "steps[0].unreadMembers.m2.replicas: is required"},
+      {"unreadMembers replicas not an integer",
+       scenario(R"([{"at": 0, "replicas": 1, "unreadMembers": {"m2": {"replicas": 1.5}}}])"),
+       "steps[0].unreadMembers.m2.replicas: not an integer"},
+      {"missingMembers not an array",
+       scenario(R"([{"at": 0, "replicas": 1, "externalMetrics": [{"metric": {"name": "q"}, "values": ["1"], "missingMembers": "m2"}]}])"),
+       "steps[0].externalMetrics[0].missingMembers: not an array"},
+      {"missingMembers entry not a string",
+       scenario(R"([{"at": 0, "replicas": 1, "objectMetrics": [{"describedObject": {"kind": "Service", "name": "s"}, "metric": {"name": "m"}, "value": "1", "missingMembers": [2]}]}])"),
+       "steps[0].objectMetrics[0].missingMembers[0]: not a member name"},
   };
   for (const auto& c : cases) {
     SECTION(c.name) {

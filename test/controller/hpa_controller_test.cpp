@@ -31,7 +31,7 @@ struct MemoryControlPlane : ControlPlane {
   std::map<std::string, json> statuses;
   std::vector<std::string> events;  // "Type Reason: message"
   std::function<void(json)> on_added;  // set while watched
-  std::optional<std::vector<std::string>> target_clusters;  // the ResourceBinding's; nullopt = none
+  std::optional<std::vector<TargetCluster>> target_clusters;  // the ResourceBinding's; nullopt = none
   std::atomic<bool> watching{false};
 
   void list_federated_hpas(const k8s::LabelSelector& selector, Done<std::vector<json>> done) override {
@@ -50,7 +50,7 @@ struct MemoryControlPlane : ControlPlane {
   }
   void stop_watching() override { watching = false; }
   void get_target_clusters(const std::string&, const autoscaler::CrossVersionObjectReference&,
-                           Done<std::optional<std::vector<std::string>>> done) override {
+                           Done<std::optional<std::vector<TargetCluster>>> done) override {
     done(target_clusters);
   }
   void get_scale(const std::string&, const autoscaler::CrossVersionObjectReference& target, Done<Scale> done) override {
@@ -121,7 +121,11 @@ struct PodMember : aggregator::MemberCluster {
 
 struct Members : aggregator::MemberSource {
   std::shared_ptr<const aggregator::MemberList> list;
+  std::vector<aggregator::LeftOutMember> left_out;
   std::shared_ptr<const aggregator::MemberList> members() const override { return list; }
+  std::shared_ptr<const aggregator::MemberSnapshot> snapshot() const override {
+    return std::make_shared<const aggregator::MemberSnapshot>(aggregator::MemberSnapshot{*list, left_out});
+  }
 };
 
 // Pod cpu usage by (cluster, pod), answered as the aggregator does (annotated items).
@@ -146,10 +150,17 @@ struct TableMetrics : aggregator::MetricsService {
   void node_metrics(const aggregator::ResourceMetricsQuery&, aggregator::AnswerCallback<aggregator::NodeMetricsAnswer> done) override {
     done(aggregator::share(aggregator::NodeMetricsAnswer{std::vector<k8s::NodeMetrics>{}, {}}));
   }
-  void custom_metrics(const aggregator::CustomMetricsQuery&, aggregator::AnswerCallback<aggregator::CustomMetricsAnswer> done) override {
+  std::vector<aggregator::CustomMetricsQuery> custom_asked;
+  // Answers by metric name; absent: NotFound.
+  std::map<std::string, aggregator::CustomMetricsAnswer> custom;
+  std::map<std::string, aggregator::ExternalMetricsAnswer> external;
+  void custom_metrics(const aggregator::CustomMetricsQuery& query, aggregator::AnswerCallback<aggregator::CustomMetricsAnswer> done) override {
+    custom_asked.push_back(query);
+    if (auto it = custom.find(query.metric); it != custom.end()) return done(aggregator::share(it->second));
     done(aggregator::share(aggregator::CustomMetricsAnswer{k8s::Status::not_found_resource(), {}}));
   }
-  void external_metrics(const aggregator::ExternalMetricsQuery&, aggregator::AnswerCallback<aggregator::ExternalMetricsAnswer> done) override {
+  void external_metrics(const aggregator::ExternalMetricsQuery& query, aggregator::AnswerCallback<aggregator::ExternalMetricsAnswer> done) override {
+    if (auto it = external.find(query.metric); it != external.end()) return done(aggregator::share(it->second));
     done(aggregator::share(aggregator::ExternalMetricsAnswer{k8s::Status::not_found_resource(), {}}));
   }
   k8s::APIResourceList custom_metrics_resources(k8s::CustomMetricsVersion) const override { return {}; }
@@ -207,7 +218,7 @@ TEST_CASE("HpaController: scales up from the pods of every member, same-named po
 TEST_CASE("HpaController: only the members the target's ResourceBinding names are asked") {
   Fixture f;
   f.cp->hpas.push_back(fhpa("web"));
-  f.cp->target_clusters = std::vector<std::string>{"member1"};
+  f.cp->target_clusters = std::vector<TargetCluster>{{"member1", 2}};
   // member2 runs a pod with the same labels that is not the target's: it must not count.
   f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
   f.pass();
@@ -374,6 +385,196 @@ TEST_CASE("HpaController: a FederatedHPA created between ticks is synced at once
   CHECK(f.controller->stats().synced_on_create == 1);
   f.controller->stop();
   CHECK_FALSE(f.cp->watching);  // the watch ends with the loop
+}
+
+}  // namespace
+}  // namespace fedmetrics::controller
+
+// Deciding only on complete data in the live loop: the same rules as
+// `simulate` (member_placement_test.cpp), fed from the ResourceBinding, the
+// pod lists and the aggregator's warnings.
+namespace fedmetrics::controller {
+namespace {
+
+json fhpa_with(const json& metrics) {
+  json h = fhpa("web");
+  h["spec"]["metrics"] = metrics;
+  return h;
+}
+
+ControllerOptions no_window() {
+  ControllerOptions options;
+  options.algorithm.downscale_stabilization = std::chrono::seconds(0);
+  return options;
+}
+
+bool has_event(const MemoryControlPlane& cp, const std::string& prefix, const std::string& part) {
+  for (const auto& e : cp.events)
+    if (e.starts_with(prefix) && e.find(part) != std::string::npos) return true;
+  return false;
+}
+
+std::string scaling_active_message(const json& status) {
+  for (const auto& c : status["conditions"])
+    if (c["type"] == "ScalingActive") return c["message"].get<std::string>();
+  return "";
+}
+
+TEST_CASE("HpaController: Duplicated placement is calibrated: 2 replicas on 3 members at half the target stay") {
+  Fixture f(no_window());
+  auto member3 = std::make_shared<PodMember>("member3", std::vector<std::string>{"web-a", "web-b"});
+  f.member1->pod_names = {"web-a", "web-b"};
+  f.member2->pod_names = {"web-a", "web-b"};
+  f.members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{f.member1, f.member2, member3});
+  f.cp->hpas.push_back(fhpa("web"));
+  f.cp->target_clusters = std::vector<TargetCluster>{{"member1", 2}, {"member2", 2}, {"member3", 2}};
+  // 6 pods at 25 % of 100m, half the 50 % target: ceil(0.5 * 6) = 3 uncalibrated.
+  for (const char* m : {"member1", "member2", "member3"})
+    for (const char* p : {"web-a", "web-b"}) f.metrics->cpu[{m, p}] = "25m";
+  f.pass();
+  // ceil(0.5 * 6 / 3) = 1: a scale-down, never the scale-up to 3.
+  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{1});
+}
+
+TEST_CASE("HpaController: a member whose pods could not be read cannot cause a scale-down") {
+  Fixture f(no_window());
+  f.cp->hpas.push_back(fhpa("web"));
+  f.cp->target_clusters = std::vector<TargetCluster>{{"member1", 1}, {"member2", 1}};
+  f.member2->down = true;
+  // member1's pod at 10 % of the 50 % target; member2's is missing: at 100 %
+  // of its request on a scale-down, (10 + 100) / 200 = 55 %: no scale-down.
+  f.metrics->cpu = {{{"member1", "web-a"}, "10m"}};
+  f.pass();
+  CHECK(f.cp->scale_updates.empty());
+  CHECK(f.cp->statuses.at("shop/web")["desiredReplicas"] == 2);
+  CHECK(has_event(*f.cp, "Warning IncompleteMetrics:", "pods of member2 could not be read (1 placed replicas"));
+  CHECK_THAT(scaling_active_message(f.cp->statuses.at("shop/web")), Catch::Contains("member2"));
+
+  // Read again, the same load scales down.
+  f.member2->down = false;
+  f.metrics->cpu = {{{"member1", "web-a"}, "10m"}, {{"member2", "web-a"}, "10m"}};
+  f.pass();
+  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{1});
+}
+
+TEST_CASE("HpaController: a member left out (its Cluster NotReady) has missing pods, not absent ones") {
+  Fixture f(no_window());
+  f.cp->hpas.push_back(fhpa("web"));
+  f.cp->target_clusters = std::vector<TargetCluster>{{"member1", 1}, {"member2", 1}};
+  // member2 is not a member to ask at all: the member source left it out.
+  f.members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{f.member1});
+  f.members->left_out = {{"member2", "Cluster NotReady (ClusterNotReachable)"}};
+  f.metrics->cpu = {{{"member1", "web-a"}, "10m"}};
+  f.pass();
+  // Without it, member1's pod alone at 10 % of a 50 % target would scale 2 -> 1.
+  CHECK(f.cp->scale_updates.empty());
+  CHECK(has_event(*f.cp, "Warning IncompleteMetrics:", "member2"));
+
+  // Without a binding, every left-out member's share of the replicas is missing too.
+  f.cp->target_clusters = std::nullopt;
+  f.pass();
+  CHECK(f.cp->scale_updates.empty());
+
+  // Ready again: the same load scales down.
+  f.members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{f.member1, f.member2});
+  f.members->left_out.clear();
+  f.cp->target_clusters = std::vector<TargetCluster>{{"member1", 1}, {"member2", 1}};
+  f.metrics->cpu = {{{"member1", "web-a"}, "10m"}, {{"member2", "web-a"}, "10m"}};
+  f.pass();
+  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{1});
+}
+
+TEST_CASE("HpaController: an External value that misses a member scales up, never down") {
+  Fixture f(no_window());
+  f.cp->hpas.push_back(fhpa_with(json::parse(R"([{"type":"External","external":{"metric":{"name":"queue"},
+      "target":{"type":"Value","value":"10"}}}])")));
+  auto answer = [](const std::string& value, std::vector<std::string> warnings) {
+    k8s::ExternalMetricValue v;
+    v.metric_name = "queue";
+    v.value = q(value);
+    return aggregator::ExternalMetricsAnswer{std::vector<k8s::ExternalMetricValue>{v}, std::move(warnings)};
+  };
+  // 2 ready pods; 2 of a target of 10: ceil(0.2 * 2) = 1 when complete.
+  f.metrics->external["queue"] = answer("2", {"member2: timeout: context deadline exceeded"});
+  f.pass();
+  CHECK(f.cp->scale_updates.empty());
+  const json status = f.cp->statuses.at("shop/web");
+  CHECK(status["currentMetrics"][0]["external"]["current"]["value"] == "2");
+  CHECK_THAT(scaling_active_message(status), Catch::Contains("external metric queue") && Catch::Contains("misses member2"));
+  CHECK(has_event(*f.cp, "Warning IncompleteMetrics:", "misses member2"));
+
+  f.metrics->external["queue"] = answer("30", {"member2: left out: Cluster NotReady"});
+  f.pass();
+  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{4});  // ceil(3 * 2) = 6, limited to 4
+
+  f.metrics->external["queue"] = answer("2", {});
+  f.pass();
+  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{4, 1});
+}
+
+TEST_CASE("HpaController: a Namespace's Object metric is always the FederatedHPA's own namespace") {
+  Fixture f;
+  f.cp->hpas.push_back(fhpa_with(json::parse(R"([{"type":"Object","object":{
+      "describedObject":{"apiVersion":"v1","kind":"Namespace","name":"other-team"},
+      "metric":{"name":"backlog"},"target":{"type":"Value","value":"10"}}}])")));
+  f.pass();
+  REQUIRE(f.metrics->custom_asked.size() == 1);
+  CHECK(f.metrics->custom_asked[0].namespace_name.empty());  // root-scoped
+  CHECK(f.metrics->custom_asked[0].name == "shop");          // never "other-team"
+  CHECK(f.metrics->custom_asked[0].resource.resource == "namespaces");
+}
+
+TEST_CASE("HpaController: Pods and Object metrics of one name with different selectors are asked apart") {
+  Fixture f;
+  f.cp->hpas.push_back(fhpa_with(json::parse(R"([
+      {"type":"Object","object":{"describedObject":{"apiVersion":"v1","kind":"Service","name":"web"},
+        "metric":{"name":"rps","selector":{"matchLabels":{"verb":"GET"}}},"target":{"type":"Value","value":"10"}}},
+      {"type":"Object","object":{"describedObject":{"apiVersion":"v1","kind":"Service","name":"web"},
+        "metric":{"name":"rps","selector":{"matchLabels":{"verb":"POST"}}},"target":{"type":"Value","value":"10"}}},
+      {"type":"Object","object":{"describedObject":{"apiVersion":"v1","kind":"Service","name":"web"},
+        "metric":{"name":"rps","selector":{"matchLabels":{"verb":"POST"}}},"target":{"type":"Value","value":"20"}}},
+      {"type":"Pods","pods":{"metric":{"name":"qps","selector":{"matchLabels":{"verb":"GET"}}},
+        "target":{"type":"AverageValue","averageValue":"1"}}},
+      {"type":"Pods","pods":{"metric":{"name":"qps","selector":{"matchLabels":{"verb":"POST"}}},
+        "target":{"type":"AverageValue","averageValue":"1"}}}])")));
+  f.pass();
+  std::map<std::string, int> asked;  // metric + selector -> queries
+  for (const auto& q : f.metrics->custom_asked) ++asked[q.metric + " " + q.metric_selector.to_string()];
+  CHECK(asked["rps verb=GET"] == 1);
+  CHECK(asked["rps verb=POST"] == 1);  // the same metric twice is asked once
+  CHECK(asked["qps verb=GET"] == 2);   // once per member
+  CHECK(asked["qps verb=POST"] == 2);
+}
+
+TEST_CASE("HpaController: pure pieces: member warnings, placement, native sidecars") {
+  CHECK(members_in_warnings({"member2: timeout: context deadline exceeded", "member1: left out: Cluster NotReady",
+                             "member2: http status 503: unavailable",
+                             "fedmetrics/cluster: no member cluster is named 'x'", "no member here"}) ==
+        std::vector<std::string>{"member1", "member2"});
+
+  PodListing listing;
+  listing.pods.push_back(to_autoscaler_pod("member1", k8s::Pod{}));
+  listing.unread_members = {"member2", "member3"};
+  auto placed = member_placement(std::vector<TargetCluster>{{"member1", 2}, {"member2", 2}, {"member3", 2}}, listing, 2);
+  CHECK(placed.member_replicas.size() == 3);
+  CHECK(placed.unread_members == std::map<std::string, std::int32_t, std::less<>>{{"member2", 2}, {"member3", 2}});
+  // No binding: the 5 existing replicas less the 1 listed pod, shared: 2 and 2.
+  auto estimated = member_placement(std::nullopt, listing, 5);
+  CHECK(estimated.member_replicas.empty());
+  CHECK(estimated.unread_members == std::map<std::string, std::int32_t, std::less<>>{{"member2", 2}, {"member3", 2}});
+
+  auto pod = k8s::pod_from_json(json::parse(R"({"metadata":{"name":"p","namespace":"n"},"spec":{
+      "initContainers":[{"name":"init","resources":{"requests":{"cpu":"1"}}},
+                        {"name":"proxy","restartPolicy":"Always","resources":{"requests":{"cpu":"50m"}}}],
+      "containers":[{"name":"app","resources":{"requests":{"cpu":"200m"}}}]}})"));
+  REQUIRE(pod.ok());
+  auto converted = to_autoscaler_pod("member1", *pod);
+  REQUIRE(converted.containers.size() == 2);  // app and the sidecar; the finished init container does not count
+  CHECK(converted.containers[0].name == "app");
+  CHECK(converted.containers[1].name == "proxy");
+  auto requests = autoscaler::calculate_requests({converted}, "", "cpu");
+  REQUIRE(requests.ok());
+  CHECK(requests->at(converted.key) == 250);
 }
 
 }  // namespace

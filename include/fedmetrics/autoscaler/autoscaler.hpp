@@ -17,6 +17,7 @@
 
 #include "fedmetrics/autoscaler/behavior.hpp"
 #include "fedmetrics/autoscaler/hpa_spec.hpp"
+#include "fedmetrics/autoscaler/member_placement.hpp"
 #include "fedmetrics/autoscaler/pod_state.hpp"
 #include "fedmetrics/autoscaler/replica_calculator.hpp"
 
@@ -88,6 +89,9 @@ struct SyncInput {
   std::vector<Pod> pods;  // every pod the target's selector matches, in every member
   MetricsSnapshot metrics;
   Timestamp now{};
+  // Where the replicas are and which members could not be read; empty
+  // outside a federation (scenario.md, "Several members").
+  MemberPlacement placement;
 };
 
 struct SyncResult {
@@ -96,6 +100,11 @@ struct SyncResult {
   bool rescale = false;               // the caller must set the target to desired_replicas
   std::string rescale_reason;         // for the event, e.g. "cpu resource utilization (...) above target"
   std::optional<std::string> error;   // metric errors, also when scaling up on the valid metrics
+  // The data this decision lacked, naming the members: unread members and
+  // the metrics that miss a member ("incomplete data: external metric
+  // queue_depth(queue=jobs) misses member2 (no scale-down on it)"). Also in
+  // the ScalingActive message; the loop records an IncompleteMetrics Event.
+  std::optional<std::string> incomplete;
   FederatedHPAStatus status;
   ScalingHistory history;             // to carry into the next sync
   // The history without this sync's scale event, for rescale_failed.

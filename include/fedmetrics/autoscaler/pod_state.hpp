@@ -90,6 +90,12 @@ struct ObjectMetricValue {
   std::string name;
   std::string metric_name;
   k8s::Expected<k8s::Quantity> value = k8s::Quantity();
+  // The metric selector (canonical LabelSelector::to_string), part of the
+  // key: two Object metrics of one name with different selectors are two values.
+  std::string selector{};
+  // Members whose part of the (summed) value is missing: the value is
+  // incomplete, and may justify a scale-up but never a scale-down.
+  std::vector<std::string> missing_members{};
 };
 
 // external.metrics.k8s.io: every series matching the selector.
@@ -97,14 +103,21 @@ struct ExternalMetricValues {
   std::string metric_name;
   std::string selector;  // canonical label selector string (LabelSelector::to_string)
   k8s::Expected<std::vector<k8s::Quantity>> values = std::vector<k8s::Quantity>{};
+  // Members whose series are missing from `values` (see ObjectMetricValue).
+  std::vector<std::string> missing_members{};
 };
+
+// The key of a Pods metric in MetricsSnapshot::pods: the metric name, and its
+// metric selector when it has one, so that two Pods metrics of one name with
+// different selectors do not share values ("qps", "qps{verb=GET}").
+std::string pods_metric_key(std::string_view metric_name, std::string_view selector);
 
 // Everything the metrics APIs answered for one sync. A fetch that failed is
 // an Error in place of its values; the calculation turns it into the
 // FailedGet...Metric condition.
 struct MetricsSnapshot {
   k8s::Expected<std::vector<PodResourceSample>> resource = std::vector<PodResourceSample>{};
-  // Keyed by metric name.
+  // Keyed by pods_metric_key(name, selector).
   std::map<std::string, k8s::Expected<std::vector<PodMetricSample>>, std::less<>> pods;
   std::vector<ObjectMetricValue> objects;
   std::vector<ExternalMetricValues> externals;

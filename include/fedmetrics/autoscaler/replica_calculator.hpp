@@ -62,7 +62,7 @@ PodGroups group_pods(const std::vector<Pod>& pods, const PodMetricsInfo& metrics
 // Per-pod requests of `resource` in milli-units: the sum over the containers
 // (and sidecar init containers), or only `container` when given. A container
 // without the request is an error ("missing request for cpu in container app
-// of Pod member1/default/web-1").
+// of Pod member1/default/web-1"); a pod without `container` requests 0 of it.
 k8s::Expected<std::map<PodKey, std::int64_t>> calculate_requests(const std::vector<Pod>& pods,
                                                                  std::string_view container,
                                                                  std::string_view resource);
@@ -106,34 +106,39 @@ k8s::Expected<ReplicaCalculation> resource_replicas(std::int32_t current_replica
                                                     std::string_view resource, std::string_view container,
                                                     const Tolerances& tolerances, const std::vector<Pod>& pods,
                                                     const std::vector<PodResourceSample>& samples, Timestamp now,
-                                                    const CalculatorConfig& config);
+                                                    const CalculatorConfig& config,
+    double calibration = 1.0);
 
 // Resource / ContainerResource with an AverageValue target (GetRawResourceReplicas).
 k8s::Expected<ReplicaCalculation> raw_resource_replicas(std::int32_t current_replicas, std::int64_t target_usage,
                                                         std::string_view resource, std::string_view container,
                                                         const Tolerances& tolerances, const std::vector<Pod>& pods,
                                                         const std::vector<PodResourceSample>& samples, Timestamp now,
-                                                        const CalculatorConfig& config);
+                                                        const CalculatorConfig& config,
+    double calibration = 1.0);
 
 // Pods metric with an AverageValue target (GetMetricReplicas).
 k8s::Expected<ReplicaCalculation> pods_metric_replicas(std::int32_t current_replicas, std::int64_t target_usage,
                                                        std::string_view metric_name, const Tolerances& tolerances,
                                                        const std::vector<Pod>& pods,
                                                        const std::vector<PodMetricSample>& samples, Timestamp now,
-                                                       const CalculatorConfig& config);
+                                                       const CalculatorConfig& config,
+    double calibration = 1.0);
 
 // The plain-metric core shared by the two above (calcPlainMetricReplicas).
 k8s::Expected<ReplicaCalculation> plain_metric_replicas(PodMetricsInfo metrics, std::int32_t current_replicas,
                                                         std::int64_t target_usage, bool is_cpu,
                                                         const Tolerances& tolerances, const std::vector<Pod>& pods,
-                                                        Timestamp now, const CalculatorConfig& config);
+                                                        Timestamp now, const CalculatorConfig& config,
+    double calibration = 1.0);
 
 // Object metric with a Value target (GetObjectMetricReplicas): ratio =
 // value / target; with current_replicas 0 (scale to zero) the result is
 // ceil(ratio), otherwise ceil(ratio * ready pods) outside the tolerance.
 k8s::Expected<ReplicaCalculation> object_metric_replicas(std::int32_t current_replicas, std::int64_t target_usage,
                                                          std::int64_t usage, const Tolerances& tolerances,
-                                                         const std::vector<Pod>& pods);
+                                                         const std::vector<Pod>& pods,
+    double calibration = 1.0);
 
 // Object metric with an AverageValue target (GetObjectPerPodMetricReplicas):
 // ceil(value / target) when value / (target * status replicas) is outside
@@ -146,13 +151,19 @@ k8s::Expected<ReplicaCalculation> object_per_pod_metric_replicas(std::int32_t st
 // all matching series against the target, as for Object/Value.
 k8s::Expected<ReplicaCalculation> external_metric_replicas(std::int32_t current_replicas, std::int64_t target_usage,
                                                            const std::vector<std::int64_t>& values,
-                                                           const Tolerances& tolerances, const std::vector<Pod>& pods);
+                                                           const Tolerances& tolerances, const std::vector<Pod>& pods,
+    double calibration = 1.0);
 
 // External metric with an AverageValue target (GetExternalPerPodMetricReplicas).
 k8s::Expected<ReplicaCalculation> external_per_pod_metric_replicas(std::int32_t status_replicas,
                                                                    std::int64_t target_usage_per_pod,
                                                                    const std::vector<std::int64_t>& values,
                                                                    const Tolerances& tolerances);
+
+// `calibration` (every function that derives a count from a count of pods):
+// Karmada's FederatedHPA factor, sum(member replicas) / template replicas
+// (member_placement.hpp). The pod-derived count is divided by it before it
+// is rounded up: ceil(ratio * pods / calibration). 1 outside a federation.
 
 // ceil(x) as an int32, saturating (upstream clamps at MaxInt32).
 std::int32_t ceil_to_int32(double x);

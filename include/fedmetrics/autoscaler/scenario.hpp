@@ -24,6 +24,7 @@ struct ScenarioStep {
   std::optional<std::int32_t> status_replicas;  // absent: replicas
   std::vector<Pod> pods;
   MetricsSnapshot metrics;
+  MemberPlacement placement;  // memberReplicas, unreadMembers
 };
 
 struct Scenario {

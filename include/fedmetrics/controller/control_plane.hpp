@@ -28,6 +28,15 @@ struct Scale {
   std::string resource_version;
 };
 
+// One member a ResourceBinding schedules the target to (spec.clusters[]),
+// with the replicas placed there (with a Duplicated placement, the
+// template's replicas in every member; 0 when the binding gives none).
+struct TargetCluster {
+  std::string name;
+  std::int32_t replicas = 0;
+  friend bool operator==(const TargetCluster&, const TargetCluster&) = default;
+};
+
 // Who an Event is about.
 struct EventSubject {
   std::string namespace_name;
@@ -58,15 +67,15 @@ class ControlPlane {
   // Sets spec.replicas, conditional on `resource_version` (a conflict is an error).
   virtual void update_scale(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
                             std::int32_t replicas, const std::string& resource_version, Done<Scale> done) = 0;
-  // The member clusters Karmada scheduled the target to (its ResourceBinding's
-  // spec.clusters), or nullopt when that is not known (no binding): then every
-  // member is asked. The default knows none.
+  // The member clusters Karmada scheduled the target to, with their replicas
+  // (its ResourceBinding's spec.clusters), or nullopt when that is not known
+  // (no binding): then every member is asked. The default knows none.
   virtual void get_target_clusters(const std::string& namespace_name,
                                    const autoscaler::CrossVersionObjectReference& target,
-                                   Done<std::optional<std::vector<std::string>>> done) {
+                                   Done<std::optional<std::vector<TargetCluster>>> done) {
     (void)namespace_name;
     (void)target;
-    done(std::optional<std::vector<std::string>>());
+    done(std::optional<std::vector<TargetCluster>>());
   }
   virtual void update_status(const std::string& namespace_name, const std::string& name, nlohmann::json status,
                              Done<bool> done) = 0;

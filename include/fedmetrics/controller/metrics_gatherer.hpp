@@ -18,7 +18,9 @@
 #include "fedmetrics/aggregator/member_cluster.hpp"
 #include "fedmetrics/aggregator/metrics_service.hpp"
 #include "fedmetrics/autoscaler/hpa_spec.hpp"
+#include "fedmetrics/autoscaler/member_placement.hpp"
 #include "fedmetrics/autoscaler/pod_state.hpp"
+#include "fedmetrics/controller/control_plane.hpp"
 
 namespace fedmetrics::controller {
 
@@ -28,7 +30,31 @@ autoscaler::Pod to_autoscaler_pod(const std::string& cluster, const k8s::Pod& po
 struct PodListing {
   std::vector<autoscaler::Pod> pods;
   std::vector<std::string> failed_members;  // "member2: connection refused"
+  std::vector<std::string> unread_members;  // "member2", in name order
 };
+
+// The members an aggregator answer's warnings name as failed or left out
+// ("member2: timeout: ..."), in name order: their part of a summed Object or
+// External value is missing. Notes about the query itself are not members.
+std::vector<std::string> members_in_warnings(const std::vector<std::string>& warnings);
+
+// What the calculation must know of the federation (member_placement.hpp):
+// the replicas the ResourceBinding placed in each member (`hosts`; the
+// calibration), and the members whose pod list failed, each with the
+// replicas placed there. Without a binding those are not known: the
+// replicas the scale reports that no listed pod accounts for are shared
+// among the unread members (an estimate, said in the comment of the code).
+autoscaler::MemberPlacement member_placement(const std::optional<std::vector<TargetCluster>>& hosts,
+                                             const PodListing& listing, std::int32_t status_replicas);
+
+// The members whose pods could not even be asked for: a host the
+// ResourceBinding names that is not a member to ask (its Cluster is
+// NotReady, or it is unknown), or, without a binding, every member the
+// member source left out. Their pods are missing, not absent: added to
+// `listing` as unread members (with the reason in failed_members), so that a
+// NotReady member under load cannot cause a scale-down.
+void add_members_not_asked(PodListing& listing, const aggregator::MemberSnapshot& members,
+                           const std::optional<std::set<std::string>>& hosts);
 
 // Lists the pods matching `selector` in `namespace_name` in every member, in parallel.
 void list_pods(const aggregator::MemberList& members, const std::string& namespace_name,

@@ -1,7 +1,8 @@
 #pragma once
 // The fields of a core/v1 Pod that an autoscaler reads (the HPA controller's
 // replica calculator and its pod lister): labels, phase, the Ready condition,
-// start and deletion times, and the containers' resource requests.
+// start and deletion times, and the containers' resource requests (with the
+// init containers' and their restartPolicy: a native sidecar's count).
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@ struct PodCondition {
 struct PodContainer {
   std::string name;
   ResourceList requests;
+  std::string restart_policy{};  // init containers: "Always" for a native sidecar; "" when absent
   friend bool operator==(const PodContainer&, const PodContainer&) = default;
 };
 
@@ -31,6 +33,7 @@ struct Pod {
   ObjectMeta metadata;
   std::optional<Timestamp> deletion_timestamp;
   std::vector<PodContainer> containers;  // spec.containers
+  std::vector<PodContainer> init_containers;  // spec.initContainers
   std::string phase;                     // status.phase; "" when absent
   std::vector<PodCondition> conditions;  // status.conditions
   std::optional<Timestamp> start_time;   // status.startTime
