@@ -2,9 +2,13 @@
 // their callbacks, merge when the last one arrives, answer every waiter.
 #include "fedmetrics/aggregator/aggregator.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <iterator>
+#include <list>
 #include <mutex>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -78,11 +82,17 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
   struct Cached {
     std::chrono::steady_clock::time_point expires;
     AnyAnswer answer;
+    std::list<std::string>::iterator position;  // in cache_order
   };
 
   mutable std::mutex mutex;
   std::map<std::string, AnyWaiters> in_flight;  // guarded by mutex
-  std::map<std::string, Cached> cache;          // guarded by mutex
+  // The result cache, bounded by options.cache_max_entries. One TTL for all
+  // entries, so insertion order is expiry order: cache_order lists the keys
+  // oldest first, and both expiry and eviction pop from its front (O(1) per
+  // entry, amortised over the inserts that made them).
+  std::unordered_map<std::string, Cached> cache;  // guarded by mutex
+  std::list<std::string> cache_order;            // guarded by mutex
   std::map<std::string, std::uint64_t, std::less<>> errors_by_cluster;  // guarded by mutex
   // Each member's answer time (seconds, moving average), to ask the slowest
   // first: the answer waits for it, so its request should leave first and
@@ -119,6 +129,7 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
           done(std::move(answer));
           return false;
         }
+        cache_order.erase(it->second.position);
         cache.erase(it);
       }
     }
@@ -145,12 +156,28 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
       waiters = std::move(std::get<Waiters<A>>(it->second));
       in_flight.erase(it);
       if (cache_enabled() && cacheable(*answer)) {
-        const auto now = clock();
-        std::erase_if(cache, [&](const auto& entry) { return !(now < entry.second.expires); });
-        cache.insert_or_assign(key, Cached{now + options.cache_ttl, AnyAnswer(answer)});
+        cache_insert(key, AnyAnswer(answer), clock());
       }
     }
     for (auto& waiter : waiters) waiter(answer);
+  }
+
+  // Stores `answer` under `key` until now + cache_ttl: the expired entries
+  // leave first, then the oldest ones while the cache is full. mutex held.
+  void cache_insert(const std::string& key, AnyAnswer answer, std::chrono::steady_clock::time_point now) {
+    if (auto it = cache.find(key); it != cache.end()) {
+      cache_order.erase(it->second.position);
+      cache.erase(it);
+    }
+    const std::size_t capacity = std::max<std::size_t>(options.cache_max_entries, 1);
+    while (!cache_order.empty()) {
+      auto oldest = cache.find(cache_order.front());
+      if (now < oldest->second.expires && cache.size() < capacity) break;
+      cache.erase(oldest);
+      cache_order.pop_front();
+    }
+    cache_order.push_back(key);
+    cache.emplace(key, Cached{now + options.cache_ttl, std::move(answer), std::prev(cache_order.end())});
   }
 
   void record_error(const std::string& cluster, const MemberError& error) {
@@ -264,19 +291,24 @@ void Aggregator::pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<P
   // tens of microseconds against milliseconds.)
   using Items = std::vector<k8s::PodMetrics>;
   using R = PreparedItems<k8s::PodMetrics>;
+  // One query (selectors included) for the whole fan-out, shared by every
+  // member's callback and the merge, never copied per member: a selector may
+  // be up to kMaxSelectorBytes and a parse of it about 100 times that.
+  const auto shared = std::make_shared<const ResourceMetricsQuery>(std::move(q));
   state_->fan_out<R, PodMetricsAnswer>(
       key, members, plan.members,
-      [fwd = std::move(plan.forwarded), q](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
+      [fwd = std::move(plan.forwarded), shared](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
         m.pod_metrics(fwd.namespace_name, fwd.label_selector, fwd.field_selector, deadline,
-                      [cb = std::move(cb), q, cluster = m.name()](MemberResult<Items> result) {
+                      [cb = std::move(cb), shared, cluster = m.name()](MemberResult<Items> result) {
                         cb(prepared(std::move(result), [&](Items items) {
-                          return prepare_pod_metrics(cluster, std::move(items), q);
+                          return prepare_pod_metrics(cluster, std::move(items), *shared);
                         }));
                       });
       },
-      [q, unasked = std::move(plan.unasked), notes = std::move(plan.warnings)](std::vector<MemberAnswer<R>> answers) {
+      [shared, unasked = std::move(plan.unasked), notes = std::move(plan.warnings)](
+          std::vector<MemberAnswer<R>> answers) {
         add_unasked(answers, unasked);
-        return with_warnings(merge_prepared_pod_metrics(std::move(answers), q), notes);
+        return with_warnings(merge_prepared_pod_metrics(std::move(answers), *shared), notes);
       });
 }
 
@@ -292,19 +324,21 @@ void Aggregator::node_metrics(const ResourceMetricsQuery& query, AnswerCallback<
   if (plan.early) return state_->finish<NodeMetricsAnswer>(key, NodeMetricsAnswer{*plan.early, plan.warnings});
   using Items = std::vector<k8s::NodeMetrics>;
   using R = PreparedItems<k8s::NodeMetrics>;
+  const auto shared = std::make_shared<const ResourceMetricsQuery>(std::move(q));  // as in pod_metrics
   state_->fan_out<R, NodeMetricsAnswer>(
       key, members, plan.members,
-      [fwd = std::move(plan.forwarded), q](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
+      [fwd = std::move(plan.forwarded), shared](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
         m.node_metrics(fwd.label_selector, fwd.field_selector, deadline,
-                       [cb = std::move(cb), q, cluster = m.name()](MemberResult<Items> result) {
+                       [cb = std::move(cb), shared, cluster = m.name()](MemberResult<Items> result) {
                          cb(prepared(std::move(result), [&](Items items) {
-                           return prepare_node_metrics(cluster, std::move(items), q);
+                           return prepare_node_metrics(cluster, std::move(items), *shared);
                          }));
                        });
       },
-      [q, unasked = std::move(plan.unasked), notes = std::move(plan.warnings)](std::vector<MemberAnswer<R>> answers) {
+      [shared, unasked = std::move(plan.unasked), notes = std::move(plan.warnings)](
+          std::vector<MemberAnswer<R>> answers) {
         add_unasked(answers, unasked);
-        return with_warnings(merge_prepared_node_metrics(std::move(answers), q), notes);
+        return with_warnings(merge_prepared_node_metrics(std::move(answers), *shared), notes);
       });
 }
 

@@ -520,7 +520,8 @@ class Lexer {
 
 class Parser {
  public:
-  explicit Parser(std::string_view text) {
+  explicit Parser(std::string_view text, std::size_t max_requirements = std::numeric_limits<std::size_t>::max())
+      : max_requirements_(max_requirements) {
     Lexer lexer(text);
     while (true) {
       items_.push_back(lexer.lex());
@@ -538,6 +539,9 @@ class Parser {
       }
       auto requirement = parse_requirement();
       if (!requirement) return Error{"unable to parse requirement: " + requirement.error().message};
+      if (requirements.size() == max_requirements_) {
+        return Error{"too many requirements in the selector: the limit is " + std::to_string(max_requirements_)};
+      }
       requirements.push_back(std::move(*requirement));
       const auto [after, after_literal] = consume(Context::Values);
       if (after == Token::EndOfString) return requirements;
@@ -676,6 +680,7 @@ class Parser {
 
   std::vector<ScannedItem> items_;
   std::size_t position_ = 0;
+  std::size_t max_requirements_;
 };
 
 // ---------------------------------------------------------------------------
@@ -861,7 +866,11 @@ std::string Requirement::to_string() const {
 }
 
 Expected<LabelSelector> LabelSelector::parse(std::string_view text) {
-  auto requirements = Parser(text).parse();
+  return parse(text, std::numeric_limits<std::size_t>::max());
+}
+
+Expected<LabelSelector> LabelSelector::parse(std::string_view text, std::size_t max_requirements) {
+  auto requirements = Parser(text, max_requirements).parse();
   if (!requirements) return requirements.error();
   return from_requirements(std::move(*requirements));
 }

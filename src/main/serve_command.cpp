@@ -143,6 +143,11 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
   serve->add_option("--cache-ttl", o.cache_ttl,
                     "Serve repeated identical queries from a result cache for this long (Go duration; 0s: off).")
       ->capture_default_str();
+  serve->add_option("--cache-max-entries", o.cache_max_entries,
+                    "At most this many answers in the result cache of --cache-ttl; when full, the oldest\n"
+                    "(the next to expire) makes room.")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   serve->add_option("--max-member-response-bytes", o.max_member_response_bytes,
                     "Largest response accepted from a member cluster; a larger one is an error for that member.")
       ->capture_default_str();
@@ -572,6 +577,7 @@ int run_serve(const ServeOptions& o) {
     aggregator::AggregatorOptions aggregator_options;
     aggregator_options.member_timeout = member_timeout;
     aggregator_options.cache_ttl = cache_ttl;
+    aggregator_options.cache_max_entries = o.cache_max_entries;
     aggregator_options.on_member_error = [log = std::make_shared<MemberFailureLog>()](
                                              std::string_view member, const aggregator::MemberError& e) { (*log)(member, e); };
     aggregator_impl = std::make_shared<aggregator::Aggregator>(members, aggregator_options);

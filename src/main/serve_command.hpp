@@ -1,6 +1,7 @@
 #pragma once
 // `fedmetrics serve`: the aggregated metrics API server.
 #include <cstdint>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,7 @@ struct ServeOptions {
   std::string member_access = "direct";
   std::string member_timeout = "3s";
   std::string cache_ttl = "0s";
+  std::size_t cache_max_entries = 1024;
   std::size_t max_member_response_bytes = 64ULL << 20;
   std::size_t member_max_connections = 8;
   double member_qps = 0;

@@ -10,7 +10,26 @@ using nlohmann::json;
 
 namespace {
 
-// The group and resource a request is about, for the request metrics.
+// The resource label of a custom metrics request: the object's resource when
+// it is one of the kinds an HPA commonly targets, else "other". The path is
+// the caller's, so taking it as it is would let any authorized caller create
+// series without bound (kube-apiserver's apiserver_request_total likewise
+// labels only resources it serves; custom paths are "other").
+std::string custom_metrics_resource_label(const k8s::GroupResource& resource) {
+  static constexpr std::string_view kKnown[] = {
+      "pods",          "nodes",           "namespaces", "services",
+      "deployments.apps", "statefulsets.apps", "replicasets.apps", "daemonsets.apps",
+      "jobs.batch",    "ingresses.networking.k8s.io"};
+  const std::string name = resource.to_string();
+  for (std::string_view known : kKnown)
+    if (name == known) return name;
+  return "other";
+}
+
+// The group and resource a request is about, for the request metrics. Every
+// value comes from a closed set: the three metrics groups (or "" for the
+// non-resource paths), and pods/nodes, the known custom kinds or "other",
+// "external".
 std::pair<std::string, std::string> metric_labels(const ApiRequest& request) {
   struct Visitor {
     std::pair<std::string, std::string> operator()(const InfoRequest& r) const { return {r.group, ""}; }
@@ -18,7 +37,7 @@ std::pair<std::string, std::string> metric_labels(const ApiRequest& request) {
       return {"metrics.k8s.io", q.kind == aggregator::ResourceMetricsQuery::Kind::Pods ? "pods" : "nodes"};
     }
     std::pair<std::string, std::string> operator()(const aggregator::CustomMetricsQuery& q) const {
-      return {"custom.metrics.k8s.io", q.resource.to_string()};
+      return {"custom.metrics.k8s.io", custom_metrics_resource_label(q.resource)};
     }
     std::pair<std::string, std::string> operator()(const aggregator::ExternalMetricsQuery&) const {
       return {"external.metrics.k8s.io", "external"};

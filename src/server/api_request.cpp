@@ -33,6 +33,44 @@ std::string_view verb_for(std::string_view method, bool is_list) {
 bool is_read(std::string_view method) { return method == "GET" || method == "HEAD"; }
 
 // Rejects writes and watches on a metrics resource with apiserver's 405.
+// Upstream's path.IsValidPathSegmentName (apimachinery pkg/api/validation/path):
+// a namespace or object name that is "." or "..", or holds '/' or '%' once
+// decoded, would name another path on the member; kube-apiserver refuses it.
+std::optional<Status> check_path_segment(std::string_view field, std::string_view name) {
+  for (std::string_view bad : {".", ".."}) {
+    if (name == bad) return Status::bad_request(std::string(field) + " name may not be '" + std::string(bad) + "'");
+  }
+  for (std::string_view bad : {"/", "%"}) {
+    if (name.find(bad) != std::string_view::npos)
+      return Status::bad_request(std::string(field) + " name may not contain '" + std::string(bad) + "'");
+  }
+  return std::nullopt;
+}
+
+std::optional<Status> check_names(std::string_view namespace_name, std::string_view name) {
+  if (!namespace_name.empty()) {
+    if (auto bad = check_path_segment("namespace", namespace_name)) return bad;
+  }
+  if (!name.empty()) return check_path_segment("resource", name);
+  return std::nullopt;
+}
+
+// The selector's bytes are checked before it is parsed (parsing is what costs).
+std::optional<Status> check_selector_size(std::string_view parameter, std::string_view text) {
+  if (text.size() <= kMaxSelectorBytes) return std::nullopt;
+  return Status::bad_request(std::string(parameter) + " is too long: " + std::to_string(text.size()) +
+                             " bytes, the limit is " + std::to_string(kMaxSelectorBytes));
+}
+
+// A label selector query parameter, bounded in bytes and requirements.
+k8s::Expected<k8s::LabelSelector> parse_label_selector(const QueryValues& query, std::string_view parameter) {
+  const std::string text = query_value(query, parameter);
+  if (auto bad = check_selector_size(parameter, text)) return k8s::Error{bad->message};
+  auto selector = k8s::LabelSelector::parse(text, kMaxSelectorRequirements);
+  if (!selector) return selector.error();
+  return selector;
+}
+
 std::optional<Status> check_method(std::string_view method, const QueryValues& query, const GroupResource& what,
                                    bool is_list) {
   if (!is_read(method)) return Status::method_not_allowed(verb_for(method, is_list), what);
@@ -62,11 +100,18 @@ ApiRequest parse_resource_metrics(std::string_view method, const std::vector<std
   GroupResource what{std::string(kMetricsGroup), q.kind == ResourceMetricsQuery::Kind::Pods ? "pods" : "nodes"};
   if (auto bad = check_method(method, query, what, q.name.empty())) return *bad;
 
-  auto labels = k8s::LabelSelector::parse(query_value(query, "labelSelector"));
+  if (auto bad = check_names(q.namespace_name, q.name)) return *bad;
+
+  auto labels = parse_label_selector(query, "labelSelector");
   if (!labels) return Status::bad_request(labels.error().message);
   q.label_selector = std::move(*labels);
-  auto fields = k8s::FieldSelector::parse(query_value(query, "fieldSelector"));
+  const std::string field_text = query_value(query, "fieldSelector");
+  if (auto bad = check_selector_size("fieldSelector", field_text)) return *bad;
+  auto fields = k8s::FieldSelector::parse(field_text);
   if (!fields) return Status::bad_request(fields.error().message);
+  if (fields->requirements().size() > kMaxSelectorRequirements)
+    return Status::bad_request("fieldSelector has more than " + std::to_string(kMaxSelectorRequirements) +
+                               " requirements");
   q.field_selector = std::move(*fields);
   return q;
 }
@@ -99,19 +144,24 @@ ApiRequest parse_custom_metrics(std::string_view method, k8s::CustomMetricsVersi
   GroupResource what{std::string(kCustomGroup), q.resource.to_string()};
   if (auto bad = check_method(method, query, what, q.wildcard())) return *bad;
 
+  if (auto bad = check_names(q.namespace_name, q.wildcard() ? std::string_view() : std::string_view(q.name)))
+    return *bad;
+
   if (q.wildcard()) {
-    auto labels = k8s::LabelSelector::parse(query_value(query, "labelSelector"));
+    auto labels = parse_label_selector(query, "labelSelector");
     if (!labels) return Status::bad_request(labels.error().message);
     q.label_selector = std::move(*labels);
   }
   // Upstream answers a bad metricLabelSelector with a bare 500; 400 is the honest code.
-  auto metric_labels = k8s::LabelSelector::parse(query_value(query, "metricLabelSelector"));
+  auto metric_labels = parse_label_selector(query, "metricLabelSelector");
   if (!metric_labels) return Status::bad_request(metric_labels.error().message);
   q.metric_selector = std::move(*metric_labels);
 
   // custom-metrics-apiserver: a metadata.name field selector must agree with the path.
   if (!q.wildcard()) {
-    if (auto fields = k8s::FieldSelector::parse(query_value(query, "fieldSelector")); fields.ok()) {
+    const std::string field_text = query_value(query, "fieldSelector");
+    if (auto bad = check_selector_size("fieldSelector", field_text)) return *bad;
+    if (auto fields = k8s::FieldSelector::parse(field_text); fields.ok()) {
       for (const auto& r : fields->requirements()) {
         if (r.field == "metadata.name" && !r.negated && r.value != q.name)
           return Status::bad_request("fieldSelector metadata.name doesn't match requested name");
@@ -128,8 +178,9 @@ ApiRequest parse_external_metrics(std::string_view method, const std::vector<std
   q.namespace_name = parts[1];
   q.metric = parts[2];
   if (auto bad = check_method(method, query, {std::string(kExternalGroup), q.metric}, true)) return *bad;
+  if (auto bad = check_names(q.namespace_name, {})) return *bad;
   // On this API labelSelector selects metric series (wire contract 1.3).
-  auto labels = k8s::LabelSelector::parse(query_value(query, "labelSelector"));
+  auto labels = parse_label_selector(query, "labelSelector");
   if (!labels) return Status::bad_request(labels.error().message);
   q.metric_selector = std::move(*labels);
   return q;

@@ -2,6 +2,7 @@
 // Turns an HTTP method and request target into what is asked: an information
 // endpoint (health, version, discovery) or a metrics query, or the Kubernetes
 // Status that answers a malformed request. Pure: no I/O. Wire contract 0 and 1.
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -31,6 +32,16 @@ struct InfoRequest {
 
 using ApiRequest = std::variant<InfoRequest, aggregator::ResourceMetricsQuery, aggregator::CustomMetricsQuery,
                                 aggregator::ExternalMetricsQuery, k8s::Status>;
+
+// Bounds on each selector of a request (labelSelector, fieldSelector,
+// metricLabelSelector), checked before it is parsed and before any member is
+// asked. kube-apiserver has no explicit cap, only its ~1 MiB header limit;
+// parsing costs about 100 times the selector's size, so a bounded selector
+// bounds the memory of a request. 64 KiB and 1,000 requirements are far above
+// what the HPA controller or kubectl send (a handful of terms), and cap one
+// request's parse at a few MB.
+inline constexpr std::size_t kMaxSelectorBytes = 64 * 1024;
+inline constexpr std::size_t kMaxSelectorRequirements = 1000;
 
 // `target` is the request-target as sent (origin form: path and query).
 ApiRequest parse_api_request(std::string_view method, std::string_view target);

@@ -123,13 +123,16 @@ void RequestGate::handle(HttpRequest request, std::function<void(HttpResponse)> 
   }
   auto token = bearer_token(*shared);
   if (token.empty() || !options_.authentication) return respond(unauthorized());
-  if (auto cached = tokens_.get(token, Clock::now())) {
+  // Keyed by the token's digest, not the token (k8s.io/apiserver's cached
+  // token authenticator does the same): bounded keys, no token kept.
+  std::string token_key = auth::token_cache_key(token);
+  if (auto cached = token_key.empty() ? std::nullopt : tokens_.get(token_key, Clock::now())) {
     if (!cached->ok()) return respond(unauthorized());
     return authorize(shared, auth::with_authenticated_group(cached->user), std::move(attributes), std::move(respond), next);
   }
   options_.authentication->post(
       "/apis/authentication.k8s.io/v1/tokenreviews", auth::token_review_body(token),
-      [this, shared, token, attributes = std::move(attributes), respond = std::move(respond),
+      [this, shared, token_key = std::move(token_key), attributes = std::move(attributes), respond = std::move(respond),
        next](k8s::Expected<std::string> body) mutable {
         if (!body) {  // the review could not be made: not cached
           review_failed("TokenReview", body.error().message);
@@ -140,7 +143,7 @@ void RequestGate::handle(HttpRequest request, std::function<void(HttpResponse)> 
           review_failed("TokenReview", review.error().message);
           return respond(unauthorized());
         }
-        tokens_.put(token, *review, Clock::now());
+        if (!token_key.empty()) tokens_.put(token_key, *review, Clock::now());
         if (!review->ok()) return respond(unauthorized());
         authorize(shared, auth::with_authenticated_group(std::move(review->user)), std::move(attributes),
                   std::move(respond), next);

@@ -757,3 +757,35 @@ TEST_CASE("Aggregator: a request every member refuses with the same client error
   CHECK(reported == std::vector<std::string>{"member1"});
   CHECK(agg->stats().member_errors == 1);
 }
+
+TEST_CASE("Aggregator: the result cache holds at most cache_max_entries answers, dropping the oldest first",
+          "[aggregator]") {
+  World w;
+  auto m1 = w.add("member1");
+  m1->pods = std::vector{pod("default", "a")};
+  auto options = options_with(3s, 10s);
+  options.cache_max_entries = 2;
+  auto agg = w.aggregator(options);
+  Received<PodMetricsAnswer> got;
+
+  agg->pod_metrics(pods_in("a"), got.callback());
+  w.clock.now += 1s;
+  agg->pod_metrics(pods_in("b"), got.callback());
+  w.clock.now += 1s;
+  agg->pod_metrics(pods_in("c"), got.callback());  // full: "a", the oldest, makes room
+  CHECK(m1->pod_calls.size() == 3);
+
+  agg->pod_metrics(pods_in("b"), got.callback());
+  agg->pod_metrics(pods_in("c"), got.callback());
+  CHECK(m1->pod_calls.size() == 3);  // both still cached
+  CHECK(agg->stats().cache_hits == 2);
+
+  agg->pod_metrics(pods_in("a"), got.callback());  // evicted: asked again, and now "b" makes room
+  CHECK(m1->pod_calls.size() == 4);
+  agg->pod_metrics(pods_in("c"), got.callback());
+  CHECK(m1->pod_calls.size() == 4);
+  agg->pod_metrics(pods_in("b"), got.callback());
+  CHECK(m1->pod_calls.size() == 5);  // "c" had made room for it
+  agg->pod_metrics(pods_in("a"), got.callback());
+  CHECK(m1->pod_calls.size() == 5);
+}

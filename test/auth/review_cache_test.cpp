@@ -66,3 +66,37 @@ TEST_CASE("Auth: the review cache is safe to share between threads", "[auth][cac
   CHECK(wrong == 0);
   CHECK(cache.size() <= 64);
 }
+
+namespace {
+std::string hex(const std::string& bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += kHex[c >> 4];
+    out += kHex[c & 0xF];
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("Auth: the token cache is keyed by the token's SHA-256, never the token", "[auth][cache]") {
+  // FIPS 180-2's test vector.
+  CHECK(hex(token_cache_key("abc")) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  const std::string long_token(64 * 1024, 't');
+  const std::string key = token_cache_key(long_token);
+  CHECK(key.size() == 32);
+  CHECK(key.find("tttt") == std::string::npos);
+  CHECK(token_cache_key(long_token) == key);
+  CHECK(token_cache_key(long_token + "u") != key);
+
+  // 5,000 distinct 64 KiB tokens: the cache holds its capacity of 32-byte keys.
+  ReviewCache<std::string> cache(10s, 4096);
+  const ReviewCache<std::string>::Clock::time_point t0{};
+  std::string token = long_token;
+  for (int i = 0; i < 5000; ++i) {
+    token.replace(0, std::to_string(i).size(), std::to_string(i));
+    cache.put(token_cache_key(token), "jane", t0);
+  }
+  CHECK(cache.size() == 4096);
+  CHECK(cache.get(token_cache_key(token), t0) == "jane");
+}

@@ -653,3 +653,16 @@ TEST_CASE("LabelSelector: hostile input never crashes and valid output re-parses
     if (parsed) CHECK(parsed->to_string() == "k in (,a)");
   }
 }
+
+TEST_CASE("LabelSelector: parse with a requirement limit stops at the first one over it") {
+  auto three = LabelSelector::parse("a=1,b in (x,y,z),!c", 3);
+  REQUIRE(three.ok());
+  CHECK(three->requirements().size() == 3);
+  auto four = LabelSelector::parse("a=1,b in (x,y,z),!c,d", 3);
+  REQUIRE(!four.ok());
+  CHECK(four.error().message == "too many requirements in the selector: the limit is 3");
+  // A syntax error before the limit is reported as such.
+  CHECK(LabelSelector::parse("a=1,=", 1).error().message.starts_with("found '='"));
+  // Without a limit, as before.
+  CHECK(LabelSelector::parse("a=1,b=2,c=3,d=4").ok());
+}

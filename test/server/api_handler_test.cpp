@@ -141,3 +141,38 @@ TEST_CASE("ApiHandler: without members every metrics query is 503", "[server][ha
     CHECK(json::parse(r.body_bytes())["reason"] == "ServiceUnavailable");
   }
 }
+
+TEST_CASE("ApiHandler: request metrics label values come from a closed set, never from the path",
+          "[server][handler]") {
+  auto service = std::make_shared<FakeMetricsService>();
+  service->custom = {std::vector<k8s::MetricValue>{}, {}};
+  auto metrics = std::make_shared<ServerMetrics>();
+  ApiHandler handler(service, metrics, {});
+  call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/x/pods/*/random-name-123");
+  call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/x/random-resource-456/*/m");
+  call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/x/things.random-group-789/o/m");
+  call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/x/deployments.apps/web/m");
+  call(handler, "GET", "/apis/external.metrics.k8s.io/v1beta1/namespaces/x/random-metric-000");
+  const std::string text = metrics->serialize();
+  for (const char* caller_chosen : {"random-name-123", "random-resource-456", "random-group-789", "random-metric-000"}) {
+    INFO(caller_chosen);
+    CHECK(text.find(caller_chosen) == std::string::npos);
+  }
+  CHECK(text.find("resource=\"other\"") != std::string::npos);
+  CHECK(text.find("resource=\"pods\"") != std::string::npos);
+  CHECK(text.find("resource=\"deployments.apps\"") != std::string::npos);
+  CHECK(text.find("resource=\"external\"") != std::string::npos);
+}
+
+TEST_CASE("ApiHandler: a selector over the limits is a 400 and the service is never asked", "[server][handler]") {
+  auto service = std::make_shared<FakeMetricsService>();
+  ApiHandler handler(service, nullptr, {});
+  std::string selector;
+  for (int i = 0; i <= 1000; ++i) selector += (i ? "%2Ck" : "k") + std::to_string(i) + "%3Dv";
+  auto r = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods?labelSelector=" + selector);
+  CHECK(r.status == 400);
+  CHECK(json::parse(r.body_bytes())["message"] == "too many requirements in the selector: the limit is 1000");
+  auto dots = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/../pods");
+  CHECK(dots.status == 400);
+  CHECK(service->asked.empty());
+}

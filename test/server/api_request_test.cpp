@@ -189,3 +189,91 @@ TEST_CASE("ApiRequest: a bad escape in the path is a 400", "[server][request]") 
   // The decoding itself is tested in test/k8s/url_test.cpp.
   expect_status(parse_api_request("GET", "/apis/metrics.k8s.io/v1beta1/pods%zz"), 400);
 }
+
+namespace {
+
+// "k0=v,k1=v,...": `count` requirements, URL-encoded as a query value.
+std::string many_requirements(std::size_t count) {
+  std::string out;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (i > 0) out += "%2C";
+    out += "k" + std::to_string(i) + "%3Dv";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("ApiRequest: selectors over the byte or requirement limit are 400 naming the limit", "[server][request]") {
+  const std::string pods = "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods";
+  const std::string custom = "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/rps";
+  const std::string external = "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue";
+
+  // At the limits: accepted.
+  auto at_limit = expect_kind<ResourceMetricsQuery>(
+      parse_api_request("GET", pods + "?labelSelector=" + many_requirements(kMaxSelectorRequirements)));
+  CHECK(at_limit.label_selector.requirements().size() == kMaxSelectorRequirements);
+  // "a in (v0,v1,...)" of exactly kMaxSelectorBytes decoded bytes.
+  std::string set = "a in (v0";
+  for (std::size_t i = 1; set.size() + 1 < kMaxSelectorBytes - 8; ++i) set += ",v" + std::to_string(i);
+  set += "," + std::string(kMaxSelectorBytes - set.size() - 2, 'x') + ")";
+  REQUIRE(set.size() == kMaxSelectorBytes);
+  std::string encoded = "a%20in%20" + set.substr(5);
+  auto at_bytes = expect_kind<ResourceMetricsQuery>(parse_api_request("GET", pods + "?labelSelector=" + encoded));
+  CHECK(at_bytes.label_selector.requirements().size() == 1);
+
+  // One requirement more, in every label selector parameter.
+  const std::string too_many = many_requirements(kMaxSelectorRequirements + 1);
+  for (const std::string& target :
+       {pods + "?labelSelector=" + too_many, custom + "?labelSelector=" + too_many,
+        custom + "?metricLabelSelector=" + too_many, external + "?labelSelector=" + too_many}) {
+    INFO(target.substr(0, 80));
+    auto status = expect_status(parse_api_request("GET", target), 400);
+    CHECK(status.reason == "BadRequest");
+    CHECK(status.message == "too many requirements in the selector: the limit is 1000");
+  }
+
+  // One byte more than 64 KiB, refused before it is parsed.
+  const std::string too_long(kMaxSelectorBytes + 1, 'a');
+  for (const auto& [target, parameter] : std::vector<std::pair<std::string, std::string>>{
+           {pods + "?labelSelector=" + too_long, "labelSelector"},
+           {pods + "?fieldSelector=" + too_long, "fieldSelector"},
+           {custom + "?metricLabelSelector=" + too_long, "metricLabelSelector"},
+           {"/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/web/rps?fieldSelector=" + too_long,
+            "fieldSelector"},
+           {external + "?labelSelector=" + too_long, "labelSelector"}}) {
+    INFO(parameter);
+    auto status = expect_status(parse_api_request("GET", target), 400);
+    CHECK(status.message == parameter + " is too long: 65537 bytes, the limit is 65536");
+  }
+}
+
+TEST_CASE("ApiRequest: '.' and '..' (and '%' once decoded) are refused as namespace or object names",
+          "[server][request]") {
+  struct Row {
+    const char* target;
+    const char* message;
+  };
+  const Row rows[] = {
+      {"/apis/metrics.k8s.io/v1beta1/namespaces/../pods", "namespace name may not be '..'"},
+      {"/apis/metrics.k8s.io/v1beta1/namespaces/./pods", "namespace name may not be '.'"},
+      {"/apis/metrics.k8s.io/v1beta1/namespaces/%2E%2E/pods", "namespace name may not be '..'"},
+      {"/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/..", "resource name may not be '..'"},
+      {"/apis/metrics.k8s.io/v1beta1/nodes/.", "resource name may not be '.'"},
+      {"/apis/metrics.k8s.io/v1beta1/nodes/%25", "resource name may not contain '%'"},
+      {"/apis/custom.metrics.k8s.io/v1beta2/namespaces/../pods/*/rps", "namespace name may not be '..'"},
+      {"/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/../rps", "resource name may not be '..'"},
+      {"/apis/custom.metrics.k8s.io/v1beta2/nodes/../cpu", "resource name may not be '..'"},
+      {"/apis/custom.metrics.k8s.io/v1beta2/namespaces/../metrics/queue", "resource name may not be '..'"},
+      {"/apis/external.metrics.k8s.io/v1beta1/namespaces/../queue", "namespace name may not be '..'"},
+  };
+  for (const auto& row : rows) {
+    INFO(row.target);
+    auto status = expect_status(parse_api_request("GET", row.target), 400);
+    CHECK(status.reason == "BadRequest");
+    CHECK(status.message == row.message);
+  }
+  // Names that merely contain dots are names.
+  CHECK(expect_kind<ResourceMetricsQuery>(parse_api_request("GET", "/apis/metrics.k8s.io/v1beta1/namespaces/a..b/pods/..x"))
+            .name == "..x");
+}

@@ -9,6 +9,7 @@
 // optional result cache answers repeats within cache_ttl. Time comes from the
 // injected clock, so tests drive it.
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -28,6 +29,9 @@ struct AggregatorOptions {
   std::chrono::milliseconds member_timeout{3000};
   // Result cache window (--cache-ttl); zero or negative turns the cache off.
   std::chrono::milliseconds cache_ttl{0};
+  // At most this many answers in the result cache (--cache-max-entries); when
+  // full, the oldest (the next to expire) makes room. Zero counts as one.
+  std::size_t cache_max_entries = 1024;
   // Called once per failed member call, on the thread that delivered the
   // failure, so the composition root can log it. Optional; must be thread-safe.
   std::function<void(std::string_view member, const MemberError& error)> on_member_error;

@@ -3,8 +3,8 @@
 // authenticator and authorizer keep them: TokenReview results (success and
 // failure) and SubjectAccessReview allow/deny decisions for 10 s each
 // (apiserver pkg/server/options authentication.go, authorization.go). Keys:
-// the token (or a digest of it) for TokenReview, subject_access_review_body()
-// for SAR. The clock is passed in. Thread-safe.
+// token_cache_key(token) for TokenReview, subject_access_review_body() for
+// SAR. The clock is passed in. Thread-safe.
 #include <chrono>
 #include <cstddef>
 #include <iterator>
@@ -12,10 +12,20 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
 namespace fedmetrics::auth {
+
+// The TokenReview cache key of a bearer token: its SHA-256 digest (32 bytes),
+// never the token itself, so that a full cache holds 4,096 x 32 bytes of keys
+// however long the tokens are, and no token stays in memory after its review.
+// k8s.io/apiserver's cached token authenticator keys by a hash of the token
+// too (an HMAC-SHA-256 with a per-process random key); a plain SHA-256 is
+// enough here since the cache is in-process and never exposed. Empty if the
+// digest could not be made: the caller must then not use the cache.
+[[nodiscard]] std::string token_cache_key(std::string_view token);
 
 template <class Value>
 class ReviewCache {

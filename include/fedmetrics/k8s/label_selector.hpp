@@ -46,6 +46,10 @@ class LabelSelector {
 
   // The string form; "" is the empty selector. Errors carry Kubernetes' texts.
   static Expected<LabelSelector> parse(std::string_view text);
+  // The same, refusing more than `max_requirements` requirements as soon as
+  // the parser reaches one more (the server's bound on untrusted selectors;
+  // upstream has none).
+  static Expected<LabelSelector> parse(std::string_view text, std::size_t max_requirements);
   // metav1.LabelSelector object form ({"matchLabels":..,"matchExpressions":..});
   // null or {} is the empty selector.
   static Expected<LabelSelector> from_object(const nlohmann::json& object);
