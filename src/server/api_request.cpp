@@ -146,6 +146,8 @@ ApiRequest parse_custom_metrics(std::string_view method, k8s::CustomMetricsVersi
 
   if (auto bad = check_names(q.namespace_name, q.wildcard() ? std::string_view() : std::string_view(q.name)))
     return *bad;
+  // The metric name is a path segment on the member too.
+  if (auto bad = check_path_segment("metric", q.metric)) return *bad;
 
   if (q.wildcard()) {
     auto labels = parse_label_selector(query, "labelSelector");
@@ -179,6 +181,7 @@ ApiRequest parse_external_metrics(std::string_view method, const std::vector<std
   q.metric = parts[2];
   if (auto bad = check_method(method, query, {std::string(kExternalGroup), q.metric}, true)) return *bad;
   if (auto bad = check_names(q.namespace_name, {})) return *bad;
+  if (auto bad = check_path_segment("metric", q.metric)) return *bad;
   // On this API labelSelector selects metric series (wire contract 1.3).
   auto labels = parse_label_selector(query, "labelSelector");
   if (!labels) return Status::bad_request(labels.error().message);

@@ -266,6 +266,8 @@ TEST_CASE("ApiRequest: '.' and '..' (and '%' once decoded) are refused as namesp
       {"/apis/custom.metrics.k8s.io/v1beta2/nodes/../cpu", "resource name may not be '..'"},
       {"/apis/custom.metrics.k8s.io/v1beta2/namespaces/../metrics/queue", "resource name may not be '..'"},
       {"/apis/external.metrics.k8s.io/v1beta1/namespaces/../queue", "namespace name may not be '..'"},
+      {"/apis/external.metrics.k8s.io/v1beta1/namespaces/default/..", "metric name may not be '..'"},
+      {"/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/.", "metric name may not be '.'"},
   };
   for (const auto& row : rows) {
     INFO(row.target);
