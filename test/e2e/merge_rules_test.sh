@@ -201,7 +201,7 @@ check "/metrics counts member3's errors (${member3_errors:-none})" test "${membe
 # --- --cache-ttl: a repeated query inside the window is answered from the cache ---
 check "without --cache-ttl nothing is served from a cache" test "$(self_metric fedmetrics_aggregator_cache_hits_total)" = 0
 E2E_NAMESPACE=shop start_serve "$E2E_TMP/serve-cached.log" --member-kubeconfig "$members" --member-timeout 1s \
-  --cache-ttl 30s
+  --cache-ttl 30s --cache-max-entries 64
 wait_until 10 healthy || true
 first=$(get "$pods_path")
 hits_before=$(self_metric fedmetrics_aggregator_cache_hits_total)
@@ -211,6 +211,15 @@ check "--cache-ttl 30s: the repeated query is a cache hit, with no new fan-out" 
   bash -c "[ $(( $(self_metric fedmetrics_aggregator_cache_hits_total) - hits_before )) -eq 1 ] &&
            [ $(self_metric fedmetrics_aggregator_fanouts_total) -eq $fanouts_before ]"
 check "and the same answer" test "$first" = "$second"
+
+# --- hostile input: '..' names and oversized selectors are 400s, and no member is asked ---
+fanouts_before=$(self_metric fedmetrics_aggregator_fanouts_total)
+dots=$(curl -s --path-as-is -o /dev/null -w '%{http_code}' --cacert "$ca" "$url/apis/metrics.k8s.io/v1beta1/namespaces/../pods")
+check "namespaces/../pods is a 400 (${dots})" test "$dots" = 400
+many=$(python3 -c 'print("%2C".join("k%d%%3Dv" % i for i in range(1001)))')
+check "a labelSelector of 1,001 requirements is a 400 naming the limit" \
+  bash -c "curl -s --cacert '$ca' '$url/apis/metrics.k8s.io/v1beta1/pods?labelSelector=$many' | grep -q 'the limit is 1000'"
+check "and neither fanned out" test "$(self_metric fedmetrics_aggregator_fanouts_total)" = "$fanouts_before"
 
 # --- a member unreachable when fedmetrics starts: its custom metrics are missed out loud ---
 # Custom metrics go only to the members whose discovery lists them; a member
