@@ -470,7 +470,8 @@ struct TlsServer::Impl {
         // unauthenticated client make us hold or spend bytes for nothing.
         const auto verb = parser.get().method();
         if (!parser.is_done() && (verb == http::verb::get || verb == http::verb::head)) {
-          co_await write_error(tls, scratch, 400, "a GET or HEAD request must not have a body");
+          co_await write_error(tls, scratch, 400, "a GET or HEAD request must not have a body",
+                               verb == http::verb::head);
           break;
         }
         parser.eager(true);
@@ -622,13 +623,15 @@ struct TlsServer::Impl {
 
   // Go's answer to a request it will not serve: "<code> <reason>: <why>" as
   // plain text, with Connection: close (net/http's conn.serve).
-  awaitable<void> write_error(TlsSocket& tls, std::string& scratch, int status, std::string_view why) {
+  // A HEAD request's answer has the head only (RFC 9110 section 9.3.2).
+  awaitable<void> write_error(TlsSocket& tls, std::string& scratch, int status, std::string_view why,
+                              bool head_only = false) {
     std::string text = std::to_string(status) + " " + std::string(reason_phrase(status));
     if (!why.empty()) text += ": " + std::string(why);
     const std::vector<std::pair<std::string, std::string>> fields{{"Date", http_date(std::chrono::system_clock::now())}};
     ResponseHead head{status, 11, "text/plain; charset=utf-8", &fields, text.size(), false};
     tls.deadline().expires_after(options.write_timeout);
-    co_await write_response(tls, scratch, head, text);
+    co_await write_response(tls, scratch, head, head_only ? std::string_view() : std::string_view(text));
   }
 };
 
