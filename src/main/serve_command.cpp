@@ -545,6 +545,10 @@ int run_serve(const ServeOptions& o) {
   server_options.port = o.secure_port;
   server_options.tls_min_version = o.tls_min_version;
   server_options.threads = o.threads;
+  // Every route serves GET and HEAD only, so no body is ever read: a request
+  // with one is refused before authentication (413, or 400 on GET/HEAD) and
+  // a connection holds at most its head (max_header_bytes) and TLS buffers.
+  server_options.max_body_bytes = 0;
   if (o.tls_cert_file.empty()) {
     std::string service = o.service_name + "." + o.service_namespace;
     auto paths = transport::ensure_self_signed_certificate(

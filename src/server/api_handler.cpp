@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fedmetrics/k8s/url.hpp"
+
 namespace fedmetrics::server {
 
 using nlohmann::json;
@@ -95,7 +97,11 @@ void ApiHandler::handle(const HttpRequest& request, Respond respond) const {
   };
 
   if (const auto* status = std::get_if<k8s::Status>(&parsed)) return finish(status_response(*status));
-  if (const auto* info_request = std::get_if<InfoRequest>(&parsed)) return finish(info(*info_request));
+  if (const auto* info_request = std::get_if<InfoRequest>(&parsed)) {
+    // ?verbose, with or without a value, as kube-apiserver reads it.
+    auto target = k8s::parse_request_target(request.target);
+    return finish(info(*info_request, target && target->query.contains("verbose")));
+  }
   if (!service_) {
     return finish(status_response(k8s::Status::service_unavailable(
         "no member cluster could serve " + std::string(group_of(parsed)) + ": no member cluster is configured")));
@@ -175,18 +181,37 @@ void ApiHandler::query(const ApiRequest& request, Respond respond) const {
   });
 }
 
-HttpResponse ApiHandler::info(const InfoRequest& request) const {
+HttpResponse health_response(std::string_view name, const std::vector<HealthCheck>& checks, bool verbose) {
+  // k8s.io/apiserver/pkg/server/healthz handleRootHealth: "[+]<check> ok" or
+  // "[-]<check> failed: reason withheld" per check; on a failure all of them
+  // and "<name> check failed" with 500; otherwise "ok", or with ?verbose the
+  // list and "<name> check passed".
+  std::string list;
+  bool failed = false;
+  for (const auto& check : checks) {
+    list += (check.ok ? "[+]" : "[-]") + check.name + (check.ok ? " ok\n" : " failed: reason withheld\n");
+    failed = failed || !check.ok;
+  }
+  HttpResponse r = failed    ? text_response(list + std::string(name) + " check failed\n", 500)
+                   : verbose ? text_response(list + std::string(name) + " check passed\n")
+                             : text_response("ok");
+  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  return r;
+}
+
+HttpResponse ApiHandler::info(const InfoRequest& request, bool verbose) const {
   switch (request.endpoint) {
     case Endpoint::Healthz:
+      return health_response("healthz", {{"ping", true}}, verbose);
     case Endpoint::Livez:
-      return text_response("ok");
-    case Endpoint::Readyz: {
+      return health_response("livez", {{"ping", true}}, verbose);
+    case Endpoint::Readyz:
       // Ready once configured and the data pipeline has delivered (metrics-server's rule).
-      if (!configured_.load()) return text_response("[-]configuration not loaded\nreadyz check failed\n", 500);
-      if (!service_ || !service_->has_served())
-        return text_response("[-]no member cluster has answered yet\nreadyz check failed\n", 500);
-      return text_response("ok");
-    }
+      return health_response("readyz",
+                             {{"ping", true},
+                              {"configuration-loaded", configured_.load()},
+                              {"member-answered", service_ && service_->has_served()}},
+                             verbose);
     case Endpoint::Version:
       return json_response(json{{"major", "0"},
                                      {"minor", "1"},

@@ -7,6 +7,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "fedmetrics/aggregator/metrics_service.hpp"
 #include "fedmetrics/k8s/discovery.hpp"
@@ -23,6 +25,16 @@ struct BuildInfo {
   std::string git_commit = "unknown";
   std::string build_date = "unknown";
 };
+
+// One check of /healthz, /livez or /readyz.
+struct HealthCheck {
+  std::string name;  // "ping"
+  bool ok = true;
+};
+
+// The answer of a health endpoint named `name` ("readyz") in
+// kube-apiserver's format (k8s.io/apiserver/pkg/server/healthz).
+HttpResponse health_response(std::string_view name, const std::vector<HealthCheck>& checks, bool verbose);
 
 class ApiHandler {
  public:
@@ -42,7 +54,7 @@ class ApiHandler {
   void set_configured(bool configured) { configured_.store(configured); }
 
  private:
-  HttpResponse info(const InfoRequest& request) const;
+  HttpResponse info(const InfoRequest& request, bool verbose) const;
 
   void query(const ApiRequest& request, Respond respond) const;
 

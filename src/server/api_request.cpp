@@ -210,6 +210,10 @@ ApiRequest parse_api_request(std::string_view method, std::string_view target) {
   const auto& parts = decoded->segments;
   const auto& query = decoded->query;
 
+  if (parts.size() == 1 && !is_read(method) &&
+      (parts[0] == "healthz" || parts[0] == "livez" || parts[0] == "readyz" || parts[0] == "version" ||
+       parts[0] == "metrics"))
+    return Status::method_not_allowed(verb_for(method, false), {"", parts[0]});
   if (parts.size() == 1 && is_read(method)) {
     if (parts[0] == "healthz") return InfoRequest{Endpoint::Healthz, {}, {}};
     if (parts[0] == "livez") return InfoRequest{Endpoint::Livez, {}, {}};
@@ -219,19 +223,20 @@ ApiRequest parse_api_request(std::string_view method, std::string_view target) {
   }
   if (parts.empty() || parts[0] != "apis") return Status::not_found_resource();  // includes /api, /openapi
   if (parts.size() == 1) {
-    if (!is_read(method)) return Status::method_not_allowed(verb_for(method, true), {"", "apis"});
+    if (!is_read(method)) return Status::method_not_allowed(verb_for(method, true), {"", "APIGroupList"});
     return InfoRequest{Endpoint::ApiGroupList, {}, {}};
   }
   const std::string& group = parts[1];
   if (parts.size() == 2) {
     if (group != kMetricsGroup && group != kCustomGroup && group != kExternalGroup) return Status::not_found_resource();
-    if (!is_read(method)) return Status::method_not_allowed(verb_for(method, true), {group, ""});
+    // The discovery document's kind (not GroupResource{group, ""}, which reads ".metrics.k8s.io").
+    if (!is_read(method)) return Status::method_not_allowed(verb_for(method, true), {"", "APIGroup"});
     return InfoRequest{Endpoint::ApiGroup, group, {}};
   }
   const std::string& version = parts[2];
   if (!known_group_version(group, version)) return Status::not_found_resource();
   if (parts.size() == 3) {
-    if (!is_read(method)) return Status::method_not_allowed(verb_for(method, true), {group, ""});
+    if (!is_read(method)) return Status::method_not_allowed(verb_for(method, true), {"", "APIResourceList"});
     return InfoRequest{Endpoint::ApiResourceList, group, version};
   }
   std::vector<std::string> rest(parts.begin() + 3, parts.end());

@@ -22,6 +22,9 @@ inline HttpResponse text_response(std::string body, int status = 200) {
 inline HttpResponse status_response(const k8s::Status& status) {
   HttpResponse r{status.code, "application/json", status.to_json_string(), {}};
   r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  // RFC 9110 section 15.5.6: a 405 lists the methods the target supports;
+  // every resource served here is read-only (watch included: GET, HEAD).
+  if (status.code == 405) r.headers.emplace_back("Allow", "GET, HEAD");
   return r;
 }
 

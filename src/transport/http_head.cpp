@@ -1,6 +1,10 @@
 #include "fedmetrics/transport/http_head.hpp"
 
 #include <charconv>
+#include <cstdio>
+#include <ctime>
+
+#include <strings.h>
 
 namespace fedmetrics::transport {
 
@@ -122,6 +126,45 @@ void append_chunk(std::string& out, std::string_view piece) {
   out.append("\r\n");
   out.append(piece);
   out.append("\r\n");
+}
+
+std::string http_date(std::chrono::system_clock::time_point when) {
+  static constexpr const char* kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+  static constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  const std::time_t t = std::chrono::system_clock::to_time_t(when);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char text[40];
+  const int n = std::snprintf(text, sizeof text, "%s, %02d %s %04d %02d:%02d:%02d GMT", kDays[tm.tm_wday % 7],
+                              tm.tm_mday, kMonths[tm.tm_mon % 12], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  return std::string(text, n > 0 ? static_cast<std::size_t>(n) : 0);
+}
+
+std::optional<HeadRefusal> refuse_request_head(std::string_view method, std::string_view target, unsigned version,
+                                               const std::vector<std::pair<std::string, std::string>>& fields) {
+  // Go: "malformed HTTP version" for 0.x, 505 for 2.0 and later spoken as HTTP/1.
+  if (version < 10) return HeadRefusal{400, "malformed HTTP version"};
+  if (version >= 20) return HeadRefusal{505, "unsupported protocol version"};
+  // Origin form, or "*" for OPTIONS (RFC 9112 section 3.2.4); Go's
+  // url.ParseRequestURI refuses a relative target like "apis/x".
+  if (!(target.starts_with('/') || (target == "*" && method == "OPTIONS")))
+    return HeadRefusal{400, "malformed request target"};
+  int hosts = 0;
+  bool content_length = false;
+  bool transfer_encoding = false;
+  for (const auto& [name, value] : fields) {
+    if (value.find_first_of(std::string_view("\0\r\n", 3)) != std::string::npos)
+      return HeadRefusal{400, "invalid header value"};
+    if (::strcasecmp(name.c_str(), "Host") == 0) ++hosts;
+    if (::strcasecmp(name.c_str(), "Content-Length") == 0) content_length = true;
+    if (::strcasecmp(name.c_str(), "Transfer-Encoding") == 0) transfer_encoding = true;
+  }
+  // Go: "missing required Host header" on HTTP/1.1, "too many Host headers" always.
+  if (hosts == 0 && version >= 11) return HeadRefusal{400, "missing required Host header"};
+  if (hosts > 1) return HeadRefusal{400, "too many Host headers"};
+  if (content_length && transfer_encoding) return HeadRefusal{400, "both Content-Length and Transfer-Encoding"};
+  return std::nullopt;
 }
 
 }  // namespace fedmetrics::transport

@@ -63,6 +63,22 @@ bool harmless(const boost::system::error_code& ec) {
          ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
 }
 
+// Beast's parse errors: the request is malformed and gets a 400 (as Go's
+// net/http does), unlike the peer closing or a deadline passing.
+bool malformed(const boost::system::error_code& ec) {
+  if (!ec || ec.category() != http::make_error_code(http::error::bad_target).category()) return false;
+  return ec != http::error::end_of_stream && ec != http::error::partial_message && ec != http::error::need_more &&
+         ec != http::error::header_limit && ec != http::error::body_limit;
+}
+
+// The checks Beast does not make (refuse_request_head), on its parsed head.
+std::optional<HeadRefusal> refuse_head(const http::request<http::string_body>& request) {
+  std::vector<std::pair<std::string, std::string>> fields;
+  fields.reserve(static_cast<std::size_t>(std::distance(request.begin(), request.end())));
+  for (const auto& field : request) fields.emplace_back(field.name_string(), field.value());
+  return refuse_request_head(request.method_string(), request.target(), request.version(), fields);
+}
+
 int min_protocol(const std::string& v) {
   if (v == "VersionTLS12") return TLS1_2_VERSION;
   if (v == "VersionTLS13") return TLS1_3_VERSION;
@@ -423,7 +439,8 @@ struct TlsServer::Impl {
       http::request_parser<http::string_body> parser;
       parser.header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
       parser.body_limit(options.max_body_bytes);
-      parser.eager(true);
+      // The head alone first: it is checked before a byte of body is taken.
+      parser.eager(false);
       // An idle keep-alive connection gets the idle timeout until the next
       // request's first bytes; a request being sent, the header timeout (as
       // Go's IdleTimeout and ReadHeaderTimeout): a next request dribbled in
@@ -440,10 +457,35 @@ struct TlsServer::Impl {
       }
       tls.deadline().expires_after(options.header_read_timeout);
       first = false;
-      auto rec = co_await read_http(tls, buffer, parser, options.max_header_bytes, [&] { return parser.is_done(); });
+      auto rec = co_await read_http(tls, buffer, parser, options.max_header_bytes,
+                                    [&] { return parser.is_header_done(); });
+      if (!rec) {
+        if (auto refusal = refuse_head(parser.get())) {
+          co_await write_error(tls, scratch, refusal->status, refusal->reason);
+          break;
+        }
+        // A GET or HEAD with a body (Content-Length over 0, or chunked) is
+        // refused before any of it is read: no endpoint reads one, so reading
+        // (or, as Go does, discarding up to 256 KiB of) it would only let an
+        // unauthenticated client make us hold or spend bytes for nothing.
+        const auto verb = parser.get().method();
+        if (!parser.is_done() && (verb == http::verb::get || verb == http::verb::head)) {
+          co_await write_error(tls, scratch, 400, "a GET or HEAD request must not have a body",
+                               verb == http::verb::head);
+          break;
+        }
+        parser.eager(true);
+        rec = co_await read_http(tls, buffer, parser, options.max_header_bytes, [&] { return parser.is_done(); });
+      }
       if (rec == http::error::header_limit || rec == http::error::body_limit) {
-        co_await write_error(tls, scratch, rec == http::error::header_limit ? 431 : 413,
-                             rec == http::error::header_limit ? "request header too large" : "request body too large");
+        // Go's bodies: "431 Request Header Fields Too Large", "413 Request Entity Too Large".
+        co_await write_error(tls, scratch, rec == http::error::header_limit ? 431 : 413, {});
+        break;
+      }
+      if (malformed(rec)) {
+        // Go's net/http answers a request it cannot parse with
+        // "400 Bad Request" and closes; a silent close leaves the client guessing.
+        co_await write_error(tls, scratch, 400, rec.message());
         break;
       }
       if (rec) {
@@ -470,6 +512,7 @@ struct TlsServer::Impl {
         response = co_await call_handler(std::move(server_request));
       }
       if (response.status == 0) co_return;  // close without answering
+      response.headers.emplace_back("Date", http_date(std::chrono::system_clock::now()));
       const bool head_only = request.method() == http::verb::head;
       if (response.stream && !head_only) {
         co_await stream_response(tls, scratch, std::move(response), request.version());
@@ -578,10 +621,17 @@ struct TlsServer::Impl {
     }
   }
 
-  awaitable<void> write_error(TlsSocket& tls, std::string& scratch, int status, std::string text) {
-    ResponseHead head{status, 11, "text/plain; charset=utf-8", nullptr, text.size(), false};
+  // Go's answer to a request it will not serve: "<code> <reason>: <why>" as
+  // plain text, with Connection: close (net/http's conn.serve).
+  // A HEAD request's answer has the head only (RFC 9110 section 9.3.2).
+  awaitable<void> write_error(TlsSocket& tls, std::string& scratch, int status, std::string_view why,
+                              bool head_only = false) {
+    std::string text = std::to_string(status) + " " + std::string(reason_phrase(status));
+    if (!why.empty()) text += ": " + std::string(why);
+    const std::vector<std::pair<std::string, std::string>> fields{{"Date", http_date(std::chrono::system_clock::now())}};
+    ResponseHead head{status, 11, "text/plain; charset=utf-8", &fields, text.size(), false};
     tls.deadline().expires_after(options.write_timeout);
-    co_await write_response(tls, scratch, head, text);
+    co_await write_response(tls, scratch, head, head_only ? std::string_view() : std::string_view(text));
   }
 };
 

@@ -958,3 +958,151 @@ TEST_CASE("TlsServer set_certificate serves the new certificate to new connectio
   Client again;
   require_connect(again, server.port(), new_trust);
 }
+
+TEST_CASE("TlsServer answers a malformed request with 400 and Connection close, as Go's net/http",
+          "[integration][tls_server]") {
+  // Each of these was closed unanswered before: the client could not tell a
+  // refusal from a crash.
+  struct Case {
+    const char* name;
+    std::string bytes;
+  };
+  const std::vector<Case> cases = {
+      {"Content-Length and Transfer-Encoding",
+       "POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"},
+      {"two different Content-Lengths",
+       "POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"},
+      {"a Content-Length that is not a number", "POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: x\r\n\r\n"},
+      {"a bad chunk size",
+       "POST /upload HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"},
+      {"bare LF line endings", "GET / HTTP/1.1\nHost: localhost\n\n"},
+      {"NUL inside a header value", std::string("GET / HTTP/1.1\r\nHost: localhost\r\nX-A: a\0b\r\n\r\n", 45)},
+      {"CR inside a header value", "GET / HTTP/1.1\r\nHost: localhost\r\nX-A: a\rb\r\n\r\n"},
+      {"HTTP/0.9", "GET /\r\n\r\n"},
+      {"HTTP/1.1 without Host", "GET / HTTP/1.1\r\n\r\n"},
+      {"a target without a leading slash", "GET apis/metrics.k8s.io HTTP/1.1\r\nHost: localhost\r\n\r\n"},
+      {"a space in the target", "GET /a b HTTP/1.1\r\nHost: localhost\r\n\r\n"},
+  };
+  std::atomic<int> handled{0};
+  TestServer server;
+  server.start([&](const HttpRequest& request, const Respond& respond) {
+    ++handled;
+    echo(request, respond);
+  });
+  for (const auto& c : cases) {
+    INFO(c.name);
+    Client client;
+    require_connect(client, server);
+    REQUIRE(client.write(c.bytes));
+    Response r = require_response(client);
+    CHECK(r.status == 400);
+    CHECK(r.header("Connection") == std::optional<std::string>("close"));
+    CHECK(r.header("Date").has_value());
+    CHECK(r.body.rfind("400 Bad Request", 0) == 0);
+    CHECK(client.wait_for_close(1s).status == ReadStatus::closed);
+  }
+  CHECK(handled == 0);
+
+  // What is well formed still passes: HTTP/1.0 needs no Host, OPTIONS may ask for *.
+  Client client;
+  require_connect(client, server);
+  REQUIRE(client.write("GET /old HTTP/1.0\r\n\r\n"));
+  CHECK(require_response(client).status == 200);
+  require_connect(client, server);
+  REQUIRE(client.write("OPTIONS * HTTP/1.1\r\nHost: localhost\r\n\r\n"));
+  CHECK(require_response(client).body == "OPTIONS *");
+}
+
+TEST_CASE("TlsServer answers 431 to a 70 KiB header line, which Beast's 16-bit field sizes cannot hold",
+          "[integration][tls_server]") {
+  const std::string token(70 * 1024, 'a');  // a long bearer token
+  auto big_request = "GET /apis HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + token + "\r\n\r\n";
+  SECTION("past the default limit (64 KiB)") {
+    TestServer server;
+    CHECK(server.options().max_header_bytes == 64 * 1024);
+    server.start(echo);
+    Client client;
+    require_connect(client, server);
+    REQUIRE(client.write(big_request));
+    Response r = require_response(client);
+    CHECK(r.status == 431);
+    CHECK(r.body == "431 Request Header Fields Too Large");
+    CHECK(r.header("Connection") == std::optional<std::string>("close"));
+  }
+  SECTION("under a larger limit: still an answer, not a dropped connection") {
+    TestServer server([](TlsServerOptions& o) { o.max_header_bytes = 1 << 20; });
+    server.start(echo);
+    Client client;
+    require_connect(client, server);
+    REQUIRE(client.write(big_request));
+    CHECK(require_response(client).status == 431);
+    // The server lives on: many short fields adding up to more than 64 KiB are fine.
+    std::string fields;
+    for (int i = 0; i < 40; ++i) fields += "X-F" + std::to_string(i) + ": " + std::string(2000, 'b') + "\r\n";
+    require_connect(client, server);
+    REQUIRE(client.write(request("GET", "/many", fields)));
+    CHECK(require_response(client).status == 200);
+  }
+}
+
+TEST_CASE("TlsServer refuses a GET or HEAD with a body at once, before reading any of it",
+          "[integration][tls_server]") {
+  std::atomic<int> handled{0};
+  TestServer server;  // max_body_bytes 3 MiB: the refusal is not the body limit's
+  server.start([&](const HttpRequest& request, const Respond& respond) {
+    ++handled;
+    echo(request, respond);
+  });
+  for (const char* method : {"GET", "HEAD"}) {
+    for (const char* framing : {"Content-Length: 3145728\r\n", "Transfer-Encoding: chunked\r\n"}) {
+      INFO(method << " with " << framing);
+      Client client;
+      require_connect(client, server);
+      // Only the head: an answer that waited for the 3 MiB would never come.
+      REQUIRE(client.write(std::string(method) + " /apis HTTP/1.1\r\nHost: localhost\r\n" + framing + "\r\n"));
+      const auto started = Clock::now();
+      Response r = require_response(client, std::string_view(method) == "HEAD");
+      CHECK(elapsed_since(started) < 1s);
+      CHECK(r.status == 400);
+      CHECK(r.header("Connection") == std::optional<std::string>("close"));
+      auto closed = client.wait_for_close(1s);
+      CHECK(closed.status == ReadStatus::closed);
+      if (std::string_view(method) == "HEAD") CHECK(closed.bytes == 0);  // no body after HEAD's head
+    }
+  }
+  CHECK(handled == 0);
+  // Content-Length 0 is no body.
+  Client client;
+  require_connect(client, server);
+  REQUIRE(client.write("GET /empty HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n"));
+  CHECK(require_response(client).status == 200);
+}
+
+TEST_CASE("TlsServer with max_body_bytes 0 (fedmetrics serve) reads no body at all", "[integration][tls_server]") {
+  std::atomic<int> handled{0};
+  TestServer server([](TlsServerOptions& o) { o.max_body_bytes = 0; });
+  server.start([&](const HttpRequest& request, const Respond& respond) {
+    ++handled;
+    echo(request, respond);
+  });
+  Client client;
+  require_connect(client, server);
+  REQUIRE(client.write("POST /apis HTTP/1.1\r\nHost: localhost\r\nContent-Length: 3145728\r\n\r\n"));
+  CHECK(require_response(client).status == 413);
+  require_connect(client, server);
+  REQUIRE(client.write(request("POST", "/apis", "", "")));  // Content-Length: 0
+  CHECK(require_response(client).status == 200);
+  CHECK(handled == 1);
+}
+
+TEST_CASE("TlsServer puts an IMF-fixdate Date on every answer", "[integration][tls_server]") {
+  TestServer server;
+  server.start(echo);
+  Response r = get_once(server, "/dated");
+  auto date = r.header("Date");
+  REQUIRE(date);
+  // "Tue, 24 Nov 2026 20:40:51 GMT"
+  CHECK(date->size() == 29);
+  CHECK(date->substr(date->size() - 4) == " GMT");
+  CHECK(date->at(3) == ',');
+}

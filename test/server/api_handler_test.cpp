@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "server/api_handler.hpp"
@@ -175,4 +177,43 @@ TEST_CASE("ApiHandler: a selector over the limits is a 400 and the service is ne
   auto dots = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/../pods");
   CHECK(dots.status == 400);
   CHECK(service->asked.empty());
+}
+
+TEST_CASE("ApiHandler: 405 answers carry Allow; writes to health and metrics endpoints are 405",
+          "[server][handler]") {
+  ApiHandler handler(nullptr, nullptr, {});
+  for (const char* target : {"/healthz", "/livez", "/readyz", "/metrics", "/version", "/apis",
+                             "/apis/metrics.k8s.io", "/apis/metrics.k8s.io/v1beta1",
+                             "/apis/metrics.k8s.io/v1beta1/pods"}) {
+    INFO(target);
+    auto r = call(handler, "POST", target);
+    CHECK(r.status == 405);
+    auto allow = std::find_if(r.headers.begin(), r.headers.end(), [](const auto& h) { return h.first == "Allow"; });
+    REQUIRE(allow != r.headers.end());
+    CHECK(allow->second == "GET, HEAD");
+  }
+  // The group's discovery document is named by its kind, not ".metrics.k8s.io".
+  auto group = json::parse(call(handler, "POST", "/apis/metrics.k8s.io").body_bytes());
+  CHECK(group["message"] == "create is not supported on resources of kind \"APIGroup\"");
+  auto health = json::parse(call(handler, "DELETE", "/healthz").body_bytes());
+  CHECK(health["message"] == "delete is not supported on resources of kind \"healthz\"");
+}
+
+TEST_CASE("ApiHandler: /readyz and /livez list their checks as kube-apiserver does", "[server][handler]") {
+  auto service = std::make_shared<FakeMetricsService>();
+  ApiHandler handler(service, nullptr, {});
+  auto failed = call(handler, "GET", "/readyz");
+  CHECK(failed.status == 500);
+  CHECK(failed.body ==
+        "[+]ping ok\n[-]configuration-loaded failed: reason withheld\n"
+        "[-]member-answered failed: reason withheld\nreadyz check failed\n");
+  handler.set_configured(true);
+  service->served = true;
+  CHECK(call(handler, "GET", "/readyz").body == "ok");
+  auto verbose = call(handler, "GET", "/readyz?verbose");
+  CHECK(verbose.status == 200);
+  CHECK(verbose.body == "[+]ping ok\n[+]configuration-loaded ok\n[+]member-answered ok\nreadyz check passed\n");
+  CHECK(call(handler, "GET", "/livez?verbose=1").body == "[+]ping ok\nlivez check passed\n");
+  CHECK(call(handler, "GET", "/healthz?verbose").body == "[+]ping ok\nhealthz check passed\n");
+  CHECK(call(handler, "GET", "/livez").body == "ok");
 }

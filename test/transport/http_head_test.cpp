@@ -1,6 +1,7 @@
 // The response head and chunk framing the server writes itself.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,4 +83,48 @@ TEST_CASE("http_head: reason phrases", "[transport][http_head]") {
   CHECK(reason_phrase(599) == "Unknown");
   // A status outside 100..999 is sent as a 500 rather than as a malformed line.
   CHECK(head_of({42, 11, "text/plain", nullptr, 0, true}).rfind("HTTP/1.1 500 Internal Server Error\r\n", 0) == 0);
+}
+
+TEST_CASE("http_head: http_date is RFC 9110's IMF-fixdate in GMT", "[transport][http_head]") {
+  // RFC 9110 section 5.6.7's own example: 784111777 s after the epoch.
+  auto when = std::chrono::system_clock::time_point(std::chrono::seconds(784111777));
+  CHECK(fedmetrics::transport::http_date(when) == "Sun, 06 Nov 1994 08:49:37 GMT");
+  CHECK(fedmetrics::transport::http_date(std::chrono::system_clock::time_point{}) == "Thu, 01 Jan 1970 00:00:00 GMT");
+}
+
+TEST_CASE("http_head: refuse_request_head refuses what Go's net/http refuses", "[transport][http_head]") {
+  using fedmetrics::transport::refuse_request_head;
+  using Fields = std::vector<std::pair<std::string, std::string>>;
+  const Fields host{{"Host", "localhost"}};
+  CHECK_FALSE(refuse_request_head("GET", "/apis", 11, host));
+  CHECK_FALSE(refuse_request_head("GET", "/", 10, {}));  // HTTP/1.0 needs no Host
+  CHECK_FALSE(refuse_request_head("OPTIONS", "*", 11, host));
+  CHECK_FALSE(refuse_request_head("GET", "/", 11, {{"host", "a"}, {"Content-Length", "0"}}));
+
+  struct Case {
+    const char* name;
+    std::string method, target;
+    unsigned version;
+    Fields fields;
+    int status;
+  };
+  const std::vector<Case> cases = {
+      {"HTTP/0.9", "GET", "/", 9, host, 400},
+      {"HTTP/2.0 spoken as HTTP/1", "GET", "/", 20, host, 505},
+      {"HTTP/1.1 without Host", "GET", "/", 11, {}, 400},
+      {"two Host fields", "GET", "/", 11, {{"Host", "a"}, {"host", "b"}}, 400},
+      {"a relative target", "GET", "apis/metrics.k8s.io", 11, host, 400},
+      {"* on GET", "GET", "*", 11, host, 400},
+      {"NUL in a value", "GET", "/", 11, {{"Host", "a"}, {"X-A", std::string("a\0b", 3)}}, 400},
+      {"CR in a value", "GET", "/", 11, {{"Host", "a"}, {"X-A", "a\rb"}}, 400},
+      {"Content-Length and Transfer-Encoding", "POST", "/", 11,
+       {{"Host", "a"}, {"content-length", "5"}, {"Transfer-Encoding", "chunked"}}, 400},
+  };
+  for (const auto& c : cases) {
+    INFO(c.name);
+    auto refusal = refuse_request_head(c.method, c.target, c.version, c.fields);
+    REQUIRE(refusal);
+    CHECK(refusal->status == c.status);
+    CHECK_FALSE(refusal->reason.empty());
+  }
 }

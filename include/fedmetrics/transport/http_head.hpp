@@ -3,6 +3,7 @@
 // functions free of Beast and Asio. The server writes these itself so that a
 // response (head and the start of its body) goes out as one TLS record and
 // one send(), instead of through Beast's serializer and its buffer views.
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -35,6 +36,24 @@ void append_chunk(std::string& out, std::string_view piece);
 
 // Ends a chunked body.
 inline constexpr std::string_view kLastChunk = "0\r\n\r\n";
+
+// RFC 9110 section 5.6.7 IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), the
+// Date every answer carries (Go's net/http adds it to every response).
+std::string http_date(std::chrono::system_clock::time_point when);
+
+// Why a request head that Beast parsed must still be refused, as Go's
+// net/http refuses it (readRequest and its callers), or nullopt when it is
+// acceptable. `version` is Beast's (11 = HTTP/1.1). The status is 400, or 505
+// for a major version past 1. Checks: the version; a Host field on HTTP/1.1
+// (exactly one); the target in origin form ("/...") or "*" for OPTIONS; no
+// NUL, CR or LF inside a field value; not both Content-Length and
+// Transfer-Encoding (RFC 9112 section 6.1: a request smuggling vector).
+struct HeadRefusal {
+  int status = 400;
+  std::string_view reason;  // "missing required Host header"
+};
+std::optional<HeadRefusal> refuse_request_head(std::string_view method, std::string_view target, unsigned version,
+                                               const std::vector<std::pair<std::string, std::string>>& fields);
 
 // The reason phrase of a status code ("Not Found"); "Unknown" for codes
 // without one.

@@ -7,6 +7,7 @@
 #include <utility>  // before Asio's awaitable.hpp (Boost + C++20 coroutines)
 
 #include <cstddef>
+#include <stdexcept>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/error.hpp>
@@ -27,6 +28,11 @@ namespace fedmetrics::transport {
 // socket's (ssl::error::stream_truncated: closed without close_notify in the
 // middle of a message). A header is not allowed to grow past `max_header_bytes` while
 // it is incomplete (Beast only checks a header once it has all of it).
+// Beast 1.81 keeps a field's name and value lengths in 16 bits
+// (basic_fields::element, off_t = std::uint16_t) and throws std::length_error
+// from put() for a field line of about 64 KiB or more, whatever header_limit
+// says: that is a header too large (header_limit) here, not an exception
+// that ends the connection unanswered.
 template <bool isRequest, class Done>
 boost::asio::awaitable<boost::system::error_code> read_http(TlsSocket& tls, boost::beast::flat_buffer& buffer,
                                                              boost::beast::http::basic_parser<isRequest>& parser,
@@ -39,7 +45,12 @@ boost::asio::awaitable<boost::system::error_code> read_http(TlsSocket& tls, boos
     if (parser.is_done() || done()) co_return boost::system::error_code{};
     if (buffer.size() > 0) {
       boost::system::error_code ec;
-      const std::size_t used = parser.put(buffer.data(), ec);
+      std::size_t used = 0;
+      try {
+        used = parser.put(buffer.data(), ec);
+      } catch (const std::length_error&) {
+        co_return http::error::header_limit;
+      }
       buffer.consume(used);
       if (ec && ec != http::error::need_more) co_return ec;
       if (!ec && done()) co_return boost::system::error_code{};

@@ -25,8 +25,17 @@ struct TlsServerOptions {
   std::string cert_file;      // PEM chain
   std::string key_file;       // PEM private key
   std::string tls_min_version = "VersionTLS12";  // Kubernetes' --tls-min-version values
-  std::size_t max_header_bytes = 1 << 20;        // 1 MiB, as Go's http.DefaultMaxHeaderBytes
-  std::size_t max_body_bytes = 3 << 20;          // 3 MiB, apiserver's MaxRequestBodyBytes order
+  // The request line and header fields together; past it, 431. 64 KiB (Envoy's
+  // default max_request_headers_kb is 60) rather than Go's 1 MiB: Beast 1.81
+  // cannot hold a field line of 64 KiB or more anyway (16-bit lengths in
+  // basic_fields), and a connection's memory before authentication is bounded
+  // by this (see README, "Memory budget").
+  std::size_t max_header_bytes = 64 << 10;
+  // Read (and buffered whole) before the handler, so before authentication:
+  // set it per server. 3 MiB (apiserver's MaxRequestBodyBytes order) for the
+  // simulator's control plane; `fedmetrics serve` reads no bodies and sets 0.
+  // A GET or HEAD with a body is refused with 400 whatever this says.
+  std::size_t max_body_bytes = 3 << 20;
   std::chrono::milliseconds handshake_timeout{10'000};
   std::chrono::milliseconds header_read_timeout{10'000};
   std::chrono::milliseconds idle_timeout{90'000};
