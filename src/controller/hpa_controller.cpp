@@ -382,7 +382,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       ++stats.errors;
     }
     // Members whose data was missing: the decision held any scale-down on it.
-    if (result->incomplete) control_plane->record_event(subject, "Warning", "IncompleteMetrics", *result->incomplete);
+    if (result->incomplete) record_event(key, subject, "Warning", "IncompleteMetrics", *result->incomplete);
     if (!result->rescale) return write_status(hpa, key, result->status, result->history, finished);
     if (!may_write(key)) return finished();
 

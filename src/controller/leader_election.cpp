@@ -80,8 +80,11 @@ void LeaderElector::run() {
     if (leading_) {
       if (!renew()) step_down("did not renew within the renew deadline");
     } else {
-      // Acquire: one try per retry period, bounded like a renewal.
-      (void)attempt(std::chrono::steady_clock::now() + options_.renew_deadline);
+      // Acquire: one try per retry period, bounded so that the first renewal
+      // (a retry period after it, counted from when the attempt began) still
+      // has time before the renew deadline: a slow acquisition must not be
+      // followed by a step-down without a try, which would flap leadership.
+      (void)attempt(std::chrono::steady_clock::now() + options_.renew_deadline - options_.retry_period);
     }
     if (!pause(options_.retry_period)) return;
   }

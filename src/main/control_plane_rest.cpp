@@ -55,11 +55,12 @@ void send_json(clusterclient::HttpsClient& client, std::string method, std::stri
   request.content_type = std::move(content_type);
   request.body = std::move(body);
   // Writes that can be sent twice without harm (retry_policy.hpp): a merge
-  // PATCH sets the same fields again (a status, an Event's count), and every
-  // PUT here carries metadata.resourceVersion, so a replay of one that was
-  // applied fails with 409 Conflict instead of applying twice. POSTs (a new
-  // Event, a new Lease) are not replayed.
-  request.replayable = request.method == "PATCH" || request.method == "PUT";
+  // PATCH sets the same fields again (a status, an Event's count). Not a PUT,
+  // although each carries its resourceVersion: a replay of one the server
+  // applied would fail with 409 and report a scale or a Lease renewal as
+  // failed when it was not (Go's transport does not replay PUT either).
+  // POSTs (a new Event, a new Lease) are not replayed.
+  request.replayable = request.method == "PATCH";
   client.send(std::move(request), deadline,
                 [what, done = std::move(done)](clusterclient::HttpResult result) {
                   if (auto* e = std::get_if<aggregator::MemberError>(&result)) return done(0, k8s::Error{what + ": " + e->message});

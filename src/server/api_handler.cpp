@@ -77,7 +77,10 @@ ApiHandler::ApiHandler(std::shared_ptr<aggregator::MetricsService> metrics_servi
 
 void ApiHandler::count_unhandled(const HttpRequest& request, int status, double seconds) const {
   if (!metrics_) return;
-  auto [group, resource] = metric_labels(parse_api_request(request.method, request.target));
+  // The labels depend on the path alone: the query (selectors of up to
+  // 64 KiB) is not parsed for a request that was never authenticated.
+  const auto path = std::string_view(request.target).substr(0, request.target.find('?'));
+  auto [group, resource] = metric_labels(parse_api_request(request.method, std::string(path)));
   metrics_->observe_request(group, resource, status, seconds);
 }
 

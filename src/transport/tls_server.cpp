@@ -461,7 +461,8 @@ struct TlsServer::Impl {
                                     [&] { return parser.is_header_done(); });
       if (!rec) {
         if (auto refusal = refuse_head(parser.get())) {
-          co_await write_error(tls, scratch, refusal->status, refusal->reason);
+          co_await write_error(tls, scratch, refusal->status, refusal->reason,
+                               parser.get().method() == http::verb::head);
           break;
         }
         // A GET or HEAD with a body (Content-Length over 0, or chunked) is

@@ -512,6 +512,23 @@ TEST_CASE("HpaController: an External value that misses a member scales up, neve
   CHECK(f.cp->scale_updates == std::vector<std::int32_t>{4, 1});
 }
 
+TEST_CASE("HpaController: a replica that is not the leader writes no IncompleteMetrics Event either") {
+  auto options = no_window();
+  options.active = [] { return false; };  // the lease is someone else's
+  Fixture f(options);
+  f.cp->hpas.push_back(fhpa_with(json::parse(R"([{"type":"External","external":{"metric":{"name":"queue"},
+      "target":{"type":"Value","value":"10"}}}])")));
+  k8s::ExternalMetricValue v;
+  v.metric_name = "queue";
+  v.value = q("2");
+  f.metrics->external["queue"] =
+      aggregator::ExternalMetricsAnswer{std::vector<k8s::ExternalMetricValue>{v}, {"member2: timeout: deadline"}};
+  f.pass();
+  CHECK(f.cp->events.empty());
+  CHECK(f.cp->statuses.empty());
+  CHECK(f.cp->scale_updates.empty());
+}
+
 TEST_CASE("HpaController: a Namespace's Object metric is always the FederatedHPA's own namespace") {
   Fixture f;
   f.cp->hpas.push_back(fhpa_with(json::parse(R"([{"type":"Object","object":{

@@ -29,8 +29,9 @@ struct FailedAttempt {
 // Replayable: GET and HEAD, and requests whose caller marked them so
 // (OutgoingRequest::replayable) because sending them twice does no harm:
 // TokenReview and SubjectAccessReview POSTs have no side effects, a
-// merge-PATCH of a status is idempotent, a PUT conditional on its
-// resourceVersion fails with 409 rather than applying twice.
+// merge-PATCH of a status is idempotent. (Not a PUT conditional on its
+// resourceVersion: a replay of one the server applied fails with 409, a
+// failure reported for a write that succeeded; Go does not replay PUT.)
 inline bool is_replayable(std::string_view method, bool marked_replayable) {
   return marked_replayable || method == "GET" || method == "HEAD";
 }
