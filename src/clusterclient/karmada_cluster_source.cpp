@@ -89,8 +89,11 @@ void KarmadaClusterSource::stop() {
       pending_->done.notify_all();
     }
   }
-  poller_.stop();
-  clusters_.reset();  // stopped, and its hold on the control plane's client released
+  poller_.stop();  // the poller replaces clusters_: it goes first
+  // Stopped before it is reset: its callback may be running on the client's
+  // strand until stop() returns.
+  if (clusters_) clusters_->stop();
+  clusters_.reset();  // its hold on the control plane's client released
   members_.stop();
   client_.reset();  // its strand belongs to the ClientRuntime, which the caller is about to destroy
 }
@@ -164,12 +167,16 @@ void KarmadaClusterSource::watch_clusters() {
   options.request_timeout = options_.poll_timeout;
   options.max_backoff = std::max(options_.poll_interval, std::chrono::milliseconds(1'000));
   last_plan_inputs_.clear();
-  clusters_ = std::make_unique<Reflector>(client_, options, [this](const ReflectorChange&) {
+  // The callback reads the reflector it belongs to, never clusters_, which
+  // this thread replaces and stop() resets: a reflector outlives its
+  // callbacks (its stop() waits for them), clusters_ does not.
+  auto self = std::make_shared<const Reflector*>(nullptr);
+  auto reflector = std::make_unique<Reflector>(client_, options, [this, self](const ReflectorChange&) {
     // Karmada rewrites a Cluster's status every few seconds (resource
     // summaries, probe times): only a change of what the member plan reads
     // (spec, the Ready condition) is applied now rather than at the next interval.
     std::string inputs;
-    for (const auto& item : clusters_->items()) {
+    for (const auto& item : (*self)->items()) {
       inputs += item.value("metadata", nlohmann::json::object()).value("name", "") + "\n";
       inputs += item.value("spec", nlohmann::json::object()).dump() + "\n";
       for (const auto& c : item.value("status", nlohmann::json::object()).value("conditions", nlohmann::json::array()))
@@ -179,6 +186,8 @@ void KarmadaClusterSource::watch_clusters() {
     last_plan_inputs_ = std::move(inputs);
     poller_.wake();
   });
+  *self = reflector.get();
+  clusters_ = std::move(reflector);
   clusters_->start();
 }
 

@@ -1,5 +1,6 @@
 #include "main/serve_command.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <array>
@@ -13,6 +14,7 @@
 #include <utility>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
@@ -30,8 +32,10 @@
 #include "main/control_plane_rest.hpp"
 #include "main/delegated_auth.hpp"
 #include "main/member_metrics.hpp"
+#include "main/termination_signals.hpp"
 #include "server/aggregator_metrics.hpp"
 #include "server/api_handler.hpp"
+#include "server/lifecycle.hpp"
 
 namespace fedmetrics::cli {
 
@@ -214,6 +218,12 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
       ->capture_default_str();
   serve->add_option("-v,--v", o.verbosity, "Log verbosity: 0 info, 1 debug, 2 trace.")->capture_default_str();
   serve->add_option("--threads", o.threads, "Worker threads serving requests (0: one per core).")->capture_default_str();
+  serve->add_option("--shutdown-delay-duration", o.shutdown_delay,
+                    "On SIGTERM, /readyz fails at once and the server goes on serving for this long before it\n"
+                    "closes its listener, so that the endpoints in front of it stop sending requests first\n"
+                    "(kube-apiserver's flag). Requests in flight then have up to --member-timeout plus 10s to\n"
+                    "finish; a second SIGTERM exits at once with status 1.")
+      ->capture_default_str();
   return serve;
 }
 
@@ -523,6 +533,9 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient
 }  // namespace
 
 int run_serve(const ServeOptions& o) {
+  // Before any thread starts: SIGTERM and SIGINT are received below, by the
+  // thread that owns the shutdown.
+  TerminationSignals termination;
   spdlog::set_level(o.verbosity >= 2 ? spdlog::level::trace : o.verbosity == 1 ? spdlog::level::debug : spdlog::level::info);
   if (o.insecure_no_auth) {
     spdlog::warn("--insecure-development-no-auth: every request is served WITHOUT authentication or authorization");
@@ -567,15 +580,28 @@ int run_serve(const ServeOptions& o) {
   auto member_timeout = duration_flag("--member-timeout", o.member_timeout);
   if (member_timeout.count() == 0) throw std::runtime_error("--member-timeout: must be more than 0s");
   auto cache_ttl = duration_flag("--cache-ttl", o.cache_ttl);
+  const auto shutdown_delay = duration_flag("--shutdown-delay-duration", o.shutdown_delay);
+  // Every request in flight is bounded by the member deadline, a review by
+  // the control plane's 10 s: the drain waits no longer.
+  const auto drain_grace = member_timeout + std::chrono::seconds(10);
+
+  // One owner for start-up and shutdown: each component starts once what it
+  // uses runs, and they stop in reverse (server/lifecycle.hpp), also when
+  // start-up fails half-way. Declared first, so that it goes last.
+  auto termination_began = std::make_shared<std::chrono::steady_clock::time_point>();
+  server::Lifecycle lifecycle;
+
+  // The member clients' I/O thread. Member answers complete server requests,
+  // the autoscaler's syncs and the member source's polls: it stops last.
+  auto client_runtime = std::make_shared<clusterclient::ClientRuntime>(1);
+  lifecycle.start("member clients", {}, [client_runtime] { client_runtime->stop(); });
 
   // Member clusters: from kubeconfig files or from the Karmada control plane.
-  // The client's I/O thread; it must stop before the server's executors go
-  // away, because member answers complete server requests (see the end).
-  auto client_runtime = std::make_unique<clusterclient::ClientRuntime>(1);
   std::shared_ptr<aggregator::MetricsService> service;
   auto members = make_member_source(o, *client_runtime);
   std::shared_ptr<aggregator::Aggregator> aggregator_impl;
   if (members) {
+    lifecycle.start("member source", {}, [members] { members->stop(); });
     // Discovery first, briefly, so that the first queries already know what each member serves.
     members->wait_for_first_discovery(std::chrono::seconds(2));
     aggregator::AggregatorOptions aggregator_options;
@@ -605,9 +631,12 @@ int run_serve(const ServeOptions& o) {
   std::shared_ptr<HttpsReviewClient> authentication;
   if (!o.insecure_no_auth) gate = make_gate(o, *client_runtime, metrics, authentication);
   handler->set_configured(true);
+  // Made (its flags checked) before the server starts, started after it.
+  auto autoscaler_loop = make_autoscaler(o, *client_runtime, aggregator_impl, members, member_timeout);
 
   server_options.request_client_certificates = !o.insecure_no_auth;
-  transport::TlsServer tls_server(server_options, [handler, gate](transport::HttpRequest request, auto respond) {
+  auto tls_server = std::make_shared<transport::TlsServer>(server_options, [handler, gate](transport::HttpRequest request,
+                                                                                         auto respond) {
     if (!gate) return handler->handle(request, std::move(respond));
     // What the gate answers itself (401, 403, a failed review's 500) is
     // counted here; what it passes on, by the handler.
@@ -630,22 +659,37 @@ int run_serve(const ServeOptions& o) {
                    handler.handle(r, std::move(done));
                  });
   });
-  auto autoscaler_loop = make_autoscaler(o, *client_runtime, aggregator_impl, members, member_timeout);
-  spdlog::info("serving on https://{}:{}", o.bind_address, tls_server.port());
-  if (autoscaler_loop) autoscaler_loop->start();
-  Reloader reloader(o, tls_server, gate, authentication);
-  reloader.start();
-  tls_server.run();
-  reloader.stop();
-  // Shutdown order: the loop starts nothing new, no new discovery, then the
-  // client's thread stops (member requests still in flight are dropped), and
-  // only then the server goes.
-  if (autoscaler_loop) autoscaler_loop->stop();
-  if (members) members->stop();
-  // No client callback runs after this; the clients themselves (in the gate,
-  // the autoscaler, the member source) go at the end of this scope, before
-  // the runtime that owns their io_context.
-  client_runtime->stop();
+  // Graceful termination as kube-apiserver's: /readyz has failed since the
+  // signal; the listener closes --shutdown-delay-duration after it; the
+  // requests in flight finish (bounded); then the threads stop.
+  lifecycle.start("server", [tls_server] { tls_server->start(); },
+                  [tls_server, termination_began, shutdown_delay, drain_grace] {
+                    std::this_thread::sleep_until(*termination_began + shutdown_delay);
+                    spdlog::info("shutdown: no longer accepting connections; waiting up to {} ms for requests in flight",
+                                 drain_grace.count());
+                    if (auto left = tls_server->shutdown(drain_grace); left > 0)
+                      spdlog::warn("shutdown: {} connection(s) still open after {} ms, closed", left, drain_grace.count());
+                    tls_server->stop();
+                    tls_server->join();
+                  });
+  spdlog::info("serving on https://{}:{}", o.bind_address, tls_server->port());
+
+  if (autoscaler_loop) {
+    std::shared_ptr<Autoscaler> loop = std::move(autoscaler_loop);
+    // Stopped first: the Lease is released at once, so that another replica
+    // takes over while this one drains.
+    lifecycle.start("autoscaler", [loop] { loop->start(); }, [loop] { loop->stop(); });
+  }
+  auto reloader = std::make_shared<Reloader>(o, *tls_server, gate, authentication);
+  lifecycle.start("certificate reloader", [reloader] { reloader->start(); }, [reloader] { reloader->stop(); });
+
+  const int signal = termination.wait();
+  *termination_began = std::chrono::steady_clock::now();
+  handler->set_shutting_down();
+  spdlog::info("received {}, shutting down: /readyz fails from now on; the listener closes in {} ms",
+               signal == SIGTERM ? "SIGTERM" : "SIGINT", shutdown_delay.count());
+  lifecycle.stop_all();
+  spdlog::info("shutdown complete");
   return 0;
 }
 

@@ -65,6 +65,7 @@ struct ServeOptions {
   std::string leader_elect_resource_name = "fedmetrics-autoscaler";
   int verbosity = 0;
   unsigned threads = 0;
+  std::string shutdown_delay = "2s";  // --shutdown-delay-duration
 };
 
 CLI::App* add_serve_command(CLI::App& app, ServeOptions& options);

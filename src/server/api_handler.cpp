@@ -213,7 +213,8 @@ HttpResponse ApiHandler::info(const InfoRequest& request, bool verbose) const {
       return health_response("readyz",
                              {{"ping", true},
                               {"configuration-loaded", configured_.load()},
-                              {"member-answered", service_ && service_->has_served()}},
+                              {"member-answered", service_ && service_->has_served()},
+                              {"shutdown", !shutting_down_.load()}},
                              verbose);
     case Endpoint::Version:
       return json_response(json{{"major", "0"},

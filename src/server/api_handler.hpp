@@ -52,6 +52,10 @@ class ApiHandler {
 
   // Readiness beyond the backend: set once configuration is loaded.
   void set_configured(bool configured) { configured_.store(configured); }
+  // Termination began (SIGTERM): /readyz fails from now on, with the
+  // "shutdown" check kube-apiserver has, so that load balancers and the
+  // control plane's endpoints stop sending requests before the listener closes.
+  void set_shutting_down() { shutting_down_.store(true); }
 
  private:
   HttpResponse info(const InfoRequest& request, bool verbose) const;
@@ -62,6 +66,7 @@ class ApiHandler {
   std::shared_ptr<ServerMetrics> metrics_;
   BuildInfo build_;
   std::atomic<bool> configured_{false};
+  std::atomic<bool> shutting_down_{false};
 };
 
 }  // namespace fedmetrics::server

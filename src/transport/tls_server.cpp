@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <future>
 #include <mutex>
+#include <set>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -206,6 +208,9 @@ struct TlsServer::Impl {
   struct Worker {
     asio::io_context io{1};
     asio::executor_work_guard<asio::io_context::executor_type> guard = asio::make_work_guard(io);
+    // Connections of this thread waiting for their next request (kept
+    // alive); touched on this thread only. shutdown() ends them.
+    std::set<TlsSocket*> idle;
   };
 
   TlsServerOptions options;
@@ -216,7 +221,10 @@ struct TlsServer::Impl {
   std::shared_ptr<ssl::context> tls;
   std::mutex tls_mutex;
   tcp::acceptor acceptor;  // on workers[0], like the signals and schedule()
-  asio::signal_set signals;
+  std::optional<asio::signal_set> signals;  // run() only: start() leaves signals to its caller
+  std::vector<std::thread> threads;         // start()'s
+  // shutdown() began: no connection is kept alive past its current request.
+  std::atomic<bool> draining{false};
   std::atomic<std::size_t> connections{0};
   std::uint16_t bound_port = 0;
   std::atomic<bool> accepting{true};
@@ -236,8 +244,7 @@ struct TlsServer::Impl {
         handler(std::move(h)),
         workers(make_workers(options.threads)),
         tls(std::make_shared<ssl::context>(make_tls_context(options))),
-        acceptor(workers.front()->io),
-        signals(workers.front()->io, SIGINT, SIGTERM) {
+        acceptor(workers.front()->io) {
     boost::system::error_code ec;
     auto address = asio::ip::make_address(options.bind_address, ec);
     if (ec) throw std::runtime_error("--bind-address: \"" + options.bind_address + "\" is not an IP address");
@@ -287,7 +294,8 @@ struct TlsServer::Impl {
     asio::steady_timer pause(acceptor.get_executor());
     for (;;) {
       // Each connection goes to the next thread's io_context.
-      asio::io_context& target = workers[next_worker]->io;
+      Worker& worker = *workers[next_worker];
+      asio::io_context& target = worker.io;
       auto [ec, socket] = co_await acceptor.async_accept(target, use_tuple);
       if (ec == asio::error::operation_aborted || epoch != accept_epoch || !acceptor.is_open()) co_return;
       if (ec) {
@@ -317,69 +325,87 @@ struct TlsServer::Impl {
       socket.set_option(tcp::no_delay(true), nodelay_error);
       auto executor = socket.get_executor();
       ++connections;  // counted here, not when the session starts: a burst cannot overshoot the limit
-      asio::co_spawn(executor, session(std::move(socket)), asio::detached);
+      asio::co_spawn(executor, session(std::move(socket), worker), asio::detached);
     }
   }
 
-  // Delivers the handler's callback back onto the connection's executor.
-  awaitable<HttpResponse> call_handler(HttpRequest request) {
-    return asio::async_initiate<decltype(asio::use_awaitable), void(HttpResponse)>(
-        [this, request = std::move(request)](auto completion) mutable {
-          using Completion = decltype(completion);
-          auto shared = std::make_shared<Completion>(std::move(completion));
-          auto respond = [shared](HttpResponse response) {
-            auto executor = asio::get_associated_executor(*shared);
-            asio::post(executor, [shared, response = std::move(response)]() mutable {
-              (*shared)(std::move(response));
-            });
-          };
-          try {
-            handler(std::move(request), respond);
-          } catch (const std::exception& e) {
-            // A bug, not a code path: answer 500 rather than lose the process.
-            spdlog::error("request handler failed: {}", e.what());
-            respond(internal_error_response());
-          }
-        },
-        asio::use_awaitable);
-  }
-
-  // Like call_handler, but gives up (nullopt) when the client closes or sends
-  // more before the handler answers. Everything here runs on the connection's
-  // thread, so the flags need no lock.
-  struct PendingResponse {
-    explicit PendingResponse(const asio::any_io_executor& executor)
-        : signal(executor, asio::steady_timer::time_point::max()) {}
+  // What the handler's respond callback shares with the session waiting for
+  // it. The callback may be kept past the session and past the server: a
+  // member request still in flight at shutdown completes on the member
+  // client's threads, after this server's io_contexts are gone. So it holds
+  // no I/O object of the server (the session owns its timer) and, once the
+  // session has ended (closed), a late response is dropped.
+  struct ResponseSlot {
+    std::mutex mutex;
+    bool open = true;                     // the session still waits; `executor` and `signal` are usable
+    asio::any_io_executor executor;       // the session's
+    asio::steady_timer* signal = nullptr;  // the session's; cancelled, on its executor, when something happened
     std::optional<HttpResponse> response;
-    bool client_gone = false;
-    asio::steady_timer signal;  // cancelled when either happens
+    bool client_gone = false;  // abandon_when_client_closes: the client closed or sent more first
   };
 
-  awaitable<std::optional<HttpResponse>> call_handler_abandonable(HttpRequest request, tcp::socket& socket) {
+  // Calls the handler and waits for its response, which may come from any
+  // thread. With `watch` (abandon_when_client_closes), gives up (nullopt)
+  // when the client closes or sends more before the handler answers.
+  awaitable<std::optional<HttpResponse>> call_handler(HttpRequest request, tcp::socket* watch) {
     auto executor = co_await asio::this_coro::executor;
-    auto pending = std::make_shared<PendingResponse>(executor);
-    auto respond = [pending, executor](HttpResponse response) {
-      asio::post(executor, [pending, response = std::move(response)]() mutable {
-        if (pending->response || pending->client_gone) return;
-        pending->response = std::move(response);
-        pending->signal.cancel();
+    asio::steady_timer signal(executor, asio::steady_timer::time_point::max());
+    auto slot = std::make_shared<ResponseSlot>();
+    slot->executor = executor;
+    slot->signal = &signal;
+    struct Close {  // however this coroutine ends (its frame destroyed at shutdown too)
+      std::shared_ptr<ResponseSlot> slot;
+      ~Close() {
+        std::lock_guard lock(slot->mutex);
+        slot->open = false;
+        slot->signal = nullptr;
+      }
+    } close{slot};
+    // Wakes the session; the lambda runs on the session's thread, where the
+    // session may have ended meanwhile (then the slot is closed).
+    auto wake = [](const std::shared_ptr<ResponseSlot>& s) {
+      asio::post(s->executor, [s] {
+        std::lock_guard lock(s->mutex);
+        if (s->open) s->signal->cancel();
       });
+    };
+    auto respond = [slot, wake](HttpResponse response) {
+      std::lock_guard lock(slot->mutex);
+      if (!slot->open || slot->response) return;
+      slot->response = std::move(response);
+      wake(slot);
     };
     try {
       handler(std::move(request), respond);
     } catch (const std::exception& e) {
+      // A bug, not a code path: answer 500 rather than lose the process.
       spdlog::error("request handler failed: {}", e.what());
       respond(internal_error_response());
     }
-    socket.async_wait(tcp::socket::wait_read, [pending](const boost::system::error_code& ec) {
-      if (ec || pending->response) return;
-      pending->client_gone = true;
-      pending->signal.cancel();
-    });
-    while (!pending->response && !pending->client_gone) co_await pending->signal.async_wait(use_tuple);
+    bool watching = false;
+    if (watch != nullptr) {
+      std::lock_guard lock(slot->mutex);
+      watching = !slot->response;
+    }
+    if (watching)
+      watch->async_wait(tcp::socket::wait_read, [slot, wake](const boost::system::error_code& ec) {
+        std::lock_guard lock(slot->mutex);
+        if (ec || !slot->open || slot->response) return;
+        slot->client_gone = true;
+        wake(slot);
+      });
+    for (;;) {
+      {
+        std::lock_guard lock(slot->mutex);
+        if (slot->response || slot->client_gone) break;
+      }
+      co_await signal.async_wait(use_tuple);
+    }
     boost::system::error_code ignored;
-    if (pending->response) socket.cancel(ignored);  // stop watching; the wait handler sees operation_aborted
-    co_return pending->client_gone ? std::nullopt : std::move(pending->response);
+    if (watching) watch->cancel(ignored);  // stop watching; the wait handler sees operation_aborted
+    std::lock_guard lock(slot->mutex);
+    if (slot->client_gone) co_return std::nullopt;
+    co_return std::move(slot->response);
   }
 
   // Writes a whole response: its head and the start of its body as one TLS
@@ -414,7 +440,7 @@ struct TlsServer::Impl {
     }
   }
 
-  awaitable<void> session(tcp::socket socket) {
+  awaitable<void> session(tcp::socket socket, Worker& worker) {
     struct Uncount {  // the accept loop counted this connection
       std::atomic<std::size_t>& n;
       ~Uncount() { --n; }
@@ -446,9 +472,12 @@ struct TlsServer::Impl {
       // Go's IdleTimeout and ReadHeaderTimeout): a next request dribbled in
       // cannot hold the connection for the whole idle timeout.
       if (!first && buffer.size() == 0) {
+        if (draining.load()) break;
         tls.deadline().expires_after(options.idle_timeout);
         auto space = buffer.prepare(16 * 1024);
+        worker.idle.insert(&tls);  // shutdown() aborts the wait
         auto [ec, n] = co_await tls.read_some(static_cast<char*>(space.data()), space.size());
+        worker.idle.erase(&tls);
         if (ec) {
           if (!harmless(ec)) spdlog::debug("waiting for a request failed: {}", ec.message());
           break;
@@ -504,14 +533,10 @@ struct TlsServer::Impl {
       server_request.body = std::move(request.body());
       server_request.peer_certificates_pem = peer_certificates;
       tls.deadline().expires_never();  // the handler takes what it takes
-      HttpResponse response;
-      if (options.abandon_when_client_closes) {
-        auto answered = co_await call_handler_abandonable(std::move(server_request), tls.socket());
-        if (!answered) co_return;  // the client went away
-        response = std::move(*answered);
-      } else {
-        response = co_await call_handler(std::move(server_request));
-      }
+      auto answered = co_await call_handler(std::move(server_request),
+                                            options.abandon_when_client_closes ? &tls.socket() : nullptr);
+      if (!answered) co_return;  // the client went away
+      HttpResponse response = std::move(*answered);
       if (response.status == 0) co_return;  // close without answering
       response.headers.emplace_back("Date", http_date(std::chrono::system_clock::now()));
       const bool head_only = request.method() == http::verb::head;
@@ -536,7 +561,9 @@ struct TlsServer::Impl {
 
       // A shared body (one encoded answer for many clients) is written from
       // its bytes in place; `response` keeps them alive through the write.
-      const bool keep_alive = request.keep_alive();
+      // Shutting down: this answer is the connection's last (Go's Shutdown
+      // lets active connections finish their request, then closes them).
+      const bool keep_alive = request.keep_alive() && !draining.load();
       const std::string& body = response.body_bytes();
       ResponseHead head{response.status, request.version(), response.content_type, &response.headers, body.size(),
                         keep_alive};
@@ -639,12 +666,17 @@ struct TlsServer::Impl {
 TlsServer::TlsServer(TlsServerOptions options, RequestHandler handler)
     : impl_(std::make_unique<Impl>(std::move(options), std::move(handler))) {}
 
-TlsServer::~TlsServer() = default;
+TlsServer::~TlsServer() {
+  if (impl_->threads.empty()) return;
+  stop();
+  join();
+}
 
 std::uint16_t TlsServer::port() const { return impl_->bound_port; }
 
 void TlsServer::run() {
-  impl_->signals.async_wait([this](const boost::system::error_code& ec, int signal) {
+  impl_->signals.emplace(impl_->main_io(), SIGINT, SIGTERM);
+  impl_->signals->async_wait([this](const boost::system::error_code& ec, int signal) {
     if (!ec) {
       spdlog::info("received signal {}, shutting down", signal);
       stop();
@@ -658,11 +690,46 @@ void TlsServer::run() {
   for (auto& t : pool) t.join();
 }
 
+void TlsServer::start() {
+  asio::co_spawn(impl_->acceptor.get_executor(), impl_->accept_loop(impl_->accept_epoch), asio::detached);
+  for (auto& worker : impl_->workers) impl_->threads.emplace_back([&io = worker->io] { run_io(io); });
+}
+
+std::size_t TlsServer::shutdown(std::chrono::milliseconds grace) {
+  impl_->draining = true;
+  auto closed = std::make_shared<std::promise<void>>();
+  asio::post(impl_->main_io(), [this, closed] {
+    ++impl_->accept_epoch;
+    boost::system::error_code ignored;
+    impl_->acceptor.close(ignored);
+    closed->set_value();
+  });
+  // The listener is closed once this returns (a connect is refused), unless
+  // the server's threads are not running: then there is nothing to drain.
+  if (closed->get_future().wait_for(std::chrono::seconds(5)) != std::future_status::ready) return 0;
+  // Kept-alive connections between requests go now; one in a request
+  // closes after its answer (draining).
+  for (auto& worker : impl_->workers)
+    asio::post(worker->io, [w = worker.get()] {
+      for (auto* tls : w->idle) tls->abort();
+    });
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (impl_->connections.load() > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return impl_->connections.load();
+}
+
+void TlsServer::join() {
+  for (auto& t : impl_->threads)
+    if (t.joinable()) t.join();
+  impl_->threads.clear();
+}
+
 void TlsServer::stop() {
   asio::post(impl_->main_io(), [this] {
     boost::system::error_code ignored;
     impl_->acceptor.close(ignored);
-    impl_->signals.cancel(ignored);
+    if (impl_->signals) impl_->signals->cancel(ignored);
     for (auto& worker : impl_->workers) {
       worker->guard.reset();
       worker->io.stop();

@@ -45,12 +45,15 @@ json_get() { /usr/bin/python3 -c "import json,sys; d=json.loads(sys.argv[1]); pr
 
 # start_serve LOG [ARGS...]: starts `fedmetrics serve` on a free loopback port
 # with its certificate in $E2E_TMP/certs, waits for it, and sets $url, $ca,
-# and $E2E_TMP/kubeconfig (a kubeconfig for kubectl, token auth).
+# $serve_pid and $E2E_TMP/kubeconfig (a kubeconfig for kubectl, token auth).
+# SIGTERM ends it without the product's 2 s shutdown delay unless
+# E2E_SHUTDOWN_DELAY says otherwise.
 start_serve() {
   local log=$1; shift
   "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs" \
-    --insecure-development-no-auth "$@" >"$log" 2>&1 &
-  E2E_PIDS+=($!)
+    --insecure-development-no-auth --shutdown-delay-duration "${E2E_SHUTDOWN_DELAY:-0s}" "$@" >"$log" 2>&1 &
+  serve_pid=$!
+  E2E_PIDS+=($serve_pid)
   wait_for_log "$log" "serving on https://127.0.0.1:" 10
   port=$(grep -o 'https://127.0.0.1:[0-9]*' "$log" | head -1 | sed 's/.*://')
   url="https://127.0.0.1:$port"

@@ -206,14 +206,24 @@ TEST_CASE("ApiHandler: /readyz and /livez list their checks as kube-apiserver do
   CHECK(failed.status == 500);
   CHECK(failed.body ==
         "[+]ping ok\n[-]configuration-loaded failed: reason withheld\n"
-        "[-]member-answered failed: reason withheld\nreadyz check failed\n");
+        "[-]member-answered failed: reason withheld\n[+]shutdown ok\nreadyz check failed\n");
   handler.set_configured(true);
   service->served = true;
   CHECK(call(handler, "GET", "/readyz").body == "ok");
   auto verbose = call(handler, "GET", "/readyz?verbose");
   CHECK(verbose.status == 200);
-  CHECK(verbose.body == "[+]ping ok\n[+]configuration-loaded ok\n[+]member-answered ok\nreadyz check passed\n");
+  CHECK(verbose.body ==
+        "[+]ping ok\n[+]configuration-loaded ok\n[+]member-answered ok\n[+]shutdown ok\nreadyz check passed\n");
   CHECK(call(handler, "GET", "/livez?verbose=1").body == "[+]ping ok\nlivez check passed\n");
   CHECK(call(handler, "GET", "/healthz?verbose").body == "[+]ping ok\nhealthz check passed\n");
   CHECK(call(handler, "GET", "/livez").body == "ok");
+
+  // SIGTERM: not ready at once (kube-apiserver's "shutdown" check), still live.
+  handler.set_shutting_down();
+  auto terminating = call(handler, "GET", "/readyz?verbose");
+  CHECK(terminating.status == 500);
+  CHECK(terminating.body == "[+]ping ok\n[+]configuration-loaded ok\n[+]member-answered ok\n"
+                            "[-]shutdown failed: reason withheld\nreadyz check failed\n");
+  CHECK(call(handler, "GET", "/livez").status == 200);
+  CHECK(call(handler, "GET", "/healthz").status == 200);
 }

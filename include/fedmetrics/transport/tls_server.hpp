@@ -73,7 +73,20 @@ class TlsServer {
   [[nodiscard]] std::uint16_t port() const;
   // Serves until stop() is called or SIGINT/SIGTERM arrives; blocks.
   void run();
+  // Serves on threads of its own and returns at once; signals are the
+  // caller's (`fedmetrics serve` terminates gracefully, see shutdown()).
+  void start();
+  // Graceful termination, as Go's http.Server.Shutdown: closes the listener
+  // (a connection attempt is refused from then on), closes
+  // kept-alive connections waiting for their next request, lets the ones in
+  // a request finish it (its answer says Connection: close), and waits up to
+  // `grace` for them. Returns how many connections were still open then.
+  // Blocks; not from one of the server's threads. stop() follows.
+  std::size_t shutdown(std::chrono::milliseconds grace);
+  // Stops serving: pending work is dropped. Returns at once (run() returns,
+  // join() waits for start()'s threads).
   void stop();
+  void join();
 
   // Refusing: closes the listening socket, so that new connections are
   // refused, and closes kept-alive connections when their next request

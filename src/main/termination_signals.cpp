@@ -1,0 +1,54 @@
+#include "main/termination_signals.hpp"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace fedmetrics::cli {
+
+namespace {
+
+sigset_t termination_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  return set;
+}
+
+int wait_for(const sigset_t& set) {
+  for (;;) {
+    int signal = 0;
+    if (sigwait(&set, &signal) == 0) return signal;
+  }
+}
+
+}  // namespace
+
+TerminationSignals::TerminationSignals() {
+  const sigset_t set = termination_set();
+  if (int e = pthread_sigmask(SIG_BLOCK, &set, nullptr); e != 0)
+    throw std::runtime_error(std::string("cannot block SIGTERM and SIGINT: ") + std::strerror(e));
+}
+
+int TerminationSignals::wait() {
+  const sigset_t set = termination_set();
+  const int first = wait_for(set);
+  // The second signal: no log line (the logger may be in the middle of the
+  // shutdown's), just the status, as Go's os.Exit(1).
+  std::thread([set] {
+    wait_for(set);
+    static constexpr char kMessage[] = "second termination signal: exiting without finishing the shutdown\n";
+    [[maybe_unused]] auto written = ::write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
+    std::_Exit(1);
+  }).detach();
+  return first;
+}
+
+}  // namespace fedmetrics::cli
