@@ -56,10 +56,22 @@ bool cacheable(const A& answer) {
   return answer.warnings.empty() && (status == nullptr || status->code < 500);
 }
 
-// The plan's own warnings after the members'.
+// The members whose part is missing: every one that failed or was not asked.
+template <class R>
+std::vector<std::string> missing_members(const std::vector<MemberAnswer<R>>& answers) {
+  std::vector<std::string> missing;
+  for (const auto& a : answers)
+    if (std::holds_alternative<MemberError>(a.result)) missing.push_back(a.cluster);
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  return missing;
+}
+
+// The plan's own warnings after the members', and which members are missing.
 template <class A>
-A with_warnings(A answer, const std::vector<std::string>& notes) {
+A with_notes(A answer, const std::vector<std::string>& notes, std::vector<std::string> missing) {
   answer.warnings.insert(answer.warnings.end(), notes.begin(), notes.end());
+  answer.missing_members = std::move(missing);
   return answer;
 }
 
@@ -308,7 +320,8 @@ void Aggregator::pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<P
       [shared, unasked = std::move(plan.unasked), notes = std::move(plan.warnings)](
           std::vector<MemberAnswer<R>> answers) {
         add_unasked(answers, unasked);
-        return with_warnings(merge_prepared_pod_metrics(std::move(answers), *shared), notes);
+        auto missing = missing_members(answers);
+        return with_notes(merge_prepared_pod_metrics(std::move(answers), *shared), notes, std::move(missing));
       });
 }
 
@@ -338,7 +351,8 @@ void Aggregator::node_metrics(const ResourceMetricsQuery& query, AnswerCallback<
       [shared, unasked = std::move(plan.unasked), notes = std::move(plan.warnings)](
           std::vector<MemberAnswer<R>> answers) {
         add_unasked(answers, unasked);
-        return with_warnings(merge_prepared_node_metrics(std::move(answers), *shared), notes);
+        auto missing = missing_members(answers);
+        return with_notes(merge_prepared_node_metrics(std::move(answers), *shared), notes, std::move(missing));
       });
 }
 
@@ -358,7 +372,8 @@ void Aggregator::custom_metrics(const CustomMetricsQuery& query, AnswerCallback<
       [query, unasked = std::move(plan.unasked), notes = std::move(plan.warnings)](
           std::vector<MemberAnswer<R>> answers) {
         add_unasked(answers, unasked);
-        return with_warnings(merge_custom_metrics(std::move(answers), query), notes);
+        auto missing = missing_members(answers);
+        return with_notes(merge_custom_metrics(std::move(answers), query), notes, std::move(missing));
       });
 }
 
@@ -378,7 +393,8 @@ void Aggregator::external_metrics(const ExternalMetricsQuery& query, AnswerCallb
       [query, unasked = std::move(plan.unasked), notes = std::move(plan.warnings)](
           std::vector<MemberAnswer<R>> answers) {
         add_unasked(answers, unasked);
-        return with_warnings(merge_external_metrics(std::move(answers), query), notes);
+        auto missing = missing_members(answers);
+        return with_notes(merge_external_metrics(std::move(answers), query), notes, std::move(missing));
       });
 }
 

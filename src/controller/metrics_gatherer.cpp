@@ -81,22 +81,6 @@ autoscaler::Pod to_autoscaler_pod(const std::string& cluster, const k8s::Pod& po
   return out;
 }
 
-std::vector<std::string> members_in_warnings(const std::vector<std::string>& warnings) {
-  std::vector<std::string> members;
-  for (const auto& w : warnings) {
-    // "member2: timeout: ..." (aggregator::member_warning), "member2: left out: ...".
-    auto colon = w.find(": ");
-    if (colon == std::string::npos || colon == 0) continue;
-    std::string member = w.substr(0, colon);
-    // The aggregator's own notes about a query ("fedmetrics/cluster: no member
-    // cluster is named 'x'") name no member that failed.
-    if (member == aggregator::kClusterLabel || member.find(' ') != std::string::npos) continue;
-    if (std::find(members.begin(), members.end(), member) == members.end()) members.push_back(std::move(member));
-  }
-  std::sort(members.begin(), members.end());
-  return members;
-}
-
 autoscaler::MemberPlacement member_placement(const std::optional<std::vector<TargetCluster>>& hosts,
                                              const PodListing& listing, std::int32_t status_replicas) {
   autoscaler::MemberPlacement placement;
@@ -287,7 +271,7 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
           autoscaler::ObjectMetricValue value{ref.kind, ref.name, metric, k8s::Quantity(), metric_selector, {}};
           // A member that failed or was left out while others answered: the
           // sum lacks its part.
-          value.missing_members = members_in_warnings(answer->warnings);
+          value.missing_members = answer->missing_members;
           if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
             value.value = k8s::Error{message_of(*s)};
           } else {
@@ -306,7 +290,7 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
       service.external_metrics(query, [join, metric = m.metric.name, selector_text](aggregator::SharedAnswer<aggregator::ExternalMetricsAnswer> answer) {
         join->finish([&](autoscaler::MetricsSnapshot& snapshot) {
           autoscaler::ExternalMetricValues values{metric, selector_text, std::vector<k8s::Quantity>{},
-                                                  members_in_warnings(answer->warnings)};
+                                                  answer->missing_members};
           if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
             values.values = k8s::Error{message_of(*s)};
           } else {

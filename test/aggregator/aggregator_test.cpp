@@ -186,6 +186,7 @@ TEST_CASE("Aggregator: a fedmetrics/cluster selector naming no member warns inst
   REQUIRE(typo.answers.size() == 1);
   CHECK(items_of(typo.answers[0]).empty());
   CHECK(typo.answers[0].warnings == std::vector<std::string>{"fedmetrics/cluster: no member cluster is named 'membr1'"});
+  CHECK(typo.answers[0].missing_members.empty());  // a note about the query, no member's part missing
 
   // One of two names known: that member answers, the other name is warned about.
   Received<PodMetricsAnswer> one_known;
@@ -212,6 +213,7 @@ TEST_CASE("Aggregator: a fedmetrics/cluster selector naming no member warns inst
   agg->custom_metrics(custom, both_selectors.callback());
   REQUIRE(both_selectors.answers.size() == 1);
   CHECK(both_selectors.answers[0].warnings == std::vector<std::string>{"fedmetrics/cluster: no member cluster is named 'nope'"});
+  CHECK(both_selectors.answers[0].missing_members.empty());
 
   Received<ExternalMetricsAnswer> ext;
   agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=nope")}, ext.callback());
@@ -303,6 +305,7 @@ TEST_CASE("Aggregator: only members whose capabilities serve the query are asked
   REQUIRE(custom.answers[0].warnings.size() == 1);
   CHECK(custom.answers[0].warnings[0] ==
         "unknown: left out: its metrics discovery has not succeeded yet, so which metrics it has is unknown");
+  CHECK(custom.answers[0].missing_members == std::vector<std::string>{"unknown"});
 
   q.metric = "unknown_metric";
   Received<CustomMetricsAnswer> not_yet;
@@ -683,6 +686,7 @@ TEST_CASE("Aggregator: a member the source left out is reported in every answer 
   REQUIRE(list.answers.size() == 1);
   CHECK(items_of(list.answers[0]).size() == 2);
   CHECK(list.answers[0].warnings == std::vector<std::string>{warning});
+  CHECK(list.answers[0].missing_members == std::vector<std::string>{"member2"});
 
   // A pod that only member2 runs: 503 naming it, not 404.
   ResourceMetricsQuery get = pods_in("default");
@@ -705,6 +709,8 @@ TEST_CASE("Aggregator: a member the source left out is reported in every answer 
   REQUIRE(items_of(summed.answers[0]).size() == 1);
   CHECK(items_of(summed.answers[0])[0].value.to_string() == "26666m");
   CHECK(summed.answers[0].warnings == std::vector<std::string>{warning});
+  // What the autoscaler reads: the sum lacks member2's part.
+  CHECK(summed.answers[0].missing_members == std::vector<std::string>{"member2"});
 
   // An external metric only member2 could give: 503 naming it.
   Received<ExternalMetricsAnswer> external;
@@ -721,6 +727,7 @@ TEST_CASE("Aggregator: a member the source left out is reported in every answer 
   REQUIRE(excluded.answers.size() == 1);
   CHECK(items_of(excluded.answers[0]).size() == 2);
   CHECK(excluded.answers[0].warnings.empty());
+  CHECK(excluded.answers[0].missing_members.empty());
 
   // Not asked, so neither counted nor logged as a member failure.
   CHECK(reported.empty());

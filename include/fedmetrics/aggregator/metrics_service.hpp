@@ -62,6 +62,10 @@ struct Answer {
   // reason; the server sends each as a `Warning: 299 - "..."` header.
   std::vector<std::string> warnings;
   std::shared_ptr<EncodingMemo> encodings = std::make_shared<EncodingMemo>();
+  // The members whose part the answer lacks (failed, or chosen but left
+  // out), sorted: what the warnings say in words, for callers that decide
+  // on the data (the autoscaler must not read them out of the warnings).
+  std::vector<std::string> missing_members = {};
 };
 
 // For a get by name the list holds exactly one item.

@@ -33,11 +33,6 @@ struct PodListing {
   std::vector<std::string> unread_members;  // "member2", in name order
 };
 
-// The members an aggregator answer's warnings name as failed or left out
-// ("member2: timeout: ..."), in name order: their part of a summed Object or
-// External value is missing. Notes about the query itself are not members.
-std::vector<std::string> members_in_warnings(const std::vector<std::string>& warnings);
-
 // What the calculation must know of the federation (member_placement.hpp):
 // the replicas the ResourceBinding placed in each member (`hosts`; the
 // calibration), and the members whose pod list failed, each with the
