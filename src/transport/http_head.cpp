@@ -141,14 +141,44 @@ std::string http_date(std::chrono::system_clock::time_point when) {
   return std::string(text, n > 0 ? static_cast<std::size_t>(n) : 0);
 }
 
+namespace {
+
+// The length of "http://" or "https://" (any case) at the start of `target`, else 0.
+std::size_t absolute_scheme_length(std::string_view target) {
+  for (std::string_view scheme : {std::string_view("http://"), std::string_view("https://")})
+    if (target.size() > scheme.size() && ::strncasecmp(target.data(), scheme.data(), scheme.size()) == 0)
+      return scheme.size();
+  return 0;
+}
+
+// An absolute-form target with a host ("http://host", "https://host:6443/x?y").
+bool absolute_form(std::string_view target) {
+  const std::size_t scheme = absolute_scheme_length(target);
+  if (scheme == 0) return false;
+  const std::string_view rest = target.substr(scheme);
+  const std::size_t authority = rest.find_first_of("/?");
+  return authority != 0 && rest.substr(0, authority).find_first_of(" \t#@") == std::string_view::npos;
+}
+
+}  // namespace
+
+std::string origin_form(std::string_view target) {
+  if (!absolute_form(target)) return std::string(target);
+  std::string_view rest = target.substr(absolute_scheme_length(target));
+  const std::size_t path = rest.find_first_of("/?");
+  if (path == std::string_view::npos) return "/";
+  // RFC 9112 section 3.2.1: an empty path is "/".
+  return rest[path] == '?' ? "/" + std::string(rest.substr(path)) : std::string(rest.substr(path));
+}
+
 std::optional<HeadRefusal> refuse_request_head(std::string_view method, std::string_view target, unsigned version,
                                                const std::vector<std::pair<std::string, std::string>>& fields) {
   // Go: "malformed HTTP version" for 0.x, 505 for 2.0 and later spoken as HTTP/1.
   if (version < 10) return HeadRefusal{400, "malformed HTTP version"};
   if (version >= 20) return HeadRefusal{505, "unsupported protocol version"};
-  // Origin form, or "*" for OPTIONS (RFC 9112 section 3.2.4); Go's
-  // url.ParseRequestURI refuses a relative target like "apis/x".
-  if (!(target.starts_with('/') || (target == "*" && method == "OPTIONS")))
+  // Origin form, absolute form, or "*" for OPTIONS (RFC 9112 section 3.2);
+  // Go's url.ParseRequestURI refuses a relative target like "apis/x".
+  if (!(target.starts_with('/') || absolute_form(target) || (target == "*" && method == "OPTIONS")))
     return HeadRefusal{400, "malformed request target"};
   int hosts = 0;
   bool content_length = false;

@@ -528,7 +528,7 @@ struct TlsServer::Impl {
       auto request = parser.release();
       HttpRequest server_request;
       server_request.method = std::string(request.method_string());
-      server_request.target = std::string(request.target());
+      server_request.target = origin_form(request.target());
       for (const auto& field : request) server_request.headers.emplace_back(field.name_string(), field.value());
       server_request.body = std::move(request.body());
       server_request.peer_certificates_pem = peer_certificates;

@@ -1190,3 +1190,15 @@ TEST_CASE("TlsServer::shutdown gives up on a request still unanswered after the 
   server.destroy();
   (*respond)(text(200, "too late"));
 }
+
+TEST_CASE("TlsServer serves an absolute-form request target on its path, as Go's net/http",
+          "[integration][tls_server]") {
+  TestServer server;
+  server.start(echo);
+  Client client;
+  require_connect(client, server);
+  REQUIRE(client.write("GET https://fedmetrics:6443/apis/metrics.k8s.io?x=1 HTTP/1.1\r\nHost: fedmetrics\r\n\r\n"));
+  Response r = require_response(client);
+  CHECK(r.status == 200);
+  CHECK(r.body == "GET /apis/metrics.k8s.io?x=1");
+}

@@ -100,6 +100,9 @@ TEST_CASE("http_head: refuse_request_head refuses what Go's net/http refuses", "
   CHECK_FALSE(refuse_request_head("GET", "/", 10, {}));  // HTTP/1.0 needs no Host
   CHECK_FALSE(refuse_request_head("OPTIONS", "*", 11, host));
   CHECK_FALSE(refuse_request_head("GET", "/", 11, {{"host", "a"}, {"Content-Length", "0"}}));
+  // Absolute form: a server must accept it (RFC 9112 section 3.2.2), as Go does.
+  CHECK_FALSE(refuse_request_head("GET", "https://fedmetrics:6443/apis?x=1", 11, host));
+  CHECK_FALSE(refuse_request_head("GET", "HTTP://localhost", 11, host));
 
   struct Case {
     const char* name;
@@ -115,6 +118,9 @@ TEST_CASE("http_head: refuse_request_head refuses what Go's net/http refuses", "
       {"two Host fields", "GET", "/", 11, {{"Host", "a"}, {"host", "b"}}, 400},
       {"a relative target", "GET", "apis/metrics.k8s.io", 11, host, 400},
       {"* on GET", "GET", "*", 11, host, 400},
+      {"a scheme without a host", "GET", "https:///apis", 11, host, 400},
+      {"another scheme", "GET", "ftp://host/apis", 11, host, 400},
+      {"a scheme alone", "GET", "http://", 11, host, 400},
       {"NUL in a value", "GET", "/", 11, {{"Host", "a"}, {"X-A", std::string("a\0b", 3)}}, 400},
       {"CR in a value", "GET", "/", 11, {{"Host", "a"}, {"X-A", "a\rb"}}, 400},
       {"Content-Length and Transfer-Encoding", "POST", "/", 11,
@@ -127,4 +133,17 @@ TEST_CASE("http_head: refuse_request_head refuses what Go's net/http refuses", "
     CHECK(refusal->status == c.status);
     CHECK_FALSE(refusal->reason.empty());
   }
+}
+
+TEST_CASE("http_head: origin_form turns an absolute-form target into the path and query handlers route on",
+          "[transport][http_head]") {
+  using fedmetrics::transport::origin_form;
+  CHECK(origin_form("/apis/metrics.k8s.io/v1beta1/pods?labelSelector=a%3Db") ==
+        "/apis/metrics.k8s.io/v1beta1/pods?labelSelector=a%3Db");
+  CHECK(origin_form("https://fedmetrics.svc:6443/apis/metrics.k8s.io/v1beta1/pods?limit=1") ==
+        "/apis/metrics.k8s.io/v1beta1/pods?limit=1");
+  CHECK(origin_form("http://localhost") == "/");
+  CHECK(origin_form("HTTPS://localhost?verbose") == "/?verbose");
+  CHECK(origin_form("*") == "*");
+  CHECK(origin_form("ftp://host/x") == "ftp://host/x");  // refused before it gets here
 }

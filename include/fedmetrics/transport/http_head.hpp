@@ -45,7 +45,9 @@ std::string http_date(std::chrono::system_clock::time_point when);
 // net/http refuses it (readRequest and its callers), or nullopt when it is
 // acceptable. `version` is Beast's (11 = HTTP/1.1). The status is 400, or 505
 // for a major version past 1. Checks: the version; a Host field on HTTP/1.1
-// (exactly one); the target in origin form ("/...") or "*" for OPTIONS; no
+// (exactly one); the target in origin form ("/..."), absolute form
+// ("http://host/...", which RFC 9112 section 3.2.2 says a server must accept,
+// as Go does) or "*" for OPTIONS; no
 // NUL, CR or LF inside a field value; not both Content-Length and
 // Transfer-Encoding (RFC 9112 section 6.1: a request smuggling vector).
 struct HeadRefusal {
@@ -54,6 +56,11 @@ struct HeadRefusal {
 };
 std::optional<HeadRefusal> refuse_request_head(std::string_view method, std::string_view target, unsigned version,
                                                const std::vector<std::pair<std::string, std::string>>& fields);
+
+// The target in origin form: an absolute-form target ("https://host/apis?x",
+// accepted by refuse_request_head) as its path and query ("/apis?x";
+// "https://host?x" is "/?x"); any other target as it is. The handlers route on it.
+std::string origin_form(std::string_view target);
 
 // The reason phrase of a status code ("Not Found"); "Unknown" for codes
 // without one.
