@@ -40,7 +40,10 @@ check "the APIService becomes Available" kk wait --for=condition=Available --tim
 top_ok=0 direct_ok=0 denied_ok=0
 for round in 1 2 3 4 5 6; do
   sleep $((idle + 1))
-  if kk --token viewer-token top pod -n default --no-headers 2>>"$E2E_TMP/top.err" | grep -q '^nginx-'; then top_ok=$((top_ok + 1)); fi
+  # Captured, then searched: `kubectl | grep -q` fails under pipefail when
+  # grep's early exit kills kubectl with SIGPIPE while it still writes.
+  top=$(kk --token viewer-token top pod -n default --no-headers 2>>"$E2E_TMP/top.err" || true)
+  if grep -q '^nginx-' <<<"$top"; then top_ok=$((top_ok + 1)); else echo "round $round: kubectl top printed: $top"; fi
   sleep $((idle + 1))
   code=$(curl -s --cacert "$E2E_TMP/certs/ca.crt" -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer viewer-token' \
     "$fedmetrics/apis/metrics.k8s.io/v1beta1/namespaces/default/pods")
