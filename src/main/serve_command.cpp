@@ -30,6 +30,7 @@
 #include "main/control_plane_rest.hpp"
 #include "main/delegated_auth.hpp"
 #include "main/member_metrics.hpp"
+#include "main/memory_release.hpp"
 #include "server/aggregator_metrics.hpp"
 #include "server/api_handler.hpp"
 
@@ -635,6 +636,7 @@ int run_serve(const ServeOptions& o) {
   if (autoscaler_loop) autoscaler_loop->start();
   Reloader reloader(o, tls_server, gate, authentication);
   reloader.start();
+  MemoryRelease memory_release(std::chrono::seconds(10));
   tls_server.run();
   reloader.stop();
   // Shutdown order: the loop starts nothing new, no new discovery, then the
