@@ -30,7 +30,7 @@ check "answers with a member left out were counted as Warnings" \
   grep -qE '^  answers with a Warning .*: [1-9][0-9]* +\(info\)$' <<<"$out"
 check "no errors: every answer 200, no transport error" \
   grep -qE '^  errors \(non-200 answers, transport errors\) over [1-9][0-9]* requests: 0 \(0\) +PASS$' <<<"$out"
-check "the memory figure was printed" grep -qE '^  VmRSS growth, slice 2 -> slice 6: [0-9]+ -> [0-9]+ KiB' <<<"$out"
+check "the memory figure was printed" grep -qE '^  VmRSS growth \(slice medians\), slice 2 -> slice 6: [0-9]+ -> [0-9]+ KiB' <<<"$out"
 check "fds back to their level at start" grep -qE '^  fds at rest, .* PASS$' <<<"$out"
 
 tmpdir=$(grep -o 'soak: temp dir [^ ]*' "$E2E_TMP/err" | awk '{ print $4 }')
