@@ -59,25 +59,11 @@ for tool in kubectl curl python3 getconf; do
 done
 hz=$(getconf CLK_TCK)
 
-work=$(mktemp -d /tmp/fedmetrics-fhpascale.XXXXXX)
-pids=()
-cleanup() {
-  stop_pids "${pids[@]:-}"
-  if [ "${FHPA_KEEP:-0}" = 1 ]; then echo "fhpa_scale: logs kept in $work" >&2; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_init fhpa_scale "${FHPA_KEEP:-0}"
+work=$tmp
 
-started=$(date +%s)
-log() { echo "==> [$(($(date +%s) - started))s] $*" >&2; }
-fail() {
-  echo "fhpa_scale: $*" >&2
-  exit 1
-}
-alive() { kill -0 "$1" 2>/dev/null || { tail -50 "$2" >&2; fail "$3 exited (log above)"; }; }
 # ticks PID: utime+stime in clock ticks (fields 14 and 15, counted after the ")" of comm).
 ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
-kib() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
 
 # ---------------------------------------------------------------------------
 # The world: Deployment wK on members a and b (1:1), 2 replicas of 100m cpu

@@ -1,5 +1,31 @@
-# Shared by the bench scripts (sourced): waiting on a process's log and
-# stopping the processes a script started. The caller defines fail().
+# Shared by the bench scripts (sourced): waiting on a process's log, stopping
+# the processes a script started, starting a simulated world and a
+# `fedmetrics serve` over it, and reading a process's memory and fds. The
+# caller defines fail() or calls bench_init; start_world, member_url and start_serve also use the
+# caller's $fedmetrics (the binary), $tmp (its temp dir), $path (the query
+# they wait on) and the array pids (what the caller stops on exit).
+
+# bench_init NAME KEEP: a temp dir in $tmp (/tmp/fedmetrics-NAME.*), and
+# the array pids; on exit every pid in it is stopped and the temp dir removed
+# (kept, and its path printed, when KEEP is 1). Defines log (elapsed seconds
+# and a message on stderr) and fail (NAME: message, exit 1).
+bench_init() {
+  bench_name=$1 bench_keep=${2:-0}
+  tmp=$(mktemp -d "/tmp/fedmetrics-$1.XXXXXX")
+  pids=()
+  bench_started=$(date +%s)
+  trap bench_cleanup EXIT
+  trap 'exit 130' INT TERM
+}
+bench_cleanup() {
+  stop_pids "${pids[@]:-}"
+  if [ "$bench_keep" = 1 ]; then echo "$bench_name: logs kept in $tmp" >&2; else rm -rf "$tmp"; fi
+}
+log() { echo "==> [$(($(date +%s) - bench_started))s] $*" >&2; }
+fail() {
+  echo "$bench_name: $*" >&2
+  exit 1
+}
 
 # wait_for FILE PATTERN SECONDS: until FILE says PATTERN; otherwise its last
 # lines and fail.
@@ -24,3 +50,51 @@ stop_pids() {
     wait "$pid" 2>/dev/null || true
   done
 }
+
+# start_world NAME WORLD_FILE: a `fedmetrics sim` in $tmp/NAME, its log in
+# $tmp/NAME.log; sets world_pid.
+start_world() {
+  "$fedmetrics" sim --world "$2" --out-dir "$tmp/$1" >"$tmp/$1.log" 2>&1 &
+  world_pid=$!
+  pids+=("$world_pid")
+  wait_for "$tmp/$1.log" "world ready" 30
+}
+member_url() { # WORLD MEMBER
+  echo "$(grep -o "member $2 serving on https://127.0.0.1:[0-9]*" "$tmp/$1.log" | sed 's/.* on //')$path"
+}
+control_url() { # WORLD: the simulator's control API (faults, loads)
+  grep -o 'control serving on https://127.0.0.1:[0-9]*' "$tmp/$1.log" | head -1 | sed 's/control serving on //'
+}
+
+# start_serve NAME WORLD [serve flags...]: a `fedmetrics serve` over WORLD's members;
+# waits until the pods query answers 200 from every member (no Warning header)
+# and sets serve_url to that query's URL and serve_pid.
+start_serve() {
+  local name=$1 world=$2
+  shift 2
+  "$fedmetrics" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$tmp/$name.certs" \
+    --insecure-development-no-auth --member-kubeconfig "$tmp/$world/members.kubeconfig" "$@" \
+    >"$tmp/$name.log" 2>&1 &
+  serve_pid=$!
+  pids+=("$serve_pid")
+  wait_for "$tmp/$name.log" "serving on https://" 30
+  local url
+  url="$(grep -o 'serving on https://127.0.0.1:[0-9]*' "$tmp/$name.log" | head -1 | sed 's/serving on //')$path"
+  for _ in $(seq 100); do
+    if curl -sk -o /dev/null -D "$tmp/$name.headers" -w '%{http_code}' "$url" | grep -q 200 &&
+      ! grep -qi '^warning:' "$tmp/$name.headers"; then
+      serve_url=$url
+      return 0
+    fi
+    sleep 0.2
+  done
+  cat "$tmp/$name.log" "$tmp/$name.headers" >&2
+  fail "$name: $url did not answer 200 from every member"
+}
+
+# kib PID FIELD: a /proc/PID/status figure in KiB (VmRSS, VmHWM; Threads is a count).
+kib() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
+# open_fds PID: how many file descriptors PID has open.
+open_fds() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
+# alive PID LOG WHAT: fails with LOG's tail when PID has exited.
+alive() { kill -0 "$1" 2>/dev/null || { tail -50 "$2" >&2; fail "$3 exited (log above)"; }; }

@@ -44,9 +44,7 @@ slowest10=member10
 max_p50_ratio=1.25
 min_rps_ratio=0.5
 
-started=$(date +%s)
-log() { echo "==> [$(($(date +%s) - started))s] $*" >&2; }
-
+bench_init bench 0
 bash "$root/scripts/install-deps.sh" >&2
 for tool in wrk nginx openssl curl awk; do
   command -v "$tool" >/dev/null || { echo "bench: $tool not found (scripts/install-deps.sh installs it)" >&2; exit 1; }
@@ -61,56 +59,6 @@ fi
 fedmetrics=$build_dir/fedmetrics
 client_bench=$build_dir/bench/fedmetrics_client_bench
 [ -x "$fedmetrics" ] && [ -x "$client_bench" ] || { echo "bench: $fedmetrics or $client_bench missing" >&2; exit 1; }
-
-tmp=$(mktemp -d /tmp/fedmetrics-bench.XXXXXX)
-pids=()
-cleanup() {
-  stop_pids "${pids[@]}"
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-fail() {
-  echo "bench: $*" >&2
-  exit 1
-}
-
-
-# start_world NAME WORLD_FILE: a `fedmetrics sim` in $tmp/NAME.
-start_world() {
-  "$fedmetrics" sim --world "$2" --out-dir "$tmp/$1" >"$tmp/$1.log" 2>&1 &
-  pids+=($!)
-  wait_for "$tmp/$1.log" "world ready" 30
-}
-member_url() { # WORLD MEMBER
-  echo "$(grep -o "member $2 serving on https://127.0.0.1:[0-9]*" "$tmp/$1.log" | sed 's/.* on //')$path"
-}
-
-# start_serve NAME WORLD [serve flags...]: a `fedmetrics serve` over WORLD's members;
-# waits until the pods query answers 200 from every member (no Warning header)
-# and sets serve_url to that query's URL.
-start_serve() {
-  local name=$1 world=$2
-  shift 2
-  "$fedmetrics" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$tmp/$name.certs" \
-    --insecure-development-no-auth --member-kubeconfig "$tmp/$world/members.kubeconfig" "$@" \
-    >"$tmp/$name.log" 2>&1 &
-  pids+=($!)
-  wait_for "$tmp/$name.log" "serving on https://" 30
-  local url
-  url="$(grep -o 'serving on https://127.0.0.1:[0-9]*' "$tmp/$name.log" | head -1 | sed 's/serving on //')$path"
-  for _ in $(seq 100); do
-    if curl -sk -o /dev/null -D "$tmp/$name.headers" -w '%{http_code}' "$url" | grep -q 200 &&
-      ! grep -qi '^warning:' "$tmp/$name.headers"; then
-      serve_url=$url
-      return 0
-    fi
-    sleep 0.2
-  done
-  cat "$tmp/$name.log" "$tmp/$name.headers" >&2
-  fail "$name: $url did not answer 200 from every member"
-}
 
 # to_ms VALUE_WITH_UNIT (wrk prints us, ms or s)
 to_ms() { awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) ; else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'; }

@@ -32,6 +32,7 @@
 #include "main/control_plane_rest.hpp"
 #include "main/delegated_auth.hpp"
 #include "main/member_metrics.hpp"
+#include "main/memory_release.hpp"
 #include "main/termination_signals.hpp"
 #include "server/aggregator_metrics.hpp"
 #include "server/api_handler.hpp"
@@ -682,6 +683,10 @@ int run_serve(const ServeOptions& o) {
   }
   auto reloader = std::make_shared<Reloader>(o, *tls_server, gate, authentication);
   lifecycle.start("certificate reloader", [reloader] { reloader->start(); }, [reloader] { reloader->stop(); });
+  auto memory_release = std::make_shared<std::unique_ptr<MemoryRelease>>();
+  lifecycle.start(
+      "memory release", [memory_release] { *memory_release = std::make_unique<MemoryRelease>(std::chrono::seconds(10)); },
+      [memory_release] { memory_release->reset(); });
 
   const int signal = termination.wait();
   *termination_began = std::chrono::steady_clock::now();
