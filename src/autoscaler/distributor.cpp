@@ -642,6 +642,17 @@ Distribution distribute(const DistributionInput& input) {
   out.annotation = distribution_annotation(out.shares);
 
   out.status = aggregate_status(input, members);
+  const bool reported = std::any_of(members.begin(), members.end(), [](const Member& m) {
+    return m.hpa != nullptr && find_condition(m.hpa->conditions, kScalingActive) != nullptr;
+  });
+  if (!reported) {
+    // No member HPA has said yet (all just created): the distribution itself
+    // is what is active; this also ends an earlier InvalidDistribution.
+    set_condition(out.status.conditions, kScalingActive, ConditionStatus::True, "ValidDistribution",
+                  "minReplicas " + std::to_string(min_replicas) + " and maxReplicas " + std::to_string(max_replicas) +
+                      " distributed over " + std::to_string(n) + " member HPAs",
+                  input.now);
+  }
   if (!limited.empty()) {
     set_condition(out.status.conditions, kScalingLimited, ConditionStatus::True, "TooManyReplicas",
                   join_names(limited) + " want" + (limited.size() == 1 ? "s" : "") +
