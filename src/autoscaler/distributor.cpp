@@ -389,6 +389,16 @@ k8s::Expected<ScalingMode> parse_scaling_mode(std::optional<std::string_view> an
                     "\" is neither \"distributed\" nor \"centralized\"; nothing is created"};
 }
 
+Distribution invalid_mode(std::string message, std::vector<HorizontalPodAutoscalerCondition> previous_conditions,
+                          Timestamp now) {
+  Distribution out;
+  out.valid = false;
+  out.status.conditions = std::move(previous_conditions);
+  set_condition(out.status.conditions, kScalingActive, ConditionStatus::False, "InvalidMode", message, now);
+  out.events.push_back({true, "InvalidMode", std::move(message)});
+  return out;
+}
+
 std::string_view to_string(MemberAction action) {
   switch (action) {
     case MemberAction::None: return "none";

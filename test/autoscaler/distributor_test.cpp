@@ -111,6 +111,15 @@ TEST_CASE("distributor: the mode annotation", "[autoscaler][distributor]") {
     CHECK_THAT(mode.error().message, Catch::Contains("autoscaling.fedmetrics.io/mode") &&
                                          Catch::Contains("\"" + std::string(other) + "\""));
   }
+  // What the FederatedHPA then gets: ScalingActive False InvalidMode, a Warning Event, nothing created.
+  Distribution d = invalid_mode(parse_scaling_mode("federated").error().message, {}, kStart);
+  CHECK_FALSE(d.valid);
+  CHECK(d.members.empty());
+  CHECK(condition(d, "ScalingActive").status == ConditionStatus::False);
+  CHECK(condition(d, "ScalingActive").reason == "InvalidMode");
+  REQUIRE(d.events.size() == 1);
+  CHECK(d.events[0].warning);
+  CHECK(d.events[0].reason == "InvalidMode");
 }
 
 TEST_CASE("distributor: initial shares (the spec's examples and the tie rules)", "[autoscaler][distributor]") {
@@ -480,8 +489,9 @@ std::string describe(const DistributionInput& in) {
           << m.hpa.desired_replicas << (m.hpa.conditions.empty() ? "" : " TooMany");
       if (m.hpa.last_scale_time) out << " scaled " << (*m.hpa.last_scale_time - kStart).count() / 1000000000;
     } else {
-      out << " absent";
+      out << (m.state == MemberHPAState::Unreadable ? " unreadable" : " absent");
     }
+    if (m.not_ready_since) out << " NotReady";
     out << ")";
   }
   return out.str();
@@ -578,6 +588,10 @@ TEST_CASE("distributor: property: invariants, no loop, determinism over random f
           if (chance(3)) {  // edited by hand
             m.hpa.max_replicas = uniform(0, 5);
             m.hpa.min_replicas = uniform(0, 5);
+          }
+          if (chance(4)) {  // its HPA could not be read, NotReady within the window or not
+            m.state = MemberHPAState::Unreadable;
+            if (chance(50)) m.not_ready_since = in.now - seconds(uniform(0, 119));
           }
         }
         in.members.push_back(std::move(m));

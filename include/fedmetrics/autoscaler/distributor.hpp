@@ -80,7 +80,7 @@ enum class MemberHPAState {
 };
 
 struct DistributionMember {
-  std::string name;  // unique; with duplicates the first one in name order counts
+  std::string name;  // unique; with duplicates the first one given counts
   // The binding's replicas for a Divided placement, else 1; 0 counts as 1.
   std::int32_t weight = 1;
   // Absent: Ready. A member NotReady for less than the rebalance window keeps
@@ -142,6 +142,12 @@ struct Distribution {
 
 // One sync of a distributed FederatedHPA.
 Distribution distribute(const DistributionInput& input);
+
+// What a FederatedHPA whose mode annotation is invalid gets: nothing created
+// (valid false, no members), ScalingActive False with reason InvalidMode and
+// `message` (parse_scaling_mode's error), and a Warning Event.
+Distribution invalid_mode(std::string message, std::vector<HorizontalPodAutoscalerCondition> previous_conditions,
+                          Timestamp now);
 
 // The initial split of `total` over members with these weights (0 counts as
 // 1): largest remainder, ties by name, then no member left at 0. Exposed for
