@@ -4,8 +4,8 @@
 #include <limits>
 #include <string_view>
 
-#include "fedmetrics/autoscaler/scenario.hpp"
 #include "json_reader.hpp"
+#include "scenario_common.hpp"
 
 namespace fedmetrics::autoscaler {
 
@@ -70,20 +70,14 @@ DistributedScenario decode(const json& json) {
   if (!json.is_object()) fail("scenario", "not a JSON object");
   Fields top(json, "");
   DistributedScenario scenario;
-  auto hpa = decode_federated_hpa(top.required("hpa"), "hpa");
-  if (!hpa) throw detail::DecodeFailure{hpa.error()};
-  scenario.hpa = std::move(*hpa);
+  scenario.hpa = detail::scenario_hpa(top);
   if (auto config = top.object("config")) {
     if (const auto* w = config->raw("rebalanceWindowSeconds")) {
       scenario.rebalance_window = detail::seconds_value(*w, config->path_of("rebalanceWindowSeconds"));
       if (scenario.rebalance_window.count() < 0) fail(config->path_of("rebalanceWindowSeconds"), "must not be negative");
     }
   }
-  scenario.start = default_scenario_start();
-  if (const auto* start = top.raw("start")) {
-    if (!start->is_string()) fail("start", "not a time (an RFC 3339 string)");
-    scenario.start = detail::time_value(*start, scenario.start, "start");
-  }
+  scenario.start = detail::scenario_start(top);
   if (!top.has("steps")) fail("steps", "is required");
   const auto& steps = top.array("steps");
   for (std::size_t i = 0; i < steps.size(); ++i) {

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "json_reader.hpp"
+#include "scenario_common.hpp"
 
 namespace fedmetrics::autoscaler {
 
@@ -280,17 +281,11 @@ Scenario decode(const json& json) {
   Fields top(json, "");
   Scenario scenario;
 
-  auto hpa = decode_federated_hpa(top.required("hpa"), "hpa");
-  if (!hpa) throw detail::DecodeFailure{hpa.error()};
-  scenario.hpa = std::move(*hpa);
+  scenario.hpa = detail::scenario_hpa(top);
 
   if (auto config = top.object("config")) scenario.config = decode_config(*config);
 
-  scenario.start = default_scenario_start();
-  if (const auto* start = top.raw("start")) {
-    if (!start->is_string()) fail("start", "not a time (an RFC 3339 string)");
-    scenario.start = time_value(*start, scenario.start, "start");
-  }
+  scenario.start = detail::scenario_start(top);
 
   if (!top.has("steps")) fail("steps", "is required");
   const auto& steps = top.array("steps");

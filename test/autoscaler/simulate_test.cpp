@@ -253,15 +253,28 @@ TEST_CASE("simulate: the step rules of scenario.md", "[autoscaler][simulate]") {
   }
 }
 
+// A file that breaks the contract: exit 2, the field named on stderr, nothing on stdout.
+struct Malformed {
+  std::string name;
+  std::string text;
+  std::string error;
+};
+
+void check_rejected(const std::vector<Malformed>& cases) {
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      Run run = simulate_text(c.text);
+      CHECK(run.exit == 2);
+      CHECK(run.out.empty());
+      CHECK_THAT(run.err, Catch::Contains(c.error));
+    }
+  }
+}
+
 TEST_CASE("simulate: malformed scenario files exit 2 with the field named and print nothing",
           "[autoscaler][simulate]") {
-  struct Case {
-    std::string name;
-    std::string text;
-    std::string error;
-  };
   const std::string good_pod = kPod;
-  const std::vector<Case> cases = {
+  const std::vector<Malformed> cases = {
       {"not JSON", "{\"hpa\": ", "not valid JSON"},
       {"not an object", "[1, 2]", "scenario: not a JSON object"},
       {"no hpa", R"({"steps": []})", "hpa: is required"},
@@ -325,14 +338,7 @@ TEST_CASE("simulate: malformed scenario files exit 2 with the field named and pr
        scenario(R"([{"at": 0, "replicas": 1, "objectMetrics": [{"describedObject": {"kind": "Service", "name": "s"}, "metric": {"name": "m"}, "value": "1", "missingMembers": [2]}]}])"),
        "steps[0].objectMetrics[0].missingMembers[0]: not a member name"},
   };
-  for (const auto& c : cases) {
-    SECTION(c.name) {
-      Run run = simulate_text(c.text);
-      CHECK(run.exit == 2);
-      CHECK(run.out.empty());
-      CHECK_THAT(run.err, Catch::Contains(c.error));
-    }
-  }
+  check_rejected(cases);
 }
 
 // --- "mode": "distributed" (shared/specs/distributed.md) ---------------------
@@ -470,13 +476,8 @@ TEST_CASE("simulate: distributed mode, the step rules", "[autoscaler][simulate][
 }
 
 TEST_CASE("simulate: malformed distributed scenarios exit 2 with the field named", "[autoscaler][simulate][distributor]") {
-  struct Case {
-    std::string name;
-    std::string text;
-    std::string error;
-  };
   auto step = [](const std::string& members) { return distributed(R"([{"at": 0, "members": {}}, {"at": 15, "members": )" + members + "}]"); };
-  const std::vector<Case> cases = {
+  const std::vector<Malformed> cases = {
       {"unknown mode", R"({"mode": "federated", "steps": []})", R"(mode: must be "centralized" or "distributed" (got "federated"))"},
       {"mode not a string", R"({"mode": 2, "steps": []})", "mode: must be \"centralized\" or \"distributed\" (got 2)"},
       {"no hpa", R"({"mode": "distributed", "steps": []})", "hpa: is required"},
@@ -506,14 +507,7 @@ TEST_CASE("simulate: malformed distributed scenarios exit 2 with the field named
       {"window not a number", distributed("[]", R"(, "config": {"rebalanceWindowSeconds": "2m"})"),
        "config.rebalanceWindowSeconds: not a number of seconds"},
   };
-  for (const auto& c : cases) {
-    SECTION(c.name) {
-      Run run = simulate_text(c.text);
-      CHECK(run.exit == 2);
-      CHECK(run.out.empty());
-      CHECK_THAT(run.err, Catch::Contains(c.error));
-    }
-  }
+  check_rejected(cases);
 }
 
 }  // namespace
