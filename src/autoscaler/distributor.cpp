@@ -33,9 +33,11 @@ Split largest_remainder(std::int64_t total, const std::vector<std::int64_t>& wei
   if (sum <= 0 || total <= 0) return out;
   std::int64_t left = total;
   for (std::size_t i = 0; i < weights.size(); ++i) {
-    // total and every weight fit in 32 bits: the product fits in 64.
-    out.shares[i] = total * weights[i] / sum;
-    out.remainders[i] = total * weights[i] % sum;
+    // 128 bits: a hand-edited member HPA may hold a max near 2^31, and many
+    // of them sum past 32 bits.
+    const __int128 product = static_cast<__int128>(total) * weights[i];
+    out.shares[i] = static_cast<std::int64_t>(product / sum);
+    out.remainders[i] = static_cast<std::int64_t>(product % sum);
     left -= out.shares[i];
   }
   std::vector<std::size_t> order(weights.size());
