@@ -7,6 +7,7 @@
 // is thrown as DecodeFailure and turned back into an Expected at the public
 // entry point (decode_guard). Nothing else in the module throws, and no
 // exception leaves it.
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -20,6 +21,7 @@
 #include "fedmetrics/k8s/expected.hpp"
 #include "fedmetrics/k8s/label_selector.hpp"
 #include "fedmetrics/k8s/quantity.hpp"
+#include "fedmetrics/k8s/time.hpp"
 
 namespace fedmetrics::autoscaler::detail {
 
@@ -169,6 +171,27 @@ inline k8s::LabelSelector as_selector(const nlohmann::json& v, const std::string
   auto selector = k8s::LabelSelector::from_object(v);
   if (!selector) throw DecodeFailure{selector.error().at(path)};
   return *selector;
+}
+
+// Scenario times (shared/specs/scenario.md): a number of seconds, bounded to
+// about 3000 years so that nanoseconds stay in range.
+inline std::chrono::nanoseconds seconds_value(const nlohmann::json& v, const std::string& path) {
+  constexpr double kMaxSeconds = 1.0e11;
+  if (!v.is_number()) fail(path, "not a number of seconds");
+  const double s = v.get<double>();
+  if (!std::isfinite(s) || std::fabs(s) > kMaxSeconds) fail(path, "out of range");
+  return std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(s * 1e9)));
+}
+
+// A time is an RFC 3339 string or a number of seconds relative to `start`.
+inline k8s::Timestamp time_value(const nlohmann::json& v, k8s::Timestamp start, const std::string& path) {
+  if (v.is_number()) return start + seconds_value(v, path);
+  if (v.is_string()) {
+    auto t = k8s::parse_time(v.get<std::string>());
+    if (!t) fail(path, "not a time (\"" + v.get<std::string>() + "\" is neither RFC 3339 nor a number of seconds)");
+    return *t;
+  }
+  fail(path, "not a time");
 }
 
 }  // namespace fedmetrics::autoscaler::detail

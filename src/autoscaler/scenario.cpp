@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "json_reader.hpp"
+#include "scenario_common.hpp"
 
 namespace fedmetrics::autoscaler {
 
@@ -16,27 +17,8 @@ using nlohmann::json;
 
 namespace {
 
-using std::chrono::nanoseconds;
-
-constexpr double kMaxSeconds = 1.0e11;  // about 3000 years: keeps nanoseconds in range
-
-nanoseconds seconds_value(const json& v, const std::string& path) {
-  if (!v.is_number()) fail(path, "not a number of seconds");
-  const double s = v.get<double>();
-  if (!std::isfinite(s) || std::fabs(s) > kMaxSeconds) fail(path, "out of range");
-  return nanoseconds(static_cast<std::int64_t>(std::llround(s * 1e9)));
-}
-
-// A time is an RFC 3339 string or a number of seconds relative to `start`.
-Timestamp time_value(const json& v, Timestamp start, const std::string& path) {
-  if (v.is_number()) return start + seconds_value(v, path);
-  if (v.is_string()) {
-    auto t = k8s::parse_time(v.get<std::string>());
-    if (!t) fail(path, "not a time (\"" + v.get<std::string>() + "\" is neither RFC 3339 nor a number of seconds)");
-    return *t;
-  }
-  fail(path, "not a time");
-}
+using detail::seconds_value;
+using detail::time_value;
 
 std::optional<Timestamp> optional_time(const Fields& f, std::string_view key, Timestamp start) {
   const auto* v = f.raw(key);
@@ -299,17 +281,11 @@ Scenario decode(const json& json) {
   Fields top(json, "");
   Scenario scenario;
 
-  auto hpa = decode_federated_hpa(top.required("hpa"), "hpa");
-  if (!hpa) throw detail::DecodeFailure{hpa.error()};
-  scenario.hpa = std::move(*hpa);
+  scenario.hpa = detail::scenario_hpa(top);
 
   if (auto config = top.object("config")) scenario.config = decode_config(*config);
 
-  scenario.start = default_scenario_start();
-  if (const auto* start = top.raw("start")) {
-    if (!start->is_string()) fail("start", "not a time (an RFC 3339 string)");
-    scenario.start = time_value(*start, scenario.start, "start");
-  }
+  scenario.start = detail::scenario_start(top);
 
   if (!top.has("steps")) fail("steps", "is required");
   const auto& steps = top.array("steps");

@@ -3,12 +3,15 @@
 #include <istream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "fedmetrics/autoscaler/autoscaler.hpp"
+#include "fedmetrics/autoscaler/distributed_scenario.hpp"
+#include "fedmetrics/autoscaler/distributor.hpp"
 #include "fedmetrics/autoscaler/scenario.hpp"
 
 namespace fedmetrics::autoscaler {
@@ -61,6 +64,115 @@ std::string warning_for(const FederatedHPASpec& spec) {
   return "";
 }
 
+// What the simulation knows of one member between steps.
+struct SimulatedMember {
+  std::int32_t weight = 1;
+  std::int32_t current_replicas = 0;
+  std::int32_t desired_replicas = 0;
+  std::optional<MemberShare> hpa;  // its HPA's min/max, once it exists
+};
+
+// The member HPA as the step gives it: min/max from the previous decision
+// unless overridden, replicas carried over, lastScaleTime and
+// ScalingLimited only when the step says so.
+DistributionMember step_member(const std::string& name, const DistributedScenarioMember& given, SimulatedMember& state) {
+  state.weight = given.weight.value_or(state.weight);
+  state.current_replicas = given.current_replicas.value_or(state.current_replicas);
+  state.desired_replicas = given.desired_replicas.value_or(state.desired_replicas);
+  if (given.min_replicas || given.max_replicas) {
+    MemberShare share = state.hpa.value_or(MemberShare{});
+    share.min_replicas = given.min_replicas.value_or(share.min_replicas);
+    share.max_replicas = given.max_replicas.value_or(share.max_replicas);
+    state.hpa = share;
+  }
+  DistributionMember m;
+  m.name = name;
+  m.weight = state.weight;
+  if (!state.hpa) return m;  // no HPA yet: to be created
+  m.state = MemberHPAState::Read;
+  m.hpa.min_replicas = state.hpa->min_replicas;
+  m.hpa.max_replicas = state.hpa->max_replicas;
+  m.hpa.current_replicas = state.current_replicas;
+  m.hpa.desired_replicas = state.desired_replicas;
+  m.hpa.last_scale_time = given.last_scale_time;
+  if (given.scaling_limited) {
+    m.hpa.conditions.push_back({"ScalingLimited", ConditionStatus::True, *given.scaling_limited, "", Timestamp{}});
+  }
+  return m;
+}
+
+ordered_json distribution_line(const nlohmann::json& at, const Distribution& d) {
+  ordered_json line;
+  line["at"] = at;
+  ordered_json members = ordered_json::object();
+  for (const auto& [name, m] : d.members) {
+    ordered_json entry = ordered_json::object();
+    if (m.action != MemberAction::Delete) {
+      entry["minReplicas"] = m.share.min_replicas;
+      entry["maxReplicas"] = m.share.max_replicas;
+    }
+    entry["action"] = std::string(to_string(m.action));
+    members[name] = std::move(entry);
+  }
+  line["members"] = std::move(members);
+  ordered_json moves = ordered_json::array();
+  for (const auto& mv : d.moves) moves.push_back({{"from", mv.from}, {"to", mv.to}, {"maxReplicas", mv.max_replicas}});
+  line["moves"] = std::move(moves);
+  line["currentReplicas"] = d.status.current_replicas;
+  line["desiredReplicas"] = d.status.desired_replicas;
+  line["conditions"] = conditions_json(d.status.conditions);
+  ordered_json events = ordered_json::array();
+  for (const auto& e : d.events) {
+    events.push_back({{"type", e.warning ? "Warning" : "Normal"}, {"reason", e.reason}, {"message", e.message}});
+  }
+  line["events"] = std::move(events);
+  return line;
+}
+
+// "mode": "distributed": the distributor alone, step by step, with the
+// members' own HPA decisions given (distributed.md, "fedmetrics simulate").
+int run_distributed(const nlohmann::json& parsed, std::ostream& out, std::ostream& err) {
+  auto scenario = decode_distributed_scenario(parsed);
+  if (!scenario) {
+    err << scenario.error().message << "\n";
+    return kBadScenario;
+  }
+  FederatedHPA hpa = scenario->hpa;
+  std::map<std::string, SimulatedMember, std::less<>> state;
+  Shares shares;
+  std::vector<HorizontalPodAutoscalerCondition> conditions;
+  for (const auto& step : scenario->steps) {
+    if (step.hpa) hpa = *step.hpa;
+    DistributionInput input;
+    input.spec = hpa.spec;
+    input.previous = shares;
+    input.rebalance_window = scenario->rebalance_window;
+    input.now = step.at;
+    input.previous_conditions = conditions;
+    for (const auto& [name, given] : step.members) input.members.push_back(step_member(name, given, state[name]));
+
+    const Distribution d = distribute(input);
+    conditions = d.status.conditions;
+    if (d.valid) {
+      shares = d.shares;
+      for (const auto& [name, m] : d.members) {
+        if (m.action == MemberAction::Delete) {
+          state.erase(name);
+        } else {
+          state[name].hpa = m.share;
+        }
+      }
+    }
+    // A member absent from the step whose HPA was never created is gone too.
+    for (auto it = state.begin(); it != state.end();) {
+      it = step.members.count(it->first) || shares.count(it->first) ? std::next(it) : state.erase(it);
+    }
+    out << distribution_line(step.at_written, d).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  }
+  out.flush();
+  return 0;
+}
+
 }  // namespace
 
 int run_simulate(std::istream& scenario_stream, std::ostream& out, std::ostream& err) {
@@ -69,6 +181,14 @@ int run_simulate(std::istream& scenario_stream, std::ostream& out, std::ostream&
   if (parsed.is_discarded()) {
     err << "scenario: not valid JSON\n";
     return kBadScenario;
+  }
+  if (parsed.is_object() && parsed.contains("mode") && !parsed["mode"].is_null()) {
+    const auto& mode = parsed["mode"];
+    if (mode == "distributed") return run_distributed(parsed, out, err);
+    if (mode != "centralized") {
+      err << "mode: must be \"centralized\" or \"distributed\" (got " << mode.dump() << ")\n";
+      return kBadScenario;
+    }
   }
   auto scenario = decode_scenario(parsed);
   if (!scenario) {

@@ -29,7 +29,9 @@ int main(int argc, char** argv) {
       "simulate",
       "Replay what the built-in autoscaler decides for one FederatedHPA, step by step, on a scenario\n"
       "file (pods and metrics given instead of read from member clusters). Prints one JSON line per\n"
-      "step. Exit status 2 for a file that breaks the scenario format, naming the field.");
+      "step. With \"mode\": \"distributed\" it replays the distributed-mode distributor instead: the\n"
+      "members' own HPA states are given, the member shares, moves and conditions are printed.\n"
+      "Exit status 2 for a file that breaks the scenario format, naming the field.");
   simulate->add_option("SCENARIO", scenario_file, "Scenario file (JSON, see examples/scenarios/); - for stdin.")
       ->required();
 

@@ -77,13 +77,19 @@ TEST_CASE("simulate: every example scenario runs and prints one line per step", 
     Run run = simulate_file(entry.path());
     CHECK(run.exit == 0);
     REQUIRE(run.lines.size() == scenario.at("steps").size());
+    const bool distributed = scenario.value("mode", "") == "distributed";
     for (std::size_t i = 0; i < run.lines.size(); ++i) {
       const json& line = run.lines[i];
       CHECK(line.at("at") == scenario["steps"][i].at("at"));
       CHECK(line.contains("currentReplicas"));
-      CHECK(line.at("currentMetrics").is_array());
       CHECK(line.at("conditions").is_array());
-      CHECK(line.at("clusters").is_object());
+      if (distributed) {  // distributed.md's output shape
+        CHECK(line.at("members").is_object());
+        CHECK(line.at("moves").is_array());
+      } else {
+        CHECK(line.at("currentMetrics").is_array());
+        CHECK(line.at("clusters").is_object());
+      }
     }
   }
   CHECK(count >= 5);
@@ -247,15 +253,28 @@ TEST_CASE("simulate: the step rules of scenario.md", "[autoscaler][simulate]") {
   }
 }
 
+// A file that breaks the contract: exit 2, the field named on stderr, nothing on stdout.
+struct Malformed {
+  std::string name;
+  std::string text;
+  std::string error;
+};
+
+void check_rejected(const std::vector<Malformed>& cases) {
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      Run run = simulate_text(c.text);
+      CHECK(run.exit == 2);
+      CHECK(run.out.empty());
+      CHECK_THAT(run.err, Catch::Contains(c.error));
+    }
+  }
+}
+
 TEST_CASE("simulate: malformed scenario files exit 2 with the field named and print nothing",
           "[autoscaler][simulate]") {
-  struct Case {
-    std::string name;
-    std::string text;
-    std::string error;
-  };
   const std::string good_pod = kPod;
-  const std::vector<Case> cases = {
+  const std::vector<Malformed> cases = {
       {"not JSON", "{\"hpa\": ", "not valid JSON"},
       {"not an object", "[1, 2]", "scenario: not a JSON object"},
       {"no hpa", R"({"steps": []})", "hpa: is required"},
@@ -319,14 +338,176 @@ TEST_CASE("simulate: malformed scenario files exit 2 with the field named and pr
        scenario(R"([{"at": 0, "replicas": 1, "objectMetrics": [{"describedObject": {"kind": "Service", "name": "s"}, "metric": {"name": "m"}, "value": "1", "missingMembers": [2]}]}])"),
        "steps[0].objectMetrics[0].missingMembers[0]: not a member name"},
   };
-  for (const auto& c : cases) {
-    SECTION(c.name) {
-      Run run = simulate_text(c.text);
-      CHECK(run.exit == 2);
-      CHECK(run.out.empty());
-      CHECK_THAT(run.err, Catch::Contains(c.error));
+  check_rejected(cases);
+}
+
+// --- "mode": "distributed" (shared/specs/distributed.md) ---------------------
+
+// "member1 1/6 update, member3 delete" in name order.
+std::string members_of(const json& line) {
+  std::string out;
+  for (const auto& [name, m] : line.at("members").items()) {
+    if (!out.empty()) out += ", ";
+    out += name + " ";
+    if (m.contains("maxReplicas")) {
+      out += std::to_string(m.at("minReplicas").get<int>()) + "/" + std::to_string(m.at("maxReplicas").get<int>()) + " ";
     }
+    out += m.at("action").get<std::string>();
   }
+  return out;
+}
+
+std::string moves_of(const json& line) {
+  std::string out;
+  for (const auto& m : line.at("moves")) {
+    out += (out.empty() ? "" : ", ") + m.at("from").get<std::string>() + "->" + m.at("to").get<std::string>() + " " +
+           std::to_string(m.at("maxReplicas").get<int>());
+  }
+  return out;
+}
+
+TEST_CASE("simulate: distributed mode, the spec's example extended", "[autoscaler][simulate][distributor]") {
+  Run run = simulate_file(examples_dir() / "distributed-rebalance.json");
+  REQUIRE(run.exit == 0);
+  CHECK(run.err.empty());
+  struct Expected {
+    std::string members;
+    std::string moves;
+    int current;
+  };
+  const std::vector<Expected> expected = {
+      {"member1 1/3 create, member2 1/3 create, member3 1/3 create", "", 0},
+      // the spec's step at 300
+      {"member1 1/6 update, member2 1/1 update, member3 1/2 update", "member2->member1 2, member3->member1 1", 5},
+      // member4 joins: floor(9 / 4) = 2 from member1's spare (member1 scaled 200 s ago, outside the window)
+      {"member1 1/4 update, member2 1/1 none, member3 1/2 none, member4 1/2 create", "member1->member4 2", 6},
+      // maxReplicas 9 -> 13: the 4 to member2, the only receiver
+      {"member1 1/4 none, member2 1/5 update, member3 1/2 none, member4 1/2 none", "", 8},
+      // member3 leaves: its 2 to member4, pegged
+      {"member1 1/4 none, member2 1/5 none, member3 delete, member4 1/4 update", "", 11},
+      // maxReplicas 2 < 3 members
+      {"", "", 11},
+      // maxReplicas 13 -> 9: from the spare, largest first, ties by name
+      {"member1 1/2 update, member2 1/5 none, member4 1/2 update", "", 9},
+  };
+  REQUIRE(run.lines.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    INFO("step " << i);
+    CHECK(members_of(run.lines[i]) == expected[i].members);
+    CHECK(moves_of(run.lines[i]) == expected[i].moves);
+    CHECK(run.lines[i].at("currentReplicas") == expected[i].current);
+    CHECK(run.lines[i].at("desiredReplicas") == expected[i].current);
+  }
+  CHECK(run.lines[1].at("events")[0].at("message") ==
+        "moved 3 of maxReplicas from member2 (2), member3 (1) to member1 (now 6)");
+  CHECK(reason(run.lines[5], "ScalingActive") == "InvalidDistribution");
+  CHECK(reason(run.lines[6], "ScalingActive") == "ValidDistribution");
+  // The spec's exact line at 300, in its key order.
+  CHECK(run.out.find(R"({"at":300,"members":{"member1":{"minReplicas":1,"maxReplicas":6,"action":"update"},)"
+                     R"("member2":{"minReplicas":1,"maxReplicas":1,"action":"update"},)"
+                     R"("member3":{"minReplicas":1,"maxReplicas":2,"action":"update"}},)"
+                     R"("moves":[{"from":"member2","to":"member1","maxReplicas":2},{"from":"member3","to":"member1","maxReplicas":1}],)"
+                     R"("currentReplicas":5,"desiredReplicas":5,"conditions":[)") != std::string::npos);
+}
+
+const char* kDistributedHpa = R"("mode": "distributed", "hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"},
+  "minReplicas": 2, "maxReplicas": 9}})";
+
+std::string distributed(const std::string& steps, const std::string& extra = "") {
+  return std::string("{") + kDistributedHpa + extra + R"(, "steps": )" + steps + "}";
+}
+
+TEST_CASE("simulate: distributed mode, the step rules", "[autoscaler][simulate][distributor]") {
+  SECTION("weights, a step's min/max override, replicas carried over") {
+    Run run = simulate_text(distributed(R"([
+      {"at": 0, "members": {"a": {"weight": 4}, "b": {"weight": 1}}},
+      {"at": 15, "members": {"a": {"currentReplicas": 2}, "b": {"currentReplicas": 1}}},
+      {"at": 30, "members": {"a": {"minReplicas": 1, "maxReplicas": 7}, "b": {"maxReplicas": 2}}}])",
+                                        R"(, "config": {"rebalanceWindowSeconds": 60})"));
+    REQUIRE(run.exit == 0);
+    CHECK(members_of(run.lines[0]) == "a 1/7 create, b 1/2 create");  // 4:1 of 9
+    CHECK(members_of(run.lines[1]) == "a 1/7 none, b 1/2 none");
+    CHECK(run.lines[1].at("currentReplicas") == 3);
+    // 7 + 2 = 9 already: the override is the member's state, nothing to change
+    CHECK(members_of(run.lines[2]) == "a 1/7 none, b 1/2 none");
+    CHECK(run.lines[2].at("currentReplicas") == 3);  // carried over
+  }
+  SECTION("lastScaleTime within the rebalance window keeps a donor's room; scalingLimited is per step") {
+    const std::string steps = R"([
+      {"at": 0, "members": {"a": {}, "b": {}}},
+      {"at": 100, "members": {"a": {"currentReplicas": 5, "scalingLimited": "TooManyReplicas"},
+                              "b": {"currentReplicas": 1, "lastScaleTime": 50}}},
+      {"at": 200, "members": {"a": {"scalingLimited": "TooManyReplicas"}, "b": {}}},
+      {"at": 300, "members": {"a": {}, "b": {}}}])";
+    Run run = simulate_text(distributed(steps, R"(, "config": {"rebalanceWindowSeconds": 60})"));
+    REQUIRE(run.exit == 0);
+    CHECK(members_of(run.lines[0]) == "a 1/5 create, b 1/4 create");
+    CHECK(moves_of(run.lines[1]) == "");  // b scaled 50 s ago, within 60 s
+    CHECK(reason(run.lines[1], "ScalingLimited") == "TooManyReplicas");
+    CHECK(moves_of(run.lines[2]) == "b->a 3");  // lastScaleTime is absent again
+    CHECK(members_of(run.lines[2]) == "a 1/8 update, b 1/1 update");
+    CHECK(moves_of(run.lines[3]) == "");
+  }
+  SECTION("a member absent from a step has left; a new name joins") {
+    Run run = simulate_text(distributed(R"([
+      {"at": 0, "members": {"a": {}, "b": {}, "c": {}}},
+      {"at": 15, "members": {"a": {}, "b": {}}},
+      {"at": 30, "members": {"a": {}, "b": {}, "d": {}}}])"));
+    REQUIRE(run.exit == 0);
+    CHECK(members_of(run.lines[1]) == "a 1/5 update, b 1/4 update, c delete");
+    // floor(9 / 3) = 3 from the largest spare: a runs nothing (0 replicas given)
+    CHECK(members_of(run.lines[2]) == "a 1/2 update, b 1/4 none, d 1/3 create");
+    CHECK(moves_of(run.lines[2]) == "a->d 3");
+  }
+  SECTION("maxReplicas below the members: the condition and no members") {
+    Run run = simulate_text(distributed(R"([{"at": 0, "members": {"a": {}, "b": {}, "c": {}}},
+      {"at": 15, "hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 2}},
+       "members": {"a": {}, "b": {}, "c": {}}}])"));
+    REQUIRE(run.exit == 0);
+    CHECK(run.lines[1].at("members").empty());
+    CHECK(reason(run.lines[1], "ScalingActive") == "InvalidDistribution");
+  }
+  SECTION("\"mode\": \"centralized\" is the scenario.md path") {
+    Run run = simulate_text(scenario(std::string("[{\"at\": 0, \"replicas\": 1, \"pods\": [") + kPod + "]}]",
+                                     R"(, "mode": "centralized")"));
+    REQUIRE(run.exit == 0);
+    CHECK(desired(run) == std::vector<int>{2});
+  }
+}
+
+TEST_CASE("simulate: malformed distributed scenarios exit 2 with the field named", "[autoscaler][simulate][distributor]") {
+  auto step = [](const std::string& members) { return distributed(R"([{"at": 0, "members": {}}, {"at": 15, "members": )" + members + "}]"); };
+  const std::vector<Malformed> cases = {
+      {"unknown mode", R"({"mode": "federated", "steps": []})", R"(mode: must be "centralized" or "distributed" (got "federated"))"},
+      {"mode not a string", R"({"mode": 2, "steps": []})", "mode: must be \"centralized\" or \"distributed\" (got 2)"},
+      {"no hpa", R"({"mode": "distributed", "steps": []})", "hpa: is required"},
+      {"no steps", std::string("{") + kDistributedHpa + "}", "steps: is required"},
+      {"no members", distributed(R"([{"at": 0}])"), "steps[0].members: is required"},
+      {"members not an object", distributed(R"([{"at": 0, "members": ["a"]}])"), "steps[0].members: not an object"},
+      {"no at", distributed(R"([{"members": {}}])"), "steps[0].at: is required"},
+      {"member not an object", step(R"({"member1": 3})"), "steps[1].members.member1: not an object"},
+      {"empty member name", step(R"({"": {}})"), "steps[1].members: a member name must not be empty"},
+      {"negative currentReplicas", step(R"({"member1": {"currentReplicas": -1}})"),
+       "steps[1].members.member1.currentReplicas: must be a non-negative integer"},
+      {"fractional desiredReplicas", step(R"({"member1": {"desiredReplicas": 1.5}})"),
+       "steps[1].members.member1.desiredReplicas: must be a non-negative integer"},
+      {"weight a string", step(R"({"member1": {"weight": "2"}})"), "steps[1].members.member1.weight: must be a non-negative integer"},
+      {"maxReplicas 0", step(R"({"member1": {"maxReplicas": 0}})"), "steps[1].members.member1.maxReplicas: must be a positive integer"},
+      {"minReplicas too large", step(R"({"member1": {"minReplicas": 3000000000}})"),
+       "steps[1].members.member1.minReplicas: must be a positive integer"},
+      {"bad lastScaleTime", step(R"({"member1": {"lastScaleTime": "yesterday"}})"), "steps[1].members.member1.lastScaleTime: not a time"},
+      {"bad scalingLimited", step(R"({"member1": {"scalingLimited": "Pegged"}})"),
+       "steps[1].members.member1.scalingLimited: must be TooManyReplicas, TooFewReplicas, ScaleUpLimit or ScaleDownLimit"},
+      {"scalingLimited not a string", step(R"({"member1": {"scalingLimited": true}})"),
+       "steps[1].members.member1.scalingLimited: not a string"},
+      {"bad step hpa", distributed(R"([{"at": 0, "members": {}, "hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": "ten"}}}])"),
+       "steps[0].hpa.spec.maxReplicas: not an integer"},
+      {"bad window", distributed("[]", R"(, "config": {"rebalanceWindowSeconds": -5})"),
+       "config.rebalanceWindowSeconds: must not be negative"},
+      {"window not a number", distributed("[]", R"(, "config": {"rebalanceWindowSeconds": "2m"})"),
+       "config.rebalanceWindowSeconds: not a number of seconds"},
+  };
+  check_rejected(cases);
 }
 
 }  // namespace

@@ -1,0 +1,95 @@
+#include "fedmetrics/autoscaler/distributed_scenario.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string_view>
+
+#include "json_reader.hpp"
+#include "scenario_common.hpp"
+
+namespace fedmetrics::autoscaler {
+
+using detail::fail;
+using detail::Fields;
+using nlohmann::json;
+
+namespace {
+
+// A replica count or weight: an integer of at least `least` that fits in 32 bits.
+std::optional<std::int32_t> count(const Fields& f, std::string_view key, double least, const char* words) {
+  const auto* v = f.raw(key);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_number()) fail(f.path_of(key), words);
+  const double d = v->get<double>();
+  if (!std::isfinite(d) || d != std::floor(d) || d < least || d > std::numeric_limits<std::int32_t>::max()) {
+    fail(f.path_of(key), words);
+  }
+  return static_cast<std::int32_t>(d);
+}
+
+// The ScalingLimited reasons the HPA controller sets with status True.
+std::string scaling_limited_value(const Fields& f) {
+  auto reason = f.string("scalingLimited");
+  for (std::string_view known : {"TooManyReplicas", "TooFewReplicas", "ScaleUpLimit", "ScaleDownLimit"}) {
+    if (reason == known) return *reason;
+  }
+  fail(f.path_of("scalingLimited"), "must be TooManyReplicas, TooFewReplicas, ScaleUpLimit or ScaleDownLimit (got \"" +
+                                        *reason + "\")");
+}
+
+DistributedScenarioMember decode_member(const Fields& f, Timestamp start) {
+  DistributedScenarioMember m;
+  m.weight = count(f, "weight", 0, "must be a non-negative integer");
+  m.min_replicas = count(f, "minReplicas", 1, "must be a positive integer");
+  m.max_replicas = count(f, "maxReplicas", 1, "must be a positive integer");
+  m.current_replicas = count(f, "currentReplicas", 0, "must be a non-negative integer");
+  m.desired_replicas = count(f, "desiredReplicas", 0, "must be a non-negative integer");
+  if (const auto* t = f.raw("lastScaleTime")) m.last_scale_time = detail::time_value(*t, start, f.path_of("lastScaleTime"));
+  if (f.has("scalingLimited")) m.scaling_limited = scaling_limited_value(f);
+  return m;
+}
+
+DistributedScenarioStep decode_step(const Fields& f, Timestamp start) {
+  DistributedScenarioStep step;
+  step.at_written = f.required("at");
+  step.at = detail::time_value(step.at_written, start, f.path_of("at"));
+  if (const auto* hpa = f.raw("hpa")) {
+    auto decoded = decode_federated_hpa(*hpa, f.path_of("hpa"));
+    if (!decoded) throw detail::DecodeFailure{decoded.error()};
+    step.hpa = std::move(*decoded);
+  }
+  Fields members = f.required_object("members");
+  for (const auto& [name, value] : members.raw_object().items()) {
+    if (name.empty()) fail(members.path(), "a member name must not be empty");
+    step.members.emplace(name, decode_member(Fields(value, members.path_of(name)), start));
+  }
+  return step;
+}
+
+DistributedScenario decode(const json& json) {
+  if (!json.is_object()) fail("scenario", "not a JSON object");
+  Fields top(json, "");
+  DistributedScenario scenario;
+  scenario.hpa = detail::scenario_hpa(top);
+  if (auto config = top.object("config")) {
+    if (const auto* w = config->raw("rebalanceWindowSeconds")) {
+      scenario.rebalance_window = detail::seconds_value(*w, config->path_of("rebalanceWindowSeconds"));
+      if (scenario.rebalance_window.count() < 0) fail(config->path_of("rebalanceWindowSeconds"), "must not be negative");
+    }
+  }
+  scenario.start = detail::scenario_start(top);
+  if (!top.has("steps")) fail("steps", "is required");
+  const auto& steps = top.array("steps");
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    scenario.steps.push_back(decode_step(Fields(steps[i], detail::index("steps", i)), scenario.start));
+  }
+  return scenario;
+}
+
+}  // namespace
+
+k8s::Expected<DistributedScenario> decode_distributed_scenario(const json& json) {
+  return detail::decode_guard([&] { return decode(json); });
+}
+
+}  // namespace fedmetrics::autoscaler

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# End to end: `fedmetrics simulate` with "mode": "distributed"
+# (shared/specs/distributed.md) on the shipped example and on broken files.
+# Usage: simulate_distributed_test.sh FEDMETRICS_BINARY SOURCE_DIR
+source "$(dirname "$0")/lib.sh"
+bin=$1
+src=$2
+example="$src/examples/scenarios/distributed-rebalance.json"
+
+set +e
+"$bin" simulate "$example" >"$E2E_TMP/out.jsonl" 2>"$E2E_TMP/err.txt"
+rc=$?
+set -e
+check "the example exits 0" test "$rc" -eq 0
+check "with nothing on stderr" test ! -s "$E2E_TMP/err.txt"
+check "the example prints exactly the expected lines" \
+  diff -u "$src/test/e2e/expected/distributed-rebalance.jsonl" "$E2E_TMP/out.jsonl"
+
+# The invariants on every line, against the spec of that step.
+check "every step: sum of max = maxReplicas, sum of min = max(minReplicas, n), 1 <= min <= max" python3 - "$example" "$E2E_TMP/out.jsonl" <<'PY'
+import json, sys
+scenario = json.load(open(sys.argv[1]))
+spec = scenario["hpa"]["spec"]
+for step, line in zip(scenario["steps"], open(sys.argv[2])):
+    out = json.loads(line)
+    spec = step.get("hpa", {}).get("spec", spec)
+    live = {k: v for k, v in out["members"].items() if v["action"] != "delete"}
+    if not live:
+        assert any(c["reason"] == "InvalidDistribution" for c in out["conditions"]), out
+        continue
+    n = len(live)
+    assert sum(v["maxReplicas"] for v in live.values()) == spec["maxReplicas"], out
+    assert sum(v["minReplicas"] for v in live.values()) == max(spec.get("minReplicas", 1), n), out
+    assert all(1 <= v["minReplicas"] <= v["maxReplicas"] for v in live.values()), out
+PY
+
+# The spec's example alone, read from stdin.
+python3 - "$example" >"$E2E_TMP/spec-example.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["steps"] = s["steps"][:2]
+print(json.dumps(s))
+PY
+"$bin" simulate - <"$E2E_TMP/spec-example.json" >"$E2E_TMP/spec.jsonl"
+check "the spec's step at 300: member1 6, member2 1, member3 2, moves 2 and 1" python3 - "$E2E_TMP/spec.jsonl" <<'PY'
+import json, sys
+line = [json.loads(l) for l in open(sys.argv[1])][1]
+assert {k: v["maxReplicas"] for k, v in line["members"].items()} == {"member1": 6, "member2": 1, "member3": 2}, line
+assert line["moves"] == [{"from": "member2", "to": "member1", "maxReplicas": 2},
+                         {"from": "member3", "to": "member1", "maxReplicas": 1}], line
+PY
+
+# Broken files: exit 2, the field named on stderr, nothing on stdout.
+printf '%s' '{"mode":"distributed","hpa":{"spec":{"scaleTargetRef":{"kind":"Deployment","name":"web"},"maxReplicas":9}},
+  "steps":[{"at":0,"members":{"member1":{}}},{"at":15,"members":{"member1":{"currentReplicas":-2}}}]}' >"$E2E_TMP/bad.json"
+set +e
+"$bin" simulate "$E2E_TMP/bad.json" >"$E2E_TMP/bad.out" 2>"$E2E_TMP/bad.err"
+rc=$?
+set -e
+check "a negative currentReplicas exits 2" test "$rc" -eq 2
+check "and names the field" grep -q "steps\[1\].members.member1.currentReplicas: must be a non-negative integer" "$E2E_TMP/bad.err"
+check "and prints nothing on stdout" test ! -s "$E2E_TMP/bad.out"
+printf '%s' '{"mode":"distributd","steps":[]}' >"$E2E_TMP/mode.json"
+set +e
+"$bin" simulate "$E2E_TMP/mode.json" >/dev/null 2>"$E2E_TMP/mode.err"
+rc=$?
+set -e
+check "an unknown mode exits 2 naming it" bash -c "[ $rc -eq 2 ] && grep -q '^mode: ' '$E2E_TMP/mode.err'"
+finish
