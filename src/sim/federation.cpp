@@ -124,17 +124,42 @@ std::vector<std::size_t> Federation::serving_pods_by_workload(k8s::Timestamp now
   return n;
 }
 
-PodUsage Federation::usage(const SimPod& pod, k8s::Timestamp now) const {
-  return usage(pod, now, serving_pods(pod.workload, now));
+LoadShares Federation::load_shares(k8s::Timestamp now) const {
+  LoadShares shares;
+  shares.shared.assign(world.workloads.size(), 0);
+  for (std::size_t m = 0; m < members.size(); ++m)
+    for (const auto& p : members[m].pods) {
+      if (!serving(p, now)) continue;
+      if (workloads[p.workload].member_loads.contains(m)) ++shares.own[{m, p.workload}];
+      else ++shares.shared[p.workload];
+    }
+  return shares;
 }
 
-PodUsage Federation::usage(const SimPod& pod, k8s::Timestamp now, std::size_t serving_pods) const {
-  return pod_usage(world.workloads[pod.workload], workloads[pod.workload].load, serving_pods, serving(pod, now));
+PodUsage Federation::usage(std::size_t member, const SimPod& pod, k8s::Timestamp now) const {
+  return usage(member, pod, now, load_shares(now));
+}
+
+PodUsage Federation::usage(std::size_t member, const SimPod& pod, k8s::Timestamp now, const LoadShares& shares) const {
+  const auto& state = workloads[pod.workload];
+  if (auto own = state.member_loads.find(member); own != state.member_loads.end()) {
+    auto n = shares.own.find({member, pod.workload});
+    return pod_usage(world.workloads[pod.workload], own->second, n == shares.own.end() ? 0 : n->second, serving(pod, now));
+  }
+  return pod_usage(world.workloads[pod.workload], state.load, shares.shared[pod.workload], serving(pod, now));
 }
 
 Federation Federation::with_load(std::size_t workload, Load load) const {
   Federation f = *this;
   f.workloads[workload].load = std::move(load);
+  ++f.resource_version;
+  return f;
+}
+
+Federation Federation::with_member_load(std::size_t workload, std::size_t member, std::optional<Load> load) const {
+  Federation f = *this;
+  if (load) f.workloads[workload].member_loads[member] = std::move(*load);
+  else f.workloads[workload].member_loads.erase(member);
   ++f.resource_version;
   return f;
 }

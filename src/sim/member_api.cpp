@@ -753,14 +753,14 @@ class Responder {
   const MemberState& state_;
   const k8s::RequestTarget& t_;
   k8s::Timestamp now_;
-  // Each workload's serving pods, counted on first use: a pod's usage is its
-  // workload's load shared among them, and counting per pod would make an
-  // answer quadratic in the federation's pods.
-  mutable std::vector<std::size_t> serving_pods_;
+  // Who shares each load, counted on first use: a pod's usage is its share
+  // of the load it is offered, and counting per pod would make an answer
+  // quadratic in the federation's pods.
+  mutable std::optional<LoadShares> shares_;
 
   PodUsage usage_of(const SimPod& p) const {
-    if (serving_pods_.empty()) serving_pods_ = f_.serving_pods_by_workload(now_);
-    return f_.usage(p, now_, serving_pods_[p.workload]);
+    if (!shares_) shares_ = f_.load_shares(now_);
+    return f_.usage(m_, p, now_, *shares_);
   }
 };
 
