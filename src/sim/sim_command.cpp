@@ -28,6 +28,7 @@
 #include "fedmetrics/sim/federation.hpp"
 #include "fedmetrics/sim/kubeconfig.hpp"
 #include "fedmetrics/sim/member_api.hpp"
+#include "fedmetrics/sim/member_objects.hpp"
 #include "fedmetrics/transport/certificate_authority.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
 
@@ -68,6 +69,8 @@ struct Simulation {
   std::atomic<bool> any_unavailable{false};
   std::mutex write_mutex;
   std::vector<std::unique_ptr<TlsServer>> members;
+  // Each member's own stored objects (HorizontalPodAutoscalers).
+  std::vector<std::unique_ptr<MemberObjects>> member_objects;
   std::vector<MemberCertificates> certificates;
   std::vector<std::mt19937_64> rngs;  // per member, for the error-rate fault
   std::vector<std::unique_ptr<std::mutex>> rng_mutexes;
@@ -96,14 +99,28 @@ struct Simulation {
       members[i]->schedule(kBlackholeCap, [respond] { respond(HttpResponse{0, {}, {}, {}}); });
       return;
     }
+    auto delay = snapshot->world.members[i].latency + faults.latency;
+    auto delayed = [this, i, delay, respond = std::move(respond)](HttpResponse response) {
+      if (delay.count() > 0 && !response.stream) {
+        members[i]->schedule(delay, [respond, response = std::move(response)]() mutable { respond(std::move(response)); });
+      } else {
+        respond(std::move(response));
+      }
+    };
+    if (MemberObjects::handles(request)) {
+      auto name = snapshot->world.members[i].name, method = request.method, target = request.target;
+      member_objects[i]->handle(
+          *snapshot, i, request, draw(i),
+          [this, i](std::chrono::nanoseconds d, std::function<void()> task) { members[i]->schedule(d, std::move(task)); },
+          [delayed, name, method, target](HttpResponse response) {
+            spdlog::debug("{} {} {} -> {}", name, method, target, response.status);
+            delayed(std::move(response));
+          });
+      return;
+    }
     auto response = MemberApi(*snapshot, i).handle(request, wall_now(), draw(i));
     spdlog::debug("{} {} {} -> {}", snapshot->world.members[i].name, request.method, request.target, response.status);
-    auto delay = snapshot->world.members[i].latency + faults.latency;
-    if (delay.count() > 0) {
-      members[i]->schedule(delay, [respond, response = std::move(response)]() mutable { respond(std::move(response)); });
-    } else {
-      respond(std::move(response));
-    }
+    delayed(std::move(response));
   }
 
   // A load change from the world file's schedule (the control endpoint may have changed it meanwhile).
@@ -366,6 +383,7 @@ int run_sim(const SimOptions& options) {
     ca.issue_serving_certificate(c.cert_file, c.key_file, m.name, dns, ips);
     rogue.issue_serving_certificate(c.wrong_cert_file, c.wrong_key_file, m.name, dns, ips);
     sim->certificates.push_back(std::move(c));
+    sim->member_objects.push_back(std::make_unique<MemberObjects>(wall_now, options.watch_history));
     sim->rngs.emplace_back(options.seed + i);
     sim->rng_mutexes.push_back(std::make_unique<std::mutex>());
   }
