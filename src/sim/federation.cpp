@@ -179,6 +179,20 @@ Federation Federation::with_replicas(std::size_t workload, std::int32_t replicas
   return f;
 }
 
+Federation Federation::with_member_replicas(std::size_t workload, std::size_t member, std::int32_t replicas,
+                                            k8s::Timestamp now) const {
+  Federation f = *this;
+  prune(f, now);
+  const auto& name = f.world.members[member].name;
+  for (auto& target : f.workloads[workload].placement) {
+    if (target.name != name) continue;
+    target.replicas = replicas;
+    reconcile(f, member, workload, replicas, now);
+    ++f.resource_version;
+  }
+  return f;
+}
+
 Federation Federation::with_faults(std::size_t member, Faults faults) const {
   Federation f = *this;
   f.members[member].faults = faults;

@@ -28,6 +28,7 @@
 #include "fedmetrics/sim/federation.hpp"
 #include "fedmetrics/sim/kubeconfig.hpp"
 #include "fedmetrics/sim/member_api.hpp"
+#include "fedmetrics/sim/member_hpa_controller.hpp"
 #include "fedmetrics/sim/member_objects.hpp"
 #include "fedmetrics/transport/certificate_authority.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
@@ -71,6 +72,8 @@ struct Simulation {
   std::vector<std::unique_ptr<TlsServer>> members;
   // Each member's own stored objects (HorizontalPodAutoscalers).
   std::vector<std::unique_ptr<MemberObjects>> member_objects;
+  // Each member's HPA controller; used on that member's listener thread only.
+  std::vector<MemberHpaController> hpa_controllers;
   std::vector<MemberCertificates> certificates;
   std::vector<std::mt19937_64> rngs;  // per member, for the error-rate fault
   std::vector<std::unique_ptr<std::mutex>> rng_mutexes;
@@ -121,6 +124,39 @@ struct Simulation {
     auto response = MemberApi(*snapshot, i).handle(request, wall_now(), draw(i));
     spdlog::debug("{} {} {} -> {}", snapshot->world.members[i].name, request.method, request.target, response.status);
     delayed(std::move(response));
+  }
+
+  // A member's HPA controller scaled its Deployment.
+  void set_member_replicas(std::size_t workload, std::size_t member, std::int32_t replicas, const std::string& reason) {
+    std::lock_guard lock(write_mutex);
+    auto current = state.load();
+    state.store(std::make_shared<const Federation>(current->with_member_replicas(workload, member, replicas, wall_now())));
+    spdlog::info("{}: horizontal-pod-autoscaler scaled {}/{} to {}: {}", current->world.members[member].name,
+                 current->world.workloads[workload].namespace_name, current->world.workloads[workload].name, replicas,
+                 reason);
+  }
+
+  // One resync of member i's HPAs: scale, then write each status.
+  void resync_member_hpas(std::size_t i) {
+    auto& objects = *member_objects[i];
+    auto list = objects.store().list(objects.hpa_type(), "", {}, {});
+    const auto* hpas = std::get_if<nlohmann::json>(&list);
+    if (hpas == nullptr) return;
+    for (auto& action : hpa_controllers[i].sync(*state.load(), i, *hpas, wall_now())) {
+      if (action.scale) set_member_replicas(action.scale->first, i, action.scale->second, action.scale_reason);
+      nlohmann::json object = {{"metadata", {{"name", action.name}, {"namespace", action.namespace_name}}},
+                               {"status", std::move(action.status)}};
+      auto written = objects.store().update(objects.hpa_type(), action.namespace_name, action.name, std::move(object), "status");
+      if (auto* failed = std::get_if<k8s::Status>(&written))  // deleted meanwhile: nothing to do
+        spdlog::debug("member {}: HPA {}/{} status not written: {}", i, action.namespace_name, action.name, failed->message);
+    }
+  }
+
+  void schedule_member_hpa_resync(std::size_t i, std::chrono::nanoseconds period) {
+    members[i]->schedule(period, [this, i, period] {
+      resync_member_hpas(i);
+      schedule_member_hpa_resync(i, period);
+    });
   }
 
   // A load change from the world file's schedule (the control endpoint may have changed it meanwhile).
@@ -326,6 +362,11 @@ CLI::App* add_sim_command(CLI::App& app, SimOptions& options) {
                   "Members and the Karmada control plane close a kept-alive connection idle this long, as\n"
                   "kube-apiserver does after 90s (a Go duration: 90s, 1500ms); shorten it to test clients' reuse")
       ->capture_default_str();
+  sim->add_option("--member-hpa-sync-period", options.member_hpa_sync_period,
+                  "How often each member's own HPA controller resyncs the member's HorizontalPodAutoscalers on its\n"
+                  "pods and pod metrics, as kube-controller-manager's --horizontal-pod-autoscaler-sync-period (a Go\n"
+                  "duration; tests shorten it)")
+      ->capture_default_str();
   sim->add_flag("-v,--verbose", options.verbosity, "Log more on stderr: -v logs every member request and connection errors");
   return sim;
 }
@@ -350,6 +391,10 @@ int run_sim(const SimOptions& options) {
   if (!idle_timeout || idle_timeout->count() <= 0)
     throw std::runtime_error("--idle-timeout " + options.idle_timeout + ": not a positive Go duration (such as 90s or 500ms)");
   const auto idle_ms = std::chrono::duration_cast<std::chrono::milliseconds>(*idle_timeout);
+  auto hpa_sync_period = k8s::parse_duration(options.member_hpa_sync_period);
+  if (!hpa_sync_period || hpa_sync_period->count() <= 0)
+    throw std::runtime_error("--member-hpa-sync-period " + options.member_hpa_sync_period +
+                             ": not a positive Go duration (such as 15s or 500ms)");
 
   fs::path out_dir = fs::absolute(options.out_dir);
   std::error_code ec;
@@ -384,6 +429,7 @@ int run_sim(const SimOptions& options) {
     rogue.issue_serving_certificate(c.wrong_cert_file, c.wrong_key_file, m.name, dns, ips);
     sim->certificates.push_back(std::move(c));
     sim->member_objects.push_back(std::make_unique<MemberObjects>(wall_now, options.watch_history));
+    sim->hpa_controllers.emplace_back();
     sim->rngs.emplace_back(options.seed + i);
     sim->rng_mutexes.push_back(std::make_unique<std::mutex>());
   }
@@ -449,6 +495,9 @@ int run_sim(const SimOptions& options) {
     s->karmada_server->schedule(delay, std::move(task));
   };
   sim->karmada = std::make_unique<KarmadaApi>(std::make_shared<ObjectStore>(wall_now, options.watch_history), std::move(hooks));
+
+  for (std::size_t i = 0; i < world.members.size(); ++i)
+    sim->schedule_member_hpa_resync(i, std::chrono::duration_cast<std::chrono::nanoseconds>(*hpa_sync_period));
 
   // The world file's load schedules, timed from now.
   for (std::size_t w = 0; w < world.workloads.size(); ++w)

@@ -91,6 +91,12 @@ struct Federation {
   // workload's shared load.
   [[nodiscard]] Federation with_member_load(std::size_t workload, std::size_t member, std::optional<Load> load) const;
   [[nodiscard]] Federation with_replicas(std::size_t workload, std::int32_t replicas, k8s::Timestamp now) const;
+  // A member's own replica count for a workload, as the member's HPA
+  // controller sets its Deployment's scale: that member's pods follow; the
+  // template's replicas and the other members stay. Unchanged when the
+  // workload is not propagated to the member.
+  [[nodiscard]] Federation with_member_replicas(std::size_t workload, std::size_t member, std::int32_t replicas,
+                                                k8s::Timestamp now) const;
   [[nodiscard]] Federation with_faults(std::size_t member, Faults faults) const;
   [[nodiscard]] Federation with_external_value(std::string_view metric, k8s::Quantity value) const;
 };
