@@ -55,6 +55,13 @@ void reconcile(Federation& f, std::size_t member, std::size_t workload, std::int
   }
 }
 
+// What Karmada's replicas syncer writes to a retaining template: the sum of its members'.
+std::int32_t member_sum(const WorkloadState& state) {
+  std::int32_t sum = 0;
+  for (const auto& t : state.placement) sum += t.replicas;
+  return sum;
+}
+
 // Forgets pods whose termination has completed.
 void prune(Federation& f, k8s::Timestamp now) {
   for (auto& member : f.members) {
@@ -169,6 +176,11 @@ Federation Federation::with_replicas(std::size_t workload, std::int32_t replicas
   prune(f, now);
   const auto& spec = f.world.workloads[workload];
   auto& state = f.workloads[workload];
+  if (state.retain_replicas) {
+    state.replicas = member_sum(state);
+    ++f.resource_version;
+    return f;
+  }
   state.placement = divide_replicas(replicas, weights_for(f.world, spec, &state));
   state.replicas = replicas;
   for (const auto& target : state.placement) {
@@ -190,6 +202,17 @@ Federation Federation::with_member_replicas(std::size_t workload, std::size_t me
     reconcile(f, member, workload, replicas, now);
     ++f.resource_version;
   }
+  auto& state = f.workloads[workload];
+  if (state.retain_replicas) state.replicas = member_sum(state);
+  return f;
+}
+
+Federation Federation::with_retain_replicas(std::size_t workload, bool retain) const {
+  Federation f = *this;
+  auto& state = f.workloads[workload];
+  state.retain_replicas = retain;
+  if (retain) state.replicas = member_sum(state);
+  ++f.resource_version;
   return f;
 }
 

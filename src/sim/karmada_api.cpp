@@ -40,6 +40,10 @@ using Respond = std::function<void(HttpResponse)>;
 
 constexpr std::string_view kClusterGroup = "cluster.karmada.io";
 constexpr std::string_view kClusterNamespace = "karmada-cluster";
+// A template with this label "true" leaves each member's replica count to the
+// member (an HPA there scales it); Karmada's replicas syncer keeps the
+// template's spec.replicas at the members' sum.
+constexpr std::string_view kRetainReplicasLabel = "resourcetemplate.karmada.io/retain-replicas";
 
 // The types a Karmada control plane serves that the metrics path and the
 // autoscaler touch (plus what kubectl needs around them).
@@ -695,8 +699,12 @@ struct Call {
     if (type.resource != "deployments" || type.group != "apps" || !info.subresource.empty()) return;
     const auto* d = std::get_if<json>(&result);
     if (d == nullptr) return;
-    if (auto w = workload_of(info.namespace_name, info.name); w && (*d)["spec"]["replicas"].is_number_integer())
-      hooks.set_replicas(*w, (*d)["spec"]["replicas"].get<std::int32_t>());
+    auto w = workload_of(info.namespace_name, info.name);
+    if (!w) return;
+    // Karmada's retain label is read before the count: with it, the members keep theirs.
+    const auto& labels = d->value("metadata", json::object()).value("labels", json::object());
+    if (hooks.set_retain_replicas) hooks.set_retain_replicas(*w, labels.value(std::string(kRetainReplicasLabel), "") == "true");
+    if ((*d)["spec"]["replicas"].is_number_integer()) hooks.set_replicas(*w, (*d)["spec"]["replicas"].get<std::int32_t>());
   }
 
   void token_review() {

@@ -126,11 +126,14 @@ struct Simulation {
     delayed(std::move(response));
   }
 
-  // A member's HPA controller scaled its Deployment.
+  // A member's HPA controller scaled its Deployment; a retaining template
+  // follows the members' sum on the control plane (Karmada's replicas syncer).
   void set_member_replicas(std::size_t workload, std::size_t member, std::int32_t replicas, const std::string& reason) {
     std::lock_guard lock(write_mutex);
     auto current = state.load();
-    state.store(std::make_shared<const Federation>(current->with_member_replicas(workload, member, replicas, wall_now())));
+    auto next = std::make_shared<const Federation>(current->with_member_replicas(workload, member, replicas, wall_now()));
+    state.store(next);
+    if (next->workloads[workload].retain_replicas) karmada->sync_replicas(*next);
     spdlog::info("{}: horizontal-pod-autoscaler scaled {}/{} to {}: {}", current->world.members[member].name,
                  current->world.workloads[workload].namespace_name, current->world.workloads[workload].name, replicas,
                  reason);
@@ -172,9 +175,29 @@ struct Simulation {
     std::lock_guard lock(write_mutex);
     auto current = state.load();
     if (current->workloads[workload].replicas == replicas) return;
-    state.store(std::make_shared<const Federation>(current->with_replicas(workload, replicas, wall_now())));
+    auto next = std::make_shared<const Federation>(current->with_replicas(workload, replicas, wall_now()));
+    state.store(next);
+    if (next->workloads[workload].retain_replicas) {
+      // The members keep theirs; the template goes back to their sum.
+      spdlog::info("karmada: {}/{} retains its members' replicas: spec.replicas {} back to {}",
+                   current->world.workloads[workload].namespace_name, current->world.workloads[workload].name, replicas,
+                   next->workloads[workload].replicas);
+      karmada->sync_replicas(*next);
+      return;
+    }
     spdlog::info("karmada: {}/{} scaled to {}", current->world.workloads[workload].namespace_name,
                  current->world.workloads[workload].name, replicas);
+  }
+
+  void set_retain_replicas(std::size_t workload, bool retain) {
+    std::lock_guard lock(write_mutex);
+    auto current = state.load();
+    if (current->workloads[workload].retain_replicas == retain) return;
+    auto next = std::make_shared<const Federation>(current->with_retain_replicas(workload, retain));
+    state.store(next);
+    spdlog::info("karmada: {}/{} {} its members' replicas", current->world.workloads[workload].namespace_name,
+                 current->world.workloads[workload].name, retain ? "retains" : "no longer retains");
+    if (retain) karmada->sync_replicas(*next);
   }
 
   // The Ready condition Karmada's cluster status controller would report.
@@ -488,6 +511,7 @@ int run_sim(const SimOptions& options) {
   hooks.clock = wall_now;
   hooks.federation = [s = sim.get()] { return s->state.load(); };
   hooks.set_replicas = [s = sim.get()](std::size_t w, std::int32_t n) { s->set_replicas(w, n); };
+  hooks.set_retain_replicas = [s = sim.get()](std::size_t w, bool retain) { s->set_retain_replicas(w, retain); };
   hooks.forward = [s = sim.get()](const Upstream& up, HttpRequest request, std::function<void(HttpResponse)> respond) {
     s->forward(up, std::move(request), std::move(respond));
   };

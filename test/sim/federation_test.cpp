@@ -104,3 +104,24 @@ TEST_CASE("Federation: a member's own load is shared by its pods alone", "[sim][
   CHECK(back.workloads[0].member_loads.empty());
   CHECK(back.usage(0, back.members[0].pods[0], sim_test::t0()).cpu_nanocores() == 251'000'000);
 }
+
+TEST_CASE("Federation: a retaining workload leaves members their replicas and sums them", "[sim][federation]") {
+  auto f = sim_test::federation();  // web: 4, divided 2 and 2
+  auto now = sim_test::t0();
+  // Without retain a member's own count stays the member's; the template keeps its count.
+  auto plain = f.with_member_replicas(0, 0, 5, now);
+  CHECK(plain.workloads[0].placement[0].replicas == 5);
+  CHECK(plain.workloads[0].replicas == 4);
+  CHECK(plain.with_replicas(0, 6, now).workloads[0].placement == std::vector<TargetCluster>{{"member1", 3}, {"member2", 3}});
+
+  auto retain = f.with_retain_replicas(0, true).with_member_replicas(0, 0, 5, now);
+  CHECK(retain.workloads[0].replicas == 7);  // the replicas syncer: 5 + 2
+  auto scaled = retain.with_replicas(0, 10, now);
+  CHECK(scaled.workloads[0].placement == std::vector<TargetCluster>{{"member1", 5}, {"member2", 2}});
+  CHECK(scaled.workloads[0].replicas == 7);
+  auto released = scaled.with_retain_replicas(0, false).with_replicas(0, 6, now);
+  CHECK(released.workloads[0].placement == std::vector<TargetCluster>{{"member1", 3}, {"member2", 3}});
+  CHECK(released.workloads[0].replicas == 6);
+  // A member the workload is not propagated to is left alone.
+  CHECK(f.with_member_replicas(0, 2, 3, now).workloads[0].placement == f.workloads[0].placement);
+}

@@ -43,6 +43,10 @@ struct WorkloadState {
   // by that member's serving pods alone, so one member can be hot while
   // another idles.
   std::map<std::size_t, Load> member_loads;
+  // The template is labelled resourcetemplate.karmada.io/retain-replicas:
+  // "true": each member keeps its own replica count (Karmada no longer
+  // divides), and `replicas` follows their sum (Karmada's replicas syncer).
+  bool retain_replicas = false;
 };
 
 // Which serving pods share which load, counted once per answer: the pods of a
@@ -90,13 +94,19 @@ struct Federation {
   // A member's own load for a workload; nullopt returns the member to the
   // workload's shared load.
   [[nodiscard]] Federation with_member_load(std::size_t workload, std::size_t member, std::optional<Load> load) const;
+  // The template's count: divided over the members (Karmada's scheduler),
+  // unless the workload retains its members' replicas, which then stay (and
+  // the count stays their sum).
   [[nodiscard]] Federation with_replicas(std::size_t workload, std::int32_t replicas, k8s::Timestamp now) const;
   // A member's own replica count for a workload, as the member's HPA
   // controller sets its Deployment's scale: that member's pods follow; the
-  // template's replicas and the other members stay. Unchanged when the
+  // other members stay, and so does the template's count unless the workload
+  // retains its members' replicas (then it is their sum). Unchanged when the
   // workload is not propagated to the member.
   [[nodiscard]] Federation with_member_replicas(std::size_t workload, std::size_t member, std::int32_t replicas,
                                                 k8s::Timestamp now) const;
+  // Retain on or off for a workload; on, `replicas` becomes the members' sum at once.
+  [[nodiscard]] Federation with_retain_replicas(std::size_t workload, bool retain) const;
   [[nodiscard]] Federation with_faults(std::size_t member, Faults faults) const;
   [[nodiscard]] Federation with_external_value(std::string_view metric, k8s::Quantity value) const;
 };
