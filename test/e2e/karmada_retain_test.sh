@@ -11,7 +11,6 @@ bin=$1
 src=$2
 
 start_sim "$src/test/e2e/karmada.world.yaml" --member-hpa-sync-period 1s
-km() { kubectl --kubeconfig "$E2E_TMP/world/members.kubeconfig" --context "$1" --request-timeout=10s "${@:2}"; }
 ctl() { curl -sk -o /dev/null -w '%{http_code}' -X PUT "$control$1" -H 'Content-Type: application/json' -d "$2"; }
 placement() { json_get "$(curl -sk "$control/sim/v1/world")" "d['workloads'][0]['placement']"; }
 placement_is() { [ "$(placement)" = "$1" ]; }
@@ -24,18 +23,7 @@ check "placement 2 and 2" wait_until 5 placement_is "{'member1': 2, 'member2': 2
 check "label the template retain-replicas" kk label deployment nginx resourcetemplate.karmada.io/retain-replicas=true
 check "member1 hot, member2 idle" \
   test "$(ctl /sim/v1/namespaces/default/workloads/nginx/load '{"cpu":"0"}')$(ctl /sim/v1/namespaces/default/workloads/nginx/members/member1/load '{"cpu":"200m"}')" = 200200
-cat >"$E2E_TMP/hpa.yaml" <<'YAML'
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata: {name: nginx, namespace: default}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: nginx}
-  minReplicas: 1
-  maxReplicas: 5
-  metrics:
-    - type: Resource
-      resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
-YAML
+member_hpa_yaml 1 5 >"$E2E_TMP/hpa.yaml"
 check "an HPA on member1" km member1 apply -f "$E2E_TMP/hpa.yaml"
 # 2 pods at 100% of 25m against 50%: 4; then 4 at 100%: 8, limited to 5.
 check "member1's HPA scales member1 to 5; member2 keeps 2" wait_until 60 placement_is "{'member1': 5, 'member2': 2}"

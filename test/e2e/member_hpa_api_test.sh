@@ -10,22 +10,8 @@ bin=$1
 src=$2
 
 start_sim "$src/test/e2e/karmada.world.yaml"
-km() { kubectl --kubeconfig "$E2E_TMP/world/members.kubeconfig" --context "$1" --request-timeout=10s "${@:2}"; }
 
-cat >"$E2E_TMP/hpa.yaml" <<'YAML'
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata:
-  name: nginx
-  namespace: default
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: nginx}
-  minReplicas: 1
-  maxReplicas: 4
-  metrics:
-    - type: Resource
-      resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
-YAML
+member_hpa_yaml 1 4 >"$E2E_TMP/hpa.yaml"
 
 check "discovery lists horizontalpodautoscalers (shortName hpa) in autoscaling/v2" \
   bash -c "kubectl --kubeconfig '$E2E_TMP/world/members.kubeconfig' --context member1 api-resources --api-group=autoscaling --no-headers 2>/dev/null | grep -q '^horizontalpodautoscalers *hpa *autoscaling/v2 *true *HorizontalPodAutoscaler'"

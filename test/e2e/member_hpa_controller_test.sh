@@ -10,25 +10,13 @@ bin=$1
 src=$2
 
 start_sim "$src/test/e2e/karmada.world.yaml" --member-hpa-sync-period 1s
-km() { kubectl --kubeconfig "$E2E_TMP/world/members.kubeconfig" --context "$1" --request-timeout=10s "${@:2}"; }
 ctl() { curl -sk -o /dev/null -w '%{http_code}' -X PUT "$control$1" -H 'Content-Type: application/json' -d "$2"; }
 pods() { km "$1" get pods -l app=nginx --no-headers 2>/dev/null | grep -vc Terminating || true; }
 
 check "no shared load" test "$(ctl /sim/v1/namespaces/default/workloads/nginx/load '{"cpu":"0"}')" = 200
 check "member1 hot: 100m of its own (its pods request 25m)" \
   test "$(ctl /sim/v1/namespaces/default/workloads/nginx/members/member1/load '{"cpu":"100m"}')" = 200
-cat >"$E2E_TMP/hpa.yaml" <<'YAML'
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata: {name: nginx, namespace: default}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: nginx}
-  minReplicas: 1
-  maxReplicas: 3
-  metrics:
-    - type: Resource
-      resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
-YAML
+member_hpa_yaml 1 3 >"$E2E_TMP/hpa.yaml"
 check "one nginx pod in member1 before" test "$(pods member1)" = 1
 check "kubectl apply the HPA on member1" km member1 apply -f "$E2E_TMP/hpa.yaml"
 check "the same HPA on member2 (idle)" km member2 apply -f "$E2E_TMP/hpa.yaml"

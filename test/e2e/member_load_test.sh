@@ -9,7 +9,6 @@ bin=$1
 src=$2
 
 start_sim "$src/test/e2e/karmada.world.yaml"
-km() { kubectl --kubeconfig "$E2E_TMP/world/members.kubeconfig" --context "$1" --request-timeout=10s "${@:2}"; }
 ctl() { curl -sk -X "$1" "$control$2" -H 'Content-Type: application/json' ${3:+-d "$3"} -o "$E2E_TMP/ctl.out" -w '%{http_code}'; }
 # The CPU, in millicores, that the nginx pods of a member use (sum).
 cpu_m() {
