@@ -354,8 +354,10 @@ CLI::App* add_sim_command(CLI::App& app, SimOptions& options) {
       "sim",
       "Run a simulated Karmada federation's member clusters on 127.0.0.1: each serves the Kubernetes core\n"
       "pods/nodes APIs, metrics.k8s.io, custom.metrics.k8s.io and external.metrics.k8s.io as its world file\n"
-      "declares, over TLS with bearer tokens. Load and faults change at run time through the control endpoint\n"
-      "(PUT /sim/v1/namespaces/{ns}/workloads/{name}/load, PUT /sim/v1/members/{name}/faults).");
+      "declares, over TLS with bearer tokens, plus autoscaling/v2 HorizontalPodAutoscalers of its own that a\n"
+      "member-local HPA controller acts on. Load and faults change at run time through the control endpoint\n"
+      "(PUT /sim/v1/namespaces/{ns}/workloads/{name}/load, .../workloads/{name}/members/{member}/load,\n"
+      "PUT /sim/v1/members/{name}/faults).");
   sim->add_option("--world", options.world_file,
                   "World file (YAML): members, nodes, namespaces, workloads and their propagation, load, users "
                   "and tokens, external metrics, faults (see examples/worlds/)")
