@@ -38,6 +38,49 @@ k8s::Expected<k8s::Quantity> quantity_field(const json& body, const char* key, k
 
 ControlOutcome bad(std::string_view message) { return {status_response(Status::bad_request(message)), std::nullopt}; }
 
+// A load body ({"cpu":"2","requestsPerSecond":"10"}); absent fields keep `base`.
+k8s::Expected<Load> load_from_body(const json& body, Load base) {
+  for (const auto& [key, value] : body.items())
+    if (key != "cpu" && key != "requestsPerSecond") return k8s::Error{key + ": unknown field"};
+  auto cpu = quantity_field(body, "cpu", base.cpu);
+  if (!cpu) return cpu.error();
+  auto rps = quantity_field(body, "requestsPerSecond", base.requests_per_second);
+  if (!rps) return rps.error();
+  return Load{*cpu, *rps};
+}
+
+json member_loads_json(const Federation& f, const WorkloadState& state) {
+  json out = json::object();
+  for (const auto& [member, load] : state.member_loads) out[f.world.members[member].name] = load_json(load);
+  return out;
+}
+
+// /sim/v1/namespaces/{ns}/workloads/{name}/members/{member}/load: the load
+// offered to one member's pods alone. GET answers the member's own load, or
+// 404 while it shares the workload's; PUT sets it (absent fields start from
+// the workload's load); DELETE returns the member to the shared load.
+ControlOutcome member_load(const Federation& current, const transport::HttpRequest& request, std::size_t workload,
+                           const std::string& member_name) {
+  auto member = current.world.member_index(member_name);
+  if (!member) return {status_response(Status::not_found({"sim", "members"}, member_name)), std::nullopt};
+  const auto& state = current.workloads[workload];
+  auto own = state.member_loads.find(*member);
+  const auto& method = request.method;
+  if (method == "GET") {
+    if (own == state.member_loads.end())
+      return {status_response(Status::not_found({"sim", "memberloads"}, member_name)), std::nullopt};
+    return {json_response(load_json(own->second).dump()), std::nullopt};
+  }
+  if (method == "DELETE")
+    return {json_response(load_json(state.load).dump()), current.with_member_load(workload, *member, std::nullopt)};
+  if (method != "PUT") return {status_response(Status::method_not_allowed(method, {"sim", "memberloads"})), std::nullopt};
+  auto body = parse_body(request.body);
+  if (!body) return bad(body.error().message);
+  auto load = load_from_body(*body, own == state.member_loads.end() ? state.load : own->second);
+  if (!load) return bad(load.error().message);
+  return {json_response(load_json(*load).dump()), current.with_member_load(workload, *member, *load)};
+}
+
 }  // namespace
 
 json world_summary(const Federation& f, k8s::Timestamp now) {
@@ -57,7 +100,8 @@ json world_summary(const Federation& f, k8s::Timestamp now) {
                          {"replicas", f.workloads[w].replicas},
                          {"readyReplicas", f.serving_pods(w, now)},
                          {"placement", placement},
-                         {"load", load_json(f.workloads[w].load)}});
+                         {"load", load_json(f.workloads[w].load)},
+                         {"memberLoads", member_loads_json(f, f.workloads[w])}});
   }
   return json{{"members", members}, {"workloads", workloads}, {"resourceVersion", f.resource_version}};
 }
@@ -89,16 +133,9 @@ ControlOutcome handle_control_request(const Federation& current, const transport
     auto body = parse_body(request.body);
     if (!body) return bad(body.error().message);
     if (s[6] == "load") {
-      Load load = current.workloads[*index].load;
-      for (const auto& [key, value] : body->items())
-        if (key != "cpu" && key != "requestsPerSecond") return bad(key + ": unknown field");
-      auto cpu = quantity_field(*body, "cpu", load.cpu);
-      if (!cpu) return bad(cpu.error().message);
-      auto rps = quantity_field(*body, "requestsPerSecond", load.requests_per_second);
-      if (!rps) return bad(rps.error().message);
-      load.cpu = *cpu;
-      load.requests_per_second = *rps;
-      return {json_response(load_json(load).dump()), current.with_load(*index, load)};
+      auto load = load_from_body(*body, current.workloads[*index].load);
+      if (!load) return bad(load.error().message);
+      return {json_response(load_json(*load).dump()), current.with_load(*index, *load)};
     }
     auto it = body->find("replicas");
     if (it == body->end() || !it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > 10'000)
@@ -108,6 +145,12 @@ ControlOutcome handle_control_request(const Federation& current, const transport
     json placement = json::object();
     for (const auto& t : updated.workloads[*index].placement) placement[t.name] = t.replicas;
     return {json_response(json{{"replicas", replicas}, {"placement", placement}}.dump()), std::move(updated)};
+  }
+
+  if (s.size() == 9 && s[2] == "namespaces" && s[4] == "workloads" && s[6] == "members" && s[8] == "load") {
+    auto index = current.world.workload_index(s[3], s[5]);
+    if (!index) return {status_response(Status::not_found({"sim", "workloads"}, s[3] + "/" + s[5])), std::nullopt};
+    return member_load(current, request, *index, s[7]);
   }
 
   // /sim/v1/members/{name}/faults

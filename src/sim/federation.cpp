@@ -55,6 +55,13 @@ void reconcile(Federation& f, std::size_t member, std::size_t workload, std::int
   }
 }
 
+// What Karmada's replicas syncer writes to a retaining template: the sum of its members'.
+std::int32_t member_sum(const WorkloadState& state) {
+  std::int32_t sum = 0;
+  for (const auto& t : state.placement) sum += t.replicas;
+  return sum;
+}
+
 // Forgets pods whose termination has completed.
 void prune(Federation& f, k8s::Timestamp now) {
   for (auto& member : f.members) {
@@ -124,12 +131,29 @@ std::vector<std::size_t> Federation::serving_pods_by_workload(k8s::Timestamp now
   return n;
 }
 
-PodUsage Federation::usage(const SimPod& pod, k8s::Timestamp now) const {
-  return usage(pod, now, serving_pods(pod.workload, now));
+LoadShares Federation::load_shares(k8s::Timestamp now) const {
+  LoadShares shares;
+  shares.shared.assign(world.workloads.size(), 0);
+  for (std::size_t m = 0; m < members.size(); ++m)
+    for (const auto& p : members[m].pods) {
+      if (!serving(p, now)) continue;
+      if (workloads[p.workload].member_loads.contains(m)) ++shares.own[{m, p.workload}];
+      else ++shares.shared[p.workload];
+    }
+  return shares;
 }
 
-PodUsage Federation::usage(const SimPod& pod, k8s::Timestamp now, std::size_t serving_pods) const {
-  return pod_usage(world.workloads[pod.workload], workloads[pod.workload].load, serving_pods, serving(pod, now));
+PodUsage Federation::usage(std::size_t member, const SimPod& pod, k8s::Timestamp now) const {
+  return usage(member, pod, now, load_shares(now));
+}
+
+PodUsage Federation::usage(std::size_t member, const SimPod& pod, k8s::Timestamp now, const LoadShares& shares) const {
+  const auto& state = workloads[pod.workload];
+  if (auto own = state.member_loads.find(member); own != state.member_loads.end()) {
+    auto n = shares.own.find({member, pod.workload});
+    return pod_usage(world.workloads[pod.workload], own->second, n == shares.own.end() ? 0 : n->second, serving(pod, now));
+  }
+  return pod_usage(world.workloads[pod.workload], state.load, shares.shared[pod.workload], serving(pod, now));
 }
 
 Federation Federation::with_load(std::size_t workload, Load load) const {
@@ -139,17 +163,55 @@ Federation Federation::with_load(std::size_t workload, Load load) const {
   return f;
 }
 
+Federation Federation::with_member_load(std::size_t workload, std::size_t member, std::optional<Load> load) const {
+  Federation f = *this;
+  if (load) f.workloads[workload].member_loads[member] = std::move(*load);
+  else f.workloads[workload].member_loads.erase(member);
+  ++f.resource_version;
+  return f;
+}
+
 Federation Federation::with_replicas(std::size_t workload, std::int32_t replicas, k8s::Timestamp now) const {
   Federation f = *this;
   prune(f, now);
   const auto& spec = f.world.workloads[workload];
   auto& state = f.workloads[workload];
+  if (state.retain_replicas) {
+    state.replicas = member_sum(state);
+    ++f.resource_version;
+    return f;
+  }
   state.placement = divide_replicas(replicas, weights_for(f.world, spec, &state));
   state.replicas = replicas;
   for (const auto& target : state.placement) {
     auto member = f.world.member_index(target.name);
     if (member) reconcile(f, *member, workload, target.replicas, now);
   }
+  ++f.resource_version;
+  return f;
+}
+
+Federation Federation::with_member_replicas(std::size_t workload, std::size_t member, std::int32_t replicas,
+                                            k8s::Timestamp now) const {
+  Federation f = *this;
+  prune(f, now);
+  const auto& name = f.world.members[member].name;
+  for (auto& target : f.workloads[workload].placement) {
+    if (target.name != name) continue;
+    target.replicas = replicas;
+    reconcile(f, member, workload, replicas, now);
+    ++f.resource_version;
+  }
+  auto& state = f.workloads[workload];
+  if (state.retain_replicas) state.replicas = member_sum(state);
+  return f;
+}
+
+Federation Federation::with_retain_replicas(std::size_t workload, bool retain) const {
+  Federation f = *this;
+  auto& state = f.workloads[workload];
+  state.retain_replicas = retain;
+  if (retain) state.replicas = member_sum(state);
   ++f.resource_version;
   return f;
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <random>
 #include <set>
 #include <tuple>
 
@@ -15,6 +14,7 @@
 #include "fedmetrics/k8s/status.hpp"
 #include "fedmetrics/k8s/url.hpp"
 #include "sim/http_util.hpp"
+#include "sim/store_rest.hpp"
 
 namespace fedmetrics::sim {
 
@@ -25,6 +25,10 @@ using transport::HttpResponse;
 namespace {
 
 using detail::column;
+using detail::openapi_v3;
+using detail::parse_object;
+using detail::store_response;
+using detail::unsupported_media_type;
 using detail::header;
 using detail::human_duration;
 using detail::json_response;
@@ -36,6 +40,10 @@ using Respond = std::function<void(HttpResponse)>;
 
 constexpr std::string_view kClusterGroup = "cluster.karmada.io";
 constexpr std::string_view kClusterNamespace = "karmada-cluster";
+// A template with this label "true" leaves each member's replica count to the
+// member (an HPA there scales it); Karmada's replicas syncer keeps the
+// template's spec.replicas at the members' sum.
+constexpr std::string_view kRetainReplicasLabel = "resourcetemplate.karmada.io/retain-replicas";
 
 // The types a Karmada control plane serves that the metrics path and the
 // autoscaler touch (plus what kubectl needs around them).
@@ -179,18 +187,6 @@ json sar_spec_for(const UserSpec& user, const RequestInfo& info) {
   return spec;
 }
 
-k8s::Expected<json> parse_object(const std::string& body) {
-  auto parsed = json::parse(body, nullptr, false);
-  if (parsed.is_discarded()) return k8s::Error{"the request body is not valid JSON"};
-  if (!parsed.is_object()) return k8s::Error{"the request body must be a JSON object"};
-  return parsed;
-}
-
-HttpResponse store_response(const StoreResult& result, int success = 200) {
-  if (const auto* s = std::get_if<Status>(&result)) return status_response(*s);
-  return json_response(std::get<json>(result).dump(), success);
-}
-
 std::string selector_string(const json& label_selector) {
   auto selector = k8s::LabelSelector::from_object(label_selector);
   return selector ? selector->to_string() : std::string();
@@ -292,41 +288,6 @@ json to_table(const json& doc, const ResourceType& type, k8s::Timestamp now) {
   return json{{"kind", "Table"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", meta}, {"columnDefinitions", columns}, {"rows", rows}};
 }
 
-// OpenAPI v3, only as far as kubectl reads it: the root lists a document per
-// group-version, and each document's PATCH operations declare the
-// fieldValidation parameter per kind (cli-runtime query_param_verifier_v3.go),
-// so that `kubectl create/apply` leave validation to the server instead of
-// failing to download schemas. No schemas: kubectl explain is not served.
-HttpResponse openapi_v3(const std::vector<std::string>& s, const std::vector<ResourceType>& types,
-                        const std::vector<std::pair<std::string, std::vector<std::string>>>& groups) {
-  if (s.size() < 2 || s[1] != "v3") return status_response(Status::not_found_resource());
-  std::vector<std::string> served{"api/v1"};
-  for (const auto& [g, versions] : groups)
-    for (const auto& gv : versions) served.push_back("apis/" + gv);
-  if (s.size() == 2) {
-    json paths = json::object();
-    for (const auto& p : served) paths[p] = {{"serverRelativeURL", "/openapi/v3/" + p + "?hash=sim"}};
-    return json_response(json{{"paths", paths}}.dump());
-  }
-  std::string wanted;
-  for (std::size_t i = 2; i < s.size(); ++i) wanted += (i > 2 ? "/" : "") + s[i];
-  if (std::find(served.begin(), served.end(), wanted) == served.end()) return status_response(Status::not_found_resource());
-  json paths = json::object();
-  for (const auto& t : types) {
-    std::string prefix = t.group.empty() ? "api/v1" : "apis/" + t.group + "/" + t.version;
-    if (prefix != wanted) continue;
-    std::string path = "/" + prefix + (t.namespaced ? "/namespaces/{namespace}/" : "/") + t.resource + "/{name}";
-    paths[path] = {{"patch",
-                    {{"x-kubernetes-group-version-kind", {{"group", t.group}, {"version", t.version}, {"kind", t.kind}}},
-                     {"parameters",
-                      {{{"name", "fieldValidation"}, {"in", "query"}, {"schema", {{"type", "string"}, {"uniqueItems", true}}}}}},
-                     {"responses", {{"200", {{"description", "OK"}}}}}}}};
-  }
-  return json_response(
-      json{{"openapi", "3.0.0"}, {"info", {{"title", "Kubernetes"}, {"version", "v1.31.0"}}}, {"paths", paths}}.dump());
-}
-
-
 // Where an APIService's Service is reached (kube-aggregator's resolver): an
 // ExternalName's name, or a loopback clusterIP; the TLS name is always
 // <service>.<namespace>.svc. A string says why it cannot be reached.
@@ -351,16 +312,6 @@ std::variant<Upstream, std::string> resolve_apiservice(const ObjectStore& store,
 }
 
 bool wants_table(const HttpRequest& request) { return header(request, "Accept").find("as=Table") != std::string_view::npos; }
-
-std::int64_t int_or(const k8s::QueryValues& q, std::string_view key, std::int64_t fallback) {
-  auto v = k8s::query_value(q, key);
-  if (v.empty()) return fallback;
-  try {
-    return std::stoll(v);
-  } catch (...) {
-    return fallback;
-  }
-}
 
 }  // namespace
 
@@ -645,15 +596,13 @@ struct Call {
       overlay_deployment(doc);
   }
 
-  void answer(StoreResult result, const ResourceType& type, int success = 200) {
+  HttpResponse answered(StoreResult result, const ResourceType& type, int success = 200) const {
     if (auto* doc = std::get_if<json>(&result)) {
       overlay(*doc, type);
-      if (wants_table(request) && (info.verb == "get" || info.verb == "list")) {
-        reply(json_response(to_table(*doc, type, hooks.clock()).dump(), success));
-        return;
-      }
+      if (wants_table(request) && (info.verb == "get" || info.verb == "list"))
+        return json_response(to_table(*doc, type, hooks.clock()).dump(), success);
     }
-    reply(store_response(result, success));
+    return store_response(result, success);
   }
 
   json scale_of(const json& deployment) const {
@@ -725,89 +674,19 @@ struct Call {
     return s;
   }
 
-  static Status unsupported_media_type() {
-    Status s;
-    s.code = 415;
-    s.reason = "UnsupportedMediaType";
-    s.message = "the body of the request was in an unknown format - accepted media types include: "
-                "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json";
-    return s;
-  }
-
-  void watch(const ResourceType& type, k8s::LabelSelector labels, k8s::FieldSelector fields) {
-    auto timeout = std::chrono::seconds(int_or(target.query, "timeoutSeconds", 0));
-    if (timeout.count() <= 0) {
-      // apiserver's default: a random time in [minRequestTimeout, 2x] (30 to 60 minutes).
-      static thread_local std::mt19937 rng{std::random_device{}()};
-      timeout = std::chrono::seconds(1800 + rng() % 1800);
-    }
-    auto stream = std::make_shared<transport::ResponseStream>();
-    HttpResponse head;
-    head.stream = stream;
-    reply(std::move(head));
-    auto id = store.watch(type, info.namespace_name, std::move(labels), std::move(fields),
-                          k8s::query_value(target.query, "resourceVersion"), [stream](const WatchEvent& e) {
-                            return stream->write(json{{"type", e.type}, {"object", e.object}}.dump() + "\n");
-                          });
-    if (!id) {
-      stream->close();
-      return;
-    }
-    auto shared_store = &store;
-    hooks.schedule(timeout, [shared_store, id = *id, stream] {
-      shared_store->unwatch(id);
-      stream->close();
-    });
-  }
-
   void resource() {
     const auto* type = store.find_type(info.group, info.version, info.resource);
     if (type == nullptr) return fail(Status::not_found_resource());
     if (!type->namespaced && !info.namespace_name.empty() && info.resource != "namespaces")
       return fail(Status::not_found_resource());
-    std::string ns = type->namespaced ? info.namespace_name : std::string();
     if (!info.rest.empty()) return fail(Status::not_found_resource());
-    if (!info.subresource.empty()) {
-      if (info.subresource == "scale" && type->group == "apps" && type->resource == "deployments") return scale(*type);
-      if (info.subresource != "status" || !type->status_subresource) return fail(Status::not_found_resource());
-    }
-    const auto& m = request.method;
-    if (m == "GET" || m == "HEAD") {
-      if (!info.name.empty()) return answer(store.get(*type, ns, info.name), *type);
-      auto labels = k8s::LabelSelector::parse(k8s::query_value(target.query, "labelSelector"));
-      if (!labels) return fail(Status::bad_request("unable to parse requirement: " + labels.error().message));
-      auto fields = k8s::FieldSelector::parse(k8s::query_value(target.query, "fieldSelector"));
-      if (!fields) return fail(Status::bad_request(fields.error().message));
-      if (info.verb == "watch") return watch(*type, std::move(*labels), std::move(*fields));
-      return answer(store.list(*type, ns, *labels, *fields), *type);
-    }
-    if (m == "POST") {
-      if (!info.name.empty()) return fail(Status::method_not_allowed(m, type->group_resource()));
-      if (type->namespaced && ns.empty()) return fail(Status::not_found_resource());
-      auto body = parse_object(request.body);
-      if (!body) return fail(Status::bad_request(body.error().message));
-      if (type->namespaced && !namespace_exists(ns)) return fail(Status::not_found({"", "namespaces"}, ns));
-      return answer(store.create(*type, ns, std::move(*body)), *type, 201);
-    }
-    if (info.name.empty()) return fail(Status::method_not_allowed(m, type->group_resource()));
-    if (m == "PUT") {
-      auto body = parse_object(request.body);
-      if (!body) return fail(Status::bad_request(body.error().message));
-      auto result = store.update(*type, ns, info.name, std::move(*body), info.subresource);
-      after_deployment_change(*type, result);
-      return answer(std::move(result), *type);
-    }
-    if (m == "PATCH") {
-      auto patch_type = patch_type_from_content_type(header(request, "Content-Type"));
-      if (!patch_type) return fail(unsupported_media_type());
-      auto patch = json::parse(request.body, nullptr, false);
-      if (patch.is_discarded()) return fail(Status::bad_request("the patch is not valid JSON"));
-      auto result = store.patch(*type, ns, info.name, *patch_type, patch, info.subresource);
-      after_deployment_change(*type, result);
-      return answer(std::move(result), *type);
-    }
-    if (m == "DELETE") return answer(store.remove(*type, ns, info.name), *type);
-    fail(Status::method_not_allowed(m, type->group_resource()));
+    if (info.subresource == "scale" && type->group == "apps" && type->resource == "deployments") return scale(*type);
+    detail::StoredServing serving;
+    serving.schedule = hooks.schedule;
+    serving.namespace_exists = [this](const std::string& ns) { return namespace_exists(ns); };
+    serving.answer = [this, type](StoreResult result, int success) { return answered(std::move(result), *type, success); };
+    serving.after_update = [this, type](const StoreResult& result) { after_deployment_change(*type, result); };
+    detail::serve_stored(store, *type, {info.namespace_name, info.name, info.subresource}, request, target, serving, respond);
   }
 
   bool namespace_exists(const std::string& ns) const {
@@ -820,8 +699,12 @@ struct Call {
     if (type.resource != "deployments" || type.group != "apps" || !info.subresource.empty()) return;
     const auto* d = std::get_if<json>(&result);
     if (d == nullptr) return;
-    if (auto w = workload_of(info.namespace_name, info.name); w && (*d)["spec"]["replicas"].is_number_integer())
-      hooks.set_replicas(*w, (*d)["spec"]["replicas"].get<std::int32_t>());
+    auto w = workload_of(info.namespace_name, info.name);
+    if (!w) return;
+    // Karmada's retain label is read before the count: with it, the members keep theirs.
+    const auto& labels = d->value("metadata", json::object()).value("labels", json::object());
+    if (hooks.set_retain_replicas) hooks.set_retain_replicas(*w, labels.value(std::string(kRetainReplicasLabel), "") == "true");
+    if ((*d)["spec"]["replicas"].is_number_integer()) hooks.set_replicas(*w, (*d)["spec"]["replicas"].get<std::int32_t>());
   }
 
   void token_review() {

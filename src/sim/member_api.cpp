@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fedmetrics/k8s/discovery.hpp"
+#include "fedmetrics/sim/member_hpa_type.hpp"
 #include "fedmetrics/k8s/field_selector.hpp"
 #include "fedmetrics/k8s/label_selector.hpp"
 #include "fedmetrics/k8s/metrics_types.hpp"
@@ -430,6 +431,8 @@ class Responder {
     if (spec_.apis.custom()) out.push_back(k8s::make_api_group(kCustomGroup, custom_versions()));
     if (spec_.apis.external)
       out.push_back(k8s::make_api_group(kExternalGroup, {"external.metrics.k8s.io/v1beta1"}));
+    // Stored by MemberObjects; discovery lists them here with the rest.
+    out.push_back(k8s::make_api_group("autoscaling", {"autoscaling/v2"}));
     return out;
   }
 
@@ -483,6 +486,18 @@ class Responder {
     return list;
   }
 
+  // autoscaling/v2 as kube-apiserver lists it: kubectl resolves "hpa" through the short name.
+  static json autoscaling_resources() {
+    auto type = horizontal_pod_autoscaler_type();
+    k8s::APIResourceList list{"autoscaling/v2", {{type.resource, "", true, type.kind, type.verbs}}};
+    auto doc = k8s::to_json(list);
+    doc["resources"][0]["shortNames"] = type.short_names;
+    doc["resources"][0]["categories"] = {"all"};
+    doc["resources"].push_back({{"name", type.resource + "/status"}, {"singularName", ""}, {"namespaced", true},
+                                {"kind", type.kind}, {"verbs", {"get", "patch", "update"}}});
+    return doc;
+  }
+
   HttpResponse apis() const {
     const auto& s = t_.segments;
     if (s.size() == 1) return json_response(k8s::api_group_list_to_json(groups()).dump());
@@ -492,7 +507,9 @@ class Responder {
       return not_found();
     }
     if (!serves(s[1], s[2])) return not_found();
+    if (s.size() == 3 && s[1] == "autoscaling") return json_response(autoscaling_resources().dump());
     if (s.size() == 3) return json_response(k8s::to_json(resources(s[1], s[2])).dump());
+    if (s[1] == "autoscaling") return not_found();  // served by MemberObjects
     std::vector<std::string> rest(s.begin() + 3, s.end());
     if (s[1] == kMetricsGroup) return resource_metrics(rest);
     if (s[1] == kCustomGroup)
@@ -753,14 +770,14 @@ class Responder {
   const MemberState& state_;
   const k8s::RequestTarget& t_;
   k8s::Timestamp now_;
-  // Each workload's serving pods, counted on first use: a pod's usage is its
-  // workload's load shared among them, and counting per pod would make an
-  // answer quadratic in the federation's pods.
-  mutable std::vector<std::size_t> serving_pods_;
+  // Who shares each load, counted on first use: a pod's usage is its share
+  // of the load it is offered, and counting per pod would make an answer
+  // quadratic in the federation's pods.
+  mutable std::optional<LoadShares> shares_;
 
   PodUsage usage_of(const SimPod& p) const {
-    if (serving_pods_.empty()) serving_pods_ = f_.serving_pods_by_workload(now_);
-    return f_.usage(p, now_, serving_pods_[p.workload]);
+    if (!shares_) shares_ = f_.load_shares(now_);
+    return f_.usage(m_, p, now_, *shares_);
   }
 };
 
@@ -818,7 +835,9 @@ std::optional<json> to_table(const json& doc, k8s::Timestamp now) {
               {"rows", rows}};
 }
 
-bool authenticated(const Federation& f, std::size_t member, const HttpRequest& request) {
+}  // namespace
+
+bool member_authenticated(const Federation& f, std::size_t member, const HttpRequest& request) {
   if (f.members[member].faults.expired_token) return false;
   // apiserver's bearer-token authenticator: "Bearer <token>", scheme case-insensitive.
   auto value = detail::header(request, "Authorization");
@@ -837,8 +856,6 @@ bool authenticated(const Federation& f, std::size_t member, const HttpRequest& r
   return false;
 }
 
-}  // namespace
-
 HttpResponse MemberApi::handle(const HttpRequest& request, k8s::Timestamp now, double fault_draw) const {
   const auto& faults = federation_.members[member_].faults;
   auto decoded = k8s::parse_request_target(request.target);
@@ -854,7 +871,7 @@ HttpResponse MemberApi::handle(const HttpRequest& request, k8s::Timestamp now, d
     }
     return text_response("ok");
   }
-  if (!authenticated(federation_, member_, request)) return status_response(Status::unauthorized());
+  if (!member_authenticated(federation_, member_, request)) return status_response(Status::unauthorized());
   if (fault_draw < faults.error_rate) return status_response(Status::internal_error("simulated fault"));
 
   bool read = request.method == "GET" || request.method == "HEAD";

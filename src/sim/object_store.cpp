@@ -108,6 +108,21 @@ k8s::Status invalid(const ResourceType& type, const std::string& name, const std
           {name, type.group, type.kind, {k8s::StatusCause{cause, detail, field}}, 0}};
 }
 
+// apimachinery errors.NewInvalid with the causes a strategy's Validate found:
+// one is spelled as above, several as `is invalid: [a, b]`.
+std::optional<k8s::Status> validation_error(const ResourceType& type, const json& object) {
+  if (!type.validate) return std::nullopt;
+  auto causes = type.validate(object);
+  if (causes.empty()) return std::nullopt;
+  const std::string name = meta_string(object, "name");
+  const std::string kind = type.group.empty() ? type.kind : type.kind + "." + type.group;
+  std::string list;
+  for (const auto& c : causes) list += (list.empty() ? "" : ", ") + c.field + ": " + c.message;
+  if (causes.size() > 1) list = "[" + list + "]";
+  return k8s::Status{422, "Invalid", kind + " \"" + name + "\" is invalid: " + list,
+                     {name, type.group, type.kind, std::move(causes), 0}};
+}
+
 // A JSON patch that decoded but does not apply. patch.go answers with
 // errors.NewGenericServerResponse(422), whose message is generic; we add the
 // reason as a cause, which upstream leaves out, so that it can be debugged.
@@ -390,6 +405,7 @@ struct ObjectStore::Impl {
       }
     } else {
       next = std::move(object);
+      if (type.defaults) type.defaults(next);
       if (type.status_subresource) {  // the main resource cannot change status
         if (auto status = old->find("status"); status != old->end()) next["status"] = *status;
         else next.erase("status");
@@ -409,6 +425,7 @@ struct ObjectStore::Impl {
     }
     meta["resourceVersion"] = old_rv;
     if (tracked_content(next, type) != tracked_content(*old, type)) meta["generation"] = meta_generation(*old) + 1;
+    if (auto error = validation_error(type, next)) return *error;
     // GuaranteedUpdate writes nothing when the bytes are unchanged: no new
     // resourceVersion, no watch event.
     if (next == *old) return next;
@@ -474,6 +491,7 @@ StoreResult ObjectStore::create(const ResourceType& type, std::string_view names
     if (!meta_string(object, "resourceVersion").empty()) {
       return k8s::Status::bad_request("resourceVersion should not be set on objects to be created");
     }
+    if (type.defaults) type.defaults(object);
     const std::string created = k8s::format_time(impl_->clock());  // the caller's clock, outside the lock
 
     return impl_->write([&](Impl::Pending& pending) -> StoreResult {
@@ -496,6 +514,7 @@ StoreResult ObjectStore::create(const ResourceType& type, std::string_view names
       object["kind"] = type.kind;
       json& meta = object["metadata"];
       meta["name"] = name;
+      if (auto error = validation_error(type, object)) return *error;
       meta["uid"] = random_uid(impl_->random);
       meta["creationTimestamp"] = created;
       meta["generation"] = 1;

@@ -28,6 +28,8 @@
 #include "fedmetrics/sim/federation.hpp"
 #include "fedmetrics/sim/kubeconfig.hpp"
 #include "fedmetrics/sim/member_api.hpp"
+#include "fedmetrics/sim/member_hpa_controller.hpp"
+#include "fedmetrics/sim/member_objects.hpp"
 #include "fedmetrics/transport/certificate_authority.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
 
@@ -68,6 +70,10 @@ struct Simulation {
   std::atomic<bool> any_unavailable{false};
   std::mutex write_mutex;
   std::vector<std::unique_ptr<TlsServer>> members;
+  // Each member's own stored objects (HorizontalPodAutoscalers).
+  std::vector<std::unique_ptr<MemberObjects>> member_objects;
+  // Each member's HPA controller; used on that member's listener thread only.
+  std::vector<MemberHpaController> hpa_controllers;
   std::vector<MemberCertificates> certificates;
   std::vector<std::mt19937_64> rngs;  // per member, for the error-rate fault
   std::vector<std::unique_ptr<std::mutex>> rng_mutexes;
@@ -96,14 +102,64 @@ struct Simulation {
       members[i]->schedule(kBlackholeCap, [respond] { respond(HttpResponse{0, {}, {}, {}}); });
       return;
     }
+    auto delay = snapshot->world.members[i].latency + faults.latency;
+    auto delayed = [this, i, delay, respond = std::move(respond)](HttpResponse response) {
+      if (delay.count() > 0 && !response.stream) {
+        members[i]->schedule(delay, [respond, response = std::move(response)]() mutable { respond(std::move(response)); });
+      } else {
+        respond(std::move(response));
+      }
+    };
+    if (MemberObjects::handles(request)) {
+      auto name = snapshot->world.members[i].name, method = request.method, target = request.target;
+      member_objects[i]->handle(
+          *snapshot, i, request, draw(i),
+          [this, i](std::chrono::nanoseconds d, std::function<void()> task) { members[i]->schedule(d, std::move(task)); },
+          [delayed, name, method, target](HttpResponse response) {
+            spdlog::debug("{} {} {} -> {}", name, method, target, response.status);
+            delayed(std::move(response));
+          });
+      return;
+    }
     auto response = MemberApi(*snapshot, i).handle(request, wall_now(), draw(i));
     spdlog::debug("{} {} {} -> {}", snapshot->world.members[i].name, request.method, request.target, response.status);
-    auto delay = snapshot->world.members[i].latency + faults.latency;
-    if (delay.count() > 0) {
-      members[i]->schedule(delay, [respond, response = std::move(response)]() mutable { respond(std::move(response)); });
-    } else {
-      respond(std::move(response));
+    delayed(std::move(response));
+  }
+
+  // A member's HPA controller scaled its Deployment; a retaining template
+  // follows the members' sum on the control plane (Karmada's replicas syncer).
+  void set_member_replicas(std::size_t workload, std::size_t member, std::int32_t replicas, const std::string& reason) {
+    std::lock_guard lock(write_mutex);
+    auto current = state.load();
+    auto next = std::make_shared<const Federation>(current->with_member_replicas(workload, member, replicas, wall_now()));
+    state.store(next);
+    if (next->workloads[workload].retain_replicas) karmada->sync_replicas(*next);
+    spdlog::info("{}: horizontal-pod-autoscaler scaled {}/{} to {}: {}", current->world.members[member].name,
+                 current->world.workloads[workload].namespace_name, current->world.workloads[workload].name, replicas,
+                 reason);
+  }
+
+  // One resync of member i's HPAs: scale, then write each status.
+  void resync_member_hpas(std::size_t i) {
+    auto& objects = *member_objects[i];
+    auto list = objects.store().list(objects.hpa_type(), "", {}, {});
+    const auto* hpas = std::get_if<nlohmann::json>(&list);
+    if (hpas == nullptr) return;
+    for (auto& action : hpa_controllers[i].sync(*state.load(), i, *hpas, wall_now())) {
+      if (action.scale) set_member_replicas(action.scale->first, i, action.scale->second, action.scale_reason);
+      nlohmann::json object = {{"metadata", {{"name", action.name}, {"namespace", action.namespace_name}}},
+                               {"status", std::move(action.status)}};
+      auto written = objects.store().update(objects.hpa_type(), action.namespace_name, action.name, std::move(object), "status");
+      if (auto* failed = std::get_if<k8s::Status>(&written))  // deleted meanwhile: nothing to do
+        spdlog::debug("member {}: HPA {}/{} status not written: {}", i, action.namespace_name, action.name, failed->message);
     }
+  }
+
+  void schedule_member_hpa_resync(std::size_t i, std::chrono::nanoseconds period) {
+    members[i]->schedule(period, [this, i, period] {
+      resync_member_hpas(i);
+      schedule_member_hpa_resync(i, period);
+    });
   }
 
   // A load change from the world file's schedule (the control endpoint may have changed it meanwhile).
@@ -119,9 +175,29 @@ struct Simulation {
     std::lock_guard lock(write_mutex);
     auto current = state.load();
     if (current->workloads[workload].replicas == replicas) return;
-    state.store(std::make_shared<const Federation>(current->with_replicas(workload, replicas, wall_now())));
+    auto next = std::make_shared<const Federation>(current->with_replicas(workload, replicas, wall_now()));
+    state.store(next);
+    if (next->workloads[workload].retain_replicas) {
+      // The members keep theirs; the template goes back to their sum.
+      spdlog::info("karmada: {}/{} retains its members' replicas: spec.replicas {} back to {}",
+                   current->world.workloads[workload].namespace_name, current->world.workloads[workload].name, replicas,
+                   next->workloads[workload].replicas);
+      karmada->sync_replicas(*next);
+      return;
+    }
     spdlog::info("karmada: {}/{} scaled to {}", current->world.workloads[workload].namespace_name,
                  current->world.workloads[workload].name, replicas);
+  }
+
+  void set_retain_replicas(std::size_t workload, bool retain) {
+    std::lock_guard lock(write_mutex);
+    auto current = state.load();
+    if (current->workloads[workload].retain_replicas == retain) return;
+    auto next = std::make_shared<const Federation>(current->with_retain_replicas(workload, retain));
+    state.store(next);
+    spdlog::info("karmada: {}/{} {} its members' replicas", current->world.workloads[workload].namespace_name,
+                 current->world.workloads[workload].name, retain ? "retains" : "no longer retains");
+    if (retain) karmada->sync_replicas(*next);
   }
 
   // The Ready condition Karmada's cluster status controller would report.
@@ -278,8 +354,10 @@ CLI::App* add_sim_command(CLI::App& app, SimOptions& options) {
       "sim",
       "Run a simulated Karmada federation's member clusters on 127.0.0.1: each serves the Kubernetes core\n"
       "pods/nodes APIs, metrics.k8s.io, custom.metrics.k8s.io and external.metrics.k8s.io as its world file\n"
-      "declares, over TLS with bearer tokens. Load and faults change at run time through the control endpoint\n"
-      "(PUT /sim/v1/namespaces/{ns}/workloads/{name}/load, PUT /sim/v1/members/{name}/faults).");
+      "declares, over TLS with bearer tokens, plus autoscaling/v2 HorizontalPodAutoscalers of its own that a\n"
+      "member-local HPA controller acts on. Load and faults change at run time through the control endpoint\n"
+      "(PUT /sim/v1/namespaces/{ns}/workloads/{name}/load, .../workloads/{name}/members/{member}/load,\n"
+      "PUT /sim/v1/members/{name}/faults).");
   sim->add_option("--world", options.world_file,
                   "World file (YAML): members, nodes, namespaces, workloads and their propagation, load, users "
                   "and tokens, external metrics, faults (see examples/worlds/)")
@@ -309,6 +387,11 @@ CLI::App* add_sim_command(CLI::App& app, SimOptions& options) {
                   "Members and the Karmada control plane close a kept-alive connection idle this long, as\n"
                   "kube-apiserver does after 90s (a Go duration: 90s, 1500ms); shorten it to test clients' reuse")
       ->capture_default_str();
+  sim->add_option("--member-hpa-sync-period", options.member_hpa_sync_period,
+                  "How often each member's own HPA controller resyncs the member's HorizontalPodAutoscalers on its\n"
+                  "pods and pod metrics, as kube-controller-manager's --horizontal-pod-autoscaler-sync-period (a Go\n"
+                  "duration; tests shorten it)")
+      ->capture_default_str();
   sim->add_flag("-v,--verbose", options.verbosity, "Log more on stderr: -v logs every member request and connection errors");
   return sim;
 }
@@ -333,6 +416,10 @@ int run_sim(const SimOptions& options) {
   if (!idle_timeout || idle_timeout->count() <= 0)
     throw std::runtime_error("--idle-timeout " + options.idle_timeout + ": not a positive Go duration (such as 90s or 500ms)");
   const auto idle_ms = std::chrono::duration_cast<std::chrono::milliseconds>(*idle_timeout);
+  auto hpa_sync_period = k8s::parse_duration(options.member_hpa_sync_period);
+  if (!hpa_sync_period || hpa_sync_period->count() <= 0)
+    throw std::runtime_error("--member-hpa-sync-period " + options.member_hpa_sync_period +
+                             ": not a positive Go duration (such as 15s or 500ms)");
 
   fs::path out_dir = fs::absolute(options.out_dir);
   std::error_code ec;
@@ -366,6 +453,8 @@ int run_sim(const SimOptions& options) {
     ca.issue_serving_certificate(c.cert_file, c.key_file, m.name, dns, ips);
     rogue.issue_serving_certificate(c.wrong_cert_file, c.wrong_key_file, m.name, dns, ips);
     sim->certificates.push_back(std::move(c));
+    sim->member_objects.push_back(std::make_unique<MemberObjects>(wall_now, options.watch_history));
+    sim->hpa_controllers.emplace_back();
     sim->rngs.emplace_back(options.seed + i);
     sim->rng_mutexes.push_back(std::make_unique<std::mutex>());
   }
@@ -424,6 +513,7 @@ int run_sim(const SimOptions& options) {
   hooks.clock = wall_now;
   hooks.federation = [s = sim.get()] { return s->state.load(); };
   hooks.set_replicas = [s = sim.get()](std::size_t w, std::int32_t n) { s->set_replicas(w, n); };
+  hooks.set_retain_replicas = [s = sim.get()](std::size_t w, bool retain) { s->set_retain_replicas(w, retain); };
   hooks.forward = [s = sim.get()](const Upstream& up, HttpRequest request, std::function<void(HttpResponse)> respond) {
     s->forward(up, std::move(request), std::move(respond));
   };
@@ -431,6 +521,9 @@ int run_sim(const SimOptions& options) {
     s->karmada_server->schedule(delay, std::move(task));
   };
   sim->karmada = std::make_unique<KarmadaApi>(std::make_shared<ObjectStore>(wall_now, options.watch_history), std::move(hooks));
+
+  for (std::size_t i = 0; i < world.members.size(); ++i)
+    sim->schedule_member_hpa_resync(i, std::chrono::duration_cast<std::chrono::nanoseconds>(*hpa_sync_period));
 
   // The world file's load schedules, timed from now.
   for (std::size_t w = 0; w < world.workloads.size(); ++w)

@@ -118,3 +118,26 @@ aggregation:
   caFile: certs/ca.crt
 YAML
 }
+
+# km MEMBER ARGS...: kubectl through a simulated member's own context in
+# members.kubeconfig (after start_sim).
+km() { kubectl --kubeconfig "$E2E_TMP/world/members.kubeconfig" --context "$1" --request-timeout=10s "${@:2}"; }
+
+# member_hpa_yaml MIN MAX: an autoscaling/v2 HorizontalPodAutoscaler "nginx"
+# of Deployment nginx, cpu at 50% of its request, for a member.
+member_hpa_yaml() {
+  cat <<YAML
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: nginx
+  namespace: default
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: nginx}
+  minReplicas: $1
+  maxReplicas: $2
+  metrics:
+    - type: Resource
+      resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+YAML
+}

@@ -25,12 +25,12 @@ TEST_CASE("Control: PUT load changes what the pods use", "[sim][control]") {
   CHECK(json::parse(out.response.body) == json::parse(R"({"cpu":"2","requestsPerSecond":"8"})"));
   REQUIRE(out.updated);
   const auto& pod = out.updated->members[0].pods[0];
-  CHECK(out.updated->usage(pod, sim_test::t0()).cpu_nanocores() == 500'000'000);  // 2/4 + 1m, capped at 500m
+  CHECK(out.updated->usage(0, pod, sim_test::t0()).cpu_nanocores() == 500'000'000);  // 2/4 + 1m, capped at 500m
   auto rps = handle_control_request(*out.updated,
                                     req("PUT", "/sim/v1/namespaces/shop/workloads/web/load", R"({"requestsPerSecond":"40"})"),
                                     sim_test::t0());
   REQUIRE(rps.updated);
-  CHECK(rps.updated->usage(pod, sim_test::t0()).requests_per_second == Approx(10.0));
+  CHECK(rps.updated->usage(0, pod, sim_test::t0()).requests_per_second == Approx(10.0));
 
   for (const char* body : {"", "[]", R"({"cpu":"lots"})", R"({"cpu":"-1"})", R"({"memory":"1Gi"})"}) {
     INFO(body);
@@ -40,6 +40,28 @@ TEST_CASE("Control: PUT load changes what the pods use", "[sim][control]") {
   }
   CHECK(handle_control_request(f, req("PUT", "/sim/v1/namespaces/shop/workloads/nope/load", "{}"), sim_test::t0())
             .response.status == 404);
+}
+
+TEST_CASE("Control: a member's own load is set, read and cleared", "[sim][control]") {
+  auto f = sim_test::federation();
+  const std::string path = "/sim/v1/namespaces/shop/workloads/web/members/member1/load";
+  CHECK(handle_control_request(f, req("GET", path), sim_test::t0()).response.status == 404);  // shares the workload's
+  auto put = handle_control_request(f, req("PUT", path, R"({"cpu":"3"})"), sim_test::t0());
+  CHECK(put.response.status == 200);
+  CHECK(json::parse(put.response.body) == json::parse(R"({"cpu":"3","requestsPerSecond":"8"})"));  // rps from the workload's
+  REQUIRE(put.updated);
+  CHECK(put.updated->workloads[0].member_loads.at(0).cpu.to_string() == "3");
+  CHECK(put.updated->workloads[0].load.cpu.to_string() == "1");  // the shared load is unchanged
+  auto summary = world_summary(*put.updated, sim_test::t0());
+  CHECK(summary["workloads"][0]["memberLoads"] == json::parse(R"({"member1":{"cpu":"3","requestsPerSecond":"8"}})"));
+  CHECK(handle_control_request(*put.updated, req("GET", path), sim_test::t0()).response.status == 200);
+  auto del = handle_control_request(*put.updated, req("DELETE", path), sim_test::t0());
+  REQUIRE(del.updated);
+  CHECK(del.updated->workloads[0].member_loads.empty());
+  CHECK(handle_control_request(f, req("PUT", "/sim/v1/namespaces/shop/workloads/web/members/nope/load", "{}"),
+                               sim_test::t0()).response.status == 404);
+  CHECK(handle_control_request(f, req("PUT", path, R"({"memory":"1Gi"})"), sim_test::t0()).response.status == 400);
+  CHECK(handle_control_request(f, req("POST", path, "{}"), sim_test::t0()).response.status == 405);
 }
 
 TEST_CASE("Control: PUT replicas re-divides over the propagation", "[sim][control]") {

@@ -76,10 +76,52 @@ TEST_CASE("Federation: scaling re-divides, new pods wait for readiness, removed 
 TEST_CASE("Federation: load is spread over serving pods across members", "[sim][federation]") {
   auto f = sim_test::federation();
   const auto& pod = f.members[1].pods[0];
-  auto u = f.usage(pod, sim_test::t0());
+  auto u = f.usage(1, pod, sim_test::t0());
   CHECK(u.cpu_nanocores() == 251'000'000);  // 1 core over 4 pods + 1m
   CHECK(u.requests_per_second == Approx(2.0));
   auto g = f.with_load(0, Load{fedmetrics::k8s::Quantity::parse("4").value(), {}});
-  CHECK(g.usage(g.members[1].pods[0], sim_test::t0()).cpu_nanocores() == 500'000'000);  // capped at 500m
-  CHECK(g.usage(g.members[1].pods[0], sim_test::t0()).requests_per_second == 0.0);
+  CHECK(g.usage(1, g.members[1].pods[0], sim_test::t0()).cpu_nanocores() == 500'000'000);  // capped at 500m
+  CHECK(g.usage(1, g.members[1].pods[0], sim_test::t0()).requests_per_second == 0.0);
+}
+
+TEST_CASE("Federation: a member's own load is shared by its pods alone", "[sim][federation]") {
+  using fedmetrics::k8s::Quantity;
+  auto f = sim_test::federation();  // web: 2 pods in member1, 2 in member2; 1 core, 8 requests/s
+  auto hot = f.with_member_load(0, 0, Load{Quantity::parse("200m").value(), Quantity::parse("20").value()});
+  CHECK(hot.resource_version > f.resource_version);
+  auto shares = hot.load_shares(sim_test::t0());
+  CHECK(shares.shared[0] == 2);
+  CHECK(shares.own.at({0, 0}) == 2);
+  for (const auto& pod : hot.members[0].pods) {
+    if (pod.workload != 0) continue;
+    CHECK(hot.usage(0, pod, sim_test::t0()).cpu_nanocores() == 101'000'000);  // 200m over member1's 2 pods + 1m
+    CHECK(hot.usage(0, pod, sim_test::t0()).requests_per_second == Approx(10.0));
+  }
+  // member2 keeps the workload's load, now over its own 2 pods only.
+  CHECK(hot.usage(1, hot.members[1].pods[0], sim_test::t0()).cpu_nanocores() == 500'000'000);  // 1/2 + 1m, capped
+  CHECK(hot.usage(1, hot.members[1].pods[0], sim_test::t0()).requests_per_second == Approx(4.0));
+  auto back = hot.with_member_load(0, 0, std::nullopt);
+  CHECK(back.workloads[0].member_loads.empty());
+  CHECK(back.usage(0, back.members[0].pods[0], sim_test::t0()).cpu_nanocores() == 251'000'000);
+}
+
+TEST_CASE("Federation: a retaining workload leaves members their replicas and sums them", "[sim][federation]") {
+  auto f = sim_test::federation();  // web: 4, divided 2 and 2
+  auto now = sim_test::t0();
+  // Without retain a member's own count stays the member's; the template keeps its count.
+  auto plain = f.with_member_replicas(0, 0, 5, now);
+  CHECK(plain.workloads[0].placement[0].replicas == 5);
+  CHECK(plain.workloads[0].replicas == 4);
+  CHECK(plain.with_replicas(0, 6, now).workloads[0].placement == std::vector<TargetCluster>{{"member1", 3}, {"member2", 3}});
+
+  auto retain = f.with_retain_replicas(0, true).with_member_replicas(0, 0, 5, now);
+  CHECK(retain.workloads[0].replicas == 7);  // the replicas syncer: 5 + 2
+  auto scaled = retain.with_replicas(0, 10, now);
+  CHECK(scaled.workloads[0].placement == std::vector<TargetCluster>{{"member1", 5}, {"member2", 2}});
+  CHECK(scaled.workloads[0].replicas == 7);
+  auto released = scaled.with_retain_replicas(0, false).with_replicas(0, 6, now);
+  CHECK(released.workloads[0].placement == std::vector<TargetCluster>{{"member1", 3}, {"member2", 3}});
+  CHECK(released.workloads[0].replicas == 6);
+  // A member the workload is not propagated to is left alone.
+  CHECK(f.with_member_replicas(0, 2, 3, now).workloads[0].placement == f.workloads[0].placement);
 }

@@ -294,7 +294,15 @@ TEST_CASE("MemberApi: discovery follows the member's configured APIs", "[sim][me
     "preferredVersion":{"groupVersion":"custom.metrics.k8s.io/v1beta2","version":"v1beta2"}},
    {"name":"external.metrics.k8s.io",
     "versions":[{"groupVersion":"external.metrics.k8s.io/v1beta1","version":"v1beta1"}],
-    "preferredVersion":{"groupVersion":"external.metrics.k8s.io/v1beta1","version":"v1beta1"}}]})"));
+    "preferredVersion":{"groupVersion":"external.metrics.k8s.io/v1beta1","version":"v1beta1"}},
+   {"name":"autoscaling",
+    "versions":[{"groupVersion":"autoscaling/v2","version":"v2"}],
+    "preferredVersion":{"groupVersion":"autoscaling/v2","version":"v2"}}]})"));
+  // The stored HorizontalPodAutoscalers (MemberObjects), for kubectl get hpa.
+  auto autoscaling = call(f, kMember1, "/apis/autoscaling/v2");
+  CHECK(autoscaling.body["resources"][0]["name"] == "horizontalpodautoscalers");
+  CHECK(autoscaling.body["resources"][0]["shortNames"] == json::array({"hpa"}));
+  CHECK(autoscaling.body["resources"][1]["name"] == "horizontalpodautoscalers/status");
   CHECK(call(f, kMember1, "/apis/metrics.k8s.io/v1beta1").body == json::parse(R"({"kind":"APIResourceList","apiVersion":"v1","groupVersion":"metrics.k8s.io/v1beta1","resources":[
    {"name":"nodes","singularName":"","namespaced":false,"kind":"NodeMetrics","verbs":["get","list"]},
    {"name":"pods","singularName":"","namespaced":true,"kind":"PodMetrics","verbs":["get","list"]}]})"));
@@ -310,7 +318,7 @@ TEST_CASE("MemberApi: discovery follows the member's configured APIs", "[sim][me
 
   // member2: custom metrics v1beta1 only, no external.
   auto m2 = call(f, kMember2, "/apis");
-  REQUIRE(m2.body["groups"].size() == 2);
+  REQUIRE(m2.body["groups"].size() == 3);  // with autoscaling
   CHECK(m2.body["groups"][1]["versions"] == json::parse(R"([{"groupVersion":"custom.metrics.k8s.io/v1beta1","version":"v1beta1"}])"));
   CHECK(m2.body["groups"][1]["preferredVersion"]["version"] == "v1beta1");
   CHECK(call(f, kMember2, "/apis/custom.metrics.k8s.io/v1beta2").status == 404);
@@ -320,7 +328,7 @@ TEST_CASE("MemberApi: discovery follows the member's configured APIs", "[sim][me
 
   // member3: no custom metrics at all.
   auto m3 = call(f, kMember3, "/apis");
-  REQUIRE(m3.body["groups"].size() == 1);
+  REQUIRE(m3.body["groups"].size() == 2);  // metrics.k8s.io and autoscaling
   CHECK(m3.body["groups"][0]["name"] == "metrics.k8s.io");
   auto gone = call(f, kMember3, "/apis/custom.metrics.k8s.io/v1beta1/namespaces/shop/pods/*/http_requests");
   CHECK(gone.status == 404);

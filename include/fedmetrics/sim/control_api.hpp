@@ -5,6 +5,8 @@
 //   GET    /sim/v1/world                                      summary of the state
 //   PUT    /sim/v1/namespaces/{ns}/workloads/{name}/load      {"cpu":"2","requestsPerSecond":"10"}
 //   PUT    /sim/v1/namespaces/{ns}/workloads/{name}/replicas  {"replicas":4}
+//   PUT    /sim/v1/namespaces/{ns}/workloads/{name}/members/{member}/load  {"cpu":"2"}
+//          the member's pods alone share this load; DELETE returns them to the workload's
 //   PUT    /sim/v1/members/{name}/faults                      {"latency":"200ms","errorRate":0.5,...} (replaces)
 //   PATCH  /sim/v1/members/{name}/faults                      same fields, merged into the current faults
 //   DELETE /sim/v1/members/{name}/faults                      clears them

@@ -46,6 +46,9 @@ struct KarmadaHooks {
   std::function<std::shared_ptr<const Federation>()> federation;
   // Sets a workload's replicas (the scale of its Deployment).
   std::function<void(std::size_t workload, std::int32_t replicas)> set_replicas;
+  // Whether a workload's template retains its members' replicas (its
+  // resourcetemplate.karmada.io/retain-replicas label), after every write of it.
+  std::function<void(std::size_t workload, bool retain)> set_retain_replicas;
   // Sends `request` (target already rewritten) upstream; the answer, or a 503
   // Status when it cannot be reached, goes to `respond`.
   std::function<void(const Upstream&, transport::HttpRequest, std::function<void(transport::HttpResponse)>)> forward;

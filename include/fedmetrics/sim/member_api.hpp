@@ -29,4 +29,8 @@ class MemberApi {
   std::size_t member_;
 };
 
+// apiserver's bearer-token authentication on a member: a world user's token
+// valid there, unless the member's expiredToken fault rejects every token.
+bool member_authenticated(const Federation& federation, std::size_t member, const transport::HttpRequest& request);
+
 }  // namespace fedmetrics::sim

@@ -36,6 +36,13 @@ struct ResourceType {
   bool status_subresource = false;       // has /status: spec and status updated apart
   std::vector<std::string> short_names;  // for discovery ("fhpa")
   std::vector<std::string> verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
+  // The type's registry strategy, when it has one: `defaults` fills absent
+  // fields of an object written through the main resource (the scheme's
+  // SetDefaults at decoding); `validate` names what is wrong with an object
+  // about to be stored, which is then refused with 422 Invalid listing every
+  // cause (apimachinery's NewInvalid).
+  std::function<void(nlohmann::json&)> defaults = {};
+  std::function<std::vector<k8s::StatusCause>(const nlohmann::json&)> validate = {};
 
   [[nodiscard]] std::string api_version() const { return group.empty() ? version : group + "/" + version; }
   [[nodiscard]] k8s::GroupResource group_resource() const { return {group, resource}; }

@@ -31,6 +31,9 @@ struct SimOptions {
   // long, as kube-apiserver does after 90 s (Go's http.Server IdleTimeout).
   // Tests shorten it to meet a closed idle connection in seconds (a Go duration).
   std::string idle_timeout = "90s";
+  // How often each member's HPA controller resyncs its HorizontalPodAutoscalers
+  // (kube-controller-manager's --horizontal-pod-autoscaler-sync-period, 15s; a Go duration).
+  std::string member_hpa_sync_period = "15s";
   int verbosity = 0;
 };
 
