@@ -62,7 +62,15 @@ std::map<std::string, YAML::Node> named(const YAML::Node& list, const char* inne
   for (const auto& item : list) {
     if (!item.IsMap()) continue;
     std::string name = scalar(item, "name");
-    if (!name.empty()) out[name] = item[inner];
+    // Copy-constructed, never assigned: assigning a key the item lacks (an
+    // invalid node) throws YAML::InvalidNode, and assigning over an earlier
+    // entry of the same name would rebind that entry's node in the document.
+    // An absent key stays an invalid node, which reads as "not defined". The
+    // last entry of a name wins.
+    if (!name.empty()) {
+      out.erase(name);
+      out.emplace(name, item[inner]);
+    }
   }
   return out;
 }
