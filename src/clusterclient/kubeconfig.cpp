@@ -19,7 +19,10 @@ using k8s::Expected;
 
 namespace {
 
+// The scalar at `key` of a mapping; empty when absent, not a scalar, or when
+// `node` is not a mapping (yaml-cpp's operator[] throws on a scalar).
 std::string scalar(const YAML::Node& node, const char* key) {
+  if (!node.IsMap()) return {};
   const YAML::Node v = node[key];
   if (!v || !v.IsScalar()) return {};
   return v.as<std::string>();

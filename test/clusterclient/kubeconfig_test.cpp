@@ -165,3 +165,30 @@ contexts:
   REQUIRE(last_wins.ok());
   CHECK(last_wins->at(0).server == "https://second:6443");
 }
+
+// Found by fuzz/kubeconfig_fuzz.cpp: a context, cluster or user that is a
+// scalar instead of a mapping threw YAML::BadSubscript out of parse_kubeconfig.
+TEST_CASE("Kubeconfig: a scalar where a mapping belongs is an error, not an exception",
+          "[clusterclient][kubeconfig]") {
+  const char* scalar_context = R"(clusters:
+- name: c
+  cluster: {server: "https://10.0.0.1:6443"}
+contexts:
+- name: east
+  context: "https://10.0.0.1:6443"
+)";
+  auto parsed = parse_kubeconfig(scalar_context, "/");
+  REQUIRE_FALSE(parsed.ok());
+  CHECK(parsed.error().message == "context \"east\": cluster \"\" is not defined in clusters");
+
+  const char* scalar_cluster = R"(clusters:
+- name: c
+  cluster: https://10.0.0.1:6443
+contexts:
+- name: east
+  context: {cluster: c}
+)";
+  auto cluster = parse_kubeconfig(scalar_cluster, "/");
+  REQUIRE_FALSE(cluster.ok());
+  CHECK(cluster.error().message == "clusters[c].server: required");
+}
