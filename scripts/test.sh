@@ -3,7 +3,7 @@
 # suite: once in a normal build, once under AddressSanitizer and
 # UndefinedBehaviorSanitizer, then the fuzz smoke: every libFuzzer target
 # under fuzz/ built by clang (build-fuzz) and run for a short fixed number of
-# runs over its seed corpus (CTest tests fuzz.*). Set
+# runs (or 4 seconds) over its seed corpus (CTest tests fuzz.*). Set
 # FEDMETRICS_SKIP_SANITIZERS=1 to skip both sanitizer passes (the ASan suite
 # and the fuzz smoke) while iterating locally, FEDMETRICS_SKIP_FUZZ=1 to skip
 # the fuzz smoke only.
