@@ -18,6 +18,7 @@ packages=(
   curl
   python3 python3-kubernetes
   wrk nginx-light
+  clang libclang-rt-14-dev  # the fuzz build (fuzz/): clang 14 and its libFuzzer, ASan and UBSan runtimes
 )
 
 missing=()

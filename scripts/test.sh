@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # README command 2: installs what is missing, builds, and runs the whole test
 # suite: once in a normal build, once under AddressSanitizer and
-# UndefinedBehaviorSanitizer. Set FEDMETRICS_SKIP_SANITIZERS=1 to skip the
-# second pass while iterating locally.
+# UndefinedBehaviorSanitizer, then the fuzz smoke: every libFuzzer target
+# under fuzz/ built by clang (build-fuzz) and run for a short fixed number of
+# runs (or 4 seconds) over its seed corpus (CTest tests fuzz.*). Set
+# FEDMETRICS_SKIP_SANITIZERS=1 to skip both sanitizer passes (the ASan suite
+# and the fuzz smoke) while iterating locally, FEDMETRICS_SKIP_FUZZ=1 to skip
+# the fuzz smoke only.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -20,5 +24,11 @@ if [ "${FEDMETRICS_SKIP_SANITIZERS:-0}" != "1" ]; then
   echo "==> tests under sanitizers"
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
      ctest --output-on-failure --timeout 600)
+fi
+if [ "${FEDMETRICS_SKIP_SANITIZERS:-0}" != "1" ] && [ "${FEDMETRICS_SKIP_FUZZ:-0}" != "1" ]; then
+  echo "==> build (libFuzzer targets, clang, ASan + UBSan)"
+  bash scripts/build.sh build-fuzz -DFEDMETRICS_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
+  echo "==> fuzz smoke"
+  (cd build-fuzz && ctest -L fuzz --output-on-failure --timeout 300)
 fi
 echo "==> all tests passed"

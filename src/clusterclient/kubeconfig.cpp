@@ -19,7 +19,10 @@ using k8s::Expected;
 
 namespace {
 
+// The scalar at `key` of a mapping; empty when absent, not a scalar, or when
+// `node` is not a mapping (yaml-cpp's operator[] throws on a scalar).
 std::string scalar(const YAML::Node& node, const char* key) {
+  if (!node.IsMap()) return {};
   const YAML::Node v = node[key];
   if (!v || !v.IsScalar()) return {};
   return v.as<std::string>();
@@ -62,7 +65,15 @@ std::map<std::string, YAML::Node> named(const YAML::Node& list, const char* inne
   for (const auto& item : list) {
     if (!item.IsMap()) continue;
     std::string name = scalar(item, "name");
-    if (!name.empty()) out[name] = item[inner];
+    // Copy-constructed, never assigned: assigning a key the item lacks (an
+    // invalid node) throws YAML::InvalidNode, and assigning over an earlier
+    // entry of the same name would rebind that entry's node in the document.
+    // An absent key stays an invalid node, which reads as "not defined". The
+    // last entry of a name wins.
+    if (!name.empty()) {
+      out.erase(name);
+      out.emplace(name, item[inner]);
+    }
   }
   return out;
 }

@@ -81,10 +81,17 @@ Expected<Timestamp> parse_time(std::string_view text) {
   year_month_day ymd{std::chrono::year{year}, std::chrono::month{static_cast<unsigned>(month)},
                      std::chrono::day{static_cast<unsigned>(day)}};
   if (!ymd.ok()) return time_error(text);
-  sys_days date{ymd};
-  Timestamp t = date + hours{hour} + minutes{minute} + seconds{second} + nanoseconds{fraction_ns} -
-                minutes{offset_minutes};
-  return t;
+  // Seconds first: RFC 3339 years run to 9999, but a Timestamp (64-bit
+  // nanoseconds since 1970) ends in 2262 and starts in 1677, and converting a
+  // time outside that range to nanoseconds would overflow. Go's time.Time
+  // holds such times; we refuse them, as no member writes one.
+  const sys_seconds whole = sys_days{ymd} + hours{hour} + minutes{minute} + seconds{second} - minutes{offset_minutes};
+  constexpr auto kFirst = floor<seconds>(Timestamp::min()) + seconds{1};
+  constexpr auto kLast = floor<seconds>(Timestamp::max()) - seconds{1};
+  if (whole < kFirst || whole > kLast) {
+    return Error{"parsing time \"" + std::string(text) + "\" as RFC 3339: outside 1677-09-22 to 2262-04-10"};
+  }
+  return Timestamp{whole} + nanoseconds{fraction_ns};
 }
 
 std::string format_micro_time(Timestamp t) {

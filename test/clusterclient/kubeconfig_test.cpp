@@ -123,3 +123,72 @@ TEST_CASE("Kubeconfig: errors name the file, context and field", "[clusterclient
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().message == "cannot read kubeconfig /nonexistent/members.config");
 }
+
+// Found by fuzz/kubeconfig_fuzz.cpp: a clusters (or users) entry without its
+// inner mapping threw YAML::InvalidNode out of parse_kubeconfig.
+TEST_CASE("Kubeconfig: an entry without its cluster or user mapping is an error, not an exception",
+          "[clusterclient][kubeconfig]") {
+  const char* no_cluster = R"(clusters:
+- name: c
+  cltster: {server: "https://10.0.0.1:6443"}
+contexts:
+- name: east
+  context: {cluster: c}
+)";
+  auto parsed = parse_kubeconfig(no_cluster, "/");
+  REQUIRE_FALSE(parsed.ok());
+  CHECK(parsed.error().message == "context \"east\": cluster \"c\" is not defined in clusters");
+
+  const char* no_user = R"(clusters:
+- name: c
+  cluster: {server: "https://10.0.0.1:6443"}
+users:
+- name: u
+contexts:
+- name: east
+  context: {cluster: c, user: u}
+)";
+  auto without_user = parse_kubeconfig(no_user, "/");
+  REQUIRE(without_user.ok());
+  CHECK(without_user->at(0).token.empty());
+
+  const char* twice = R"(clusters:
+- name: c
+  cluster: {server: "https://first:6443"}
+- name: c
+  cluster: {server: "https://second:6443"}
+contexts:
+- name: east
+  context: {cluster: c}
+)";
+  auto last_wins = parse_kubeconfig(twice, "/");
+  REQUIRE(last_wins.ok());
+  CHECK(last_wins->at(0).server == "https://second:6443");
+}
+
+// Found by fuzz/kubeconfig_fuzz.cpp: a context, cluster or user that is a
+// scalar instead of a mapping threw YAML::BadSubscript out of parse_kubeconfig.
+TEST_CASE("Kubeconfig: a scalar where a mapping belongs is an error, not an exception",
+          "[clusterclient][kubeconfig]") {
+  const char* scalar_context = R"(clusters:
+- name: c
+  cluster: {server: "https://10.0.0.1:6443"}
+contexts:
+- name: east
+  context: "https://10.0.0.1:6443"
+)";
+  auto parsed = parse_kubeconfig(scalar_context, "/");
+  REQUIRE_FALSE(parsed.ok());
+  CHECK(parsed.error().message == "context \"east\": cluster \"\" is not defined in clusters");
+
+  const char* scalar_cluster = R"(clusters:
+- name: c
+  cluster: https://10.0.0.1:6443
+contexts:
+- name: east
+  context: {cluster: c}
+)";
+  auto cluster = parse_kubeconfig(scalar_cluster, "/");
+  REQUIRE_FALSE(cluster.ok());
+  CHECK(cluster.error().message == "clusters[c].server: required");
+}

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "k8s/json_events.hpp"
 #include "k8s/json_subset.hpp"
 
 using nlohmann::json;
@@ -17,27 +18,7 @@ using fedmetrics::k8s::detail::read_json_subset;
 
 namespace {
 
-// Every event as text, in order.
-struct Recorder {
-  std::vector<std::string> events;
-  bool null() { return add("null"); }
-  bool boolean(bool v) { return add(v ? "true" : "false"); }
-  bool number_integer(json::number_integer_t v) { return add("int " + std::to_string(v)); }
-  bool number_unsigned(json::number_unsigned_t v) { return add("uint " + std::to_string(v)); }
-  bool number_float(json::number_float_t, const json::string_t& text) { return add("float " + text); }
-  bool string(json::string_t& v) { return add("string " + v); }
-  bool binary(json::binary_t&) { return add("binary"); }
-  bool start_object(std::size_t n) { return add("{" + std::to_string(n)); }
-  bool key(json::string_t& k) { return add("key " + k); }
-  bool end_object() { return add("}"); }
-  bool start_array(std::size_t n) { return add("[" + std::to_string(n)); }
-  bool end_array() { return add("]"); }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
-  bool add(std::string e) {
-    events.push_back(std::move(e));
-    return true;
-  }
-};
+using Recorder = fedmetrics::test::JsonEventRecorder;
 
 struct Reading {
   bool read = false;

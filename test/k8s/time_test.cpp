@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <string>
+
 #include "fedmetrics/k8s/time.hpp"
 
 using namespace fedmetrics::k8s;
@@ -124,6 +126,22 @@ TEST_CASE("Time: RFC 3339 parsed with fractions and offsets, written in UTC seco
 
   CHECK(format_time(Timestamp{}) == "1970-01-01T00:00:00Z");
   CHECK(format_time(*parse_time("2024-02-29T23:59:59Z")) == "2024-02-29T23:59:59Z");
+}
+
+// Found by fuzz/pod_metrics_fuzz.cpp: a year past 2262 overflowed the
+// conversion to 64-bit nanoseconds (UB; a wrapped time in 1677 in practice).
+TEST_CASE("Time: RFC 3339 times a Timestamp cannot hold are refused, not wrapped", "[k8s][time]") {
+  for (const char* text : {"5259-08-22T10:15:20Z", "9999-12-31T23:59:59Z", "0000-01-01T00:00:00Z",
+                           "2262-04-12T00:00:00Z", "1677-09-20T23:59:59Z", "2262-04-11T23:00:00-02:00"}) {
+    INFO(text);
+    const auto t = parse_time(text);
+    REQUIRE_FALSE(t.ok());
+    CHECK(t.error().message == "parsing time \"" + std::string(text) + "\" as RFC 3339: outside 1677-09-22 to 2262-04-10");
+  }
+  for (const char* text : {"2262-04-10T23:59:59.999999999Z", "1677-09-22T00:00:00Z"}) {
+    INFO(text);
+    CHECK(parse_time(text).ok());
+  }
 }
 
 TEST_CASE("Time: written digit by digit over the whole Timestamp range", "[k8s][time]") {

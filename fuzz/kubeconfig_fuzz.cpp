@@ -1,0 +1,17 @@
+// Kubeconfig YAML (Karmada's members.config, --kubeconfig) through
+// parse_kubeconfig: yaml-cpp, then our reading of clusters, users and
+// contexts. Relative file references resolve under a directory that does
+// not exist, so a fuzzed file names no file we hold.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include "fuzz_check.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(fedmetrics::fuzz::as_text(data, size));
+  (void)fedmetrics::clusterclient::parse_kubeconfig(text, "/nonexistent-fuzz-dir");
+  (void)fedmetrics::clusterclient::parse_kubeconfig(text, "/nonexistent-fuzz-dir", {"member1"});
+  return 0;
+}
