@@ -521,12 +521,13 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient
       throw std::runtime_error("--leader-elect-*: need lease duration > renew deadline > retry period > 0 (as client-go)");
     spdlog::info("autoscaler: leader election on Lease {}/{} as {}", election.namespace_name, election.name,
                  election.identity);
-    out->elector = std::make_unique<controller::LeaderElector>(std::make_shared<RestLeaseClient>(control_plane), election);
+    out->elector = std::make_unique<controller::LeaderElector>(runtime.executor(), std::make_shared<RestLeaseClient>(control_plane),
+                                                               election);
     options.active = [elector = out->elector.get()] { return elector->leading(); };
   }
   spdlog::info("autoscaler: managing FederatedHPAs{} every {}", options.selector.empty() ? "" : " matching " + options.selector.to_string(),
                o.hpa_sync_period);
-  out->loop = std::make_unique<controller::HpaController>(std::move(control_plane), std::move(metrics),
+  out->loop = std::make_unique<controller::HpaController>(runtime.executor(), std::move(control_plane), std::move(metrics),
                                                           std::move(members), std::move(options));
   return out;
 }
