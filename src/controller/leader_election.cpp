@@ -97,16 +97,22 @@ struct LeaderElector::State {
     if (options.on_stopped_leading) options.on_stopped_leading();
   }
 
+  // No co_await inside a condition or a cast here: GCC 12 then lays out the
+  // coroutine frame differently in its ramp and its body (the body read its
+  // resume index from uninitialised memory; found by the two-elector test).
   static Task<void> run(State& self) {
     for (;;) {
       if (self.leading) {
-        if (!co_await renew(self)) self.step_down("did not renew within the renew deadline");
+        const bool renewed = co_await renew(self);
+        if (!renewed) self.step_down("did not renew within the renew deadline");
       } else {
         // Acquire: one try per retry period, bounded so that the first renewal
         // (a retry period after it, counted from when the attempt began) still
         // has time before the renew deadline: a slow acquisition must not be
         // followed by a step-down without a try, which would flap leadership.
-        (void)co_await attempt(self, Clock::now() + self.options.renew_deadline - self.options.retry_period);
+        const auto deadline = Clock::now() + self.options.renew_deadline - self.options.retry_period;
+        const bool acquired = co_await attempt(self, deadline);
+        if (acquired) spdlog::debug("leader election: {} holds {}", self.options.identity, self.where());
       }
       co_await async::sleep_for(self.options.retry_period);
       co_await async::throw_if_cancelled();  // stop()
@@ -121,7 +127,8 @@ struct LeaderElector::State {
   static Task<bool> renew(State& self) {
     const auto deadline = self.last_renewal + self.options.renew_deadline;
     while (Clock::now() < deadline) {
-      if (co_await attempt(self, deadline)) co_return true;
+      const bool held = co_await attempt(self, deadline);
+      if (held) co_return true;
       if (!self.leading) co_return true;  // someone else holds it: already stepped down
       auto left = deadline - Clock::now();
       if (left <= Clock::duration::zero()) break;

@@ -171,10 +171,12 @@ struct EndGuard {
   ~EndGuard() { on_end(); }
 };
 
-Task<void> run_job(std::function<void()> on_end, Task<void> body) {
+// `body` is kept in this frame while its coroutine runs: a coroutine lambda
+// reads its captures from the closure object.
+Task<void> run_job(std::function<void()> on_end, std::function<Task<void>()> body) {
   // Ends the job also when the frame is destroyed without completing (the io_context went first).
   EndGuard guard{std::move(on_end)};
-  co_await std::move(body);
+  co_await body();
 }
 
 }  // namespace
@@ -187,7 +189,7 @@ void Job::start(Strand strand, std::string name, std::function<Task<void>()> bod
     state->ended = true;
     state->ended_cv.notify_all();
   };
-  asio::co_spawn(state->strand, run_job(std::move(on_end), body()),
+  asio::co_spawn(state->strand, run_job(std::move(on_end), std::move(body)),
                  asio::bind_cancellation_slot(state->signal.slot(), [name = std::move(name)](std::exception_ptr e) {
                    if (!e) return;
                    try {
