@@ -31,6 +31,36 @@ Task<bool> sleep_for(std::chrono::steady_clock::duration duration) {
   co_return !ec;
 }
 
+// ---- Wakeup
+
+struct Wakeup::State {
+  explicit State(Strand s) : strand(std::move(s)), timer(strand) {}
+  Strand strand;
+  asio::steady_timer timer;  // on the strand only
+  bool notified = false;     // on the strand only
+};
+
+Wakeup::Wakeup(Strand strand) : state_(std::make_shared<State>(std::move(strand))) {}
+
+void Wakeup::notify() {
+  asio::post(state_->strand, [state = state_] {
+    state->notified = true;
+    state->timer.cancel();
+  });
+}
+
+Task<bool> Wakeup::wait_for(std::chrono::steady_clock::duration duration) {
+  auto state = state_;
+  if (!state->notified) {
+    state->timer.expires_after(duration);
+    auto [ec] = co_await state->timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    (void)ec;
+  }
+  state->notified = false;
+  auto cancellation = co_await asio::this_coro::cancellation_state;
+  co_return cancellation.cancelled() == asio::cancellation_type::none;
+}
+
 // ---- Semaphore
 
 Task<void> Semaphore::acquire() {

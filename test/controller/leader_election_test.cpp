@@ -220,7 +220,7 @@ TEST_CASE("LeaderElection: a slow control plane: the leader steps down within th
   REQUIRE(until([&] { return a.leading(); }, 30));
   std::this_thread::sleep_for(250ms);  // a few renewals
   leases->slow = true;
-  REQUIRE(until([&] { return !a.leading(); }, 30));
+  REQUIRE(until([&] { return !a.leading() && stopped.load() >= 1; }, 30));  // the callback just after
   CHECK(stopped.load() == 1);
   std::chrono::steady_clock::time_point last_write;
   {
@@ -261,7 +261,8 @@ TEST_CASE("LeaderElection: the Lease seen held by another replica: stop leading 
     taken["spec"]["holderIdentity"] = "b";  // b took it (a's view of the Lease had expired elsewhere)
     leases->write(taken);
   }
-  for (int i = 0; i < 300 && a.leading(); ++i) std::this_thread::sleep_for(10ms);
+  // (The callback comes just after leading() turns false, on the elector's strand.)
+  for (int i = 0; i < 300 && (a.leading() || stopped.load() == 0); ++i) std::this_thread::sleep_for(10ms);
   CHECK_FALSE(a.leading());
   CHECK(stopped.load() == 1);
   a.stop();

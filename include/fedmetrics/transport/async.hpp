@@ -96,6 +96,51 @@ Task<T> await_callback(Initiate initiate) {
       asio::use_awaitable);
 }
 
+// The same, cancellable: when the awaiting coroutine is cancelled before
+// `done` is called, it resumes at once with `on_cancel` (and `done` is
+// ignored when it comes). For waits whose answer is worthless to a
+// coroutine that is stopping (a poll's fetches).
+template <class T, class Initiate>
+Task<T> await_callback_or(Initiate initiate, T on_cancel) {
+  return asio::async_initiate<const asio::use_awaitable_t<>&, void(T)>(
+      [initiate = std::move(initiate), on_cancel = std::move(on_cancel)](auto handler) mutable {
+        using Handler = decltype(handler);
+        struct Once {
+          explicit Once(Handler h) : handler(std::move(h)) {}
+          std::atomic<bool> called{false};
+          Handler handler;
+          void complete(T value, const std::shared_ptr<Once>& self) {
+            if (called.exchange(true)) return;
+            auto executor = asio::get_associated_executor(handler);
+            asio::post(executor, [self, value = std::move(value)]() mutable { std::move(self->handler)(std::move(value)); });
+          }
+        };
+        auto slot = asio::get_associated_cancellation_slot(handler);
+        auto once = std::make_shared<Once>(std::move(handler));
+        if (slot.is_connected())
+          slot.assign([once, on_cancel = std::move(on_cancel)](asio::cancellation_type) mutable {
+            once->complete(std::move(on_cancel), once);
+          });
+        initiate(std::function<void(T)>([once](T value) { once->complete(std::move(value), once); }));
+      },
+      asio::use_awaitable);
+}
+
+// Wakes a coroutine's wait early (a periodic loop told that something
+// changed). wait_for() is for the coroutine on `strand`; notify() for any
+// thread. Notifications before a wait are kept (one for any number).
+class Wakeup {
+ public:
+  explicit Wakeup(Strand strand);
+  void notify();
+  // Ends after `duration`, or at once after a notify(); false when cancelled.
+  Task<bool> wait_for(std::chrono::steady_clock::duration duration);
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
 // At most `limit` holders at a time (a pass's concurrent syncs). Strand-only.
 class Semaphore {
  public:

@@ -7,6 +7,10 @@
 
 namespace fedmetrics::async {
 
+// transport/async.hpp; held by pointer in headers that must stay free of Asio.
+class Job;
+class Wakeup;
+
 class Executor {
  public:
   struct Impl;  // transport/async.hpp
