@@ -66,6 +66,7 @@ struct KarmadaClusterSource::Loop {
     };
     using Answers = std::optional<std::vector<HttpResult>>;
     if (paths.empty()) co_return std::vector<HttpResult>{};
+    Answers cancelled;  // a named local (transport/async.hpp, GCC 12)
     // Bounded: HttpsClient answers every request by its deadline.
     auto answers = co_await async::await_callback_or<Answers>(
         [&](std::function<void(Answers)> done) {
@@ -84,7 +85,7 @@ struct KarmadaClusterSource::Loop {
               done(std::move(all));
             });
         },
-        Answers());
+        std::move(cancelled));
     co_return answers;
   }
 

@@ -215,19 +215,22 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     if (slot) slots.release();
   }
 
-  // An Event, unless the term ended.
-  Task<void> record_event(const EventSubject& subject, const std::string& type, const std::string& reason,
-                          const std::string& message) {
-    co_await async::throw_if_cancelled();
+  // An Event. Its caller checked the cancellation just before (`co_await
+  // async::throw_if_cancelled()`): a plain call, so that its string
+  // temporaries are never part of a co_await expression (GCC 12 copies those
+  // into the coroutine frame bitwise; transport/async.hpp).
+  void record_event(const EventSubject& subject, const char* type, const std::string& reason,
+                    const std::string& message) {
     control_plane->record_event(subject, type, reason, message);
   }
 
+  // References to named objects: no temporary in the co_await expression (GCC 12).
   Task<void> write_status(const autoscaler::FederatedHPA& hpa, const std::string& key,
-                          autoscaler::FederatedHPAStatus status, autoscaler::ScalingHistory history) {
+                          const autoscaler::FederatedHPAStatus& status, const autoscaler::ScalingHistory& history) {
     co_await async::throw_if_cancelled();
     auto& m = memory[key];
     m.status = status;
-    m.history = std::move(history);
+    m.history = history;
     m.seed_desired = false;
     auto written = co_await async::await_callback<k8s::Expected<bool>>([&](auto callback) {
       control_plane->update_status(hpa.namespace_name, hpa.name, nlohmann::json::parse(autoscaler::to_json(status).dump()),
@@ -237,17 +240,20 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   }
 
   // A failure before the calculation: AbleToScale/ScalingActive False, an Event, the status written.
+  // `condition` and `reason` are literals; `message` a named local (no
+  // string temporary in a co_await expression: GCC 12, transport/async.hpp).
   Task<void> fail_early(const autoscaler::FederatedHPA& hpa, const EventSubject& subject, const std::string& key,
-                        const std::string& condition, const std::string& reason, const std::string& message,
+                        const char* condition, const char* reason, const std::string& message,
                         std::optional<std::int32_t> scale_replicas = std::nullopt) {
     auto status = memory[key].status;
     auto history = memory[key].history;
     if (memory[key].seed_desired && scale_replicas) status.desired_replicas = *scale_replicas;
     count([](ControllerStats& s) { ++s.errors; });
     autoscaler::set_condition(status.conditions, condition, ConditionStatus::False, reason, message, options.clock());
-    co_await record_event(subject, "Warning", reason, message);
+    co_await async::throw_if_cancelled();
+    record_event(subject, "Warning", reason, message);
     spdlog::info("autoscaler: {}: {}: {}", key, reason, message);
-    co_await write_status(hpa, key, std::move(status), std::move(history));
+    co_await write_status(hpa, key, status, history);
   }
 
   Task<void> sync(const nlohmann::json& object, const std::string& key) {
@@ -266,7 +272,8 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     auto decoded = autoscaler::decode_federated_hpa(object);
     if (!decoded) {
       spdlog::warn("autoscaler: {}: {}", key, decoded.error().message);
-      co_await record_event(subject, "Warning", "FailedConvertHPA", decoded.error().message);
+      co_await async::throw_if_cancelled();
+      record_event(subject, "Warning", "FailedConvertHPA", decoded.error().message);
       co_return;
     }
     autoscaler::FederatedHPA hpa = std::move(*decoded);
@@ -277,19 +284,24 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
 
     auto scale = co_await async::await_callback<k8s::Expected<Scale>>(
         [&](auto callback) { control_plane->get_scale(hpa.namespace_name, target, std::move(callback)); });
-    if (!scale)
-      co_return co_await fail_early(hpa, subject, key, "AbleToScale", "FailedGetScale",
-                                    "the HPA controller was unable to get the target's current scale: " +
-                                        scale.error().message);
-    if (scale->selector.empty())
-      co_return co_await fail_early(hpa, subject, key, "ScalingActive", "SelectorRequired", "selector is required",
-                                    scale->spec_replicas);
+    if (!scale) {
+      const std::string message =
+          "the HPA controller was unable to get the target's current scale: " + scale.error().message;
+      co_await fail_early(hpa, subject, key, "AbleToScale", "FailedGetScale", message);
+      co_return;
+    }
+    if (scale->selector.empty()) {
+      const std::string message = "selector is required";
+      co_await fail_early(hpa, subject, key, "ScalingActive", "SelectorRequired", message, scale->spec_replicas);
+      co_return;
+    }
     auto selector = k8s::LabelSelector::parse(scale->selector);
-    if (!selector)
-      co_return co_await fail_early(hpa, subject, key, "ScalingActive", "InvalidSelector",
-                                    "couldn't convert selector into a corresponding internal selector object: " +
-                                        selector.error().message,
-                                    scale->spec_replicas);
+    if (!selector) {
+      const std::string message =
+          "couldn't convert selector into a corresponding internal selector object: " + selector.error().message;
+      co_await fail_early(hpa, subject, key, "ScalingActive", "InvalidSelector", message, scale->spec_replicas);
+      co_return;
+    }
 
     auto hosts = co_await async::await_callback<k8s::Expected<std::optional<std::vector<TargetCluster>>>>(
         [&](auto callback) { control_plane->get_target_clusters(hpa.namespace_name, target, std::move(callback)); });
@@ -322,13 +334,13 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       gather_metrics(*metrics, autoscaler::with_defaults(hpa.spec), hpa.namespace_name, *selector, listing.pods,
                      host_set, std::move(callback));
     });
-    co_await decide(hpa, subject, key, *scale, std::move(listing.pods), std::move(metrics_snapshot), placement);
+    co_await decide(hpa, subject, key, *scale, listing.pods, metrics_snapshot, placement);  // no temporaries (GCC 12)
   }
 
   Task<void> decide(const autoscaler::FederatedHPA& hpa, const EventSubject& subject, const std::string& key,
-                    const Scale& scale, std::vector<autoscaler::Pod> pods, autoscaler::MetricsSnapshot snapshot,
+                    const Scale& scale, std::vector<autoscaler::Pod>& pods, autoscaler::MetricsSnapshot& snapshot,
                     const autoscaler::MemberPlacement& placement) {
-    co_await async::throw_if_cancelled();  // the remembered status belongs to the term
+    co_await async::throw_if_cancelled();  // the remembered status belongs to the term; Events follow
     auto previous = memory[key].status;
     auto history = memory[key].history;
     // A FederatedHPA no controller has written a status for: it wants what
@@ -346,11 +358,14 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       std::string reason = active != nullptr && active->status == ConditionStatus::False ? active->reason
                                                                                          : "FailedComputeMetricsReplicas";
       count([](ControllerStats& s) { ++s.errors; });
-      co_await record_event(subject, "Warning", reason, *result.error);
+      record_event(subject, "Warning", reason, *result.error);
     }
     // Members whose data was missing: the decision held any scale-down on it.
-    if (result.incomplete) co_await record_event(subject, "Warning", "IncompleteMetrics", *result.incomplete);
-    if (!result.rescale) co_return co_await write_status(hpa, key, result.status, result.history);
+    if (result.incomplete) record_event(subject, "Warning", "IncompleteMetrics", *result.incomplete);
+    if (!result.rescale) {
+      co_await write_status(hpa, key, result.status, result.history);
+      co_return;
+    }
 
     auto updated = co_await async::await_callback<k8s::Expected<Scale>>([&](auto callback) {
       control_plane->update_scale(hpa.namespace_name, hpa.spec.scale_target_ref, result.desired_replicas,
@@ -360,13 +375,16 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       // A conflict or an outage: the status says so and the next sync tries again.
       auto failure = autoscaler::rescale_failed(result, previous, updated.error().message, options.clock());
       count([](ControllerStats& s) { ++s.errors; });
-      co_await record_event(subject, "Warning", "FailedRescale",
-                            "New size: " + std::to_string(result.desired_replicas) + "; reason: " +
-                                result.rescale_reason + "; error: " + updated.error().message);
-      co_return co_await write_status(hpa, key, std::move(failure.status), std::move(failure.history));
+      co_await async::throw_if_cancelled();
+      record_event(subject, "Warning", "FailedRescale",
+                   "New size: " + std::to_string(result.desired_replicas) + "; reason: " + result.rescale_reason +
+                       "; error: " + updated.error().message);
+      co_await write_status(hpa, key, failure.status, failure.history);
+      co_return;
     }
-    co_await record_event(subject, "Normal", "SuccessfulRescale",
-                          "New size: " + std::to_string(result.desired_replicas) + "; reason: " + result.rescale_reason);
+    co_await async::throw_if_cancelled();
+    record_event(subject, "Normal", "SuccessfulRescale",
+                 "New size: " + std::to_string(result.desired_replicas) + "; reason: " + result.rescale_reason);
     spdlog::info("autoscaler: {}: {} -> {} replicas ({})", key, result.current_replicas, result.desired_replicas,
                  result.rescale_reason);
     count([](ControllerStats& s) { ++s.rescales; });

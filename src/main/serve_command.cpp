@@ -384,6 +384,7 @@ class Reloader {
 
  private:
   static async::Task<void> run(Reloader& self);
+  static async::Task<void> reload_trust(Reloader& self);
   std::pair<std::filesystem::file_time_type, std::filesystem::file_time_type> file_times() const {
     std::error_code a, b;
     return {std::filesystem::last_write_time(options_.tls_cert_file, a),
@@ -434,21 +435,25 @@ async::Task<void> Reloader::run(Reloader& self) {
     co_await async::sleep_for(std::chrono::seconds(10));
     co_await async::throw_if_cancelled();  // stop()
     self.reload_certificate_if_changed();
-    if (!self.gate_ || tick % 6 != 0) continue;
-    std::optional<server::CertificateTrust> published;
-    if (looks_up_published_trust(self.options_, self.authentication_.get())) {
-      auto fetched = co_await async::await_callback_or<PublishedTrust>(
-          [&self](auto done) { fetch_extension_apiserver_authentication(*self.authentication_, std::move(done)); },
-          PublishedTrust(k8s::Error{"stopping"}));
-      co_await async::throw_if_cancelled();
-      if (!fetched) {
-        self.apply_trust(fetched.error());
-        continue;
-      }
-      published = std::move(*fetched);
-    }
-    self.apply_trust(combine_trust(self.options_, std::move(published)));
+    if (self.gate_ && tick % 6 == 0) co_await reload_trust(self);
   }
+}
+
+async::Task<void> Reloader::reload_trust(Reloader& self) {
+  std::optional<server::CertificateTrust> published;
+  if (looks_up_published_trust(self.options_, self.authentication_.get())) {
+    PublishedTrust stopping = k8s::Error{"stopping"};  // a named local (transport/async.hpp, GCC 12)
+    auto fetched = co_await async::await_callback_or<PublishedTrust>(
+        [&self](auto done) { fetch_extension_apiserver_authentication(*self.authentication_, std::move(done)); },
+        std::move(stopping));
+    co_await async::throw_if_cancelled();
+    if (!fetched) {
+      self.apply_trust(fetched.error());
+      co_return;
+    }
+    published = std::move(*fetched);
+  }
+  self.apply_trust(combine_trust(self.options_, std::move(published)));
 }
 
 void Reloader::start() {

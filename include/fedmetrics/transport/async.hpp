@@ -100,15 +100,22 @@ Task<T> await_callback(Initiate initiate) {
 // `done` is called, it resumes at once with `on_cancel` (and `done` is
 // ignored when it comes). For waits whose answer is worthless to a
 // coroutine that is stopping (a poll's fetches).
+//
+// GCC 12: pass `on_cancel` as a named local, never as a temporary built in
+// the co_await expression: such a temporary is copied bitwise into the
+// coroutine frame, and a short std::string inside it then points at the
+// old copy's buffer (ASan: "free on address which was not malloc()-ed",
+// the Reloader's first trust reload).
 template <class T, class Initiate>
 Task<T> await_callback_or(Initiate initiate, T on_cancel) {
   return asio::async_initiate<const asio::use_awaitable_t<>&, void(T)>(
       [initiate = std::move(initiate), on_cancel = std::move(on_cancel)](auto handler) mutable {
         using Handler = decltype(handler);
         struct Once {
-          explicit Once(Handler h) : handler(std::move(h)) {}
+          Once(Handler h, T c) : handler(std::move(h)), on_cancel(std::move(c)) {}
           std::atomic<bool> called{false};
           Handler handler;
+          T on_cancel;
           void complete(T value, const std::shared_ptr<Once>& self) {
             if (called.exchange(true)) return;
             auto executor = asio::get_associated_executor(handler);
@@ -116,11 +123,10 @@ Task<T> await_callback_or(Initiate initiate, T on_cancel) {
           }
         };
         auto slot = asio::get_associated_cancellation_slot(handler);
-        auto once = std::make_shared<Once>(std::move(handler));
+        auto once = std::make_shared<Once>(std::move(handler), std::move(on_cancel));
+        // The slot's handler holds only the shared pointer (the value waits in `once`).
         if (slot.is_connected())
-          slot.assign([once, on_cancel = std::move(on_cancel)](asio::cancellation_type) mutable {
-            once->complete(std::move(on_cancel), once);
-          });
+          slot.assign([once](asio::cancellation_type) { once->complete(std::move(once->on_cancel), once); });
         initiate(std::function<void(T)>([once](T value) { once->complete(std::move(value), once); }));
       },
       asio::use_awaitable);
