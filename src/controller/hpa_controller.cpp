@@ -68,6 +68,13 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     change(stats);
   }
 
+  // Nothing new starts; every pass and sync in flight is cancelled and waited for.
+  static Task<void> drain(std::shared_ptr<State> state) {
+    state->stopping = true;
+    state->term.cancel();
+    co_await state->term.join();
+  }
+
   // ---- the ticker
 
   // A fixed cadence: ticks are sync_period apart whatever a pass costs.
@@ -430,11 +437,7 @@ void HpaController::stop() {
   state->ticker.stop();
   state->control_plane->stop_watching();  // no sync_new after this
   // Every pass and sync ends before this returns: none touches what the owner is about to destroy.
-  async::run_and_wait(state->strand, [state]() -> Task<void> {
-    state->stopping = true;
-    state->term.cancel();
-    co_await state->term.join();
-  });
+  async::run_and_wait(state->strand, [state] { return State::drain(state); });
 }
 
 void HpaController::sync_all(std::function<void()> done) {

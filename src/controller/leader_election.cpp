@@ -196,6 +196,12 @@ struct LeaderElector::State {
     co_return true;
   }
 
+  // Stops leading (OnStoppedLeading) and releases the Lease.
+  static Task<void> resign(std::shared_ptr<State> self) {
+    self->step_down("stopping");
+    co_await release(*self);
+  }
+
   // Release, so that another replica takes over at once rather than after the lease duration.
   static Task<void> release(State& self) {
     const auto deadline = Clock::now() + self.options.renew_deadline;
@@ -228,10 +234,7 @@ void LeaderElector::stop() {
   state_->job.stop();
   if (!state_->leading) return;
   auto state = state_;
-  async::run_and_wait(state->strand, [state]() -> Task<void> {
-    state->step_down("stopping");
-    co_await State::release(*state);
-  });
+  async::run_and_wait(state->strand, [state] { return State::resign(state); });
 }
 
 }  // namespace fedmetrics::controller

@@ -55,58 +55,89 @@ TEST_CASE("async: two jobs on one runtime run until stopped, and stop() returns 
   CHECK_FALSE(job_b.running());
 }
 
+// Ten values, each answered by a thread of its own; whether every resumption was on `strand`.
+Task<void> sum_answers(Strand strand, std::vector<std::thread>* answerers, std::atomic<int>* sum,
+                       std::atomic<bool>* on_strand) {
+  for (int i = 1; i <= 10; ++i) {
+    int v = co_await await_callback<int>([answerers, i](std::function<void(int)> done) {
+      answerers->emplace_back([done, i] {
+        std::this_thread::sleep_for(1ms);
+        done(i);
+        done(100);  // a second answer is ignored
+      });
+    });
+    if (!strand.running_in_this_thread()) *on_strand = false;
+    *sum += v;
+  }
+}
+
 TEST_CASE("async: await_callback resumes on the coroutine's strand when another thread answers") {
   clusterclient::ClientRuntime runtime(2);
   auto strand = make_strand(runtime.executor());
   std::vector<std::thread> answerers;
   std::atomic<int> sum{0};
   std::atomic<bool> on_strand{true};
-  run_and_wait(strand, [&]() -> Task<void> {
-    for (int i = 1; i <= 10; ++i) {
-      int v = co_await await_callback<int>([&, i](std::function<void(int)> done) {
-        answerers.emplace_back([done, i] {
-          std::this_thread::sleep_for(1ms);
-          done(i);
-          done(100);  // a second answer is ignored
-        });
-      });
-      if (!strand.running_in_this_thread()) on_strand = false;
-      sum += v;
-    }
-  });
+  run_and_wait(strand, [&] { return sum_answers(strand, &answerers, &sum, &on_strand); });
   for (auto& t : answerers) t.join();
   CHECK(sum == 55);
   CHECK(on_strand);
 }
 
+struct Outcomes {
+  std::atomic<int> finished{0}, cancelled{0};
+  std::atomic<std::size_t> running_after_50ms{0}, running_after_join{99};
+};
+
+Task<void> work_for(std::chrono::milliseconds work, Outcomes* out) {
+  try {
+    co_await sleep_for(work);
+    co_await throw_if_cancelled();
+    ++out->finished;
+  } catch (const std::exception& e) {
+    if (is_cancellation(e)) ++out->cancelled;
+  }
+}
+
+Task<void> cancel_two_of_three(Strand strand, Outcomes* out) {
+  TaskGroup group(strand);
+  group.spawn(work_for(1ms, out), "quick");
+  group.spawn(work_for(10s, out), "slow");
+  group.spawn(work_for(10s, out), "slow");
+  co_await sleep_for(50ms);
+  out->running_after_50ms = group.size();
+  group.cancel();
+  co_await group.join();
+  out->running_after_join = group.size();
+}
+
 TEST_CASE("async: a cancelled TaskGroup child stops at its next co_await; join waits for every child") {
   clusterclient::ClientRuntime runtime(1);
   auto strand = make_strand(runtime.executor());
-  std::atomic<int> finished{0}, cancelled{0}, steps{0};
-  auto child = [&](std::chrono::milliseconds work) -> Task<void> {
-    try {
-      co_await sleep_for(work);
-      co_await throw_if_cancelled();
-      ++steps;
-      ++finished;
-    } catch (const std::exception& e) {
-      if (is_cancellation(e)) ++cancelled;
-    }
-  };
-  run_and_wait(strand, [&]() -> Task<void> {
-    TaskGroup group(strand);
-    group.spawn(child(1ms), "quick");
-    group.spawn(child(10s), "slow");
-    group.spawn(child(10s), "slow");
-    co_await sleep_for(50ms);
-    CHECK(group.size() == 2);
-    group.cancel();
-    co_await group.join();
-    CHECK(group.size() == 0);
-  });
-  CHECK(finished == 1);
-  CHECK(cancelled == 2);
-  CHECK(steps == 1);
+  Outcomes out;
+  run_and_wait(strand, [&] { return cancel_two_of_three(strand, &out); });
+  CHECK(out.running_after_50ms == 2);
+  CHECK(out.running_after_join == 0);
+  CHECK(out.finished == 1);
+  CHECK(out.cancelled == 2);
+}
+
+Task<void> long_child(std::atomic<int>* ended) {
+  struct Count {
+    std::atomic<int>* n;
+    ~Count() { ++*n; }
+  } count{ended};
+  co_await sleep_for(10s);
+  co_await throw_if_cancelled();
+}
+
+Task<void> parent_of_three(Strand strand, std::atomic<int>* children_ended, std::atomic<bool>* parent_ended) {
+  struct Mark {
+    std::atomic<bool>* b;
+    ~Mark() { *b = true; }
+  } mark{parent_ended};
+  TaskGroup group(strand);
+  for (int i = 0; i < 3; ++i) group.spawn(long_child(children_ended), "child");
+  co_await group.join();
 }
 
 TEST_CASE("async: a Job stopped while its TaskGroup joins cancels the children and still waits for them") {
@@ -114,50 +145,40 @@ TEST_CASE("async: a Job stopped while its TaskGroup joins cancels the children a
   auto strand = make_strand(runtime.executor());
   std::atomic<int> children_ended{0};
   std::atomic<bool> parent_ended{false};
-  auto child = [&]() -> Task<void> {
-    struct Count {
-      std::atomic<int>* n;
-      ~Count() { ++*n; }
-    } count{&children_ended};
-    co_await sleep_for(10s);
-    co_await throw_if_cancelled();
-  };
   Job job;
-  job.start(strand, "parent", [&]() -> Task<void> {
-    struct Mark {
-      std::atomic<bool>* b;
-      ~Mark() { *b = true; }
-    } mark{&parent_ended};
-    TaskGroup group(strand);
-    for (int i = 0; i < 3; ++i) group.spawn(child(), "child");
-    co_await group.join();
-  });
+  job.start(strand, "parent", [&] { return parent_of_three(strand, &children_ended, &parent_ended); });
   std::this_thread::sleep_for(30ms);
   job.stop();
   CHECK(parent_ended);
   CHECK(children_ended == 3);
 }
 
+struct Holders {  // touched on one strand only
+  int inside = 0, most = 0, done = 0;
+};
+
+Task<void> hold(Semaphore* slots, Holders* h) {
+  co_await slots->acquire();
+  h->most = std::max(h->most, ++h->inside);
+  co_await sleep_for(5ms);
+  --h->inside;
+  ++h->done;
+  slots->release();
+}
+
+Task<void> six_holders(Strand strand, Holders* h) {
+  Semaphore slots(2);
+  TaskGroup group(strand);
+  for (int i = 0; i < 6; ++i) group.spawn(hold(&slots, h), "holder");
+  co_await group.join();
+}
+
 TEST_CASE("async: the Semaphore lets `limit` holders in at a time") {
   clusterclient::ClientRuntime runtime(1);
   auto strand = make_strand(runtime.executor());
-  int inside = 0, most = 0, done = 0;
-  run_and_wait(strand, [&]() -> Task<void> {
-    Semaphore slots(2);
-    TaskGroup group(strand);
-    for (int i = 0; i < 6; ++i)
-      group.spawn(
-          [](Semaphore* s, int* inside, int* most, int* done) -> Task<void> {
-            co_await s->acquire();
-            *most = std::max(*most, ++*inside);
-            co_await sleep_for(5ms);
-            --*inside;
-            ++*done;
-            s->release();
-          }(&slots, &inside, &most, &done),
-          "holder");
-    co_await group.join();
-  });
+  Holders h;
+  run_and_wait(strand, [&] { return six_holders(strand, &h); });
+  const int most = h.most, done = h.done;
   CHECK(most == 2);
   CHECK(done == 6);
 }

@@ -190,6 +190,8 @@ class TaskGroup {
 // Runs `body()` on `strand` and blocks the calling thread until it has
 // ended (start-up work that must be done before going on, a final drain at
 // stop). Rethrows its exception. Never from a thread of the io_context.
+// As for Job::start, `body` is a plain lambda returning the Task of a named
+// coroutine (STYLE: never a capturing lambda as a coroutine).
 void run_and_wait(const Strand& strand, std::function<Task<void>()> body);
 
 // A component's coroutine: started once, stopped once.
