@@ -5,6 +5,7 @@
 #include "fedmetrics/transport/gzip.hpp"
 #include "fedmetrics/transport/tls_http.hpp"
 #include "fedmetrics/transport/tls_socket.hpp"
+#include "fedmetrics/transport/async.hpp"
 
 #include <utility>  // before Asio's awaitable.hpp (Boost + C++20 coroutines)
 
@@ -91,6 +92,8 @@ void ClientRuntime::stop() {
 }
 
 ClientRuntime::~ClientRuntime() { stop(); }
+
+async::Executor ClientRuntime::executor() { return async::wrap(impl_->io.get_executor()); }
 
 namespace {
 

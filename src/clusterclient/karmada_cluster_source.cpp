@@ -1,6 +1,7 @@
 #include "fedmetrics/clusterclient/karmada_cluster_source.hpp"
 
-#include <condition_variable>
+#include "fedmetrics/transport/async.hpp"
+
 #include <filesystem>
 #include <stdexcept>
 
@@ -47,14 +48,111 @@ std::shared_ptr<HttpsClient> control_plane_client(ClientRuntime& runtime, const 
 
 }  // namespace
 
-// One poll's requests in flight; shared with their callbacks, which may
-// complete after the poll gave up (stop()).
-struct KarmadaClusterSource::Pending {
-  std::mutex mutex;
-  std::condition_variable done;
-  std::vector<std::optional<HttpResult>> results;
-  std::size_t remaining = 0;
-  bool cancelled = false;
+using Clusters = k8s::Expected<std::vector<k8s::Expected<k8s::KarmadaCluster>>>;
+
+struct KarmadaClusterSource::Loop {
+  explicit Loop(async::Strand s) : strand(s), wakeup(s) {}
+  async::Strand strand;
+  async::Wakeup wakeup;  // the watch saw a change that matters: poll now
+  async::Job job;
+
+  // GETs `paths` at once; every answer, or nullopt when the poll was cancelled (stop()) first.
+  static async::Task<std::optional<std::vector<HttpResult>>> fetch(std::shared_ptr<HttpsClient> client,
+                                                                   std::vector<std::string> paths, Deadline deadline) {
+    struct Pending {
+      std::mutex mutex;
+      std::vector<std::optional<HttpResult>> results;
+      std::size_t remaining = 0;
+    };
+    using Answers = std::optional<std::vector<HttpResult>>;
+    if (paths.empty()) co_return std::vector<HttpResult>{};
+    Answers cancelled;  // a named local (transport/async.hpp, GCC 12)
+    // Bounded: HttpsClient answers every request by its deadline.
+    auto answers = co_await async::await_callback_or<Answers>(
+        [&](std::function<void(Answers)> done) {
+          auto pending = std::make_shared<Pending>();
+          pending->results.resize(paths.size());
+          pending->remaining = paths.size();
+          for (std::size_t i = 0; i < paths.size(); ++i)
+            client->get(paths[i], deadline, [pending, i, done](HttpResult result) {
+              std::vector<HttpResult> all;
+              {
+                std::lock_guard lock(pending->mutex);
+                pending->results[i] = std::move(result);
+                if (--pending->remaining != 0) return;
+                for (auto& r : pending->results) all.push_back(std::move(*r));
+              }
+              done(std::move(all));
+            });
+        },
+        std::move(cancelled));
+    co_return answers;
+  }
+
+  // The Cluster objects: from the watch once it has listed, else listed now
+  // (the control plane has not answered the watch's list), to report why.
+  // nullopt when cancelled.
+  static async::Task<std::optional<Clusters>> current_clusters(KarmadaClusterSource& self, Deadline deadline) {
+    if (self.clusters_ && self.clusters_->synced()) {
+      nlohmann::json list = {{"kind", "ClusterList"}, {"apiVersion", "cluster.karmada.io/v1alpha1"},
+                             {"items", self.clusters_->items()}};
+      co_return k8s::parse_cluster_list(list.dump());
+    }
+    std::vector<std::string> paths{std::string(kClustersPath)};
+    auto listed = co_await fetch(self.client_, std::move(paths), deadline);
+    if (!listed) co_return std::nullopt;
+    auto body = body_of(listed->front());
+    if (!body) co_return Clusters(body.error());
+    co_return k8s::parse_cluster_list(*body);
+  }
+
+  static async::Task<void> poll(KarmadaClusterSource& self) {
+    self.reload_kubeconfig_if_changed();
+    auto deadline = std::chrono::steady_clock::now() + self.options_.poll_timeout;
+    auto clusters = co_await current_clusters(self, deadline);
+    if (!clusters) co_return;  // stopping
+    if (!*clusters) {
+      self.poll_failed("listing Cluster objects: " + clusters->error().message);
+      co_return;
+    }
+
+    // Only the Secrets of Ready clusters reached directly, each by name: no
+    // list or watch of every Secret in the control plane.
+    auto refs = secrets_to_read(**clusters, self.options_.access);
+    std::vector<std::string> paths;
+    for (const auto& ref : refs) paths.push_back(secret_path(ref));
+    auto read = co_await fetch(self.client_, paths, deadline);
+    if (!read) co_return;
+    SecretLookup secrets;
+    for (std::size_t i = 0; i < refs.size(); ++i) {
+      const auto& result = (*read)[i];
+      const auto* reply = std::get_if<HttpReply>(&result);
+      // A missing or forbidden Secret is about that cluster; any other failure is about the control plane.
+      if (reply != nullptr && (reply->status == 404 || reply->status == 403)) {
+        secrets.emplace(refs[i], k8s::Error{describe(result)});
+        continue;
+      }
+      auto secret_body = body_of(result);
+      if (!secret_body) {
+        self.poll_failed("reading secret " + refs[i].to_string() + ": " + secret_body.error().message);
+        co_return;
+      }
+      secrets.emplace(refs[i], k8s::parse_secret(*secret_body));
+    }
+
+    auto plan = plan_members(**clusters, secrets, self.control_plane_, self.options_.access);
+    self.members_.reconcile(plan.members, OnBadEndpoint::KeepPrevious, plan.left_out);
+    self.report(plan);
+  }
+
+  // Every poll_interval, or at once when the watch saw a change.
+  static async::Task<void> run(KarmadaClusterSource& self, Loop& loop) {
+    for (;;) {
+      const bool go_on = co_await loop.wakeup.wait_for(self.options_.poll_interval);
+      if (!go_on) co_return;  // stop()
+      co_await poll(self);
+    }
+  }
 };
 
 namespace {
@@ -71,25 +169,19 @@ KarmadaClusterSource::KarmadaClusterSource(ClientRuntime& runtime, KarmadaSource
       kubeconfig_mtime_(modified_at(options_.kubeconfig_file)),
       control_plane_(control_plane_from(options_.kubeconfig_file)),
       client_(control_plane_client(runtime, control_plane_, options_.members.client)),
-      members_(runtime, options_.members) {
+      members_(runtime, options_.members),
+      loop_(std::make_unique<Loop>(async::make_strand(runtime.executor()))) {
   watch_clusters();
-  poll();
-  poller_.start(options_.poll_interval, [this] { poll(); });
+  // The first poll before returning, on the loop's strand like every other.
+  async::run_and_wait(loop_->strand, [this] { return Loop::poll(*this); });
+  loop_->job.start(loop_->strand, "karmada: Cluster poll", [this] { return Loop::run(*this, *loop_); });
 }
 
 KarmadaClusterSource::~KarmadaClusterSource() { stop(); }
 
 void KarmadaClusterSource::stop() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-    if (pending_) {
-      std::lock_guard pending_lock(pending_->mutex);
-      pending_->cancelled = true;
-      pending_->done.notify_all();
-    }
-  }
-  poller_.stop();  // the poller replaces clusters_: it goes first
+  // The loop replaces clusters_: it goes first (a poll awaiting answers is cancelled).
+  if (loop_) loop_->job.stop();
   // Stopped before it is reset: its callback may be running on the client's
   // strand until stop() returns.
   if (clusters_) clusters_->stop();
@@ -100,32 +192,6 @@ void KarmadaClusterSource::stop() {
 
 void KarmadaClusterSource::wait_for_first_discovery(std::chrono::milliseconds timeout) {
   members_.wait_for_first_discovery(timeout);
-}
-
-std::optional<std::vector<HttpResult>> KarmadaClusterSource::fetch(const std::vector<std::string>& paths,
-                                                                   Deadline deadline) {
-  auto pending = std::make_shared<Pending>();
-  pending->results.resize(paths.size());
-  pending->remaining = paths.size();
-  {
-    std::lock_guard lock(mutex_);
-    if (stopping_) return std::nullopt;
-    pending_ = pending;
-  }
-  for (std::size_t i = 0; i < paths.size(); ++i) {
-    client_->get(paths[i], deadline, [pending, i](HttpResult result) {
-      std::lock_guard lock(pending->mutex);
-      pending->results[i] = std::move(result);
-      if (--pending->remaining == 0) pending->done.notify_all();
-    });
-  }
-  // Bounded: HttpsClient answers every request by its deadline.
-  std::unique_lock lock(pending->mutex);
-  pending->done.wait(lock, [&pending] { return pending->remaining == 0 || pending->cancelled; });
-  if (pending->cancelled) return std::nullopt;
-  std::vector<HttpResult> out;
-  for (auto& r : pending->results) out.push_back(std::move(*r));
-  return out;
 }
 
 void KarmadaClusterSource::reload_kubeconfig_if_changed() {
@@ -184,59 +250,11 @@ void KarmadaClusterSource::watch_clusters() {
     }
     if (inputs == last_plan_inputs_) return;
     last_plan_inputs_ = std::move(inputs);
-    poller_.wake();
+    loop_->wakeup.notify();
   });
   *self = reflector.get();
   clusters_ = std::move(reflector);
   clusters_->start();
-}
-
-std::optional<k8s::Expected<std::vector<k8s::Expected<k8s::KarmadaCluster>>>> KarmadaClusterSource::current_clusters(
-    Deadline deadline) {
-  if (clusters_ && clusters_->synced()) {
-    nlohmann::json list = {{"kind", "ClusterList"}, {"apiVersion", "cluster.karmada.io/v1alpha1"},
-                           {"items", clusters_->items()}};
-    return k8s::parse_cluster_list(list.dump());
-  }
-  // Not listed yet (the control plane has not answered the watch's list): ask now, to report why.
-  auto listed = fetch({kClustersPath}, deadline);
-  if (!listed) return std::nullopt;  // stopping
-  auto body = body_of(listed->front());
-  if (!body) return k8s::Expected<std::vector<k8s::Expected<k8s::KarmadaCluster>>>(body.error());
-  return k8s::parse_cluster_list(*body);
-}
-
-void KarmadaClusterSource::poll() {
-  reload_kubeconfig_if_changed();
-  auto deadline = std::chrono::steady_clock::now() + options_.poll_timeout;
-  auto clusters = current_clusters(deadline);
-  if (!clusters) return;  // stopping
-  if (!*clusters) return poll_failed("listing Cluster objects: " + clusters->error().message);
-
-  // Only the Secrets of Ready clusters reached directly, each by name: no
-  // list or watch of every Secret in the control plane.
-  auto refs = secrets_to_read(**clusters, options_.access);
-  std::vector<std::string> paths;
-  for (const auto& ref : refs) paths.push_back(secret_path(ref));
-  auto read = fetch(paths, deadline);
-  if (!read) return;
-  SecretLookup secrets;
-  for (std::size_t i = 0; i < refs.size(); ++i) {
-    const auto& result = (*read)[i];
-    const auto* reply = std::get_if<HttpReply>(&result);
-    // A missing or forbidden Secret is about that cluster; any other failure is about the control plane.
-    if (reply != nullptr && (reply->status == 404 || reply->status == 403)) {
-      secrets.emplace(refs[i], k8s::Error{describe(result)});
-      continue;
-    }
-    auto secret_body = body_of(result);
-    if (!secret_body) return poll_failed("reading secret " + refs[i].to_string() + ": " + secret_body.error().message);
-    secrets.emplace(refs[i], k8s::parse_secret(*secret_body));
-  }
-
-  auto plan = plan_members(**clusters, secrets, control_plane_, options_.access);
-  members_.reconcile(plan.members, OnBadEndpoint::KeepPrevious, plan.left_out);
-  report(plan);
 }
 
 void KarmadaClusterSource::poll_failed(const std::string& why) {

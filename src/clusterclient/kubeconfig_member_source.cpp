@@ -21,7 +21,8 @@ MemberSetOptions member_set_options(const KubeconfigSourceOptions& o) {
 KubeconfigMemberSource::KubeconfigMemberSource(ClientRuntime& runtime, KubeconfigSourceOptions options)
     : options_(std::move(options)), members_(runtime, member_set_options(options_)) {
   load(true);
-  file_watcher_.start(options_.file_check_interval, [this] { check_files(); });
+  file_watcher_.start(runtime.executor(), "--member-kubeconfig file check", options_.file_check_interval,
+                      [this] { check_files(); });
 }
 
 KubeconfigMemberSource::~KubeconfigMemberSource() { stop(); }

@@ -1,5 +1,7 @@
 #include "fedmetrics/clusterclient/member_set.hpp"
 
+#include "fedmetrics/transport/async.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -22,11 +24,30 @@ std::string describe(const aggregator::MemberCapabilities& c) {
   return out;
 }
 
+// Discovers what is due, then sleeps until the next is due or something changed.
+async::Task<void> discovery_loop(async::Wakeup* wakeup, std::function<std::chrono::steady_clock::time_point()> discover_due) {
+  for (;;) {
+    const auto next = discover_due();
+    const bool go_on = co_await wakeup->wait_for(next - std::chrono::steady_clock::now());
+    if (!go_on) co_return;  // stop()
+  }
+}
+
 }  // namespace
+
+void MemberSet::Shared::changed() {
+  wake.notify_all();
+  wakeup->notify();
+}
 
 MemberSet::MemberSet(ClientRuntime& runtime, MemberSetOptions options) : runtime_(runtime), options_(std::move(options)) {
   snapshot_.store(std::make_shared<const aggregator::MemberSnapshot>());
-  thread_ = std::thread([this] { run(); });
+  auto strand = async::make_strand(runtime.executor());
+  shared_->wakeup = std::make_shared<async::Wakeup>(strand);
+  discovery_ = std::make_unique<async::Job>();
+  discovery_->start(strand, "member discovery", [this, wakeup = shared_->wakeup.get()] {
+    return discovery_loop(wakeup, [this] { return discover_due(); });
+  });
 }
 
 MemberSet::~MemberSet() { stop(); }
@@ -36,8 +57,7 @@ void MemberSet::stop() {
     std::lock_guard lock(shared_->mutex);
     shared_->stopping = true;
   }
-  shared_->wake.notify_all();
-  if (thread_.joinable()) thread_.join();
+  if (discovery_) discovery_->stop();
   // Drop the member clients now: their connections and strands belong to the
   // ClientRuntime, which the caller is about to destroy.
   snapshot_.store(std::make_shared<const aggregator::MemberSnapshot>());
@@ -102,7 +122,7 @@ void MemberSet::reconcile(const std::vector<ClusterEndpoint>& desired, OnBadEndp
     if (!shared_->members.count(m.name) && (snapshot->left_out.empty() || snapshot->left_out.back().name != m.name))
       snapshot->left_out.push_back(std::move(m));
   snapshot_.store(std::move(snapshot));
-  shared_->wake.notify_all();
+  shared_->changed();
   if (log_changes)
     for (const auto& change : changes) spdlog::info("{}", change);
 }
@@ -149,21 +169,20 @@ void MemberSet::discover(const std::string& name) {
     if (!ok) now_serving = "unreachable (" + error + ")";
     else if (now_serving != member.last_capabilities) spdlog::info("member {}: serves {}", name, now_serving);
     member.last_capabilities = now_serving;
-    shared->wake.notify_all();
+    shared->changed();
   });
 }
 
-void MemberSet::run() {
-  std::unique_lock lock(shared_->mutex);
-  while (!shared_->stopping) {
-    auto now = std::chrono::steady_clock::now();
-    auto wake_at = now + std::chrono::hours(1);  // or sooner, when reconcile() or a discovery notifies
-    for (auto& [name, m] : shared_->members) {
-      if (!m.in_flight && m.next_discovery <= now) discover(name);
-      if (!m.in_flight) wake_at = std::min(wake_at, m.next_discovery);
-    }
-    shared_->wake.wait_until(lock, wake_at);
+std::chrono::steady_clock::time_point MemberSet::discover_due() {
+  std::lock_guard lock(shared_->mutex);
+  auto now = std::chrono::steady_clock::now();
+  auto wake_at = now + std::chrono::hours(1);  // or sooner, when reconcile() or a discovery notifies
+  if (shared_->stopping) return wake_at;
+  for (auto& [name, m] : shared_->members) {
+    if (!m.in_flight && m.next_discovery <= now) discover(name);
+    if (!m.in_flight) wake_at = std::min(wake_at, m.next_discovery);
   }
+  return wake_at;
 }
 
 void MemberSet::wait_for_first_discovery(std::chrono::milliseconds timeout) {

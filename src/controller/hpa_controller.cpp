@@ -1,6 +1,9 @@
 #include "fedmetrics/controller/hpa_controller.hpp"
 
-#include <deque>
+#include "fedmetrics/transport/async.hpp"
+
+#include <map>
+#include <mutex>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -12,18 +15,33 @@ namespace fedmetrics::controller {
 
 namespace {
 
+namespace asio = boost::asio;
+using async::Task;
 using autoscaler::ConditionStatus;
-using Finished = std::function<void()>;
 
 std::string key_of(const std::string& ns, const std::string& name) { return ns + "/" + name; }
 
 }  // namespace
 
 struct HpaController::State : std::enable_shared_from_this<HpaController::State> {
+  State(async::Strand s, std::size_t concurrent_syncs)
+      : strand(std::move(s)), term(strand), slots(concurrent_syncs), wake(strand) {}
+
   std::shared_ptr<ControlPlane> control_plane;
   std::shared_ptr<aggregator::MetricsService> metrics;
   std::shared_ptr<aggregator::MemberSource> members;
   ControllerOptions options;
+
+  // Everything below but `stats` is touched on `strand` only.
+  async::Strand strand;
+  // The current leadership term: every pass and sync is its child, so that
+  // losing the lease cancels them all (cancel_in_flight) and stop() waits for them.
+  async::TaskGroup term;
+  async::Semaphore slots;  // --concurrent-horizontal-pod-autoscaler-syncs
+  asio::steady_timer wake;  // the ticker's wait; cancelled by sync_soon()
+  bool sync_requested = false;
+  bool stopping = false;
+  async::Job ticker;
 
   // What the controller remembers between syncs of one FederatedHPA: its last
   // status and the recommendation and scale-event history (upstream keeps
@@ -37,95 +55,94 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     autoscaler::ScalingHistory history;
     bool status_known = false;  // `status` was read or written in the current term
     bool seed_desired = false;  // the object had no desiredReplicas: the target's scale stands for it
-    std::uint64_t term = 0;     // the term the sync in flight began in
     bool busy = false;
     int missed_lists = 0;  // consecutive lists without it
   };
-  mutable std::mutex mutex;
-  std::condition_variable wake;
-  bool sync_requested = false;  // guarded by mutex: sync_soon() was called
   std::map<std::string, Memory> memory;
-  // Bumped when this replica stops leading: a sync begun in an older term
-  // writes nothing more (client-go cancels the leader's context).
-  std::uint64_t term = 0;
-  std::deque<std::function<void(Finished)>> queue;
-  std::size_t running = 0;
-  bool stopping = false;
+
+  mutable std::mutex stats_mutex;
   ControllerStats stats;
+  template <class Change>
+  void count(Change change) {
+    std::lock_guard lock(stats_mutex);
+    change(stats);
+  }
 
-  // Runs `task` now or when one of the concurrent_syncs slots frees up.
-  void submit(std::function<void(Finished)> task) {
-    {
-      std::lock_guard lock(mutex);
-      if (running >= std::max<std::size_t>(1, options.concurrent_syncs)) {
-        queue.push_back(std::move(task));
-        return;
+  // Nothing new starts; every pass and sync in flight is cancelled and waited for.
+  static Task<void> drain(std::shared_ptr<State> state) {
+    state->stopping = true;
+    state->term.cancel();
+    co_await state->term.join();
+  }
+
+  // ---- the ticker
+
+  // A fixed cadence: ticks are sync_period apart whatever a pass costs.
+  Task<void> tick() {
+    auto next = std::chrono::steady_clock::now();
+    bool was_active = false;
+    for (;;) {
+      const bool active = !options.active || options.active();
+      // Leadership lost between two ticks without cancel_in_flight() (no
+      // callback wired): the term ends here at the latest.
+      if (was_active && !active) end_term();
+      was_active = active;
+      if (active && !stopping) spawn_pass(nullptr);
+      next += options.sync_period;
+      wake.expires_at(next);
+      auto [ec] = co_await wake.async_wait(asio::as_tuple(asio::use_awaitable));
+      (void)ec;
+      co_await async::throw_if_cancelled();  // stop()
+      if (sync_requested) {
+        sync_requested = false;
+        next = std::chrono::steady_clock::now();
       }
-      ++running;
     }
-    run(std::move(task));
   }
 
-  void run(std::function<void(Finished)> task) {
-    task([self = shared_from_this()] {
-      std::function<void(Finished)> next;
-      {
-        std::lock_guard lock(self->mutex);
-        if (self->queue.empty()) {
-          --self->running;
-          return;
-        }
-        next = std::move(self->queue.front());
-        self->queue.pop_front();
-      }
-      self->run(std::move(next));
-    });
+  // ---- passes
+
+  void spawn_pass(std::function<void()> done) {
+    // A replica that does not lead syncs nothing (the ticker asks too; sync_all may not).
+    if (stopping || (options.active && !options.active())) {
+      if (done) done();
+      return;
+    }
+    term.spawn(pass(std::move(done)), "autoscaler: a pass");
   }
 
-  void sync_all(std::function<void()> done) {
-    auto self = shared_from_this();
-    control_plane->list_federated_hpas(options.selector, [self, done](k8s::Expected<std::vector<nlohmann::json>> list) {
-      if (!list) {
-        spdlog::warn("autoscaler: cannot list FederatedHPAs: {}", list.error().message);
-        if (done) done();
-        return;
+  Task<void> pass(std::function<void()> done) {
+    // `done` also when the pass is cancelled (a test waits for it).
+    struct Done {
+      std::function<void()> f;
+      ~Done() {
+        if (f) f();
       }
-      struct Pass {
-        std::mutex mutex;
-        std::size_t pending = 1;
-        std::function<void()> done;
-        void finish() {
-          bool last = false;
-          {
-            std::lock_guard lock(mutex);
-            last = --pending == 0;
-          }
-          if (last && done) done();
-        }
-      };
-      auto pass = std::make_shared<Pass>();
-      pass->done = done;
-      std::set<std::string> listed;
-      for (auto& object : *list) {
-        std::string key = key_from(object);
-        if (key.empty()) continue;
-        listed.insert(key);
-        {
-          std::lock_guard lock(self->mutex);
-          auto& m = self->memory[key];
-          m.missed_lists = 0;
-          if (m.busy || self->stopping) {
-            ++self->stats.skipped_busy;
-            continue;
-          }
-          m.busy = true;
-          ++pass->pending;
-        }
-        self->submit_sync(std::move(object), key, [pass] { pass->finish(); });
+    } on_end{std::move(done)};
+    auto list = co_await async::await_callback<k8s::Expected<std::vector<nlohmann::json>>>(
+        [this](auto callback) { control_plane->list_federated_hpas(options.selector, std::move(callback)); });
+    co_await async::throw_if_cancelled();  // before any child starts (TaskGroup::join)
+    if (!list) {
+      spdlog::warn("autoscaler: cannot list FederatedHPAs: {}", list.error().message);
+      co_return;
+    }
+    async::TaskGroup syncs(strand);
+    std::set<std::string> listed;
+    for (auto& object : *list) {
+      std::string key = key_from(object);
+      if (key.empty()) continue;
+      listed.insert(key);
+      auto& m = memory[key];
+      m.missed_lists = 0;
+      if (m.busy || stopping) {
+        count([](ControllerStats& s) { ++s.skipped_busy; });
+        continue;
       }
-      self->forget_deleted(listed);
-      pass->finish();
-    });
+      m.busy = true;
+      syncs.spawn(sync_guarded(std::move(object), key), "autoscaler: sync of " + key);
+    }
+    forget_deleted(listed);
+    co_await syncs.join();
   }
 
   static std::string key_from(const nlohmann::json& object) {
@@ -138,68 +155,35 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     }
   }
 
-  // Syncs `object`, already marked busy in memory, when a concurrency slot is free.
-  void submit_sync(nlohmann::json object, const std::string& key, std::function<void()> after) {
-    auto self = shared_from_this();
-    submit([self, object = std::move(object), key, after = std::move(after)](Finished finished) {
-      self->sync_one(object, key, [self, key, after, finished] {
-        {
-          std::lock_guard lock(self->mutex);
-          self->memory[key].busy = false;
-          ++self->stats.syncs;
-        }
-        finished();
-        if (after) after();
-      });
-    });
-  }
-
   // A FederatedHPA the watch reports as new: when the loop does not know it
   // yet, synced now, not up to a period later (Karmada's controller
   // reconciles a new object at once). Then it follows the ticks like every other.
   void sync_new(nlohmann::json object) {
     if (options.active && !options.active()) return;
     std::string key = key_from(object);
-    if (key.empty()) return;
-    {
-      std::lock_guard lock(mutex);
-      if (stopping || memory.count(key)) return;  // already known: the ticks have it
-      memory[key].busy = true;
-      ++stats.synced_on_create;
-    }
+    if (key.empty() || stopping || memory.count(key)) return;  // already known: the ticks have it
+    memory[key].busy = true;
+    count([](ControllerStats& s) { ++s.synced_on_create; });
     spdlog::info("autoscaler: {}: new FederatedHPA, synced at once", key);
-    submit_sync(std::move(object), key, nullptr);
+    term.spawn(sync_guarded(std::move(object), key), "autoscaler: sync of " + key);
   }
 
   // Drops what is remembered of FederatedHPAs that two lists in a row did not
   // have (deleted): memory stays bounded under churn. Two, because an object
   // synced on creation may postdate the list a pass is working from.
   void forget_deleted(const std::set<std::string>& listed) {
-    std::lock_guard lock(mutex);
     for (auto it = memory.begin(); it != memory.end();) {
       if (!listed.count(it->first) && !it->second.busy && ++it->second.missed_lists >= 2) it = memory.erase(it);
       else ++it;
     }
   }
 
-  // Whether the sync of `key` in flight may still write: its term is the
-  // current one and this replica still leads. Checked before every write
-  // (scale, status, Event), so that losing the lease cancels a sync before
-  // its next write rather than after it.
-  bool may_write(const std::string& key) {
-    std::lock_guard lock(mutex);
-    auto it = memory.find(key);
-    const bool ok = it != memory.end() && it->second.term == term && (!options.active || options.active());
-    if (!ok) ++stats.cancelled_writes;
-    return ok;
-  }
-
-  // Ends the current term: every sync in flight stops before its next
-  // write, and what was remembered of the statuses and histories is dropped
-  // (another leader may write them meanwhile; the next term reads the objects).
-  void cancel_in_flight() {
-    std::lock_guard lock(mutex);
-    ++term;
+  // Ends the current term: every pass and sync in flight is cancelled, each
+  // before its next write, and what was remembered of the statuses and
+  // histories is dropped (another leader may write them meanwhile; the next
+  // term reads the objects).
+  void end_term() {
+    term.cancel();
     for (auto& [key, m] : memory) {
       m.status = {};
       m.history = {};
@@ -208,220 +192,217 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     }
   }
 
-  void record_event(const std::string& key, const EventSubject& subject, const std::string& type,
-                    const std::string& reason, const std::string& message) {
-    if (may_write(key)) control_plane->record_event(subject, type, reason, message);
+  // ---- one sync
+
+  // One sync in a concurrency slot; the FederatedHPA is free for the next
+  // pass however it ends. Objects come from the control plane: a malformed
+  // one is a failed sync, never a stuck one.
+  Task<void> sync_guarded(nlohmann::json object, std::string key) {
+    struct Free {
+      State* state;
+      std::string key;
+      ~Free() {
+        state->memory[key].busy = false;
+        state->count([](ControllerStats& s) { ++s.syncs; });
+      }
+    } free{this, key};
+    bool slot = false;
+    try {
+      co_await slots.acquire();
+      slot = true;
+      co_await sync(object, key);
+    } catch (const std::exception& e) {
+      if (async::is_cancellation(e)) {
+        count([](ControllerStats& s) { ++s.cancelled_syncs; });
+        spdlog::debug("autoscaler: {}: sync cancelled (leadership ended or stopping)", key);
+      } else {
+        spdlog::warn("autoscaler: {}: {}", key, e.what());
+      }
+    }
+    if (slot) slots.release();
   }
 
-  void write_status(const autoscaler::FederatedHPA& hpa, const std::string& key, autoscaler::FederatedHPAStatus status,
-                    autoscaler::ScalingHistory history, Finished finished) {
-    if (!may_write(key)) return finished();
-    {
-      std::lock_guard lock(mutex);
-      auto& m = memory[key];
-      m.status = status;
-      m.history = std::move(history);
-      m.seed_desired = false;
-    }
-    control_plane->update_status(hpa.namespace_name, hpa.name, nlohmann::json::parse(autoscaler::to_json(status).dump()),
-                                 [key, finished](k8s::Expected<bool> ok) {
-                                   if (!ok) spdlog::warn("autoscaler: {}: cannot update status: {}", key, ok.error().message);
-                                   finished();
-                                 });
+  // An Event. Its caller checked the cancellation just before (`co_await
+  // async::throw_if_cancelled()`): a plain call, so that its string
+  // temporaries are never part of a co_await expression (GCC 12 copies those
+  // into the coroutine frame bitwise; transport/async.hpp).
+  void record_event(const EventSubject& subject, const char* type, const std::string& reason,
+                    const std::string& message) {
+    control_plane->record_event(subject, type, reason, message);
+  }
+
+  // References to named objects: no temporary in the co_await expression (GCC 12).
+  Task<void> write_status(const autoscaler::FederatedHPA& hpa, const std::string& key,
+                          const autoscaler::FederatedHPAStatus& status, const autoscaler::ScalingHistory& history) {
+    co_await async::throw_if_cancelled();
+    auto& m = memory[key];
+    m.status = status;
+    m.history = history;
+    m.seed_desired = false;
+    auto written = co_await async::await_callback<k8s::Expected<bool>>([&](auto callback) {
+      control_plane->update_status(hpa.namespace_name, hpa.name, nlohmann::json::parse(autoscaler::to_json(status).dump()),
+                                   std::move(callback));
+    });
+    if (!written) spdlog::warn("autoscaler: {}: cannot update status: {}", key, written.error().message);
   }
 
   // A failure before the calculation: AbleToScale/ScalingActive False, an Event, the status written.
-  void fail_early(const autoscaler::FederatedHPA& hpa, const EventSubject& subject, const std::string& key,
-                  const std::string& condition, const std::string& reason, const std::string& message,
-                  Finished finished, std::optional<std::int32_t> scale_replicas = std::nullopt) {
-    autoscaler::FederatedHPAStatus status;
-    autoscaler::ScalingHistory history;
-    {
-      std::lock_guard lock(mutex);
-      status = memory[key].status;
-      history = memory[key].history;
-      if (memory[key].seed_desired && scale_replicas) status.desired_replicas = *scale_replicas;
-      ++stats.errors;
-    }
+  // `condition` and `reason` are literals; `message` a named local (no
+  // string temporary in a co_await expression: GCC 12, transport/async.hpp).
+  Task<void> fail_early(const autoscaler::FederatedHPA& hpa, const EventSubject& subject, const std::string& key,
+                        const char* condition, const char* reason, const std::string& message,
+                        std::optional<std::int32_t> scale_replicas = std::nullopt) {
+    auto status = memory[key].status;
+    auto history = memory[key].history;
+    if (memory[key].seed_desired && scale_replicas) status.desired_replicas = *scale_replicas;
+    count([](ControllerStats& s) { ++s.errors; });
     autoscaler::set_condition(status.conditions, condition, ConditionStatus::False, reason, message, options.clock());
-    record_event(key, subject, "Warning", reason, message);
+    co_await async::throw_if_cancelled();
+    record_event(subject, "Warning", reason, message);
     spdlog::info("autoscaler: {}: {}: {}", key, reason, message);
-    write_status(hpa, key, std::move(status), std::move(history), std::move(finished));
+    co_await write_status(hpa, key, status, history);
   }
 
-  // Objects come from the control plane: a malformed one is a failed sync, never a stuck one.
-  void sync_one(const nlohmann::json& object, const std::string& key, Finished finished) {
-    try {
-      sync_one_unguarded(object, key, finished);
-    } catch (const std::exception& e) {
-      spdlog::warn("autoscaler: {}: {}", key, e.what());
-      finished();
-    }
-  }
-
-  void sync_one_unguarded(const nlohmann::json& object, const std::string& key, Finished finished) {
-    auto self = shared_from_this();
+  Task<void> sync(const nlohmann::json& object, const std::string& key) {
     const auto& meta = object.value("metadata", nlohmann::json::object());
     EventSubject subject{meta.value("namespace", ""), meta.value("name", ""), meta.value("uid", "")};
-    {
-      std::lock_guard lock(mutex);
-      auto& m = memory[key];
-      m.term = term;
-      if (!m.status_known) {
-        // The first sync of this term: the previous status is the object's.
-        // The scale-event history is not on the object; upstream loses it
-        // on a restart as well.
-        auto observed = observed_status(object);
-        m.status = std::move(observed.status);
-        m.seed_desired = !observed.has_desired_replicas;
-        m.history = {};
-        m.status_known = true;
-      }
+    if (auto& m = memory[key]; !m.status_known) {
+      // The first sync of this term: the previous status is the object's.
+      // The scale-event history is not on the object; upstream loses it
+      // on a restart as well.
+      auto observed = observed_status(object);
+      m.status = std::move(observed.status);
+      m.seed_desired = !observed.has_desired_replicas;
+      m.history = {};
+      m.status_known = true;
     }
     auto decoded = autoscaler::decode_federated_hpa(object);
     if (!decoded) {
-      record_event(key, subject, "Warning", "FailedConvertHPA", decoded.error().message);
       spdlog::warn("autoscaler: {}: {}", key, decoded.error().message);
-      return finished();
+      co_await async::throw_if_cancelled();
+      record_event(subject, "Warning", "FailedConvertHPA", decoded.error().message);
+      co_return;
     }
-    auto hpa = std::make_shared<autoscaler::FederatedHPA>(std::move(*decoded));
-    hpa->name = subject.name;
-    hpa->namespace_name = subject.namespace_name;
-    hpa->generation = meta.value("generation", std::int64_t{0});
-    const auto target = hpa->spec.scale_target_ref;
-    control_plane->get_scale(hpa->namespace_name, target, [self, hpa, subject, key, finished](k8s::Expected<Scale> scale) {
-      if (!scale)
-        return self->fail_early(*hpa, subject, key, "AbleToScale", "FailedGetScale",
-                                "the HPA controller was unable to get the target's current scale: " + scale.error().message,
-                                finished);
-      if (scale->selector.empty())
-        return self->fail_early(*hpa, subject, key, "ScalingActive", "SelectorRequired",
-                                "selector is required", finished, scale->spec_replicas);
-      auto selector = k8s::LabelSelector::parse(scale->selector);
-      if (!selector)
-        return self->fail_early(*hpa, subject, key, "ScalingActive", "InvalidSelector",
-                                "couldn't convert selector into a corresponding internal selector object: " +
-                                    selector.error().message,
-                                finished, scale->spec_replicas);
-      self->control_plane->get_target_clusters(
-          hpa->namespace_name, hpa->spec.scale_target_ref,
-          [self, hpa, subject, key, finished, scale = *scale, selector = *selector](
-              k8s::Expected<std::optional<std::vector<TargetCluster>>> hosts) {
-            if (!hosts) {
-              // The binding could not be read this time: ask every member rather than fail the sync.
-              spdlog::warn("autoscaler: {}: cannot read the target's ResourceBinding, asking every member: {}", key,
-                           hosts.error().message);
-              hosts = std::optional<std::vector<TargetCluster>>();
-            }
-            self->sync_on_members(hpa, subject, key, scale, selector, std::move(*hosts), finished);
-          });
-    });
-  }
+    autoscaler::FederatedHPA hpa = std::move(*decoded);
+    hpa.name = subject.name;
+    hpa.namespace_name = subject.namespace_name;
+    hpa.generation = meta.value("generation", std::int64_t{0});
+    const auto target = hpa.spec.scale_target_ref;
 
-  // The pods and metrics of the members that host the target (all of them when that is not known).
-  void sync_on_members(std::shared_ptr<autoscaler::FederatedHPA> hpa, const EventSubject& subject, const std::string& key,
-                       const Scale& scale, const k8s::LabelSelector& selector,
-                       std::optional<std::vector<TargetCluster>> hosts, Finished finished) {
-    auto self = shared_from_this();
-    auto snapshot = members->snapshot();
-    const auto* all = &snapshot->members;
-    aggregator::MemberList chosen;
-    std::optional<std::set<std::string>> host_set;
-    if (hosts) {
-      host_set.emplace();
-      for (const auto& c : *hosts) host_set->insert(c.name);
+    auto scale = co_await async::await_callback<k8s::Expected<Scale>>(
+        [&](auto callback) { control_plane->get_scale(hpa.namespace_name, target, std::move(callback)); });
+    if (!scale) {
+      const std::string message =
+          "the HPA controller was unable to get the target's current scale: " + scale.error().message;
+      co_await fail_early(hpa, subject, key, "AbleToScale", "FailedGetScale", message);
+      co_return;
     }
-    for (const auto& m : *all)
+    if (scale->selector.empty()) {
+      const std::string message = "selector is required";
+      co_await fail_early(hpa, subject, key, "ScalingActive", "SelectorRequired", message, scale->spec_replicas);
+      co_return;
+    }
+    auto selector = k8s::LabelSelector::parse(scale->selector);
+    if (!selector) {
+      const std::string message =
+          "couldn't convert selector into a corresponding internal selector object: " + selector.error().message;
+      co_await fail_early(hpa, subject, key, "ScalingActive", "InvalidSelector", message, scale->spec_replicas);
+      co_return;
+    }
+
+    auto hosts = co_await async::await_callback<k8s::Expected<std::optional<std::vector<TargetCluster>>>>(
+        [&](auto callback) { control_plane->get_target_clusters(hpa.namespace_name, target, std::move(callback)); });
+    if (!hosts) {
+      // The binding could not be read this time: ask every member rather than fail the sync.
+      spdlog::warn("autoscaler: {}: cannot read the target's ResourceBinding, asking every member: {}", key,
+                   hosts.error().message);
+      hosts = std::optional<std::vector<TargetCluster>>();
+    }
+
+    // The pods and metrics of the members that host the target (all of them when that is not known).
+    auto snapshot = members->snapshot();
+    std::optional<std::set<std::string>> host_set;
+    if (*hosts) {
+      host_set.emplace();
+      for (const auto& c : **hosts) host_set->insert(c.name);
+    }
+    aggregator::MemberList chosen;
+    for (const auto& m : snapshot->members)
       if (!host_set || host_set->count(m->name())) chosen.push_back(m);
     auto deadline = std::chrono::steady_clock::now() + options.member_timeout;
-    list_pods(chosen, hpa->namespace_name, selector, deadline,
-              [self, hpa, subject, key, finished, scale, selector, host_set, hosts, snapshot](PodListing listing) {
-                add_members_not_asked(listing, *snapshot, host_set);
-                for (const auto& f : listing.failed_members)
-                  spdlog::warn("autoscaler: {}: pods missing this sync (counted as missing pods): {}", key, f);
-                // Calibration and unread members (member_placement.hpp).
-                auto placement = member_placement(hosts, listing, scale.status_replicas);
-                auto pods = std::make_shared<std::vector<autoscaler::Pod>>(std::move(listing.pods));
-                gather_metrics(*self->metrics, autoscaler::with_defaults(hpa->spec), hpa->namespace_name, selector,
-                               *pods, host_set,
-                               [self, hpa, subject, key, finished, scale, pods,
-                                placement = std::move(placement)](autoscaler::MetricsSnapshot snapshot) {
-                                 self->decide(*hpa, subject, key, scale, std::move(*pods), std::move(snapshot),
-                                              placement, finished);
-                               });
-              });
+    auto listing = co_await async::await_callback<PodListing>(
+        [&](auto callback) { list_pods(chosen, hpa.namespace_name, *selector, deadline, std::move(callback)); });
+    add_members_not_asked(listing, *snapshot, host_set);
+    for (const auto& f : listing.failed_members)
+      spdlog::warn("autoscaler: {}: pods missing this sync (counted as missing pods): {}", key, f);
+    // Calibration and unread members (member_placement.hpp).
+    auto placement = member_placement(*hosts, listing, scale->status_replicas);
+    auto metrics_snapshot = co_await async::await_callback<autoscaler::MetricsSnapshot>([&](auto callback) {
+      gather_metrics(*metrics, autoscaler::with_defaults(hpa.spec), hpa.namespace_name, *selector, listing.pods,
+                     host_set, std::move(callback));
+    });
+    co_await decide(hpa, subject, key, *scale, listing.pods, metrics_snapshot, placement);  // no temporaries (GCC 12)
   }
 
-  void decide(const autoscaler::FederatedHPA& hpa, const EventSubject& subject, const std::string& key,
-              const Scale& scale, std::vector<autoscaler::Pod> pods, autoscaler::MetricsSnapshot snapshot,
-              const autoscaler::MemberPlacement& placement, Finished finished) {
-    autoscaler::FederatedHPAStatus previous;
-    autoscaler::ScalingHistory history;
-    {
-      std::lock_guard lock(mutex);
-      previous = memory[key].status;
-      history = memory[key].history;
-      // A FederatedHPA no controller has written a status for: it wants what
-      // its target has until the calculation says otherwise, never 0.
-      if (memory[key].seed_desired) previous.desired_replicas = scale.spec_replicas;
-    }
+  Task<void> decide(const autoscaler::FederatedHPA& hpa, const EventSubject& subject, const std::string& key,
+                    const Scale& scale, std::vector<autoscaler::Pod>& pods, autoscaler::MetricsSnapshot& snapshot,
+                    const autoscaler::MemberPlacement& placement) {
+    co_await async::throw_if_cancelled();  // the remembered status belongs to the term; Events follow
+    auto previous = memory[key].status;
+    auto history = memory[key].history;
+    // A FederatedHPA no controller has written a status for: it wants what
+    // its target has until the calculation says otherwise, never 0.
+    if (memory[key].seed_desired) previous.desired_replicas = scale.spec_replicas;
     autoscaler::SyncInput input;
     input.scale = {scale.spec_replicas, scale.status_replicas};
     input.pods = std::move(pods);
     input.metrics = std::move(snapshot);
     input.now = options.clock();
     input.placement = placement;
-    auto result = std::make_shared<autoscaler::SyncResult>(
-        autoscaler::sync(hpa, previous, std::move(history), input, options.algorithm));
-    if (result->error) {
-      const auto* active = autoscaler::find_condition(result->status.conditions, "ScalingActive");
+    auto result = autoscaler::sync(hpa, previous, std::move(history), input, options.algorithm);
+    if (result.error) {
+      const auto* active = autoscaler::find_condition(result.status.conditions, "ScalingActive");
       std::string reason = active != nullptr && active->status == ConditionStatus::False ? active->reason
-                                                                                          : "FailedComputeMetricsReplicas";
-      record_event(key, subject, "Warning", reason, *result->error);
-      std::lock_guard lock(mutex);
-      ++stats.errors;
+                                                                                         : "FailedComputeMetricsReplicas";
+      count([](ControllerStats& s) { ++s.errors; });
+      record_event(subject, "Warning", reason, *result.error);
     }
     // Members whose data was missing: the decision held any scale-down on it.
-    if (result->incomplete) record_event(key, subject, "Warning", "IncompleteMetrics", *result->incomplete);
-    if (!result->rescale) return write_status(hpa, key, result->status, result->history, finished);
-    if (!may_write(key)) return finished();
+    if (result.incomplete) record_event(subject, "Warning", "IncompleteMetrics", *result.incomplete);
+    if (!result.rescale) {
+      co_await write_status(hpa, key, result.status, result.history);
+      co_return;
+    }
 
-    auto self = shared_from_this();
-    auto hpa_copy = std::make_shared<autoscaler::FederatedHPA>(hpa);
-    control_plane->update_scale(
-        hpa.namespace_name, hpa.spec.scale_target_ref, result->desired_replicas, scale.resource_version,
-        [self, hpa_copy, subject, key, finished, result, previous](k8s::Expected<Scale> updated) {
-          if (!updated) {
-            // A conflict or an outage: the status says so and the next sync tries again.
-            auto failure = autoscaler::rescale_failed(*result, previous, updated.error().message, self->options.clock());
-            self->record_event(key, subject, "Warning", "FailedRescale",
-                                              "New size: " + std::to_string(result->desired_replicas) +
-                                                  "; reason: " + result->rescale_reason +
-                                                  "; error: " + updated.error().message);
-            {
-              std::lock_guard lock(self->mutex);
-              ++self->stats.errors;
-            }
-            return self->write_status(*hpa_copy, key, std::move(failure.status), std::move(failure.history), finished);
-          }
-          self->record_event(key, subject, "Normal", "SuccessfulRescale",
-                                            "New size: " + std::to_string(result->desired_replicas) +
-                                                "; reason: " + result->rescale_reason);
-          spdlog::info("autoscaler: {}: {} -> {} replicas ({})", key, result->current_replicas,
-                       result->desired_replicas, result->rescale_reason);
-          {
-            std::lock_guard lock(self->mutex);
-            ++self->stats.rescales;
-          }
-          self->write_status(*hpa_copy, key, result->status, result->history, finished);
-        });
+    auto updated = co_await async::await_callback<k8s::Expected<Scale>>([&](auto callback) {
+      control_plane->update_scale(hpa.namespace_name, hpa.spec.scale_target_ref, result.desired_replicas,
+                                  scale.resource_version, std::move(callback));
+    });
+    if (!updated) {
+      // A conflict or an outage: the status says so and the next sync tries again.
+      auto failure = autoscaler::rescale_failed(result, previous, updated.error().message, options.clock());
+      count([](ControllerStats& s) { ++s.errors; });
+      co_await async::throw_if_cancelled();
+      record_event(subject, "Warning", "FailedRescale",
+                   "New size: " + std::to_string(result.desired_replicas) + "; reason: " + result.rescale_reason +
+                       "; error: " + updated.error().message);
+      co_await write_status(hpa, key, failure.status, failure.history);
+      co_return;
+    }
+    co_await async::throw_if_cancelled();
+    record_event(subject, "Normal", "SuccessfulRescale",
+                 "New size: " + std::to_string(result.desired_replicas) + "; reason: " + result.rescale_reason);
+    spdlog::info("autoscaler: {}: {} -> {} replicas ({})", key, result.current_replicas, result.desired_replicas,
+                 result.rescale_reason);
+    count([](ControllerStats& s) { ++s.rescales; });
+    co_await write_status(hpa, key, result.status, result.history);
   }
 };
 
-HpaController::HpaController(std::shared_ptr<ControlPlane> control_plane,
+HpaController::HpaController(async::Executor executor, std::shared_ptr<ControlPlane> control_plane,
                              std::shared_ptr<aggregator::MetricsService> metrics,
                              std::shared_ptr<aggregator::MemberSource> members, ControllerOptions options)
-    : state_(std::make_shared<State>()) {
+    : state_(std::make_shared<State>(async::make_strand(executor), options.concurrent_syncs)) {
   state_->control_plane = std::move(control_plane);
   state_->metrics = std::move(metrics);
   state_->members = std::move(members);
@@ -437,56 +418,38 @@ HpaController::~HpaController() { stop(); }
 void HpaController::start() {
   std::weak_ptr<State> weak = state_;
   state_->control_plane->watch_federated_hpas(state_->options.selector, [weak](nlohmann::json object) {
-    if (auto state = weak.lock()) state->sync_new(std::move(object));
+    auto state = weak.lock();
+    if (!state) return;
+    asio::post(state->strand, [state, object = std::move(object)]() mutable { state->sync_new(std::move(object)); });
   });
-  thread_ = std::thread([state = state_] {
-    // A fixed cadence: ticks are sync_period apart whatever a pass costs.
-    auto next = std::chrono::steady_clock::now();
-    bool was_active = false;
-    std::unique_lock lock(state->mutex);
-    while (!state->stopping) {
-      lock.unlock();
-      const bool active = !state->options.active || state->options.active();
-      // Leadership lost between two ticks without cancel_in_flight() (no
-      // callback wired): the term ends here at the latest.
-      if (was_active && !active) state->cancel_in_flight();
-      was_active = active;
-      if (active) state->sync_all(nullptr);
-      lock.lock();
-      next += state->options.sync_period;
-      state->wake.wait_until(lock, next, [&] { return state->stopping || state->sync_requested; });
-      if (state->sync_requested) {
-        state->sync_requested = false;
-        next = std::chrono::steady_clock::now();
-      }
-    }
-  });
+  state_->ticker.start(state_->strand, "autoscaler: the ticker", [state = state_] { return state->tick(); });
 }
 
 void HpaController::sync_soon() {
-  {
-    std::lock_guard lock(state_->mutex);
-    state_->sync_requested = true;
-  }
-  state_->wake.notify_all();
+  asio::post(state_->strand, [state = state_] {
+    state->sync_requested = true;
+    state->wake.cancel();
+  });
 }
 
 void HpaController::stop() {
-  {
-    std::lock_guard lock(state_->mutex);
-    state_->stopping = true;
-  }
-  state_->wake.notify_all();
-  if (thread_.joinable()) thread_.join();
-  state_->control_plane->stop_watching();
+  auto state = state_;
+  state->ticker.stop();
+  state->control_plane->stop_watching();  // no sync_new after this
+  // Every pass and sync ends before this returns: none touches what the owner is about to destroy.
+  async::run_and_wait(state->strand, [state] { return State::drain(state); });
 }
 
-void HpaController::sync_all(std::function<void()> done) { state_->sync_all(std::move(done)); }
+void HpaController::sync_all(std::function<void()> done) {
+  asio::post(state_->strand, [state = state_, done = std::move(done)]() mutable { state->spawn_pass(std::move(done)); });
+}
 
-void HpaController::cancel_in_flight() { state_->cancel_in_flight(); }
+void HpaController::cancel_in_flight() {
+  asio::post(state_->strand, [state = state_] { state->end_term(); });
+}
 
 ControllerStats HpaController::stats() const {
-  std::lock_guard lock(state_->mutex);
+  std::lock_guard lock(state_->stats_mutex);
   return state_->stats;
 }
 

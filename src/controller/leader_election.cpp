@@ -1,5 +1,7 @@
 #include "fedmetrics/controller/leader_election.hpp"
 
+#include "fedmetrics/transport/async.hpp"
+
 #include <spdlog/spdlog.h>
 
 namespace fedmetrics::controller {
@@ -7,6 +9,10 @@ namespace fedmetrics::controller {
 using nlohmann::json;
 
 namespace {
+
+namespace asio = boost::asio;
+using async::Task;
+using Clock = std::chrono::steady_clock;
 
 k8s::Timestamp system_now() {
   return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
@@ -65,128 +71,170 @@ std::optional<json> released_lease(const json& current, const std::string& ident
   return lease;
 }
 
-LeaderElector::LeaderElector(std::shared_ptr<LeaseClient> client, ElectionOptions options,
-                             std::function<k8s::Timestamp()> clock)
-    : client_(std::move(client)), options_(std::move(options)), clock_(clock ? std::move(clock) : system_now) {}
+struct LeaderElector::State {
+  State(async::Strand s, std::shared_ptr<LeaseClient> c, ElectionOptions o, std::function<k8s::Timestamp()> clk)
+      : strand(std::move(s)), client(std::move(c)), options(std::move(o)), clock(std::move(clk)) {}
+  async::Strand strand;
+  std::shared_ptr<LeaseClient> client;
+  ElectionOptions options;
+  std::function<k8s::Timestamp()> clock;
+  std::atomic<bool> leading{false};
+  // On the strand only:
+  // When the attempt that last renewed began (before its GET): the Lease's
+  // renewTime is no earlier, so other replicas count their lease duration
+  // from no earlier than this.
+  Clock::time_point last_renewal{};
+  nlohmann::json observed_spec;        // the Lease spec as last seen
+  Clock::time_point observed_at{};     // when it last changed, on our clock
+  async::Job job;
+  std::atomic<bool> stopped{false};
 
-LeaderElector::~LeaderElector() { stop(); }
+  std::string where() const { return options.namespace_name + "/" + options.name; }
 
-void LeaderElector::start() {
-  thread_ = std::thread([this] { run(); });
-}
-
-void LeaderElector::run() {
-  while (true) {
-    if (leading_) {
-      if (!renew()) step_down("did not renew within the renew deadline");
-    } else {
-      // Acquire: one try per retry period, bounded so that the first renewal
-      // (a retry period after it, counted from when the attempt began) still
-      // has time before the renew deadline: a slow acquisition must not be
-      // followed by a step-down without a try, which would flap leadership.
-      (void)attempt(std::chrono::steady_clock::now() + options_.renew_deadline - options_.retry_period);
-    }
-    if (!pause(options_.retry_period)) return;
+  void step_down(const std::string& why) {
+    if (!leading.exchange(false)) return;
+    spdlog::warn("leader election: {} stopped leading {}: {}", options.identity, where(), why);
+    if (options.on_stopped_leading) options.on_stopped_leading();
   }
-}
 
-bool LeaderElector::pause(std::chrono::steady_clock::duration period) {
-  std::unique_lock lock(mutex_);
-  wake_.wait_for(lock, period, [this] { return stopping_; });
-  return !stopping_;
-}
+  // No co_await inside a condition or a cast here: GCC 12 then lays out the
+  // coroutine frame differently in its ramp and its body (the body read its
+  // resume index from uninitialised memory; found by the two-elector test).
+  static Task<void> run(State& self) {
+    for (;;) {
+      if (self.leading) {
+        const bool renewed = co_await renew(self);
+        if (!renewed) self.step_down("did not renew within the renew deadline");
+      } else {
+        // Acquire: one try per retry period, bounded so that the first renewal
+        // (a retry period after it, counted from when the attempt began) still
+        // has time before the renew deadline: a slow acquisition must not be
+        // followed by a step-down without a try, which would flap leadership.
+        const auto deadline = Clock::now() + self.options.renew_deadline - self.options.retry_period;
+        const bool acquired = co_await attempt(self, deadline);
+        if (acquired) spdlog::debug("leader election: {} holds {}", self.options.identity, self.where());
+      }
+      co_await async::sleep_for(self.options.retry_period);
+      co_await async::throw_if_cancelled();  // stop()
+    }
+  }
 
-bool LeaderElector::renew() {
   // client-go: wait.PollImmediateUntil(RetryPeriod, tryAcquireOrRenew, ctx
   // with RenewDeadline). Counted from the last renewal rather than from the
   // round's start (a retry period later), so that the leader stops before
   // lease duration after its last renewTime for any flags that pass
   // lease duration > renew deadline, not only for the defaults.
-  const auto deadline = last_renewal_ + options_.renew_deadline;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (attempt(deadline)) return true;
-    if (!leading_) return true;  // someone else holds it: already stepped down
-    auto left = deadline - std::chrono::steady_clock::now();
-    if (left <= std::chrono::steady_clock::duration::zero()) break;
-    if (!pause(std::min<std::chrono::steady_clock::duration>(options_.retry_period, left))) return true;
-  }
-  return false;
-}
-
-void LeaderElector::step_down(const std::string& why) {
-  if (!leading_.exchange(false)) return;
-  spdlog::warn("leader election: {} stopped leading {}/{}: {}", options_.identity, options_.namespace_name,
-               options_.name, why);
-  if (options_.on_stopped_leading) options_.on_stopped_leading();
-}
-
-bool LeaderElector::attempt(std::chrono::steady_clock::time_point deadline) {
-  try {
-    return attempt_unguarded(deadline);
-  } catch (const std::exception& e) {  // a malformed Lease from the control plane
-    spdlog::warn("leader election: {}", e.what());
-    return false;
-  }
-}
-
-bool LeaderElector::attempt_unguarded(std::chrono::steady_clock::time_point deadline) {
-  const std::string where = options_.namespace_name + "/" + options_.name;
-  const auto began = std::chrono::steady_clock::now();
-  auto fail = [&](const std::string& what) {
-    spdlog::debug("leader election: {}: {}", where, what);
-    return false;
-  };
-  auto current = client_->get(options_.namespace_name, options_.name, deadline);
-  if (!current) return fail(current.error().message);
-  // A client that answered late is as good as one that did not answer.
-  if (std::chrono::steady_clock::now() >= deadline) return fail("no answer before the renew deadline");
-  // client-go's observedTime: the holder's term runs from when we saw the record change.
-  auto steady_now = std::chrono::steady_clock::now();
-  bool expired = false;
-  if (*current) {
-    const auto& spec = (**current).value("spec", json::object());
-    if (spec != observed_spec_) {
-      observed_spec_ = spec;
-      observed_at_ = steady_now;
+  static Task<bool> renew(State& self) {
+    const auto deadline = self.last_renewal + self.options.renew_deadline;
+    while (Clock::now() < deadline) {
+      const bool held = co_await attempt(self, deadline);
+      if (held) co_return true;
+      if (!self.leading) co_return true;  // someone else holds it: already stepped down
+      auto left = deadline - Clock::now();
+      if (left <= Clock::duration::zero()) break;
+      co_await async::sleep_for(std::min<Clock::duration>(self.options.retry_period, left));
+      co_await async::throw_if_cancelled();
     }
-    auto duration = std::chrono::seconds(spec.value("leaseDurationSeconds", std::int64_t{15}));
-    expired = steady_now > observed_at_ + duration;
+    co_return false;
   }
-  auto step = next_lease_step(*current, options_, clock_(), expired);
-  if (step.action == LeaseStep::Action::Wait) {
-    step_down(where + " is now held by " + step.holder);
-    return false;
+
+  // One GET and, when it is ours to take or renew, one write, both by
+  // `deadline`. True when this replica holds the Lease after it. A
+  // malformed Lease from the control plane is a failed attempt.
+  static Task<bool> attempt(State& self, Clock::time_point deadline) {
+    bool held = false;
+    try {
+      held = co_await attempt_unguarded(self, deadline);
+    } catch (const std::exception& e) {
+      if (async::is_cancellation(e)) throw;
+      spdlog::warn("leader election: {}", e.what());
+    }
+    co_return held;
   }
-  auto written = step.action == LeaseStep::Action::Create
-                     ? client_->create(options_.namespace_name, step.lease, deadline)
-                     : client_->update(options_.namespace_name, options_.name, step.lease, deadline);
-  if (!written) return fail(written.error().message);
-  if (std::chrono::steady_clock::now() >= deadline) return fail("the write was answered after the renew deadline");
-  last_renewal_ = began;
-  const bool started = !leading_.exchange(true);
-  if (started) {
-    spdlog::info("leader election: {} acquired the lease {}", options_.identity, where);
-    if (options_.on_started_leading) options_.on_started_leading();
+
+  static Task<bool> attempt_unguarded(State& self, Clock::time_point deadline) {
+    const auto began = Clock::now();
+    auto fail = [&](const std::string& what) {
+      spdlog::debug("leader election: {}: {}", self.where(), what);
+      return false;
+    };
+    auto current = co_await async::await_callback<k8s::Expected<std::optional<json>>>(
+        [&](auto done) { self.client->get(self.options.namespace_name, self.options.name, deadline, std::move(done)); });
+    if (!current) co_return fail(current.error().message);
+    // A client that answered late is as good as one that did not answer.
+    if (Clock::now() >= deadline) co_return fail("no answer before the renew deadline");
+    // client-go's observedTime: the holder's term runs from when we saw the record change.
+    auto steady_now = Clock::now();
+    bool expired = false;
+    if (*current) {
+      const auto& spec = (**current).value("spec", json::object());
+      if (spec != self.observed_spec) {
+        self.observed_spec = spec;
+        self.observed_at = steady_now;
+      }
+      auto duration = std::chrono::seconds(spec.value("leaseDurationSeconds", std::int64_t{15}));
+      expired = steady_now > self.observed_at + duration;
+    }
+    auto step = next_lease_step(*current, self.options, self.clock(), expired);
+    if (step.action == LeaseStep::Action::Wait) {
+      self.step_down(self.where() + " is now held by " + step.holder);
+      co_return false;
+    }
+    auto written = co_await async::await_callback<k8s::Expected<json>>([&](auto done) {
+      if (step.action == LeaseStep::Action::Create)
+        self.client->create(self.options.namespace_name, step.lease, deadline, std::move(done));
+      else
+        self.client->update(self.options.namespace_name, self.options.name, step.lease, deadline, std::move(done));
+    });
+    if (!written) co_return fail(written.error().message);
+    if (Clock::now() >= deadline) co_return fail("the write was answered after the renew deadline");
+    self.last_renewal = began;
+    if (!self.leading.exchange(true)) {
+      spdlog::info("leader election: {} acquired the lease {}", self.options.identity, self.where());
+      if (self.options.on_started_leading) self.options.on_started_leading();
+    }
+    co_return true;
   }
-  return true;
+
+  // Stops leading (OnStoppedLeading) and releases the Lease.
+  static Task<void> resign(std::shared_ptr<State> self) {
+    self->step_down("stopping");
+    co_await release(*self);
+  }
+
+  // Release, so that another replica takes over at once rather than after the lease duration.
+  static Task<void> release(State& self) {
+    const auto deadline = Clock::now() + self.options.renew_deadline;
+    auto current = co_await async::await_callback<k8s::Expected<std::optional<json>>>(
+        [&](auto done) { self.client->get(self.options.namespace_name, self.options.name, deadline, std::move(done)); });
+    if (!current || !*current) co_return;
+    auto released = released_lease(**current, self.options.identity);
+    if (!released) co_return;
+    auto written = co_await async::await_callback<k8s::Expected<json>>(
+        [&](auto done) { self.client->update(self.options.namespace_name, self.options.name, *released, deadline, std::move(done)); });
+    if (!written) spdlog::warn("leader election: could not release {}: {}", self.where(), written.error().message);
+  }
+};
+
+LeaderElector::LeaderElector(async::Executor executor, std::shared_ptr<LeaseClient> client, ElectionOptions options,
+                             std::function<k8s::Timestamp()> clock)
+    : state_(std::make_shared<State>(async::make_strand(executor), std::move(client), std::move(options),
+                                     clock ? std::move(clock) : system_now)) {}
+
+LeaderElector::~LeaderElector() { stop(); }
+
+void LeaderElector::start() {
+  state_->job.start(state_->strand, "leader election", [state = state_] { return State::run(*state); });
 }
+
+bool LeaderElector::leading() const { return state_->leading.load(); }
 
 void LeaderElector::stop() {
-  {
-    std::lock_guard lock(mutex_);
-    if (stopping_) return;
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
-  if (!leading_) return;
-  step_down("stopping");
-  // Release, so that another replica takes over at once rather than after the lease duration.
-  const auto deadline = std::chrono::steady_clock::now() + options_.renew_deadline;
-  auto current = client_->get(options_.namespace_name, options_.name, deadline);
-  if (!current || !*current) return;
-  if (auto released = released_lease(**current, options_.identity))
-    (void)client_->update(options_.namespace_name, options_.name, *released, deadline);
+  if (state_->stopped.exchange(true)) return;
+  state_->job.stop();
+  if (!state_->leading) return;
+  auto state = state_;
+  async::run_and_wait(state->strand, [state] { return State::resign(state); });
 }
 
 }  // namespace fedmetrics::controller

@@ -1,7 +1,6 @@
 #include "main/control_plane_rest.hpp"
 
 #include <atomic>
-#include <future>
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
@@ -267,44 +266,29 @@ void RestControlPlane::record_event(const controller::EventSubject& subject, con
   events_->record({subject, type, reason, message});
 }
 
-k8s::Expected<json> RestLeaseClient::call(std::string method, std::string path, std::string body, Deadline deadline,
-                                          bool* not_found) {
-  auto promise = std::make_shared<std::promise<k8s::Expected<json>>>();
-  auto future = promise->get_future();
-  auto status = std::make_shared<std::atomic<int>>(0);
-  std::string what = method + " " + path;
-  control_plane_->call_until(std::move(method), std::move(path), body.empty() ? "" : "application/json",
-                             std::move(body), deadline, [promise, status](int code, k8s::Expected<json> doc) {
-                               *status = code;
-                               promise->set_value(std::move(doc));
+// The HTTPS client answers every request by its deadline (https_client.hpp).
+void RestLeaseClient::get(const std::string& ns, const std::string& name, Deadline deadline,
+                          controller::Done<std::optional<json>> done) {
+  control_plane_->call_until("GET", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/" + name, "", "",
+                             deadline, [done = std::move(done)](int status, k8s::Expected<json> doc) {
+                               if (doc) return done(std::optional<json>(std::move(*doc)));
+                               if (status == 404) return done(std::optional<json>());
+                               done(doc.error());
                              });
-  // The client's deadline ends the request; this bounds the wait even if its
-  // answer were late (the promise outlives us).
-  if (future.wait_until(deadline + std::chrono::milliseconds(50)) != std::future_status::ready)
-    return k8s::Error{what + ": no answer from the control plane before the renew deadline"};
-  auto result = future.get();
-  if (not_found != nullptr) *not_found = *status == 404;
-  return result;
 }
 
-k8s::Expected<std::optional<json>> RestLeaseClient::get(const std::string& ns, const std::string& name,
-                                                        Deadline deadline) {
-  bool not_found = false;
-  auto doc = call("GET", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/" + name, "", deadline, &not_found);
-  if (!doc) {
-    if (not_found) return std::optional<json>();
-    return doc.error();
-  }
-  return std::optional<json>(std::move(*doc));
+void RestLeaseClient::create(const std::string& ns, const json& lease, Deadline deadline,
+                             controller::Done<json> done) {
+  control_plane_->call_until("POST", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases", "application/json",
+                             lease.dump(), deadline,
+                             [done = std::move(done)](int, k8s::Expected<json> doc) { done(std::move(doc)); });
 }
 
-k8s::Expected<json> RestLeaseClient::create(const std::string& ns, const json& lease, Deadline deadline) {
-  return call("POST", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases", lease.dump(), deadline);
-}
-
-k8s::Expected<json> RestLeaseClient::update(const std::string& ns, const std::string& name, const json& lease,
-                                            Deadline deadline) {
-  return call("PUT", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/" + name, lease.dump(), deadline);
+void RestLeaseClient::update(const std::string& ns, const std::string& name, const json& lease, Deadline deadline,
+                             controller::Done<json> done) {
+  control_plane_->call_until("PUT", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/" + name,
+                             "application/json", lease.dump(), deadline,
+                             [done = std::move(done)](int, k8s::Expected<json> doc) { done(std::move(doc)); });
 }
 
 }  // namespace fedmetrics::cli

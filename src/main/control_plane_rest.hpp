@@ -63,16 +63,14 @@ class RestControlPlane : public controller::ControlPlane {
 class RestLeaseClient : public controller::LeaseClient {
  public:
   explicit RestLeaseClient(std::shared_ptr<RestControlPlane> control_plane) : control_plane_(std::move(control_plane)) {}
-  k8s::Expected<std::optional<nlohmann::json>> get(const std::string& ns, const std::string& name,
-                                                   Deadline deadline) override;
-  k8s::Expected<nlohmann::json> create(const std::string& ns, const nlohmann::json& lease, Deadline deadline) override;
-  k8s::Expected<nlohmann::json> update(const std::string& ns, const std::string& name, const nlohmann::json& lease,
-                                       Deadline deadline) override;
+  void get(const std::string& ns, const std::string& name, Deadline deadline,
+           controller::Done<std::optional<nlohmann::json>> done) override;
+  void create(const std::string& ns, const nlohmann::json& lease, Deadline deadline,
+              controller::Done<nlohmann::json> done) override;
+  void update(const std::string& ns, const std::string& name, const nlohmann::json& lease, Deadline deadline,
+              controller::Done<nlohmann::json> done) override;
 
  private:
-  // Waits for the answer, no later than `deadline`: the elector runs on its own thread.
-  k8s::Expected<nlohmann::json> call(std::string method, std::string path, std::string body, Deadline deadline,
-                                     bool* not_found = nullptr);
   std::shared_ptr<RestControlPlane> control_plane_;
 };
 

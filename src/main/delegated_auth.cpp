@@ -74,29 +74,19 @@ void HttpsReviewClient::get(std::string path, std::function<void(int, k8s::Expec
                status_and_body_of(what, std::move(done)));
 }
 
-k8s::Expected<std::optional<server::CertificateTrust>> fetch_extension_apiserver_authentication(
-    HttpsReviewClient& client, std::chrono::milliseconds timeout) {
-  struct Answer {
-    int status = 0;
-    k8s::Expected<std::string> body = k8s::Error{};
-  };
-  auto promise = std::make_shared<std::promise<Answer>>();
-  auto future = promise->get_future();
-  client.get("/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication",
-             [promise](int status, k8s::Expected<std::string> body) { promise->set_value({status, std::move(body)}); });
-  if (future.wait_for(timeout) != std::future_status::ready)
-    return k8s::Error{"reading " + std::string(kAuthenticationConfigMap) + ": no answer in time"};
-  auto answer = future.get();
-  // k8s.io/apiserver lookupMissingConfigInCluster: a missing ConfigMap is
-  // not an error (there is simply nothing to trust from it); a 403 says
-  // which RoleBinding would let us read it.
-  if (answer.status == 404) return std::optional<server::CertificateTrust>();
-  if (answer.status == 403)
-    return k8s::Error{"cannot read " + std::string(kAuthenticationConfigMap) + " (" + answer.body.error().message +
+namespace {
+
+// k8s.io/apiserver lookupMissingConfigInCluster: a missing ConfigMap is
+// not an error (there is simply nothing to trust from it); a 403 says
+// which RoleBinding would let us read it.
+PublishedTrust parse_published_trust(int status, const k8s::Expected<std::string>& body) {
+  if (status == 404) return std::optional<server::CertificateTrust>();
+  if (status == 403)
+    return k8s::Error{"cannot read " + std::string(kAuthenticationConfigMap) + " (" + body.error().message +
                       "); usually fixed by 'kubectl create rolebinding -n kube-system ROLEBINDING_NAME "
                       "--role=extension-apiserver-authentication-reader --serviceaccount=YOUR_NS:YOUR_SA'"};
-  if (!answer.body) return answer.body.error();
-  auto doc = nlohmann::json::parse(*answer.body, nullptr, false);
+  if (!body) return body.error();
+  auto doc = nlohmann::json::parse(*body, nullptr, false);
   if (!doc.is_object() || !doc.contains("data") || !doc["data"].is_object())
     return k8s::Error{std::string(kAuthenticationConfigMap) + ": no data"};
   std::map<std::string, std::string> data;
@@ -105,6 +95,24 @@ k8s::Expected<std::optional<server::CertificateTrust>> fetch_extension_apiserver
   auto parsed = auth::parse_extension_apiserver_authentication(data);
   if (!parsed) return k8s::Error{std::string(kAuthenticationConfigMap) + ": " + parsed.error().message};
   return std::optional<server::CertificateTrust>(server::CertificateTrust{parsed->request_header, parsed->client_ca_pem});
+}
+
+}  // namespace
+
+void fetch_extension_apiserver_authentication(HttpsReviewClient& client, std::function<void(PublishedTrust)> done) {
+  client.get("/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication",
+             [done = std::move(done)](int status, k8s::Expected<std::string> body) {
+               done(parse_published_trust(status, body));
+             });
+}
+
+PublishedTrust fetch_extension_apiserver_authentication(HttpsReviewClient& client, std::chrono::milliseconds timeout) {
+  auto promise = std::make_shared<std::promise<PublishedTrust>>();
+  auto future = promise->get_future();
+  fetch_extension_apiserver_authentication(client, [promise](PublishedTrust trust) { promise->set_value(std::move(trust)); });
+  if (future.wait_for(timeout) != std::future_status::ready)
+    return k8s::Error{"reading " + std::string(kAuthenticationConfigMap) + ": no answer in time"};
+  return future.get();
 }
 
 }  // namespace fedmetrics::cli

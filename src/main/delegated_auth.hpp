@@ -5,6 +5,7 @@
 // --authorization-kubeconfig, and the reader of the
 // kube-system/extension-apiserver-authentication ConfigMap.
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,11 +27,13 @@ class HttpsReviewClient : public server::ReviewClient {
   std::unique_ptr<clusterclient::HttpsClient> client_;
 };
 
-// Reads the ConfigMap (waiting up to `timeout`): nullopt when it does not
-// exist (404, not an error, as k8s.io/apiserver's
-// lookupMissingConfigInCluster); an error says what failed, and for a 403
-// which RoleBinding to create.
-k8s::Expected<std::optional<server::CertificateTrust>> fetch_extension_apiserver_authentication(
-    HttpsReviewClient& client, std::chrono::milliseconds timeout);
+// Reads extension-apiserver-authentication: nullopt when it does not exist
+// (404, not an error, as k8s.io/apiserver's lookupMissingConfigInCluster);
+// an error says what failed, and for a 403 which RoleBinding to create.
+// `done` once, from any thread.
+using PublishedTrust = k8s::Expected<std::optional<server::CertificateTrust>>;
+void fetch_extension_apiserver_authentication(HttpsReviewClient& client, std::function<void(PublishedTrust)> done);
+// The same, waited for (start-up, on the main thread): no answer within `timeout` is an error.
+PublishedTrust fetch_extension_apiserver_authentication(HttpsReviewClient& client, std::chrono::milliseconds timeout);
 
 }  // namespace fedmetrics::cli

@@ -6,14 +6,12 @@
 
 namespace fedmetrics::cli {
 
-MemoryRelease::MemoryRelease(std::chrono::milliseconds interval) {
+void MemoryRelease::start() {
 #if defined(__GLIBC__)
   // malloc_trim(0) returns every whole free page of every arena (not only
   // the top of the heap), holding one arena's lock at a time: about a
   // millisecond for serve's tens of MB.
-  thread_.start(interval, [] { ::malloc_trim(0); });
-#else
-  (void)interval;
+  ticks_.start(executor_, "memory release", interval_, [] { ::malloc_trim(0); });
 #endif
 }
 

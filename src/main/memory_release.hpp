@@ -11,18 +11,24 @@
 // trim, every such burst sets a floor that no idle period lowers.
 #include <chrono>
 
-#include "fedmetrics/clusterclient/periodic_thread.hpp"
+#include "fedmetrics/transport/executor.hpp"
+#include "fedmetrics/transport/periodic.hpp"
 
 namespace fedmetrics::cli {
 
 class MemoryRelease {
  public:
-  // Every `interval`, on a thread of its own, until destroyed. On a C
-  // library without malloc_trim (not glibc) it does nothing.
-  explicit MemoryRelease(std::chrono::milliseconds interval);
+  // Every `interval`, on a strand of `executor`, from start() to stop(). On
+  // a C library without malloc_trim (not glibc) it does nothing.
+  MemoryRelease(async::Executor executor, std::chrono::milliseconds interval)
+      : executor_(std::move(executor)), interval_(interval) {}
+  void start();
+  void stop() { ticks_.stop(); }
 
  private:
-  clusterclient::PeriodicThread thread_;
+  async::Executor executor_;
+  std::chrono::milliseconds interval_;
+  async::Periodic ticks_;
 };
 
 }  // namespace fedmetrics::cli

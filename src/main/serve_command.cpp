@@ -1,5 +1,7 @@
 #include "main/serve_command.hpp"
 
+#include <utility>  // before Asio's awaitable.hpp (transport/async.hpp)
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -11,7 +13,6 @@
 #include <random>
 #include <memory>
 #include <mutex>
-#include <utility>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -24,9 +25,9 @@
 #include "fedmetrics/clusterclient/karmada_cluster_source.hpp"
 #include "fedmetrics/clusterclient/kubeconfig_member_source.hpp"
 #include "fedmetrics/k8s/time.hpp"
+#include "fedmetrics/transport/async.hpp"
 #include "fedmetrics/transport/self_signed.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
-#include "fedmetrics/clusterclient/periodic_thread.hpp"
 #include "fedmetrics/controller/hpa_controller.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
 #include "main/control_plane_rest.hpp"
@@ -248,18 +249,16 @@ std::string read_text_file(const std::string& flag, const std::string& path) {
 // extension-apiserver-authentication, then the explicit flags on top. As
 // k8s.io/apiserver's lookupMissingConfigInCluster, the ConfigMap is read
 // only when a flag leaves the client CA or the front-proxy CA out, and a
-// ConfigMap that does not exist (404) just contributes nothing:
-// `*configmap_missing` says so.
-k8s::Expected<server::CertificateTrust> load_trust(const ServeOptions& o, HttpsReviewClient* authentication,
-                                                   bool* configmap_missing = nullptr) {
-  server::CertificateTrust trust;
+// ConfigMap that does not exist (404) just contributes nothing.
+bool looks_up_published_trust(const ServeOptions& o, const HttpsReviewClient* authentication) {
   const bool flags_cover_both = !o.client_ca_file.empty() && !o.requestheader_client_ca_file.empty();
-  if (authentication != nullptr && !o.authentication_skip_lookup && !flags_cover_both) {
-    auto published = fetch_extension_apiserver_authentication(*authentication, std::chrono::seconds(10));
-    if (!published) return published.error();
-    if (*published) trust = std::move(**published);
-    if (configmap_missing != nullptr) *configmap_missing = !*published;
-  }
+  return authentication != nullptr && !o.authentication_skip_lookup && !flags_cover_both;
+}
+
+// The published trust (nullopt when not looked up or missing) with the flags on top.
+k8s::Expected<server::CertificateTrust> combine_trust(const ServeOptions& o, std::optional<server::CertificateTrust> published) {
+  server::CertificateTrust trust;
+  if (published) trust = std::move(*published);
   try {
     if (!o.requestheader_client_ca_file.empty()) {
       auth::RequestHeaderConfig config;
@@ -276,6 +275,19 @@ k8s::Expected<server::CertificateTrust> load_trust(const ServeOptions& o, HttpsR
     return k8s::Error{e.what()};
   }
   return trust;
+}
+
+// At start-up, on the main thread; `*configmap_missing` says whether the ConfigMap was absent.
+k8s::Expected<server::CertificateTrust> load_trust(const ServeOptions& o, HttpsReviewClient* authentication,
+                                                   bool* configmap_missing = nullptr) {
+  std::optional<server::CertificateTrust> published;
+  if (looks_up_published_trust(o, authentication)) {
+    auto fetched = fetch_extension_apiserver_authentication(*authentication, std::chrono::seconds(10));
+    if (!fetched) return fetched.error();
+    published = std::move(*fetched);
+    if (configmap_missing != nullptr) *configmap_missing = !published;
+  }
+  return combine_trust(o, std::move(published));
 }
 
 // Authentication and authorization as a delegating apiserver sets them up
@@ -358,60 +370,97 @@ std::shared_ptr<server::RequestGate> make_gate(const ServeOptions& o, clustercli
 // what was loaded and is logged once until it recovers.
 class Reloader {
  public:
-  Reloader(const ServeOptions& o, transport::TlsServer& server, std::shared_ptr<server::RequestGate> gate,
-           std::shared_ptr<HttpsReviewClient> authentication)
-      : options_(o), server_(server), gate_(std::move(gate)), authentication_(std::move(authentication)) {
+  Reloader(const ServeOptions& o, async::Executor executor, transport::TlsServer& server,
+           std::shared_ptr<server::RequestGate> gate, std::shared_ptr<HttpsReviewClient> authentication)
+      : options_(o),
+        executor_(std::move(executor)),
+        server_(server),
+        gate_(std::move(gate)),
+        authentication_(std::move(authentication)) {
     if (!o.tls_cert_file.empty()) cert_times_ = file_times();
   }
-  void start() { thread_.start(std::chrono::seconds(10), [this] { tick(); }); }
-  void stop() { thread_.stop(); }
+  void start();
+  void stop();
 
  private:
+  static async::Task<void> run(Reloader& self);
+  static async::Task<void> reload_trust(Reloader& self);
   std::pair<std::filesystem::file_time_type, std::filesystem::file_time_type> file_times() const {
     std::error_code a, b;
     return {std::filesystem::last_write_time(options_.tls_cert_file, a),
             std::filesystem::last_write_time(options_.tls_private_key_file, b)};
   }
-  void tick() {
-    if (!options_.tls_cert_file.empty()) {
-      auto now = file_times();
-      if (now != cert_times_) {
-        try {
-          server_.set_certificate(options_.tls_cert_file, options_.tls_private_key_file);
-          spdlog::info("serving certificate reloaded from {}", options_.tls_cert_file);
-          cert_times_ = now;
-          cert_failing_ = false;
-        } catch (const std::exception& e) {
-          // Often the certificate is written before its key: retried at the next tick.
-          if (!cert_failing_) spdlog::warn("serving certificate not reloaded (keeping the current one): {}", e.what());
-          cert_failing_ = true;
-        }
-      }
+  void reload_certificate_if_changed() {
+    if (options_.tls_cert_file.empty()) return;
+    auto now = file_times();
+    if (now == cert_times_) return;
+    try {
+      server_.set_certificate(options_.tls_cert_file, options_.tls_private_key_file);
+      spdlog::info("serving certificate reloaded from {}", options_.tls_cert_file);
+      cert_times_ = now;
+      cert_failing_ = false;
+    } catch (const std::exception& e) {
+      // Often the certificate is written before its key: retried at the next tick.
+      if (!cert_failing_) spdlog::warn("serving certificate not reloaded (keeping the current one): {}", e.what());
+      cert_failing_ = true;
     }
-    if (gate_ && ++ticks_ % 6 == 0) {
-      auto trust = load_trust(options_, authentication_.get());
-      try {
-        if (!trust) throw std::runtime_error(trust.error().message);
-        gate_->set_trust(*trust);
-        if (trust_failing_) spdlog::info("authentication: the trust configuration could be read again");
-        trust_failing_ = false;
-      } catch (const std::exception& e) {
-        if (!trust_failing_) spdlog::warn("authentication: keeping the current trust configuration: {}", e.what());
-        trust_failing_ = true;
-      }
+  }
+  void apply_trust(k8s::Expected<server::CertificateTrust> trust) {
+    try {
+      if (!trust) throw std::runtime_error(trust.error().message);
+      gate_->set_trust(*trust);
+      if (trust_failing_) spdlog::info("authentication: the trust configuration could be read again");
+      trust_failing_ = false;
+    } catch (const std::exception& e) {
+      if (!trust_failing_) spdlog::warn("authentication: keeping the current trust configuration: {}", e.what());
+      trust_failing_ = true;
     }
   }
 
   const ServeOptions& options_;
+  async::Executor executor_;
   transport::TlsServer& server_;
   std::shared_ptr<server::RequestGate> gate_;
   std::shared_ptr<HttpsReviewClient> authentication_;
   std::pair<std::filesystem::file_time_type, std::filesystem::file_time_type> cert_times_;
   bool cert_failing_ = false;
   bool trust_failing_ = false;
-  std::uint64_t ticks_ = 0;
-  clusterclient::PeriodicThread thread_;
+  async::Job job_;
 };
+
+// Every 10 s the certificate files, every minute the trust (its ConfigMap
+// read awaited on this coroutine, never blocking a client thread).
+async::Task<void> Reloader::run(Reloader& self) {
+  for (std::uint64_t tick = 1;; ++tick) {
+    co_await async::sleep_for(std::chrono::seconds(10));
+    co_await async::throw_if_cancelled();  // stop()
+    self.reload_certificate_if_changed();
+    if (self.gate_ && tick % 6 == 0) co_await reload_trust(self);
+  }
+}
+
+async::Task<void> Reloader::reload_trust(Reloader& self) {
+  std::optional<server::CertificateTrust> published;
+  if (looks_up_published_trust(self.options_, self.authentication_.get())) {
+    PublishedTrust stopping = k8s::Error{"stopping"};  // a named local (transport/async.hpp, GCC 12)
+    auto fetched = co_await async::await_callback_or<PublishedTrust>(
+        [&self](auto done) { fetch_extension_apiserver_authentication(*self.authentication_, std::move(done)); },
+        std::move(stopping));
+    co_await async::throw_if_cancelled();
+    if (!fetched) {
+      self.apply_trust(fetched.error());
+      co_return;
+    }
+    published = std::move(*fetched);
+  }
+  self.apply_trust(combine_trust(self.options_, std::move(published)));
+}
+
+void Reloader::start() {
+  job_.start(async::make_strand(executor_), "certificate reloader", [this] { return run(*this); });
+}
+
+void Reloader::stop() { job_.stop(); }
 
 // The member source the flags choose, or null when none is configured.
 std::shared_ptr<clusterclient::RefreshingMemberSource> make_member_source(const ServeOptions& o,
@@ -521,12 +570,13 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient
       throw std::runtime_error("--leader-elect-*: need lease duration > renew deadline > retry period > 0 (as client-go)");
     spdlog::info("autoscaler: leader election on Lease {}/{} as {}", election.namespace_name, election.name,
                  election.identity);
-    out->elector = std::make_unique<controller::LeaderElector>(std::make_shared<RestLeaseClient>(control_plane), election);
+    out->elector = std::make_unique<controller::LeaderElector>(runtime.executor(), std::make_shared<RestLeaseClient>(control_plane),
+                                                               election);
     options.active = [elector = out->elector.get()] { return elector->leading(); };
   }
   spdlog::info("autoscaler: managing FederatedHPAs{} every {}", options.selector.empty() ? "" : " matching " + options.selector.to_string(),
                o.hpa_sync_period);
-  out->loop = std::make_unique<controller::HpaController>(std::move(control_plane), std::move(metrics),
+  out->loop = std::make_unique<controller::HpaController>(runtime.executor(), std::move(control_plane), std::move(metrics),
                                                           std::move(members), std::move(options));
   return out;
 }
@@ -681,12 +731,10 @@ int run_serve(const ServeOptions& o) {
     // takes over while this one drains.
     lifecycle.start("autoscaler", [loop] { loop->start(); }, [loop] { loop->stop(); });
   }
-  auto reloader = std::make_shared<Reloader>(o, *tls_server, gate, authentication);
+  auto reloader = std::make_shared<Reloader>(o, client_runtime->executor(), *tls_server, gate, authentication);
   lifecycle.start("certificate reloader", [reloader] { reloader->start(); }, [reloader] { reloader->stop(); });
-  auto memory_release = std::make_shared<std::unique_ptr<MemoryRelease>>();
-  lifecycle.start(
-      "memory release", [memory_release] { *memory_release = std::make_unique<MemoryRelease>(std::chrono::seconds(10)); },
-      [memory_release] { memory_release->reset(); });
+  auto memory_release = std::make_shared<MemoryRelease>(client_runtime->executor(), std::chrono::seconds(10));
+  lifecycle.start("memory release", [memory_release] { memory_release->start(); }, [memory_release] { memory_release->stop(); });
 
   const int signal = termination.wait();
   *termination_began = std::chrono::steady_clock::now();

@@ -8,8 +8,10 @@
 
 #include <atomic>
 #include <map>
+#include <mutex>
 
 #include "fedmetrics/controller/federated_hpa_status.hpp"
+#include "async_test_support.hpp"
 #include "fedmetrics/controller/hpa_controller.hpp"
 #include "fedmetrics/k8s/pod.hpp"
 
@@ -24,7 +26,8 @@ std::string stamp(int second) { return k8s::format_time(at(second)); }
 struct HeldControlPlane : ControlPlane {
   std::vector<json> hpas;
   Scale scale{2, 2, "app=web", "7"};
-  bool hold_scale_reads = false;
+  std::atomic<bool> hold_scale_reads{false};
+  std::mutex held_mutex;
   std::vector<std::function<void()>> held;  // scale reads not yet answered
   std::vector<std::int32_t> scale_updates;
   std::vector<json> statuses;  // every status written, in order
@@ -36,8 +39,16 @@ struct HeldControlPlane : ControlPlane {
       if (target.name != "web") return done(k8s::Error{"deployments.apps \"" + target.name + "\" not found"});
       done(scale);
     };
-    if (hold_scale_reads) held.push_back(answer);
-    else answer();
+    if (hold_scale_reads) {
+      std::lock_guard lock(held_mutex);
+      held.push_back(answer);
+    } else {
+      answer();
+    }
+  }
+  std::size_t held_count() {
+    std::lock_guard lock(held_mutex);
+    return held.size();
   }
   void update_scale(const std::string&, const autoscaler::CrossVersionObjectReference&, std::int32_t replicas,
                     const std::string&, Done<Scale> done) override {
@@ -175,6 +186,7 @@ const json& condition(const json& status, std::string_view type) {
 }
 
 struct Fixture {
+  clusterclient::ClientRuntime runtime{1};  // first: it outlives the controller
   std::shared_ptr<HeldControlPlane> cp = std::make_shared<HeldControlPlane>();
   std::shared_ptr<CpuMetrics> metrics = std::make_shared<CpuMetrics>();
   std::atomic<bool> leading{true};
@@ -183,13 +195,9 @@ struct Fixture {
     ControllerOptions options;
     options.clock = [] { return at(0); };
     options.active = [this] { return leading.load(); };
-    controller = std::make_unique<HpaController>(cp, metrics, std::make_shared<Members>(), options);
+    controller = std::make_unique<HpaController>(runtime.executor(), cp, metrics, std::make_shared<Members>(), options);
   }
-  bool pass() {
-    bool done = false;
-    controller->sync_all([&] { done = true; });
-    return done;
-  }
+  bool pass() { return testing::complete_pass(*controller); }
 };
 
 TEST_CASE("HpaController: a restarted controller starts from the object's status") {
@@ -240,27 +248,29 @@ TEST_CASE("HpaController: losing the lease cancels a sync in flight before its n
   f.cp->hpas.push_back(fhpa());
   f.metrics->cpu = "150m";  // 150 % of a 50 % target: a scale-up to 4 is due
   f.cp->hold_scale_reads = true;
-  bool done = false;
-  f.controller->sync_all([&] { done = true; });
-  REQUIRE(f.cp->held.size() == 1);  // the sync waits for the control plane
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  f.controller->sync_all([done] { *done = true; });
+  REQUIRE(testing::eventually([&] { return f.cp->held_count() == 1; }));  // the sync waits for the control plane
 
-  SECTION("cancel_in_flight (the elector's OnStoppedLeading)") {
-    f.leading = false;
-    f.controller->cancel_in_flight();
-  }
-  SECTION("or only the active() check: leadership gone without the callback") { f.leading = false; }
+  // The elector's OnStoppedLeading: the term's syncs are cancelled.
+  f.leading = false;
+  f.controller->cancel_in_flight();
 
   // The scale arrives after the lease was lost. (Taken out of the fake
   // first: a kept callback holds the controller's state, which holds the
   // fake, a cycle LeakSanitizer reports.)
-  auto arrives = std::move(f.cp->held[0]);
-  f.cp->held.clear();
+  std::function<void()> arrives;
+  {
+    std::lock_guard lock(f.cp->held_mutex);
+    arrives = std::move(f.cp->held[0]);
+    f.cp->held.clear();
+  }
   arrives();
-  CHECK(done);
+  REQUIRE(testing::eventually([&] { return done->load(); }));
   CHECK(f.cp->scale_updates.empty());
   CHECK(f.cp->statuses.empty());
   CHECK(f.cp->events.empty());
-  CHECK(f.controller->stats().cancelled_writes >= 1);
+  CHECK(f.controller->stats().cancelled_syncs == 1);
 
   // Leading again: the sync writes, and its previous status is the object's
   // (here none), not what the cancelled term had computed.

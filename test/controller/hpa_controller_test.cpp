@@ -1,7 +1,7 @@
 // The live FederatedHPA loop with its ports in memory: a control plane that
 // holds FederatedHPAs, scales and events, members that list pods, and a
-// metrics service that answers from a table. Callbacks run synchronously, so
-// one sync_all() is one complete pass.
+// metrics service that answers from a table. The fakes answer at once; the
+// loop runs on a runtime thread, and a test waits for a complete pass.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "async_test_support.hpp"
 #include "fedmetrics/controller/hpa_controller.hpp"
 #include "fedmetrics/controller/metrics_gatherer.hpp"
 #include "fedmetrics/k8s/pod.hpp"
@@ -177,6 +178,7 @@ json fhpa(std::string name, std::string target = "web", json labels = json::obje
 }
 
 struct Fixture {
+  clusterclient::ClientRuntime runtime{1};  // first: it outlives the controller
   std::shared_ptr<MemoryControlPlane> cp = std::make_shared<MemoryControlPlane>();
   std::shared_ptr<TableMetrics> metrics = std::make_shared<TableMetrics>();
   std::shared_ptr<PodMember> member1 = std::make_shared<PodMember>("member1", std::vector<std::string>{"web-a"});
@@ -187,13 +189,9 @@ struct Fixture {
   explicit Fixture(ControllerOptions options = {}) {
     members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{member1, member2});
     options.clock = [] { return at(0); };
-    controller = std::make_unique<HpaController>(cp, metrics, members, options);
+    controller = std::make_unique<HpaController>(runtime.executor(), cp, metrics, members, options);
   }
-  void pass() {
-    bool done = false;
-    controller->sync_all([&] { done = true; });
-    REQUIRE(done);
-  }
+  void pass() { REQUIRE(testing::complete_pass(*controller)); }
 };
 
 TEST_CASE("HpaController: scales up from the pods of every member, same-named pods counted apart") {

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "fedmetrics/clusterclient/https_client.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
 
 namespace fedmetrics::controller {
@@ -71,21 +72,32 @@ TEST_CASE("LeaderElection: the holder renews without a transition; a released Le
   CHECK_FALSE(released_lease(lease("a", 10), "b"));
 }
 
-// One Lease with a resourceVersion, as the control plane keeps it.
+// One Lease with a resourceVersion, as the control plane keeps it. Answers at once.
 struct MemoryLeases : LeaseClient {
   std::mutex mutex;
   std::optional<json> stored;
   int version = 1;
-  k8s::Expected<std::optional<json>> get(const std::string&, const std::string&, Deadline) override {
+  void get(const std::string& ns, const std::string& name, Deadline deadline,
+           Done<std::optional<json>> done) override {
+    done(get_now(ns, name, deadline));
+  }
+  void create(const std::string& ns, const json& l, Deadline deadline, Done<json> done) override {
+    done(create_now(ns, l, deadline));
+  }
+  void update(const std::string& ns, const std::string& name, const json& l, Deadline deadline,
+              Done<json> done) override {
+    done(update_now(ns, name, l, deadline));
+  }
+  k8s::Expected<std::optional<json>> get_now(const std::string&, const std::string&, Deadline) {
     std::lock_guard lock(mutex);
     return stored;
   }
-  k8s::Expected<json> create(const std::string&, const json& l, Deadline) override {
+  k8s::Expected<json> create_now(const std::string&, const json& l, Deadline) {
     std::lock_guard lock(mutex);
     if (stored) return k8s::Error{"AlreadyExists"};
     return write(l);
   }
-  k8s::Expected<json> update(const std::string&, const std::string&, const json& l, Deadline) override {
+  k8s::Expected<json> update_now(const std::string&, const std::string&, const json& l, Deadline) {
     std::lock_guard lock(mutex);
     if (!stored || l["metadata"].value("resourceVersion", "") != (*stored)["metadata"]["resourceVersion"])
       return k8s::Error{"Conflict"};
@@ -103,6 +115,7 @@ struct MemoryLeases : LeaseClient {
 };
 
 TEST_CASE("LeaderElection: two electors, one leader; the other takes over when it stops") {
+  clusterclient::ClientRuntime runtime(1);
   auto leases = std::make_shared<MemoryLeases>();
   std::atomic<int> started_a{0}, started_b{0};
   auto options = [&](std::string id) {
@@ -114,8 +127,8 @@ TEST_CASE("LeaderElection: two electors, one leader; the other takes over when i
     o.retry_period = std::chrono::milliseconds(20);
     return o;
   };
-  LeaderElector a(leases, options("a"));
-  LeaderElector b(leases, options("b"));
+  LeaderElector a(runtime.executor(), leases, options("a"));
+  LeaderElector b(runtime.executor(), leases, options("b"));
   a.start();
   b.start();
   auto until = [](auto predicate) {
@@ -137,36 +150,44 @@ TEST_CASE("LeaderElection: two electors, one leader; the other takes over when i
 }
 
 // A control plane that turns slow: every call then takes until its deadline
-// and fails, as the HTTPS client does when the control plane does not answer.
+// and fails, as the HTTPS client does when the control plane does not answer
+// (the answer comes from a thread of the fake's, as the client's would).
 struct SlowLeases : MemoryLeases {
   using Clock = std::chrono::steady_clock;
   std::atomic<bool> slow{false};
   std::mutex times_mutex;
   std::vector<Clock::duration> budgets;  // deadline - call time, of every call made while slow
   Clock::time_point last_write{};        // when the last successful write was made
-  k8s::Expected<std::optional<json>> get(const std::string& ns, const std::string& name, Deadline deadline) override {
-    if (stall(deadline)) return k8s::Error{"GET lease: timeout"};
-    return MemoryLeases::get(ns, name, deadline);
+  std::vector<std::thread> stalled;      // guarded by times_mutex
+  ~SlowLeases() override {
+    for (auto& t : stalled) t.join();
   }
-  k8s::Expected<json> create(const std::string& ns, const json& l, Deadline deadline) override {
-    if (stall(deadline)) return k8s::Error{"POST lease: timeout"};
-    auto out = MemoryLeases::create(ns, l, deadline);
+  void get(const std::string& ns, const std::string& name, Deadline deadline,
+           Done<std::optional<json>> done) override {
+    if (stall(deadline, [done] { done(k8s::Error{"GET lease: timeout"}); })) return;
+    done(get_now(ns, name, deadline));
+  }
+  void create(const std::string& ns, const json& l, Deadline deadline, Done<json> done) override {
+    if (stall(deadline, [done] { done(k8s::Error{"POST lease: timeout"}); })) return;
+    auto out = create_now(ns, l, deadline);
     if (out) wrote();
-    return out;
+    done(std::move(out));
   }
-  k8s::Expected<json> update(const std::string& ns, const std::string& name, const json& l, Deadline deadline) override {
-    if (stall(deadline)) return k8s::Error{"PUT lease: timeout"};
-    auto out = MemoryLeases::update(ns, name, l, deadline);
+  void update(const std::string& ns, const std::string& name, const json& l, Deadline deadline,
+              Done<json> done) override {
+    if (stall(deadline, [done] { done(k8s::Error{"PUT lease: timeout"}); })) return;
+    auto out = update_now(ns, name, l, deadline);
     if (out) wrote();
-    return out;
+    done(std::move(out));
   }
-  bool stall(Deadline deadline) {
+  bool stall(Deadline deadline, std::function<void()> fail) {
     if (!slow) return false;
-    {
-      std::lock_guard lock(times_mutex);
-      budgets.push_back(deadline - Clock::now());
-    }
-    std::this_thread::sleep_until(deadline);
+    std::lock_guard lock(times_mutex);
+    budgets.push_back(deadline - Clock::now());
+    stalled.emplace_back([deadline, fail] {
+      std::this_thread::sleep_until(deadline);
+      fail();
+    });
     return true;
   }
   void wrote() {
@@ -177,6 +198,7 @@ struct SlowLeases : MemoryLeases {
 
 TEST_CASE("LeaderElection: a slow control plane: the leader steps down within the renew deadline, before the lease expires") {
   using namespace std::chrono_literals;
+  clusterclient::ClientRuntime runtime(1);
   auto leases = std::make_shared<SlowLeases>();
   std::atomic<int> stopped{0};
   std::atomic<std::int64_t> stopped_at{0};
@@ -189,7 +211,7 @@ TEST_CASE("LeaderElection: a slow control plane: the leader steps down within th
     ++stopped;
     stopped_at = std::chrono::steady_clock::now().time_since_epoch().count();
   };
-  LeaderElector a(leases, o);
+  LeaderElector a(runtime.executor(), leases, o);
   a.start();
   auto until = [](auto predicate, int tenths) {
     for (int i = 0; i < tenths * 10 && !predicate(); ++i) std::this_thread::sleep_for(10ms);
@@ -198,7 +220,7 @@ TEST_CASE("LeaderElection: a slow control plane: the leader steps down within th
   REQUIRE(until([&] { return a.leading(); }, 30));
   std::this_thread::sleep_for(250ms);  // a few renewals
   leases->slow = true;
-  REQUIRE(until([&] { return !a.leading(); }, 30));
+  REQUIRE(until([&] { return !a.leading() && stopped.load() >= 1; }, 30));  // the callback just after
   CHECK(stopped.load() == 1);
   std::chrono::steady_clock::time_point last_write;
   {
@@ -220,6 +242,7 @@ TEST_CASE("LeaderElection: a slow control plane: the leader steps down within th
 
 TEST_CASE("LeaderElection: the Lease seen held by another replica: stop leading at once") {
   using namespace std::chrono_literals;
+  clusterclient::ClientRuntime runtime(1);
   auto leases = std::make_shared<MemoryLeases>();
   std::atomic<int> stopped{0};
   ElectionOptions o;
@@ -228,7 +251,7 @@ TEST_CASE("LeaderElection: the Lease seen held by another replica: stop leading 
   o.renew_deadline = 20s;
   o.retry_period = 20ms;
   o.on_stopped_leading = [&] { ++stopped; };
-  LeaderElector a(leases, o);
+  LeaderElector a(runtime.executor(), leases, o);
   a.start();
   for (int i = 0; i < 300 && !a.leading(); ++i) std::this_thread::sleep_for(10ms);
   REQUIRE(a.leading());
@@ -238,7 +261,8 @@ TEST_CASE("LeaderElection: the Lease seen held by another replica: stop leading 
     taken["spec"]["holderIdentity"] = "b";  // b took it (a's view of the Lease had expired elsewhere)
     leases->write(taken);
   }
-  for (int i = 0; i < 300 && a.leading(); ++i) std::this_thread::sleep_for(10ms);
+  // (The callback comes just after leading() turns false, on the elector's strand.)
+  for (int i = 0; i < 300 && (a.leading() || stopped.load() == 0); ++i) std::this_thread::sleep_for(10ms);
   CHECK_FALSE(a.leading());
   CHECK(stopped.load() == 1);
   a.stop();

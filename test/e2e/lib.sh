@@ -24,6 +24,12 @@ check() {  # check "description" command...
 finish() {
   if [ "$E2E_FAILURES" -ne 0 ]; then
     echo "$E2E_FAILURES check(s) failed"
+    # What the program said, before the temp dir goes (the test's own log files).
+    for log in "$E2E_TMP"/*.log; do
+      [ -f "$log" ] || continue
+      echo "--- last lines of $(basename "$log"):"
+      tail -n "${E2E_LOG_LINES:-40}" "$log"
+    done
     exit 1
   fi
   echo "all checks passed"

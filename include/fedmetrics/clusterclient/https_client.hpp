@@ -20,6 +20,7 @@
 
 #include "fedmetrics/aggregator/member_cluster.hpp"
 #include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include "fedmetrics/transport/executor.hpp"
 
 namespace fedmetrics::clusterclient {
 
@@ -67,6 +68,8 @@ class ClientRuntime {
   // clients made on this runtime may still be destroyed afterwards (the
   // io_context lives until the runtime itself goes).
   void stop();
+  // Where the loops' coroutines run (transport/async.hpp): the same threads.
+  [[nodiscard]] async::Executor executor();
 
   struct Impl;
   Impl& impl() { return *impl_; }

@@ -22,7 +22,6 @@
 #include <chrono>
 #include <memory>
 #include <filesystem>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -31,7 +30,6 @@
 #include "fedmetrics/clusterclient/https_client.hpp"
 #include "fedmetrics/clusterclient/member_plan.hpp"
 #include "fedmetrics/clusterclient/member_set.hpp"
-#include "fedmetrics/clusterclient/periodic_thread.hpp"
 #include "fedmetrics/clusterclient/reflector.hpp"
 
 namespace fedmetrics::clusterclient {
@@ -60,14 +58,12 @@ class KarmadaClusterSource final : public RefreshingMemberSource {
   void stop() override;
 
  private:
-  struct Pending;
-  // GETs `paths` at once; every answer, or nullopt when stop() came first.
-  std::optional<std::vector<HttpResult>> fetch(const std::vector<std::string>& paths, Deadline deadline);
-  void poll();
+  // The polling coroutine and what it awaits (transport/async.hpp): a poll
+  // runs on its strand, which is the only place that replaces client_ and
+  // clusters_ after the constructor.
+  struct Loop;
   // (Re)starts the watch of Cluster objects on client_.
   void watch_clusters();
-  // The Cluster objects: from the watch once it has listed, else listed now.
-  std::optional<k8s::Expected<std::vector<k8s::Expected<k8s::KarmadaCluster>>>> current_clusters(Deadline deadline);
   // A changed --karmada-kubeconfig (a rotated token or certificate, another
   // server) is read again before a poll; one that cannot be used is logged
   // and the previous one kept.
@@ -83,20 +79,15 @@ class KarmadaClusterSource final : public RefreshingMemberSource {
   std::shared_ptr<HttpsClient> client_;
   MemberSet members_;
 
-  // stop() cancels the poll's wait for answers.
-  std::mutex mutex_;
-  bool stopping_ = false;
-  std::shared_ptr<Pending> pending_;
-
   // The poller's own state, for logging changes once.
   bool polled_ok_ = false;
   std::string last_failure_;
   std::set<std::string> last_left_out_;
 
-  PeriodicThread poller_;  // started once the rest is in place
-  // After the poller: destroyed first, so that its callback (which wakes the
-  // poller) never outlives it, even when the constructor throws.
-  std::unique_ptr<Reflector> clusters_;  // replaced with client_, on the poller thread (and in the constructor)
+  std::unique_ptr<Loop> loop_;  // started once the rest is in place
+  // After the loop: destroyed first, so that its callback (which wakes the
+  // loop) never outlives it, even when the constructor throws.
+  std::unique_ptr<Reflector> clusters_;  // replaced with client_, on the loop's strand (and in the constructor)
   std::string last_plan_inputs_;         // the callback's own: what the member plan reads, last time
 };
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "fedmetrics/clusterclient/member_set.hpp"
-#include "fedmetrics/clusterclient/periodic_thread.hpp"
+#include "fedmetrics/transport/periodic.hpp"
 
 namespace fedmetrics::clusterclient {
 
@@ -50,7 +50,7 @@ class KubeconfigMemberSource final : public RefreshingMemberSource {
   KubeconfigSourceOptions options_;
   MemberSet members_;
   std::map<std::filesystem::path, std::filesystem::file_time_type> file_times_;  // the file watcher's
-  PeriodicThread file_watcher_;  // last: started once the rest is in place
+  async::Periodic file_watcher_;  // last: started once the rest is in place
 };
 
 }  // namespace fedmetrics::clusterclient

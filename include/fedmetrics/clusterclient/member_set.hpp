@@ -3,7 +3,8 @@
 // member, kept in step with the list of endpoints the source currently names
 // (kubeconfig contexts, Karmada Cluster objects), and published as an
 // immutable snapshot swapped whole. Each member's capability discovery runs
-// (and its health probe) in the background on this set's own thread (never on the request path):
+// (and its health probe) in the background, a coroutine on the runtime's
+// threads (transport/async.hpp; never on the request path):
 // every `discovery_interval`, and with backoff after a failure; an
 // unreachable member is retried, never forgotten. What a member serves is
 // logged when it changes, not on every refresh.
@@ -19,11 +20,11 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "fedmetrics/aggregator/member_cluster.hpp"
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/transport/executor.hpp"
 
 namespace fedmetrics::clusterclient {
 
@@ -42,7 +43,7 @@ enum class OnBadEndpoint {
 
 class MemberSet {
  public:
-  // Starts the discovery thread; the set is empty until the first reconcile().
+  // Starts the discovery loop; the set is empty until the first reconcile().
   MemberSet(ClientRuntime& runtime, MemberSetOptions options);
   ~MemberSet();
   MemberSet(const MemberSet&) = delete;
@@ -68,7 +69,7 @@ class MemberSet {
   // Blocks until every member has had one discovery attempt or `timeout` passed.
   void wait_for_first_discovery(std::chrono::milliseconds timeout);
 
-  // Stops the discovery thread and drops the members; no discovery starts
+  // Stops the discovery loop and drops the members; no discovery starts
   // after it returns. Call it before destroying the ClientRuntime they use.
   void stop();
 
@@ -86,21 +87,24 @@ class MemberSet {
   // arrives after this set is gone finds valid memory (and does nothing).
   struct Shared {
     std::mutex mutex;
-    std::condition_variable wake;
+    std::condition_variable wake;             // wait_for_first_discovery
+    std::shared_ptr<async::Wakeup> wakeup;    // the discovery loop
+    void changed();                           // both, with `mutex` held
     std::map<std::string, Member> members;  // by name
     std::map<std::string, ClusterEndpoint> rejected;  // endpoints already refused and logged, by name
     bool reconciled = false;
     bool stopping = false;
   };
 
-  void run();
   void discover(const std::string& name);  // with shared_->mutex held
+  // The next discovery due, started; when the one after it is due. On the loop's strand.
+  std::chrono::steady_clock::time_point discover_due();
 
   ClientRuntime& runtime_;
   MemberSetOptions options_;
   std::atomic<std::shared_ptr<const aggregator::MemberSnapshot>> snapshot_;
   std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
-  std::thread thread_;
+  std::unique_ptr<async::Job> discovery_;  // last: started once the rest is in place
 };
 
 // The member sources built on a MemberSet: refreshed in the background, so
@@ -112,7 +116,7 @@ class RefreshingMemberSource : public aggregator::MemberSource {
   [[nodiscard]] std::shared_ptr<const aggregator::MemberSnapshot> snapshot() const override = 0;
   // Blocks until every member has had one discovery attempt or `timeout` passed.
   virtual void wait_for_first_discovery(std::chrono::milliseconds timeout) = 0;
-  // Stops every background thread and drops the member clients.
+  // Stops every background loop and drops the member clients.
   virtual void stop() = 0;
 };
 

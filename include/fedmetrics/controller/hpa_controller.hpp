@@ -10,20 +10,22 @@
 // the status subresource and records Events with the upstream reasons.
 // A FederatedHPA whose previous sync has not finished is skipped, so a slow
 // member never stretches the cadence.
+//
+// Every sync is a coroutine on the loop's strand (transport/async.hpp), a
+// child of the current leadership term: when this replica stops leading,
+// cancel_in_flight() cancels the term, and each sync in flight stops before
+// its next write (scale, status, Event). stop() cancels the ticker and every
+// sync and returns once none runs.
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
-#include <thread>
 
 #include "fedmetrics/aggregator/member_cluster.hpp"
 #include "fedmetrics/aggregator/metrics_service.hpp"
 #include "fedmetrics/autoscaler/autoscaler.hpp"
 #include "fedmetrics/controller/control_plane.hpp"
+#include "fedmetrics/transport/executor.hpp"
 
 namespace fedmetrics::controller {
 
@@ -34,7 +36,8 @@ struct ControllerOptions {
   std::chrono::milliseconds member_timeout{3'000};  // pod lists
   autoscaler::ControllerConfig algorithm;
   std::function<k8s::Timestamp()> clock;          // wall clock (status times, readiness)
-  // When set, a tick syncs only while this says so (the leader election).
+  // When set, a tick syncs only while this says so (the leader election);
+  // losing the lease also calls cancel_in_flight(), which fences the writes.
   std::function<bool()> active;
 };
 
@@ -44,30 +47,33 @@ struct ControllerStats {
   std::uint64_t errors = 0;
   std::uint64_t skipped_busy = 0;  // previous sync still running at the tick
   std::uint64_t synced_on_create = 0;  // new FederatedHPAs synced when their watch event came
-  std::uint64_t cancelled_writes = 0;  // writes not made: the sync's leadership term had ended
+  std::uint64_t cancelled_syncs = 0;  // syncs stopped before their next write: their leadership term ended
 };
 
 class HpaController {
  public:
-  HpaController(std::shared_ptr<ControlPlane> control_plane, std::shared_ptr<aggregator::MetricsService> metrics,
+  // Its coroutines run on a strand of `executor` (the member clients' runtime).
+  HpaController(async::Executor executor, std::shared_ptr<ControlPlane> control_plane, std::shared_ptr<aggregator::MetricsService> metrics,
                 std::shared_ptr<aggregator::MemberSource> members, ControllerOptions options);
   ~HpaController();
   HpaController(const HpaController&) = delete;
   HpaController& operator=(const HpaController&) = delete;
 
-  // Starts the loop on its own thread (first pass at once).
+  // Starts the ticker (first pass at once).
   void start();
-  // Stops the loop; syncs in flight finish on the client threads but start nothing new.
+  // Cancels the ticker and every sync in flight; returns once none runs.
+  // Call it before the runtime under `executor` stops.
   void stop();
   // A pass now rather than at the next tick (this replica just became the
   // leader); the cadence then continues from this pass. Thread-safe.
   void sync_soon();
-  // One pass over every FederatedHPA; `done` when each has finished (tests, `--once`).
+  // One pass over every FederatedHPA; `done` (on the loop's strand) when each
+  // has finished (tests). Thread-safe.
   void sync_all(std::function<void()> done);
-  // This replica stopped leading (client-go's OnStoppedLeading): every sync
-  // in flight makes no further write (scale, status, Event), and the next
-  // sync of each FederatedHPA starts again from the object's status.
-  // Thread-safe; returns at once.
+  // This replica stopped leading (client-go's OnStoppedLeading): the term's
+  // syncs are cancelled, each before its next write (scale, status, Event),
+  // and the next sync of each FederatedHPA starts again from the object's
+  // status. Thread-safe; returns at once (the cancellation runs on the strand).
   void cancel_in_flight();
 
   [[nodiscard]] ControllerStats stats() const;
@@ -75,7 +81,6 @@ class HpaController {
  private:
   struct State;
   std::shared_ptr<State> state_;
-  std::thread thread_;
 };
 
 }  // namespace fedmetrics::controller

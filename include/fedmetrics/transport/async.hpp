@@ -1,0 +1,217 @@
+#pragma once
+// The one async style of fedmetrics outside the transport's own sessions:
+// C++20 coroutines (Asio awaitables) on a strand, owned by a scope.
+//
+// - Job: a component's long-running coroutine (a loop, a poller, the
+//   leader election) on a strand of its own; stop() cancels it and returns
+//   once it has ended, so nothing of the component runs after its owner
+//   stopped it.
+// - TaskGroup: children of a coroutine (the syncs of one pass, the writes of
+//   one leadership term) that are cancelled together and waited for.
+// - await_callback: the ports (ControlPlane, MetricsService, HttpsClient, the
+//   Lease client) keep their callback form, which the test fakes implement;
+//   a coroutine awaits them through this adapter, resuming on its strand.
+//
+// Cancellation is Asio's: a terminal cancellation makes the coroutine's
+// next co_await throw boost::system::system_error(operation_aborted), so a
+// cancelled scope stops before its next write. A callback already asked for
+// is still awaited (the ports answer by their deadlines), never abandoned.
+//
+// Heavy (Asio): include it only in .cpp files that run coroutines.
+#include <utility>  // before Asio's awaitable.hpp with GCC 12 coroutines
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "fedmetrics/transport/executor.hpp"
+
+namespace fedmetrics::async {
+
+namespace asio = boost::asio;
+using Strand = asio::strand<asio::any_io_executor>;
+template <class T = void>
+using Task = asio::awaitable<T>;
+
+struct Executor::Impl {
+  asio::any_io_executor executor;
+};
+inline Executor wrap(asio::any_io_executor executor) {
+  return Executor(std::make_shared<const Executor::Impl>(Executor::Impl{std::move(executor)}));
+}
+// A new strand on the executor's io_context.
+Strand make_strand(const Executor& executor);
+
+// Whether an exception is the cancellation of the coroutine that caught it.
+bool is_cancellation(const std::exception& e);
+
+// Throws the cancellation (operation_aborted) when the calling coroutine was
+// cancelled: for what is not a co_await of an async operation (a write to
+// shared memory, a fire-and-forget Event) and must not happen after it.
+Task<void> throw_if_cancelled();
+
+// Waits `duration`; false when the wait was cancelled (the caller decides
+// whether that ends it: a cancelled coroutine's next co_await throws anyway).
+Task<bool> sleep_for(std::chrono::steady_clock::duration duration);
+
+// Calls `initiate(done)` and resumes with the value `done` is called with,
+// on the coroutine's executor, whichever thread calls `done` and even when it
+// is called before `initiate` returns. A second call of `done` is ignored.
+template <class T, class Initiate>
+Task<T> await_callback(Initiate initiate) {
+  return asio::async_initiate<const asio::use_awaitable_t<>&, void(T)>(
+      [initiate = std::move(initiate)](auto handler) mutable {
+        using Handler = decltype(handler);
+        struct Once {
+          explicit Once(Handler h) : handler(std::move(h)) {}
+          std::atomic<bool> called{false};
+          Handler handler;
+        };
+        auto once = std::make_shared<Once>(std::move(handler));
+        initiate(std::function<void(T)>([once](T value) {
+          if (once->called.exchange(true)) return;
+          auto executor = asio::get_associated_executor(once->handler);
+          asio::post(executor, [once, value = std::move(value)]() mutable { std::move(once->handler)(std::move(value)); });
+        }));
+      },
+      asio::use_awaitable);
+}
+
+// The same, cancellable: when the awaiting coroutine is cancelled before
+// `done` is called, it resumes at once with `on_cancel` (and `done` is
+// ignored when it comes). For waits whose answer is worthless to a
+// coroutine that is stopping (a poll's fetches).
+//
+// GCC 12: pass `on_cancel` as a named local, never as a temporary built in
+// the co_await expression: such a temporary is copied bitwise into the
+// coroutine frame, and a short std::string inside it then points at the
+// old copy's buffer (ASan: "free on address which was not malloc()-ed",
+// the Reloader's first trust reload).
+template <class T, class Initiate>
+Task<T> await_callback_or(Initiate initiate, T on_cancel) {
+  return asio::async_initiate<const asio::use_awaitable_t<>&, void(T)>(
+      [initiate = std::move(initiate), on_cancel = std::move(on_cancel)](auto handler) mutable {
+        using Handler = decltype(handler);
+        struct Once {
+          Once(Handler h, T c) : handler(std::move(h)), on_cancel(std::move(c)) {}
+          std::atomic<bool> called{false};
+          Handler handler;
+          T on_cancel;
+          void complete(T value, const std::shared_ptr<Once>& self) {
+            if (called.exchange(true)) return;
+            auto executor = asio::get_associated_executor(handler);
+            asio::post(executor, [self, value = std::move(value)]() mutable { std::move(self->handler)(std::move(value)); });
+          }
+        };
+        auto slot = asio::get_associated_cancellation_slot(handler);
+        auto once = std::make_shared<Once>(std::move(handler), std::move(on_cancel));
+        // The slot's handler holds only the shared pointer (the value waits in `once`).
+        if (slot.is_connected())
+          slot.assign([once](asio::cancellation_type) { once->complete(std::move(once->on_cancel), once); });
+        initiate(std::function<void(T)>([once](T value) { once->complete(std::move(value), once); }));
+      },
+      asio::use_awaitable);
+}
+
+// Wakes a coroutine's wait early (a periodic loop told that something
+// changed). wait_for() is for the coroutine on `strand`; notify() for any
+// thread. Notifications before a wait are kept (one for any number).
+class Wakeup {
+ public:
+  explicit Wakeup(Strand strand);
+  void notify();
+  // Ends after `duration`, or at once after a notify(); false when cancelled.
+  Task<bool> wait_for(std::chrono::steady_clock::duration duration);
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+// At most `limit` holders at a time (a pass's concurrent syncs). Strand-only.
+class Semaphore {
+ public:
+  explicit Semaphore(std::size_t limit) : limit_(limit == 0 ? 1 : limit) {}
+  // Waits for a place; throws the cancellation when cancelled while waiting.
+  Task<void> acquire();
+  void release();
+
+ private:
+  std::size_t limit_;
+  std::size_t held_ = 0;
+  std::deque<std::shared_ptr<asio::steady_timer>> waiting_;
+};
+
+// Children coroutines of one owner on one strand, cancelled together (a
+// leadership term ends) and waited for (the owner stops). Strand-only,
+// except that children hold the group's state, so a child outliving the
+// group object is harmless.
+class TaskGroup {
+ public:
+  explicit TaskGroup(Strand strand);
+  TaskGroup(const TaskGroup&) = delete;
+  TaskGroup& operator=(const TaskGroup&) = delete;
+  // Starts `task` as a child. An exception other than the cancellation is logged with `what`.
+  void spawn(Task<void> task, std::string what);
+  // Terminal cancellation of every child running now (not of those spawned after).
+  void cancel();
+  // Until no child runs. When the awaiting coroutine is cancelled meanwhile,
+  // the children are cancelled and still waited for: a parent never ends
+  // before its children. Await it right after a co_await that would have
+  // thrown the parent's cancellation (nothing in between suspends), so that
+  // no child is left running unwaited.
+  Task<void> join();
+  [[nodiscard]] std::size_t size() const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+// Runs `body()` on `strand` and blocks the calling thread until it has
+// ended (start-up work that must be done before going on, a final drain at
+// stop). Rethrows its exception. Never from a thread of the io_context.
+// As for Job::start, `body` is a plain lambda returning the Task of a named
+// coroutine (STYLE: never a capturing lambda as a coroutine).
+void run_and_wait(const Strand& strand, std::function<Task<void>()> body);
+
+// A component's coroutine: started once, stopped once.
+class Job {
+ public:
+  Job() = default;
+  ~Job() { stop(); }
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+  // Runs `body()` on `strand`. An exception other than the cancellation is logged with `name`.
+  void start(Strand strand, std::string name, std::function<Task<void>()> body);
+  // Cancels the coroutine (terminal) and returns once it has ended (at once
+  // when it already has, or never started). Not from the coroutine itself.
+  // The io_context must still run (the owner stops the runtime after it).
+  void stop();
+  [[nodiscard]] bool running() const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace fedmetrics::async
