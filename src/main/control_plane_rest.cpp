@@ -5,11 +5,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include "fedmetrics/autoscaler/distributor.hpp"
 #include "fedmetrics/clusterclient/kubeconfig.hpp"
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
 #include "fedmetrics/k8s/karmada_cluster.hpp"
 #include "fedmetrics/k8s/status.hpp"
 #include "fedmetrics/k8s/time.hpp"
+#include "main/rest_json.hpp"
 
 namespace fedmetrics::cli {
 
@@ -19,11 +21,16 @@ namespace {
 
 constexpr std::string_view kFederatedHpas = "/apis/autoscaling.karmada.io/v1alpha1";
 
-std::string scale_path(const std::string& ns, const autoscaler::CrossVersionObjectReference& target) {
+// The target template itself (a Deployment in the control plane).
+std::string target_path(const std::string& ns, const autoscaler::CrossVersionObjectReference& target) {
   auto r = controller::target_resource(target);
   std::string base = r.group.empty() ? "/api/" + r.version : "/apis/" + r.group + "/" + r.version;
   return base + "/namespaces/" + clusterclient::escape_path_segment(ns) + "/" + r.resource + "/" +
-         clusterclient::escape_path_segment(target.name) + "/scale";
+         clusterclient::escape_path_segment(target.name);
+}
+
+std::string scale_path(const std::string& ns, const autoscaler::CrossVersionObjectReference& target) {
+  return target_path(ns, target) + "/scale";
 }
 
 k8s::Expected<controller::Scale> scale_from(const json& doc) {
@@ -40,39 +47,6 @@ k8s::Expected<controller::Scale> scale_from(const json& doc) {
   } catch (const json::exception& e) {
     return k8s::Error{std::string("the scale subresource answered a malformed Scale: ") + e.what()};
   }
-}
-
-// One request to the control plane; `done` gets the HTTP status (0 when
-// there was no answer) and the JSON answer or an error naming the request.
-void send_json(clusterclient::HttpsClient& client, std::string method, std::string path, std::string content_type,
-               std::string body, std::chrono::steady_clock::time_point deadline,
-               std::function<void(int, k8s::Expected<json>)> done) {
-  clusterclient::OutgoingRequest request;
-  request.method = std::move(method);
-  std::string what = request.method + " " + path;
-  request.target = std::move(path);
-  request.content_type = std::move(content_type);
-  request.body = std::move(body);
-  // Writes that can be sent twice without harm (retry_policy.hpp): a merge
-  // PATCH sets the same fields again (a status, an Event's count). Not a PUT,
-  // although each carries its resourceVersion: a replay of one the server
-  // applied would fail with 409 and report a scale or a Lease renewal as
-  // failed when it was not (Go's transport does not replay PUT either).
-  // POSTs (a new Event, a new Lease) are not replayed.
-  request.replayable = request.method == "PATCH";
-  client.send(std::move(request), deadline,
-                [what, done = std::move(done)](clusterclient::HttpResult result) {
-                  if (auto* e = std::get_if<aggregator::MemberError>(&result)) return done(0, k8s::Error{what + ": " + e->message});
-                  auto& reply = std::get<clusterclient::HttpReply>(result);
-                  auto doc = json::parse(reply.body, nullptr, false);
-                  if (reply.status < 200 || reply.status > 299) {
-                    std::string message = what + ": HTTP " + std::to_string(reply.status);
-                    if (auto status = k8s::Status::from_json(doc)) message = what + ": " + status->message;
-                    return done(reply.status, k8s::Error{message});
-                  }
-                  if (doc.is_discarded()) return done(reply.status, k8s::Error{what + ": the answer is not JSON"});
-                  done(reply.status, std::move(doc));
-                });
 }
 
 // core/v1 Events, written as the EventRecorder decides (POST a new one,
@@ -256,6 +230,32 @@ void RestControlPlane::update_status(const std::string& namespace_name, const st
            "/federatedhpas/" + clusterclient::escape_path_segment(name) + "/status",
        "application/merge-patch+json", json{{"status", std::move(status)}}.dump(),
        [done = std::move(done)](k8s::Expected<json> doc) {
+         if (!doc) return done(doc.error());
+         done(true);
+       });
+}
+
+void RestControlPlane::set_retain_replicas(const std::string& namespace_name,
+                                           const autoscaler::CrossVersionObjectReference& target, bool retain,
+                                           controller::Done<bool> done) {
+  // A merge patch of the one label: the template's other labels and its spec stay as they are.
+  json value = retain ? json("true") : json(nullptr);
+  json patch = {{"metadata", {{"labels", {{std::string(autoscaler::kRetainReplicasLabel), value}}}}}};
+  call("PATCH", target_path(namespace_name, target), "application/merge-patch+json", patch.dump(),
+       [done = std::move(done)](k8s::Expected<json> doc) {
+         if (!doc) return done(doc.error());
+         done(true);
+       });
+}
+
+void RestControlPlane::set_distribution_annotation(const std::string& namespace_name, const std::string& name,
+                                                   std::optional<std::string> value, controller::Done<bool> done) {
+  json annotation = value ? json(std::move(*value)) : json(nullptr);
+  json patch = {{"metadata", {{"annotations", {{std::string(autoscaler::kDistributionAnnotation), annotation}}}}}};
+  call("PATCH",
+       std::string(kFederatedHpas) + "/namespaces/" + clusterclient::escape_path_segment(namespace_name) +
+           "/federatedhpas/" + clusterclient::escape_path_segment(name),
+       "application/merge-patch+json", patch.dump(), [done = std::move(done)](k8s::Expected<json> doc) {
          if (!doc) return done(doc.error());
          done(true);
        });

@@ -37,6 +37,10 @@ class RestControlPlane : public controller::ControlPlane {
                      controller::Done<bool> done) override;
   void record_event(const controller::EventSubject& subject, const std::string& type, const std::string& reason,
                     const std::string& message) override;
+  void set_retain_replicas(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
+                           bool retain, controller::Done<bool> done) override;
+  void set_distribution_annotation(const std::string& namespace_name, const std::string& name,
+                                   std::optional<std::string> value, controller::Done<bool> done) override;
 
  private:
   void call(std::string method, std::string path, std::string content_type, std::string body,

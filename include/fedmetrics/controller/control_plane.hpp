@@ -82,6 +82,31 @@ class ControlPlane {
   // type "Normal" or "Warning"; upstream reasons (SuccessfulRescale, FailedGetScale, ...).
   virtual void record_event(const EventSubject& subject, const std::string& type, const std::string& reason,
                             const std::string& message) = 0;
+
+  // Distributed mode (shared/specs/distributed.md). The defaults refuse, so
+  // that a control plane without them cannot run a distributed FederatedHPA.
+  //
+  // Sets (retain true) or removes (false) the label
+  // resourcetemplate.karmada.io/retain-replicas: "true" on the target
+  // template, a merge patch of that label alone: with it Karmada leaves each
+  // member's replica count to the member's HPA.
+  virtual void set_retain_replicas(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
+                                   bool retain, Done<bool> done) {
+    (void)namespace_name;
+    (void)target;
+    (void)retain;
+    done(k8s::Error{"this control plane cannot label the target template"});
+  }
+  // Sets the FederatedHPA's autoscaling.fedmetrics.io/distribution annotation
+  // to `value` (autoscaler::distribution_annotation), or removes it (nullopt),
+  // a merge patch of that annotation alone.
+  virtual void set_distribution_annotation(const std::string& namespace_name, const std::string& name,
+                                           std::optional<std::string> value, Done<bool> done) {
+    (void)namespace_name;
+    (void)name;
+    (void)value;
+    done(k8s::Error{"this control plane cannot annotate the FederatedHPA"});
+  }
 };
 
 // The plural resource and API group of a scale target's kind

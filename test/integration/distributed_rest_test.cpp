@@ -1,0 +1,276 @@
+// Distributed mode's writes against the simulated world, as the live loop
+// will make them: member HPAs created, read, updated (conditionally) and
+// deleted on one member, directly with the member's credentials and through
+// the control plane's cluster proxy (--member-access=proxy); the retain label
+// on the target template and the distribution annotation on the FederatedHPA.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <future>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "child_process.hpp"
+#include "fedmetrics/autoscaler/distributor.hpp"
+#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include "fedmetrics/clusterclient/member_plan.hpp"
+#include "fedmetrics/controller/member_hpa.hpp"
+#include "main/control_plane_rest.hpp"
+#include "main/member_hpas_rest.hpp"
+
+namespace fedmetrics {
+namespace {
+
+using namespace std::chrono_literals;
+using clusterclient::ClusterEndpoint;
+using nlohmann::json;
+
+struct World {
+  std::filesystem::path dir;
+  std::unique_ptr<testing::ChildProcess> sim;
+  std::map<std::string, ClusterEndpoint> members;
+  ClusterEndpoint control_plane;
+
+  World() {
+    dir = std::filesystem::temp_directory_path() / ("fedmetrics-dist-it-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    sim = std::make_unique<testing::ChildProcess>(std::vector<std::string>{
+        FEDMETRICS_BINARY, "sim", "--world", FEDMETRICS_SOURCE_DIR "/test/e2e/karmada.world.yaml", "--out-dir",
+        dir.string()});
+    sim->read_until("world ready", 10s);
+    auto loaded = clusterclient::load_kubeconfig((dir / "members.kubeconfig").string());
+    if (!loaded) throw std::runtime_error(loaded.error().message);
+    for (auto& e : *loaded) members[e.name] = e;
+    auto cp = clusterclient::load_kubeconfig_current_context(kubeconfig());
+    if (!cp) throw std::runtime_error(cp.error().message);
+    control_plane = *cp;
+  }
+  ~World() {
+    sim.reset();
+    std::filesystem::remove_all(dir);
+  }
+  [[nodiscard]] std::string kubeconfig() const { return (dir / "karmada.kubeconfig").string(); }
+  // The member reached as --member-access=proxy reaches it: the control
+  // plane's credentials on its cluster proxy.
+  [[nodiscard]] ClusterEndpoint through_proxy(const std::string& member) const {
+    ClusterEndpoint e = control_plane;
+    e.name = member;
+    e.server = clusterclient::cluster_proxy_server(control_plane.server, member);
+    return e;
+  }
+  static World& get() {
+    static World world;
+    return world;
+  }
+};
+
+// Waits for a callback-style answer.
+template <class T, class F>
+k8s::Expected<T> wait_for(F&& start) {
+  auto promise = std::make_shared<std::promise<k8s::Expected<T>>>();
+  auto future = promise->get_future();
+  start([promise](k8s::Expected<T> result) { promise->set_value(std::move(result)); });
+  if (future.wait_for(15s) != std::future_status::ready) throw std::runtime_error("no answer within 15 s");
+  return future.get();
+}
+
+json federated_hpa() {
+  return json::parse(R"({
+    "apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "FederatedHPA",
+    "metadata": {"name": "nginx", "namespace": "default",
+                 "annotations": {"autoscaling.fedmetrics.io/mode": "distributed"}},
+    "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "nginx"},
+             "minReplicas": 2, "maxReplicas": 9,
+             "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}],
+             "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60}}}})");
+}
+
+// A GET on the control plane, for checking what the patches did.
+json control_plane_get(clusterclient::ClientRuntime& runtime, const std::string& path) {
+  clusterclient::HttpsClient client(runtime, World::get().control_plane);
+  auto result = wait_for<json>([&](auto done) {
+    client.get(path, std::chrono::steady_clock::now() + 10s, [done](clusterclient::HttpResult r) {
+      auto* reply = std::get_if<clusterclient::HttpReply>(&r);
+      if (reply == nullptr || reply->status != 200) return done(k8s::Error{clusterclient::describe(r)});
+      done(json::parse(reply->body));
+    });
+  });
+  if (!result) throw std::runtime_error(result.error().message);
+  return *result;
+}
+
+TEST_CASE("member HPAs over HTTPS: direct and through the cluster proxy", "[integration][distributed]") {
+  World& world = World::get();
+  clusterclient::ClientRuntime runtime;
+  const bool proxy = GENERATE(false, true);
+  INFO((proxy ? "through the cluster proxy" : "directly"));
+  auto endpoint_of = [&](const std::string& member) {
+    return proxy ? world.through_proxy(member) : world.members.at(member);
+  };
+  auto member1 = cli::make_member_hpas(runtime, endpoint_of("member1"), 10s);
+  auto member2 = cli::make_member_hpas(runtime, endpoint_of("member2"), 10s);
+  CHECK(member1->member() == "member1");
+  const json fhpa = federated_hpa();
+  const k8s::LabelSelector ours = controller::member_hpa_selector("nginx");
+
+  // Nothing there at first: the plan says create.
+  auto absent = wait_for<std::optional<json>>([&](auto done) { member1->get("default", "nginx", done); });
+  REQUIRE(absent);
+  REQUIRE_FALSE(absent->has_value());
+  autoscaler::MemberDecision decision{{1, 3}, autoscaler::MemberAction::Create};
+  auto plan = controller::plan_member_hpa(fhpa, "member1", decision, *absent);
+  REQUIRE(plan.op == controller::MemberHPAOp::Create);
+  auto created = wait_for<json>([&](auto done) { member1->create(plan.object, done); });
+  REQUIRE(created);
+  CHECK((*created)["spec"]["maxReplicas"] == 3);
+  CHECK_FALSE((*created)["metadata"]["resourceVersion"].get<std::string>().empty());
+
+  // Read back as the member stores it (defaulted): equal, so nothing to do.
+  auto stored = wait_for<std::optional<json>>([&](auto done) { member1->get("default", "nginx", done); });
+  REQUIRE(stored);
+  REQUIRE(stored->has_value());
+  CHECK(controller::plan_member_hpa(fhpa, "member1", {{1, 3}, autoscaler::MemberAction::None}, *stored).op ==
+        controller::MemberHPAOp::None);
+  autoscaler::DistributionMember observed;
+  controller::observe_member_hpa(observed, *stored);
+  CHECK(observed.state == autoscaler::MemberHPAState::Read);
+  CHECK(observed.hpa.max_replicas == 3);
+
+  auto listed = wait_for<std::vector<json>>([&](auto done) { member1->list("", ours, done); });
+  REQUIRE(listed);
+  REQUIRE(listed->size() == 1);
+  CHECK((*listed)[0]["metadata"]["name"] == "nginx");
+  auto elsewhere = wait_for<std::vector<json>>([&](auto done) { member2->list("default", ours, done); });
+  REQUIRE(elsewhere);
+  CHECK(elsewhere->empty());  // each member its own
+
+  // Create again: the member's AlreadyExists, naming the member.
+  auto again = wait_for<json>([&](auto done) { member1->create(plan.object, done); });
+  REQUIRE_FALSE(again);
+  CHECK_THAT(again.error().message, Catch::StartsWith("member1: POST /apis/autoscaling/v2/namespaces/default/"
+                                                      "horizontalpodautoscalers: "));
+  CHECK_THAT(again.error().message, Catch::Contains("already exists"));
+
+  // Max moved: a conditional update.
+  auto update = controller::plan_member_hpa(fhpa, "member1", {{1, 5}, autoscaler::MemberAction::Update}, **stored);
+  REQUIRE(update.op == controller::MemberHPAOp::Update);
+  auto updated = wait_for<json>([&](auto done) { member1->update(update.object, done); });
+  REQUIRE(updated);
+  CHECK((*updated)["spec"]["maxReplicas"] == 5);
+  // The same update again carries the old resourceVersion: the member's Conflict.
+  auto stale = wait_for<json>([&](auto done) { member1->update(update.object, done); });
+  REQUIRE_FALSE(stale);
+  CHECK_THAT(stale.error().message, Catch::Contains("the object has been modified"));
+  json no_version = update.object;
+  no_version["metadata"].erase("resourceVersion");
+  auto unconditional = wait_for<json>([&](auto done) { member1->update(no_version, done); });
+  REQUIRE_FALSE(unconditional);
+  CHECK_THAT(unconditional.error().message, Catch::Contains("resourceVersion"));
+
+  // An HPA of that name that fedmetrics did not create, on member2: refused, and left as it is.
+  json foreign = plan.object;
+  foreign["metadata"].erase("labels");
+  REQUIRE(wait_for<json>([&](auto done) { member2->create(foreign, done); }));
+  auto theirs = wait_for<std::optional<json>>([&](auto done) { member2->get("default", "nginx", done); });
+  REQUIRE(theirs);
+  auto refused = controller::plan_member_hpa(fhpa, "member2", {{1, 6}, autoscaler::MemberAction::Update}, *theirs);
+  CHECK(refused.op == controller::MemberHPAOp::Refuse);
+  CHECK_THAT(refused.message, Catch::StartsWith("member2 has a HorizontalPodAutoscaler default/nginx"));
+  auto none_of_ours = wait_for<std::vector<json>>([&](auto done) { member2->list("default", ours, done); });
+  REQUIRE(none_of_ours);
+  CHECK(none_of_ours->empty());
+
+  // Delete: true, then false (already gone), then the get says absent.
+  for (auto* m : {member1.get(), member2.get()}) {
+    auto deleted = wait_for<bool>([&](auto done) { m->remove("default", "nginx", done); });
+    REQUIRE(deleted);
+    CHECK(*deleted);
+    auto gone = wait_for<bool>([&](auto done) { m->remove("default", "nginx", done); });
+    REQUIRE(gone);
+    CHECK_FALSE(*gone);
+  }
+  auto after = wait_for<std::optional<json>>([&](auto done) { member1->get("default", "nginx", done); });
+  REQUIRE(after);
+  CHECK_FALSE(after->has_value());
+  runtime.stop();
+}
+
+TEST_CASE("control plane: the retain label and the distribution annotation", "[integration][distributed]") {
+  World& world = World::get();
+  clusterclient::ClientRuntime runtime;
+  cli::RestControlPlane control_plane(runtime, world.kubeconfig(), 10s);
+  const autoscaler::CrossVersionObjectReference target{"Deployment", "nginx", "apps/v1"};
+  const std::string deployment = "/apis/apps/v1/namespaces/default/deployments/nginx";
+  const json before = control_plane_get(runtime, deployment);
+
+  auto labelled = wait_for<bool>([&](auto done) { control_plane.set_retain_replicas("default", target, true, done); });
+  REQUIRE(labelled);
+  json d = control_plane_get(runtime, deployment);
+  CHECK(d["metadata"]["labels"]["resourcetemplate.karmada.io/retain-replicas"] == "true");
+  const json before_labels = before["metadata"].value("labels", json::object());
+  REQUIRE_FALSE(before_labels.empty());
+  for (const auto& [key, value] : before_labels.items()) {
+    INFO(key);
+    CHECK(d["metadata"]["labels"][key] == value);  // the other labels kept
+  }
+  CHECK(d["spec"]["replicas"] == before["spec"]["replicas"]);
+
+  auto unlabelled = wait_for<bool>([&](auto done) { control_plane.set_retain_replicas("default", target, false, done); });
+  REQUIRE(unlabelled);
+  CHECK_FALSE(control_plane_get(runtime, deployment)["metadata"].value("labels", json::object()).contains(
+      "resourcetemplate.karmada.io/retain-replicas"));
+
+  const autoscaler::CrossVersionObjectReference missing{"Deployment", "nowhere", "apps/v1"};
+  auto no_template = wait_for<bool>([&](auto done) { control_plane.set_retain_replicas("default", missing, true, done); });
+  REQUIRE_FALSE(no_template);
+  CHECK_THAT(no_template.error().message, Catch::Contains("not found"));
+
+  // The FederatedHPA, created in the control plane as kubectl would.
+  {
+    clusterclient::HttpsClient client(runtime, world.control_plane);
+    clusterclient::OutgoingRequest post;
+    post.method = "POST";
+    post.target = "/apis/autoscaling.karmada.io/v1alpha1/namespaces/default/federatedhpas";
+    post.content_type = "application/json";
+    post.body = federated_hpa().dump();
+    auto created = wait_for<int>([&](auto done) {
+      client.send(post, std::chrono::steady_clock::now() + 10s, [done](clusterclient::HttpResult r) {
+        auto* reply = std::get_if<clusterclient::HttpReply>(&r);
+        done(reply != nullptr ? reply->status : 0);
+      });
+    });
+    REQUIRE(created);
+    REQUIRE(*created == 201);
+  }
+  const std::string fhpa = "/apis/autoscaling.karmada.io/v1alpha1/namespaces/default/federatedhpas/nginx";
+  const std::string shares = autoscaler::distribution_annotation({{"member1", {1, 6}}, {"member2", {1, 3}}});
+  auto annotated = wait_for<bool>([&](auto done) { control_plane.set_distribution_annotation("default", "nginx", shares, done); });
+  REQUIRE(annotated);
+  json f = control_plane_get(runtime, fhpa);
+  CHECK(f["metadata"]["annotations"]["autoscaling.fedmetrics.io/distribution"] == shares);
+  CHECK(f["metadata"]["annotations"]["autoscaling.fedmetrics.io/mode"] == "distributed");  // kept
+  auto parsed = autoscaler::parse_distribution_annotation(
+      f["metadata"]["annotations"]["autoscaling.fedmetrics.io/distribution"].get<std::string>());
+  REQUIRE(parsed);
+  CHECK(parsed->at("member1").max_replicas == 6);
+
+  auto cleared = wait_for<bool>([&](auto done) {
+    control_plane.set_distribution_annotation("default", "nginx", std::nullopt, done);
+  });
+  REQUIRE(cleared);
+  f = control_plane_get(runtime, fhpa);
+  CHECK_FALSE(f["metadata"]["annotations"].contains("autoscaling.fedmetrics.io/distribution"));
+  CHECK(f["metadata"]["annotations"]["autoscaling.fedmetrics.io/mode"] == "distributed");
+
+  auto no_fhpa = wait_for<bool>([&](auto done) { control_plane.set_distribution_annotation("default", "other", shares, done); });
+  REQUIRE_FALSE(no_fhpa);
+  CHECK_THAT(no_fhpa.error().message, Catch::Contains("not found"));
+  control_plane.stop_watching();
+  runtime.stop();
+}
+
+}  // namespace
+}  // namespace fedmetrics
