@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "fedmetrics/autoscaler/distributor.hpp"
 #include "fedmetrics/controller/federated_hpa_status.hpp"
 #include "fedmetrics/controller/metrics_gatherer.hpp"
 
@@ -288,6 +289,30 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     hpa.namespace_name = subject.namespace_name;
     hpa.generation = meta.value("generation", std::int64_t{0});
     const auto target = hpa.spec.scale_target_ref;
+
+    // distributed.md: the mode annotation. An invalid value is InvalidMode
+    // (nothing scaled). Distributed mode's own loop (member HPAs) is not in
+    // this build: such a FederatedHPA is refused rather than scaled
+    // centrally behind the operator's back, and the status says so.
+    std::optional<std::string> mode_annotation;
+    if (const auto annotations = meta.value("annotations", nlohmann::json::object()); annotations.is_object()) {
+      const auto it = annotations.find(std::string(autoscaler::kModeAnnotation));
+      if (it != annotations.end() && it->is_string()) mode_annotation = it->get<std::string>();
+    }
+    auto mode = autoscaler::parse_scaling_mode(mode_annotation);
+    if (!mode) {
+      const std::string message = mode.error().message;
+      co_await fail_early(hpa, subject, key, "ScalingActive", "InvalidMode", message);
+      co_return;
+    }
+    if (*mode == autoscaler::ScalingMode::Distributed) {
+      const std::string message =
+          "autoscaling.fedmetrics.io/mode is distributed, which this fedmetrics does not run yet (no member "
+          "HPA is created); the FederatedHPA is not scaled centrally either. Remove the annotation, or set it to "
+          "centralized, to scale it centrally";
+      co_await fail_early(hpa, subject, key, "ScalingActive", "DistributedModeUnavailable", message);
+      co_return;
+    }
 
     auto scale = co_await async::await_callback<k8s::Expected<Scale>>(
         [&](auto callback) { control_plane->get_scale(hpa.namespace_name, target, std::move(callback)); });

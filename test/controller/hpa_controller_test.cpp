@@ -258,6 +258,42 @@ TEST_CASE("HpaController: a target without a scale gives FailedGetScale and a st
   CHECK(f.cp->statuses.at("shop/orphan")["conditions"][0]["reason"] == "FailedGetScale");
 }
 
+TEST_CASE("HpaController: the mode annotation: invalid is InvalidMode, distributed is refused, centralized scales") {
+  Fixture f;
+  f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};  // a scale-up is due
+  auto with_mode = [](std::string mode) {
+    json h = fhpa("web");
+    h["metadata"]["annotations"] = {{"autoscaling.fedmetrics.io/mode", mode}};
+    return h;
+  };
+  auto scaling_active = [&] {
+    for (const auto& c : f.cp->statuses.at("shop/web")["conditions"])
+      if (c["type"] == "ScalingActive") return c;
+    return json();
+  };
+  SECTION("an unknown value: ScalingActive False, InvalidMode, a Warning, no scale") {
+    f.cp->hpas.push_back(with_mode("Distributed"));  // values are case-sensitive
+    f.pass();
+    CHECK(f.cp->scale_updates.empty());
+    CHECK(scaling_active()["status"] == "False");
+    CHECK(scaling_active()["reason"] == "InvalidMode");
+    REQUIRE(f.cp->events.size() == 1);
+    CHECK(f.cp->events[0].starts_with("Warning InvalidMode: "));
+  }
+  SECTION("distributed: not scaled centrally, and the status says why") {
+    f.cp->hpas.push_back(with_mode("distributed"));
+    f.pass();
+    CHECK(f.cp->scale_updates.empty());
+    CHECK(scaling_active()["reason"] == "DistributedModeUnavailable");
+    CHECK(f.cp->events.size() == 1);
+  }
+  SECTION("centralized: as without the annotation") {
+    f.cp->hpas.push_back(with_mode("centralized"));
+    f.pass();
+    CHECK(f.cp->scale_updates.size() == 1);
+  }
+}
+
 TEST_CASE("HpaController: a member that is down makes its pods missing, not the sync fail") {
   Fixture f;
   f.cp->hpas.push_back(fhpa("web"));
