@@ -12,6 +12,22 @@ namespace fedmetrics::async {
 // -Wmismatched-new-delete inside Asio (as in the member client).
 void report_coroutine_failure(const std::string& what, const char* error);
 
+namespace {
+
+// How a spawned coroutine ended, logged unless it ended well or by its cancellation.
+void report_unless_cancelled(const std::string& what, const std::exception_ptr& e) {
+  if (!e) return;
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& failure) {
+    if (!is_cancellation(failure)) report_coroutine_failure(what, failure.what());
+  } catch (...) {
+    report_coroutine_failure(what, "unknown exception");
+  }
+}
+
+}  // namespace
+
 Strand make_strand(const Executor& executor) { return asio::make_strand(executor.impl()->executor); }
 
 bool is_cancellation(const std::exception& e) {
@@ -125,15 +141,7 @@ void TaskGroup::spawn(Task<void> task, std::string what) {
   ++state->running;
   asio::co_spawn(state->strand, run_child(state, &state->running, &state->idle, std::move(task)),
                  asio::bind_cancellation_slot(signal->slot(), [state, signal, what = std::move(what)](std::exception_ptr e) {
-                   if (e) {
-                     try {
-                       std::rethrow_exception(e);
-                     } catch (const std::exception& failure) {
-                       if (!is_cancellation(failure)) report_coroutine_failure(what, failure.what());
-                     } catch (...) {
-                       report_coroutine_failure(what, "unknown exception");
-                     }
-                   }
+                   report_unless_cancelled(what, e);
                    // The signal may still be referenced by the finishing frame: dropped after it.
                    asio::post(state->strand, [state, signal] { state->signals.erase(signal); });
                  }));
@@ -221,14 +229,7 @@ void Job::start(Strand strand, std::string name, std::function<Task<void>()> bod
   };
   asio::co_spawn(state->strand, run_job(std::move(on_end), std::move(body)),
                  asio::bind_cancellation_slot(state->signal.slot(), [name = std::move(name)](std::exception_ptr e) {
-                   if (!e) return;
-                   try {
-                     std::rethrow_exception(e);
-                   } catch (const std::exception& failure) {
-                     if (!is_cancellation(failure)) report_coroutine_failure(name, failure.what());
-                   } catch (...) {
-                     report_coroutine_failure(name, "unknown exception");
-                   }
+                   report_unless_cancelled(name, e);
                  }));
 }
 

@@ -28,6 +28,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -73,27 +74,52 @@ Task<void> throw_if_cancelled();
 // whether that ends it: a cancelled coroutine's next co_await throws anyway).
 Task<bool> sleep_for(std::chrono::steady_clock::duration duration);
 
+namespace detail {
+
+// The awaiting coroutine's handler, completed once: by the port's callback,
+// from any thread, or by the cancellation (`on_cancel`), whichever is first.
+template <class Handler, class T>
+struct CallbackOnce : std::enable_shared_from_this<CallbackOnce<Handler, T>> {
+  CallbackOnce(Handler h, std::optional<T> c) : handler(std::move(h)), on_cancel(std::move(c)) {}
+  std::atomic<bool> called{false};
+  Handler handler;
+  std::optional<T> on_cancel;
+  // Resumes the coroutine on its own executor (never inside the caller's call).
+  void complete(T value) {
+    if (called.exchange(true)) return;
+    auto executor = asio::get_associated_executor(handler);
+    asio::post(executor, [self = this->shared_from_this(), value = std::move(value)]() mutable {
+      std::move(self->handler)(std::move(value));
+    });
+  }
+};
+
+template <class T, class Initiate>
+Task<T> await_callback(Initiate initiate, std::optional<T> on_cancel) {
+  return asio::async_initiate<const asio::use_awaitable_t<>&, void(T)>(
+      [initiate = std::move(initiate), on_cancel = std::move(on_cancel)](auto handler) mutable {
+        using Once = CallbackOnce<decltype(handler), T>;
+        auto slot = asio::get_associated_cancellation_slot(handler);
+        const bool cancellable = on_cancel.has_value();
+        auto once = std::make_shared<Once>(std::move(handler), std::move(on_cancel));
+        // The slot's handler holds only the shared pointer (the value waits in `once`).
+        if (cancellable && slot.is_connected())
+          slot.assign([once](asio::cancellation_type) { once->complete(std::move(*once->on_cancel)); });
+        initiate(std::function<void(T)>([once](T value) { once->complete(std::move(value)); }));
+      },
+      asio::use_awaitable);
+}
+
+}  // namespace detail
+
 // Calls `initiate(done)` and resumes with the value `done` is called with,
 // on the coroutine's executor, whichever thread calls `done` and even when it
 // is called before `initiate` returns. A second call of `done` is ignored.
+// Not cancellable: a cancelled coroutine still waits for the answer (the
+// ports answer by their deadlines), then its next co_await throws.
 template <class T, class Initiate>
 Task<T> await_callback(Initiate initiate) {
-  return asio::async_initiate<const asio::use_awaitable_t<>&, void(T)>(
-      [initiate = std::move(initiate)](auto handler) mutable {
-        using Handler = decltype(handler);
-        struct Once {
-          explicit Once(Handler h) : handler(std::move(h)) {}
-          std::atomic<bool> called{false};
-          Handler handler;
-        };
-        auto once = std::make_shared<Once>(std::move(handler));
-        initiate(std::function<void(T)>([once](T value) {
-          if (once->called.exchange(true)) return;
-          auto executor = asio::get_associated_executor(once->handler);
-          asio::post(executor, [once, value = std::move(value)]() mutable { std::move(once->handler)(std::move(value)); });
-        }));
-      },
-      asio::use_awaitable);
+  return detail::await_callback<T>(std::move(initiate), std::optional<T>());
 }
 
 // The same, cancellable: when the awaiting coroutine is cancelled before
@@ -108,28 +134,7 @@ Task<T> await_callback(Initiate initiate) {
 // the Reloader's first trust reload).
 template <class T, class Initiate>
 Task<T> await_callback_or(Initiate initiate, T on_cancel) {
-  return asio::async_initiate<const asio::use_awaitable_t<>&, void(T)>(
-      [initiate = std::move(initiate), on_cancel = std::move(on_cancel)](auto handler) mutable {
-        using Handler = decltype(handler);
-        struct Once {
-          Once(Handler h, T c) : handler(std::move(h)), on_cancel(std::move(c)) {}
-          std::atomic<bool> called{false};
-          Handler handler;
-          T on_cancel;
-          void complete(T value, const std::shared_ptr<Once>& self) {
-            if (called.exchange(true)) return;
-            auto executor = asio::get_associated_executor(handler);
-            asio::post(executor, [self, value = std::move(value)]() mutable { std::move(self->handler)(std::move(value)); });
-          }
-        };
-        auto slot = asio::get_associated_cancellation_slot(handler);
-        auto once = std::make_shared<Once>(std::move(handler), std::move(on_cancel));
-        // The slot's handler holds only the shared pointer (the value waits in `once`).
-        if (slot.is_connected())
-          slot.assign([once](asio::cancellation_type) { once->complete(std::move(once->on_cancel), once); });
-        initiate(std::function<void(T)>([once](T value) { once->complete(std::move(value), once); }));
-      },
-      asio::use_awaitable);
+  return detail::await_callback<T>(std::move(initiate), std::optional<T>(std::move(on_cancel)));
 }
 
 // Wakes a coroutine's wait early (a periodic loop told that something
