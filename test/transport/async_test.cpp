@@ -183,5 +183,40 @@ TEST_CASE("async: the Semaphore lets `limit` holders in at a time") {
   CHECK(done == 6);
 }
 
+// Awaits an answer that only comes when the test gives it.
+Task<void> await_late_answer(std::function<void(std::string)>* kept, std::atomic<bool>* asked,
+                             std::atomic<bool>* resumed, std::string* got) {
+  std::string cancelled = "cancelled";  // a named local (async.hpp, GCC 12)
+  *got = co_await await_callback_or<std::string>(
+      [kept, asked](std::function<void(std::string)> done) {
+        *kept = std::move(done);
+        *asked = true;
+      },
+      std::move(cancelled));
+  *resumed = true;
+  co_await throw_if_cancelled();
+}
+
+TEST_CASE("async: await_callback_or resumes a cancelled coroutine at once; the late answer is ignored") {
+  clusterclient::ClientRuntime runtime(1);
+  std::function<void(std::string)> kept;
+  std::atomic<bool> asked{false}, resumed{false};
+  std::string got;
+  Job job;
+  job.start(make_strand(runtime.executor()), "waiter",
+            [&] { return await_late_answer(&kept, &asked, &resumed, &got); });
+  REQUIRE(eventually([&] { return asked.load(); }));
+  std::this_thread::sleep_for(20ms);
+  CHECK_FALSE(resumed);  // still waiting for its answer
+  const auto began = std::chrono::steady_clock::now();
+  job.stop();  // no answer ever came: the wait ends with on_cancel
+  CHECK(std::chrono::steady_clock::now() - began < 2s);
+  CHECK(resumed);
+  CHECK(got == "cancelled");
+  kept("too late");  // ignored, harmless
+  std::this_thread::sleep_for(10ms);
+  CHECK(got == "cancelled");
+}
+
 }  // namespace
 }  // namespace fedmetrics::async
