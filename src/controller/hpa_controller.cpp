@@ -11,6 +11,7 @@
 #include "fedmetrics/autoscaler/distributor.hpp"
 #include "fedmetrics/controller/federated_hpa_status.hpp"
 #include "fedmetrics/controller/metrics_gatherer.hpp"
+#include "controller/distributed_sync.hpp"
 
 namespace fedmetrics::controller {
 
@@ -60,6 +61,8 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     int missed_lists = 0;  // consecutive lists without it
   };
   std::map<std::string, Memory> memory;
+  // Distributed mode: members seen NotReady and since when (one member set for every FederatedHPA).
+  std::map<std::string, k8s::Timestamp> not_ready_since;
 
   mutable std::mutex stats_mutex;
   ControllerStats stats;
@@ -291,13 +294,15 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     const auto target = hpa.spec.scale_target_ref;
 
     // distributed.md: the mode annotation. An invalid value is InvalidMode
-    // (nothing scaled). Distributed mode's own loop (member HPAs) is not in
-    // this build: such a FederatedHPA is refused rather than scaled
-    // centrally behind the operator's back, and the status says so.
+    // (nothing scaled); distributed mode writes member HPAs instead of the
+    // scale; a FederatedHPA back from distributed mode has its member HPAs
+    // deleted before it is scaled centrally again.
     std::optional<std::string> mode_annotation;
+    bool has_distribution = false;
     if (const auto annotations = meta.value("annotations", nlohmann::json::object()); annotations.is_object()) {
       const auto it = annotations.find(std::string(autoscaler::kModeAnnotation));
       if (it != annotations.end() && it->is_string()) mode_annotation = it->get<std::string>();
+      has_distribution = annotations.contains(std::string(autoscaler::kDistributionAnnotation));
     }
     auto mode = autoscaler::parse_scaling_mode(mode_annotation);
     if (!mode) {
@@ -305,13 +310,36 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       co_await fail_early(hpa, subject, key, "ScalingActive", "InvalidMode", message);
       co_return;
     }
+    DistributedContext context;
+    context.control_plane = control_plane.get();
+    context.members = members.get();
+    context.member_hpas = &options.member_hpas;
+    context.rebalance_window = options.rebalance_window;
+    context.now = options.clock();
+    context.not_ready_since = &not_ready_since;
     if (*mode == autoscaler::ScalingMode::Distributed) {
-      const std::string message =
-          "autoscaling.fedmetrics.io/mode is distributed, which this fedmetrics does not run yet (no member "
-          "HPA is created); the FederatedHPA is not scaled centrally either. Remove the annotation, or set it to "
-          "centralized, to scale it centrally";
-      co_await fail_early(hpa, subject, key, "ScalingActive", "DistributedModeUnavailable", message);
+      if (!options.member_hpas) {
+        const std::string message =
+            "autoscaling.fedmetrics.io/mode is distributed, but this fedmetrics cannot write member HPAs; the "
+            "FederatedHPA is not scaled centrally either. Remove the annotation, or set it to centralized, to "
+            "scale it centrally";
+        co_await fail_early(hpa, subject, key, "ScalingActive", "DistributedModeUnavailable", message);
+        co_return;
+      }
+      co_await sync_distributed(context, object, hpa, subject);
+      memory[key].status_known = false;  // a later centralized sync starts from the object's status
       co_return;
+    }
+    if (has_distribution) {
+      const bool left = co_await leave_distributed(context, hpa, subject);
+      if (!left) {
+        const std::string message =
+            "leaving distributed mode: the member HPAs fedmetrics created could not all be deleted yet (a member "
+            "is NotReady or unreachable); it is scaled centrally once they are";
+        co_await fail_early(hpa, subject, key, "ScalingActive", "LeavingDistributedMode", message);
+        co_return;
+      }
+      spdlog::info("autoscaler: {}: left distributed mode: scaled centrally again", key);
     }
 
     auto scale = co_await async::await_callback<k8s::Expected<Scale>>(

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -24,6 +25,7 @@
 #include "fedmetrics/aggregator/log_rate_limiter.hpp"
 #include "fedmetrics/clusterclient/karmada_cluster_source.hpp"
 #include "fedmetrics/clusterclient/kubeconfig_member_source.hpp"
+#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
 #include "fedmetrics/k8s/time.hpp"
 #include "fedmetrics/transport/async.hpp"
 #include "fedmetrics/transport/self_signed.hpp"
@@ -32,6 +34,7 @@
 #include "fedmetrics/controller/leader_election.hpp"
 #include "main/control_plane_rest.hpp"
 #include "main/delegated_auth.hpp"
+#include "main/member_hpas_rest.hpp"
 #include "main/member_metrics.hpp"
 #include "main/memory_release.hpp"
 #include "main/termination_signals.hpp"
@@ -192,6 +195,10 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
       ->capture_default_str();
   serve->add_option("--horizontal-pod-autoscaler-initial-readiness-delay", o.hpa_initial_readiness_delay,
                     "After a pod starts, the period in which readiness changes count as its first readiness.")
+      ->capture_default_str();
+  serve->add_option("--distributed-rebalance-window", o.distributed_rebalance_window,
+                    "Distributed mode (autoscaling.fedmetrics.io/mode: distributed): a member HPA that scaled more "
+                    "recently than this gives no maxReplicas away (Federation v1's forbidden window)")
       ->capture_default_str();
   serve->add_option("--horizontal-pod-autoscaler-downscale-stabilization", o.hpa_downscale_stabilization,
                     "The default scale-down stabilization window (Go duration).")
@@ -518,6 +525,33 @@ std::string election_identity() {
   return std::string(host.data()) + "_" + std::to_string(random()) + std::to_string(random());
 }
 
+// Distributed mode's member HPA clients, one per member and endpoint, made
+// when first needed and replaced when the member's endpoint changes (a
+// rotated token): the member reached as the metrics reads reach it.
+controller::MemberHPAsFactory member_hpas_factory(clusterclient::ClientRuntime& runtime, std::chrono::milliseconds timeout) {
+  struct Cache {
+    std::mutex mutex;
+    std::map<std::string, std::pair<clusterclient::ClusterEndpoint, std::shared_ptr<controller::MemberHPAs>>> clients;
+  };
+  auto cache = std::make_shared<Cache>();
+  return [&runtime, timeout, cache](const aggregator::MemberCluster& member) -> std::shared_ptr<controller::MemberHPAs> {
+    const auto* rest = dynamic_cast<const clusterclient::RestMemberCluster*>(&member);
+    if (rest == nullptr) return nullptr;
+    std::lock_guard lock(cache->mutex);
+    auto& entry = cache->clients[member.name()];
+    if (!entry.second || !(entry.first == rest->endpoint())) {
+      try {
+        entry = {rest->endpoint(), make_member_hpas(runtime, rest->endpoint(), timeout)};
+      } catch (const std::exception& e) {
+        spdlog::warn("autoscaler: member {}: its HPAs cannot be written: {}", member.name(), e.what());
+        cache->clients.erase(member.name());
+        return nullptr;
+      }
+    }
+    return entry.second;
+  };
+}
+
 std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
                                                            std::shared_ptr<aggregator::Aggregator> metrics,
                                                            std::shared_ptr<aggregator::MemberSource> members,
@@ -546,6 +580,8 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient
       duration_flag("--horizontal-pod-autoscaler-initial-readiness-delay", o.hpa_initial_readiness_delay);
   options.algorithm.downscale_stabilization =
       duration_flag("--horizontal-pod-autoscaler-downscale-stabilization", o.hpa_downscale_stabilization);
+  options.rebalance_window = duration_flag("--distributed-rebalance-window", o.distributed_rebalance_window);
+  options.member_hpas = member_hpas_factory(runtime, member_timeout);
   auto control_plane = std::make_shared<RestControlPlane>(runtime, o.kubeconfig, std::chrono::seconds(10));
   auto out = std::make_unique<Autoscaler>();
   if (o.leader_elect) {

@@ -56,6 +56,7 @@ struct ServeOptions {
   std::string hpa_cpu_initialization_period = "5m";
   std::string hpa_initial_readiness_delay = "30s";
   std::string hpa_downscale_stabilization = "5m";
+  std::string distributed_rebalance_window = "2m";
   std::size_t concurrent_hpa_syncs = 5;
   bool leader_elect = true;
   std::string leader_elect_lease_duration = "15s";

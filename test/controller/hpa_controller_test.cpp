@@ -70,6 +70,23 @@ struct MemoryControlPlane : ControlPlane {
     statuses[ns + "/" + name] = std::move(status);
     done(true);
   }
+  // Distributed mode's writes to the control plane, as the API server would keep them.
+  std::optional<bool> retain;  // the template's retain-replicas label
+  std::optional<std::string> distribution;  // the FederatedHPA's distribution annotation
+  void set_retain_replicas(const std::string&, const autoscaler::CrossVersionObjectReference&, bool value,
+                           Done<bool> done) override {
+    retain = value;
+    done(true);
+  }
+  void set_distribution_annotation(const std::string&, const std::string&, std::optional<std::string> value,
+                                   Done<bool> done) override {
+    distribution = value;
+    for (auto& h : hpas) {
+      if (value) h["metadata"]["annotations"]["autoscaling.fedmetrics.io/distribution"] = *value;
+      else if (h["metadata"].contains("annotations")) h["metadata"]["annotations"].erase("autoscaling.fedmetrics.io/distribution");
+    }
+    done(true);
+  }
   void record_event(const EventSubject&, const std::string& type, const std::string& reason,
                     const std::string& message) override {
     events.push_back(type + " " + reason + ": " + message);
@@ -625,6 +642,156 @@ TEST_CASE("HpaController: pure pieces: placement, native sidecars") {
   auto requests = autoscaler::calculate_requests({converted}, "", "cpu");
   REQUIRE(requests.ok());
   CHECK(requests->at(converted.key) == 250);
+}
+
+// Distributed mode in the live loop (distributed.md), with the members' HPAs in memory.
+struct MemoryMemberHPAs : MemberHPAs {
+  explicit MemoryMemberHPAs(std::string name) : name_(std::move(name)) {}
+  const std::string& member() const override { return name_; }
+  std::map<std::string, json> stored;  // by "namespace/name"
+  int version = 1;
+  int writes = 0;
+  void list(const std::string& ns, const k8s::LabelSelector& selector, Done<std::vector<json>> done) override {
+    std::vector<json> out;
+    for (const auto& [key, h] : stored) {
+      k8s::Labels labels;
+      const json raw = h["metadata"].value("labels", json::object());  // named: items() refers to it
+      for (const auto& [k, v] : raw.items()) labels[k] = v.get<std::string>();
+      if ((ns.empty() || h["metadata"]["namespace"] == ns) && selector.matches(labels)) out.push_back(h);
+    }
+    done(out);
+  }
+  void get(const std::string& ns, const std::string& name, Done<std::optional<json>> done) override {
+    auto it = stored.find(ns + "/" + name);
+    done(it == stored.end() ? std::optional<json>() : std::optional<json>(it->second));
+  }
+  void create(json hpa, Done<json> done) override {
+    const std::string key = hpa["metadata"].value("namespace", "") + "/" + hpa["metadata"].value("name", "");
+    if (stored.count(key)) return done(k8s::Error{name_ + ": AlreadyExists"});
+    ++writes;
+    hpa["metadata"]["resourceVersion"] = std::to_string(++version);
+    stored[key] = hpa;
+    done(hpa);
+  }
+  void update(json hpa, Done<json> done) override {
+    const std::string key = hpa["metadata"].value("namespace", "") + "/" + hpa["metadata"].value("name", "");
+    auto it = stored.find(key);
+    if (it == stored.end() || it->second["metadata"]["resourceVersion"] != hpa["metadata"]["resourceVersion"])
+      return done(k8s::Error{name_ + ": Conflict"});
+    ++writes;
+    hpa["metadata"]["resourceVersion"] = std::to_string(++version);
+    hpa["status"] = it->second.value("status", json::object());  // the status subresource is the member's
+    it->second = hpa;
+    done(hpa);
+  }
+  void remove(const std::string& ns, const std::string& name, Done<bool> done) override {
+    ++writes;
+    done(stored.erase(ns + "/" + name) > 0);
+  }
+
+ private:
+  std::string name_;
+};
+
+struct DistributedFixture {
+  std::shared_ptr<MemoryMemberHPAs> hpas1 = std::make_shared<MemoryMemberHPAs>("member1");
+  std::shared_ptr<MemoryMemberHPAs> hpas2 = std::make_shared<MemoryMemberHPAs>("member2");
+  Fixture f;
+  DistributedFixture() : f(options()) {}
+  ControllerOptions options() {
+    ControllerOptions o;
+    o.member_hpas = [h1 = hpas1, h2 = hpas2](const aggregator::MemberCluster& m) -> std::shared_ptr<MemberHPAs> {
+      if (m.name() == "member1") return h1;
+      if (m.name() == "member2") return h2;
+      return nullptr;
+    };
+    return o;
+  }
+  static json distributed(json h) {
+    h["metadata"]["annotations"]["autoscaling.fedmetrics.io/mode"] = "distributed";
+    h["spec"]["minReplicas"] = 2;
+    h["spec"]["maxReplicas"] = 9;
+    return h;
+  }
+  json& hpa(MemoryMemberHPAs& m) { return m.stored.at("shop/web"); }
+};
+
+std::string share(const json& hpa) {
+  return std::to_string(hpa["spec"].value("minReplicas", 0)) + "/" + std::to_string(hpa["spec"].value("maxReplicas", 0));
+}
+
+TEST_CASE("HpaController distributed: a member HPA each with its share, the template retained, the shares annotated") {
+  DistributedFixture d;
+  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
+  d.f.pass();
+  REQUIRE(d.hpas1->stored.count("shop/web"));
+  REQUIRE(d.hpas2->stored.count("shop/web"));
+  // max 9 over two equal members: 5 and 4 (largest remainder, ties by name); min max(2, n) = 2: 1 and 1.
+  CHECK(share(d.hpa(*d.hpas1)) == "1/5");
+  CHECK(share(d.hpa(*d.hpas2)) == "1/4");
+  CHECK(d.hpa(*d.hpas1)["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "fedmetrics");
+  CHECK(d.hpa(*d.hpas1)["spec"]["scaleTargetRef"]["name"] == "web");
+  CHECK(d.f.cp->retain == std::optional<bool>(true));
+  REQUIRE(d.f.cp->distribution);
+  CHECK(json::parse(*d.f.cp->distribution) ==
+        json::parse(R"({"member1":{"minReplicas":1,"maxReplicas":5},"member2":{"minReplicas":1,"maxReplicas":4}})"));
+  CHECK(d.f.cp->scale_updates.empty());  // the members' own HPAs scale, not the loop
+  CHECK(d.f.cp->statuses.count("shop/web"));
+
+  // The next sync reads the HPAs back and changes nothing.
+  const int writes = d.hpas1->writes + d.hpas2->writes;
+  d.f.pass();
+  CHECK(d.hpas1->writes + d.hpas2->writes == writes);
+}
+
+TEST_CASE("HpaController distributed: a member pegged at its max gets max from the member with room (Rebalanced)") {
+  DistributedFixture d;
+  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
+  d.f.pass();
+  // member1 wants more: ScalingLimited TooManyReplicas at its max 5; member2 idles at 1 of 4.
+  d.hpa(*d.hpas1)["status"] = json::parse(R"({"currentReplicas":5,"desiredReplicas":5,
+      "conditions":[{"type":"ScalingLimited","status":"True","reason":"TooManyReplicas","message":"the desired replica count is more than the maximum replica count"}]})");
+  d.hpa(*d.hpas2)["status"] = json::parse(R"({"currentReplicas":1,"desiredReplicas":1})");
+  d.f.pass();
+  CHECK(share(d.hpa(*d.hpas1)) == "1/8");  // 3 moved: member2's spare (4 - max(1, 1, 1))
+  CHECK(share(d.hpa(*d.hpas2)) == "1/1");
+  bool rebalanced = false;
+  for (const auto& e : d.f.cp->events) rebalanced = rebalanced || e.starts_with("Normal Rebalanced: ");
+  CHECK(rebalanced);
+  CHECK(d.f.cp->statuses.at("shop/web")["currentReplicas"] == 6);
+}
+
+TEST_CASE("HpaController distributed: an HPA of that name fedmetrics did not create is never overwritten") {
+  DistributedFixture d;
+  json theirs = json::parse(R"({"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler",
+      "metadata":{"name":"web","namespace":"shop","resourceVersion":"1","labels":{"team":"shop"}},
+      "spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"},"minReplicas":3,"maxReplicas":30}})");
+  d.hpas2->stored["shop/web"] = theirs;
+  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
+  d.f.pass();
+  CHECK(d.hpa(*d.hpas2) == theirs);
+  CHECK(d.hpas2->writes == 0);
+  bool warned = false;
+  for (const auto& e : d.f.cp->events) warned = warned || e.starts_with("Warning ForeignMemberHPA: ");
+  CHECK(warned);
+}
+
+TEST_CASE("HpaController distributed: back to centralized deletes our member HPAs, then scales centrally") {
+  DistributedFixture d;
+  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
+  d.f.pass();
+  REQUIRE(d.hpas1->stored.size() == 1);
+  json theirs = json::parse(R"({"metadata":{"name":"other","namespace":"shop","labels":{"autoscaling.fedmetrics.io/federatedhpa":"web"}},"spec":{}})");
+  d.hpas1->stored["shop/other"] = theirs;  // matches the selector but is not managed by fedmetrics: kept
+  d.f.cp->hpas[0]["metadata"]["annotations"].erase("autoscaling.fedmetrics.io/mode");
+  d.f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
+  d.f.pass();
+  CHECK_FALSE(d.hpas1->stored.count("shop/web"));
+  CHECK_FALSE(d.hpas2->stored.count("shop/web"));
+  CHECK(d.hpas1->stored.count("shop/other"));
+  CHECK(d.f.cp->retain == std::optional<bool>(false));
+  CHECK_FALSE(d.f.cp->distribution);
+  CHECK(d.f.cp->scale_updates.size() == 1);  // scaled centrally in the same sync
 }
 
 }  // namespace

@@ -218,5 +218,18 @@ TEST_CASE("async: await_callback_or resumes a cancelled coroutine at once; the l
   CHECK(got == "cancelled");
 }
 
+Task<void> ask_a_throwing_port(std::string* got) {
+  auto answer = co_await await_callback<k8s::Expected<int>>(
+      [](std::function<void(k8s::Expected<int>)>) { throw std::runtime_error("malformed object"); });
+  *got = answer ? "value" : answer.error().message;
+}
+
+TEST_CASE("async: a port that throws instead of answering gives an error answer, not a lost coroutine") {
+  clusterclient::ClientRuntime runtime(1);
+  std::string got;
+  run_and_wait(make_strand(runtime.executor()), [&] { return ask_a_throwing_port(&got); });
+  CHECK(got == "malformed object");
+}
+
 }  // namespace
 }  // namespace fedmetrics::async

@@ -25,9 +25,15 @@
 #include "fedmetrics/aggregator/metrics_service.hpp"
 #include "fedmetrics/autoscaler/autoscaler.hpp"
 #include "fedmetrics/controller/control_plane.hpp"
+#include "fedmetrics/controller/member_hpas.hpp"
 #include "fedmetrics/transport/executor.hpp"
 
 namespace fedmetrics::controller {
+
+// Distributed mode: the HPA client of a member (how it is reached is the
+// composition root's: its credentials or the cluster proxy). Null: that
+// member's HPAs cannot be written.
+using MemberHPAsFactory = std::function<std::shared_ptr<MemberHPAs>(const aggregator::MemberCluster& member)>;
 
 struct ControllerOptions {
   std::chrono::milliseconds sync_period{15'000};  // --horizontal-pod-autoscaler-sync-period
@@ -36,6 +42,11 @@ struct ControllerOptions {
   std::chrono::milliseconds member_timeout{3'000};  // pod lists
   autoscaler::ControllerConfig algorithm;
   std::function<k8s::Timestamp()> clock;          // wall clock (status times, readiness)
+  // Distributed mode (distributed.md): the member HPA clients (unset: a
+  // distributed FederatedHPA is refused, DistributedModeUnavailable) and
+  // --distributed-rebalance-window.
+  MemberHPAsFactory member_hpas;
+  std::chrono::nanoseconds rebalance_window = std::chrono::minutes(2);
   // When set, a tick syncs only while this says so (the leader election);
   // losing the lease also calls cancel_in_flight(), which fences the writes.
   std::function<bool()> active;

@@ -30,6 +30,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/as_tuple.hpp>
@@ -44,6 +45,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "fedmetrics/k8s/expected.hpp"
 #include "fedmetrics/transport/executor.hpp"
 
 namespace fedmetrics::async {
@@ -105,7 +107,18 @@ Task<T> await_callback(Initiate initiate, std::optional<T> on_cancel) {
         // The slot's handler holds only the shared pointer (the value waits in `once`).
         if (cancellable && slot.is_connected())
           slot.assign([once](asio::cancellation_type) { once->complete(std::move(*once->on_cancel)); });
-        initiate(std::function<void(T)>([once](T value) { once->complete(std::move(value)); }));
+        std::function<void(T)> done([once](T value) { once->complete(std::move(value)); });
+        if constexpr (std::is_constructible_v<T, k8s::Error>) {
+          // A port that throws instead of answering (a malformed object) is
+          // an error answer, not an exception escaping into Asio's machinery.
+          try {
+            initiate(done);
+          } catch (const std::exception& e) {
+            done(T(k8s::Error{e.what()}));
+          }
+        } else {
+          initiate(done);
+        }
       },
       asio::use_awaitable);
 }

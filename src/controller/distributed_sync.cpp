@@ -1,0 +1,261 @@
+#include "controller/distributed_sync.hpp"
+
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "fedmetrics/autoscaler/distributor.hpp"
+#include "fedmetrics/controller/federated_hpa_status.hpp"
+#include "fedmetrics/controller/member_hpa.hpp"
+
+namespace fedmetrics::controller {
+
+namespace {
+
+using nlohmann::json;
+using async::Task;
+
+std::optional<std::string> annotation_of(const json& object, std::string_view key) {
+  const auto meta = object.value("metadata", json::object());
+  if (!meta.is_object()) return std::nullopt;
+  const auto annotations = meta.value("annotations", json::object());
+  if (!annotations.is_object()) return std::nullopt;
+  const auto it = annotations.find(std::string(key));
+  if (it == annotations.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+// What the sync knows of one member before the distributor runs.
+struct Seen {
+  const aggregator::MemberCluster* cluster = nullptr;  // null: not in the member set (left out or gone)
+  std::shared_ptr<MemberHPAs> hpas;                    // null: cannot be written
+  std::optional<json> existing;                        // its HPA of the FederatedHPA's name
+  bool read = false;                                   // `existing` is what the member answered
+};
+
+std::shared_ptr<MemberHPAs> port_for(const DistributedContext& c, const aggregator::MemberCluster* cluster) {
+  if (cluster == nullptr || c.member_hpas == nullptr || !*c.member_hpas) return nullptr;
+  return (*c.member_hpas)(*cluster);
+}
+
+// Reads the member's HPA of `name` into `seen` (left unread when the member cannot be asked).
+Task<void> read_member(Seen& seen, const std::string& namespace_name, const std::string& name) {
+  if (!seen.hpas) co_return;
+  auto got = co_await async::await_callback<k8s::Expected<std::optional<json>>>(
+      [&](auto done) { seen.hpas->get(namespace_name, name, std::move(done)); });
+  if (!got) {
+    spdlog::warn("autoscaler: {}/{}: cannot read the member HPA: {}", namespace_name, name, got.error().message);
+    co_return;
+  }
+  seen.existing = std::move(*got);
+  seen.read = true;
+}
+
+// Carries out one member's plan; an error is logged and returned (the next sync decides again).
+Task<std::optional<std::string>> apply_plan(MemberHPAs& hpas, const MemberHPAPlan& plan, const std::string& namespace_name,
+                                            const std::string& name) {
+  std::optional<std::string> failure;
+  if (plan.op == MemberHPAOp::Create || plan.op == MemberHPAOp::Update) {
+    const bool create = plan.op == MemberHPAOp::Create;
+    auto written = co_await async::await_callback<k8s::Expected<json>>([&](auto done) {
+      if (create) hpas.create(plan.object, std::move(done));
+      else hpas.update(plan.object, std::move(done));
+    });
+    if (!written) failure = written.error().message;
+  } else if (plan.op == MemberHPAOp::Delete) {
+    auto removed = co_await async::await_callback<k8s::Expected<bool>>(
+        [&](auto done) { hpas.remove(namespace_name, name, std::move(done)); });
+    if (!removed) failure = removed.error().message;
+  }
+  co_return failure;
+}
+
+// One member's plan carried out: its HPA created, updated or deleted, or the
+// refusal to touch one fedmetrics did not create noted.
+Task<void> write_member(const DistributedContext& c, const json& object, const EventSubject& subject, const Seen& s,
+                        const std::string& member, const autoscaler::MemberDecision& decision,
+                        std::vector<Refusal>& refusals) {
+  const std::string key = subject.namespace_name + "/" + subject.name;
+  if (!s.hpas || !s.read) {
+    if (decision.action != autoscaler::MemberAction::None)
+      spdlog::warn("autoscaler: {}: member {} cannot be reached: its HPA is left as it is ({} due)", key, member,
+                   autoscaler::to_string(decision.action));
+    co_return;
+  }
+  const auto plan = plan_member_hpa(object, member, decision, s.existing);
+  if (plan.op == MemberHPAOp::Refuse) refusals.push_back({member, plan.message});
+  if (plan.op == MemberHPAOp::Refuse || plan.op == MemberHPAOp::None) co_return;
+  co_await async::throw_if_cancelled();
+  const auto failure = co_await apply_plan(*s.hpas, plan, subject.namespace_name, subject.name);
+  if (!failure) co_return;
+  spdlog::warn("autoscaler: {}: member {}: {} of its HPA failed: {}", key, member, to_string(plan.op), *failure);
+  const std::string message = std::string(to_string(plan.op)) + " of the HPA in member " + member + " failed: " + *failure;
+  co_await async::throw_if_cancelled();
+  c.control_plane->record_event(subject, "Warning", "FailedUpdateMemberHPA", message);
+}
+
+// Deletes the member HPAs in `listed` that fedmetrics created; false when one could not be deleted.
+Task<bool> delete_managed(MemberHPAs& hpas, const std::string& namespace_name, const std::vector<json>& listed,
+                          const std::string& key) {
+  bool all = true;
+  for (const auto& found : listed) {
+    if (!managed_by_fedmetrics(found)) continue;
+    const std::string found_name = found.value("metadata", json::object()).value("name", "");
+    co_await async::throw_if_cancelled();
+    const auto removed = co_await async::await_callback<k8s::Expected<bool>>(
+        [&](auto done) { hpas.remove(namespace_name, found_name, std::move(done)); });
+    if (removed) spdlog::info("autoscaler: {}: left distributed mode: member HPA in {} deleted", key, hpas.member());
+    else spdlog::warn("autoscaler: {}: cannot delete the member HPA in {}: {}", key, hpas.member(), removed.error().message);
+    all = all && static_cast<bool>(removed);
+  }
+  co_return all;
+}
+
+// Lists the member's HPAs of the FederatedHPA and deletes ours; false when that could not be done.
+Task<bool> clean_member(const DistributedContext& c, const aggregator::MemberCluster& member,
+                        const std::string& namespace_name, const k8s::LabelSelector& selector, const std::string& key) {
+  auto hpas = port_for(c, &member);
+  if (!hpas) co_return false;
+  const auto listed = co_await async::await_callback<k8s::Expected<std::vector<json>>>(
+      [&](auto done) { hpas->list(namespace_name, selector, std::move(done)); });
+  if (!listed) {
+    spdlog::warn("autoscaler: {}: cannot list the member HPAs of {}: {}", key, member.name(), listed.error().message);
+    co_return false;
+  }
+  const bool all = co_await delete_managed(*hpas, namespace_name, *listed, key);
+  co_return all;
+}
+
+}  // namespace
+
+Task<void> sync_distributed(const DistributedContext& c, const json& object, const autoscaler::FederatedHPA& hpa,
+                            const EventSubject& subject) {
+  const std::string& ns = hpa.namespace_name;
+  const std::string& name = hpa.name;
+  const std::string key = ns + "/" + name;
+  const auto& target = hpa.spec.scale_target_ref;
+
+  // The previous shares: the annotation this loop wrote (a broken one is
+  // logged and the shares come from the member HPAs as read).
+  autoscaler::Shares previous;
+  const auto previous_annotation = annotation_of(object, autoscaler::kDistributionAnnotation);
+  if (previous_annotation) {
+    auto parsed = autoscaler::parse_distribution_annotation(*previous_annotation);
+    if (parsed) previous = std::move(*parsed);
+    else spdlog::warn("autoscaler: {}: {}", key, parsed.error().message);
+  }
+
+  auto hosts = co_await async::await_callback<k8s::Expected<std::optional<std::vector<TargetCluster>>>>(
+      [&](auto done) { c.control_plane->get_target_clusters(ns, target, std::move(done)); });
+  if (!hosts) {
+    spdlog::warn("autoscaler: {}: cannot read the target's ResourceBinding, using every member: {}", key,
+                 hosts.error().message);
+    hosts = std::optional<std::vector<TargetCluster>>();
+  }
+  std::map<std::string, std::int32_t> weights;  // the members the target is placed on; empty: every member
+  if (*hosts)
+    for (const auto& h : **hosts) weights[h.name] = h.replicas;
+  auto placed = [&](const std::string& member) { return !*hosts || weights.count(member) > 0; };
+
+  // Ready members (the member set) and NotReady ones (left out), placed ones only.
+  auto snapshot = c.members->snapshot();
+  std::map<std::string, Seen> seen;
+  for (const auto& m : snapshot->members) {
+    c.not_ready_since->erase(m->name());
+    if (placed(m->name()) || previous.count(m->name())) seen[m->name()].cluster = m.get();
+  }
+  std::set<std::string> not_ready;
+  for (const auto& left_out : snapshot->left_out) {
+    c.not_ready_since->emplace(left_out.name, c.now);
+    if (placed(left_out.name)) {
+      not_ready.insert(left_out.name);
+      seen[left_out.name];  // unreadable: its share stays within the rebalance window
+    }
+  }
+  for (const auto& [member, share] : previous) seen[member];  // a member that left: its HPA is deleted if reachable
+
+  for (auto& [member, s] : seen) {
+    s.hpas = port_for(c, s.cluster);
+    co_await read_member(s, ns, name);  // one co_await a turn (GCC 12)
+  }
+
+  autoscaler::DistributionInput input;
+  input.spec = hpa.spec;
+  input.previous = previous;
+  input.rebalance_window = c.rebalance_window;
+  input.now = c.now;
+  input.previous_conditions = observed_status(object).status.conditions;
+  for (auto& [member, s] : seen) {
+    const bool is_candidate = (s.cluster != nullptr && placed(member)) || not_ready.count(member) > 0;
+    if (!is_candidate) continue;  // not given: it has left
+    autoscaler::DistributionMember m;
+    m.name = member;
+    if (auto w = weights.find(member); w != weights.end()) m.weight = w->second;
+    if (not_ready.count(member)) m.not_ready_since = c.not_ready_since->at(member);
+    if (s.read) observe_member_hpa(m, s.existing);
+    else m.state = autoscaler::MemberHPAState::Unreadable;
+    input.members.push_back(std::move(m));
+  }
+  auto distribution = autoscaler::distribute(input);
+
+  // The writes: none after the leadership term ended.
+  std::vector<Refusal> refusals;
+  if (distribution.valid) {
+    for (const auto& [member, decision] : distribution.members)
+      co_await write_member(c, object, subject, seen[member], member, decision, refusals);  // one co_await a turn (GCC 12)
+    // Karmada leaves each member's replica count to its HPA; the template follows their sum.
+    co_await async::throw_if_cancelled();
+    auto retained = co_await async::await_callback<k8s::Expected<bool>>(
+        [&](auto done) { c.control_plane->set_retain_replicas(ns, target, true, std::move(done)); });
+    if (!retained) spdlog::warn("autoscaler: {}: cannot label the target to retain replicas: {}", key, retained.error().message);
+    if (!previous_annotation || *previous_annotation != distribution.annotation) {
+      co_await async::throw_if_cancelled();
+      std::optional<std::string> annotation = distribution.annotation;
+      auto annotated = co_await async::await_callback<k8s::Expected<bool>>(
+          [&](auto done) { c.control_plane->set_distribution_annotation(ns, name, annotation, std::move(done)); });
+      if (!annotated)
+        spdlog::warn("autoscaler: {}: cannot write the distribution annotation: {}", key, annotated.error().message);
+    }
+  }
+
+  co_await async::throw_if_cancelled();
+  auto status = distributed_status_json(distribution, refusals, c.now);
+  auto written = co_await async::await_callback<k8s::Expected<bool>>(
+      [&](auto done) { c.control_plane->update_status(ns, name, status, std::move(done)); });
+  if (!written) spdlog::warn("autoscaler: {}: cannot update status: {}", key, written.error().message);
+  co_await async::throw_if_cancelled();
+  for (const auto& e : distribution.events)
+    c.control_plane->record_event(subject, e.warning ? "Warning" : "Normal", e.reason, e.message);
+  for (const auto& r : refusals)
+    c.control_plane->record_event(subject, "Warning", std::string(kForeignMemberHPAReason), r.message);
+  for (const auto& move : distribution.moves)
+    spdlog::info("autoscaler: {}: moved {} of maxReplicas from {} to {}", key, move.max_replicas, move.from, move.to);
+}
+
+Task<bool> leave_distributed(const DistributedContext& c, const autoscaler::FederatedHPA& hpa,
+                             const EventSubject& subject) {
+  (void)subject;
+  const std::string& ns = hpa.namespace_name;
+  const std::string key = ns + "/" + hpa.name;
+  const auto selector = member_hpa_selector(hpa.name);
+  bool clean = true;
+  auto snapshot = c.members->snapshot();
+  // A member NotReady now may hold one of our HPAs: not clean until it can be asked.
+  if (!snapshot->left_out.empty()) clean = false;
+  for (const auto& m : snapshot->members) {
+    const bool member_clean = co_await clean_member(c, *m, ns, selector, key);  // one co_await a turn (GCC 12)
+    clean = clean && member_clean;
+  }
+  if (!clean) co_return false;
+  co_await async::throw_if_cancelled();
+  const auto& target = hpa.spec.scale_target_ref;
+  auto unlabelled = co_await async::await_callback<k8s::Expected<bool>>(
+      [&](auto done) { c.control_plane->set_retain_replicas(ns, target, false, std::move(done)); });
+  if (!unlabelled) co_return false;
+  std::optional<std::string> none;
+  auto unannotated = co_await async::await_callback<k8s::Expected<bool>>(
+      [&](auto done) { c.control_plane->set_distribution_annotation(ns, hpa.name, none, std::move(done)); });
+  co_return static_cast<bool>(unannotated);
+}
+
+}  // namespace fedmetrics::controller

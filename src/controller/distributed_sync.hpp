@@ -1,0 +1,51 @@
+#pragma once
+// One sync of a FederatedHPA in distributed mode (shared/specs/distributed.md)
+// on the live loop's strand: read the binding, the Ready members and each
+// member's HPA, run the pure distributor, write the member HPAs (never one
+// fedmetrics did not create), label the target template for Karmada to
+// retain member replicas, write the distribution annotation, the aggregated
+// status and the Events. And the way back: a FederatedHPA that leaves
+// distributed mode gets its member HPAs deleted and the label removed.
+//
+// Private to the controller module (Asio's awaitables in the signature).
+#include "fedmetrics/transport/async.hpp"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fedmetrics/aggregator/member_cluster.hpp"
+#include "fedmetrics/autoscaler/hpa_spec.hpp"
+#include "fedmetrics/controller/control_plane.hpp"
+#include "fedmetrics/controller/hpa_controller.hpp"
+#include "fedmetrics/controller/member_hpas.hpp"
+
+namespace fedmetrics::controller {
+
+struct DistributedContext {
+  ControlPlane* control_plane = nullptr;
+  const aggregator::MemberSource* members = nullptr;
+  const MemberHPAsFactory* member_hpas = nullptr;
+  std::chrono::nanoseconds rebalance_window{};
+  k8s::Timestamp now{};
+  // Members seen NotReady, with when they were first seen so (the loop's
+  // memory across syncs: a member NotReady for the rebalance window has left).
+  std::map<std::string, k8s::Timestamp>* not_ready_since = nullptr;
+};
+
+// The FederatedHPA `object` (decoded as `hpa`) in distributed mode. Throws
+// the cancellation (the leadership term ended) before any further write.
+async::Task<void> sync_distributed(const DistributedContext& context, const nlohmann::json& object,
+                                   const autoscaler::FederatedHPA& hpa, const EventSubject& subject);
+
+// A FederatedHPA that is not (or no longer) in distributed mode but still
+// carries the distribution annotation: its member HPAs that fedmetrics
+// created are deleted, the retain label and the annotation removed. True
+// when everything was cleaned up (the centralized sync may then run).
+async::Task<bool> leave_distributed(const DistributedContext& context, const autoscaler::FederatedHPA& hpa,
+                                    const EventSubject& subject);
+
+}  // namespace fedmetrics::controller
