@@ -14,8 +14,10 @@
 #   FUZZ_TARGETS="quantity gzip"   only these targets (default: every *_fuzz)
 #   FUZZ_MAX_RUNS=N     stop a target after N executions even if time is left
 #   FUZZ_KEEP_CORPUS=1  keep the scratch corpora (printed) to inspect or merge by hand
+# A target's fuzz/<name>.options (max_len, ...) applies here as in the CTest smoke.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/fuzz/options.sh"
 seconds=${1:-10}
 build_dir=${2:-build-fuzz}
 case "$build_dir" in /*) ;; *) build_dir="$root/$build_dir" ;; esac
@@ -50,6 +52,7 @@ for name in "${targets[@]}"; do
         -artifact_prefix="$artifacts/$name-")
   [ -n "${FUZZ_MAX_RUNS:-}" ] && args+=(-runs="$FUZZ_MAX_RUNS")
   [ -f "$root/fuzz/$name.dict" ] && args+=(-dict="$root/fuzz/$name.dict")
+  while read -r option; do args+=("$option"); done < <(fuzz_options "$name" "$root/fuzz")
   log="$work/$name.log"
   echo "==> $name (${seconds}s)" >&2
   start=$(date +%s)

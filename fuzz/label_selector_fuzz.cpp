@@ -1,7 +1,13 @@
-// LabelSelector::parse on any text, with the server's requirement cap; what
+// LabelSelector::parse on any text, with a requirement cap; what
 // it accepts prints canonically (to_string), and that reads back to an equal
 // selector that prints the same. The object form (to_object) must read back
 // too where it exists, and matching must not crash.
+//
+// The cap is 100, not the server's 1,000 (kMaxSelectorRequirements): the
+// same code refuses at any cap, and 101 requirements fit in 202 bytes, well
+// inside this target's max_len (label_selector.options), where 1,001 would
+// not. Inputs stay short so that each run costs microseconds, not the
+// milliseconds of kilobyte-long selectors.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -13,9 +19,13 @@
 
 using fedmetrics::k8s::LabelSelector;
 
+namespace {
+constexpr std::size_t kMaxRequirements = 100;
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto text = fedmetrics::fuzz::as_text(data, size);
-  auto parsed = LabelSelector::parse(text, 1000);
+  auto parsed = LabelSelector::parse(text, kMaxRequirements);
   if (!parsed) return 0;
   const std::string canonical = parsed->to_string();
   auto again = LabelSelector::parse(canonical);

@@ -11,5 +11,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 args=(-runs="$runs" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
 [ -f "$fuzz_dir/$name.dict" ] && args+=(-dict="$fuzz_dir/$name.dict")
+source "$fuzz_dir/options.sh"
+while read -r option; do args+=("$option"); done < <(fuzz_options "$name" "$fuzz_dir")
 # libFuzzer writes new inputs into the first corpus dir only.
 exec "$fuzzer" "${args[@]}" "$scratch" "$fuzz_dir/corpus/$name"
