@@ -148,9 +148,12 @@ Task<void> sync_distributed(const DistributedContext& c, const json& object, con
   auto hosts = co_await async::await_callback<k8s::Expected<std::optional<std::vector<TargetCluster>>>>(
       [&](auto done) { c.control_plane->get_target_clusters(ns, target, std::move(done)); });
   if (!hosts) {
-    spdlog::warn("autoscaler: {}: cannot read the target's ResourceBinding, using every member: {}", key,
+    // Unlike the centralized sync (which only reads, and then asks every
+    // member), this one writes: without the binding it would create member
+    // HPAs where the target is not placed. Nothing is written this time.
+    spdlog::warn("autoscaler: {}: cannot read the target's ResourceBinding; distributed sync skipped: {}", key,
                  hosts.error().message);
-    hosts = std::optional<std::vector<TargetCluster>>();
+    co_return;
   }
   std::map<std::string, std::int32_t> weights;  // the members the target is placed on; empty: every member
   if (*hosts)
@@ -164,11 +167,12 @@ Task<void> sync_distributed(const DistributedContext& c, const json& object, con
     c.not_ready_since->erase(m->name());
     if (placed(m->name()) || previous.count(m->name())) seen[m->name()].cluster = m.get();
   }
-  std::set<std::string> not_ready;
+  // NotReady since when, copied now: other syncs update the shared map while this one awaits.
+  std::map<std::string, k8s::Timestamp> not_ready;
   for (const auto& left_out : snapshot->left_out) {
-    c.not_ready_since->emplace(left_out.name, c.now);
+    const auto since = c.not_ready_since->emplace(left_out.name, c.now).first->second;
     if (placed(left_out.name)) {
-      not_ready.insert(left_out.name);
+      not_ready[left_out.name] = since;
       seen[left_out.name];  // unreadable: its share stays within the rebalance window
     }
   }
@@ -185,13 +189,22 @@ Task<void> sync_distributed(const DistributedContext& c, const json& object, con
   input.rebalance_window = c.rebalance_window;
   input.now = c.now;
   input.previous_conditions = observed_status(object).status.conditions;
+  std::vector<Refusal> refusals;
   for (auto& [member, s] : seen) {
     const bool is_candidate = (s.cluster != nullptr && placed(member)) || not_ready.count(member) > 0;
     if (!is_candidate) continue;  // not given: it has left
+    if (s.read && s.existing && !managed_by_fedmetrics(*s.existing)) {
+      // Another owner's HPA of that name: this member takes no part (no
+      // share, not counted in n), so that the member HPAs that exist still
+      // sum to maxReplicas. The refusal says so.
+      const auto plan = plan_member_hpa(object, member, autoscaler::MemberDecision{}, s.existing);
+      refusals.push_back({member, plan.message});
+      continue;
+    }
     autoscaler::DistributionMember m;
     m.name = member;
     if (auto w = weights.find(member); w != weights.end()) m.weight = w->second;
-    if (not_ready.count(member)) m.not_ready_since = c.not_ready_since->at(member);
+    if (auto since = not_ready.find(member); since != not_ready.end()) m.not_ready_since = since->second;
     if (s.read) observe_member_hpa(m, s.existing);
     else m.state = autoscaler::MemberHPAState::Unreadable;
     input.members.push_back(std::move(m));
@@ -199,8 +212,21 @@ Task<void> sync_distributed(const DistributedContext& c, const json& object, con
   auto distribution = autoscaler::distribute(input);
 
   // The writes: none after the leadership term ended.
-  std::vector<Refusal> refusals;
   if (distribution.valid) {
+    // The annotation first: it is how the next sync knows the shares and how
+    // the way back to centralized knows there are member HPAs to delete, so it
+    // must not be missing when a member write below succeeds.
+    if (!previous_annotation || *previous_annotation != distribution.annotation) {
+      co_await async::throw_if_cancelled();
+      std::optional<std::string> annotation = distribution.annotation;
+      auto annotated = co_await async::await_callback<k8s::Expected<bool>>(
+          [&](auto done) { c.control_plane->set_distribution_annotation(ns, name, annotation, std::move(done)); });
+      if (!annotated) {
+        spdlog::warn("autoscaler: {}: cannot write the distribution annotation; no member HPA written: {}", key,
+                     annotated.error().message);
+        co_return;
+      }
+    }
     for (const auto& [member, decision] : distribution.members)
       co_await write_member(c, object, subject, seen[member], member, decision, refusals);  // one co_await a turn (GCC 12)
     // Karmada leaves each member's replica count to its HPA; the template follows their sum.
@@ -208,14 +234,6 @@ Task<void> sync_distributed(const DistributedContext& c, const json& object, con
     auto retained = co_await async::await_callback<k8s::Expected<bool>>(
         [&](auto done) { c.control_plane->set_retain_replicas(ns, target, true, std::move(done)); });
     if (!retained) spdlog::warn("autoscaler: {}: cannot label the target to retain replicas: {}", key, retained.error().message);
-    if (!previous_annotation || *previous_annotation != distribution.annotation) {
-      co_await async::throw_if_cancelled();
-      std::optional<std::string> annotation = distribution.annotation;
-      auto annotated = co_await async::await_callback<k8s::Expected<bool>>(
-          [&](auto done) { c.control_plane->set_distribution_annotation(ns, name, annotation, std::move(done)); });
-      if (!annotated)
-        spdlog::warn("autoscaler: {}: cannot write the distribution annotation: {}", key, annotated.error().message);
-    }
   }
 
   co_await async::throw_if_cancelled();
@@ -233,18 +251,28 @@ Task<void> sync_distributed(const DistributedContext& c, const json& object, con
 }
 
 Task<bool> leave_distributed(const DistributedContext& c, const autoscaler::FederatedHPA& hpa,
-                             const EventSubject& subject) {
+                             const EventSubject& subject, const std::string& distribution_annotation) {
   (void)subject;
   const std::string& ns = hpa.namespace_name;
   const std::string key = ns + "/" + hpa.name;
   const auto selector = member_hpa_selector(hpa.name);
+  // The members that got an HPA: the annotation's. (A broken annotation: every member.)
+  std::set<std::string> holders;
+  bool every_member = true;
+  if (auto shares = autoscaler::parse_distribution_annotation(distribution_annotation)) {
+    every_member = false;
+    for (const auto& [member, share] : *shares) holders.insert(member);
+  }
   bool clean = true;
   auto snapshot = c.members->snapshot();
-  // A member NotReady now may hold one of our HPAs: not clean until it can be asked.
-  if (!snapshot->left_out.empty()) clean = false;
+  // A holder that is NotReady now cannot be asked: not clean until it can be.
+  for (const auto& left_out : snapshot->left_out)
+    if (every_member || holders.count(left_out.name)) clean = false;
   for (const auto& m : snapshot->members) {
+    const bool holder = every_member || holders.count(m->name()) > 0;
     const bool member_clean = co_await clean_member(c, *m, ns, selector, key);  // one co_await a turn (GCC 12)
-    clean = clean && member_clean;
+    // Another member's failure is logged; only a holder's keeps the annotation.
+    if (holder) clean = clean && member_clean;
   }
   if (!clean) co_return false;
   co_await async::throw_if_cancelled();

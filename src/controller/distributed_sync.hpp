@@ -42,10 +42,12 @@ async::Task<void> sync_distributed(const DistributedContext& context, const nloh
                                    const autoscaler::FederatedHPA& hpa, const EventSubject& subject);
 
 // A FederatedHPA that is not (or no longer) in distributed mode but still
-// carries the distribution annotation: its member HPAs that fedmetrics
-// created are deleted, the retain label and the annotation removed. True
-// when everything was cleaned up (the centralized sync may then run).
+// carries the distribution annotation (`distribution_annotation`, its
+// value): the member HPAs fedmetrics created are deleted, the retain label
+// and the annotation removed. True when everything was cleaned up (the
+// centralized sync may then run); only the members the annotation names
+// (that got an HPA) can hold that up.
 async::Task<bool> leave_distributed(const DistributedContext& context, const autoscaler::FederatedHPA& hpa,
-                                    const EventSubject& subject);
+                                    const EventSubject& subject, const std::string& distribution_annotation);
 
 }  // namespace fedmetrics::controller

@@ -2,6 +2,7 @@
 
 #include "fedmetrics/transport/async.hpp"
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
@@ -43,6 +44,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   asio::steady_timer wake;  // the ticker's wait; cancelled by sync_soon()
   bool sync_requested = false;
   bool stopping = false;
+  std::atomic<bool> stopped{false};  // stop() ran (it is idempotent)
   async::Job ticker;
 
   // What the controller remembers between syncs of one FederatedHPA: its last
@@ -298,11 +300,12 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     // scale; a FederatedHPA back from distributed mode has its member HPAs
     // deleted before it is scaled centrally again.
     std::optional<std::string> mode_annotation;
-    bool has_distribution = false;
+    std::optional<std::string> distribution_annotation;
     if (const auto annotations = meta.value("annotations", nlohmann::json::object()); annotations.is_object()) {
       const auto it = annotations.find(std::string(autoscaler::kModeAnnotation));
       if (it != annotations.end() && it->is_string()) mode_annotation = it->get<std::string>();
-      has_distribution = annotations.contains(std::string(autoscaler::kDistributionAnnotation));
+      const auto shares = annotations.find(std::string(autoscaler::kDistributionAnnotation));
+      if (shares != annotations.end()) distribution_annotation = shares->is_string() ? shares->get<std::string>() : "";
     }
     auto mode = autoscaler::parse_scaling_mode(mode_annotation);
     if (!mode) {
@@ -330,8 +333,8 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       memory[key].status_known = false;  // a later centralized sync starts from the object's status
       co_return;
     }
-    if (has_distribution) {
-      const bool left = co_await leave_distributed(context, hpa, subject);
+    if (distribution_annotation) {
+      const bool left = co_await leave_distributed(context, hpa, subject, *distribution_annotation);
       if (!left) {
         const std::string message =
             "leaving distributed mode: the member HPAs fedmetrics created could not all be deleted yet (a member "
@@ -487,6 +490,7 @@ void HpaController::sync_soon() {
 
 void HpaController::stop() {
   auto state = state_;
+  if (state->stopped.exchange(true)) return;
   state->ticker.stop();
   state->control_plane->stop_watching();  // no sync_new after this
   // Every pass and sync ends before this returns: none touches what the owner is about to destroy.

@@ -88,17 +88,26 @@ Task<void> Semaphore::acquire() {
     auto [ec] = co_await timer->async_wait(asio::as_tuple(asio::use_awaitable));
     (void)ec;
     std::erase(waiting_, timer);
-    co_await throw_if_cancelled();
+    auto cancellation = co_await asio::this_coro::cancellation_state;
+    if (cancellation.cancelled() != asio::cancellation_type::none) {
+      // A release() may have woken this waiter just as it was cancelled: the
+      // place it would have taken goes to the next one.
+      if (held_ < limit_) wake_next();
+      co_await throw_if_cancelled();
+    }
   }
   ++held_;
 }
 
 void Semaphore::release() {
   if (held_ > 0) --held_;
-  if (!waiting_.empty()) {
-    waiting_.front()->cancel();
-    waiting_.pop_front();
-  }
+  wake_next();
+}
+
+void Semaphore::wake_next() {
+  if (waiting_.empty()) return;
+  waiting_.front()->cancel();
+  waiting_.pop_front();
 }
 
 // ---- TaskGroup

@@ -50,8 +50,10 @@ struct MemoryControlPlane : ControlPlane {
     watching = true;
   }
   void stop_watching() override { watching = false; }
+  bool binding_fails = false;  // the ResourceBinding cannot be read
   void get_target_clusters(const std::string&, const autoscaler::CrossVersionObjectReference&,
                            Done<std::optional<std::vector<TargetCluster>>> done) override {
+    if (binding_fails) return done(k8s::Error{"the server is currently unable to handle the request"});
     done(target_clusters);
   }
   void get_scale(const std::string&, const autoscaler::CrossVersionObjectReference& target, Done<Scale> done) override {
@@ -771,9 +773,30 @@ TEST_CASE("HpaController distributed: an HPA of that name fedmetrics did not cre
   d.f.pass();
   CHECK(d.hpa(*d.hpas2) == theirs);
   CHECK(d.hpas2->writes == 0);
+  // member2 takes no part: member1 holds the whole distribution (n = 1), so
+  // the member HPAs that exist still sum to maxReplicas.
+  CHECK(share(d.hpa(*d.hpas1)) == "2/9");
+  REQUIRE(d.f.cp->distribution);
+  CHECK(json::parse(*d.f.cp->distribution) == json::parse(R"({"member1":{"minReplicas":2,"maxReplicas":9}})"));
   bool warned = false;
   for (const auto& e : d.f.cp->events) warned = warned || e.starts_with("Warning ForeignMemberHPA: ");
   CHECK(warned);
+}
+
+TEST_CASE("HpaController distributed: without the ResourceBinding nothing is written (it could name other members)") {
+  DistributedFixture d;
+  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
+  d.f.cp->binding_fails = true;
+  d.f.pass();
+  CHECK(d.hpas1->stored.empty());
+  CHECK(d.hpas2->stored.empty());
+  CHECK_FALSE(d.f.cp->distribution);
+  CHECK_FALSE(d.f.cp->retain);
+  d.f.cp->binding_fails = false;  // the next sync, with the binding: member1 only
+  d.f.cp->target_clusters = std::vector<TargetCluster>{{"member1", 2}};
+  d.f.pass();
+  CHECK(share(d.hpa(*d.hpas1)) == "2/9");
+  CHECK(d.hpas2->stored.empty());
 }
 
 TEST_CASE("HpaController distributed: back to centralized deletes our member HPAs, then scales centrally") {
@@ -785,6 +808,8 @@ TEST_CASE("HpaController distributed: back to centralized deletes our member HPA
   d.hpas1->stored["shop/other"] = theirs;  // matches the selector but is not managed by fedmetrics: kept
   d.f.cp->hpas[0]["metadata"]["annotations"].erase("autoscaling.fedmetrics.io/mode");
   d.f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
+  // A member NotReady that never held one of our HPAs does not hold the way back up.
+  d.f.members->left_out = {aggregator::LeftOutMember{"member9", "Cluster NotReady"}};
   d.f.pass();
   CHECK_FALSE(d.hpas1->stored.count("shop/web"));
   CHECK_FALSE(d.hpas2->stored.count("shop/web"));

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Distributed mode end to end (shared/specs/distributed.md) with the real
 # kubectl on the simulated world, whose members run their own HPA controllers:
-# a FederatedHPA annotated distributed gets one HPA per member with its share
-# and the template the retain label; a member hot on its own load pegs its HPA
-# at its max and the loop moves maxReplicas to it (a Rebalanced Event); with
-# fedmetrics stopped the member keeps autoscaling on its own; back to
-# centralized, the member HPAs and the label are gone.
+# examples/federatedhpa/nginx-distributed.yaml gets one HPA per member with
+# its share and the template the retain label; member1 hot on its own load
+# pegs its HPA at its max and the loop moves maxReplicas to it (a Rebalanced
+# Event); with fedmetrics stopped member1 keeps autoscaling on its own up to
+# its max; fedmetrics back rebalances from where the members are (no reset:
+# member1 wants more, no donor has room, ScalingLimited); the invariants hold
+# at every observation; back to centralized, the member HPAs and the label
+# are gone.
 # Usage: distributed_mode_test.sh FEDMETRICS_BINARY SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 bin=$1
@@ -21,25 +24,26 @@ serve_args=(--member-kubeconfig "$E2E_TMP/world/members.kubeconfig" --enable-aut
 check "no load anywhere" test "$(ctl /sim/v1/namespaces/default/workloads/nginx/load '{"cpu":"0"}')" = 200
 start_serve "$E2E_TMP/serve.log" "${serve_args[@]}"
 
-cat >"$E2E_TMP/fhpa.yaml" <<'YAML'
-apiVersion: autoscaling.karmada.io/v1alpha1
-kind: FederatedHPA
-metadata:
-  name: nginx
-  namespace: default
-  annotations: {autoscaling.fedmetrics.io/mode: distributed}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: nginx}
-  minReplicas: 2
-  maxReplicas: 6
-  metrics:
-  - type: Resource
-    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
-YAML
-check "kubectl apply a distributed FederatedHPA (min 2, max 6)" kk apply -f "$E2E_TMP/fhpa.yaml"
+check "kubectl apply examples/federatedhpa/nginx-distributed.yaml (min 2, max 6)" \
+  kk apply -f "$src/examples/federatedhpa/nginx-distributed.yaml"
 
 share() { km "$1" get hpa nginx -o jsonpath='{.spec.minReplicas}/{.spec.maxReplicas}' 2>/dev/null; }
-both_created() { [ "$(share member1)" = 1/3 ] && [ "$(share member2)" = 1/3 ]; }
+# The spec's invariants, at every observation of both member HPAs: sum of
+# max = 6, 1 <= min <= max each, sum of min = max(2, n) = 2. A violation is
+# counted (and kept) for the check at the end.
+observations=0
+invariants() {
+  local a b
+  a=$(share member1) b=$(share member2)
+  [ -n "$a" ] && [ -n "$b" ] || return 0  # not created yet (or deleted at the end)
+  observations=$((observations + 1))
+  local min1=${a%/*} max1=${a#*/} min2=${b%/*} max2=${b#*/}
+  if [ $((max1 + max2)) -ne 6 ] || [ "$min1" -lt 1 ] || [ "$min2" -lt 1 ] || [ "$min1" -gt "$max1" ] ||
+     [ "$min2" -gt "$max2" ] || [ $((min1 + min2)) -ne 2 ]; then
+    echo "invariants broken: member1 $a, member2 $b" >>"$E2E_TMP/violations"
+  fi
+}
+both_created() { invariants; [ "$(share member1)" = 1/3 ] && [ "$(share member2)" = 1/3 ]; }
 check "each member gets an HPA with its share: min 1, max 3" wait_until 20 both_created
 check "labelled managed-by fedmetrics" \
   test "$(km member1 get hpa nginx -o jsonpath='{.metadata.labels.app\.kubernetes\.io/managed-by}')" = fedmetrics
@@ -54,7 +58,7 @@ check "no scale written by the loop" bash -c "! grep -q ' -> .* replicas' '$E2E_
 # TooManyReplicas; member2 idles with spare (3 - 1): the loop moves it.
 check "member1 hot (200m of its own; pods request 25m)" \
   test "$(ctl /sim/v1/namespaces/default/workloads/nginx/members/member1/load '{"cpu":"200m"}')" = 200
-rebalanced() { [ "$(share member1)" = 1/5 ] && [ "$(share member2)" = 1/1 ]; }
+rebalanced() { invariants; [ "$(share member1)" = 1/5 ] && [ "$(share member2)" = 1/1 ]; }
 check "maxReplicas moved to member1: 1/5, member2 1/1" wait_until 90 rebalanced
 kk get events -n default -o jsonpath='{range .items[*]}{.reason}: {.message}{"\n"}{end}' >"$E2E_TMP/events.txt" 2>&1 || true
 check "a Rebalanced Event on the FederatedHPA ($(grep Rebalanced "$E2E_TMP/events.txt" | head -1))" \
@@ -66,8 +70,23 @@ kill -TERM "$serve_pid"
 wait "$serve_pid" 2>/dev/null || true
 check "with fedmetrics stopped, member1 still scales on its own, up to 5 pods" wait_until 90 bash -c "[ \"\$(kubectl --kubeconfig '$E2E_TMP/world/members.kubeconfig' --context member1 get pods -l app=nginx --no-headers | grep -vc Terminating)\" = 5 ]"
 
-# Back to centralized: our member HPAs deleted, the label and annotation removed.
+# fedmetrics back: it starts from the shares and the members as they are (no
+# reset to the initial split): member1 pegged at 5 wants more, member2 has no
+# spare, so nothing moves and the FederatedHPA says ScalingLimited.
 start_serve "$E2E_TMP/serve2.log" "${serve_args[@]}"
+limited() {
+  invariants
+  [ "$(kk get fhpa nginx -o jsonpath='{.status.conditions[?(@.type=="ScalingLimited")].status}/{.status.conditions[?(@.type=="ScalingLimited")].reason}')" = True/TooManyReplicas ]
+}
+check "back: ScalingLimited True TooManyReplicas (member1 wants more, no donor has room)" wait_until 20 limited
+check "back: the shares are where they were, not reset (member1 $(share member1), member2 $(share member2))" \
+  bash -c "[ '$(share member1)/$(share member2)' = 1/5/1/1 ]"
+check "back: status currentReplicas is the members' sum (5 + 1)" \
+  wait_until 10 bash -c "[ \"\$(kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' get fhpa nginx -o jsonpath='{.status.currentReplicas}')\" = 6 ]"
+invariants
+check "the invariants held at every observation ($observations)" test ! -s "$E2E_TMP/violations"
+
+# Back to centralized: our member HPAs deleted, the label and annotation removed.
 check "remove the mode annotation" kk annotate fhpa nginx autoscaling.fedmetrics.io/mode-
 gone() { ! km member1 get hpa nginx >/dev/null 2>&1 && ! km member2 get hpa nginx >/dev/null 2>&1; }
 check "the member HPAs are deleted" wait_until 20 gone

@@ -140,13 +140,14 @@ Task<T> await_callback(Initiate initiate) {
 // ignored when it comes). For waits whose answer is worthless to a
 // coroutine that is stopping (a poll's fetches).
 //
-// GCC 12: pass `on_cancel` as a named local, never as a temporary built in
-// the co_await expression: such a temporary is copied bitwise into the
+// GCC 12: pass `on_cancel` as std::move of a named local (hence T&&: no
+// parameter object is made in the co_await expression), never as a
+// temporary built there: such a temporary is copied bitwise into the
 // coroutine frame, and a short std::string inside it then points at the
 // old copy's buffer (ASan: "free on address which was not malloc()-ed",
 // the Reloader's first trust reload).
 template <class T, class Initiate>
-Task<T> await_callback_or(Initiate initiate, T on_cancel) {
+Task<T> await_callback_or(Initiate initiate, T&& on_cancel) {
   return detail::await_callback<T>(std::move(initiate), std::optional<T>(std::move(on_cancel)));
 }
 
@@ -174,6 +175,7 @@ class Semaphore {
   void release();
 
  private:
+  void wake_next();
   std::size_t limit_;
   std::size_t held_ = 0;
   std::deque<std::shared_ptr<asio::steady_timer>> waiting_;
