@@ -33,6 +33,13 @@ struct Seen {
   bool read = false;                                   // `existing` is what the member answered
 };
 
+std::string uid_of(const json& object) {
+  const auto meta = object.value("metadata", json::object());
+  if (!meta.is_object()) return {};
+  const auto uid = meta.find("uid");
+  return uid != meta.end() && uid->is_string() ? uid->get<std::string>() : std::string();
+}
+
 std::shared_ptr<MemberHPAs> port_for(const DistributedContext& c, const aggregator::MemberCluster* cluster) {
   if (cluster == nullptr || c.member_hpas == nullptr || !*c.member_hpas) return nullptr;
   return (*c.member_hpas)(*cluster);
@@ -51,9 +58,11 @@ Task<void> read_member(Seen& seen, const std::string& namespace_name, const std:
   seen.read = true;
 }
 
-// Carries out one member's plan; an error is logged and returned (the next sync decides again).
+// Carries out one member's plan; an error is logged and returned (the next
+// sync decides again). A delete is of the object read (`uid`), not of one
+// created under the name meanwhile.
 Task<std::optional<std::string>> apply_plan(MemberHPAs& hpas, const MemberHPAPlan& plan, const std::string& namespace_name,
-                                            const std::string& name) {
+                                            const std::string& name, const std::string& uid) {
   std::optional<std::string> failure;
   if (plan.op == MemberHPAOp::Create || plan.op == MemberHPAOp::Update) {
     const bool create = plan.op == MemberHPAOp::Create;
@@ -64,7 +73,7 @@ Task<std::optional<std::string>> apply_plan(MemberHPAs& hpas, const MemberHPAPla
     if (!written) failure = written.error().message;
   } else if (plan.op == MemberHPAOp::Delete) {
     auto removed = co_await async::await_callback<k8s::Expected<bool>>(
-        [&](auto done) { hpas.remove(namespace_name, name, std::move(done)); });
+        [&](auto done) { hpas.remove(namespace_name, name, uid, std::move(done)); });
     if (!removed) failure = removed.error().message;
   }
   co_return failure;
@@ -86,7 +95,8 @@ Task<void> write_member(const DistributedContext& c, const json& object, const E
   if (plan.op == MemberHPAOp::Refuse) refusals.push_back({member, plan.message});
   if (plan.op == MemberHPAOp::Refuse || plan.op == MemberHPAOp::None) co_return;
   co_await async::throw_if_cancelled();
-  const auto failure = co_await apply_plan(*s.hpas, plan, subject.namespace_name, subject.name);
+  const std::string uid = s.existing ? uid_of(*s.existing) : std::string();
+  const auto failure = co_await apply_plan(*s.hpas, plan, subject.namespace_name, subject.name, uid);
   if (!failure) co_return;
   spdlog::warn("autoscaler: {}: member {}: {} of its HPA failed: {}", key, member, to_string(plan.op), *failure);
   const std::string message = std::string(to_string(plan.op)) + " of the HPA in member " + member + " failed: " + *failure;
@@ -101,9 +111,10 @@ Task<bool> delete_managed(MemberHPAs& hpas, const std::string& namespace_name, c
   for (const auto& found : listed) {
     if (!managed_by_fedmetrics(found)) continue;
     const std::string found_name = found.value("metadata", json::object()).value("name", "");
+    const std::string uid = uid_of(found);
     co_await async::throw_if_cancelled();
     const auto removed = co_await async::await_callback<k8s::Expected<bool>>(
-        [&](auto done) { hpas.remove(namespace_name, found_name, std::move(done)); });
+        [&](auto done) { hpas.remove(namespace_name, found_name, uid, std::move(done)); });
     if (removed) spdlog::info("autoscaler: {}: left distributed mode: member HPA in {} deleted", key, hpas.member());
     else spdlog::warn("autoscaler: {}: cannot delete the member HPA in {}: {}", key, hpas.member(), removed.error().message);
     all = all && static_cast<bool>(removed);
@@ -126,7 +137,102 @@ Task<bool> clean_member(const DistributedContext& c, const aggregator::MemberClu
   co_return all;
 }
 
+// ---- the orphan sweep
+
+// A member HPA fedmetrics created, as listed on its member.
+struct Listed {
+  std::shared_ptr<MemberHPAs> hpas;
+  json hpa;
+};
+
+// One member's HPAs that fedmetrics created, appended to `found`; a member
+// that cannot be asked is skipped (its turn comes at the next sweep).
+Task<void> list_managed(const std::shared_ptr<MemberHPAs>& hpas, const k8s::LabelSelector& selector,
+                        std::vector<Listed>& found) {
+  auto listed = co_await async::await_callback<k8s::Expected<std::vector<json>>>(
+      [&](auto done) { hpas->list("", selector, std::move(done)); });
+  if (!listed) {
+    spdlog::debug("autoscaler: orphan sweep: cannot list the member HPAs of {}: {}", hpas->member(),
+                  listed.error().message);
+    co_return;
+  }
+  for (auto& hpa : *listed) found.push_back({hpas, std::move(hpa)});
+}
+
+// Deletes one orphan, the object listed (its uid as precondition); true when it was deleted.
+Task<bool> delete_orphan(const Listed& orphan, const std::string& reason) {
+  const auto meta = orphan.hpa.value("metadata", json::object());
+  const std::string ns = meta.value("namespace", "");
+  const std::string name = meta.value("name", "");
+  const std::string uid = uid_of(orphan.hpa);
+  co_await async::throw_if_cancelled();
+  auto removed = co_await async::await_callback<k8s::Expected<bool>>(
+      [&](auto done) { orphan.hpas->remove(ns, name, uid, std::move(done)); });
+  if (!removed) {
+    spdlog::warn("autoscaler: cannot delete the member HPA {}/{} in {} ({}): {}", ns, name, orphan.hpas->member(),
+                 reason, removed.error().message);
+    co_return false;
+  }
+  if (*removed) spdlog::info("autoscaler: deleted the member HPA {}/{} in {}: {}", ns, name, orphan.hpas->member(), reason);
+  co_return *removed;
+}
+
+k8s::Labels labels_of(const json& object) {
+  k8s::Labels out;
+  const auto meta = object.value("metadata", json::object());
+  if (!meta.is_object()) return out;
+  const auto labels = meta.value("labels", json::object());
+  if (!labels.is_object()) return out;
+  for (auto it = labels.begin(); it != labels.end(); ++it)
+    if (it->is_string()) out[it.key()] = it->get<std::string>();
+  return out;
+}
+
+std::string key_of(const json& object) {
+  const auto meta = object.value("metadata", json::object());
+  if (!meta.is_object()) return {};
+  return meta.value("namespace", "") + "/" + meta.value("name", "");
+}
+
 }  // namespace
+
+Task<std::size_t> collect_orphan_member_hpas(const DistributedContext& c, const k8s::LabelSelector& ours) {
+  const auto selector = managed_member_hpas_selector();
+  std::vector<Listed> found;
+  auto snapshot = c.members->snapshot();
+  for (const auto& m : snapshot->members) {
+    auto hpas = port_for(c, m.get());
+    if (!hpas) continue;
+    co_await list_managed(hpas, selector, found);  // one co_await a turn (GCC 12)
+  }
+  if (found.empty()) co_return 0;
+  // The FederatedHPAs after the member HPAs: a sync writes the annotation
+  // that gives a member its share before it creates that member's HPA, so
+  // every member HPA listed above is known to the list below.
+  const k8s::LabelSelector everything;
+  auto federated = co_await async::await_callback<k8s::Expected<std::vector<json>>>(
+      [&](auto done) { c.control_plane->list_federated_hpas(everything, std::move(done)); });
+  if (!federated) {
+    spdlog::warn("autoscaler: orphan sweep: cannot list FederatedHPAs; nothing deleted: {}", federated.error().message);
+    co_return 0;
+  }
+  std::map<std::string, const json*> by_key;
+  for (const auto& object : *federated) by_key[key_of(object)] = &object;
+  std::vector<std::pair<const Listed*, std::string>> orphans;
+  for (const auto& listed : found) {
+    const auto it = by_key.find(federated_hpa_key_of(listed.hpa));
+    const json* federated_hpa = it == by_key.end() ? nullptr : it->second;
+    const bool is_ours = federated_hpa != nullptr && ours.matches(labels_of(*federated_hpa));
+    if (auto reason = orphan_reason(listed.hpa, listed.hpas->member(), federated_hpa, is_ours))
+      orphans.emplace_back(&listed, std::move(*reason));
+  }
+  std::size_t deleted = 0;
+  for (const auto& [orphan, reason] : orphans) {
+    const bool removed = co_await delete_orphan(*orphan, reason);  // one co_await a turn (GCC 12)
+    if (removed) ++deleted;
+  }
+  co_return deleted;
+}
 
 Task<void> sync_distributed(const DistributedContext& c, const json& object, const autoscaler::FederatedHPA& hpa,
                             const EventSubject& subject) {

@@ -50,4 +50,14 @@ async::Task<void> sync_distributed(const DistributedContext& context, const nloh
 async::Task<bool> leave_distributed(const DistributedContext& context, const autoscaler::FederatedHPA& hpa,
                                     const EventSubject& subject, const std::string& distribution_annotation);
 
+// The orphan sweep: member HPAs fedmetrics created whose FederatedHPA is
+// gone or no longer gives their member a share (member_hpa.hpp's
+// orphan_reason) are deleted from every Ready member that answers, each as
+// listed (its uid as precondition). This is what collects a member HPA whose
+// member could not be reached when its FederatedHPA was deleted or when the
+// member left. `ours`: the loop's --autoscaler-label-selector (another
+// fedmetrics' FederatedHPAs are never judged). Returns how many were
+// deleted; throws the cancellation before any delete.
+async::Task<std::size_t> collect_orphan_member_hpas(const DistributedContext& context, const k8s::LabelSelector& ours);
+
 }  // namespace fedmetrics::controller

@@ -65,6 +65,9 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   std::map<std::string, Memory> memory;
   // Distributed mode: members seen NotReady and since when (one member set for every FederatedHPA).
   std::map<std::string, k8s::Timestamp> not_ready_since;
+  // The orphan sweep: when the last one started; one at a time.
+  std::optional<std::chrono::steady_clock::time_point> last_sweep;
+  bool sweeping = false;
 
   mutable std::mutex stats_mutex;
   ControllerStats stats;
@@ -149,6 +152,45 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     }
     forget_deleted(listed);
     co_await syncs.join();
+    if (sweep_due()) co_await sweep();
+  }
+
+  // ---- the orphan sweep (distributed mode)
+
+  bool sweep_due() const {
+    if (!options.member_hpas || sweeping || stopping) return false;
+    return !last_sweep || std::chrono::steady_clock::now() - *last_sweep >= options.orphan_sweep_period;
+  }
+
+  Task<void> sweep() {
+    sweeping = true;
+    struct Clear {
+      bool& flag;
+      ~Clear() { flag = false; }
+    } clear{sweeping};
+    last_sweep = std::chrono::steady_clock::now();
+    const DistributedContext context = distributed_context();
+    try {
+      const std::size_t deleted = co_await collect_orphan_member_hpas(context, options.selector);
+      count([deleted](ControllerStats& s) {
+        ++s.orphan_sweeps;
+        s.orphan_member_hpas_deleted += deleted;
+      });
+    } catch (const std::exception& e) {
+      if (async::is_cancellation(e)) throw;
+      spdlog::warn("autoscaler: orphan sweep: {}", e.what());
+    }
+  }
+
+  DistributedContext distributed_context() {
+    DistributedContext context;
+    context.control_plane = control_plane.get();
+    context.members = members.get();
+    context.member_hpas = &options.member_hpas;
+    context.rebalance_window = options.rebalance_window;
+    context.now = options.clock();
+    context.not_ready_since = &not_ready_since;
+    return context;
   }
 
   static std::string key_from(const nlohmann::json& object) {
@@ -313,13 +355,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       co_await fail_early(hpa, subject, key, "ScalingActive", "InvalidMode", message);
       co_return;
     }
-    DistributedContext context;
-    context.control_plane = control_plane.get();
-    context.members = members.get();
-    context.member_hpas = &options.member_hpas;
-    context.rebalance_window = options.rebalance_window;
-    context.now = options.clock();
-    context.not_ready_since = &not_ready_since;
+    const DistributedContext context = distributed_context();
     if (*mode == autoscaler::ScalingMode::Distributed) {
       if (!options.member_hpas) {
         const std::string message =

@@ -181,6 +181,36 @@ k8s::LabelSelector member_hpa_selector(std::string_view federated_hpa_name) {
 
 bool managed_by_fedmetrics(const json& hpa) { return label(hpa, autoscaler::kManagedByLabel) == kFedmetrics; }
 
+k8s::LabelSelector managed_member_hpas_selector() {
+  return k8s::LabelSelector::from_requirements(
+      {{std::string(autoscaler::kManagedByLabel), k8s::SelectorOperator::Equals, {std::string(kFedmetrics)}},
+       {std::string(autoscaler::kFederatedHPALabel), k8s::SelectorOperator::Exists, {}}});
+}
+
+std::string federated_hpa_key_of(const json& hpa) {
+  const std::string name = label(hpa, autoscaler::kFederatedHPALabel);
+  if (name.empty()) return {};
+  return text(field(field(hpa, "metadata"), "namespace")) + "/" + name;
+}
+
+std::optional<std::string> orphan_reason(const json& hpa, std::string_view member, const json* federated_hpa,
+                                         bool ours) {
+  if (!managed_by_fedmetrics(hpa) || federated_hpa_key_of(hpa).empty()) return std::nullopt;
+  if (federated_hpa == nullptr) return std::string("its FederatedHPA is gone");
+  if (!ours) return std::nullopt;
+  const json& annotations = field(field(*federated_hpa, "metadata"), "annotations");
+  const json& shares = field(annotations, autoscaler::kDistributionAnnotation);
+  if (shares.is_string()) {
+    auto parsed = autoscaler::parse_distribution_annotation(shares.get<std::string>());
+    if (!parsed) return std::nullopt;
+    if (parsed->count(std::string(member))) return std::nullopt;
+    return "the FederatedHPA gives " + std::string(member) + " no share";
+  }
+  const json& mode = field(annotations, autoscaler::kModeAnnotation);
+  if (mode.is_string() && mode.get<std::string>() == "distributed") return std::nullopt;
+  return std::string("the FederatedHPA is not in distributed mode");
+}
+
 std::string_view to_string(MemberHPAOp op) {
   switch (op) {
     case MemberHPAOp::None:

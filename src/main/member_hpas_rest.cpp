@@ -77,8 +77,12 @@ void RestMemberHPAs::update(json hpa, controller::Done<json> done) {
   call("PUT", path, hpa.dump(), [done = std::move(done)](int, k8s::Expected<json> doc) { done(std::move(doc)); });
 }
 
-void RestMemberHPAs::remove(const std::string& namespace_name, const std::string& name, controller::Done<bool> done) {
-  call("DELETE", item(namespace_name, name), "", [done = std::move(done)](int status, k8s::Expected<json> doc) {
+void RestMemberHPAs::remove(const std::string& namespace_name, const std::string& name, const std::string& uid,
+                            controller::Done<bool> done) {
+  std::string options;
+  if (!uid.empty())
+    options = json{{"apiVersion", "v1"}, {"kind", "DeleteOptions"}, {"preconditions", {{"uid", uid}}}}.dump();
+  call("DELETE", item(namespace_name, name), std::move(options), [done = std::move(done)](int status, k8s::Expected<json> doc) {
     if (status == 404) return done(false);
     if (!doc) return done(doc.error());
     done(true);

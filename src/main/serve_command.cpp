@@ -200,6 +200,11 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
                     "Distributed mode (autoscaling.fedmetrics.io/mode: distributed): a member HPA that scaled more "
                     "recently than this gives no maxReplicas away (Federation v1's forbidden window)")
       ->capture_default_str();
+  serve->add_option("--distributed-orphan-sweep-period", o.distributed_orphan_sweep_period,
+                    "Distributed mode: how often member HPAs fedmetrics created are checked against their "
+                    "FederatedHPA and deleted when it is gone or gives their member no share (a member that could "
+                    "not be reached when that happened); one list per Ready member each time (Go duration)")
+      ->capture_default_str();
   serve->add_option("--horizontal-pod-autoscaler-downscale-stabilization", o.hpa_downscale_stabilization,
                     "The default scale-down stabilization window (Go duration).")
       ->capture_default_str();
@@ -581,6 +586,8 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient
   options.algorithm.downscale_stabilization =
       duration_flag("--horizontal-pod-autoscaler-downscale-stabilization", o.hpa_downscale_stabilization);
   options.rebalance_window = duration_flag("--distributed-rebalance-window", o.distributed_rebalance_window);
+  options.orphan_sweep_period =
+      duration_flag("--distributed-orphan-sweep-period", o.distributed_orphan_sweep_period);
   options.member_hpas = member_hpas_factory(runtime, member_timeout);
   auto control_plane = std::make_shared<RestControlPlane>(runtime, o.kubeconfig, std::chrono::seconds(10));
   auto out = std::make_unique<Autoscaler>();

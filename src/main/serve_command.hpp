@@ -57,6 +57,7 @@ struct ServeOptions {
   std::string hpa_initial_readiness_delay = "30s";
   std::string hpa_downscale_stabilization = "5m";
   std::string distributed_rebalance_window = "2m";
+  std::string distributed_orphan_sweep_period = "1m";
   std::size_t concurrent_hpa_syncs = 5;
   bool leader_elect = true;
   std::string leader_elect_lease_duration = "15s";

@@ -611,12 +611,25 @@ StoreResult ObjectStore::patch(const ResourceType& type, std::string_view namesp
   });
 }
 
-StoreResult ObjectStore::remove(const ResourceType& type, std::string_view namespace_name, std::string_view name) {
+StoreResult ObjectStore::remove(const ResourceType& type, std::string_view namespace_name, std::string_view name,
+                                const DeletePreconditions& preconditions) {
   return guarded([&]() -> StoreResult {
     return impl_->write([&](Impl::Pending& pending) -> StoreResult {
       const ObjectKey key = Impl::key_of(type, namespace_name, name);
       ObjectPtr old = impl_->find(type, key);
       if (!old) return k8s::Status::not_found(type.group_resource(), name);
+      // kube-apiserver's wording (storage.Preconditions.Check), as a Conflict.
+      const auto uid = meta_string(*old, "uid");
+      if (preconditions.uid && *preconditions.uid != uid)
+        return k8s::Status::conflict(type.group_resource(), name,
+                                     "Precondition failed: UID in precondition: " + *preconditions.uid +
+                                         ", UID in object meta: " + uid);
+      const auto resource_version = meta_string(*old, "resourceVersion");
+      if (preconditions.resource_version && *preconditions.resource_version != resource_version)
+        return k8s::Status::conflict(type.group_resource(), name,
+                                     "Precondition failed: ResourceVersion in precondition: " +
+                                         *preconditions.resource_version +
+                                         ", ResourceVersion in object meta: " + resource_version);
       // etcd3's Delete decodes the last state at the delete's revision; the DELETED event carries the same.
       json deleted = *old;
       deleted["metadata"]["resourceVersion"] = std::to_string(++impl_->rv);

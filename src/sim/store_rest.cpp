@@ -19,6 +19,26 @@ k8s::Expected<json> parse_object(const std::string& body) {
   return parsed;
 }
 
+// A DELETE's body: DeleteOptions, of which the preconditions count here
+// (propagationPolicy and gracePeriodSeconds have nothing to act on in the
+// simulated store). No body: none.
+k8s::Expected<ObjectStore::DeletePreconditions> delete_preconditions(const std::string& body) {
+  ObjectStore::DeletePreconditions out;
+  if (body.empty()) return out;
+  auto options = parse_object(body);
+  if (!options) return options.error();
+  const auto it = options->find("preconditions");
+  if (it == options->end() || it->is_null()) return out;
+  if (!it->is_object()) return k8s::Error{"DeleteOptions.preconditions must be an object"};
+  for (const auto& [field, target] : {std::pair{"uid", &out.uid}, std::pair{"resourceVersion", &out.resource_version}}) {
+    const auto value = it->find(field);
+    if (value == it->end() || value->is_null()) continue;
+    if (!value->is_string()) return k8s::Error{std::string("DeleteOptions.preconditions.") + field + " must be a string"};
+    *target = value->get<std::string>();
+  }
+  return out;
+}
+
 HttpResponse store_response(const StoreResult& result, int success) {
   if (const auto* s = std::get_if<Status>(&result)) return status_response(*s);
   return json_response(std::get<json>(result).dump(), success);
@@ -120,7 +140,11 @@ void serve_stored(ObjectStore& store, const ResourceType& type, const ResourcePa
     if (patch.is_discarded()) return fail(Status::bad_request("the patch is not valid JSON"));
     return updated(store.patch(type, ns, path.name, *patch_type, patch, path.subresource));
   }
-  if (m == "DELETE") return answer(store.remove(type, ns, path.name));
+  if (m == "DELETE") {
+    auto preconditions = delete_preconditions(request.body);
+    if (!preconditions) return fail(Status::bad_request(preconditions.error().message));
+    return answer(store.remove(type, ns, path.name, *preconditions));
+  }
   fail(Status::method_not_allowed(m, type.group_resource()));
 }
 

@@ -672,6 +672,7 @@ struct MemoryMemberHPAs : MemberHPAs {
     if (stored.count(key)) return done(k8s::Error{name_ + ": AlreadyExists"});
     ++writes;
     hpa["metadata"]["resourceVersion"] = std::to_string(++version);
+    hpa["metadata"]["uid"] = name_ + "-uid-" + std::to_string(version);
     stored[key] = hpa;
     done(hpa);
   }
@@ -686,9 +687,14 @@ struct MemoryMemberHPAs : MemberHPAs {
     it->second = hpa;
     done(hpa);
   }
-  void remove(const std::string& ns, const std::string& name, Done<bool> done) override {
+  void remove(const std::string& ns, const std::string& name, const std::string& uid, Done<bool> done) override {
+    auto it = stored.find(ns + "/" + name);
+    if (it == stored.end()) return done(false);
+    if (!uid.empty() && it->second["metadata"].value("uid", "") != uid)
+      return done(k8s::Error{name_ + ": Conflict: Precondition failed: UID in precondition: " + uid});
     ++writes;
-    done(stored.erase(ns + "/" + name) > 0);
+    stored.erase(it);
+    done(true);
   }
 
  private:
@@ -702,6 +708,7 @@ struct DistributedFixture {
   DistributedFixture() : f(options()) {}
   ControllerOptions options() {
     ControllerOptions o;
+    o.orphan_sweep_period = std::chrono::milliseconds(0);  // at the end of every pass
     o.member_hpas = [h1 = hpas1, h2 = hpas2](const aggregator::MemberCluster& m) -> std::shared_ptr<MemberHPAs> {
       if (m.name() == "member1") return h1;
       if (m.name() == "member2") return h2;
@@ -817,6 +824,72 @@ TEST_CASE("HpaController distributed: back to centralized deletes our member HPA
   CHECK(d.f.cp->retain == std::optional<bool>(false));
   CHECK_FALSE(d.f.cp->distribution);
   CHECK(d.f.cp->scale_updates.size() == 1);  // scaled centrally in the same sync
+}
+
+TEST_CASE("HpaController distributed: the orphan sweep collects member HPAs whose FederatedHPA is gone or gives no share") {
+  DistributedFixture d;
+  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
+  d.f.pass();
+  REQUIRE(d.hpas1->stored.count("shop/web"));
+  REQUIRE(d.hpas2->stored.count("shop/web"));
+  CHECK(d.f.controller->stats().orphan_member_hpas_deleted == 0);  // nothing to collect while the shares stand
+  CHECK(d.f.controller->stats().orphan_sweeps == 1);
+
+  // Left on member2 by a FederatedHPA deleted while this fedmetrics was
+  // down, and an HPA of another owner with the same labels otherwise.
+  json orphan = d.hpa(*d.hpas2);
+  orphan["metadata"]["name"] = "gone";
+  orphan["metadata"]["labels"]["autoscaling.fedmetrics.io/federatedhpa"] = "gone";
+  orphan["metadata"]["uid"] = "uid-gone";
+  d.hpas2->stored["shop/gone"] = orphan;
+  json theirs = orphan;
+  theirs["metadata"]["labels"]["app.kubernetes.io/managed-by"] = "someone-else";
+  theirs["metadata"]["name"] = "theirs";
+  d.hpas2->stored["shop/theirs"] = theirs;
+  d.f.pass();
+  CHECK_FALSE(d.hpas2->stored.count("shop/gone"));
+  CHECK(d.hpas2->stored.count("shop/theirs"));
+  CHECK(d.hpas2->stored.count("shop/web"));
+  CHECK(d.f.controller->stats().orphan_member_hpas_deleted == 1);
+
+  // The FederatedHPA deleted: both member HPAs collected at the next pass.
+  d.f.cp->hpas.clear();
+  d.f.pass();
+  CHECK_FALSE(d.hpas1->stored.count("shop/web"));
+  CHECK_FALSE(d.hpas2->stored.count("shop/web"));
+  CHECK(d.hpas2->stored.count("shop/theirs"));
+  CHECK(d.f.controller->stats().orphan_member_hpas_deleted == 3);
+}
+
+TEST_CASE("HpaController distributed: the sweep deletes what it listed, not an HPA created again meanwhile") {
+  DistributedFixture d;
+  json stale = json::parse(R"({"metadata":{"name":"old","namespace":"shop","uid":"uid-1",
+      "labels":{"app.kubernetes.io/managed-by":"fedmetrics","autoscaling.fedmetrics.io/federatedhpa":"old"}},"spec":{}})");
+  d.hpas1->stored["shop/old"] = stale;
+  // The member answers the list with the object as it was; by the delete, another stands under the name.
+  struct Swapping : MemoryMemberHPAs {
+    using MemoryMemberHPAs::MemoryMemberHPAs;
+    void list(const std::string& ns, const k8s::LabelSelector& selector, Done<std::vector<json>> done) override {
+      MemoryMemberHPAs::list(ns, selector, [this, done](k8s::Expected<std::vector<json>> listed) {
+        for (auto& [key, h] : stored) h["metadata"]["uid"] = "uid-2";
+        done(std::move(listed));
+      });
+    }
+  };
+  auto swapping = std::make_shared<Swapping>("member1");
+  swapping->stored = d.hpas1->stored;
+  ControllerOptions o;
+  o.orphan_sweep_period = std::chrono::milliseconds(0);
+  o.member_hpas = [swapping](const aggregator::MemberCluster& m) -> std::shared_ptr<MemberHPAs> {
+    return m.name() == "member1" ? swapping : nullptr;
+  };
+  Fixture f(o);
+  f.pass();
+  CHECK(swapping->stored.count("shop/old"));  // a Conflict: kept, the next sweep judges the new one
+  CHECK(f.controller->stats().orphan_member_hpas_deleted == 0);
+  f.pass();
+  CHECK_FALSE(swapping->stored.count("shop/old"));
+  CHECK(f.controller->stats().orphan_member_hpas_deleted == 1);
 }
 
 }  // namespace

@@ -100,6 +100,55 @@ TEST_CASE("member hpa: managed_by_fedmetrics", "[controller][member_hpa]") {
       {{"app.kubernetes.io/managed-by", "fedmetrics"}, {"autoscaling.fedmetrics.io/federatedhpa", "api"}}));
 }
 
+TEST_CASE("member hpa: the orphan sweep's verdict", "[controller][member_hpa]") {
+  const json ours_on_member2 = json::parse(R"({"metadata": {"name": "web", "namespace": "shop", "uid": "m2",
+      "labels": {"app.kubernetes.io/managed-by": "fedmetrics", "autoscaling.fedmetrics.io/federatedhpa": "web"}}})");
+  CHECK(federated_hpa_key_of(ours_on_member2) == "shop/web");
+  auto with = [](const char* mode, const char* shares) {
+    json f = federated_hpa();
+    auto& annotations = f["metadata"]["annotations"];
+    annotations = json::object();
+    if (mode) annotations["autoscaling.fedmetrics.io/mode"] = mode;
+    if (shares) annotations["autoscaling.fedmetrics.io/distribution"] = shares;
+    return f;
+  };
+  const char* both = R"({"member1": {"minReplicas": 1, "maxReplicas": 5}, "member2": {"minReplicas": 1, "maxReplicas": 4}})";
+  const char* member1_only = R"({"member1": {"minReplicas": 2, "maxReplicas": 9}})";
+  struct Row {
+    const char* what;
+    std::optional<json> federated;
+    bool ours;
+    std::optional<std::string> reason;
+  };
+  const Row rows[] = {
+      {"no FederatedHPA", std::nullopt, true, "its FederatedHPA is gone"},
+      {"no FederatedHPA, whoever ran it", std::nullopt, false, "its FederatedHPA is gone"},
+      {"distributed, member2 has a share", with("distributed", both), true, std::nullopt},
+      {"distributed, member2 left", with("distributed", member1_only), true, "the FederatedHPA gives member2 no share"},
+      {"another fedmetrics runs it", with("distributed", member1_only), false, std::nullopt},
+      {"a broken annotation: the sync rewrites it", with("distributed", "{not json"), true, std::nullopt},
+      {"distributed, no annotation yet", with("distributed", nullptr), true, std::nullopt},
+      {"centralized, no annotation left", with(nullptr, nullptr), true, "the FederatedHPA is not in distributed mode"},
+      {"an invalid mode, no annotation", with("spread", nullptr), true, "the FederatedHPA is not in distributed mode"},
+      {"centralized, leaving (the annotation names it)", with("centralized", both), true, std::nullopt},
+  };
+  for (const auto& row : rows) {
+    INFO(row.what);
+    const json* federated = row.federated ? &*row.federated : nullptr;
+    CHECK(orphan_reason(ours_on_member2, "member2", federated, row.ours) == row.reason);
+  }
+  // Never an HPA fedmetrics did not create, nor one without the FederatedHPA label.
+  json theirs = ours_on_member2;
+  theirs["metadata"]["labels"]["app.kubernetes.io/managed-by"] = "Helm";
+  CHECK_FALSE(orphan_reason(theirs, "member2", nullptr, true));
+  json unlabelled = ours_on_member2;
+  unlabelled["metadata"]["labels"].erase("autoscaling.fedmetrics.io/federatedhpa");
+  CHECK(federated_hpa_key_of(unlabelled).empty());
+  CHECK_FALSE(orphan_reason(unlabelled, "member2", nullptr, true));
+  CHECK(managed_member_hpas_selector().to_string() ==
+        "app.kubernetes.io/managed-by=fedmetrics,autoscaling.fedmetrics.io/federatedhpa");
+}
+
 TEST_CASE("member hpa: the decision per member", "[controller][member_hpa]") {
   const json f = federated_hpa();
   const json ours = as_stored(member_hpa_object(f, {1, 3}));

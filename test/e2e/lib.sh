@@ -129,6 +129,16 @@ YAML
 # members.kubeconfig (after start_sim).
 km() { kubectl --kubeconfig "$E2E_TMP/world/members.kubeconfig" --context "$1" --request-timeout=10s "${@:2}"; }
 
+# sim_put PATH JSON: PUTs JSON to the simulator's control API (after
+# start_sim), for example a workload's load; prints the HTTP status.
+sim_put() { curl -sk -o /dev/null -w '%{http_code}' -X PUT "$control$1" -H 'Content-Type: application/json' -d "$2"; }
+
+# member_pods MEMBER: how many app=nginx pods MEMBER runs, Terminating ones not counted.
+member_pods() { km "$1" get pods -l app=nginx --no-headers 2>/dev/null | grep -vc Terminating || true; }
+
+# member_pods_are MEMBER N: succeeds when member_pods MEMBER is N (for wait_until).
+member_pods_are() { [ "$(member_pods "$1")" = "$2" ]; }
+
 # member_hpa_yaml MIN MAX: an autoscaling/v2 HorizontalPodAutoscaler "nginx"
 # of Deployment nginx, cpu at 50% of its request, for a member.
 member_hpa_yaml() {

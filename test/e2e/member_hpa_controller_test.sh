@@ -10,14 +10,12 @@ bin=$1
 src=$2
 
 start_sim "$src/test/e2e/karmada.world.yaml" --member-hpa-sync-period 1s
-ctl() { curl -sk -o /dev/null -w '%{http_code}' -X PUT "$control$1" -H 'Content-Type: application/json' -d "$2"; }
-pods() { km "$1" get pods -l app=nginx --no-headers 2>/dev/null | grep -vc Terminating || true; }
 
-check "no shared load" test "$(ctl /sim/v1/namespaces/default/workloads/nginx/load '{"cpu":"0"}')" = 200
+check "no shared load" test "$(sim_put /sim/v1/namespaces/default/workloads/nginx/load '{"cpu":"0"}')" = 200
 check "member1 hot: 100m of its own (its pods request 25m)" \
-  test "$(ctl /sim/v1/namespaces/default/workloads/nginx/members/member1/load '{"cpu":"100m"}')" = 200
+  test "$(sim_put /sim/v1/namespaces/default/workloads/nginx/members/member1/load '{"cpu":"100m"}')" = 200
 member_hpa_yaml 1 3 >"$E2E_TMP/hpa.yaml"
-check "one nginx pod in member1 before" test "$(pods member1)" = 1
+check "one nginx pod in member1 before" test "$(member_pods member1)" = 1
 check "kubectl apply the HPA on member1" km member1 apply -f "$E2E_TMP/hpa.yaml"
 check "the same HPA on member2 (idle)" km member2 apply -f "$E2E_TMP/hpa.yaml"
 
@@ -26,7 +24,7 @@ hpa1() { km member1 get hpa nginx -o jsonpath="$1"; }
 # first full metrics window (15 s) has passed since it became Ready (the cpu
 # initialization rules); 2 pods at 100%: 4, limited to 3.
 check "member1's HPA scales member1 to maxReplicas (3 pods) within a few sync periods" \
-  wait_until 45 bash -c "[ \"\$(kubectl --kubeconfig '$E2E_TMP/world/members.kubeconfig' --context member1 get pods -l app=nginx --no-headers | grep -vc Terminating)\" = 3 ]"
+  wait_until 45 member_pods_are member1 3
 check "status desiredReplicas 3" wait_until 5 bash -c "[ \"\$(kubectl --kubeconfig '$E2E_TMP/world/members.kubeconfig' --context member1 get hpa nginx -o jsonpath='{.status.desiredReplicas}/{.status.currentReplicas}')\" = 3/3 ]"
 limited=$(hpa1 '{.status.conditions[?(@.type=="ScalingLimited")].status}/{.status.conditions[?(@.type=="ScalingLimited")].reason}')
 check "ScalingLimited True TooManyReplicas ($limited)" test "$limited" = True/TooManyReplicas
@@ -37,7 +35,7 @@ check "lastScaleTime is set" test -n "$(hpa1 '{.status.lastScaleTime}')"
 check "currentMetrics: cpu at 100% of request (25m of 25m)" \
   test "$(hpa1 '{.status.currentMetrics[0].resource.current.averageUtilization}')" = 100
 check "kubectl get hpa shows 3 replicas" bash -c "kubectl --kubeconfig '$E2E_TMP/world/members.kubeconfig' --context member1 get hpa nginx --no-headers | grep -Eq 'cpu: 100%/50% +1 +3 +3 '"
-check "member2 (idle) keeps its one pod" test "$(pods member2)" = 1
+check "member2 (idle) keeps its one pod" test "$(member_pods member2)" = 1
 check "member2's HPA wants 1 and is not limited by max" \
   test "$(km member2 get hpa nginx -o jsonpath='{.status.desiredReplicas}/{.status.conditions[?(@.type=="ScalingLimited")].status}')" = 1/False
 world=$(curl -sk "$control/sim/v1/world")

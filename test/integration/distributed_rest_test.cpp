@@ -183,12 +183,24 @@ TEST_CASE("member HPAs over HTTPS: direct and through the cluster proxy", "[inte
   REQUIRE(none_of_ours);
   CHECK(none_of_ours->empty());
 
-  // Delete: true, then false (already gone), then the get says absent.
+  // Delete with the uid read as precondition: another uid is a 409 and the
+  // HPA stays; the right one deletes it; then false (already gone), then the
+  // get says absent.
   for (auto* m : {member1.get(), member2.get()}) {
-    auto deleted = wait_for<bool>([&](auto done) { m->remove("default", "nginx", done); });
+    auto read = wait_for<std::optional<json>>([&](auto done) { m->get("default", "nginx", done); });
+    REQUIRE(read);
+    REQUIRE(read->has_value());
+    const std::string uid = (**read)["metadata"]["uid"];
+    auto stale = wait_for<bool>([&](auto done) { m->remove("default", "nginx", "not-" + uid, done); });
+    REQUIRE_FALSE(stale);
+    CHECK_THAT(stale.error().message, Catch::Contains("Precondition failed: UID in precondition: not-" + uid));
+    auto still = wait_for<std::optional<json>>([&](auto done) { m->get("default", "nginx", done); });
+    REQUIRE(still);
+    CHECK(still->has_value());
+    auto deleted = wait_for<bool>([&](auto done) { m->remove("default", "nginx", uid, done); });
     REQUIRE(deleted);
     CHECK(*deleted);
-    auto gone = wait_for<bool>([&](auto done) { m->remove("default", "nginx", done); });
+    auto gone = wait_for<bool>([&](auto done) { m->remove("default", "nginx", "", done); });
     REQUIRE(gone);
     CHECK_FALSE(*gone);
   }

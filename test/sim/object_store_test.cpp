@@ -476,6 +476,29 @@ TEST_CASE("ObjectStore: remove returns the object at a new resourceVersion", "[s
   CHECK(rv_of(ok(store.create(fhpa_type(), "default", fhpa("web")))) == "4");
 }
 
+TEST_CASE("ObjectStore: remove with preconditions deletes only the object that was read", "[sim][object_store]") {
+  auto store = make_store();
+  auto first = ok(store.create(fhpa_type(), "default", fhpa("web")));
+  const std::string first_uid = first["metadata"]["uid"];
+  ok(store.remove(fhpa_type(), "default", "web"));
+  // Created again under the same name: another uid.
+  auto second = ok(store.create(fhpa_type(), "default", fhpa("web")));
+  const std::string second_uid = second["metadata"]["uid"];
+  REQUIRE(first_uid != second_uid);
+  auto stale = err(store.remove(fhpa_type(), "default", "web", {first_uid, std::nullopt}));
+  CHECK(stale.code == 409);
+  CHECK(stale.reason == "Conflict");
+  CHECK(stale.message == "Operation cannot be fulfilled on federatedhpas.autoscaling.karmada.io \"web\": "
+                         "Precondition failed: UID in precondition: " + first_uid + ", UID in object meta: " + second_uid);
+  auto old_version = err(store.remove(fhpa_type(), "default", "web", {std::nullopt, std::string("1")}));
+  CHECK(old_version.code == 409);
+  CHECK(old_version.message.find("Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: " +
+                                 rv_of(second)) != std::string::npos);
+  ok(store.get(fhpa_type(), "default", "web"));  // still there
+  ok(store.remove(fhpa_type(), "default", "web", {second_uid, rv_of(second)}));
+  CHECK(err(store.get(fhpa_type(), "default", "web")).code == 404);
+}
+
 TEST_CASE("ObjectStore: a watch from \"\" or \"0\" starts with the current objects", "[sim][object_store]") {
   auto store = make_store();
   ok(store.create(fhpa_type(), "b", fhpa("z")));  // 2

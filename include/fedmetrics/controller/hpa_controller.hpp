@@ -47,6 +47,11 @@ struct ControllerOptions {
   // --distributed-rebalance-window.
   MemberHPAsFactory member_hpas;
   std::chrono::nanoseconds rebalance_window = std::chrono::minutes(2);
+  // --distributed-orphan-sweep-period: how often, at most, a pass ends with
+  // the orphan sweep (member HPAs fedmetrics created whose FederatedHPA is
+  // gone or gives their member no share are deleted; one list per Ready
+  // member and one of the FederatedHPAs). Only with member_hpas.
+  std::chrono::milliseconds orphan_sweep_period = std::chrono::minutes(1);
   // When set, a tick syncs only while this says so (the leader election);
   // losing the lease also calls cancel_in_flight(), which fences the writes.
   std::function<bool()> active;
@@ -59,6 +64,8 @@ struct ControllerStats {
   std::uint64_t skipped_busy = 0;  // previous sync still running at the tick
   std::uint64_t synced_on_create = 0;  // new FederatedHPAs synced when their watch event came
   std::uint64_t cancelled_syncs = 0;  // syncs stopped before their next write: their leadership term ended
+  std::uint64_t orphan_sweeps = 0;           // distributed mode: orphan sweeps run to the end
+  std::uint64_t orphan_member_hpas_deleted = 0;
 };
 
 class HpaController {

@@ -30,6 +30,35 @@ nlohmann::json member_hpa_object(const nlohmann::json& federated_hpa, const auto
 // removed or the FederatedHPA is gone, so that no member HPA is orphaned.
 k8s::LabelSelector member_hpa_selector(std::string_view federated_hpa_name);
 
+// Every member HPA fedmetrics created, whichever its FederatedHPA (the two
+// labels, the second with any value): what the orphan sweep lists.
+k8s::LabelSelector managed_member_hpas_selector();
+
+// The namespace/name of the FederatedHPA a member HPA fedmetrics created
+// belongs to (its namespace, its autoscaling.fedmetrics.io/federatedhpa
+// label); empty when it carries no such label.
+std::string federated_hpa_key_of(const nlohmann::json& hpa);
+
+// The orphan sweep's verdict on a member HPA fedmetrics created (`hpa`, on
+// `member`), given its FederatedHPA as the control plane has it
+// (`federated_hpa`, null when there is none of that namespace and name) and
+// whether this fedmetrics runs that FederatedHPA (`ours`: its
+// --autoscaler-label-selector selects it). Why it is to be deleted, or
+// nullopt to keep it:
+// - no FederatedHPA: deleted (it was deleted, perhaps while this fedmetrics
+//   was down or the member unreachable);
+// - one another fedmetrics runs: kept, never ours to judge;
+// - a distribution annotation that parses: kept when it gives `member` a
+//   share, deleted otherwise (the member left while it could not be reached);
+// - a broken annotation: kept (the next sync writes it again from the member
+//   HPAs as read);
+// - no annotation: kept in distributed mode (its sync writes one before any
+//   member HPA), deleted otherwise (the way back to centralized had nothing
+//   left to say which members hold one).
+// An HPA fedmetrics did not create is always kept.
+std::optional<std::string> orphan_reason(const nlohmann::json& hpa, std::string_view member,
+                                         const nlohmann::json* federated_hpa, bool ours);
+
 // True when `hpa` carries app.kubernetes.io/managed-by: fedmetrics. The name
 // is the FederatedHPA's, so the label is what tells ours from another's.
 bool managed_by_fedmetrics(const nlohmann::json& hpa);

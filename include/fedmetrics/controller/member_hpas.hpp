@@ -32,8 +32,12 @@ class MemberHPAs {
   // PUTs `hpa`, conditional on its metadata.resourceVersion (a conflict,
   // 409, is an error: read again and decide again at the next sync).
   virtual void update(nlohmann::json hpa, Done<nlohmann::json> done) = 0;
-  // true: deleted; false: it was not there (404).
-  virtual void remove(const std::string& namespace_name, const std::string& name, Done<bool> done) = 0;
+  // true: deleted; false: it was not there (404). `uid` non-empty: only the
+  // object with that metadata.uid (DeleteOptions.preconditions; another
+  // object created under the name meanwhile is a conflict, 409, an error),
+  // so that what the loop read is what it deletes.
+  virtual void remove(const std::string& namespace_name, const std::string& name, const std::string& uid,
+                      Done<bool> done) = 0;
 };
 
 }  // namespace fedmetrics::controller

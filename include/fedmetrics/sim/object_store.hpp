@@ -90,8 +90,17 @@ class ObjectStore {
                      nlohmann::json object, std::string_view subresource = {});
   StoreResult patch(const ResourceType& type, std::string_view namespace_name, std::string_view name,
                     PatchType patch_type, const nlohmann::json& patch, std::string_view subresource = {});
+  // DeleteOptions.preconditions: the delete happens only when the stored
+  // object still has this uid / resourceVersion (409 Conflict otherwise, as
+  // kube-apiserver answers), so that a client deletes what it read, not an
+  // object created meanwhile under the same name.
+  struct DeletePreconditions {
+    std::optional<std::string> uid;
+    std::optional<std::string> resource_version;
+  };
   // Returns the deleted object.
-  StoreResult remove(const ResourceType& type, std::string_view namespace_name, std::string_view name);
+  StoreResult remove(const ResourceType& type, std::string_view namespace_name, std::string_view name,
+                     const DeletePreconditions& preconditions = {});
 
   // Starts a watch. `resource_version` empty or "0": ADDED for every current
   // object first; otherwise the stored changes after it (410 Gone, as an
