@@ -30,6 +30,10 @@
 #              FHPA_SYNC_PERIOD (15, seconds) FHPA_SERVE_FLAGS (extra serve flags, e.g.
 #              "--concurrent-horizontal-pod-autoscaler-syncs 20 --member-qps 100")
 #              FHPA_KEEP=1 (keep the temp dir: world, sim.log, serve.log, samples)
+#              FHPA_MODE=distributed (every FederatedHPA annotated
+#              autoscaling.fedmetrics.io/mode: distributed: the loop keeps one
+#              member HPA per member instead of reading metrics and scaling;
+#              shared/specs/distributed.md). Default centralized.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
@@ -42,6 +46,8 @@ nmembers=${FHPA_MEMBERS:-10}
 measure=${FHPA_MEASURE_SECONDS:-60}
 period=${FHPA_SYNC_PERIOD:-15}
 read -r -a extra_flags <<<"${FHPA_SERVE_FLAGS:-}"
+mode=${FHPA_MODE:-centralized}
+case "$mode" in centralized|distributed) ;; *) echo "fhpa_scale: FHPA_MODE must be centralized or distributed, not '$mode'" >&2; exit 1 ;; esac
 ns=fhpa
 # The issue's target.
 target_count=1000
@@ -61,6 +67,7 @@ hz=$(getconf CLK_TCK)
 
 bench_init fhpa_scale "${FHPA_KEEP:-0}"
 work=$tmp
+log "temp dir $work"
 
 # ticks PID: utime+stime in clock ticks (fields 14 and 15, counted after the ")" of comm).
 ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
@@ -93,7 +100,7 @@ for w in $(seq 1 "$count"); do
 ---
 apiVersion: autoscaling.karmada.io/v1alpha1
 kind: FederatedHPA
-metadata: {name: w$w, namespace: $ns}
+metadata: {name: w$w, namespace: $ns$([ "$mode" = distributed ] && echo ", annotations: {autoscaling.fedmetrics.io/mode: distributed}")}
 spec:
   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: w$w}
   minReplicas: 1
@@ -206,7 +213,15 @@ sim_cpu, sim_all = fractions(2)
 line = re.compile(r'^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.(\d{3})\] \[sim\] \[debug\] karmada (\S+) (\S+) -> (\d+)')
 patch = re.compile(r'^/apis/autoscaling\.karmada\.io/v1alpha1/namespaces/' + re.escape(ns) + r'/federatedhpas/([^/?]+)/status$')
 lists, syncs, errors, codes = [], {}, 0, {}
+# every request in the window by peer, the Lease and member health checks left out
+anyline = re.compile(r'^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.(\d{3})\] \[sim\] \[debug\] (karmada|member\d+) (\S+) (\S+) -> (\d+)')
+requests = {'karmada': 0, 'member': 0}
 for l in open(sim_log, errors='replace'):
+    a = anyline.match(l)
+    if a:
+        ta = time.mktime(time.strptime(a.group(1), '%Y-%m-%d %H:%M:%S')) + int(a.group(2)) / 1000
+        if t0 <= ta < t1 and '/leases/' not in a.group(5) and not a.group(5).startswith(('/readyz', '/livez', '/healthz')):
+            requests['karmada' if a.group(3) == 'karmada' else 'member'] += 1
     m = line.match(l)
     if not m: continue
     t = time.mktime(time.strptime(m.group(1), '%Y-%m-%d %H:%M:%S')) + int(m.group(2)) / 1000
@@ -270,6 +285,8 @@ print('pass_median_s', f'{statistics.median([p[1] for p in passes]):.1f}' if pas
 print('pass_max_s', f'{max(p[1] for p in passes):.1f}' if passes else 'nan')
 print('gap_max', f'{max(gaps):.1f}')
 print('gap_p99', f'{sorted(gaps)[int(0.99 * (len(gaps) - 1))]:.1f}')
+print('cp_requests_per_sync', f"{requests['karmada'] / total:.1f}" if total else 'nan')
+print('member_requests_per_sync', f"{requests['member'] / total:.1f}" if total else 'nan')
 print('patch_errors', sum(n for c, n in codes.items() if c >= 300))
 print('cp_errors', errors)
 PY
@@ -296,6 +313,7 @@ fi
 echo
 echo "fedmetrics FederatedHPA scale, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, loadavg $(cut -d' ' -f1-3 /proc/loadavg), loopback"
 echo "serve flags: --enable-autoscaler --horizontal-pod-autoscaler-sync-period ${period}s ${extra_flags[*]:-(defaults otherwise)}"
+echo "mode: $mode$([ "$mode" = distributed ] && echo " (autoscaling.fedmetrics.io/mode: distributed on every FederatedHPA)")"
 echo
 printf '| %-60s | %s\n' figure value
 printf '|%s|%s\n' "$(printf -- '-%.0s' $(seq 62))" "--------"
@@ -312,7 +330,9 @@ printf '| %-60s | %s\n' "FederatedHPAs per core at this cadence (N / cpu, linear
 printf '| %-60s | %s\n' "serve resident (VmRSS at the end / VmHWM)" "$((rss / 1024)) / $((hwm / 1024)) MiB"
 printf '| %-60s | %s\n' "serve threads" "$threads"
 printf '| %-60s | %s\n' "status PATCHes (syncs) per period, expected $count" "$(fig syncs_per_period)"
-printf '| %-60s | %s\n' "aggregator queries per period (cross-check)" "$queries_per_period"
+printf '| %-60s | %s\n' "aggregator queries per period (cross-check; 0 when distributed)" "$queries_per_period"
+printf '| %-60s | %s\n' "requests per sync: control plane / members (no Lease, no health)" \
+  "$(fig cp_requests_per_sync) / $(fig member_requests_per_sync)"
 printf '| %-60s | %s\n' "passes started in the window / fewest syncs in one" "$(fig passes) / $(fig pass_min_syncs)"
 printf '| %-60s | %s\n' "pass duration, first to last status PATCH (median / max)" "$(fig pass_median_s) / $(fig pass_max_s) s"
 printf '| %-60s | %s\n' "FederatedHPA lists in the window (the loop watches them)" "$(fig lists_in_window)"

@@ -1,5 +1,6 @@
 #include "controller/distributed_sync.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -273,6 +274,13 @@ Task<void> sync_distributed(const DistributedContext& c, const json& object, con
     c.not_ready_since->erase(m->name());
     if (placed(m->name()) || previous.count(m->name())) seen[m->name()].cluster = m.get();
   }
+  // A member that is neither Ready nor NotReady any more (gone from the
+  // member set) is forgotten: the map stays as large as the member set.
+  for (auto it = c.not_ready_since->begin(); it != c.not_ready_since->end();) {
+    const bool still_left_out = std::any_of(snapshot->left_out.begin(), snapshot->left_out.end(),
+                                            [&](const auto& left_out) { return left_out.name == it->first; });
+    it = still_left_out ? std::next(it) : c.not_ready_since->erase(it);
+  }
   // NotReady since when, copied now: other syncs update the shared map while this one awaits.
   std::map<std::string, k8s::Timestamp> not_ready;
   for (const auto& left_out : snapshot->left_out) {
@@ -343,6 +351,8 @@ Task<void> sync_distributed(const DistributedContext& c, const json& object, con
   }
 
   co_await async::throw_if_cancelled();
+  // Which spec this status answers for, as the centralized status says.
+  distribution.status.observed_generation = hpa.generation;
   auto status = distributed_status_json(distribution, refusals, c.now);
   auto written = co_await async::await_callback<k8s::Expected<bool>>(
       [&](auto done) { c.control_plane->update_status(ns, name, status, std::move(done)); });

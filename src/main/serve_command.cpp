@@ -534,26 +534,39 @@ std::string election_identity() {
 // when first needed and replaced when the member's endpoint changes (a
 // rotated token): the member reached as the metrics reads reach it.
 controller::MemberHPAsFactory member_hpas_factory(clusterclient::ClientRuntime& runtime, std::chrono::milliseconds timeout) {
+  struct Client {
+    clusterclient::ClusterEndpoint endpoint;
+    std::shared_ptr<controller::MemberHPAs> hpas;
+    std::chrono::steady_clock::time_point used;
+  };
   struct Cache {
     std::mutex mutex;
-    std::map<std::string, std::pair<clusterclient::ClusterEndpoint, std::shared_ptr<controller::MemberHPAs>>> clients;
+    std::map<std::string, Client> clients;
   };
+  // A client (and its connections) per member, rebuilt when the member's
+  // endpoint changes; one that no sync or sweep asked for in 10 minutes (its
+  // member left the member set: every Ready member is asked at least once a
+  // sweep) is dropped, so that member churn does not keep clients forever.
+  constexpr auto kUnusedFor = std::chrono::minutes(10);
   auto cache = std::make_shared<Cache>();
-  return [&runtime, timeout, cache](const aggregator::MemberCluster& member) -> std::shared_ptr<controller::MemberHPAs> {
+  return [&runtime, timeout, cache, kUnusedFor](const aggregator::MemberCluster& member) -> std::shared_ptr<controller::MemberHPAs> {
     const auto* rest = dynamic_cast<const clusterclient::RestMemberCluster*>(&member);
     if (rest == nullptr) return nullptr;
+    const auto now = std::chrono::steady_clock::now();
     std::lock_guard lock(cache->mutex);
+    std::erase_if(cache->clients, [&](const auto& entry) { return now - entry.second.used > kUnusedFor; });
     auto& entry = cache->clients[member.name()];
-    if (!entry.second || !(entry.first == rest->endpoint())) {
+    if (!entry.hpas || !(entry.endpoint == rest->endpoint())) {
       try {
-        entry = {rest->endpoint(), make_member_hpas(runtime, rest->endpoint(), timeout)};
+        entry = {rest->endpoint(), make_member_hpas(runtime, rest->endpoint(), timeout), now};
       } catch (const std::exception& e) {
         spdlog::warn("autoscaler: member {}: its HPAs cannot be written: {}", member.name(), e.what());
         cache->clients.erase(member.name());
         return nullptr;
       }
     }
-    return entry.second;
+    entry.used = now;
+    return entry.hpas;
   };
 }
 

@@ -745,7 +745,8 @@ TEST_CASE("HpaController distributed: a member HPA each with its share, the temp
   CHECK(json::parse(*d.f.cp->distribution) ==
         json::parse(R"({"member1":{"minReplicas":1,"maxReplicas":5},"member2":{"minReplicas":1,"maxReplicas":4}})"));
   CHECK(d.f.cp->scale_updates.empty());  // the members' own HPAs scale, not the loop
-  CHECK(d.f.cp->statuses.count("shop/web"));
+  REQUIRE(d.f.cp->statuses.count("shop/web"));
+  CHECK(d.f.cp->statuses.at("shop/web")["observedGeneration"] == 3);
 
   // The next sync reads the HPAs back and changes nothing.
   const int writes = d.hpas1->writes + d.hpas2->writes;
