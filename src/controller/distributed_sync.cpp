@@ -59,6 +59,23 @@ Task<void> read_member(Seen& seen, const std::string& namespace_name, const std:
   seen.read = true;
 }
 
+// Whether `member` has the target (distributed mode without a binding);
+// nullopt when it cannot say (no port, an error), which is logged.
+Task<std::optional<bool>> member_has_target(const DistributedContext& c, const aggregator::MemberCluster* member,
+                                            const std::string& namespace_name,
+                                            const autoscaler::CrossVersionObjectReference& target) {
+  auto hpas = port_for(c, member);
+  if (!hpas) co_return std::nullopt;
+  auto has = co_await async::await_callback<k8s::Expected<bool>>(
+      [&](auto done) { hpas->has_target(namespace_name, target, std::move(done)); });
+  if (!has) {
+    spdlog::warn("autoscaler: {}/{}: cannot tell whether {} has the target {}: {}", namespace_name, target.name,
+                 member->name(), target.kind, has.error().message);
+    co_return std::nullopt;
+  }
+  co_return *has;
+}
+
 // Carries out one member's plan; an error is logged and returned (the next
 // sync decides again). A delete is of the object read (`uid`), not of one
 // created under the name meanwhile.
@@ -262,13 +279,29 @@ Task<void> sync_distributed(const DistributedContext& c, const json& object, con
                  hosts.error().message);
     co_return;
   }
-  std::map<std::string, std::int32_t> weights;  // the members the target is placed on; empty: every member
-  if (*hosts)
-    for (const auto& h : **hosts) weights[h.name] = h.replicas;
-  auto placed = [&](const std::string& member) { return !*hosts || weights.count(member) > 0; };
+  auto snapshot = c.members->snapshot();
+  // The members the target is placed on: the binding's, with their weights;
+  // without a binding, every Ready member that has the target workload
+  // (weight 1; a member that cannot say keeps its part if it had one, and a
+  // NotReady one its share within the rebalance window).
+  std::map<std::string, std::int32_t> weights;
+  std::set<std::string> placed_members;
+  if (*hosts) {
+    for (const auto& h : **hosts) {
+      weights[h.name] = h.replicas;
+      placed_members.insert(h.name);
+    }
+  } else {
+    for (const auto& m : snapshot->members) {
+      const auto has = co_await member_has_target(c, m.get(), ns, target);  // one co_await a turn (GCC 12)
+      if (has.value_or(previous.count(m->name()) > 0)) placed_members.insert(m->name());
+    }
+    for (const auto& left_out : snapshot->left_out)
+      if (previous.count(left_out.name)) placed_members.insert(left_out.name);
+  }
+  auto placed = [&](const std::string& member) { return placed_members.count(member) > 0; };
 
   // Ready members (the member set) and NotReady ones (left out), placed ones only.
-  auto snapshot = c.members->snapshot();
   std::map<std::string, Seen> seen;
   for (const auto& m : snapshot->members) {
     c.not_ready_since->erase(m->name());

@@ -77,6 +77,19 @@ void RestMemberHPAs::update(json hpa, controller::Done<json> done) {
   call("PUT", path, hpa.dump(), [done = std::move(done)](int, k8s::Expected<json> doc) { done(std::move(doc)); });
 }
 
+void RestMemberHPAs::has_target(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
+                                controller::Done<bool> done) {
+  const auto r = controller::target_resource(target);
+  const std::string path = (r.group.empty() ? "/api/" + r.version : "/apis/" + r.group + "/" + r.version) +
+                           "/namespaces/" + clusterclient::escape_path_segment(namespace_name) + "/" + r.resource + "/" +
+                           clusterclient::escape_path_segment(target.name);
+  call("GET", path, "", [done = std::move(done)](int status, k8s::Expected<json> doc) {
+    if (status == 404) return done(false);
+    if (!doc) return done(doc.error());
+    done(true);
+  });
+}
+
 void RestMemberHPAs::remove(const std::string& namespace_name, const std::string& name, const std::string& uid,
                             controller::Done<bool> done) {
   std::string options;

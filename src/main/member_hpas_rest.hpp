@@ -27,6 +27,8 @@ class RestMemberHPAs final : public controller::MemberHPAs {
            controller::Done<std::optional<nlohmann::json>> done) override;
   void create(nlohmann::json hpa, controller::Done<nlohmann::json> done) override;
   void update(nlohmann::json hpa, controller::Done<nlohmann::json> done) override;
+  void has_target(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
+                  controller::Done<bool> done) override;
   void remove(const std::string& namespace_name, const std::string& name, const std::string& uid,
               controller::Done<bool> done) override;
 

@@ -433,6 +433,9 @@ class Responder {
       out.push_back(k8s::make_api_group(kExternalGroup, {"external.metrics.k8s.io/v1beta1"}));
     // Stored by MemberObjects; discovery lists them here with the rest.
     out.push_back(k8s::make_api_group("autoscaling", {"autoscaling/v2"}));
+    // The workloads propagated here, read-only (what Karmada's work agent
+    // applied): a client can ask whether this member has the target.
+    out.push_back(k8s::make_api_group("apps", {"apps/v1"}));
     return out;
   }
 
@@ -498,6 +501,85 @@ class Responder {
     return doc;
   }
 
+  static json apps_resources() {
+    k8s::APIResourceList list{"apps/v1", {{"deployments", "", true, "Deployment", {"get", "list"}}}};
+    auto doc = k8s::to_json(list);
+    doc["resources"][0]["shortNames"] = {"deploy"};
+    doc["resources"][0]["categories"] = {"all"};
+    return doc;
+  }
+
+  // This member's Deployment of workload `w`: the template as propagated,
+  // spec.replicas its share, the status from its pods. nullopt when the
+  // workload is not placed here.
+  std::optional<json> deployment(const WorkloadSpec& w, std::size_t index) const {
+    const auto& placement = f_.workloads[index].placement;
+    const auto here = std::find_if(placement.begin(), placement.end(),
+                                   [&](const TargetCluster& t) { return t.name == spec_.name; });
+    if (here == placement.end()) return std::nullopt;
+    std::int32_t existing = 0;
+    std::int32_t ready = 0;
+    for (const auto& p : state_.pods) {
+      if (p.workload != index || !f_.exists(p, now_) || p.deleted) continue;
+      ++existing;
+      if (f_.ready(p, now_)) ++ready;
+    }
+    json labels = json::object();
+    for (const auto& [k, v] : w.labels) labels[k] = v;
+    json containers = json::array();
+    for (const auto& c : w.containers) containers.push_back({{"name", c.name}, {"image", c.image}});
+    return json{{"apiVersion", "apps/v1"},
+                {"kind", "Deployment"},
+                {"metadata",
+                 {{"name", w.name},
+                  {"namespace", w.namespace_name},
+                  {"uid", spec_.name + "-deployment-" + w.namespace_name + "-" + w.name},
+                  {"resourceVersion", rv()},
+                  {"generation", 1},
+                  {"creationTimestamp", k8s::format_time(f_.started)},
+                  {"labels", labels}}},
+                {"spec",
+                 {{"replicas", here->replicas},
+                  {"selector", {{"matchLabels", labels}}},
+                  {"template", {{"metadata", {{"labels", labels}}}, {"spec", {{"containers", containers}}}}}}},
+                {"status",
+                 {{"observedGeneration", 1},
+                  {"replicas", existing},
+                  {"updatedReplicas", existing},
+                  {"readyReplicas", ready},
+                  {"availableReplicas", ready}}}};
+  }
+
+  // GET /apis/apps/v1/[namespaces/{ns}/]deployments[/{name}]: read-only.
+  HttpResponse deployments(const std::vector<std::string>& rest) const {
+    std::string ns;
+    std::size_t i = 0;
+    if (rest.size() >= 2 && rest[0] == "namespaces") {
+      ns = rest[1];
+      i = 2;
+    }
+    if (rest.size() <= i || rest[i] != "deployments" || rest.size() > i + 2) return not_found();
+    const k8s::GroupResource gr{"apps", "deployments"};
+    if (rest.size() == i + 2) {
+      if (ns.empty()) return not_found();
+      for (std::size_t w = 0; w < f_.world.workloads.size(); ++w) {
+        const auto& spec = f_.world.workloads[w];
+        if (spec.namespace_name != ns || spec.name != rest[i + 1]) continue;
+        if (auto doc = deployment(spec, w)) return json_response(doc->dump());
+      }
+      return status_response(Status::not_found(gr, rest[i + 1]));
+    }
+    json items = json::array();
+    for (std::size_t w = 0; w < f_.world.workloads.size(); ++w) {
+      const auto& spec = f_.world.workloads[w];
+      if (!ns.empty() && spec.namespace_name != ns) continue;
+      if (auto doc = deployment(spec, w)) items.push_back(std::move(*doc));
+    }
+    return json_response(
+        json{{"apiVersion", "apps/v1"}, {"kind", "DeploymentList"}, {"metadata", {{"resourceVersion", rv()}}}, {"items", items}}
+            .dump());
+  }
+
   HttpResponse apis() const {
     const auto& s = t_.segments;
     if (s.size() == 1) return json_response(k8s::api_group_list_to_json(groups()).dump());
@@ -508,9 +590,11 @@ class Responder {
     }
     if (!serves(s[1], s[2])) return not_found();
     if (s.size() == 3 && s[1] == "autoscaling") return json_response(autoscaling_resources().dump());
+    if (s.size() == 3 && s[1] == "apps") return json_response(apps_resources().dump());
     if (s.size() == 3) return json_response(k8s::to_json(resources(s[1], s[2])).dump());
     if (s[1] == "autoscaling") return not_found();  // served by MemberObjects
     std::vector<std::string> rest(s.begin() + 3, s.end());
+    if (s[1] == "apps") return deployments(rest);
     if (s[1] == kMetricsGroup) return resource_metrics(rest);
     if (s[1] == kCustomGroup)
       return custom_metrics(rest, s[2] == "v1beta1" ? k8s::CustomMetricsVersion::V1beta1

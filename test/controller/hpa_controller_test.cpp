@@ -687,6 +687,13 @@ struct MemoryMemberHPAs : MemberHPAs {
     it->second = hpa;
     done(hpa);
   }
+  // The member's workloads, for has_target: every target unless listed as missing; an error when it fails.
+  std::set<std::string> missing_targets;  // "namespace/name"
+  bool target_check_fails = false;
+  void has_target(const std::string& ns, const autoscaler::CrossVersionObjectReference& target, Done<bool> done) override {
+    if (target_check_fails) return done(k8s::Error{name_ + ": connection refused"});
+    done(!missing_targets.count(ns + "/" + target.name));
+  }
   void remove(const std::string& ns, const std::string& name, const std::string& uid, Done<bool> done) override {
     auto it = stored.find(ns + "/" + name);
     if (it == stored.end()) return done(false);
@@ -825,6 +832,32 @@ TEST_CASE("HpaController distributed: back to centralized deletes our member HPA
   CHECK(d.f.cp->retain == std::optional<bool>(false));
   CHECK_FALSE(d.f.cp->distribution);
   CHECK(d.f.cp->scale_updates.size() == 1);  // scaled centrally in the same sync
+}
+
+TEST_CASE("HpaController distributed: without a binding, the Ready members that have the target") {
+  DistributedFixture d;
+  REQUIRE_FALSE(d.f.cp->target_clusters);  // no ResourceBinding
+  d.hpas2->missing_targets = {"shop/web"};
+  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
+  d.f.pass();
+  CHECK(share(d.hpa(*d.hpas1)) == "2/9");  // member1 alone: n = 1
+  CHECK(d.hpas2->stored.empty());
+  // member2 gets the workload: it joins.
+  d.hpas2->missing_targets.clear();
+  d.f.pass();
+  REQUIRE(d.hpas2->stored.count("shop/web"));
+  CHECK(json::parse(*d.f.cp->distribution).size() == 2);
+  // member2 cannot say any more: it keeps its part (it had one), nothing moves.
+  const auto before = *d.f.cp->distribution;
+  d.hpas2->target_check_fails = true;
+  d.f.pass();
+  CHECK(*d.f.cp->distribution == before);
+  // member2 no longer has the workload: it leaves, its HPA deleted, member1 holds all.
+  d.hpas2->target_check_fails = false;
+  d.hpas2->missing_targets = {"shop/web"};
+  d.f.pass();
+  CHECK(d.hpas2->stored.empty());
+  CHECK(share(d.hpa(*d.hpas1)) == "2/9");
 }
 
 TEST_CASE("HpaController distributed: the orphan sweep collects member HPAs whose FederatedHPA is gone or gives no share") {

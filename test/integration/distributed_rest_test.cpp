@@ -116,6 +116,21 @@ TEST_CASE("member HPAs over HTTPS: direct and through the cluster proxy", "[inte
   const json fhpa = federated_hpa();
   const k8s::LabelSelector ours = controller::member_hpa_selector("nginx");
 
+  // Whether a member has the target (distributed mode without a binding):
+  // nginx is propagated to member1 and member2, not member3.
+  autoscaler::CrossVersionObjectReference nginx{"Deployment", "nginx", "apps/v1"};
+  auto has = wait_for<bool>([&](auto done) { member1->has_target("default", nginx, done); });
+  REQUIRE(has);
+  CHECK(*has);
+  auto member3 = cli::make_member_hpas(runtime, endpoint_of("member3"), 10s);
+  auto lacks = wait_for<bool>([&](auto done) { member3->has_target("default", nginx, done); });
+  REQUIRE(lacks);
+  CHECK_FALSE(*lacks);
+  autoscaler::CrossVersionObjectReference other{"Deployment", "other", "apps/v1"};
+  auto unknown = wait_for<bool>([&](auto done) { member1->has_target("default", other, done); });
+  REQUIRE(unknown);
+  CHECK_FALSE(*unknown);
+
   // Nothing there at first: the plan says create.
   auto absent = wait_for<std::optional<json>>([&](auto done) { member1->get("default", "nginx", done); });
   REQUIRE(absent);

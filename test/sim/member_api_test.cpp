@@ -282,6 +282,29 @@ TEST_CASE("MemberApi: external metrics", "[sim][member]") {
   CHECK(call(changed, kMember1, "/apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_messages_ready").body["items"][0]["value"] == "5");
 }
 
+TEST_CASE("MemberApi: the Deployments propagated to a member, read-only", "[sim][member]") {
+  auto f = sim_test::federation();
+  auto web = call(f, kMember1, "/apis/apps/v1/namespaces/shop/deployments/web");
+  REQUIRE(web.status == 200);
+  CHECK(web.body["kind"] == "Deployment");
+  CHECK(web.body["metadata"]["namespace"] == "shop");
+  CHECK(web.body["spec"]["replicas"] == 2);  // 4 over member1 and member2, 1:1
+  CHECK(web.body["spec"]["selector"]["matchLabels"] == json{{"app", "web"}});
+  CHECK(web.body["status"]["replicas"] == 2);
+  // Not propagated to member3; no such workload; the wrong namespace.
+  auto absent = call(f, kMember3, "/apis/apps/v1/namespaces/shop/deployments/web");
+  CHECK(absent.status == 404);
+  CHECK(absent.body["message"] == "deployments.apps \"web\" not found");
+  CHECK(call(f, kMember1, "/apis/apps/v1/namespaces/shop/deployments/nope").status == 404);
+  CHECK(call(f, kMember1, "/apis/apps/v1/namespaces/default/deployments/web").status == 404);
+  auto list = call(f, kMember3, "/apis/apps/v1/deployments");
+  REQUIRE(list.status == 200);
+  CHECK(list.body["kind"] == "DeploymentList");
+  REQUIRE(list.body["items"].size() == 1);
+  CHECK(list.body["items"][0]["metadata"]["name"] == "batch");
+  CHECK(call(f, kMember1, "/apis/apps/v1").body["resources"][0]["shortNames"] == json::array({"deploy"}));
+}
+
 TEST_CASE("MemberApi: discovery follows the member's configured APIs", "[sim][member]") {
   auto f = sim_test::federation();
   auto apis = call(f, kMember1, "/apis");
@@ -297,7 +320,10 @@ TEST_CASE("MemberApi: discovery follows the member's configured APIs", "[sim][me
     "preferredVersion":{"groupVersion":"external.metrics.k8s.io/v1beta1","version":"v1beta1"}},
    {"name":"autoscaling",
     "versions":[{"groupVersion":"autoscaling/v2","version":"v2"}],
-    "preferredVersion":{"groupVersion":"autoscaling/v2","version":"v2"}}]})"));
+    "preferredVersion":{"groupVersion":"autoscaling/v2","version":"v2"}},
+   {"name":"apps",
+    "versions":[{"groupVersion":"apps/v1","version":"v1"}],
+    "preferredVersion":{"groupVersion":"apps/v1","version":"v1"}}]})"));
   // The stored HorizontalPodAutoscalers (MemberObjects), for kubectl get hpa.
   auto autoscaling = call(f, kMember1, "/apis/autoscaling/v2");
   CHECK(autoscaling.body["resources"][0]["name"] == "horizontalpodautoscalers");
@@ -318,7 +344,7 @@ TEST_CASE("MemberApi: discovery follows the member's configured APIs", "[sim][me
 
   // member2: custom metrics v1beta1 only, no external.
   auto m2 = call(f, kMember2, "/apis");
-  REQUIRE(m2.body["groups"].size() == 3);  // with autoscaling
+  REQUIRE(m2.body["groups"].size() == 4);  // with autoscaling and apps
   CHECK(m2.body["groups"][1]["versions"] == json::parse(R"([{"groupVersion":"custom.metrics.k8s.io/v1beta1","version":"v1beta1"}])"));
   CHECK(m2.body["groups"][1]["preferredVersion"]["version"] == "v1beta1");
   CHECK(call(f, kMember2, "/apis/custom.metrics.k8s.io/v1beta2").status == 404);
@@ -328,7 +354,7 @@ TEST_CASE("MemberApi: discovery follows the member's configured APIs", "[sim][me
 
   // member3: no custom metrics at all.
   auto m3 = call(f, kMember3, "/apis");
-  REQUIRE(m3.body["groups"].size() == 2);  // metrics.k8s.io and autoscaling
+  REQUIRE(m3.body["groups"].size() == 3);  // metrics.k8s.io, autoscaling and apps
   CHECK(m3.body["groups"][0]["name"] == "metrics.k8s.io");
   auto gone = call(f, kMember3, "/apis/custom.metrics.k8s.io/v1beta1/namespaces/shop/pods/*/http_requests");
   CHECK(gone.status == 404);

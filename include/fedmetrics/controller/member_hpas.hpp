@@ -32,6 +32,12 @@ class MemberHPAs {
   // PUTs `hpa`, conditional on its metadata.resourceVersion (a conflict,
   // 409, is an error: read again and decide again at the next sync).
   virtual void update(nlohmann::json hpa, Done<nlohmann::json> done) = 0;
+  // Whether the member has the scale target `target` in `namespace_name` (a
+  // GET of it: true when it answers it, false on 404; any other answer is an
+  // error). Distributed mode without a ResourceBinding places member HPAs on
+  // "every Ready member that has the target workload" (distributed.md).
+  virtual void has_target(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
+                          Done<bool> done) = 0;
   // true: deleted; false: it was not there (404). `uid` non-empty: only the
   // object with that metadata.uid (DeleteOptions.preconditions; another
   // object created under the name meanwhile is a conflict, 409, an error),
