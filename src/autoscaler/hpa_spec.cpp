@@ -33,13 +33,7 @@ std::string_view to_string(MetricTargetType type) {
 namespace {
 
 CrossVersionObjectReference decode_reference(const Fields& f) {
-  CrossVersionObjectReference ref;
-  ref.kind = f.string("kind").value_or("");
-  ref.name = f.string("name").value_or("");
-  ref.api_version = f.string("apiVersion").value_or("");
-  if (ref.kind.empty()) fail(f.path_of("kind"), "is required");
-  if (ref.name.empty()) fail(f.path_of("name"), "is required");
-  return ref;
+  return detail::decode_reference_as<CrossVersionObjectReference>(f);
 }
 
 MetricIdentifier decode_identifier(const Fields& f) {

@@ -194,4 +194,16 @@ inline k8s::Timestamp time_value(const nlohmann::json& v, k8s::Timestamp start, 
   fail(path, "not a time");
 }
 
+// A scaleTargetRef / describedObject: kind and name required.
+template <class Reference>
+Reference decode_reference_as(const Fields& f) {
+  Reference ref;
+  ref.kind = f.string("kind").value_or("");
+  ref.name = f.string("name").value_or("");
+  ref.api_version = f.string("apiVersion").value_or("");
+  if (ref.kind.empty()) fail(f.path_of("kind"), "is required");
+  if (ref.name.empty()) fail(f.path_of("name"), "is required");
+  return ref;
+}
+
 }  // namespace fedmetrics::autoscaler::detail
