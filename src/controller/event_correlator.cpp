@@ -51,7 +51,7 @@ std::string join(std::initializer_list<std::string_view> parts) {
   return out;
 }
 
-std::string object_key(const EventSubject& s) { return join({s.namespace_name, s.name, s.uid}); }
+std::string object_key(const EventSubject& s) { return join({s.kind, s.namespace_name, s.name, s.uid}); }
 
 struct AggregateRecord {
   std::set<std::string> messages;  // the distinct messages seen (localKeys)

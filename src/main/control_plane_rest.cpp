@@ -62,7 +62,7 @@ class RestEventSink : public controller::EventSink {
                   {"metadata", {{"name", e.name}, {"namespace", e.subject.namespace_name}}},
                   {"involvedObject",
                    {{"apiVersion", "autoscaling.karmada.io/v1alpha1"},
-                    {"kind", "FederatedHPA"},
+                    {"kind", e.subject.kind},
                     {"name", e.subject.name},
                     {"namespace", e.subject.namespace_name},
                     {"uid", e.subject.uid}}},
@@ -166,14 +166,58 @@ void RestControlPlane::list_federated_hpas(const k8s::LabelSelector& selector,
   // From the watch once it has listed; until then (or for another selector) a list.
   if (federated_hpas_ && federated_hpas_->synced() && selector.to_string() == watched_selector_)
     return done(federated_hpas_->items());
-  std::string path = std::string(kFederatedHpas) + "/federatedhpas";
+  list_items("federatedhpas", "FederatedHPA", selector, std::move(done));
+}
+
+void RestControlPlane::list_cron_federated_hpas(const k8s::LabelSelector& selector,
+                                                controller::Done<std::vector<json>> done) {
+  list_items("cronfederatedhpas", "CronFederatedHPA", selector, std::move(done));
+}
+
+void RestControlPlane::list_items(const std::string& resource, const std::string& kind,
+                                  const k8s::LabelSelector& selector, controller::Done<std::vector<json>> done) {
+  std::string path = std::string(kFederatedHpas) + "/" + resource;
   if (!selector.empty()) path += "?labelSelector=" + clusterclient::escape_query_value(selector.to_string());
-  call("GET", path, "", "", [done = std::move(done)](k8s::Expected<json> doc) {
+  call("GET", path, "", "", [done = std::move(done), kind](k8s::Expected<json> doc) {
     if (!doc) return done(doc.error());
-    if (!doc->contains("items") || !(*doc)["items"].is_array()) return done(k8s::Error{"FederatedHPA list without items"});
+    if (!doc->contains("items") || !(*doc)["items"].is_array()) return done(k8s::Error{kind + " list without items"});
     std::vector<json> items((*doc)["items"].begin(), (*doc)["items"].end());
     done(std::move(items));
   });
+}
+
+std::string RestControlPlane::object_path(const std::string& resource, const std::string& namespace_name,
+                                          const std::string& name) {
+  return std::string(kFederatedHpas) + "/namespaces/" + clusterclient::escape_path_segment(namespace_name) + "/" +
+         resource + "/" + clusterclient::escape_path_segment(name);
+}
+
+void RestControlPlane::get_federated_hpa(const std::string& namespace_name, const std::string& name,
+                                         controller::Done<json> done) {
+  call("GET", object_path("federatedhpas", namespace_name, name), "", "", std::move(done));
+}
+
+void RestControlPlane::update_federated_hpa_replicas(const std::string& namespace_name, const std::string& name,
+                                                     std::int32_t min_replicas, std::int32_t max_replicas,
+                                                     const std::string& resource_version, controller::Done<bool> done) {
+  // A merge patch carrying metadata.resourceVersion is conditional on it
+  // (409 Conflict when the object changed since it was read).
+  json patch = {{"metadata", {{"resourceVersion", resource_version}}},
+                {"spec", {{"minReplicas", min_replicas}, {"maxReplicas", max_replicas}}}};
+  call("PATCH", object_path("federatedhpas", namespace_name, name), "application/merge-patch+json", patch.dump(),
+       [done = std::move(done)](k8s::Expected<json> doc) {
+         if (!doc) return done(doc.error());
+         done(true);
+       });
+}
+
+void RestControlPlane::update_cron_status(const std::string& namespace_name, const std::string& name, json status,
+                                          controller::Done<bool> done) {
+  call("PATCH", object_path("cronfederatedhpas", namespace_name, name) + "/status", "application/merge-patch+json",
+       json{{"status", std::move(status)}}.dump(), [done = std::move(done)](k8s::Expected<json> doc) {
+         if (!doc) return done(doc.error());
+         done(true);
+       });
 }
 
 void RestControlPlane::get_scale(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,

@@ -41,8 +41,21 @@ class RestControlPlane : public controller::ControlPlane {
                            bool retain, controller::Done<bool> done) override;
   void set_distribution_annotation(const std::string& namespace_name, const std::string& name,
                                    std::optional<std::string> value, controller::Done<bool> done) override;
+  void list_cron_federated_hpas(const k8s::LabelSelector& selector,
+                                controller::Done<std::vector<nlohmann::json>> done) override;
+  void get_federated_hpa(const std::string& namespace_name, const std::string& name,
+                         controller::Done<nlohmann::json> done) override;
+  void update_federated_hpa_replicas(const std::string& namespace_name, const std::string& name,
+                                     std::int32_t min_replicas, std::int32_t max_replicas,
+                                     const std::string& resource_version, controller::Done<bool> done) override;
+  void update_cron_status(const std::string& namespace_name, const std::string& name, nlohmann::json status,
+                          controller::Done<bool> done) override;
 
  private:
+  // GET of an autoscaling.karmada.io/v1alpha1 collection (all namespaces): its items.
+  void list_items(const std::string& resource, const std::string& kind, const k8s::LabelSelector& selector,
+                  controller::Done<std::vector<nlohmann::json>> done);
+  static std::string object_path(const std::string& resource, const std::string& namespace_name, const std::string& name);
   void call(std::string method, std::string path, std::string content_type, std::string body,
             controller::Done<nlohmann::json> done);
   // The same, with the HTTP status (0 when there was no answer).

@@ -229,6 +229,13 @@ json to_table(const json& doc, const ResourceType& type, k8s::Timestamp now) {
                                spec.value("minReplicas", 1), spec.value("maxReplicas", 0),
                                o.value("status", json::object()).value("currentReplicas", 0)};
     };
+  } else if (kind == "CronFederatedHPA") {
+    // Karmada's CRD printer columns: the target, then AGE.
+    for (auto* c : {"Reference-Kind", "Reference-Name"}) columns.push_back(column(c, "string", 0));
+    cells = [](const json& o) {
+      const auto& ref = o.value("spec", json::object()).value("scaleTargetRef", json::object());
+      return std::vector<json>{text_of(ref.value("kind", json())), text_of(ref.value("name", json()))};
+    };
   } else if (kind == "Deployment") {
     for (auto* c : {"Ready", "Up-to-date", "Available"}) columns.push_back(column(c, "string", 0));
     cells = [](const json& o) {

@@ -102,6 +102,23 @@ json control_plane_get(clusterclient::ClientRuntime& runtime, const std::string&
   return *result;
 }
 
+// POSTs `object` to the control plane's collection `path` as kubectl would; the HTTP status.
+int control_plane_post(clusterclient::ClientRuntime& runtime, const std::string& path, const json& object) {
+  clusterclient::HttpsClient client(runtime, World::get().control_plane);
+  clusterclient::OutgoingRequest post;
+  post.method = "POST";
+  post.target = path;
+  post.content_type = "application/json";
+  post.body = object.dump();
+  auto status = wait_for<int>([&](auto done) {
+    client.send(post, std::chrono::steady_clock::now() + 10s, [done](clusterclient::HttpResult r) {
+      auto* reply = std::get_if<clusterclient::HttpReply>(&r);
+      done(reply != nullptr ? reply->status : 0);
+    });
+  });
+  return status ? *status : 0;
+}
+
 TEST_CASE("member HPAs over HTTPS: direct and through the cluster proxy", "[integration][distributed]") {
   World& world = World::get();
   clusterclient::ClientRuntime runtime;
@@ -256,22 +273,8 @@ TEST_CASE("control plane: the retain label and the distribution annotation", "[i
   CHECK_THAT(no_template.error().message, Catch::Contains("not found"));
 
   // The FederatedHPA, created in the control plane as kubectl would.
-  {
-    clusterclient::HttpsClient client(runtime, world.control_plane);
-    clusterclient::OutgoingRequest post;
-    post.method = "POST";
-    post.target = "/apis/autoscaling.karmada.io/v1alpha1/namespaces/default/federatedhpas";
-    post.content_type = "application/json";
-    post.body = federated_hpa().dump();
-    auto created = wait_for<int>([&](auto done) {
-      client.send(post, std::chrono::steady_clock::now() + 10s, [done](clusterclient::HttpResult r) {
-        auto* reply = std::get_if<clusterclient::HttpReply>(&r);
-        done(reply != nullptr ? reply->status : 0);
-      });
-    });
-    REQUIRE(created);
-    REQUIRE(*created == 201);
-  }
+  REQUIRE(control_plane_post(runtime, "/apis/autoscaling.karmada.io/v1alpha1/namespaces/default/federatedhpas",
+                             federated_hpa()) == 201);
   const std::string fhpa = "/apis/autoscaling.karmada.io/v1alpha1/namespaces/default/federatedhpas/nginx";
   const std::string shares = autoscaler::distribution_annotation({{"member1", {1, 6}}, {"member2", {1, 3}}});
   auto annotated = wait_for<bool>([&](auto done) { control_plane.set_distribution_annotation("default", "nginx", shares, done); });
@@ -296,6 +299,63 @@ TEST_CASE("control plane: the retain label and the distribution annotation", "[i
   REQUIRE_FALSE(no_fhpa);
   CHECK_THAT(no_fhpa.error().message, Catch::Contains("not found"));
   control_plane.stop_watching();
+  runtime.stop();
+}
+
+TEST_CASE("control plane: CronFederatedHPAs, a FederatedHPA's min and max, the cron status", "[integration][cron]") {
+  clusterclient::ClientRuntime runtime;
+  cli::RestControlPlane control_plane(runtime, World::get().kubeconfig(), 10s);
+  const std::string base = "/apis/autoscaling.karmada.io/v1alpha1/namespaces/default/";
+  REQUIRE(control_plane_post(runtime, base + "federatedhpas", federated_hpa()) == 201);
+  const json cron = json::parse(R"({"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "CronFederatedHPA",
+      "metadata": {"name": "nginx-hours", "namespace": "default", "labels": {"team": "web"}},
+      "spec": {"scaleTargetRef": {"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "FederatedHPA", "name": "nginx"},
+               "rules": [{"name": "morning", "schedule": "30 8 * * 1-5", "targetMinReplicas": 4}]}})");
+  REQUIRE(control_plane_post(runtime, base + "cronfederatedhpas", cron) == 201);
+
+  auto listed = wait_for<std::vector<json>>([&](auto done) {
+    control_plane.list_cron_federated_hpas(*k8s::LabelSelector::parse("team=web"), done);
+  });
+  REQUIRE(listed);
+  REQUIRE(listed->size() == 1);
+  CHECK((*listed)[0]["metadata"]["name"] == "nginx-hours");
+  auto none = wait_for<std::vector<json>>([&](auto done) {
+    control_plane.list_cron_federated_hpas(*k8s::LabelSelector::parse("team=other"), done);
+  });
+  REQUIRE(none);
+  CHECK(none->empty());
+
+  // min and max in one write, conditional on the resourceVersion read.
+  auto fhpa = wait_for<json>([&](auto done) { control_plane.get_federated_hpa("default", "nginx", done); });
+  REQUIRE(fhpa);
+  const std::string rv = (*fhpa)["metadata"]["resourceVersion"];
+  auto written = wait_for<bool>([&](auto done) {
+    control_plane.update_federated_hpa_replicas("default", "nginx", 4, 12, rv, done);
+  });
+  REQUIRE(written);
+  json after = control_plane_get(runtime, base + "federatedhpas/nginx");
+  CHECK(after["spec"]["minReplicas"] == 4);
+  CHECK(after["spec"]["maxReplicas"] == 12);
+  CHECK(after["spec"]["metrics"] == (*fhpa)["spec"]["metrics"]);  // the rest kept
+  auto stale = wait_for<bool>([&](auto done) {
+    control_plane.update_federated_hpa_replicas("default", "nginx", 1, 2, rv, done);  // the old resourceVersion
+  });
+  REQUIRE_FALSE(stale);
+  CHECK_THAT(stale.error().message, Catch::Contains("the object has been modified"));
+  CHECK(control_plane_get(runtime, base + "federatedhpas/nginx")["spec"]["minReplicas"] == 4);
+  auto missing = wait_for<json>([&](auto done) { control_plane.get_federated_hpa("default", "nowhere", done); });
+  REQUIRE_FALSE(missing);
+
+  // The status subresource, replaced as a whole list.
+  const json status = json::parse(R"({"executionHistories": [{"ruleName": "morning",
+      "nextExecutionTime": "2026-11-26T08:30:00Z",
+      "successfulExecutions": [{"scheduleTime": "2026-11-25T08:30:00Z", "executionTime": "2026-11-25T08:30:00Z",
+                                "appliedMinReplicas": 4, "appliedMaxReplicas": 12}]}]})");
+  auto recorded = wait_for<bool>([&](auto done) { control_plane.update_cron_status("default", "nginx-hours", status, done); });
+  REQUIRE(recorded);
+  json stored = control_plane_get(runtime, base + "cronfederatedhpas/nginx-hours");
+  CHECK(stored["status"] == status);
+  CHECK(stored["spec"] == cron["spec"]);
   runtime.stop();
 }
 

@@ -37,11 +37,12 @@ struct TargetCluster {
   friend bool operator==(const TargetCluster&, const TargetCluster&) = default;
 };
 
-// Who an Event is about.
+// Who an Event is about (an autoscaling.karmada.io/v1alpha1 object).
 struct EventSubject {
   std::string namespace_name;
   std::string name;
   std::string uid;
+  std::string kind = "FederatedHPA";  // or CronFederatedHPA
 };
 
 class ControlPlane {
@@ -106,6 +107,42 @@ class ControlPlane {
     (void)name;
     (void)value;
     done(k8s::Error{"this control plane cannot annotate the FederatedHPA"});
+  }
+
+  // Scheduled scaling (shared/specs/cron.md). The defaults refuse, so that a
+  // control plane without them runs no CronFederatedHPA.
+  //
+  // Every CronFederatedHPA (all namespaces) matching `selector`.
+  virtual void list_cron_federated_hpas(const k8s::LabelSelector& selector, Done<std::vector<nlohmann::json>> done) {
+    (void)selector;
+    done(k8s::Error{"this control plane serves no CronFederatedHPA"});
+  }
+  // One FederatedHPA as stored (for a rule's min/max against its current spec).
+  virtual void get_federated_hpa(const std::string& namespace_name, const std::string& name, Done<nlohmann::json> done) {
+    (void)namespace_name;
+    (void)name;
+    done(k8s::Error{"this control plane cannot read a FederatedHPA"});
+  }
+  // Sets the FederatedHPA's spec.minReplicas and spec.maxReplicas in one
+  // write, conditional on `resource_version` (a conflict is an error: read
+  // again and decide again).
+  virtual void update_federated_hpa_replicas(const std::string& namespace_name, const std::string& name,
+                                             std::int32_t min_replicas, std::int32_t max_replicas,
+                                             const std::string& resource_version, Done<bool> done) {
+    (void)namespace_name;
+    (void)name;
+    (void)min_replicas;
+    (void)max_replicas;
+    (void)resource_version;
+    done(k8s::Error{"this control plane cannot update a FederatedHPA"});
+  }
+  // Writes the CronFederatedHPA's status subresource (executionHistories).
+  virtual void update_cron_status(const std::string& namespace_name, const std::string& name, nlohmann::json status,
+                                  Done<bool> done) {
+    (void)namespace_name;
+    (void)name;
+    (void)status;
+    done(k8s::Error{"this control plane cannot write a CronFederatedHPA's status"});
   }
 };
 
