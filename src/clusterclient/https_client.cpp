@@ -503,7 +503,9 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
                                 proxied ? proxy_host + ":" + proxy_port : address(), X509_V_OK,
                                 proxied ? std::string("the proxy") : peer);
     if (proxied) {
-      if (auto e = co_await connect_tunnel(tcp_stream)) co_return *e;
+      // Not in the if's condition: GCC 12 miscompiles a co_await there (transport/async.hpp).
+      auto tunnel_error = co_await connect_tunnel(tcp_stream);
+      if (tunnel_error) co_return *tunnel_error;
     }
     tcp_stream.expires_never();
     // Requests are written whole: no Nagle delay waiting for the member's ACK.
@@ -584,7 +586,8 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     answer_began = false;
     auto req = build_request(out);
     stream.deadline().expires_at(deadline);
-    if (auto wec = co_await write_request(stream, req)) co_return classify_error(wec, "write to");
+    auto wec = co_await write_request(stream, req);  // not in a condition (GCC 12)
+    if (wec) co_return classify_error(wec, "write to");
     beast::flat_buffer buffer;
     http::response_parser<http::string_body> parser;
     parser.header_limit(kMaxResponseHeaderBytes);
@@ -752,6 +755,34 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
       co_return result;
     }
   }
+
+  // HttpsClient::send's coroutine: the rate limit, the exchange, one retry
+  // with a re-read token after a 401. A named coroutine with its arguments
+  // copied into the frame (STYLE: never a capturing lambda as a coroutine).
+  static awaitable<HttpResult> rate_limited_send(std::shared_ptr<Impl> impl, OutgoingRequest request, Deadline deadline) {
+    // The rate limit first: wait for a token, or fail as throttled by the deadline.
+    auto wait = impl->rate.reserve(std::chrono::steady_clock::now(), deadline);
+    if (!wait) co_return error(Kind::Throttled, "rate limit (--member-qps) for " + impl->address() + ": no token before the deadline");
+    if (wait->count() > 0) {
+      auto executor = co_await asio::this_coro::executor;
+      asio::steady_timer timer(executor, *wait);
+      co_await timer.async_wait(use_tuple);
+    }
+    HttpResult result = co_await impl->send(request, deadline);
+    if (auto* reply = std::get_if<HttpReply>(&result); reply && reply->status == 401 && !impl->endpoint.token_file.empty()) {
+      impl->reload_token();  // a rotated token: re-read the file once and retry
+      result = co_await impl->send(request, deadline);
+    }
+    co_return result;
+  }
+
+  // HttpsClient::stream_lines's coroutine, likewise.
+  static awaitable<HttpResult> line_stream(std::shared_ptr<Impl> impl, OutgoingRequest request, Deadline header_deadline,
+                                           std::chrono::milliseconds idle_timeout, std::shared_ptr<LineStreamState> state,
+                                           std::shared_ptr<std::function<void(std::string)>> on_line) {
+    auto result = co_await impl->stream_lines(std::move(request), header_deadline, idle_timeout, state, *on_line);
+    co_return result;
+  }
 };
 
 HttpsClient::HttpsClient(ClientRuntime& runtime, ClusterEndpoint endpoint, ClientOptions options)
@@ -773,23 +804,7 @@ void HttpsClient::send(OutgoingRequest request, Deadline deadline, HttpCallback 
   }
   auto started = std::chrono::steady_clock::now();
   asio::co_spawn(
-      impl->strand,
-      [impl, request = std::move(request), deadline]() -> awaitable<HttpResult> {
-        // The rate limit first: wait for a token, or fail as throttled by the deadline.
-        auto wait = impl->rate.reserve(std::chrono::steady_clock::now(), deadline);
-        if (!wait) co_return error(Kind::Throttled, "rate limit (--member-qps) for " + impl->address() + ": no token before the deadline");
-        if (wait->count() > 0) {
-          asio::steady_timer timer(co_await asio::this_coro::executor, *wait);
-          co_await timer.async_wait(use_tuple);
-        }
-        HttpResult result = co_await impl->send(request, deadline);
-        if (auto* reply = std::get_if<HttpReply>(&result);
-            reply && reply->status == 401 && !impl->endpoint.token_file.empty()) {
-          impl->reload_token();  // a rotated token: re-read the file once and retry
-          result = co_await impl->send(request, deadline);
-        }
-        co_return result;
-      },
+      impl->strand, Impl::rate_limited_send(impl, std::move(request), deadline),
       [impl, started, done = std::move(done)](std::exception_ptr e, HttpResult result) {
         if (e) result = error(Kind::Network, "internal error talking to " + impl->address());
         if (std::holds_alternative<MemberError>(result)) ++impl->failures;
@@ -813,10 +828,7 @@ std::shared_ptr<LineStream> HttpsClient::stream_lines(std::string path_and_query
   request.headers = {{"Accept-Encoding", "identity"}};  // lines are split as they arrive: never compressed
   auto on_line = std::make_shared<std::function<void(std::string)>>(std::move(callbacks.on_line));
   asio::co_spawn(
-      impl->strand,
-      [impl, request = std::move(request), header_deadline, idle_timeout, state, on_line]() -> awaitable<HttpResult> {
-        co_return co_await impl->stream_lines(request, header_deadline, idle_timeout, state, *on_line);
-      },
+      impl->strand, Impl::line_stream(impl, std::move(request), header_deadline, idle_timeout, state, on_line),
       [impl, on_end = std::move(callbacks.on_end)](std::exception_ptr e, HttpResult result) {
         if (e) result = error(Kind::Network, "internal error streaming from " + impl->address());
         if (std::holds_alternative<MemberError>(result)) ++impl->failures;
