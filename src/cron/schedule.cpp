@@ -9,11 +9,12 @@
 #include <date/date.h>
 #include <date/tz.h>
 
-#include <array>
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <limits>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace fedmetrics::cron {

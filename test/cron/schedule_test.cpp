@@ -249,6 +249,11 @@ TEST_CASE("cron: daylight saving: the skipped hour does not fire, the repeated h
        {"2026-09-05T00:30:00-04:00", "2026-09-07T00:30:00-03:00"}},
       // Midnight of 2026-09-06 does not exist there: the next is a year later (DST began on the 5th).
       {"0 0 6 9 *", "America/Santiago", "2026-01-01T00:00:00Z", {"2027-09-06T00:00:00-03:00"}},
+      // Australia/Lord_Howe moves by half an hour: 02:00 -> 02:30 on 2026-10-04, 02:00 -> 01:30 on 2026-04-05.
+      {"15,45 2 * * *", "Australia/Lord_Howe", "2026-10-03T00:00:00Z",
+       {"2026-10-04T02:45:00+11:00", "2026-10-05T02:15:00+11:00"}},
+      {"45 1 * * *", "Australia/Lord_Howe", "2026-04-04T00:00:00Z",
+       {"2026-04-05T01:45:00+11:00", "2026-04-06T01:45:00+10:30"}},
   });
 }
 
