@@ -14,6 +14,7 @@ packages=(
   libyaml-cpp-dev
   prometheus-cpp-dev
   libcli11-dev
+  libhowardhinnant-date-dev tzdata  # time zones of cron schedules: date/tz on the OS's IANA database
   zlib1g-dev
   curl
   python3 python3-kubernetes

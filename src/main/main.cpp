@@ -10,6 +10,7 @@
 
 #include "fedmetrics/autoscaler/simulate.hpp"
 #include "fedmetrics/sim/sim_command.hpp"
+#include "main/cron_command.hpp"
 #include "main/serve_command.hpp"
 
 int main(int argc, char** argv) {
@@ -35,6 +36,9 @@ int main(int argc, char** argv) {
   simulate->add_option("SCENARIO", scenario_file, "Scenario file (JSON, see examples/scenarios/); - for stdin.")
       ->required();
 
+  fedmetrics::cli::CronNextOptions cron_next_options;
+  CLI::App* cron_next = fedmetrics::cli::add_cron_command(app, cron_next_options);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -46,6 +50,7 @@ int main(int argc, char** argv) {
   try {
     if (serve->parsed()) return fedmetrics::cli::run_serve(serve_options);
     if (sim->parsed()) return fedmetrics::sim::run_sim(sim_options);
+    if (cron_next->parsed()) return fedmetrics::cli::run_cron_next(cron_next_options, std::cout, std::cerr);
     if (simulate->parsed()) {
       if (scenario_file == "-") return fedmetrics::autoscaler::run_simulate(std::cin, std::cout, std::cerr);
       std::ifstream in(scenario_file);
