@@ -1,5 +1,7 @@
 #include "fedmetrics/autoscaler/scenario.hpp"
 
+#include "fedmetrics/cron/schedule.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -276,6 +278,32 @@ ControllerConfig decode_config(const Fields& f) {
   return config;
 }
 
+// The scenario's CronFederatedHPA: its target must be the scenario's
+// FederatedHPA or that FederatedHPA's workload, and every rule must be able
+// to run (schedule and zone included), since a replay cannot show a rule
+// that never fires.
+CronFederatedHPA decode_cron(const json& json, const FederatedHPA& hpa) {
+  auto cron = decode_cron_federated_hpa(json, "cron");
+  if (!cron) throw detail::DecodeFailure{cron.error()};
+  const auto& target = cron->scale_target_ref;
+  const auto& workload = hpa.spec.scale_target_ref;
+  const bool federated_hpa = targets_federated_hpa(target) && (hpa.name.empty() || target.name == hpa.name);
+  const bool its_workload = !targets_federated_hpa(target) && target.kind == workload.kind && target.name == workload.name;
+  const std::string spec_path = json.is_object() && json.contains("spec") ? "cron.spec" : "cron";
+  if (!federated_hpa && !its_workload)
+    fail(spec_path + ".scaleTargetRef", "must be the scenario's FederatedHPA" +
+                                         (hpa.name.empty() ? std::string() : " (\"" + hpa.name + "\")") +
+                                         " or its workload (" + workload.kind + " \"" + workload.name + "\"), not " +
+                                         target.kind + " \"" + target.name + "\"");
+  for (std::size_t i = 0; i < cron->rules.size(); ++i) {
+    const auto& rule = cron->rules[i];
+    if (rule.invalid) throw detail::DecodeFailure{k8s::Error{*rule.invalid}};
+    auto schedule = cron::Schedule::parse(rule.schedule, rule.time_zone.value_or("UTC"));
+    if (!schedule) fail(detail::index(spec_path + ".rules", i) + ".schedule", schedule.error().message);
+  }
+  return *cron;
+}
+
 Scenario decode(const json& json) {
   if (!json.is_object()) fail("scenario", "not a JSON object");
   Fields top(json, "");
@@ -286,6 +314,8 @@ Scenario decode(const json& json) {
   if (auto config = top.object("config")) scenario.config = decode_config(*config);
 
   scenario.start = detail::scenario_start(top);
+
+  if (const auto* cron = top.raw("cron")) scenario.cron = decode_cron(*cron, scenario.hpa);
 
   if (!top.has("steps")) fail("steps", "is required");
   const auto& steps = top.array("steps");

@@ -1,5 +1,9 @@
 #include "fedmetrics/autoscaler/simulate.hpp"
 
+#include <algorithm>
+
+#include "fedmetrics/cron/schedule.hpp"
+
 #include <istream>
 #include <iterator>
 #include <map>
@@ -129,6 +133,54 @@ ordered_json distribution_line(const nlohmann::json& at, const Distribution& d) 
   return line;
 }
 
+// cron.md, "fedmetrics simulate with a CronFederatedHPA": the firings in
+// (from, to], in time order (ties in rule order), applied to the
+// FederatedHPA's min/max or to the scale the next step starts from, each
+// reported as applied or failed. nullopt when there are more than
+// kMaxFirings (a schedule far too fine for the steps).
+constexpr std::size_t kMaxFirings = 100'000;
+std::optional<ordered_json> apply_cron(const CronFederatedHPA& cron, Timestamp from, Timestamp to, Timestamp origin,
+                                       FederatedHPA& hpa, std::int32_t& scale_replicas) {
+  struct Firing {
+    Timestamp at;
+    std::size_t rule;
+  };
+  std::vector<Firing> firings;
+  for (std::size_t i = 0; i < cron.rules.size(); ++i) {
+    const auto& rule = cron.rules[i];
+    if (rule.suspend) continue;
+    auto schedule = cron::Schedule::parse(rule.schedule, rule.time_zone.value_or("UTC"));
+    if (!schedule) continue;  // decode_scenario refused it already
+    for (auto t = schedule->next(from, origin); t && *t <= to; t = schedule->next(*t, origin)) {
+      firings.push_back({*t, i});
+      if (firings.size() > kMaxFirings) return std::nullopt;
+    }
+  }
+  std::stable_sort(firings.begin(), firings.end(), [](const Firing& a, const Firing& b) { return a.at < b.at; });
+  ordered_json out = ordered_json::array();
+  for (const auto& f : firings) {
+    const auto& rule = cron.rules[f.rule];
+    ordered_json entry;
+    entry["rule"] = rule.name;
+    entry["scheduleTime"] = k8s::format_time(f.at);
+    if (targets_federated_hpa(cron.scale_target_ref)) {
+      auto applied = apply_to_federated_hpa(rule, hpa.spec);
+      if (applied) {
+        hpa.spec.min_replicas = applied->min_replicas;
+        hpa.spec.max_replicas = *applied->max_replicas;
+        entry["applied"] = {{"minReplicas", *applied->min_replicas}, {"maxReplicas", *applied->max_replicas}};
+      } else {
+        entry["failed"] = applied.error().message;
+      }
+    } else {
+      scale_replicas = *rule.target_replicas;
+      entry["applied"] = {{"replicas", scale_replicas}};
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 // "mode": "distributed": the distributor alone, step by step, with the
 // members' own HPA decisions given (distributed.md, "fedmetrics simulate").
 int run_distributed(const nlohmann::json& parsed, std::ostream& out, std::ostream& err) {
@@ -200,7 +252,20 @@ int run_simulate(std::istream& scenario_stream, std::ostream& out, std::ostream&
   FederatedHPAStatus status;
   ScalingHistory history;
   std::int32_t previous_decision = 0;
-  for (const auto& step : scenario->steps) {
+  FederatedHPA hpa = scenario->hpa;  // a CronFederatedHPA may change its min/max
+  Timestamp previous_at = scenario->start;
+  for (std::size_t i = 0; i < scenario->steps.size(); ++i) {
+    const auto& step = scenario->steps[i];
+    std::optional<ordered_json> cron;
+    if (scenario->cron) {
+      cron = apply_cron(*scenario->cron, previous_at, step.at, scenario->start, hpa, previous_decision);
+      if (!cron) {
+        err << "cron: more than " << kMaxFirings << " firings between steps[" << (i == 0 ? 0 : i - 1) << "] and steps["
+            << i << "]: a schedule far finer than the steps\n";
+        return kBadScenario;
+      }
+    }
+    previous_at = step.at;
     SyncInput input;
     input.scale.spec_replicas = step.replicas.value_or(previous_decision);
     input.scale.status_replicas = step.status_replicas.value_or(input.scale.spec_replicas);
@@ -209,13 +274,14 @@ int run_simulate(std::istream& scenario_stream, std::ostream& out, std::ostream&
     input.placement = step.placement;
     input.now = step.at;
 
-    SyncResult result = sync(scenario->hpa, status, std::move(history), input, scenario->config);
+    SyncResult result = sync(hpa, status, std::move(history), input, scenario->config);
     status = result.status;
     history = std::move(result.history);
     previous_decision = result.desired_replicas;
 
     ordered_json line;
     line["at"] = step.at_written;
+    if (cron) line["cron"] = std::move(*cron);
     line["currentReplicas"] = result.current_replicas;
     line["desiredReplicas"] = result.desired_replicas;
     ordered_json metrics = ordered_json::array();

@@ -30,7 +30,9 @@
 #include "fedmetrics/transport/async.hpp"
 #include "fedmetrics/transport/self_signed.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
+#include "fedmetrics/controller/cron_controller.hpp"
 #include "fedmetrics/controller/hpa_controller.hpp"
+#include "fedmetrics/cron/schedule.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
 #include "main/control_plane_rest.hpp"
 #include "main/delegated_auth.hpp"
@@ -199,6 +201,13 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
   serve->add_option("--distributed-rebalance-window", o.distributed_rebalance_window,
                     "Distributed mode (autoscaling.fedmetrics.io/mode: distributed): a member HPA that scaled more "
                     "recently than this gives no maxReplicas away (Federation v1's forbidden window)")
+      ->capture_default_str();
+  serve->add_option("--cron-default-time-zone", o.cron_default_time_zone,
+                    "CronFederatedHPA: the IANA time zone of a rule without timeZone and a schedule without CRON_TZ=")
+      ->capture_default_str();
+  serve->add_option("--cron-missed-run-deadline", o.cron_missed_run_deadline,
+                    "CronFederatedHPA: a firing missed while no replica led (a restart, a failover) still runs when it "
+                    "is at most this old; older ones are skipped and logged (Go duration)")
       ->capture_default_str();
   serve->add_option("--distributed-orphan-sweep-period", o.distributed_orphan_sweep_period,
                     "Distributed mode: how often member HPAs fedmetrics created are checked against their "
@@ -509,13 +518,16 @@ std::shared_ptr<clusterclient::RefreshingMemberSource> make_member_source(const 
 struct Autoscaler {
   std::unique_ptr<controller::LeaderElector> elector;
   std::unique_ptr<controller::HpaController> loop;
+  std::unique_ptr<controller::CronController> cron;  // scheduled scaling, on the same leadership
   void start() {
     if (elector) elector->start();
     loop->start();
+    cron->start();
   }
-  // Idempotent. The loop stops first (it asks the elector whether it leads),
-  // then the elector (whose callback pokes the loop) while both still exist.
+  // Idempotent. The loops stop first (they ask the elector whether it leads),
+  // then the elector (whose callback pokes them) while all still exist.
   void stop() {
+    if (cron) cron->stop();
     if (loop) loop->stop();
     if (elector) elector->stop();  // releases the Lease
   }
@@ -616,10 +628,12 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient
     // (also after a failover). The loop outlives the elector's thread.
     election.on_started_leading = [autoscaler = out.get()] {
       if (autoscaler->loop) autoscaler->loop->sync_soon();
+      if (autoscaler->cron) autoscaler->cron->sync_soon();  // a run missed during the failover, at once
     };
     // Losing the Lease cancels the syncs in flight before their next write.
     election.on_stopped_leading = [autoscaler = out.get()] {
       if (autoscaler->loop) autoscaler->loop->cancel_in_flight();
+      if (autoscaler->cron) autoscaler->cron->cancel_in_flight();
     };
     if (election.lease_duration <= election.renew_deadline || election.renew_deadline <= election.retry_period ||
         election.retry_period.count() == 0)
@@ -632,6 +646,15 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient
   }
   spdlog::info("autoscaler: managing FederatedHPAs{} every {}", options.selector.empty() ? "" : " matching " + options.selector.to_string(),
                o.hpa_sync_period);
+  controller::CronControllerOptions cron;
+  cron.selector = options.selector;
+  cron.resync_period = options.sync_period;
+  cron.default_time_zone = o.cron_default_time_zone;
+  if (auto zone = cron::Schedule::parse("@daily", cron.default_time_zone); !zone)
+    throw std::runtime_error("--cron-default-time-zone: " + zone.error().message);
+  cron.missed_run_deadline = duration_flag("--cron-missed-run-deadline", o.cron_missed_run_deadline);
+  cron.active = options.active;
+  out->cron = std::make_unique<controller::CronController>(runtime.executor(), control_plane, std::move(cron));
   out->loop = std::make_unique<controller::HpaController>(runtime.executor(), std::move(control_plane), std::move(metrics),
                                                           std::move(members), std::move(options));
   return out;

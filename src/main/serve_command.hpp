@@ -58,6 +58,8 @@ struct ServeOptions {
   std::string hpa_downscale_stabilization = "5m";
   std::string distributed_rebalance_window = "2m";
   std::string distributed_orphan_sweep_period = "1m";
+  std::string cron_default_time_zone = "UTC";
+  std::string cron_missed_run_deadline = "5m";
   std::size_t concurrent_hpa_syncs = 5;
   bool leader_elect = true;
   std::string leader_elect_lease_duration = "15s";

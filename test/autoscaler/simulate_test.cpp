@@ -366,6 +366,83 @@ std::string moves_of(const json& line) {
   return out;
 }
 
+TEST_CASE("simulate: a CronFederatedHPA's business hours over a day (the example)", "[autoscaler][simulate][cron]") {
+  Run run = simulate_file(examples_dir() / "cron-business-hours.json");
+  REQUIRE(run.exit == 0);
+  REQUIRE(run.lines.size() == 24);
+  std::vector<int> expected(24, 2);
+  for (int h = 8; h <= 18; ++h) expected[h] = 20;
+  expected[19] = 4;
+  CHECK(desired(run) == expected);
+  for (int h = 0; h < 24; ++h) {
+    INFO(h);
+    if (h == 8) {
+      CHECK(run.lines[h]["cron"] == json::parse(R"([{"rule": "weekday-morning", "scheduleTime": "2026-11-23T07:30:00Z",
+          "applied": {"minReplicas": 20, "maxReplicas": 60}}])"));
+    } else if (h == 19) {
+      CHECK(run.lines[h]["cron"] == json::parse(R"([{"rule": "evening", "scheduleTime": "2026-11-23T19:00:00Z",
+          "applied": {"minReplicas": 2, "maxReplicas": 60}}])"));
+    } else {
+      CHECK(run.lines[h]["cron"] == json::array());  // the suspended rule never fires
+    }
+  }
+}
+
+TEST_CASE("simulate: CronFederatedHPA firings between steps", "[autoscaler][simulate][cron]") {
+  const std::string pods = std::string("\"pods\": [") + kPod + "]";
+  SECTION("a firing at a step's time belongs to that step; @every counts from start; ties in rule order") {
+    Run run = simulate_text(scenario(
+        "[{\"at\": 0, \"replicas\": 1, " + pods + "}, {\"at\": 60, " + pods + "}, {\"at\": 150, " + pods + "}]",
+        R"(, "cron": {"spec": {"scaleTargetRef": {"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "FederatedHPA", "name": "any"},
+            "rules": [{"name": "every", "schedule": "@every 60s", "targetMaxReplicas": 8},
+                      {"name": "minute", "schedule": "* * * * *", "targetMinReplicas": 3}]}})"));
+    REQUIRE(run.exit == 0);
+    REQUIRE(run.lines.size() == 3);
+    CHECK(run.lines[0]["cron"] == json::array());  // (start, 0]: nothing
+    CHECK(run.lines[1]["cron"] == json::parse(R"([
+        {"rule": "every", "scheduleTime": "2024-01-01T00:01:00Z", "applied": {"minReplicas": 1, "maxReplicas": 8}},
+        {"rule": "minute", "scheduleTime": "2024-01-01T00:01:00Z", "applied": {"minReplicas": 3, "maxReplicas": 8}}])"));
+    CHECK(run.lines[1]["desiredReplicas"] == 3);  // the new minimum, at once
+    CHECK(run.lines[2]["cron"].size() == 2);      // (60, 150]: 00:02 for both
+  }
+  SECTION("a rule whose min would exceed max fails and changes nothing") {
+    Run run = simulate_text(scenario(
+        "[{\"at\": 0, \"replicas\": 1, " + pods + "}, {\"at\": 60, " + pods + "}]",
+        R"(, "cron": {"spec": {"scaleTargetRef": {"kind": "FederatedHPA", "name": "web"},
+            "rules": [{"name": "high", "schedule": "* * * * *", "targetMinReplicas": 50}]}})"));
+    REQUIRE(run.exit == 0);
+    CHECK(run.lines[1]["cron"][0]["failed"] ==
+          "minReplicas 50 (the rule's) would exceed maxReplicas 10 (the FederatedHPA's); nothing written");
+  }
+  SECTION("a workload target writes the scale the next step starts from") {
+    Run run = simulate_text(scenario(
+        "[{\"at\": 0, \"replicas\": 1, " + pods + "}, {\"at\": 60, " + pods + "}]",
+        R"(, "cron": {"spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+            "rules": [{"name": "batch", "schedule": "* * * * *", "targetReplicas": 6}]}})"));
+    REQUIRE(run.exit == 0);
+    CHECK(run.lines[1]["cron"] == json::parse(R"([{"rule": "batch", "scheduleTime": "2024-01-01T00:01:00Z", "applied": {"replicas": 6}}])"));
+    CHECK(run.lines[1]["currentReplicas"] == 6);
+  }
+}
+
+TEST_CASE("simulate: malformed CronFederatedHPAs exit 2 with the field named", "[autoscaler][simulate][cron]") {
+  const std::string steps = R"([{"at": 0, "replicas": 1}])";
+  check_rejected({
+      {"another target", scenario(steps, R"(, "cron": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "api"}, "rules": []}})"),
+       "cron.spec.scaleTargetRef: must be the scenario's FederatedHPA or its workload (Deployment \"web\"), not Deployment \"api\""},
+      {"bad schedule", scenario(steps, R"(, "cron": {"scaleTargetRef": {"kind": "FederatedHPA", "name": "web"},
+          "rules": [{"name": "a", "schedule": "0 0 13 *", "targetMinReplicas": 1}]})"),
+       "cron.rules[0].schedule: invalid schedule \"0 0 13 *\": expected 5 fields, found 4"},
+      {"bad zone", scenario(steps, R"(, "cron": {"scaleTargetRef": {"kind": "FederatedHPA", "name": "web"},
+          "rules": [{"name": "a", "schedule": "0 8 * * *", "timeZone": "Mars/Olympus", "targetMinReplicas": 1}]})"),
+       "cron.rules[0].schedule: unknown time zone \"Mars/Olympus\""},
+      {"rule without a value", scenario(steps, R"(, "cron": {"scaleTargetRef": {"kind": "FederatedHPA", "name": "web"},
+          "rules": [{"name": "a", "schedule": "0 8 * * *"}]})"),
+       "cron.rules[0]: a FederatedHPA target needs targetMinReplicas and/or targetMaxReplicas"},
+      {"no target", scenario(steps, R"(, "cron": {"rules": []})"), "cron.scaleTargetRef: is required"},
+  });
+}
+
 TEST_CASE("simulate: distributed mode, the spec's example extended", "[autoscaler][simulate][distributor]") {
   Run run = simulate_file(examples_dir() / "distributed-rebalance.json");
   REQUIRE(run.exit == 0);

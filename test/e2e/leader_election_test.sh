@@ -11,21 +11,8 @@ src=$2
 
 start_sim "$src/examples/worlds/nginx.yaml"
 WAIT_UNTIL_INTERVAL=0.2  # the handovers are timed to the second
-holder() { kk get lease -n kube-system fedmetrics-autoscaler -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
 
-# replica NAME: starts a replica with short election periods; sets pid_NAME.
-replica() {
-  "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs-$1" --insecure-development-no-auth \
-    --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" \
-    --enable-autoscaler --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --horizontal-pod-autoscaler-sync-period 1s \
-    --leader-elect-lease-duration 3s --leader-elect-renew-deadline 2s --leader-elect-retry-period 250ms \
-    >"$E2E_TMP/$1.log" 2>&1 &
-  E2E_PIDS+=($!)
-  eval "pid_$1=$!"
-  wait_for_log "$E2E_TMP/$1.log" "serving on https://127.0.0.1:" 10
-}
-identity_of() { grep -o 'leader election on Lease kube-system/fedmetrics-autoscaler as [^ ]*' "$E2E_TMP/$1.log" | awk '{print $NF}'; }
-holder_is() { test "$(holder)" = "$1"; }
+replica() { start_replica "$1" --horizontal-pod-autoscaler-sync-period 1s; }
 
 replica a
 replica b

@@ -129,6 +129,26 @@ YAML
 # members.kubeconfig (after start_sim).
 km() { kubectl --kubeconfig "$E2E_TMP/world/members.kubeconfig" --context "$1" --request-timeout=10s "${@:2}"; }
 
+# start_replica NAME [FLAGS...]: a `fedmetrics serve --enable-autoscaler`
+# replica on the world of start_sim with leader election on short periods
+# (Lease 3 s, renew deadline 2 s, retry 250 ms) and FLAGS, logging to
+# $E2E_TMP/NAME.log; sets pid_NAME. identity_of NAME: its Lease identity.
+start_replica() {
+  local name=$1; shift
+  "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs-$name" --insecure-development-no-auth \
+    --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" \
+    --enable-autoscaler --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
+    --leader-elect-lease-duration 3s --leader-elect-renew-deadline 2s --leader-elect-retry-period 250ms "$@" \
+    >"$E2E_TMP/$name.log" 2>&1 &
+  E2E_PIDS+=($!)
+  eval "pid_$name=$!"
+  wait_for_log "$E2E_TMP/$name.log" "serving on https://127.0.0.1:" 10
+}
+# holder: the autoscaler Lease's holder identity; holder_is ID: it is ID (for wait_until).
+holder() { kk get lease -n kube-system fedmetrics-autoscaler -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
+holder_is() { test "$(holder)" = "$1"; }
+identity_of() { grep -o 'leader election on Lease kube-system/fedmetrics-autoscaler as [^ ]*' "$E2E_TMP/$1.log" | awk '{print $NF}'; }
+
 # sim_put PATH JSON: PUTs JSON to the simulator's control API (after
 # start_sim), for example a workload's load; prints the HTTP status.
 sim_put() { curl -sk -o /dev/null -w '%{http_code}' -X PUT "$control$1" -H 'Content-Type: application/json' -d "$2"; }

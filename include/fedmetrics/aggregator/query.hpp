@@ -30,7 +30,6 @@ struct ResourceMetricsQuery {
   // of the query's identity (query_key): an answer shared with a caller that
   // did not ask is encoded on demand.
   bool encode_list = false;
-  friend bool operator==(const ResourceMetricsQuery&, const ResourceMetricsQuery&) = default;
 };
 
 // custom.metrics.k8s.io: one object's metric, or every object matching the

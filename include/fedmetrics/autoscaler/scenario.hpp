@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fedmetrics/autoscaler/autoscaler.hpp"
+#include "fedmetrics/autoscaler/cron_federated_hpa.hpp"
 #include "fedmetrics/autoscaler/hpa_spec.hpp"
 #include "fedmetrics/autoscaler/pod_state.hpp"
 #include "fedmetrics/k8s/expected.hpp"
@@ -32,6 +33,10 @@ struct Scenario {
   ControllerConfig config;
   Timestamp start{};
   std::vector<ScenarioStep> steps;
+  // cron.md, "fedmetrics simulate with a CronFederatedHPA": its rules fire
+  // between the steps (UTC unless a rule says otherwise). Every rule is
+  // valid (an invalid one is an error of the scenario, naming the field).
+  std::optional<CronFederatedHPA> cron;
 };
 
 // 2024-01-01T00:00:00Z, the default origin of numeric times.

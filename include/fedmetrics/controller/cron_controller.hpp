@@ -1,0 +1,70 @@
+#pragma once
+// Scheduled scaling (shared/specs/cron.md): the CronFederatedHPAs matching the
+// loop's label selector, run on the leader only, on the same control-plane
+// port and strand executor as the FederatedHPA loop.
+//
+// One coroutine: a pass lists the CronFederatedHPAs, and for each rule decides
+// with autoscaler::plan_cron_rule whether a firing is due (from the status's
+// history, so that a change of leader neither loses a run within
+// --cron-missed-run-deadline nor repeats one), runs it (a FederatedHPA's
+// min/max in one conditional write, or the workload's scale; read again and
+// retried on a conflict), records it with what was applied, emits
+// ScaleSucceeded / ScaleFailed / InvalidRule Events and writes the status
+// when it changed. The next pass comes at the earliest next firing or after
+// the resync period, whichever is first. Passes are children of the
+// leadership term: losing the lease cancels the one in flight before its
+// next write, and what the loop remembered of the histories is dropped.
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "fedmetrics/controller/control_plane.hpp"
+#include "fedmetrics/k8s/time.hpp"
+#include "fedmetrics/transport/executor.hpp"
+
+namespace fedmetrics::controller {
+
+struct CronControllerOptions {
+  k8s::LabelSelector selector;                              // --autoscaler-label-selector
+  std::chrono::milliseconds resync_period{15'000};          // changes of the objects are seen within it
+  std::string default_time_zone = "UTC";                    // --cron-default-time-zone
+  std::chrono::nanoseconds missed_run_deadline = std::chrono::minutes(5);  // --cron-missed-run-deadline
+  std::function<k8s::Timestamp()> clock;                    // wall clock
+  std::function<bool()> active;                             // the leader election; unset: always
+};
+
+struct CronControllerStats {
+  std::uint64_t passes = 0;
+  std::uint64_t runs = 0;          // successful executions
+  std::uint64_t failed_runs = 0;   // failed executions (invalid rules not counted)
+  std::uint64_t missed_runs = 0;   // firings skipped, older than the deadline
+};
+
+class CronController {
+ public:
+  CronController(async::Executor executor, std::shared_ptr<ControlPlane> control_plane, CronControllerOptions options);
+  ~CronController();
+  CronController(const CronController&) = delete;
+  CronController& operator=(const CronController&) = delete;
+
+  // Starts the loop (first pass at once).
+  void start();
+  // Cancels the loop and a pass in flight; returns once none runs. Before the runtime stops.
+  void stop();
+  // A pass now (this replica just became the leader). Thread-safe.
+  void sync_soon();
+  // This replica stopped leading: the pass in flight is cancelled before its
+  // next write, the remembered histories dropped. Thread-safe.
+  void cancel_in_flight();
+  // One pass; `done` on the loop's strand when it has ended (tests). Thread-safe.
+  void pass_now(std::function<void()> done);
+
+  [[nodiscard]] CronControllerStats stats() const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace fedmetrics::controller

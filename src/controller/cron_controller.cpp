@@ -1,0 +1,341 @@
+#include "fedmetrics/controller/cron_controller.hpp"
+
+#include "fedmetrics/transport/async.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "fedmetrics/autoscaler/cron_federated_hpa.hpp"
+#include "fedmetrics/autoscaler/cron_plan.hpp"
+
+namespace fedmetrics::controller {
+
+namespace {
+
+namespace asio = boost::asio;
+using async::Task;
+using autoscaler::CronApplied;
+using autoscaler::CronExecution;
+using autoscaler::CronRule;
+using autoscaler::CronRuleHistory;
+using nlohmann::json;
+
+constexpr int kAttempts = 3;  // a conflicting write is read again and retried this often
+
+std::string meta_string(const json& object, const char* field) {
+  const auto meta = object.value("metadata", json::object());
+  if (!meta.is_object()) return {};
+  const auto it = meta.find(field);
+  return it != meta.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string describe(const CronApplied& applied) {
+  std::string out;
+  auto add = [&](const char* what, const std::optional<std::int32_t>& v) {
+    if (v) out += (out.empty() ? "" : ", ") + std::string(what) + " " + std::to_string(*v);
+  };
+  add("minReplicas", applied.min_replicas);
+  add("maxReplicas", applied.max_replicas);
+  add("replicas", applied.replicas);
+  return out;
+}
+
+}  // namespace
+
+struct CronController::State {
+  State(async::Strand s, std::shared_ptr<ControlPlane> cp, CronControllerOptions o)
+      : control_plane(std::move(cp)), options(std::move(o)), strand(std::move(s)), term(strand), wakeup(strand) {}
+
+  std::shared_ptr<ControlPlane> control_plane;
+  CronControllerOptions options;
+  async::Strand strand;
+  async::TaskGroup term;  // the pass in flight, cancelled when the lease is lost
+  async::Wakeup wakeup;
+  async::Job loop;
+  std::atomic<bool> stopped{false};
+
+  // On the strand: the histories as this term last wrote them, per object
+  // (namespace/name) and uid. Within a term the loop is the only writer, and
+  // a status write that failed must not let a run repeat.
+  struct Memory {
+    std::string uid;
+    std::vector<CronRuleHistory> histories;
+  };
+  std::map<std::string, Memory> memory;
+  // Per object and rule, what was last reported of it (a miss's time, an
+  // invalid rule's reason), so that a pass does not report it again.
+  std::map<std::pair<std::string, std::string>, std::string> noted;
+  std::optional<k8s::Timestamp> earliest_next;  // of the last pass
+
+  mutable std::mutex stats_mutex;
+  CronControllerStats stats;
+  template <class Change>
+  void count(Change change) {
+    std::lock_guard lock(stats_mutex);
+    change(stats);
+  }
+
+  bool active() const { return !options.active || options.active(); }
+
+  // ---- the loop
+
+  static Task<void> run(State& self) {
+    for (;;) {
+      if (self.active()) {
+        self.term.spawn(pass(self), "cron: a pass");
+        co_await self.term.join();
+      }
+      const auto wait = self.until_next_pass();
+      co_await self.wakeup.wait_for(wait);
+      co_await async::throw_if_cancelled();  // stop()
+    }
+  }
+
+  // The resync period, or less when a rule fires before it.
+  std::chrono::steady_clock::duration until_next_pass() const {
+    std::chrono::steady_clock::duration wait = options.resync_period;
+    if (earliest_next) {
+      const auto to_firing = *earliest_next - options.clock();
+      // A little after the firing time: previous(now) must include it.
+      const auto d = std::chrono::duration_cast<std::chrono::steady_clock::duration>(to_firing) +
+                     std::chrono::milliseconds(5);
+      wait = std::max<std::chrono::steady_clock::duration>(std::min(wait, d), std::chrono::milliseconds(0));
+    }
+    return wait;
+  }
+
+  static Task<void> pass(State& self) {
+    auto listed = co_await async::await_callback<k8s::Expected<std::vector<json>>>([&self](auto done) {
+      self.control_plane->list_cron_federated_hpas(self.options.selector, std::move(done));
+    });
+    co_await async::throw_if_cancelled();
+    self.earliest_next.reset();
+    if (!listed) {
+      spdlog::warn("cron: cannot list CronFederatedHPAs: {}", listed.error().message);
+      co_return;
+    }
+    std::set<std::string> seen;
+    for (const auto& object : *listed) {
+      seen.insert(meta_string(object, "namespace") + "/" + meta_string(object, "name"));
+      co_await reconcile(self, object);  // one co_await a turn (GCC 12)
+    }
+    std::erase_if(self.memory, [&](const auto& entry) { return !seen.count(entry.first); });
+    std::erase_if(self.noted, [&](const auto& entry) { return !seen.count(entry.first.first); });
+    self.count([](CronControllerStats& s) { ++s.passes; });
+  }
+
+  // ---- one object
+
+  static Task<void> reconcile(State& self, const json& object) {
+    const std::string ns = meta_string(object, "namespace");
+    const std::string name = meta_string(object, "name");
+    const std::string key = ns + "/" + name;
+    EventSubject subject{ns, name, meta_string(object, "uid"), "CronFederatedHPA"};
+    auto cron = autoscaler::decode_cron_federated_hpa(object);
+    if (!cron) {
+      spdlog::warn("cron: {}: {}", key, cron.error().message);
+      co_await async::throw_if_cancelled();
+      self.control_plane->record_event(subject, "Warning", "InvalidCronFederatedHPA", cron.error().message);
+      co_return;
+    }
+    const auto stored = autoscaler::decode_execution_histories(object);
+    // What this term wrote wins over the listed status (a write that failed
+    // must not let a run repeat); a new object or a new term starts from the status.
+    std::vector<CronRuleHistory> base = stored;
+    if (auto it = self.memory.find(key); it != self.memory.end() && it->second.uid == subject.uid) base = it->second.histories;
+    auto histories = autoscaler::histories_for(*cron, std::move(base));
+    for (std::size_t i = 0; i < cron->rules.size(); ++i)
+      co_await reconcile_rule(self, *cron, cron->rules[i], histories[i], subject);  // one co_await a turn (GCC 12)
+    co_await async::throw_if_cancelled();  // the term ended: its memory is gone, the next term reads the status
+    self.memory[key] = Memory{subject.uid, histories};
+    for (const auto& h : histories)
+      if (h.next_execution_time && (!self.earliest_next || *h.next_execution_time < *self.earliest_next))
+        self.earliest_next = h.next_execution_time;
+    const json status = autoscaler::cron_status_json(histories);
+    if (status == autoscaler::cron_status_json(stored)) co_return;
+    co_await async::throw_if_cancelled();
+    auto written = co_await async::await_callback<k8s::Expected<bool>>(
+        [&](auto done) { self.control_plane->update_cron_status(ns, name, status, std::move(done)); });
+    if (!written) spdlog::warn("cron: {}: cannot update status: {}", key, written.error().message);
+  }
+
+  static Task<void> reconcile_rule(State& self, const autoscaler::CronFederatedHPA& cron, const CronRule& rule,
+                                   CronRuleHistory& history, const EventSubject& subject) {
+    const auto now = self.options.clock();
+    const auto plan = autoscaler::plan_cron_rule(rule, history, now, self.options.missed_run_deadline,
+                                                 self.options.default_time_zone);
+    const std::string key = subject.namespace_name + "/" + subject.name;
+    history.next_execution_time = plan.next;
+    auto& noted = self.noted[{key, rule.name}];
+    if (plan.invalid) {
+      // Recorded and reported once per reason, not at every pass (also with
+      // failedHistoryLimit 0, which keeps no failure to compare with).
+      const bool recorded = !history.failed.empty() && history.failed.front().message == *plan.invalid;
+      if (recorded || noted == *plan.invalid) co_return;
+      noted = *plan.invalid;
+      spdlog::warn("cron: {}: rule {}: {}", key, rule.name, *plan.invalid);
+      autoscaler::record_failure(history, rule, CronExecution{now, now, {}, *plan.invalid});
+      co_await async::throw_if_cancelled();
+      self.control_plane->record_event(subject, "Warning", "InvalidRule", "rule " + rule.name + ": " + *plan.invalid);
+      co_return;
+    }
+    if (plan.missed) {
+      const std::string missed = k8s::format_time(*plan.missed);
+      if (noted != missed) {
+        noted = missed;
+        spdlog::warn("cron: {}: rule {}: the run of {} was missed by more than --cron-missed-run-deadline; skipped",
+                     key, rule.name, k8s::format_time(*plan.missed));
+        self.count([](CronControllerStats& s) { ++s.missed_runs; });
+      }
+      co_return;
+    }
+    if (!plan.run) co_return;
+    const k8s::Timestamp schedule_time = *plan.run;
+    auto applied = co_await execute(self, cron, rule);
+    const auto finished = self.options.clock();
+    // Recorded before anything else can stop this coroutine: written or not, the run happened.
+    if (applied) autoscaler::record_success(history, rule, CronExecution{schedule_time, finished, *applied, {}});
+    else autoscaler::record_failure(history, rule, CronExecution{schedule_time, finished, {}, applied.error().message});
+    co_await async::throw_if_cancelled();
+    if (applied) {
+      const std::string message = "rule " + rule.name + " (" + k8s::format_time(schedule_time) + "): " +
+                                  cron.scale_target_ref.kind + " " + cron.scale_target_ref.name + " set to " +
+                                  describe(*applied);
+      spdlog::info("cron: {}: {}", key, message);
+      self.control_plane->record_event(subject, "Normal", "ScaleSucceeded", message);
+      self.count([](CronControllerStats& s) { ++s.runs; });
+    } else {
+      const std::string message = "rule " + rule.name + " (" + k8s::format_time(schedule_time) + "): " +
+                                  applied.error().message;
+      spdlog::warn("cron: {}: {}", key, message);
+      self.control_plane->record_event(subject, "Warning", "ScaleFailed", message);
+      self.count([](CronControllerStats& s) { ++s.failed_runs; });
+    }
+  }
+
+  // ---- one run
+
+  static Task<k8s::Expected<CronApplied>> execute(State& self, const autoscaler::CronFederatedHPA& cron,
+                                                   const CronRule& rule) {
+    k8s::Error last{"not attempted"};
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+      auto result = co_await attempt_once(self, cron, rule);  // one co_await a turn (GCC 12)
+      if (result.applied) co_return *result.applied;
+      last = result.error;
+      if (!result.retry) break;
+    }
+    co_return last;
+  }
+
+  struct Attempt {
+    std::optional<CronApplied> applied;
+    k8s::Error error;
+    bool retry = false;  // a read or a write that failed (a conflict, an outage): read again
+  };
+
+  static Task<Attempt> attempt_once(State& self, const autoscaler::CronFederatedHPA& cron, const CronRule& rule) {
+    const auto& target = cron.scale_target_ref;
+    const std::string& ns = cron.namespace_name;
+    if (autoscaler::targets_federated_hpa(target)) {
+      auto object = co_await async::await_callback<k8s::Expected<json>>(
+          [&](auto done) { self.control_plane->get_federated_hpa(ns, target.name, std::move(done)); });
+      if (!object) co_return Attempt{std::nullopt, k8s::Error{"cannot read FederatedHPA " + target.name + ": " + object.error().message}, true};
+      auto fhpa = autoscaler::decode_federated_hpa(*object);
+      if (!fhpa) co_return Attempt{std::nullopt, k8s::Error{"FederatedHPA " + target.name + ": " + fhpa.error().message}, false};
+      auto applied = autoscaler::apply_to_federated_hpa(rule, fhpa->spec);
+      if (!applied) co_return Attempt{std::nullopt, applied.error(), false};
+      const std::string resource_version = meta_string(*object, "resourceVersion");
+      const std::int32_t min = *applied->min_replicas;
+      const std::int32_t max = *applied->max_replicas;
+      co_await async::throw_if_cancelled();
+      auto written = co_await async::await_callback<k8s::Expected<bool>>([&](auto done) {
+        self.control_plane->update_federated_hpa_replicas(ns, target.name, min, max, resource_version, std::move(done));
+      });
+      if (!written) co_return Attempt{std::nullopt, k8s::Error{"cannot update FederatedHPA " + target.name + ": " + written.error().message}, true};
+      co_return Attempt{*applied, k8s::Error{""}, false};
+    }
+    auto scale = co_await async::await_callback<k8s::Expected<Scale>>(
+        [&](auto done) { self.control_plane->get_scale(ns, target, std::move(done)); });
+    if (!scale) co_return Attempt{std::nullopt, k8s::Error{"cannot read the scale of " + target.kind + " " + target.name + ": " + scale.error().message}, true};
+    const std::int32_t replicas = *rule.target_replicas;
+    const std::string resource_version = scale->resource_version;
+    co_await async::throw_if_cancelled();
+    // Written also when it is already the value (from 0 too): the rule's run is the write.
+    auto updated = co_await async::await_callback<k8s::Expected<Scale>>(
+        [&](auto done) { self.control_plane->update_scale(ns, target, replicas, resource_version, std::move(done)); });
+    if (!updated) co_return Attempt{std::nullopt, k8s::Error{"cannot update the scale of " + target.kind + " " + target.name + ": " + updated.error().message}, true};
+    CronApplied applied;
+    applied.replicas = replicas;
+    co_return Attempt{applied, k8s::Error{""}, false};
+  }
+
+  static Task<void> drain(State& self) {
+    self.term.cancel();
+    co_await self.term.join();
+  }
+
+  void end_term() {
+    term.cancel();
+    memory.clear();  // the next term reads the statuses
+  }
+
+  // A pass for pass_now(): `on_end` runs when it ends, however it ends.
+  struct OnEnd {
+    std::function<void()> f;
+    ~OnEnd() {
+      if (f) f();
+    }
+  };
+  static Task<void> pass_then(State& self, std::shared_ptr<OnEnd> on_end) {
+    (void)on_end;  // held by the frame until the pass has ended
+    co_await pass(self);
+  }
+};
+
+CronController::CronController(async::Executor executor, std::shared_ptr<ControlPlane> control_plane,
+                               CronControllerOptions options)
+    : state_(std::make_shared<State>(async::make_strand(executor), std::move(control_plane), std::move(options))) {
+  if (!state_->options.clock)
+    state_->options.clock = [] {
+      return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
+    };
+}
+
+CronController::~CronController() { stop(); }
+
+void CronController::start() {
+  state_->loop.start(state_->strand, "cron: the loop", [state = state_] { return State::run(*state); });
+}
+
+void CronController::stop() {
+  auto state = state_;
+  if (state->stopped.exchange(true)) return;
+  state->loop.stop();  // cancels the loop, which cancels and waits for its pass (TaskGroup::join)
+  // A pass started by pass_now() outside the loop too.
+  async::run_and_wait(state->strand, [state] { return State::drain(*state); });
+}
+
+void CronController::sync_soon() { state_->wakeup.notify(); }
+
+void CronController::cancel_in_flight() {
+  asio::post(state_->strand, [state = state_] { state->end_term(); });
+}
+
+void CronController::pass_now(std::function<void()> done) {
+  asio::post(state_->strand, [state = state_, done = std::move(done)]() mutable {
+    auto on_end = std::make_shared<State::OnEnd>();
+    on_end->f = std::move(done);
+    state->term.spawn(State::pass_then(*state, std::move(on_end)), "cron: a pass");
+  });
+}
+
+CronControllerStats CronController::stats() const {
+  std::lock_guard lock(state_->stats_mutex);
+  return state_->stats;
+}
+
+}  // namespace fedmetrics::controller
