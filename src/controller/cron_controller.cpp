@@ -46,6 +46,17 @@ std::string describe(const CronApplied& applied) {
 
 }  // namespace
 
+void DurationHistogram::observe(double seconds) {
+  for (std::size_t i = 0; i < kBuckets; ++i) {
+    if (seconds <= upper_bound(i)) {
+      ++buckets[i];
+      break;
+    }
+  }
+  ++count;
+  sum += seconds;
+}
+
 struct CronController::State {
   State(async::Strand s, std::shared_ptr<ControlPlane> cp, CronControllerOptions o)
       : control_plane(std::move(cp)), options(std::move(o)), strand(std::move(s)), term(strand), wakeup(strand) {}
@@ -130,13 +141,28 @@ struct CronController::State {
 
   // ---- one object
 
+  enum class RuleOutcome { None, Success, Error };  // a rule that ran (or was found invalid), or nothing to do
+
+  void observe(DurationHistogram CronControllerStats::*histogram, std::chrono::steady_clock::time_point started) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    count([&](CronControllerStats& s) { (s.*histogram).observe(seconds); });
+  }
+
   static Task<void> reconcile(State& self, const json& object) {
+    const auto started = std::chrono::steady_clock::now();
+    bool failed = false;
+    co_await reconcile_object(self, object, failed);
+    self.observe(failed ? &CronControllerStats::process_error : &CronControllerStats::process_success, started);
+  }
+
+  static Task<void> reconcile_object(State& self, const json& object, bool& failed) {
     const std::string ns = meta_string(object, "namespace");
     const std::string name = meta_string(object, "name");
     const std::string key = ns + "/" + name;
     EventSubject subject{ns, name, meta_string(object, "uid"), "CronFederatedHPA"};
     auto cron = autoscaler::decode_cron_federated_hpa(object);
     if (!cron) {
+      failed = true;
       spdlog::warn("cron: {}: {}", key, cron.error().message);
       co_await async::throw_if_cancelled();
       self.control_plane->record_event(subject, "Warning", "InvalidCronFederatedHPA", cron.error().message);
@@ -148,8 +174,14 @@ struct CronController::State {
     std::vector<CronRuleHistory> base = stored;
     if (auto it = self.memory.find(key); it != self.memory.end() && it->second.uid == subject.uid) base = it->second.histories;
     auto histories = autoscaler::histories_for(*cron, std::move(base));
-    for (std::size_t i = 0; i < cron->rules.size(); ++i)
-      co_await reconcile_rule(self, *cron, cron->rules[i], histories[i], subject);  // one co_await a turn (GCC 12)
+    for (std::size_t i = 0; i < cron->rules.size(); ++i) {
+      const auto rule_started = std::chrono::steady_clock::now();
+      const RuleOutcome outcome = co_await reconcile_rule(self, *cron, cron->rules[i], histories[i], subject);  // one co_await a turn (GCC 12)
+      if (outcome == RuleOutcome::Error) failed = true;
+      if (outcome != RuleOutcome::None)
+        self.observe(outcome == RuleOutcome::Error ? &CronControllerStats::rule_error : &CronControllerStats::rule_success,
+                     rule_started);
+    }
     co_await async::throw_if_cancelled();  // the term ended: its memory is gone, the next term reads the status
     self.memory[key] = Memory{subject.uid, histories};
     for (const auto& h : histories)
@@ -160,10 +192,13 @@ struct CronController::State {
     co_await async::throw_if_cancelled();
     auto written = co_await async::await_callback<k8s::Expected<bool>>(
         [&](auto done) { self.control_plane->update_cron_status(ns, name, status, std::move(done)); });
-    if (!written) spdlog::warn("cron: {}: cannot update status: {}", key, written.error().message);
+    if (!written) {
+      failed = true;
+      spdlog::warn("cron: {}: cannot update status: {}", key, written.error().message);
+    }
   }
 
-  static Task<void> reconcile_rule(State& self, const autoscaler::CronFederatedHPA& cron, const CronRule& rule,
+  static Task<RuleOutcome> reconcile_rule(State& self, const autoscaler::CronFederatedHPA& cron, const CronRule& rule,
                                    CronRuleHistory& history, const EventSubject& subject) {
     const auto now = self.options.clock();
     const auto plan = autoscaler::plan_cron_rule(rule, history, now, self.options.missed_run_deadline,
@@ -175,13 +210,13 @@ struct CronController::State {
       // Recorded and reported once per reason, not at every pass (also with
       // failedHistoryLimit 0, which keeps no failure to compare with).
       const bool recorded = !history.failed.empty() && history.failed.front().message == *plan.invalid;
-      if (recorded || noted == *plan.invalid) co_return;
+      if (recorded || noted == *plan.invalid) co_return RuleOutcome::None;
       noted = *plan.invalid;
       spdlog::warn("cron: {}: rule {}: {}", key, rule.name, *plan.invalid);
       autoscaler::record_failure(history, rule, CronExecution{now, now, {}, *plan.invalid});
       co_await async::throw_if_cancelled();
       self.control_plane->record_event(subject, "Warning", "InvalidRule", "rule " + rule.name + ": " + *plan.invalid);
-      co_return;
+      co_return RuleOutcome::Error;
     }
     if (plan.missed) {
       const std::string missed = k8s::format_time(*plan.missed);
@@ -191,9 +226,9 @@ struct CronController::State {
                      key, rule.name, k8s::format_time(*plan.missed));
         self.count([](CronControllerStats& s) { ++s.missed_runs; });
       }
-      co_return;
+      co_return RuleOutcome::None;
     }
-    if (!plan.run) co_return;
+    if (!plan.run) co_return RuleOutcome::None;
     const k8s::Timestamp schedule_time = *plan.run;
     auto applied = co_await execute(self, cron, rule);
     const auto finished = self.options.clock();
@@ -208,12 +243,14 @@ struct CronController::State {
       spdlog::info("cron: {}: {}", key, message);
       self.control_plane->record_event(subject, "Normal", "ScaleSucceeded", message);
       self.count([](CronControllerStats& s) { ++s.runs; });
+      co_return RuleOutcome::Success;
     } else {
       const std::string message = "rule " + rule.name + " (" + k8s::format_time(schedule_time) + "): " +
                                   applied.error().message;
       spdlog::warn("cron: {}: {}", key, message);
       self.control_plane->record_event(subject, "Warning", "ScaleFailed", message);
       self.count([](CronControllerStats& s) { ++s.failed_runs; });
+      co_return RuleOutcome::Error;
     }
   }
 

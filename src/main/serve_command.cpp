@@ -37,6 +37,7 @@
 #include "main/control_plane_rest.hpp"
 #include "main/delegated_auth.hpp"
 #include "main/member_hpas_rest.hpp"
+#include "main/cron_metrics.hpp"
 #include "main/member_metrics.hpp"
 #include "main/memory_release.hpp"
 #include "main/termination_signals.hpp"
@@ -518,7 +519,7 @@ std::shared_ptr<clusterclient::RefreshingMemberSource> make_member_source(const 
 struct Autoscaler {
   std::unique_ptr<controller::LeaderElector> elector;
   std::unique_ptr<controller::HpaController> loop;
-  std::unique_ptr<controller::CronController> cron;  // scheduled scaling, on the same leadership
+  std::shared_ptr<controller::CronController> cron;  // scheduled scaling, on the same leadership (/metrics reads it too)
   void start() {
     if (elector) elector->start();
     loop->start();
@@ -654,7 +655,7 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient
     throw std::runtime_error("--cron-default-time-zone: " + zone.error().message);
   cron.missed_run_deadline = duration_flag("--cron-missed-run-deadline", o.cron_missed_run_deadline);
   cron.active = options.active;
-  out->cron = std::make_unique<controller::CronController>(runtime.executor(), control_plane, std::move(cron));
+  out->cron = std::make_shared<controller::CronController>(runtime.executor(), control_plane, std::move(cron));
   out->loop = std::make_unique<controller::HpaController>(runtime.executor(), std::move(control_plane), std::move(metrics),
                                                           std::move(members), std::move(options));
   return out;
@@ -763,6 +764,12 @@ int run_serve(const ServeOptions& o) {
   handler->set_configured(true);
   // Made (its flags checked) before the server starts, started after it.
   auto autoscaler_loop = make_autoscaler(o, *client_runtime, aggregator_impl, members, member_timeout);
+  if (autoscaler_loop)
+    metrics->add_collectable(std::make_shared<CronControllerMetrics>(
+        [weak = std::weak_ptr<controller::CronController>(autoscaler_loop->cron)] {
+          auto cron = weak.lock();
+          return cron ? cron->stats() : controller::CronControllerStats{};
+        }));
 
   server_options.request_client_certificates = !o.insecure_no_auth;
   auto tls_server = std::make_shared<transport::TlsServer>(server_options, [handler, gate](transport::HttpRequest request,

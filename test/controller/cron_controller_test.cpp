@@ -159,6 +159,24 @@ TEST_CASE("CronController: a FederatedHPA rule runs once at its firing time, wha
   f.pass();
   CHECK(f.cp->fhpa_writes == 1);
   CHECK(f.controller->stats().runs == 1);
+  const auto stats = f.controller->stats();
+  CHECK(stats.rule_success.count == 1);  // the run, not the passes with nothing to do
+  CHECK(stats.rule_error.count == 0);
+  CHECK(stats.process_success.count == 3);  // one per object and pass
+}
+
+TEST_CASE("CronController: the duration histograms' buckets, as Karmada's (1 ms doubling, 12)") {
+  DurationHistogram h;
+  CHECK(DurationHistogram::upper_bound(0) == 0.001);
+  CHECK(DurationHistogram::upper_bound(11) == 2.048);
+  h.observe(0.0005);
+  h.observe(0.001);
+  h.observe(0.003);
+  h.observe(100);
+  CHECK(h.buckets[0] == 2);
+  CHECK(h.buckets[2] == 1);  // (0.002, 0.004]
+  CHECK(h.count == 4);       // 100 s above every bound: in the count only
+  CHECK(h.sum == Approx(100.0045));
 }
 
 TEST_CASE("CronController: after a failover a miss within the deadline runs once, an older one is skipped") {
@@ -218,6 +236,9 @@ TEST_CASE("CronController: min above max and invalid rules fail visibly, and the
   }
   CHECK(invalid_events == 2);  // broken and no-limit, each once
   CHECK(failed_events == 1);
+  CHECK(f.controller->stats().rule_error.count == 3);    // too-high's run, broken and no-limit once each
+  CHECK(f.controller->stats().rule_success.count == 1);  // fine
+  CHECK(f.controller->stats().process_error.count >= 1);
 }
 
 TEST_CASE("CronController: a conflict is read again and retried, and a failed status write never repeats a run") {

@@ -89,4 +89,15 @@ print(len(times), len(set(times)), len(h["suspended"].get("successfulExecutions"
 check "the every-minute rule ran at least twice, each scheduleTime once; the suspended rule never ran ($runs)" \
   bash -c "read n unique suspended next <<<'$runs'; [ \$n -ge 2 ] && [ \$n = \$unique ] && [ \$suspended = 0 ] && [ \$next = False ]"
 check "the suspended rule left maxReplicas alone" test "$(kk get fhpa nginx -o jsonpath='{.spec.maxReplicas}')" = 10
+
+# The loop's own metrics, named as Karmada's (under our prefix).
+curl -sk "$url/metrics" >"$E2E_TMP/metrics.txt"
+count_of() { awk -v series="$1" '$1 == series { print $2 }' "$E2E_TMP/metrics.txt"; }
+check "rule runs counted: $(count_of 'fedmetrics_cronfederatedhpa_rule_process_duration_seconds_count{result="success"}') successful" \
+  test "$(count_of 'fedmetrics_cronfederatedhpa_rule_process_duration_seconds_count{result="success"}')" -ge 4
+check "object passes counted: $(count_of 'fedmetrics_cronfederatedhpa_process_duration_seconds_count{result="success"}')" \
+  test "$(count_of 'fedmetrics_cronfederatedhpa_process_duration_seconds_count{result="success"}')" -ge 4
+check "no failed rule runs" test "$(count_of 'fedmetrics_cronfederatedhpa_rule_process_duration_seconds_count{result="error"}')" = 0
+check "a histogram with its buckets (12 bounds from 1 ms, and +Inf)" \
+  test "$(grep -c '^fedmetrics_cronfederatedhpa_rule_process_duration_seconds_bucket{result="success",le=' "$E2E_TMP/metrics.txt")" = 13
 finish

@@ -14,7 +14,9 @@
 // the resync period, whichever is first. Passes are children of the
 // leadership term: losing the lease cancels the one in flight before its
 // next write, and what the loop remembered of the histories is dropped.
+#include <array>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -34,7 +36,27 @@ struct CronControllerOptions {
   std::function<bool()> active;                             // the leader election; unset: always
 };
 
+// A duration histogram as Karmada's CronFederatedHPA metrics have it
+// (exponential buckets from 1 ms, doubling, 12 of them); counts per bucket,
+// not cumulative (the exporter accumulates).
+struct DurationHistogram {
+  static constexpr std::size_t kBuckets = 12;
+  static double upper_bound(std::size_t i) { return 0.001 * static_cast<double>(1u << i); }
+  std::array<std::uint64_t, kBuckets> buckets{};  // an observation above the last bound is only in count
+  std::uint64_t count = 0;
+  double sum = 0;
+  void observe(double seconds);
+};
+
 struct CronControllerStats {
+  // fedmetrics_cronfederatedhpa_process_duration_seconds{result}: one object's reconcile
+  // (error: it could not be decoded, a rule failed, or its status could not be written).
+  DurationHistogram process_success;
+  DurationHistogram process_error;
+  // fedmetrics_cronfederatedhpa_rule_process_duration_seconds{result}: one rule's run
+  // (error: a failed execution or an invalid rule recorded).
+  DurationHistogram rule_success;
+  DurationHistogram rule_error;
   std::uint64_t passes = 0;
   std::uint64_t runs = 0;          // successful executions
   std::uint64_t failed_runs = 0;   // failed executions (invalid rules not counted)
