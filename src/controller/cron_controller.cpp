@@ -345,6 +345,11 @@ CronController::CronController(async::Executor executor, std::shared_ptr<Control
 CronController::~CronController() { stop(); }
 
 void CronController::start() {
+  // Changes seen at once: a pass right after a CronFederatedHPA is created or edited.
+  state_->control_plane->watch_cron_federated_hpas(state_->options.selector,
+                                                   [weak = std::weak_ptr<State>(state_)] {
+                                                     if (auto state = weak.lock()) state->wakeup.notify();
+                                                   });
   state_->loop.start(state_->strand, "cron: the loop", [state = state_] { return State::run(*state); });
 }
 

@@ -142,6 +142,22 @@ RestControlPlane::~RestControlPlane() { stop_watching(); }
 
 void RestControlPlane::stop_watching() {
   if (federated_hpas_) federated_hpas_->stop();
+  if (cron_federated_hpas_) cron_federated_hpas_->stop();
+}
+
+void RestControlPlane::watch_cron_federated_hpas(const k8s::LabelSelector& selector, std::function<void()> on_change) {
+  if (cron_federated_hpas_) cron_federated_hpas_->stop();
+  clusterclient::ReflectorOptions options;
+  options.what = "cron: CronFederatedHPAs";
+  options.collection_path = std::string(kFederatedHpas) + "/cronfederatedhpas";
+  options.label_selector = selector.to_string();
+  options.request_timeout = timeout_;
+  watched_cron_selector_ = options.label_selector;
+  cron_federated_hpas_ = std::make_unique<clusterclient::Reflector>(
+      client_, options, [on_change = std::move(on_change)](const clusterclient::ReflectorChange&) {
+        if (on_change) on_change();
+      });
+  cron_federated_hpas_->start();
 }
 
 void RestControlPlane::watch_federated_hpas(const k8s::LabelSelector& selector,
@@ -171,6 +187,9 @@ void RestControlPlane::list_federated_hpas(const k8s::LabelSelector& selector,
 
 void RestControlPlane::list_cron_federated_hpas(const k8s::LabelSelector& selector,
                                                 controller::Done<std::vector<json>> done) {
+  // From the watch once it has listed; until then (or for another selector) a list.
+  if (cron_federated_hpas_ && cron_federated_hpas_->synced() && selector.to_string() == watched_cron_selector_)
+    return done(cron_federated_hpas_->items());
   list_items("cronfederatedhpas", "CronFederatedHPA", selector, std::move(done));
 }
 

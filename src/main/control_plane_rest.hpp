@@ -41,6 +41,7 @@ class RestControlPlane : public controller::ControlPlane {
                            bool retain, controller::Done<bool> done) override;
   void set_distribution_annotation(const std::string& namespace_name, const std::string& name,
                                    std::optional<std::string> value, controller::Done<bool> done) override;
+  void watch_cron_federated_hpas(const k8s::LabelSelector& selector, std::function<void()> on_change) override;
   void list_cron_federated_hpas(const k8s::LabelSelector& selector,
                                 controller::Done<std::vector<nlohmann::json>> done) override;
   void get_federated_hpa(const std::string& namespace_name, const std::string& name,
@@ -73,6 +74,9 @@ class RestControlPlane : public controller::ControlPlane {
   // The FederatedHPAs, once watch_federated_hpas was called (for that selector only).
   std::unique_ptr<clusterclient::Reflector> federated_hpas_;
   std::string watched_selector_;
+  // The CronFederatedHPAs, once watch_cron_federated_hpas was called.
+  std::unique_ptr<clusterclient::Reflector> cron_federated_hpas_;
+  std::string watched_cron_selector_;
   friend class RestLeaseClient;
 };
 

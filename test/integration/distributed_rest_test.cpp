@@ -7,7 +7,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <atomic>
+#include <functional>
 #include <future>
+#include <thread>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -346,6 +349,25 @@ TEST_CASE("control plane: CronFederatedHPAs, a FederatedHPA's min and max, the c
   auto missing = wait_for<json>([&](auto done) { control_plane.get_federated_hpa("default", "nowhere", done); });
   REQUIRE_FALSE(missing);
 
+  // Watched: a change is reported, and the list is answered from the watch's cache.
+  auto changes = std::make_shared<std::atomic<int>>(0);
+  auto eventually = [](const std::function<bool()>& condition) {
+    for (int i = 0; i < 1000 && !condition(); ++i) std::this_thread::sleep_for(10ms);
+    return condition();
+  };
+  control_plane.watch_cron_federated_hpas(*k8s::LabelSelector::parse("team=web"), [changes] { ++*changes; });
+  REQUIRE(eventually([&] { return changes->load() >= 1; }));  // the first list
+  json second = cron;
+  second["metadata"]["name"] = "nginx-nights";
+  const int before = changes->load();
+  REQUIRE(control_plane_post(runtime, base + "cronfederatedhpas", second) == 201);
+  REQUIRE(eventually([&] { return changes->load() > before; }));
+  auto watched = wait_for<std::vector<json>>([&](auto done) {
+    control_plane.list_cron_federated_hpas(*k8s::LabelSelector::parse("team=web"), done);
+  });
+  REQUIRE(watched);
+  CHECK(watched->size() == 2);
+
   // The status subresource, replaced as a whole list.
   const json status = json::parse(R"({"executionHistories": [{"ruleName": "morning",
       "nextExecutionTime": "2026-11-26T08:30:00Z",
@@ -356,6 +378,7 @@ TEST_CASE("control plane: CronFederatedHPAs, a FederatedHPA's min and max, the c
   json stored = control_plane_get(runtime, base + "cronfederatedhpas/nginx-hours");
   CHECK(stored["status"] == status);
   CHECK(stored["spec"] == cron["spec"]);
+  control_plane.stop_watching();
   runtime.stop();
 }
 

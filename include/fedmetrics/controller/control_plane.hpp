@@ -112,6 +112,15 @@ class ControlPlane {
   // Scheduled scaling (shared/specs/cron.md). The defaults refuse, so that a
   // control plane without them runs no CronFederatedHPA.
   //
+  // Optional: from now on answer list_cron_federated_hpas(selector) from a
+  // watch, and call `on_change` after each change the watch sees (an object
+  // created, changed or deleted), so that the loop looks again at once. The
+  // default does neither: the loop then lists at every pass. stop_watching()
+  // ends it too.
+  virtual void watch_cron_federated_hpas(const k8s::LabelSelector& selector, std::function<void()> on_change) {
+    (void)selector;
+    (void)on_change;
+  }
   // Every CronFederatedHPA (all namespaces) matching `selector`.
   virtual void list_cron_federated_hpas(const k8s::LabelSelector& selector, Done<std::vector<nlohmann::json>> done) {
     (void)selector;
