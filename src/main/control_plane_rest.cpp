@@ -145,36 +145,34 @@ void RestControlPlane::stop_watching() {
   if (cron_federated_hpas_) cron_federated_hpas_->stop();
 }
 
-void RestControlPlane::watch_cron_federated_hpas(const k8s::LabelSelector& selector, std::function<void()> on_change) {
-  if (cron_federated_hpas_) cron_federated_hpas_->stop();
+void RestControlPlane::watch(std::unique_ptr<clusterclient::Reflector>& reflector, std::string& watched_selector,
+                             const std::string& resource, const char* what, const k8s::LabelSelector& selector,
+                             std::function<void(const clusterclient::ReflectorChange&)> on_change) {
+  if (reflector) reflector->stop();
   clusterclient::ReflectorOptions options;
-  options.what = "cron: CronFederatedHPAs";
-  options.collection_path = std::string(kFederatedHpas) + "/cronfederatedhpas";
+  options.what = what;
+  options.collection_path = std::string(kFederatedHpas) + "/" + resource;
   options.label_selector = selector.to_string();
   options.request_timeout = timeout_;
-  watched_cron_selector_ = options.label_selector;
-  cron_federated_hpas_ = std::make_unique<clusterclient::Reflector>(
-      client_, options, [on_change = std::move(on_change)](const clusterclient::ReflectorChange&) {
-        if (on_change) on_change();
-      });
-  cron_federated_hpas_->start();
+  watched_selector = options.label_selector;
+  reflector = std::make_unique<clusterclient::Reflector>(client_, options, std::move(on_change));
+  reflector->start();
+}
+
+void RestControlPlane::watch_cron_federated_hpas(const k8s::LabelSelector& selector, std::function<void()> on_change) {
+  watch(cron_federated_hpas_, watched_cron_selector_, "cronfederatedhpas", "cron: CronFederatedHPAs", selector,
+        [on_change = std::move(on_change)](const clusterclient::ReflectorChange&) {
+          if (on_change) on_change();
+        });
 }
 
 void RestControlPlane::watch_federated_hpas(const k8s::LabelSelector& selector,
                                             std::function<void(nlohmann::json)> on_added) {
-  stop_watching();
-  clusterclient::ReflectorOptions options;
-  options.what = "autoscaler: FederatedHPAs";
-  options.collection_path = std::string(kFederatedHpas) + "/federatedhpas";
-  options.label_selector = selector.to_string();
-  options.request_timeout = timeout_;
-  watched_selector_ = options.label_selector;
-  federated_hpas_ = std::make_unique<clusterclient::Reflector>(
-      client_, options, [on_added = std::move(on_added)](const clusterclient::ReflectorChange& change) {
-        if (on_added)
-          for (const auto& object : change.added) on_added(object);
-      });
-  federated_hpas_->start();
+  watch(federated_hpas_, watched_selector_, "federatedhpas", "autoscaler: FederatedHPAs", selector,
+        [on_added = std::move(on_added)](const clusterclient::ReflectorChange& change) {
+          if (on_added)
+            for (const auto& object : change.added) on_added(object);
+        });
 }
 
 void RestControlPlane::list_federated_hpas(const k8s::LabelSelector& selector,

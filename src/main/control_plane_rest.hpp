@@ -53,6 +53,10 @@ class RestControlPlane : public controller::ControlPlane {
                           controller::Done<bool> done) override;
 
  private:
+  // (Re)starts `reflector` on an autoscaling.karmada.io/v1alpha1 collection.
+  void watch(std::unique_ptr<clusterclient::Reflector>& reflector, std::string& watched_selector,
+             const std::string& resource, const char* what, const k8s::LabelSelector& selector,
+             std::function<void(const clusterclient::ReflectorChange&)> on_change);
   // GET of an autoscaling.karmada.io/v1alpha1 collection (all namespaces): its items.
   void list_items(const std::string& resource, const std::string& kind, const k8s::LabelSelector& selector,
                   controller::Done<std::vector<nlohmann::json>> done);
