@@ -30,14 +30,17 @@ CronRulePlan plan_cron_rule(const CronRule& rule, const CronRuleHistory& history
   }
   plan.next = schedule->next(now, origin);
 
-  // What counts as already accounted for: the last run; for a rule that
-  // never ran, everything before its first nextExecutionTime; for a rule
-  // seen now for the first time, everything up to now.
+  // The watermark is the nextExecutionTime the loop wrote: a firing is due
+  // when it is no earlier than that and later than the last recorded run.
+  // Without one (a rule seen for the first time, or one that was suspended
+  // or invalid, which have none) nothing in the past runs: it is scheduled
+  // from now. The loop moves nextExecutionTime past a firing before it runs
+  // it, so a run whose failure is not kept (failedHistoryLimit 0) or whose
+  // record was lost is not made again either.
+  if (!history.next_execution_time) return plan;
   std::optional<k8s::Timestamp> latest = schedule->previous(now, origin);
   if (!latest) return plan;
-  bool due = false;
-  if (last) due = *latest > *last;
-  else if (history.next_execution_time) due = *latest >= *history.next_execution_time;
+  const bool due = *latest >= *history.next_execution_time && (!last || *latest > *last);
   if (!due) return plan;
   if (now - *latest <= deadline) plan.run = latest;
   else plan.missed = latest;

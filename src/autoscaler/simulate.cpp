@@ -236,7 +236,14 @@ int run_simulate(std::istream& scenario_stream, std::ostream& out, std::ostream&
   }
   if (parsed.is_object() && parsed.contains("mode") && !parsed["mode"].is_null()) {
     const auto& mode = parsed["mode"];
-    if (mode == "distributed") return run_distributed(parsed, out, err);
+    if (mode == "distributed") {
+      if (parsed.contains("cron")) {
+        err << "cron: a CronFederatedHPA is replayed in a centralized scenario only (distributed mode gives no "
+               "minReplicas to change over time)\n";
+        return kBadScenario;
+      }
+      return run_distributed(parsed, out, err);
+    }
     if (mode != "centralized") {
       err << "mode: must be \"centralized\" or \"distributed\" (got " << mode.dump() << ")\n";
       return kBadScenario;
@@ -253,7 +260,8 @@ int run_simulate(std::istream& scenario_stream, std::ostream& out, std::ostream&
   ScalingHistory history;
   std::int32_t previous_decision = 0;
   FederatedHPA hpa = scenario->hpa;  // a CronFederatedHPA may change its min/max
-  Timestamp previous_at = scenario->start;
+  // The first interval includes the start itself: "@daily" from a midnight start fires then.
+  Timestamp previous_at = scenario->start - std::chrono::nanoseconds(1);
   for (std::size_t i = 0; i < scenario->steps.size(); ++i) {
     const auto& step = scenario->steps[i];
     std::optional<ordered_json> cron;

@@ -780,7 +780,9 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
   static awaitable<HttpResult> line_stream(std::shared_ptr<Impl> impl, OutgoingRequest request, Deadline header_deadline,
                                            std::chrono::milliseconds idle_timeout, std::shared_ptr<LineStreamState> state,
                                            std::shared_ptr<std::function<void(std::string)>> on_line) {
-    auto result = co_await impl->stream_lines(std::move(request), header_deadline, idle_timeout, state, *on_line);
+    // The operation built first: its by-value arguments are not temporaries of the co_await (GCC 12).
+    auto streaming = impl->stream_lines(std::move(request), header_deadline, idle_timeout, state, *on_line);
+    auto result = co_await std::move(streaming);
     co_return result;
   }
 };

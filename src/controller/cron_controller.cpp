@@ -176,7 +176,7 @@ struct CronController::State {
     auto histories = autoscaler::histories_for(*cron, std::move(base));
     for (std::size_t i = 0; i < cron->rules.size(); ++i) {
       const auto rule_started = std::chrono::steady_clock::now();
-      const RuleOutcome outcome = co_await reconcile_rule(self, *cron, cron->rules[i], histories[i], subject);  // one co_await a turn (GCC 12)
+      const RuleOutcome outcome = co_await reconcile_rule(self, *cron, i, histories, subject);  // one co_await a turn (GCC 12)
       if (outcome == RuleOutcome::Error) failed = true;
       if (outcome != RuleOutcome::None)
         self.observe(outcome == RuleOutcome::Error ? &CronControllerStats::rule_error : &CronControllerStats::rule_success,
@@ -189,39 +189,51 @@ struct CronController::State {
         self.earliest_next = h.next_execution_time;
     const json status = autoscaler::cron_status_json(histories);
     if (status == autoscaler::cron_status_json(stored)) co_return;
-    co_await async::throw_if_cancelled();
-    auto written = co_await async::await_callback<k8s::Expected<bool>>(
-        [&](auto done) { self.control_plane->update_cron_status(ns, name, status, std::move(done)); });
-    if (!written) {
-      failed = true;
-      spdlog::warn("cron: {}: cannot update status: {}", key, written.error().message);
-    }
+    const bool written = co_await write_status(self, subject, histories);
+    if (!written) failed = true;
   }
 
-  static Task<RuleOutcome> reconcile_rule(State& self, const autoscaler::CronFederatedHPA& cron, const CronRule& rule,
-                                   CronRuleHistory& history, const EventSubject& subject) {
+  // The object's status from `histories`; false (logged) when it could not be written.
+  static Task<bool> write_status(State& self, const EventSubject& subject, const std::vector<CronRuleHistory>& histories) {
+    const json status = autoscaler::cron_status_json(histories);
+    co_await async::throw_if_cancelled();
+    auto written = co_await async::await_callback<k8s::Expected<bool>>([&](auto done) {
+      self.control_plane->update_cron_status(subject.namespace_name, subject.name, status, std::move(done));
+    });
+    if (!written)
+      spdlog::warn("cron: {}/{}: cannot update status: {}", subject.namespace_name, subject.name, written.error().message);
+    co_return static_cast<bool>(written);
+  }
+
+  // Rule `index` of `cron`; `histories` are the object's (the claim before a
+  // run writes them all).
+  static Task<RuleOutcome> reconcile_rule(State& self, const autoscaler::CronFederatedHPA& cron, std::size_t index,
+                                          std::vector<CronRuleHistory>& histories, const EventSubject& subject) {
+    const CronRule& rule = cron.rules[index];
+    CronRuleHistory& history = histories[index];
     const auto now = self.options.clock();
     const auto plan = autoscaler::plan_cron_rule(rule, history, now, self.options.missed_run_deadline,
                                                  self.options.default_time_zone);
     const std::string key = subject.namespace_name + "/" + subject.name;
+    const auto watermark = history.next_execution_time;
     history.next_execution_time = plan.next;
-    auto& noted = self.noted[{key, rule.name}];
+    const std::string noted = self.noted[{key, rule.name}];
     if (plan.invalid) {
       // Recorded and reported once per reason, not at every pass (also with
       // failedHistoryLimit 0, which keeps no failure to compare with).
       const bool recorded = !history.failed.empty() && history.failed.front().message == *plan.invalid;
       if (recorded || noted == *plan.invalid) co_return RuleOutcome::None;
-      noted = *plan.invalid;
-      spdlog::warn("cron: {}: rule {}: {}", key, rule.name, *plan.invalid);
       autoscaler::record_failure(history, rule, CronExecution{now, now, {}, *plan.invalid});
       co_await async::throw_if_cancelled();
+      self.noted[{key, rule.name}] = *plan.invalid;  // after the last point this pass could end
+      spdlog::warn("cron: {}: rule {}: {}", key, rule.name, *plan.invalid);
       self.control_plane->record_event(subject, "Warning", "InvalidRule", "rule " + rule.name + ": " + *plan.invalid);
       co_return RuleOutcome::Error;
     }
     if (plan.missed) {
       const std::string missed = k8s::format_time(*plan.missed);
       if (noted != missed) {
-        noted = missed;
+        self.noted[{key, rule.name}] = missed;
         spdlog::warn("cron: {}: rule {}: the run of {} was missed by more than --cron-missed-run-deadline; skipped",
                      key, rule.name, k8s::format_time(*plan.missed));
         self.count([](CronControllerStats& s) { ++s.missed_runs; });
@@ -230,6 +242,16 @@ struct CronController::State {
     }
     if (!plan.run) co_return RuleOutcome::None;
     const k8s::Timestamp schedule_time = *plan.run;
+    // The claim: nextExecutionTime moved past this firing is written before
+    // the run, so that no replica runs it again whatever happens next (this
+    // one losing the lease mid-run, a status write failing after it). Not
+    // written: not run; the next pass tries again within the deadline.
+    const bool claimed = co_await write_status(self, subject, histories);
+    if (!claimed) {
+      history.next_execution_time = watermark;  // still due at the next pass
+      co_return RuleOutcome::None;
+    }
+    self.memory[key] = Memory{subject.uid, histories};
     auto applied = co_await execute(self, cron, rule);
     const auto finished = self.options.clock();
     // Recorded before anything else can stop this coroutine: written or not, the run happened.
@@ -318,6 +340,7 @@ struct CronController::State {
   void end_term() {
     term.cancel();
     memory.clear();  // the next term reads the statuses
+    noted.clear();
   }
 
   // A pass for pass_now(): `on_end` runs when it ends, however it ends.
@@ -369,6 +392,10 @@ void CronController::cancel_in_flight() {
 
 void CronController::pass_now(std::function<void()> done) {
   asio::post(state_->strand, [state = state_, done = std::move(done)]() mutable {
+    if (state->stopped) {  // no pass after stop()
+      if (done) done();
+      return;
+    }
     auto on_end = std::make_shared<State::OnEnd>();
     on_end->f = std::move(done);
     state->term.spawn(State::pass_then(*state, std::move(on_end)), "cron: a pass");

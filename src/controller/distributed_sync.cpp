@@ -224,12 +224,13 @@ Task<std::size_t> collect_orphan_member_hpas(const DistributedContext& c, const 
     co_await list_managed(hpas, selector, found);  // one co_await a turn (GCC 12)
   }
   if (found.empty()) co_return 0;
-  // The FederatedHPAs after the member HPAs: a sync writes the annotation
-  // that gives a member its share before it creates that member's HPA, so
-  // every member HPA listed above is known to the list below.
+  // The FederatedHPAs after the member HPAs, from the server (a watch's
+  // cache may lag): a sync writes the annotation that gives a member its
+  // share before it creates that member's HPA, so every member HPA listed
+  // above is known to the list below.
   const k8s::LabelSelector everything;
   auto federated = co_await async::await_callback<k8s::Expected<std::vector<json>>>(
-      [&](auto done) { c.control_plane->list_federated_hpas(everything, std::move(done)); });
+      [&](auto done) { c.control_plane->list_federated_hpas_from_server(everything, std::move(done)); });
   if (!federated) {
     spdlog::warn("autoscaler: orphan sweep: cannot list FederatedHPAs; nothing deleted: {}", federated.error().message);
     co_return 0;

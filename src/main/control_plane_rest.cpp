@@ -185,10 +185,13 @@ void RestControlPlane::list_federated_hpas(const k8s::LabelSelector& selector,
 
 void RestControlPlane::list_cron_federated_hpas(const k8s::LabelSelector& selector,
                                                 controller::Done<std::vector<json>> done) {
-  // From the watch once it has listed; until then (or for another selector) a list.
-  if (cron_federated_hpas_ && cron_federated_hpas_->synced() && selector.to_string() == watched_cron_selector_)
-    return done(cron_federated_hpas_->items());
+  // Never from the watch's cache: the status it holds may lag a change of leader.
   list_items("cronfederatedhpas", "CronFederatedHPA", selector, std::move(done));
+}
+
+void RestControlPlane::list_federated_hpas_from_server(const k8s::LabelSelector& selector,
+                                                       controller::Done<std::vector<json>> done) {
+  list_items("federatedhpas", "FederatedHPA", selector, std::move(done));
 }
 
 void RestControlPlane::list_items(const std::string& resource, const std::string& kind,

@@ -42,6 +42,8 @@ class RestControlPlane : public controller::ControlPlane {
   void set_distribution_annotation(const std::string& namespace_name, const std::string& name,
                                    std::optional<std::string> value, controller::Done<bool> done) override;
   void watch_cron_federated_hpas(const k8s::LabelSelector& selector, std::function<void()> on_change) override;
+  void list_federated_hpas_from_server(const k8s::LabelSelector& selector,
+                                       controller::Done<std::vector<nlohmann::json>> done) override;
   void list_cron_federated_hpas(const k8s::LabelSelector& selector,
                                 controller::Done<std::vector<nlohmann::json>> done) override;
   void get_federated_hpa(const std::string& namespace_name, const std::string& name,

@@ -68,9 +68,27 @@ TEST_CASE("cron plan: after a failover, a miss within the deadline runs, an olde
   // Exactly at the deadline: still runs.
   CHECK(plan_cron_rule(r, h, at("2026-11-25T08:35:00Z"), 5min, "UTC").run == at("2026-11-25T08:30:00Z"));
   // A failed run counts as a run of its scheduleTime too.
-  CronRuleHistory failed{"r", std::nullopt, {}, {}};
+  CronRuleHistory failed{"r", at("2026-11-25T08:30:00Z"), {}, {}};
   record_failure(failed, r, CronExecution{at("2026-11-25T08:30:00Z"), at("2026-11-25T08:30:01Z"), {}, "conflict"});
   CHECK_FALSE(plan_cron_rule(r, failed, at("2026-11-25T08:31:00Z"), 5min, "UTC").run);
+  // failedHistoryLimit 0 keeps no failure: the watermark the loop moved
+  // before the run (nextExecutionTime past 08:30) still keeps it from repeating.
+  CronRuleHistory unkept{"r", at("2026-11-26T08:30:00Z"), {}, {}};
+  CHECK_FALSE(plan_cron_rule(r, unkept, at("2026-11-25T08:31:00Z"), 5min, "UTC").run);
+}
+
+TEST_CASE("cron plan: back from suspended or invalid, or edited, nothing in the past runs", "[autoscaler][cron]") {
+  auto r = rule("0 20 * * *");
+  CronRuleHistory h{"r", std::nullopt, {}, {}};
+  ran(h, r, at("2026-11-24T20:00:00Z"), at("2026-11-24T20:00:01Z"));
+  // Suspended at 19:58 (nextExecutionTime cleared), resumed at 20:03: 20:00 fell in the suspension.
+  auto resumed = plan_cron_rule(r, h, at("2026-11-25T20:03:00Z"), 5min, "UTC");
+  CHECK_FALSE(resumed.run);
+  CHECK(resumed.next == at("2026-11-26T20:00:00Z"));
+  // Edited at 08:32 to fire at 08:30: the watermark is the old schedule's next firing.
+  auto edited = rule("30 8 * * *");
+  CronRuleHistory before_edit{"r", at("2026-11-25T20:00:00Z"), {}, {}};
+  CHECK_FALSE(plan_cron_rule(edited, before_edit, at("2026-11-25T08:32:00Z"), 5min, "UTC").run);
 }
 
 TEST_CASE("cron plan: suspended, invalid, time zones", "[autoscaler][cron]") {

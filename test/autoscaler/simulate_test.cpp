@@ -390,7 +390,7 @@ TEST_CASE("simulate: a CronFederatedHPA's business hours over a day (the example
 
 TEST_CASE("simulate: CronFederatedHPA firings between steps", "[autoscaler][simulate][cron]") {
   const std::string pods = std::string("\"pods\": [") + kPod + "]";
-  SECTION("a firing at a step's time belongs to that step; @every counts from start; ties in rule order") {
+  SECTION("a firing at a step's time belongs to that step, the start's to the first; @every counts from start; ties in rule order") {
     Run run = simulate_text(scenario(
         "[{\"at\": 0, \"replicas\": 1, " + pods + "}, {\"at\": 60, " + pods + "}, {\"at\": 150, " + pods + "}]",
         R"(, "cron": {"spec": {"scaleTargetRef": {"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "FederatedHPA", "name": "any"},
@@ -398,9 +398,11 @@ TEST_CASE("simulate: CronFederatedHPA firings between steps", "[autoscaler][simu
                       {"name": "minute", "schedule": "* * * * *", "targetMinReplicas": 3}]}})"));
     REQUIRE(run.exit == 0);
     REQUIRE(run.lines.size() == 3);
-    CHECK(run.lines[0]["cron"] == json::array());  // (start, 0]: nothing
+    // [start, 0]: the minute rule fires at the start; @every first at start + 60 s.
+    CHECK(run.lines[0]["cron"] == json::parse(R"([
+        {"rule": "minute", "scheduleTime": "2024-01-01T00:00:00Z", "applied": {"minReplicas": 3, "maxReplicas": 10}}])"));
     CHECK(run.lines[1]["cron"] == json::parse(R"([
-        {"rule": "every", "scheduleTime": "2024-01-01T00:01:00Z", "applied": {"minReplicas": 1, "maxReplicas": 8}},
+        {"rule": "every", "scheduleTime": "2024-01-01T00:01:00Z", "applied": {"minReplicas": 3, "maxReplicas": 8}},
         {"rule": "minute", "scheduleTime": "2024-01-01T00:01:00Z", "applied": {"minReplicas": 3, "maxReplicas": 8}}])"));
     CHECK(run.lines[1]["desiredReplicas"] == 3);  // the new minimum, at once
     CHECK(run.lines[2]["cron"].size() == 2);      // (60, 150]: 00:02 for both
@@ -440,6 +442,8 @@ TEST_CASE("simulate: malformed CronFederatedHPAs exit 2 with the field named", "
           "rules": [{"name": "a", "schedule": "0 8 * * *"}]})"),
        "cron.rules[0]: a FederatedHPA target needs targetMinReplicas and/or targetMaxReplicas"},
       {"no target", scenario(steps, R"(, "cron": {"rules": []})"), "cron.scaleTargetRef: is required"},
+      {"in a distributed scenario", R"({"mode": "distributed", "cron": {}, "hpa": {}, "steps": []})",
+       "cron: a CronFederatedHPA is replayed in a centralized scenario only"},
   });
 }
 

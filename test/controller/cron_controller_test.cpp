@@ -241,24 +241,47 @@ TEST_CASE("CronController: min above max and invalid rules fail visibly, and the
   CHECK(f.controller->stats().process_error.count >= 1);
 }
 
-TEST_CASE("CronController: a conflict is read again and retried, and a failed status write never repeats a run") {
+TEST_CASE("CronController: a run is claimed in the status first, a conflict is read again and retried") {
   Fixture f("2026-11-25T08:29:00Z");
   f.cp->crons.push_back(cron_object("hours", kFhpaTarget,
-      R"([{"name": "morning", "schedule": "30 8 * * *", "targetMinReplicas": 4}])"));
+      R"([{"name": "morning", "schedule": "30 8 * * *", "targetMinReplicas": 4, "failedHistoryLimit": 0}])"));
   f.pass();
-  f.cp->conflicts_to_answer = 1;
+  // The claim (nextExecutionTime moved past 08:30) cannot be written: no run.
   f.cp->status_fails = true;
   f.set("2026-11-25T08:30:01Z");
   f.pass();
-  CHECK(f.cp->fhpa_writes == 1);
-  CHECK(f.cp->fhpa["spec"]["minReplicas"] == 4);
-  f.cp->fhpa["spec"]["minReplicas"] = 2;  // someone sets it back
+  CHECK(f.cp->fhpa_writes == 0);
+  // Written at the next pass, within the deadline: the run, its first write conflicting.
+  f.cp->status_fails = false;
+  f.cp->conflicts_to_answer = 1;
   f.set("2026-11-25T08:30:20Z");
   f.pass();
-  CHECK(f.cp->fhpa_writes == 1);  // the status was not written, the loop remembers the run
-  f.cp->status_fails = false;
-  f.pass();
+  CHECK(f.cp->fhpa_writes == 1);
+  CHECK(f.cp->fhpa["spec"]["minReplicas"] == 4);
   CHECK(f.cp->status("hours")["executionHistories"][0]["successfulExecutions"].size() == 1);
+  // A new leader (no memory) after a run it cannot see recorded: the claim alone keeps it from repeating.
+  json claimed_only = f.cp->crons[0];
+  claimed_only["status"]["executionHistories"][0].erase("successfulExecutions");
+  f.cp->crons[0] = claimed_only;
+  f.make("2026-11-25T08:31:00Z");
+  f.pass();
+  CHECK(f.cp->fhpa_writes == 1);
+}
+
+TEST_CASE("CronController: a rule back from suspended does not run what fell in the suspension") {
+  Fixture f("2026-11-25T19:57:00Z");
+  f.cp->crons.push_back(cron_object("batch", kDeploymentTarget,
+      R"([{"name": "down", "schedule": "0 20 * * *", "targetReplicas": 0}])"));
+  f.pass();
+  f.cp->crons[0]["spec"]["rules"][0]["suspend"] = true;
+  f.set("2026-11-25T19:58:00Z");
+  f.pass();
+  CHECK_FALSE(f.cp->status("batch")["executionHistories"][0].contains("nextExecutionTime"));
+  f.cp->crons[0]["spec"]["rules"][0]["suspend"] = false;
+  f.set("2026-11-25T20:03:00Z");
+  f.pass();
+  CHECK(f.cp->scale_writes.empty());
+  CHECK(f.cp->status("batch")["executionHistories"][0]["nextExecutionTime"] == "2026-11-26T20:00:00Z");
 }
 
 TEST_CASE("CronController: a workload scaled from 0 and back to 0") {

@@ -349,7 +349,7 @@ TEST_CASE("control plane: CronFederatedHPAs, a FederatedHPA's min and max, the c
   auto missing = wait_for<json>([&](auto done) { control_plane.get_federated_hpa("default", "nowhere", done); });
   REQUIRE_FALSE(missing);
 
-  // Watched: a change is reported, and the list is answered from the watch's cache.
+  // Watched: a change is reported (the list stays a read from the server).
   auto changes = std::make_shared<std::atomic<int>>(0);
   auto eventually = [](const std::function<bool()>& condition) {
     for (int i = 0; i < 1000 && !condition(); ++i) std::this_thread::sleep_for(10ms);

@@ -4,11 +4,12 @@
 // history recorded and the time: pure, so that the live loop and `simulate`
 // decide alike and a test can walk through a failover minute by minute.
 //
-// The history is the memory that survives a restart or a change of leader:
-// a firing time is due once it is later than the rule's last recorded
-// scheduleTime (a run is never made twice for one scheduleTime), or, for a
-// rule that has never run, no earlier than the nextExecutionTime the loop
-// wrote for it. A rule seen for the first time (neither) is scheduled from
+// The status is the memory that survives a restart or a change of leader:
+// a firing time is due when it is no earlier than the nextExecutionTime the
+// loop wrote for the rule (which the loop moves past a firing before running
+// it) and later than the rule's last recorded scheduleTime, so a run is never
+// made twice for one scheduleTime. A rule without a nextExecutionTime (seen
+// for the first time, or back from suspended or invalid) is scheduled from
 // now: nothing in its past runs. A due firing runs when it is at most the
 // missed-run deadline old, else it is skipped.
 #include <chrono>

@@ -61,6 +61,11 @@ class ControlPlane {
     (void)selector;
     (void)on_added;
   }
+  // The same list read from the server, never from a watch's cache (which
+  // can lag): for decisions that delete on what the list lacks.
+  virtual void list_federated_hpas_from_server(const k8s::LabelSelector& selector, Done<std::vector<nlohmann::json>> done) {
+    list_federated_hpas(selector, std::move(done));
+  }
   // Ends that watch: no on_added after it returns.
   virtual void stop_watching() {}
   virtual void get_scale(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
@@ -112,11 +117,11 @@ class ControlPlane {
   // Scheduled scaling (shared/specs/cron.md). The defaults refuse, so that a
   // control plane without them runs no CronFederatedHPA.
   //
-  // Optional: from now on answer list_cron_federated_hpas(selector) from a
-  // watch, and call `on_change` after each change the watch sees (an object
-  // created, changed or deleted), so that the loop looks again at once. The
-  // default does neither: the loop then lists at every pass. stop_watching()
-  // ends it too.
+  // Optional: call `on_change` after each change a watch of the
+  // CronFederatedHPAs matching `selector` sees (an object created, changed or
+  // deleted), so that the loop looks again at once. The lists stay reads from
+  // the server: a run is decided on the status as stored, never on a cache
+  // that may lag a change of leader. stop_watching() ends it too.
   virtual void watch_cron_federated_hpas(const k8s::LabelSelector& selector, std::function<void()> on_change) {
     (void)selector;
     (void)on_change;
