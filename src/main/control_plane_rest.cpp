@@ -145,7 +145,7 @@ void RestControlPlane::stop_watching() {
   if (cron_federated_hpas_) cron_federated_hpas_->stop();
 }
 
-void RestControlPlane::watch(std::unique_ptr<clusterclient::Reflector>& reflector, std::string& watched_selector,
+void RestControlPlane::watch(std::unique_ptr<clusterclient::Reflector>& reflector, std::string* watched_selector,
                              const std::string& resource, const char* what, const k8s::LabelSelector& selector,
                              std::function<void(const clusterclient::ReflectorChange&)> on_change) {
   if (reflector) reflector->stop();
@@ -154,13 +154,13 @@ void RestControlPlane::watch(std::unique_ptr<clusterclient::Reflector>& reflecto
   options.collection_path = std::string(kFederatedHpas) + "/" + resource;
   options.label_selector = selector.to_string();
   options.request_timeout = timeout_;
-  watched_selector = options.label_selector;
+  if (watched_selector != nullptr) *watched_selector = options.label_selector;
   reflector = std::make_unique<clusterclient::Reflector>(client_, options, std::move(on_change));
   reflector->start();
 }
 
 void RestControlPlane::watch_cron_federated_hpas(const k8s::LabelSelector& selector, std::function<void()> on_change) {
-  watch(cron_federated_hpas_, watched_cron_selector_, "cronfederatedhpas", "cron: CronFederatedHPAs", selector,
+  watch(cron_federated_hpas_, nullptr, "cronfederatedhpas", "cron: CronFederatedHPAs", selector,
         [on_change = std::move(on_change)](const clusterclient::ReflectorChange&) {
           if (on_change) on_change();
         });
@@ -168,7 +168,7 @@ void RestControlPlane::watch_cron_federated_hpas(const k8s::LabelSelector& selec
 
 void RestControlPlane::watch_federated_hpas(const k8s::LabelSelector& selector,
                                             std::function<void(nlohmann::json)> on_added) {
-  watch(federated_hpas_, watched_selector_, "federatedhpas", "autoscaler: FederatedHPAs", selector,
+  watch(federated_hpas_, &watched_selector_, "federatedhpas", "autoscaler: FederatedHPAs", selector,
         [on_added = std::move(on_added)](const clusterclient::ReflectorChange& change) {
           if (on_added)
             for (const auto& object : change.added) on_added(object);

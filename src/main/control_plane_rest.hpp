@@ -56,7 +56,8 @@ class RestControlPlane : public controller::ControlPlane {
 
  private:
   // (Re)starts `reflector` on an autoscaling.karmada.io/v1alpha1 collection.
-  void watch(std::unique_ptr<clusterclient::Reflector>& reflector, std::string& watched_selector,
+  // `watched_selector` (may be null): where to keep the selector, for a list served from the cache.
+  void watch(std::unique_ptr<clusterclient::Reflector>& reflector, std::string* watched_selector,
              const std::string& resource, const char* what, const k8s::LabelSelector& selector,
              std::function<void(const clusterclient::ReflectorChange&)> on_change);
   // GET of an autoscaling.karmada.io/v1alpha1 collection (all namespaces): its items.
@@ -80,9 +81,9 @@ class RestControlPlane : public controller::ControlPlane {
   // The FederatedHPAs, once watch_federated_hpas was called (for that selector only).
   std::unique_ptr<clusterclient::Reflector> federated_hpas_;
   std::string watched_selector_;
-  // The CronFederatedHPAs, once watch_cron_federated_hpas was called.
+  // The CronFederatedHPAs, once watch_cron_federated_hpas was called: a
+  // change signal only (their lists are read from the server).
   std::unique_ptr<clusterclient::Reflector> cron_federated_hpas_;
-  std::string watched_cron_selector_;
   friend class RestLeaseClient;
 };
 
