@@ -2,25 +2,44 @@
 # Installs, from Debian bookworm's archive only, every package fedmetrics needs to
 # build, test and benchmark. Idempotent: packages already present are skipped, and
 # apt-get is not called at all when nothing is missing. Run as root.
+#   install-deps.sh               everything: build, tests, benchmarks, fuzzing
+#   install-deps.sh --build-only  only what building the fedmetrics binary needs
+#                                 (the Dockerfile's build stage)
 set -euo pipefail
 
+build_only=0
+case "${1:-}" in
+  "") ;;
+  --build-only) build_only=1 ;;
+  -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "install-deps: unknown argument \"$1\" (expected --build-only or nothing)" >&2; exit 2 ;;
+esac
+
+# What the binary is built from and links (Dockerfile: the runtime stage
+# installs the runtime halves of these; scripts/check-image-libraries.sh).
 packages=(
   build-essential cmake pkg-config git
   libboost1.81-dev libboost-url1.81-dev
-  libssl-dev openssl
+  libssl-dev
   nlohmann-json3-dev
   libspdlog-dev libfmt-dev
-  catch2
   libyaml-cpp-dev
   prometheus-cpp-dev
   libcli11-dev
   libhowardhinnant-date-dev tzdata  # time zones of cron schedules: date/tz on the OS's IANA database
   zlib1g-dev
+)
+# What the tests, the benchmarks and the fuzz build add.
+test_packages=(
+  openssl  # certs/generate.sh
+  catch2
   curl
   python3 python3-kubernetes
   wrk nginx-light
   clang libclang-rt-14-dev  # the fuzz build (fuzz/): clang 14 and its libFuzzer, ASan and UBSan runtimes
+  binutils  # readelf: scripts/check-image-libraries.sh
 )
+[ "$build_only" = 1 ] || packages+=("${test_packages[@]}")
 
 missing=()
 for p in "${packages[@]}"; do
@@ -29,7 +48,7 @@ for p in "${packages[@]}"; do
   fi
 done
 # kubectl is the real client of the end-to-end tests; Debian ships it as kubernetes-client.
-if ! command -v kubectl >/dev/null 2>&1; then
+if [ "$build_only" = 0 ] && ! command -v kubectl >/dev/null 2>&1; then
   missing+=(kubernetes-client)
 fi
 
