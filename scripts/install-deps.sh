@@ -28,6 +28,7 @@ packages=(
   libcli11-dev
   libhowardhinnant-date-dev tzdata  # time zones of cron schedules: date/tz on the OS's IANA database
   zlib1g-dev
+  libcairo2-dev  # simulate --plot: cairo's SVG and PNG surfaces (optional: without it --plot says so)
 )
 # What the tests, the benchmarks and the fuzz build add.
 test_packages=(

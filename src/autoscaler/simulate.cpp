@@ -1,6 +1,7 @@
 #include "fedmetrics/autoscaler/simulate.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "fedmetrics/cron/schedule.hpp"
 
@@ -17,6 +18,7 @@
 #include "fedmetrics/autoscaler/distributed_scenario.hpp"
 #include "fedmetrics/autoscaler/distributor.hpp"
 #include "fedmetrics/autoscaler/scenario.hpp"
+#include "fedmetrics/k8s/quantity.hpp"
 
 namespace fedmetrics::autoscaler {
 
@@ -181,14 +183,154 @@ std::optional<ordered_json> apply_cron(const CronFederatedHPA& cron, Timestamp f
   return out;
 }
 
+std::string metric_name(const MetricSpec& spec) {
+  std::string name;
+  switch (spec.type) {
+    case MetricSourceType::Resource:
+      return spec.resource_name;
+    case MetricSourceType::ContainerResource:
+      return spec.resource_name + "[" + spec.container + "]";
+    case MetricSourceType::Pods:
+    case MetricSourceType::Object:
+    case MetricSourceType::External:
+      name = spec.metric.name;
+      if (!spec.metric.selector.empty()) name += "{" + spec.metric.selector.to_string() + "}";
+      return name;
+  }
+  return name;
+}
+
+// MetricStatus entries come in spec order, only for the metrics that could
+// be computed: matched to the spec by identity.
+bool same_metric(const MetricSpec& spec, const MetricStatus& status) {
+  if (spec.type != status.type) return false;
+  switch (spec.type) {
+    case MetricSourceType::Resource:
+      return spec.resource_name == status.resource_name;
+    case MetricSourceType::ContainerResource:
+      return spec.resource_name == status.resource_name && spec.container == status.container;
+    case MetricSourceType::Object:
+      if (spec.described_object.kind != status.described_object.kind ||
+          spec.described_object.name != status.described_object.name) {
+        return false;
+      }
+      [[fallthrough]];
+    case MetricSourceType::Pods:
+    case MetricSourceType::External:
+      return spec.metric.name == status.metric.name && spec.metric.selector_object == status.metric.selector_object;
+  }
+  return false;
+}
+
+std::string quantity_text(std::int64_t milli) {
+  return k8s::Quantity::from_milli(milli, k8s::QuantityFormat::DecimalSI).to_string();
+}
+
+ReplayMetric replay_metric(const MetricSpec& spec, const std::vector<MetricStatus>& statuses) {
+  ReplayMetric m;
+  m.name = metric_name(spec);
+  m.target_type = spec.target.type;
+  switch (spec.target.type) {
+    case MetricTargetType::Utilization:
+      m.target = spec.target.average_utilization.value_or(0);
+      m.target_text = std::to_string(spec.target.average_utilization.value_or(0)) + "%";
+      break;
+    case MetricTargetType::AverageValue:
+    case MetricTargetType::Value: {
+      const auto& q = spec.target.type == MetricTargetType::Value ? spec.target.value : spec.target.average_value;
+      m.target = q ? q->as_double() : 0;
+      m.target_text = q ? q->to_string() : "?";
+      break;
+    }
+  }
+  m.current_text = "?";
+  for (const auto& status : statuses) {
+    if (!same_metric(spec, status)) continue;
+    const auto& c = status.current;
+    if (spec.target.type == MetricTargetType::Utilization && c.average_utilization) {
+      m.current = *c.average_utilization;
+      m.current_text = std::to_string(*c.average_utilization) + "%";
+    } else if (spec.target.type == MetricTargetType::AverageValue && c.average_value) {
+      m.current = static_cast<double>(*c.average_value) / 1000;
+      m.current_text = quantity_text(*c.average_value);
+    } else if (spec.target.type == MetricTargetType::Value && c.value) {
+      m.current = static_cast<double>(*c.value) / 1000;
+      m.current_text = quantity_text(*c.value);
+    }
+    break;
+  }
+  return m;
+}
+
+std::vector<ReplayMetric> replay_metrics(const FederatedHPASpec& spec, const std::vector<MetricStatus>& statuses) {
+  std::vector<ReplayMetric> out;
+  for (const auto& metric : with_defaults(spec).metrics) out.push_back(replay_metric(metric, statuses));
+  return out;
+}
+
+std::string deciding_reason(const std::vector<HorizontalPodAutoscalerCondition>& conditions) {
+  for (std::string_view type : {"AbleToScale", "ScalingActive"}) {
+    const auto* c = find_condition(conditions, type);
+    if (c && c->status == ConditionStatus::False) return c->reason;
+  }
+  const auto* limited = find_condition(conditions, "ScalingLimited");
+  if (limited && limited->status == ConditionStatus::True) return limited->reason;
+  for (std::string_view type : {"AbleToScale", "ScalingActive"}) {
+    if (const auto* c = find_condition(conditions, type)) return c->reason;
+  }
+  return "";
+}
+
+std::string at_text(const nlohmann::json& at) {
+  return at.is_string() ? at.get<std::string>() : at.dump();
+}
+
+double seconds_between(Timestamp from, Timestamp to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+// The cron firings of a step, in words: "cron scale-up: min 20 max 20".
+std::vector<std::string> cron_events(const ordered_json& firings) {
+  std::vector<std::string> out;
+  for (const auto& f : firings) {
+    std::string text = "cron " + f["rule"].get<std::string>();
+    if (f.contains("failed")) {
+      text += " failed: " + f["failed"].get<std::string>();
+    } else if (f["applied"].contains("replicas")) {
+      text += ": replicas " + f["applied"]["replicas"].dump();
+    } else {
+      text += ": min " + f["applied"]["minReplicas"].dump() + " max " + f["applied"]["maxReplicas"].dump();
+    }
+    out.push_back(std::move(text));
+  }
+  return out;
+}
+
+std::vector<std::string> distribution_events(const Distribution& d) {
+  std::vector<std::string> out;
+  std::string created;
+  std::string deleted;
+  for (const auto& [name, m] : d.members) {
+    if (m.action == MemberAction::Create) created += (created.empty() ? "" : ",") + name;
+    if (m.action == MemberAction::Delete) deleted += (deleted.empty() ? "" : ",") + name;
+  }
+  if (!created.empty()) out.push_back("create " + created);
+  if (!deleted.empty()) out.push_back("delete " + deleted);
+  for (const auto& mv : d.moves) {
+    out.push_back("move max " + std::to_string(mv.max_replicas) + " " + mv.from + "->" + mv.to);
+  }
+  return out;
+}
+
 // "mode": "distributed": the distributor alone, step by step, with the
 // members' own HPA decisions given (distributed.md, "fedmetrics simulate").
-int run_distributed(const nlohmann::json& parsed, std::ostream& out, std::ostream& err) {
+k8s::Expected<Replay> replay_distributed(const nlohmann::json& parsed) {
   auto scenario = decode_distributed_scenario(parsed);
-  if (!scenario) {
-    err << scenario.error().message << "\n";
-    return kBadScenario;
-  }
+  if (!scenario) return scenario.error();
+  Replay replay;
+  replay.mode = ReplayMode::Distributed;
+  replay.start = scenario->start;
+  replay.name = scenario->hpa.name;
   FederatedHPA hpa = scenario->hpa;
   std::map<std::string, SimulatedMember, std::less<>> state;
   Shares shares;
@@ -204,14 +346,19 @@ int run_distributed(const nlohmann::json& parsed, std::ostream& out, std::ostrea
     for (const auto& [name, given] : step.members) input.members.push_back(step_member(name, given, state[name]));
 
     const Distribution d = distribute(input);
+    ReplayStep out;
+    for (const auto& [name, given] : step.members) out.members[name].replicas = state[name].current_replicas;
     conditions = d.status.conditions;
     if (d.valid) {
       shares = d.shares;
       for (const auto& [name, m] : d.members) {
         if (m.action == MemberAction::Delete) {
           state.erase(name);
+          out.members[name].left = true;
+          out.members[name].replicas = 0;
         } else {
           state[name].hpa = m.share;
+          out.members[name].share = m.share;
         }
       }
     }
@@ -219,43 +366,43 @@ int run_distributed(const nlohmann::json& parsed, std::ostream& out, std::ostrea
     for (auto it = state.begin(); it != state.end();) {
       it = step.members.count(it->first) || shares.count(it->first) ? std::next(it) : state.erase(it);
     }
-    out << distribution_line(step.at_written, d).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    out.line = distribution_line(step.at_written, d);
+    out.at = at_text(step.at_written);
+    out.seconds = seconds_between(scenario->start, step.at);
+    out.current_replicas = d.status.current_replicas;
+    out.desired_replicas = d.status.desired_replicas;
+    out.min_replicas = hpa.spec.min_replicas.value_or(1);
+    out.max_replicas = hpa.spec.max_replicas;
+    // No metrics: a scenario gives no member HPA currentMetrics to aggregate.
+    out.reason = deciding_reason(d.status.conditions);
+    out.events = distribution_events(d);
+    replay.steps.push_back(std::move(out));
   }
-  out.flush();
-  return 0;
+  return replay;
 }
 
-}  // namespace
+// The replicas per member at a centralized step: the placement's when the
+// step gives one, else the pods listed, with the replicas of the members
+// that could not be read.
+std::map<std::string, ReplayMember> centralized_members(const ScenarioStep& step) {
+  std::map<std::string, ReplayMember> out;
+  if (!step.placement.member_replicas.empty()) {
+    for (const auto& [name, replicas] : step.placement.member_replicas) out[name].replicas = replicas;
+    return out;
+  }
+  for (const auto& pod : step.pods) ++out[pod.key.cluster].replicas;
+  for (const auto& [name, replicas] : step.placement.unread_members) out[name].replicas = replicas;
+  return out;
+}
 
-int run_simulate(std::istream& scenario_stream, std::ostream& out, std::ostream& err) {
-  const std::string text((std::istreambuf_iterator<char>(scenario_stream)), std::istreambuf_iterator<char>());
-  const nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) {
-    err << "scenario: not valid JSON\n";
-    return kBadScenario;
-  }
-  if (parsed.is_object() && parsed.contains("mode") && !parsed["mode"].is_null()) {
-    const auto& mode = parsed["mode"];
-    if (mode == "distributed") {
-      if (parsed.contains("cron")) {
-        err << "cron: a CronFederatedHPA is replayed in a centralized scenario only (distributed mode gives no "
-               "minReplicas to change over time)\n";
-        return kBadScenario;
-      }
-      return run_distributed(parsed, out, err);
-    }
-    if (mode != "centralized") {
-      err << "mode: must be \"centralized\" or \"distributed\" (got " << mode.dump() << ")\n";
-      return kBadScenario;
-    }
-  }
+k8s::Expected<Replay> replay_centralized(const nlohmann::json& parsed, std::ostream& warnings) {
   auto scenario = decode_scenario(parsed);
-  if (!scenario) {
-    err << scenario.error().message << "\n";
-    return kBadScenario;
-  }
-  if (auto warning = warning_for(scenario->hpa.spec); !warning.empty()) err << warning << "\n";
+  if (!scenario) return scenario.error();
+  if (auto warning = warning_for(scenario->hpa.spec); !warning.empty()) warnings << warning << "\n";
 
+  Replay replay;
+  replay.start = scenario->start;
+  replay.name = scenario->hpa.name;
   FederatedHPAStatus status;
   ScalingHistory history;
   std::int32_t previous_decision = 0;
@@ -268,9 +415,9 @@ int run_simulate(std::istream& scenario_stream, std::ostream& out, std::ostream&
     if (scenario->cron) {
       cron = apply_cron(*scenario->cron, previous_at, step.at, scenario->start, hpa, previous_decision);
       if (!cron) {
-        err << "cron: more than " << kMaxFirings << " firings between steps[" << (i == 0 ? 0 : i - 1) << "] and steps["
-            << i << "]: a schedule far finer than the steps\n";
-        return kBadScenario;
+        return k8s::Error{"cron: more than " + std::to_string(kMaxFirings) + " firings between steps[" +
+                          std::to_string(i == 0 ? 0 : i - 1) + "] and steps[" + std::to_string(i) +
+                          "]: a schedule far finer than the steps"};
       }
     }
     previous_at = step.at;
@@ -287,19 +434,74 @@ int run_simulate(std::istream& scenario_stream, std::ostream& out, std::ostream&
     history = std::move(result.history);
     previous_decision = result.desired_replicas;
 
-    ordered_json line;
-    line["at"] = step.at_written;
-    if (cron) line["cron"] = std::move(*cron);
-    line["currentReplicas"] = result.current_replicas;
-    line["desiredReplicas"] = result.desired_replicas;
+    ReplayStep out;
+    out.line["at"] = step.at_written;
+    if (cron) {
+      out.events = cron_events(*cron);
+      out.line["cron"] = std::move(*cron);
+    }
+    out.line["currentReplicas"] = result.current_replicas;
+    out.line["desiredReplicas"] = result.desired_replicas;
     ordered_json metrics = ordered_json::array();
     for (const auto& m : result.status.current_metrics) metrics.push_back(to_json(m));
-    line["currentMetrics"] = std::move(metrics);
-    line["conditions"] = conditions_json(result.status.conditions);
-    line["clusters"] = clusters_json(step.pods);
-    out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    out.line["currentMetrics"] = std::move(metrics);
+    out.line["conditions"] = conditions_json(result.status.conditions);
+    out.line["clusters"] = clusters_json(step.pods);
+
+    out.at = at_text(step.at_written);
+    out.seconds = seconds_between(scenario->start, step.at);
+    out.current_replicas = result.current_replicas;
+    out.desired_replicas = result.desired_replicas;
+    out.min_replicas = hpa.spec.min_replicas.value_or(1);
+    out.max_replicas = hpa.spec.max_replicas;
+    out.members = centralized_members(step);
+    out.metrics = replay_metrics(hpa.spec, result.status.current_metrics);
+    out.reason = deciding_reason(result.status.conditions);
+    replay.steps.push_back(std::move(out));
+  }
+  replay.members_unknown = std::all_of(replay.steps.begin(), replay.steps.end(),
+                                       [](const ReplayStep& s) { return s.members.empty(); });
+  if (replay.members_unknown) {
+    for (auto& s : replay.steps) s.members["replicas"].replicas = s.current_replicas;
+  }
+  return replay;
+}
+
+}  // namespace
+
+k8s::Expected<Replay> replay_scenario(std::istream& scenario_stream, std::ostream& warnings) {
+  const std::string text((std::istreambuf_iterator<char>(scenario_stream)), std::istreambuf_iterator<char>());
+  const nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return k8s::Error{"scenario: not valid JSON"};
+  if (parsed.is_object() && parsed.contains("mode") && !parsed["mode"].is_null()) {
+    const auto& mode = parsed["mode"];
+    if (mode == "distributed") {
+      if (parsed.contains("cron")) {
+        return k8s::Error{
+            "cron: a CronFederatedHPA is replayed in a centralized scenario only (distributed mode gives no "
+            "minReplicas to change over time)"};
+      }
+      return replay_distributed(parsed);
+    }
+    if (mode != "centralized") return k8s::Error{"mode: must be \"centralized\" or \"distributed\" (got " + mode.dump() + ")"};
+  }
+  return replay_centralized(parsed, warnings);
+}
+
+void write_json_lines(const Replay& replay, std::ostream& out) {
+  for (const auto& step : replay.steps) {
+    out << step.line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
   out.flush();
+}
+
+int run_simulate(std::istream& scenario, std::ostream& out, std::ostream& err) {
+  auto replay = replay_scenario(scenario, err);
+  if (!replay) {
+    err << replay.error().message << "\n";
+    return kBadScenario;
+  }
+  write_json_lines(*replay, out);
   return 0;
 }
 

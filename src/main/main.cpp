@@ -8,10 +8,10 @@
 
 #include <fstream>
 
-#include "fedmetrics/autoscaler/simulate.hpp"
 #include "fedmetrics/sim/sim_command.hpp"
 #include "main/cron_command.hpp"
 #include "main/serve_command.hpp"
+#include "main/simulate_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"fedmetrics: the Kubernetes metrics APIs (metrics.k8s.io, custom.metrics.k8s.io,\n"
@@ -25,16 +25,8 @@ int main(int argc, char** argv) {
   fedmetrics::sim::SimOptions sim_options;
   CLI::App* sim = fedmetrics::sim::add_sim_command(app, sim_options);
 
-  std::string scenario_file;
-  CLI::App* simulate = app.add_subcommand(
-      "simulate",
-      "Replay what the built-in autoscaler decides for one FederatedHPA, step by step, on a scenario\n"
-      "file (pods and metrics given instead of read from member clusters). Prints one JSON line per\n"
-      "step. With \"mode\": \"distributed\" it replays the distributed-mode distributor instead: the\n"
-      "members' own HPA states are given, the member shares, moves and conditions are printed.\n"
-      "Exit status 2 for a file that breaks the scenario format, naming the field.");
-  simulate->add_option("SCENARIO", scenario_file, "Scenario file (JSON, see examples/scenarios/); - for stdin.")
-      ->required();
+  fedmetrics::cli::SimulateOptions simulate_options;
+  CLI::App* simulate = fedmetrics::cli::add_simulate_command(app, simulate_options);
 
   fedmetrics::cli::CronNextOptions cron_next_options;
   CLI::App* cron_next = fedmetrics::cli::add_cron_command(app, cron_next_options);
@@ -52,13 +44,14 @@ int main(int argc, char** argv) {
     if (sim->parsed()) return fedmetrics::sim::run_sim(sim_options);
     if (cron_next->parsed()) return fedmetrics::cli::run_cron_next(cron_next_options, std::cout, std::cerr);
     if (simulate->parsed()) {
-      if (scenario_file == "-") return fedmetrics::autoscaler::run_simulate(std::cin, std::cout, std::cerr);
-      std::ifstream in(scenario_file);
+      const std::string& file = simulate_options.scenario_file;
+      if (file == "-") return fedmetrics::cli::run_simulate_command(simulate_options, std::cin, std::cout, std::cerr);
+      std::ifstream in(file);
       if (!in) {
-        std::cerr << "fedmetrics simulate: cannot read " << scenario_file << "\n";
+        std::cerr << "fedmetrics simulate: cannot read " << file << "\n";
         return 2;
       }
-      return fedmetrics::autoscaler::run_simulate(in, std::cout, std::cerr);
+      return fedmetrics::cli::run_simulate_command(simulate_options, in, std::cout, std::cerr);
     }
   } catch (const std::exception& e) {
     // Start-up and configuration failures: a clear message and a non-zero exit.
