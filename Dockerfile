@@ -26,6 +26,7 @@ RUN apt-get update \
       libssl3 zlib1g \
       libboost-url1.81.0 libyaml-cpp0.7 libspdlog1.10 libfmt9 \
       libprometheus-cpp-core1.0 libdate-tz3 \
+      libcairo2 \
       # runtime libraries: end
       ca-certificates tzdata \
  && rm -rf /var/lib/apt/lists/*
