@@ -14,6 +14,7 @@
 #   FUZZ_TARGETS="quantity gzip"   only these targets (default: every *_fuzz)
 #   FUZZ_MAX_RUNS=N     stop a target after N executions even if time is left
 #   FUZZ_KEEP_CORPUS=1  keep the scratch corpora (printed) to inspect or merge by hand
+#   FUZZ_RSS_LIMIT_MB=N libFuzzer -rss_limit_mb (default 2048)
 # A target's fuzz/<name>.options (max_len, ...) applies here as in the CTest smoke.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,7 +49,7 @@ for name in "${targets[@]}"; do
   corpus="$work/corpus/$name"
   mkdir -p "$corpus"
   cp "$root/fuzz/corpus/$name/"* "$corpus/"
-  args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+  args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb="${FUZZ_RSS_LIMIT_MB:-2048}" -print_final_stats=1
         -artifact_prefix="$artifacts/$name-")
   [ -n "${FUZZ_MAX_RUNS:-}" ] && args+=(-runs="$FUZZ_MAX_RUNS")
   [ -f "$root/fuzz/$name.dict" ] && args+=(-dict="$root/fuzz/$name.dict")
