@@ -10,10 +10,15 @@
 
 #include "fedmetrics/sim/sim_command.hpp"
 #include "main/cron_command.hpp"
+#include "main/kubectl_plugin.hpp"
 #include "main/serve_command.hpp"
 #include "main/simulate_command.hpp"
 
 int main(int argc, char** argv) {
+  // Started as kubectl-fedmetrics (the link kubectl finds on PATH): the plugin.
+  if (argc > 0 && fedmetrics::cli::invoked_as_kubectl_plugin(argv[0]))
+    return fedmetrics::cli::run_kubectl_plugin(argc, argv, std::cout, std::cerr);
+
   CLI::App app{"fedmetrics: the Kubernetes metrics APIs (metrics.k8s.io, custom.metrics.k8s.io,\n"
                "external.metrics.k8s.io) served across every member cluster of a Karmada federation."};
   app.require_subcommand(1);
