@@ -12,6 +12,8 @@
 #include <openssl/evp.h>
 #include <yaml-cpp/yaml.h>
 
+#include "clusterclient/yaml_fields.hpp"
+
 namespace fedmetrics::clusterclient {
 
 using k8s::Error;
@@ -19,28 +21,9 @@ using k8s::Expected;
 
 namespace {
 
-// The scalar at `key` of a mapping; empty when absent, not a scalar, or when
-// `node` is not a mapping (yaml-cpp's operator[] throws on a scalar).
-std::string scalar(const YAML::Node& node, const char* key) {
-  if (!node.IsMap()) return {};
-  const YAML::Node v = node[key];
-  if (!v || !v.IsScalar()) return {};
-  return v.as<std::string>();
-}
-
-bool read_file(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return true;
-}
-
-std::string resolve(const std::string& path, const std::string& base_dir) {
-  if (path.empty() || std::filesystem::path(path).is_absolute()) return path;
-  return (std::filesystem::path(base_dir) / path).string();
-}
+using yaml_fields::read_file;
+using yaml_fields::resolve;
+using yaml_fields::scalar;
 
 // Reads `<field>-data` (base64) or `<field>` (a file path) into `out`.
 std::optional<Error> read_pem(const YAML::Node& node, const std::string& field, const std::string& base_dir,

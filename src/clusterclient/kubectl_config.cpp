@@ -9,6 +9,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "clusterclient/yaml_fields.hpp"
+
 namespace fedmetrics::clusterclient {
 
 using k8s::Error;
@@ -16,21 +18,8 @@ using k8s::Expected;
 
 namespace {
 
-std::string scalar(const YAML::Node& node, const char* key) {
-  if (!node.IsMap()) return {};
-  const YAML::Node v = node[key];
-  if (!v || !v.IsScalar()) return {};
-  return v.as<std::string>();
-}
-
-bool read_file(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return true;
-}
+using yaml_fields::read_file;
+using yaml_fields::scalar;
 
 // Makes the file references of a cluster or user entry absolute, so that
 // entries from files in different directories can share one document.
@@ -38,8 +27,8 @@ void resolve_paths(YAML::Node entry, const std::string& base_dir, std::initializ
   if (!entry.IsMap()) return;
   for (const char* field : fields) {
     std::string path = scalar(entry, field);
-    if (!path.empty() && !std::filesystem::path(path).is_absolute())
-      entry[field] = (std::filesystem::path(base_dir) / path).string();
+    if (!path.empty())
+      entry[field] = yaml_fields::resolve(path, base_dir);
   }
 }
 
