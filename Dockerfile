@@ -14,8 +14,12 @@ WORKDIR /src
 COPY scripts/install-deps.sh scripts/install-deps.sh
 RUN bash scripts/install-deps.sh --build-only && rm -rf /var/lib/apt/lists/*
 COPY . .
+# .git stays out of the context (.dockerignore): the commit that /version and
+# fedmetrics_build_info name comes in as an argument,
+# docker build --build-arg GIT_COMMIT=$(git rev-parse HEAD) ...
+ARG GIT_COMMIT=unknown
 RUN bash scripts/build.sh /build -DCMAKE_BUILD_TYPE=Release \
-      -DFEDMETRICS_BUILD_TESTS=OFF -DFEDMETRICS_BUILD_BENCH=OFF \
+      -DFEDMETRICS_BUILD_TESTS=OFF -DFEDMETRICS_BUILD_BENCH=OFF -DFEDMETRICS_GIT_COMMIT="$GIT_COMMIT" \
  && strip --strip-unneeded /build/fedmetrics
 
 FROM debian:bookworm-slim

@@ -37,6 +37,7 @@ test_packages=(
   curl
   python3 python3-kubernetes
   wrk nginx-light
+  prometheus  # a real Prometheus server and promtool scrape /metrics in an e2e test (prometheus_scrape_test)
   clang libclang-rt-14-dev  # the fuzz build (fuzz/): clang 14 and its libFuzzer, ASan and UBSan runtimes
   binutils  # readelf: scripts/check-image-libraries.sh
 )

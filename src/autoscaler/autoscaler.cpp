@@ -253,6 +253,7 @@ struct MetricsOutcome {
   std::vector<MetricStatus> statuses;
   std::optional<std::string> error;
   std::vector<std::string> incomplete;  // the metrics that miss a member
+  std::vector<MetricComputation> computations;  // one per spec, in order
 };
 
 // Upstream computeReplicasForMetrics: the largest proposal wins. When some
@@ -266,6 +267,8 @@ MetricsOutcome compute_replicas_for_metrics(const Context& ctx, const std::vecto
   MetricFailure first_failure;
   for (const auto& spec : specs) {
     MetricOutcome outcome = compute_replicas_for_metric(ctx, spec);
+    out.computations.push_back({spec.type, outcome.proposal ? std::optional(outcome.proposal->replicas) : std::nullopt,
+                                outcome.failure.reason == "InvalidMetricSourceType"});
     if (!outcome.proposal) {
       if (invalid == 0) first_failure = std::move(outcome.failure);
       ++invalid;
@@ -451,6 +454,7 @@ SyncResult sync(const FederatedHPA& hpa, const FederatedHPAStatus& previous, Sca
     MetricsOutcome metrics = compute_replicas_for_metrics(ctx, spec.metrics, unread, conditions);
     status.current_metrics = std::move(metrics.statuses);
     result.error = std::move(metrics.error);
+    result.metric_computations = std::move(metrics.computations);
     std::vector<std::string> notes = unread;
     notes.insert(notes.end(), metrics.incomplete.begin(), metrics.incomplete.end());
     if (!notes.empty()) result.incomplete = incomplete_message(notes);

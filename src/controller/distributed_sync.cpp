@@ -98,8 +98,8 @@ Task<std::optional<std::string>> apply_plan(MemberHPAs& hpas, const MemberHPAPla
 }
 
 // One member's plan carried out: its HPA created, updated or deleted, or the
-// refusal to touch one fedmetrics did not create noted.
-Task<void> write_member(const DistributedContext& c, const json& object, const EventSubject& subject, const Seen& s,
+// refusal to touch one fedmetrics did not create noted. False when a write failed.
+Task<bool> write_member(const DistributedContext& c, const json& object, const EventSubject& subject, const Seen& s,
                         const std::string& member, const autoscaler::MemberDecision& decision,
                         std::vector<Refusal>& refusals) {
   const std::string key = subject.namespace_name + "/" + subject.name;
@@ -107,24 +107,26 @@ Task<void> write_member(const DistributedContext& c, const json& object, const E
     if (decision.action != autoscaler::MemberAction::None)
       spdlog::warn("autoscaler: {}: member {} cannot be reached: its HPA is left as it is ({} due)", key, member,
                    autoscaler::to_string(decision.action));
-    co_return;
+    co_return true;
   }
   const auto plan = plan_member_hpa(object, member, decision, s.existing);
   if (plan.op == MemberHPAOp::Refuse) refusals.push_back({member, plan.message});
-  if (plan.op == MemberHPAOp::Refuse || plan.op == MemberHPAOp::None) co_return;
+  if (plan.op == MemberHPAOp::Refuse || plan.op == MemberHPAOp::None) co_return true;
   co_await async::throw_if_cancelled();
   const std::string uid = s.existing ? uid_of(*s.existing) : std::string();
   const auto failure = co_await apply_plan(*s.hpas, plan, subject.namespace_name, subject.name, uid);
-  if (!failure) co_return;
+  c.monitor->observe_member_hpa_write(plan.op, !failure);
+  if (!failure) co_return true;
   spdlog::warn("autoscaler: {}: member {}: {} of its HPA failed: {}", key, member, to_string(plan.op), *failure);
   const std::string message = std::string(to_string(plan.op)) + " of the HPA in member " + member + " failed: " + *failure;
   co_await async::throw_if_cancelled();
   c.control_plane->record_event(subject, "Warning", "FailedUpdateMemberHPA", message);
+  co_return false;
 }
 
 // Deletes the member HPAs in `listed` that fedmetrics created; false when one could not be deleted.
-Task<bool> delete_managed(MemberHPAs& hpas, const std::string& namespace_name, const std::vector<json>& listed,
-                          const std::string& key) {
+Task<bool> delete_managed(AutoscalerMetrics& monitor, MemberHPAs& hpas, const std::string& namespace_name,
+                          const std::vector<json>& listed, const std::string& key) {
   bool all = true;
   for (const auto& found : listed) {
     if (!managed_by_fedmetrics(found)) continue;
@@ -133,6 +135,7 @@ Task<bool> delete_managed(MemberHPAs& hpas, const std::string& namespace_name, c
     co_await async::throw_if_cancelled();
     const auto removed = co_await async::await_callback<k8s::Expected<bool>>(
         [&](auto done) { hpas.remove(namespace_name, found_name, uid, std::move(done)); });
+    monitor.observe_member_hpa_write(MemberHPAOp::Delete, static_cast<bool>(removed));
     if (removed) spdlog::info("autoscaler: {}: left distributed mode: member HPA in {} deleted", key, hpas.member());
     else spdlog::warn("autoscaler: {}: cannot delete the member HPA in {}: {}", key, hpas.member(), removed.error().message);
     all = all && static_cast<bool>(removed);
@@ -151,7 +154,7 @@ Task<bool> clean_member(const DistributedContext& c, const aggregator::MemberClu
     spdlog::warn("autoscaler: {}: cannot list the member HPAs of {}: {}", key, member.name(), listed.error().message);
     co_return false;
   }
-  const bool all = co_await delete_managed(*hpas, namespace_name, *listed, key);
+  const bool all = co_await delete_managed(*c.monitor, *hpas, namespace_name, *listed, key);
   co_return all;
 }
 
@@ -178,7 +181,7 @@ Task<void> list_managed(const std::shared_ptr<MemberHPAs>& hpas, const k8s::Labe
 }
 
 // Deletes one orphan, the object listed (its uid as precondition); true when it was deleted.
-Task<bool> delete_orphan(const Listed& orphan, const std::string& reason) {
+Task<bool> delete_orphan(AutoscalerMetrics& monitor, const Listed& orphan, const std::string& reason) {
   const auto meta = orphan.hpa.value("metadata", json::object());
   const std::string ns = meta.value("namespace", "");
   const std::string name = meta.value("name", "");
@@ -186,6 +189,7 @@ Task<bool> delete_orphan(const Listed& orphan, const std::string& reason) {
   co_await async::throw_if_cancelled();
   auto removed = co_await async::await_callback<k8s::Expected<bool>>(
       [&](auto done) { orphan.hpas->remove(ns, name, uid, std::move(done)); });
+  monitor.observe_member_hpa_write(MemberHPAOp::Delete, static_cast<bool>(removed));
   if (!removed) {
     spdlog::warn("autoscaler: cannot delete the member HPA {}/{} in {} ({}): {}", ns, name, orphan.hpas->member(),
                  reason, removed.error().message);
@@ -247,13 +251,13 @@ Task<std::size_t> collect_orphan_member_hpas(const DistributedContext& c, const 
   }
   std::size_t deleted = 0;
   for (const auto& [orphan, reason] : orphans) {
-    const bool removed = co_await delete_orphan(*orphan, reason);  // one co_await a turn (GCC 12)
+    const bool removed = co_await delete_orphan(*c.monitor, *orphan, reason);  // one co_await a turn (GCC 12)
     if (removed) ++deleted;
   }
   co_return deleted;
 }
 
-Task<void> sync_distributed(const DistributedContext& c, const json& object, const autoscaler::FederatedHPA& hpa,
+Task<bool> sync_distributed(const DistributedContext& c, const json& object, const autoscaler::FederatedHPA& hpa,
                             const EventSubject& subject) {
   const std::string& ns = hpa.namespace_name;
   const std::string& name = hpa.name;
@@ -278,7 +282,7 @@ Task<void> sync_distributed(const DistributedContext& c, const json& object, con
     // HPAs where the target is not placed. Nothing is written this time.
     spdlog::warn("autoscaler: {}: cannot read the target's ResourceBinding; distributed sync skipped: {}", key,
                  hosts.error().message);
-    co_return;
+    co_return false;
   }
   auto snapshot = c.members->snapshot();
   // The members the target is placed on: the binding's, with their weights;
@@ -358,6 +362,7 @@ Task<void> sync_distributed(const DistributedContext& c, const json& object, con
     input.members.push_back(std::move(m));
   }
   auto distribution = autoscaler::distribute(input);
+  bool ok = true;
 
   // The writes: none after the leadership term ended.
   if (distribution.valid) {
@@ -372,16 +377,19 @@ Task<void> sync_distributed(const DistributedContext& c, const json& object, con
       if (!annotated) {
         spdlog::warn("autoscaler: {}: cannot write the distribution annotation; no member HPA written: {}", key,
                      annotated.error().message);
-        co_return;
+        co_return false;
       }
     }
-    for (const auto& [member, decision] : distribution.members)
-      co_await write_member(c, object, subject, seen[member], member, decision, refusals);  // one co_await a turn (GCC 12)
+    for (const auto& [member, decision] : distribution.members) {
+      const bool written = co_await write_member(c, object, subject, seen[member], member, decision, refusals);  // one co_await a turn (GCC 12)
+      ok = ok && written;
+    }
     // Karmada leaves each member's replica count to its HPA; the template follows their sum.
     co_await async::throw_if_cancelled();
     auto retained = co_await async::await_callback<k8s::Expected<bool>>(
         [&](auto done) { c.control_plane->set_retain_replicas(ns, target, true, std::move(done)); });
     if (!retained) spdlog::warn("autoscaler: {}: cannot label the target to retain replicas: {}", key, retained.error().message);
+    ok = ok && static_cast<bool>(retained);
   }
 
   co_await async::throw_if_cancelled();
@@ -391,13 +399,18 @@ Task<void> sync_distributed(const DistributedContext& c, const json& object, con
   auto written = co_await async::await_callback<k8s::Expected<bool>>(
       [&](auto done) { c.control_plane->update_status(ns, name, status, std::move(done)); });
   if (!written) spdlog::warn("autoscaler: {}: cannot update status: {}", key, written.error().message);
+  if (written) c.monitor->set_replicas(ns, name, distribution.status.current_replicas, distribution.status.desired_replicas);
+  ok = ok && static_cast<bool>(written);
   co_await async::throw_if_cancelled();
   for (const auto& e : distribution.events)
     c.control_plane->record_event(subject, e.warning ? "Warning" : "Normal", e.reason, e.message);
   for (const auto& r : refusals)
     c.control_plane->record_event(subject, "Warning", std::string(kForeignMemberHPAReason), r.message);
-  for (const auto& move : distribution.moves)
+  for (const auto& move : distribution.moves) {
     spdlog::info("autoscaler: {}: moved {} of maxReplicas from {} to {}", key, move.max_replicas, move.from, move.to);
+    c.monitor->observe_rebalance();
+  }
+  co_return ok;
 }
 
 Task<bool> leave_distributed(const DistributedContext& c, const autoscaler::FederatedHPA& hpa,

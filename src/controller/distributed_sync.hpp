@@ -19,6 +19,7 @@
 
 #include "fedmetrics/aggregator/member_cluster.hpp"
 #include "fedmetrics/autoscaler/hpa_spec.hpp"
+#include "fedmetrics/controller/autoscaler_metrics.hpp"
 #include "fedmetrics/controller/control_plane.hpp"
 #include "fedmetrics/controller/hpa_controller.hpp"
 #include "fedmetrics/controller/member_hpas.hpp"
@@ -34,11 +35,13 @@ struct DistributedContext {
   // Members seen NotReady, with when they were first seen so (the loop's
   // memory across syncs: a member NotReady for the rebalance window has left).
   std::map<std::string, k8s::Timestamp>* not_ready_since = nullptr;
+  AutoscalerMetrics* monitor = nullptr;  // member HPA writes, rebalances, the replicas of the status written
 };
 
 // The FederatedHPA `object` (decoded as `hpa`) in distributed mode. Throws
 // the cancellation (the leadership term ended) before any further write.
-async::Task<void> sync_distributed(const DistributedContext& context, const nlohmann::json& object,
+// False when a read or write it needed failed (the sync's error).
+async::Task<bool> sync_distributed(const DistributedContext& context, const nlohmann::json& object,
                                    const autoscaler::FederatedHPA& hpa, const EventSubject& subject);
 
 // A FederatedHPA that is not (or no longer) in distributed mode but still

@@ -24,6 +24,22 @@ using autoscaler::ConditionStatus;
 
 std::string key_of(const std::string& ns, const std::string& name) { return ns + "/" + name; }
 
+// The (namespace, name) of a key_of() key.
+std::pair<std::string, std::string> split_key(const std::string& key) {
+  const auto slash = key.find('/');
+  return {key.substr(0, slash), slash == std::string::npos ? std::string() : key.substr(slash + 1)};
+}
+
+// What one sync did, for its reconciliation observation: the scale it
+// wrote, and the first error it met (upstream reports the first one).
+struct Outcome {
+  ScaleAction action = ScaleAction::None;
+  SyncError error = SyncError::None;
+  void failed(SyncError kind) {
+    if (error == SyncError::None) error = kind;
+  }
+};
+
 }  // namespace
 
 struct HpaController::State : std::enable_shared_from_this<HpaController::State> {
@@ -34,6 +50,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   std::shared_ptr<aggregator::MetricsService> metrics;
   std::shared_ptr<aggregator::MemberSource> members;
   ControllerOptions options;
+  AutoscalerMetrics* monitor = nullptr;  // options.monitor, or one that observes nothing
 
   // Everything below but `stats` is touched on `strand` only.
   async::Strand strand;
@@ -190,6 +207,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     context.rebalance_window = options.rebalance_window;
     context.now = options.clock();
     context.not_ready_since = &not_ready_since;
+    context.monitor = monitor;
     return context;
   }
 
@@ -221,8 +239,13 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   // synced on creation may postdate the list a pass is working from.
   void forget_deleted(const std::set<std::string>& listed) {
     for (auto it = memory.begin(); it != memory.end();) {
-      if (!listed.count(it->first) && !it->second.busy && ++it->second.missed_lists >= 2) it = memory.erase(it);
-      else ++it;
+      if (!listed.count(it->first) && !it->second.busy && ++it->second.missed_lists >= 2) {
+        const auto [ns, name] = split_key(it->first);
+        monitor->forget(ns, name);
+        it = memory.erase(it);
+      } else {
+        ++it;
+      }
     }
   }
 
@@ -233,6 +256,9 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   void end_term() {
     term.cancel();
     for (auto& [key, m] : memory) {
+      // Another replica leads now: its replicas are its to report.
+      const auto [ns, name] = split_key(key);
+      monitor->forget(ns, name);
       m.status = {};
       m.history = {};
       m.status_known = false;
@@ -255,19 +281,28 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       }
     } free{this, key};
     bool slot = false;
+    bool cancelled = false;
+    Outcome outcome;
+    std::chrono::steady_clock::time_point started;
     try {
       co_await slots.acquire();
       slot = true;
-      co_await sync(object, key);
+      started = std::chrono::steady_clock::now();  // the reconcile, not the wait for a slot
+      co_await sync(object, key, outcome);
     } catch (const std::exception& e) {
       if (async::is_cancellation(e)) {
+        cancelled = true;
         count([](ControllerStats& s) { ++s.cancelled_syncs; });
         spdlog::debug("autoscaler: {}: sync cancelled (leadership ended or stopping)", key);
       } else {
+        outcome.failed(SyncError::Internal);
         spdlog::warn("autoscaler: {}: {}", key, e.what());
       }
     }
     if (slot) slots.release();
+    // A sync cancelled with its leadership term is no reconciliation.
+    if (slot && !cancelled)
+      monitor->observe_reconciliation(outcome.action, outcome.error, std::chrono::steady_clock::now() - started);
   }
 
   // An Event. Its caller checked the cancellation just before (`co_await
@@ -281,7 +316,8 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
 
   // References to named objects: no temporary in the co_await expression (GCC 12).
   Task<void> write_status(const autoscaler::FederatedHPA& hpa, const std::string& key,
-                          const autoscaler::FederatedHPAStatus& status, const autoscaler::ScalingHistory& history) {
+                          const autoscaler::FederatedHPAStatus& status, const autoscaler::ScalingHistory& history,
+                          Outcome& outcome) {
     co_await async::throw_if_cancelled();
     auto& m = memory[key];
     m.status = status;
@@ -291,15 +327,21 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       control_plane->update_status(hpa.namespace_name, hpa.name, nlohmann::json::parse(autoscaler::to_json(status).dump()),
                                    std::move(callback));
     });
-    if (!written) spdlog::warn("autoscaler: {}: cannot update status: {}", key, written.error().message);
+    if (!written) {
+      outcome.failed(SyncError::Internal);
+      spdlog::warn("autoscaler: {}: cannot update status: {}", key, written.error().message);
+      co_return;
+    }
+    monitor->set_replicas(hpa.namespace_name, hpa.name, status.current_replicas, status.desired_replicas);
   }
 
   // A failure before the calculation: AbleToScale/ScalingActive False, an Event, the status written.
   // `condition` and `reason` are literals; `message` a named local (no
   // string temporary in a co_await expression: GCC 12, transport/async.hpp).
   Task<void> fail_early(const autoscaler::FederatedHPA& hpa, const EventSubject& subject, const std::string& key,
-                        const char* condition, const char* reason, const std::string& message,
-                        std::optional<std::int32_t> scale_replicas = std::nullopt) {
+                        Outcome& outcome, SyncError error, const char* condition, const char* reason,
+                        const std::string& message, std::optional<std::int32_t> scale_replicas = std::nullopt) {
+    outcome.failed(error);
     auto status = memory[key].status;
     auto history = memory[key].history;
     if (memory[key].seed_desired && scale_replicas) status.desired_replicas = *scale_replicas;
@@ -308,10 +350,10 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     co_await async::throw_if_cancelled();
     record_event(subject, "Warning", reason, message);
     spdlog::info("autoscaler: {}: {}: {}", key, reason, message);
-    co_await write_status(hpa, key, status, history);
+    co_await write_status(hpa, key, status, history, outcome);
   }
 
-  Task<void> sync(const nlohmann::json& object, const std::string& key) {
+  Task<void> sync(const nlohmann::json& object, const std::string& key, Outcome& outcome) {
     const auto& meta = object.value("metadata", nlohmann::json::object());
     EventSubject subject{meta.value("namespace", ""), meta.value("name", ""), meta.value("uid", "")};
     if (auto& m = memory[key]; !m.status_known) {
@@ -326,6 +368,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     }
     auto decoded = autoscaler::decode_federated_hpa(object);
     if (!decoded) {
+      outcome.failed(SyncError::Spec);  // the object as written cannot be used
       spdlog::warn("autoscaler: {}: {}", key, decoded.error().message);
       co_await async::throw_if_cancelled();
       record_event(subject, "Warning", "FailedConvertHPA", decoded.error().message);
@@ -352,7 +395,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     auto mode = autoscaler::parse_scaling_mode(mode_annotation);
     if (!mode) {
       const std::string message = mode.error().message;
-      co_await fail_early(hpa, subject, key, "ScalingActive", "InvalidMode", message);
+      co_await fail_early(hpa, subject, key, outcome, SyncError::Spec, "ScalingActive", "InvalidMode", message);
       co_return;
     }
     const DistributedContext context = distributed_context();
@@ -362,10 +405,12 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
             "autoscaling.fedmetrics.io/mode is distributed, but this fedmetrics cannot write member HPAs; the "
             "FederatedHPA is not scaled centrally either. Remove the annotation, or set it to centralized, to "
             "scale it centrally";
-        co_await fail_early(hpa, subject, key, "ScalingActive", "DistributedModeUnavailable", message);
+        co_await fail_early(hpa, subject, key, outcome, SyncError::Internal, "ScalingActive", "DistributedModeUnavailable",
+                          message);
         co_return;
       }
-      co_await sync_distributed(context, object, hpa, subject);
+      const bool synced = co_await sync_distributed(context, object, hpa, subject);
+      if (!synced) outcome.failed(SyncError::Internal);
       memory[key].status_known = false;  // a later centralized sync starts from the object's status
       co_return;
     }
@@ -375,7 +420,8 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
         const std::string message =
             "leaving distributed mode: the member HPAs fedmetrics created could not all be deleted yet (a member "
             "is NotReady or unreachable); it is scaled centrally once they are";
-        co_await fail_early(hpa, subject, key, "ScalingActive", "LeavingDistributedMode", message);
+        co_await fail_early(hpa, subject, key, outcome, SyncError::Internal, "ScalingActive", "LeavingDistributedMode",
+                          message);
         co_return;
       }
       spdlog::info("autoscaler: {}: left distributed mode: scaled centrally again", key);
@@ -386,19 +432,21 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     if (!scale) {
       const std::string message =
           "the HPA controller was unable to get the target's current scale: " + scale.error().message;
-      co_await fail_early(hpa, subject, key, "AbleToScale", "FailedGetScale", message);
+      co_await fail_early(hpa, subject, key, outcome, SyncError::Internal, "AbleToScale", "FailedGetScale", message);
       co_return;
     }
     if (scale->selector.empty()) {
       const std::string message = "selector is required";
-      co_await fail_early(hpa, subject, key, "ScalingActive", "SelectorRequired", message, scale->spec_replicas);
+      co_await fail_early(hpa, subject, key, outcome, SyncError::Internal, "ScalingActive", "SelectorRequired", message,
+                          scale->spec_replicas);
       co_return;
     }
     auto selector = k8s::LabelSelector::parse(scale->selector);
     if (!selector) {
       const std::string message =
           "couldn't convert selector into a corresponding internal selector object: " + selector.error().message;
-      co_await fail_early(hpa, subject, key, "ScalingActive", "InvalidSelector", message, scale->spec_replicas);
+      co_await fail_early(hpa, subject, key, outcome, SyncError::Internal, "ScalingActive", "InvalidSelector", message,
+                          scale->spec_replicas);
       co_return;
     }
 
@@ -429,16 +477,38 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       spdlog::warn("autoscaler: {}: pods missing this sync (counted as missing pods): {}", key, f);
     // Calibration and unread members (member_placement.hpp).
     auto placement = member_placement(*hosts, listing, scale->status_replicas);
-    auto metrics_snapshot = co_await async::await_callback<autoscaler::MetricsSnapshot>([&](auto callback) {
+    auto gathered = co_await async::await_callback<GatheredMetrics>([&](auto callback) {
       gather_metrics(*metrics, autoscaler::with_defaults(hpa.spec), hpa.namespace_name, *selector, listing.pods,
                      host_set, std::move(callback));
     });
-    co_await decide(hpa, subject, key, *scale, listing.pods, metrics_snapshot, placement);  // no temporaries (GCC 12)
+    co_await decide(hpa, subject, key, *scale, listing.pods, gathered, placement, outcome);  // no temporaries (GCC 12)
+  }
+
+  // Upstream's metric computations: one per metric of the spec, its fetch
+  // (the metrics are asked in parallel: each waited its own query) and its
+  // share of the calculation; the proposal against the status's
+  // currentReplicas, none when it failed.
+  void observe_metric_computations(const autoscaler::SyncResult& result, const autoscaler::FederatedHPAStatus& previous,
+                                   const std::vector<std::chrono::nanoseconds>& fetch_durations,
+                                   std::chrono::steady_clock::duration calculation) {
+    const auto& computed = result.metric_computations;
+    if (computed.empty()) return;
+    const auto share = calculation / static_cast<int>(computed.size());
+    for (std::size_t i = 0; i < computed.size(); ++i) {
+      const auto& c = computed[i];
+      ScaleAction action = ScaleAction::None;
+      SyncError error = SyncError::None;
+      if (!c.replicas) error = c.invalid_spec ? SyncError::Spec : SyncError::Internal;
+      else if (*c.replicas > previous.current_replicas) action = ScaleAction::ScaleUp;
+      else if (*c.replicas < previous.current_replicas) action = ScaleAction::ScaleDown;
+      const auto fetched = i < fetch_durations.size() ? fetch_durations[i] : std::chrono::nanoseconds(0);
+      monitor->observe_metric_computation(action, error, c.type, fetched + share);
+    }
   }
 
   Task<void> decide(const autoscaler::FederatedHPA& hpa, const EventSubject& subject, const std::string& key,
-                    const Scale& scale, std::vector<autoscaler::Pod>& pods, autoscaler::MetricsSnapshot& snapshot,
-                    const autoscaler::MemberPlacement& placement) {
+                    const Scale& scale, std::vector<autoscaler::Pod>& pods, GatheredMetrics& gathered,
+                    const autoscaler::MemberPlacement& placement, Outcome& outcome) {
     co_await async::throw_if_cancelled();  // the remembered status belongs to the term; Events follow
     auto previous = memory[key].status;
     auto history = memory[key].history;
@@ -448,11 +518,15 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     autoscaler::SyncInput input;
     input.scale = {scale.spec_replicas, scale.status_replicas};
     input.pods = std::move(pods);
-    input.metrics = std::move(snapshot);
+    input.metrics = std::move(gathered.snapshot);
     input.now = options.clock();
     input.placement = placement;
+    const auto calculation_started = std::chrono::steady_clock::now();
     auto result = autoscaler::sync(hpa, previous, std::move(history), input, options.algorithm);
+    observe_metric_computations(result, previous, gathered.fetch_durations,
+                                std::chrono::steady_clock::now() - calculation_started);
     if (result.error) {
+      outcome.failed(SyncError::Internal);  // upstream: metrics that failed, even when the valid ones scale
       const auto* active = autoscaler::find_condition(result.status.conditions, "ScalingActive");
       std::string reason = active != nullptr && active->status == ConditionStatus::False ? active->reason
                                                                                          : "FailedComputeMetricsReplicas";
@@ -462,7 +536,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     // Members whose data was missing: the decision held any scale-down on it.
     if (result.incomplete) record_event(subject, "Warning", "IncompleteMetrics", *result.incomplete);
     if (!result.rescale) {
-      co_await write_status(hpa, key, result.status, result.history);
+      co_await write_status(hpa, key, result.status, result.history, outcome);
       co_return;
     }
 
@@ -474,20 +548,23 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       // A conflict or an outage: the status says so and the next sync tries again.
       auto failure = autoscaler::rescale_failed(result, previous, updated.error().message, options.clock());
       count([](ControllerStats& s) { ++s.errors; });
+      outcome.failed(SyncError::Internal);
       co_await async::throw_if_cancelled();
       record_event(subject, "Warning", "FailedRescale",
                    "New size: " + std::to_string(result.desired_replicas) + "; reason: " + result.rescale_reason +
                        "; error: " + updated.error().message);
-      co_await write_status(hpa, key, failure.status, failure.history);
+      co_await write_status(hpa, key, failure.status, failure.history, outcome);
       co_return;
     }
+    // Upstream's action: the new scale was written.
+    outcome.action = result.desired_replicas > result.current_replicas ? ScaleAction::ScaleUp : ScaleAction::ScaleDown;
     co_await async::throw_if_cancelled();
     record_event(subject, "Normal", "SuccessfulRescale",
                  "New size: " + std::to_string(result.desired_replicas) + "; reason: " + result.rescale_reason);
     spdlog::info("autoscaler: {}: {} -> {} replicas ({})", key, result.current_replicas, result.desired_replicas,
                  result.rescale_reason);
     count([](ControllerStats& s) { ++s.rescales; });
-    co_await write_status(hpa, key, result.status, result.history);
+    co_await write_status(hpa, key, result.status, result.history, outcome);
   }
 };
 
@@ -499,6 +576,8 @@ HpaController::HpaController(async::Executor executor, std::shared_ptr<ControlPl
   state_->metrics = std::move(metrics);
   state_->members = std::move(members);
   state_->options = std::move(options);
+  if (!state_->options.monitor) state_->options.monitor = std::make_shared<NoAutoscalerMetrics>();
+  state_->monitor = state_->options.monitor.get();
   if (!state_->options.clock)
     state_->options.clock = [] {
       return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());

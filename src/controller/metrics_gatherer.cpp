@@ -1,6 +1,7 @@
 #include "fedmetrics/controller/metrics_gatherer.hpp"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -163,16 +164,37 @@ void list_pods(const aggregator::MemberList& members, const std::string& namespa
 void gather_metrics(aggregator::MetricsService& service, const autoscaler::FederatedHPASpec& spec,
                     const std::string& namespace_name, const k8s::LabelSelector& selector,
                     const std::vector<autoscaler::Pod>& pods, const std::optional<std::set<std::string>>& hosts,
-                    std::function<void(autoscaler::MetricsSnapshot)> done) {
-  auto join = std::make_shared<Join<autoscaler::MetricsSnapshot>>();
+                    std::function<void(GatheredMetrics)> done) {
+  auto join = std::make_shared<Join<GatheredMetrics>>();
   join->done = std::move(done);
+  join->state.fetch_durations.resize(spec.metrics.size());
+  // The spec entries each query answers for; its answer's time is theirs.
+  const auto started = std::chrono::steady_clock::now();
+  auto timed = [started](std::vector<std::size_t> entries) {
+    return [started, entries = std::move(entries)](GatheredMetrics& g) {
+      const auto took = std::chrono::steady_clock::now() - started;
+      for (auto i : entries) g.fetch_durations[i] = took;
+    };
+  };
+  std::map<std::string, std::vector<std::size_t>> entries_of;  // query key -> spec entries
+  std::vector<std::size_t> resource_entries;
+  for (std::size_t i = 0; i < spec.metrics.size(); ++i) {
+    const auto& m = spec.metrics[i];
+    const std::string metric_selector = m.metric.selector.to_string();
+    if (m.type == MetricSourceType::Resource || m.type == MetricSourceType::ContainerResource)
+      resource_entries.push_back(i);
+    else if (m.type == MetricSourceType::Pods)
+      entries_of["pods/" + autoscaler::pods_metric_key(m.metric.name, metric_selector)].push_back(i);
+    else if (m.type == MetricSourceType::Object)
+      entries_of["object/" + m.described_object.kind + "/" + m.described_object.name + "/" + m.metric.name + "/" +
+                 metric_selector].push_back(i);
+    else if (m.type == MetricSourceType::External)
+      entries_of["external/" + m.metric.name + "/" + metric_selector].push_back(i);
+  }
   std::set<std::string> clusters;
   for (const auto& p : pods) clusters.insert(p.key.cluster);
 
-  bool want_resource = std::any_of(spec.metrics.begin(), spec.metrics.end(), [](const autoscaler::MetricSpec& m) {
-    return m.type == MetricSourceType::Resource || m.type == MetricSourceType::ContainerResource;
-  });
-  if (want_resource) {
+  if (!resource_entries.empty()) {
     join->add();
     aggregator::ResourceMetricsQuery query;
     query.namespace_name = namespace_name;
@@ -185,8 +207,10 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
                               std::vector<std::string>(hosts->begin(), hosts->end())});
       query.label_selector = k8s::LabelSelector::from_requirements(std::move(requirements));
     }
-    service.pod_metrics(query, [join](aggregator::SharedAnswer<aggregator::PodMetricsAnswer> answer) {
-      join->finish([&](autoscaler::MetricsSnapshot& snapshot) {
+    service.pod_metrics(query, [join, took = timed(resource_entries)](aggregator::SharedAnswer<aggregator::PodMetricsAnswer> answer) {
+      join->finish([&](GatheredMetrics& g) {
+        took(g);
+        auto& snapshot = g.snapshot;
         if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
           snapshot.resource = k8s::Error{message_of(*s)};
           return;
@@ -218,8 +242,10 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
       auto results = std::make_shared<std::vector<std::pair<std::string, aggregator::SharedAnswer<aggregator::CustomMetricsAnswer>>>>();
       auto per_metric = std::make_shared<Join<int>>();
       join->add();
-      per_metric->done = [join, results, name = pods_key](int) {
-        join->finish([&](autoscaler::MetricsSnapshot& snapshot) {
+      per_metric->done = [join, results, name = pods_key, took = timed(entries_of["pods/" + pods_key])](int) {
+        join->finish([&](GatheredMetrics& g) {
+          took(g);
+          auto& snapshot = g.snapshot;
           std::vector<autoscaler::PodMetricSample> samples;
           std::string errors;
           std::size_t answered = 0;
@@ -266,8 +292,11 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
       query.metric = m.metric.name;
       query.metric_selector = m.metric.selector;
       join->add();
-      service.custom_metrics(query, [join, ref, metric = m.metric.name, metric_selector](aggregator::SharedAnswer<aggregator::CustomMetricsAnswer> answer) {
-        join->finish([&](autoscaler::MetricsSnapshot& snapshot) {
+      auto took = timed(entries_of["object/" + ref.kind + "/" + ref.name + "/" + m.metric.name + "/" + metric_selector]);
+      service.custom_metrics(query, [join, ref, metric = m.metric.name, metric_selector, took](aggregator::SharedAnswer<aggregator::CustomMetricsAnswer> answer) {
+        join->finish([&](GatheredMetrics& g) {
+          took(g);
+          auto& snapshot = g.snapshot;
           autoscaler::ObjectMetricValue value{ref.kind, ref.name, metric, k8s::Quantity(), metric_selector, {}};
           // A member that failed or was left out while others answered: the
           // sum lacks its part.
@@ -287,8 +316,11 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
       if (!asked.insert("external/" + m.metric.name + "/" + selector_text).second) continue;
       aggregator::ExternalMetricsQuery query{namespace_name, m.metric.name, m.metric.selector};
       join->add();
-      service.external_metrics(query, [join, metric = m.metric.name, selector_text](aggregator::SharedAnswer<aggregator::ExternalMetricsAnswer> answer) {
-        join->finish([&](autoscaler::MetricsSnapshot& snapshot) {
+      auto took = timed(entries_of["external/" + m.metric.name + "/" + selector_text]);
+      service.external_metrics(query, [join, metric = m.metric.name, selector_text, took](aggregator::SharedAnswer<aggregator::ExternalMetricsAnswer> answer) {
+        join->finish([&](GatheredMetrics& g) {
+          took(g);
+          auto& snapshot = g.snapshot;
           autoscaler::ExternalMetricValues values{metric, selector_text, std::vector<k8s::Quantity>{},
                                                   answer->missing_members};
           if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
@@ -303,7 +335,7 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
       });
     }
   }
-  join->finish([](autoscaler::MetricsSnapshot&) {});
+  join->finish([](GatheredMetrics&) {});
 }
 
 TargetResource target_resource(const autoscaler::CrossVersionObjectReference& target) {

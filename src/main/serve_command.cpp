@@ -34,6 +34,8 @@
 #include "fedmetrics/controller/hpa_controller.hpp"
 #include "fedmetrics/cron/schedule.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
+#include "main/autoscaler_metrics.hpp"
+#include "main/build_identity.hpp"  // generated (CMakeLists.txt)
 #include "main/control_plane_rest.hpp"
 #include "main/delegated_auth.hpp"
 #include "main/member_hpas_rest.hpp"
@@ -44,6 +46,7 @@
 #include "server/aggregator_metrics.hpp"
 #include "server/api_handler.hpp"
 #include "server/lifecycle.hpp"
+#include "server/process_metrics.hpp"
 
 namespace fedmetrics::cli {
 
@@ -517,7 +520,7 @@ std::shared_ptr<clusterclient::RefreshingMemberSource> make_member_source(const 
 // The built-in FederatedHPA loop, when --enable-autoscaler asks for it, and
 // its leader election.
 struct Autoscaler {
-  std::unique_ptr<controller::LeaderElector> elector;
+  std::shared_ptr<controller::LeaderElector> elector;  // shared: /metrics reads whether it leads
   std::unique_ptr<controller::HpaController> loop;
   std::shared_ptr<controller::CronController> cron;  // scheduled scaling, on the same leadership (/metrics reads it too)
   void start() {
@@ -586,7 +589,8 @@ controller::MemberHPAsFactory member_hpas_factory(clusterclient::ClientRuntime& 
 std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
                                                            std::shared_ptr<aggregator::Aggregator> metrics,
                                                            std::shared_ptr<aggregator::MemberSource> members,
-                                                           std::chrono::milliseconds member_timeout) {
+                                                           std::chrono::milliseconds member_timeout,
+                                                           server::ServerMetrics& self_metrics) {
   if (!o.enable_autoscaler) return nullptr;
   if (o.kubeconfig.empty())
     throw std::runtime_error("--enable-autoscaler needs --kubeconfig, the Karmada control plane whose FederatedHPAs "
@@ -615,6 +619,7 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient
   options.orphan_sweep_period =
       duration_flag("--distributed-orphan-sweep-period", o.distributed_orphan_sweep_period);
   options.member_hpas = member_hpas_factory(runtime, member_timeout);
+  options.monitor = std::make_shared<PrometheusAutoscalerMetrics>(*self_metrics.registry());
   auto control_plane = std::make_shared<RestControlPlane>(runtime, o.kubeconfig, std::chrono::seconds(10));
   auto out = std::make_unique<Autoscaler>();
   if (o.leader_elect) {
@@ -641,9 +646,14 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient
       throw std::runtime_error("--leader-elect-*: need lease duration > renew deadline > retry period > 0 (as client-go)");
     spdlog::info("autoscaler: leader election on Lease {}/{} as {}", election.namespace_name, election.name,
                  election.identity);
-    out->elector = std::make_unique<controller::LeaderElector>(runtime.executor(), std::make_shared<RestLeaseClient>(control_plane),
+    out->elector = std::make_shared<controller::LeaderElector>(runtime.executor(), std::make_shared<RestLeaseClient>(control_plane),
                                                                election);
     options.active = [elector = out->elector.get()] { return elector->leading(); };
+    self_metrics.add_collectable(std::make_shared<LeaderElectionMetrics>(
+        election.name, [weak = std::weak_ptr<controller::LeaderElector>(out->elector)] {
+          auto elector = weak.lock();
+          return elector && elector->leading();
+        }));
   }
   spdlog::info("autoscaler: managing FederatedHPAs{} every {}", options.selector.empty() ? "" : " matching " + options.selector.to_string(),
                o.hpa_sync_period);
@@ -749,6 +759,9 @@ int run_serve(const ServeOptions& o) {
   }
 
   auto metrics = std::make_shared<server::ServerMetrics>();
+  const server::BuildInfo build{FEDMETRICS_GIT_VERSION, FEDMETRICS_GIT_COMMIT, "unknown", FEDMETRICS_COMPILER};
+  metrics->add_collectable(std::make_shared<server::ProcessMetrics>());
+  metrics->add_collectable(std::make_shared<server::BuildInfoMetric>(build));
   if (aggregator_impl) {
     metrics->add_collectable(std::make_shared<server::AggregatorMetrics>(
         [weak = std::weak_ptr<aggregator::Aggregator>(aggregator_impl)] {
@@ -757,13 +770,13 @@ int run_serve(const ServeOptions& o) {
         }));
     metrics->add_collectable(std::make_shared<MemberClientMetrics>(members));
   }
-  auto handler = std::make_shared<server::ApiHandler>(service, metrics, server::BuildInfo{});
+  auto handler = std::make_shared<server::ApiHandler>(service, metrics, build);
   std::shared_ptr<server::RequestGate> gate;
   std::shared_ptr<HttpsReviewClient> authentication;
   if (!o.insecure_no_auth) gate = make_gate(o, *client_runtime, metrics, authentication);
   handler->set_configured(true);
   // Made (its flags checked) before the server starts, started after it.
-  auto autoscaler_loop = make_autoscaler(o, *client_runtime, aggregator_impl, members, member_timeout);
+  auto autoscaler_loop = make_autoscaler(o, *client_runtime, aggregator_impl, members, member_timeout, *metrics);
   if (autoscaler_loop)
     metrics->add_collectable(std::make_shared<CronControllerMetrics>(
         [weak = std::weak_ptr<controller::CronController>(autoscaler_loop->cron)] {

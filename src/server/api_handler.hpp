@@ -20,10 +20,13 @@ namespace fedmetrics::server {
 
 using Respond = std::function<void(HttpResponse)>;
 
+// What /version and fedmetrics_build_info say of the build (CMake fills it in
+// at configure time: src/main/build_identity.hpp.in).
 struct BuildInfo {
   std::string git_version = "v0.1.0";
   std::string git_commit = "unknown";
   std::string build_date = "unknown";
+  std::string compiler = "unknown";  // "GNU 12.2.0"
 };
 
 // One check of /healthz, /livez or /readyz.

@@ -196,6 +196,51 @@ json fhpa(std::string name, std::string target = "web", json labels = json::obje
       "metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}}]}})");
 }
 
+// The loop's metrics port, recorded: "action error" per reconciliation,
+// "action error type" per metric computation, the replicas last set.
+struct RecordingMetrics : AutoscalerMetrics {
+  mutable std::mutex mutex;
+  std::vector<std::string> reconciliations;
+  std::vector<std::string> computations;
+  std::vector<double> durations;  // seconds, of every observation
+  std::map<std::string, std::pair<std::int32_t, std::int32_t>> replicas;  // "ns/name" -> (current, desired)
+  std::vector<std::string> writes;  // "create success"
+  int rebalances = 0;
+  void observe_reconciliation(ScaleAction action, SyncError error, Seconds duration) override {
+    std::lock_guard lock(mutex);
+    reconciliations.push_back(std::string(to_string(action)) + " " + std::string(to_string(error)));
+    durations.push_back(duration.count());
+  }
+  void observe_metric_computation(ScaleAction action, SyncError error, autoscaler::MetricSourceType type,
+                                  Seconds duration) override {
+    std::lock_guard lock(mutex);
+    computations.push_back(std::string(to_string(action)) + " " + std::string(to_string(error)) + " " +
+                           std::string(autoscaler::to_string(type)));
+    durations.push_back(duration.count());
+  }
+  void set_replicas(const std::string& ns, const std::string& name, std::int32_t current, std::int32_t desired) override {
+    std::lock_guard lock(mutex);
+    replicas[ns + "/" + name] = {current, desired};
+  }
+  void forget(const std::string& ns, const std::string& name) override {
+    std::lock_guard lock(mutex);
+    replicas.erase(ns + "/" + name);
+  }
+  void observe_member_hpa_write(MemberHPAOp op, bool succeeded) override {
+    std::lock_guard lock(mutex);
+    writes.push_back(std::string(to_string(op)) + (succeeded ? " success" : " error"));
+  }
+  void observe_rebalance() override {
+    std::lock_guard lock(mutex);
+    ++rebalances;
+  }
+  template <class F>
+  auto read(F f) const {
+    std::lock_guard lock(mutex);
+    return f(*this);
+  }
+};
+
 struct Fixture {
   clusterclient::ClientRuntime runtime{1};  // first: it outlives the controller
   std::shared_ptr<MemoryControlPlane> cp = std::make_shared<MemoryControlPlane>();
@@ -709,6 +754,7 @@ struct MemoryMemberHPAs : MemberHPAs {
 };
 
 struct DistributedFixture {
+  std::shared_ptr<RecordingMetrics> monitor = std::make_shared<RecordingMetrics>();
   std::shared_ptr<MemoryMemberHPAs> hpas1 = std::make_shared<MemoryMemberHPAs>("member1");
   std::shared_ptr<MemoryMemberHPAs> hpas2 = std::make_shared<MemoryMemberHPAs>("member2");
   Fixture f;
@@ -716,6 +762,7 @@ struct DistributedFixture {
   ControllerOptions options() {
     ControllerOptions o;
     o.orphan_sweep_period = std::chrono::milliseconds(0);  // at the end of every pass
+    o.monitor = monitor;
     o.member_hpas = [h1 = hpas1, h2 = hpas2](const aggregator::MemberCluster& m) -> std::shared_ptr<MemberHPAs> {
       if (m.name() == "member1") return h1;
       if (m.name() == "member2") return h2;
@@ -924,6 +971,159 @@ TEST_CASE("HpaController distributed: the sweep deletes what it listed, not an H
   f.pass();
   CHECK_FALSE(swapping->stored.count("shop/old"));
   CHECK(f.controller->stats().orphan_member_hpas_deleted == 1);
+}
+
+// ---- the loop's own metrics (kube-controller-manager's HPA controller metrics)
+
+struct MonitoredFixture {
+  std::shared_ptr<RecordingMetrics> monitor = std::make_shared<RecordingMetrics>();
+  Fixture f;
+  MonitoredFixture() : f(options()) {}
+  ControllerOptions options() {
+    ControllerOptions o;
+    o.monitor = monitor;
+    return o;
+  }
+  std::vector<std::string> reconciliations() const { return monitor->read([](auto& m) { return m.reconciliations; }); }
+  std::vector<std::string> computations() const { return monitor->read([](auto& m) { return m.computations; }); }
+  std::map<std::string, std::pair<std::int32_t, std::int32_t>> replicas() const {
+    return monitor->read([](auto& m) { return m.replicas; });
+  }
+};
+
+TEST_CASE("HpaController metrics: a scale-up is a scale_up reconciliation after a scale_up computation") {
+  MonitoredFixture m;
+  m.f.cp->hpas.push_back(fhpa("web"));
+  m.f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
+  m.f.pass();
+  REQUIRE(m.f.cp->scale_updates == std::vector<std::int32_t>{4});
+  CHECK(m.reconciliations() == std::vector<std::string>{"scale_up none"});
+  CHECK(m.computations() == std::vector<std::string>{"scale_up none Resource"});
+  // The status written: currentReplicas 2, desiredReplicas 4.
+  CHECK(m.replicas() == std::map<std::string, std::pair<std::int32_t, std::int32_t>>{{"shop/web", {2, 4}}});
+  for (double seconds : m.monitor->read([](auto& r) { return r.durations; })) {
+    CHECK(seconds >= 0);
+    CHECK(seconds < 10);
+  }
+}
+
+TEST_CASE("HpaController metrics: a scale-down, and a sync that keeps the count") {
+  MonitoredFixture m;
+  m.f.cp->hpas.push_back(fhpa("web"));
+  m.f.cp->scale = Scale{4, 4, "app=web", "7"};
+  SECTION("at the target: none / none, the computation's proposal equal to the current replicas") {
+    // 2 pods at 50 % of their request, target 50 %: the status's currentReplicas (seeded 0
+    // on a first sync) is below the proposal, so the first computation says scale_up as
+    // upstream's does against an empty status; the second, against the status written, none.
+    m.f.metrics->cpu = {{{"member1", "web-a"}, "50m"}, {{"member2", "web-a"}, "50m"}};
+    m.f.cp->scale = Scale{2, 2, "app=web", "7"};
+    m.f.pass();
+    m.f.pass();
+    CHECK(m.reconciliations() == std::vector<std::string>{"none none", "none none"});
+    CHECK(m.computations() == std::vector<std::string>{"scale_up none Resource", "none none Resource"});
+    CHECK(m.replicas().at("shop/web") == std::pair<std::int32_t, std::int32_t>{2, 2});
+  }
+  SECTION("idle: scale_down, once the stabilization window allows it") {
+    json h = fhpa("web");
+    h["spec"]["behavior"] = json::parse(R"({"scaleDown":{"stabilizationWindowSeconds":0}})");
+    m.f.cp->hpas = {h};
+    m.f.metrics->cpu = {{{"member1", "web-a"}, "10m"}, {{"member2", "web-a"}, "10m"}};
+    m.f.pass();
+    REQUIRE(m.f.cp->scale_updates.size() == 1);
+    CHECK(m.f.cp->scale_updates[0] < 4);
+    CHECK(m.reconciliations() == std::vector<std::string>{"scale_down none"});
+  }
+}
+
+TEST_CASE("HpaController metrics: errors: internal for reads, writes and metrics, spec for the object itself") {
+  MonitoredFixture m;
+  SECTION("a target without a scale: internal, and no metric computed") {
+    m.f.cp->hpas.push_back(fhpa("orphan", "missing"));
+    m.f.pass();
+    CHECK(m.reconciliations() == std::vector<std::string>{"none internal"});
+    CHECK(m.computations().empty());
+  }
+  SECTION("a conflict on the scale: internal, action none, though the computation wanted scale_up") {
+    m.f.cp->hpas.push_back(fhpa("web"));
+    m.f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
+    m.f.cp->conflict = true;
+    m.f.pass();
+    CHECK(m.reconciliations() == std::vector<std::string>{"none internal"});
+    CHECK(m.computations() == std::vector<std::string>{"scale_up none Resource"});
+  }
+  SECTION("no metrics: the computation and the reconciliation are internal errors") {
+    m.f.cp->hpas.push_back(fhpa("web"));
+    m.f.pass();
+    CHECK(m.reconciliations() == std::vector<std::string>{"none internal"});
+    CHECK(m.computations() == std::vector<std::string>{"none internal Resource"});
+  }
+  SECTION("an invalid mode annotation: spec") {
+    json h = fhpa("web");
+    h["metadata"]["annotations"] = {{"autoscaling.fedmetrics.io/mode", "Distributed"}};
+    m.f.cp->hpas.push_back(h);
+    m.f.pass();
+    CHECK(m.reconciliations() == std::vector<std::string>{"none spec"});
+  }
+  SECTION("an object that cannot be decoded: spec") {
+    json h = fhpa("web");
+    h["spec"]["maxReplicas"] = "ten";
+    m.f.cp->hpas.push_back(h);
+    m.f.pass();
+    CHECK(m.reconciliations() == std::vector<std::string>{"none spec"});
+  }
+  SECTION("two metrics, one failing: one computation each, and the reconciliation internal") {
+    json h = fhpa("web");
+    h["spec"]["metrics"].push_back(json::parse(
+        R"({"type":"External","external":{"metric":{"name":"queue_depth"},"target":{"type":"Value","value":"10"}}})"));
+    m.f.cp->hpas.push_back(h);
+    m.f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
+    m.f.pass();
+    CHECK(m.computations() == std::vector<std::string>{"scale_up none Resource", "none internal External"});
+    // Still scaled up on the valid metric, as upstream, and reported with the error.
+    CHECK(m.reconciliations() == std::vector<std::string>{"scale_up internal"});
+  }
+}
+
+TEST_CASE("HpaController metrics: the replicas are forgotten with the FederatedHPA, and when leadership ends") {
+  MonitoredFixture m;
+  m.f.cp->hpas.push_back(fhpa("web"));
+  m.f.metrics->cpu = {{{"member1", "web-a"}, "50m"}, {{"member2", "web-a"}, "50m"}};
+  m.f.pass();
+  REQUIRE(m.replicas().count("shop/web"));
+  SECTION("deleted: gone after two lists without it") {
+    m.f.cp->hpas.clear();
+    m.f.pass();
+    m.f.pass();
+    CHECK(m.replicas().empty());
+  }
+  SECTION("another replica leads") {
+    m.f.controller->cancel_in_flight();
+    CHECK(testing::eventually([&] { return m.replicas().empty(); }));
+  }
+}
+
+TEST_CASE("HpaController metrics: distributed mode counts member HPA writes by result, and rebalances") {
+  DistributedFixture d;
+  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
+  d.f.pass();
+  auto writes = [&] { return d.monitor->read([](auto& r) { return r.writes; }); };
+  CHECK(writes() == std::vector<std::string>{"create success", "create success"});
+  CHECK(d.monitor->read([](auto& r) { return r.reconciliations; }) == std::vector<std::string>{"none none"});
+  CHECK(d.monitor->read([](auto& r) { return r.replicas.count("shop/web"); }) == 1);
+  // member1 pegged at its max, member2 idle: maxReplicas moves (Rebalanced), two updates.
+  d.hpa(*d.hpas1)["status"] = json::parse(R"({"currentReplicas":5,"desiredReplicas":5,
+      "conditions":[{"type":"ScalingLimited","status":"True","reason":"TooManyReplicas","message":"at max"}]})");
+  d.hpa(*d.hpas2)["status"] = json::parse(R"({"currentReplicas":1,"desiredReplicas":1})");
+  d.f.pass();
+  CHECK(d.monitor->read([](auto& r) { return r.rebalances; }) == 1);
+  CHECK(writes() == std::vector<std::string>{"create success", "create success", "update success", "update success"});
+  // Back to centralized: our two member HPAs deleted.
+  d.f.cp->hpas[0]["metadata"]["annotations"].erase("autoscaling.fedmetrics.io/mode");
+  d.f.pass();
+  const auto after = writes();
+  REQUIRE(after.size() == 6);
+  CHECK(after[4] == "delete success");
+  CHECK(after[5] == "delete success");
 }
 
 }  // namespace

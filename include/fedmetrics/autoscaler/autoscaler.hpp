@@ -94,6 +94,14 @@ struct SyncInput {
   MemberPlacement placement;
 };
 
+// One metric of the spec as a sync computed it; the live loop reports each
+// (upstream's metric computation observations).
+struct MetricComputation {
+  MetricSourceType type = MetricSourceType::Resource;
+  std::optional<std::int32_t> replicas;  // the proposal; nullopt: the metric failed
+  bool invalid_spec = false;             // it failed on the spec itself (an unknown metric source type)
+};
+
 struct SyncResult {
   std::int32_t current_replicas = 0;
   std::int32_t desired_replicas = 0;  // the decision; current_replicas when nothing changes
@@ -105,6 +113,9 @@ struct SyncResult {
   // queue_depth(queue=jobs) misses member2 (no scale-down on it)"). Also in
   // the ScalingActive message; the loop records an IncompleteMetrics Event.
   std::optional<std::string> incomplete;
+  // One per metric of the spec, in order, when the metrics were computed
+  // (not when the target is at 0 replicas or outside min/max).
+  std::vector<MetricComputation> metric_computations;
   FederatedHPAStatus status;
   ScalingHistory history;             // to carry into the next sync
   // The history without this sync's scale event, for rescale_failed.

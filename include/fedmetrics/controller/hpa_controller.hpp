@@ -24,6 +24,7 @@
 #include "fedmetrics/aggregator/member_cluster.hpp"
 #include "fedmetrics/aggregator/metrics_service.hpp"
 #include "fedmetrics/autoscaler/autoscaler.hpp"
+#include "fedmetrics/controller/autoscaler_metrics.hpp"
 #include "fedmetrics/controller/control_plane.hpp"
 #include "fedmetrics/controller/member_hpas.hpp"
 #include "fedmetrics/transport/executor.hpp"
@@ -55,6 +56,8 @@ struct ControllerOptions {
   // When set, a tick syncs only while this says so (the leader election);
   // losing the lease also calls cancel_in_flight(), which fences the writes.
   std::function<bool()> active;
+  // The loop's own metrics (autoscaler_metrics.hpp); unset: none.
+  std::shared_ptr<AutoscalerMetrics> monitor;
 };
 
 struct ControllerStats {

@@ -56,12 +56,20 @@ void list_pods(const aggregator::MemberList& members, const std::string& namespa
                const k8s::LabelSelector& selector, aggregator::Deadline deadline,
                std::function<void(PodListing)> done);
 
+// What gather_metrics fetched, and how long each metric of the spec waited
+// for its values (the metrics are asked in parallel; two entries asked as
+// one query, or every Resource entry, share that query's time).
+struct GatheredMetrics {
+  autoscaler::MetricsSnapshot snapshot;
+  std::vector<std::chrono::nanoseconds> fetch_durations;  // one per spec.metrics entry
+};
+
 // Fetches every metric `spec` needs; `pods` tells which members run the
 // target's pods. With `hosts` (the members its ResourceBinding names) the
 // resource metrics are asked of those members only.
 void gather_metrics(aggregator::MetricsService& service, const autoscaler::FederatedHPASpec& spec,
                     const std::string& namespace_name, const k8s::LabelSelector& selector,
                     const std::vector<autoscaler::Pod>& pods, const std::optional<std::set<std::string>>& hosts,
-                    std::function<void(autoscaler::MetricsSnapshot)> done);
+                    std::function<void(GatheredMetrics)> done);
 
 }  // namespace fedmetrics::controller
