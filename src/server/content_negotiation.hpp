@@ -6,8 +6,8 @@
 // type we write, application/json; the first that we can serve wins.
 // Pure: no I/O.
 //
-// - No Accept, `application/json`, `application/*` or `*/*` (with any
-//   parameters but `as`): the JSON of the object or list.
+// - No Accept, `application/json`, `application/*` or `*/*` (without `as`,
+//   `g` or `v`, which ask for a conversion): the JSON of the object or list.
 // - `application/json;as=Table;g=meta.k8s.io;v=v1` (or v1beta1; `*/*` and
 //   `application/*` with those parameters too): a meta.k8s.io Table, on the
 //   endpoints that have one (pods and nodes of metrics.k8s.io). Elsewhere,
