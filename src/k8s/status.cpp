@@ -71,6 +71,10 @@ Status Status::method_not_allowed(std::string_view verb, const GroupResource& wh
               StatusDetails{{}, what.group, what.resource, {}, 0});
 }
 
+Status Status::not_acceptable(std::string_view types) {
+  return make(406, "NotAcceptable", "only the following media types are accepted: " + std::string(types));
+}
+
 Status Status::service_unavailable(std::string_view message, std::int32_t retry_after_seconds) {
   return make(503, "ServiceUnavailable", std::string(message), StatusDetails{{}, {}, {}, {}, retry_after_seconds});
 }

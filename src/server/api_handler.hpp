@@ -6,6 +6,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "fedmetrics/aggregator/metrics_service.hpp"
 #include "fedmetrics/k8s/discovery.hpp"
 #include "server/api_request.hpp"
+#include "server/content_negotiation.hpp"
 #include "server/http_types.hpp"
 #include "server/server_metrics.hpp"
 
@@ -63,7 +65,9 @@ class ApiHandler {
  private:
   HttpResponse info(const InfoRequest& request, bool verbose) const;
 
-  void query(const ApiRequest& request, Respond respond) const;
+  // `table` set: the answer is written as that Table instead of the JSON
+  // list or object (pods and nodes only; content_negotiation.hpp).
+  void query(const ApiRequest& request, std::optional<k8s::TableOptions> table, Respond respond) const;
 
   std::shared_ptr<aggregator::MetricsService> service_;
   std::shared_ptr<ServerMetrics> metrics_;

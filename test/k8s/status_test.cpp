@@ -27,6 +27,8 @@ TEST_CASE("Status: named constructors carry upstream codes, reasons and texts", 
       {Status::metric_not_found("rps", {"", "services"}, "web", "verb=GET"), 404, "NotFound",
        "the server could not find the metric rps for services web with selector verb=GET"},
       {Status::bad_request("invalid request path"), 400, "BadRequest", "invalid request path"},
+      {Status::not_acceptable("application/json"), 406, "NotAcceptable",
+       "only the following media types are accepted: application/json"},
       {Status::unauthorized(), 401, "Unauthorized", "Unauthorized"},
       {Status::forbidden("jane", "list", pods, "", "default", "", ""), 403, "Forbidden",
        "pods.metrics.k8s.io is forbidden: User \"jane\" cannot list resource \"pods\" in API group \"metrics.k8s.io\" in "

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 
 #include <nlohmann/json.hpp>
 
@@ -41,12 +42,14 @@ class FakeMetricsService : public aggregator::MetricsService {
   bool has_served() const override { return served; }
 };
 
-HttpResponse call(const ApiHandler& handler, std::string method, std::string target) {
+HttpResponse call(const ApiHandler& handler, std::string method, std::string target,
+                  std::vector<std::pair<std::string, std::string>> headers = {}) {
   HttpResponse out;
   bool called = false;
   HttpRequest request;
   request.method = std::move(method);
   request.target = std::move(target);
+  request.headers = std::move(headers);
   handler.handle(request, [&](HttpResponse r) {
     out = std::move(r);
     called = true;
@@ -226,4 +229,93 @@ TEST_CASE("ApiHandler: /readyz and /livez list their checks as kube-apiserver do
                             "[-]shutdown failed: reason withheld\nreadyz check failed\n");
   CHECK(call(handler, "GET", "/livez").status == 200);
   CHECK(call(handler, "GET", "/healthz").status == 200);
+}
+
+namespace {
+constexpr const char* kKubectlGetAccept =
+    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+
+k8s::PodMetrics pod_from(const char* name, const char* member) {
+  k8s::PodMetrics p = pod(name);
+  p.metadata.annotations = {{std::string(aggregator::kQueryFromClusterAnnotation), member}};
+  p.window = std::chrono::seconds(30);
+  return p;
+}
+}  // namespace
+
+TEST_CASE("ApiHandler: kubectl get's Accept gets a Table with the member of each row", "[server][handler][table]") {
+  auto service = std::make_shared<FakeMetricsService>();
+  service->pods = {std::vector<k8s::PodMetrics>{pod_from("a", "member1"), pod_from("b", "member2")},
+                   {"member3: Timeout: no answer within 3s"}};
+  ApiHandler handler(service, nullptr, {});
+  auto r = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods", {{"accept", kKubectlGetAccept}});
+  CHECK(r.status == 200);
+  CHECK(r.content_type == "application/json");
+  json body = json::parse(r.body_bytes());
+  CHECK(body["kind"] == "Table");
+  CHECK(body["apiVersion"] == "meta.k8s.io/v1");
+  std::vector<std::string> columns;
+  for (const auto& c : body["columnDefinitions"]) columns.push_back(c["name"]);
+  CHECK(columns == std::vector<std::string>{"Name", "cpu", "Window", "Cluster"});
+  CHECK(body["rows"][0]["cells"] == json::array({"a", "5m", "30s", "member1"}));
+  CHECK(body["rows"][1]["cells"] == json::array({"b", "5m", "30s", "member2"}));
+  CHECK(body["rows"][0]["object"]["kind"] == "PartialObjectMetadata");
+  // The warnings come with the Table as with the list.
+  CHECK(warnings_of(r).size() == 1);
+  // The same answer, asked as JSON, is still the list.
+  auto plain = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods", {{"Accept", "application/json"}});
+  CHECK(json::parse(plain.body_bytes())["kind"] == "PodMetricsList");
+
+  SECTION("a get by name is a Table of one row; includeObject=Object carries the object") {
+    service->pods = {std::vector<k8s::PodMetrics>{pod_from("a", "member2")}, {}};
+    auto one = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/a?includeObject=Object",
+                    {{"Accept", "application/json;as=Table;v=v1beta1;g=meta.k8s.io"}});
+    json table = json::parse(one.body_bytes());
+    CHECK(table["apiVersion"] == "meta.k8s.io/v1beta1");
+    REQUIRE(table["rows"].size() == 1);
+    CHECK(table["rows"][0]["cells"][3] == "member2");
+    CHECK(table["rows"][0]["object"]["kind"] == "PodMetrics");
+  }
+  SECTION("includeObject=None leaves the objects out; a value apimachinery refuses is a 400, no member asked") {
+    auto none = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/pods?includeObject=None", {{"Accept", kKubectlGetAccept}});
+    CHECK(json::parse(none.body_bytes())["rows"][0]["object"].is_null());
+    const auto asked = service->asked.size();
+    auto bad = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/pods?includeObject=All", {{"Accept", kKubectlGetAccept}});
+    CHECK(bad.status == 400);
+    CHECK(json::parse(bad.body_bytes())["message"] ==
+          "Unable to convert to Table as requested: includeObject: Unsupported value: \"All\": supported values: "
+          "\"Metadata\", \"None\", \"Object\"");
+    CHECK(service->asked.size() == asked);
+    // Without a Table, includeObject means nothing (kube-apiserver reads it only for Tables).
+    CHECK(call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/pods?includeObject=All").status == 200);
+  }
+}
+
+TEST_CASE("ApiHandler: an Accept that admits nothing we write is a 406, before any member is asked",
+          "[server][handler][table]") {
+  auto service = std::make_shared<FakeMetricsService>();
+  service->pods = {std::vector<k8s::PodMetrics>{pod("a")}, {}};
+  ApiHandler handler(service, std::make_shared<ServerMetrics>(), {});
+  auto r = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods",
+                {{"Accept", "application/vnd.kubernetes.protobuf"}});
+  CHECK(r.status == 406);
+  json status = json::parse(r.body_bytes());
+  CHECK(status["kind"] == "Status");
+  CHECK(status["reason"] == "NotAcceptable");
+  CHECK(status["message"] == "only the following media types are accepted: application/json");
+  CHECK(service->asked.empty());
+  // kubectl top and the HPA controller prefer protobuf but admit JSON.
+  for (const char* accept : {"application/vnd.kubernetes.protobuf, */*", "application/vnd.kubernetes.protobuf,application/json"}) {
+    auto ok = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods", {{"Accept", accept}});
+    CHECK(ok.status == 200);
+    CHECK(json::parse(ok.body_bytes())["kind"] == "PodMetricsList");
+  }
+  // Custom metrics have no Table: kubectl get's list falls back to JSON, a Table alone is a 406.
+  const char* custom = "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests";
+  CHECK(json::parse(call(handler, "GET", custom, {{"Accept", kKubectlGetAccept}}).body_bytes())["kind"] ==
+        "MetricValueList");
+  CHECK(call(handler, "GET", custom, {{"Accept", "application/json;as=Table;v=v1;g=meta.k8s.io"}}).status == 406);
+  // Discovery and health do not negotiate.
+  CHECK(call(handler, "GET", "/apis/metrics.k8s.io/v1beta1", {{"Accept", "application/vnd.kubernetes.protobuf"}}).status == 200);
+  CHECK(call(handler, "GET", "/healthz", {{"Accept", "text/html"}}).status == 200);
 }

@@ -66,6 +66,9 @@ struct Status {
   // 409 `Operation cannot be fulfilled on {resource.group} "{name}": {why}`.
   static Status conflict(const GroupResource& what, std::string_view name, std::string_view why);
   static Status method_not_allowed(std::string_view verb, const GroupResource& what);
+  // 406 NotAcceptable: `only the following media types are accepted: {types}`
+  // (apiserver's negotiation.errNotAcceptable), `types` comma-separated.
+  static Status not_acceptable(std::string_view types);
   static Status service_unavailable(std::string_view message, std::int32_t retry_after_seconds = 0);
   static Status timeout(std::string_view message, std::int32_t retry_after_seconds = 0);
   static Status internal_error(std::string_view error);
