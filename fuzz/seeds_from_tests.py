@@ -3,7 +3,8 @@
 tables (string literals of the named test files) and the example files, so
 that every target starts from the inputs the tests already know. Run once
 after adding test cases; the corpora are kept in the repository. Seeds are
-de-duplicated, at most 4 KiB each (scenarios 20 KiB) and at most 60 a target."""
+de-duplicated, at most 4 KiB each (scenarios 20 KiB) and at most 60 a target. Arguments,
+if any, name the only targets whose corpora are written."""
 import codecs, gzip, hashlib, pathlib, re
 
 root = pathlib.Path(__file__).resolve().parent.parent
@@ -79,12 +80,20 @@ add("json_subset", quoted_after("test/k8s/json_subset_test.cpp", r'(?<=[{,]\s)')
 add("kubeconfig", raw_strings("test/clusterclient/kubeconfig_test.cpp"))
 add("cron_schedule", [s for s in quoted_after("test/cron/schedule_test.cpp", r'\{')
                        if not re.match(rb"\d{4}-\d\d-\d\dT", s)])  # schedules, not the expected times
+# Accept headers: the first string of each negotiation case, and the clients' own.
+add("accept", [a for a in quoted_after("test/server/content_negotiation_test.cpp", r'\{') if a] +
+    [b"application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json",
+     b"application/vnd.kubernetes.protobuf, */*", b"application/json;q=0.9, application/yaml;q=0"])
 add("scenario", [p.read_bytes() for p in sorted((root / "examples/scenarios").glob("*.json"))])
 samples = [b"", b"hello", b'{"kind":"PodMetricsList","items":[]}', bytes(range(256))]
 add("gzip", [gzip.compress(s, mtime=0) for s in samples] + [gzip.compress(b"a") + gzip.compress(b"b")] +
     [gzip.compress(b"x" * 5000, mtime=0)[:-3], b"\x1f\x8b\x08\x00", b"not gzip"])
 
+import sys
+only = set(sys.argv[1:])  # seeds_from_tests.py [TARGET...]: only these corpora
 for target, items in seeds.items():
+    if only and target not in only:
+        continue
     directory = out / target
     directory.mkdir(parents=True, exist_ok=True)
     for old in directory.iterdir():  # the regression inputs stay
