@@ -399,9 +399,10 @@ Task<bool> sync_distributed(const DistributedContext& c, const json& object, con
   auto written = co_await async::await_callback<k8s::Expected<bool>>(
       [&](auto done) { c.control_plane->update_status(ns, name, status, std::move(done)); });
   if (!written) spdlog::warn("autoscaler: {}: cannot update status: {}", key, written.error().message);
-  if (written) c.monitor->set_replicas(ns, name, distribution.status.current_replicas, distribution.status.desired_replicas);
   ok = ok && static_cast<bool>(written);
+  // After the check: a term that ended during the write has forgotten the gauges (hpa_controller.cpp).
   co_await async::throw_if_cancelled();
+  if (written) c.monitor->set_replicas(ns, name, distribution.status.current_replicas, distribution.status.desired_replicas);
   for (const auto& e : distribution.events)
     c.control_plane->record_event(subject, e.warning ? "Warning" : "Normal", e.reason, e.message);
   for (const auto& r : refusals)

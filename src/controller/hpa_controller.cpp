@@ -332,6 +332,10 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       spdlog::warn("autoscaler: {}: cannot update status: {}", key, written.error().message);
       co_return;
     }
+    // The write cannot be cancelled once sent: if the term ended meanwhile,
+    // end_term() has already forgotten this object's gauges, and a follower
+    // must not bring them back (two replicas would report the same series).
+    co_await async::throw_if_cancelled();
     monitor->set_replicas(hpa.namespace_name, hpa.name, status.current_replicas, status.desired_replicas);
   }
 

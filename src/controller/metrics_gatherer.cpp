@@ -23,6 +23,25 @@ autoscaler::PodPhase phase_of(const std::string& phase) {
   return autoscaler::PodPhase::Unknown;
 }
 
+// The query a Pods, Object or External metric of the spec is fetched by: a
+// metric named twice is fetched once, and the metric selector is part of the
+// key (two metrics of one name with different selectors are two values).
+// Empty for Resource and ContainerResource, which share the pod metrics query.
+std::string query_key(const autoscaler::MetricSpec& m) {
+  const std::string metric_selector = m.metric.selector.to_string();
+  switch (m.type) {
+    case MetricSourceType::Pods:
+      return "pods/" + autoscaler::pods_metric_key(m.metric.name, metric_selector);
+    case MetricSourceType::Object:
+      return "object/" + m.described_object.kind + "/" + m.described_object.name + "/" + m.metric.name + "/" +
+             metric_selector;
+    case MetricSourceType::External:
+      return "external/" + m.metric.name + "/" + metric_selector;
+    default:
+      return {};
+  }
+}
+
 autoscaler::ConditionStatus condition_status(const std::string& status) {
   if (status == "True") return autoscaler::ConditionStatus::True;
   if (status == "False") return autoscaler::ConditionStatus::False;
@@ -180,16 +199,10 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
   std::vector<std::size_t> resource_entries;
   for (std::size_t i = 0; i < spec.metrics.size(); ++i) {
     const auto& m = spec.metrics[i];
-    const std::string metric_selector = m.metric.selector.to_string();
     if (m.type == MetricSourceType::Resource || m.type == MetricSourceType::ContainerResource)
       resource_entries.push_back(i);
-    else if (m.type == MetricSourceType::Pods)
-      entries_of["pods/" + autoscaler::pods_metric_key(m.metric.name, metric_selector)].push_back(i);
-    else if (m.type == MetricSourceType::Object)
-      entries_of["object/" + m.described_object.kind + "/" + m.described_object.name + "/" + m.metric.name + "/" +
-                 metric_selector].push_back(i);
-    else if (m.type == MetricSourceType::External)
-      entries_of["external/" + m.metric.name + "/" + metric_selector].push_back(i);
+    else if (auto key = query_key(m); !key.empty())
+      entries_of[key].push_back(i);
   }
   std::set<std::string> clusters;
   for (const auto& p : pods) clusters.insert(p.key.cluster);
@@ -231,18 +244,18 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
     });
   }
 
-  // A metric named twice is fetched once; the metric selector is part of the
-  // key (two metrics of one name with different selectors are two values).
+  // Each query once (query_key).
   std::set<std::string> asked;
   for (const auto& m : spec.metrics) {
+    const std::string key = query_key(m);
     const std::string metric_selector = m.metric.selector.to_string();
     const std::string pods_key = autoscaler::pods_metric_key(m.metric.name, metric_selector);
-    if (m.type == MetricSourceType::Pods && asked.insert("pods/" + pods_key).second) {
+    if (m.type == MetricSourceType::Pods && asked.insert(key).second) {
       // Per member, so that every value is attributed to its (cluster, namespace, name).
       auto results = std::make_shared<std::vector<std::pair<std::string, aggregator::SharedAnswer<aggregator::CustomMetricsAnswer>>>>();
       auto per_metric = std::make_shared<Join<int>>();
       join->add();
-      per_metric->done = [join, results, name = pods_key, took = timed(entries_of["pods/" + pods_key])](int) {
+      per_metric->done = [join, results, name = pods_key, took = timed(entries_of[key])](int) {
         join->finish([&](GatheredMetrics& g) {
           took(g);
           auto& snapshot = g.snapshot;
@@ -278,8 +291,7 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
       per_metric->finish([](int&) {});
     } else if (m.type == MetricSourceType::Object) {
       const auto& ref = m.described_object;
-      if (!asked.insert("object/" + ref.kind + "/" + ref.name + "/" + m.metric.name + "/" + metric_selector).second)
-        continue;
+      if (!asked.insert(key).second) continue;
       auto target = target_resource(ref);
       aggregator::CustomMetricsQuery query;
       query.resource = {target.group, target.resource};
@@ -292,7 +304,7 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
       query.metric = m.metric.name;
       query.metric_selector = m.metric.selector;
       join->add();
-      auto took = timed(entries_of["object/" + ref.kind + "/" + ref.name + "/" + m.metric.name + "/" + metric_selector]);
+      auto took = timed(entries_of[key]);
       service.custom_metrics(query, [join, ref, metric = m.metric.name, metric_selector, took](aggregator::SharedAnswer<aggregator::CustomMetricsAnswer> answer) {
         join->finish([&](GatheredMetrics& g) {
           took(g);
@@ -313,10 +325,10 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
       });
     } else if (m.type == MetricSourceType::External) {
       const auto& selector_text = metric_selector;
-      if (!asked.insert("external/" + m.metric.name + "/" + selector_text).second) continue;
+      if (!asked.insert(key).second) continue;
       aggregator::ExternalMetricsQuery query{namespace_name, m.metric.name, m.metric.selector};
       join->add();
-      auto took = timed(entries_of["external/" + m.metric.name + "/" + selector_text]);
+      auto took = timed(entries_of[key]);
       service.external_metrics(query, [join, metric = m.metric.name, selector_text, took](aggregator::SharedAnswer<aggregator::ExternalMetricsAnswer> answer) {
         join->finish([&](GatheredMetrics& g) {
           took(g);
