@@ -74,8 +74,9 @@ std::vector<std::string> kubeconfig_paths(const PluginOptions& o) {
 // this is a command line program, its main thread waits for each answer.
 class Session {
  public:
-  Session(clusterclient::ClusterEndpoint endpoint, clusterclient::Deadline deadline)
-      : deadline_(deadline), host_(host_of(endpoint.server)) {
+  // `timeout`: each request's, as kubectl's --request-timeout.
+  Session(clusterclient::ClusterEndpoint endpoint, std::chrono::steady_clock::duration timeout)
+      : timeout_(timeout), host_(host_of(endpoint.server)) {
     clusterclient::ClientOptions options;
     options.user_agent = "kubectl-fedmetrics/v0.1.0";
     options.peer_name = "the server";
@@ -95,7 +96,7 @@ class Session {
     request.want_headers = true;
     auto promise = std::make_shared<std::promise<HttpResult>>();
     auto answer = promise->get_future();
-    client_->send(std::move(request), deadline_, [promise](HttpResult result) { promise->set_value(std::move(result)); });
+    client_->send(std::move(request), std::chrono::steady_clock::now() + timeout_, [promise](HttpResult result) { promise->set_value(std::move(result)); });
     return answer;
   }
 
@@ -116,7 +117,7 @@ class Session {
 
   clusterclient::ClientRuntime runtime_{1};
   std::unique_ptr<clusterclient::HttpsClient> client_;  // destroyed before the runtime
-  clusterclient::Deadline deadline_;
+  std::chrono::steady_clock::duration timeout_;
   std::string host_;
 };
 
@@ -355,7 +356,7 @@ int run_kubectl_plugin(int argc, char** argv, std::ostream& out, std::ostream& e
       timeout = *parsed;
     }
     // No timeout is a day: every request still has a deadline for the client.
-    auto deadline = std::chrono::steady_clock::now() +
+    const std::chrono::steady_clock::duration per_request =
                     (timeout.count() > 0 ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout)
                                          : std::chrono::hours(24));
 
@@ -364,7 +365,7 @@ int run_kubectl_plugin(int argc, char** argv, std::ostream& out, std::ostream& e
     std::string namespace_name = !o.namespace_name.empty()      ? o.namespace_name
                                  : !context->namespace_name.empty() ? context->namespace_name
                                                                     : "default";
-    Session session(std::move(context->endpoint), deadline);
+    Session session(std::move(context->endpoint), per_request);
     if (pod->parsed())
       top_pod(o, namespace_name, *selector, *sort_by, session, out, err);
     else
@@ -372,6 +373,10 @@ int run_kubectl_plugin(int argc, char** argv, std::ostream& out, std::ostream& e
   } catch (const Failure& f) {
     out.flush();
     err << f.line << "\n";
+    return 1;
+  } catch (const std::exception& e) {  // a defect, or an answer no rule above expected: an error, not an abort
+    out.flush();
+    err << "error: " << e.what() << "\n";
     return 1;
   }
   return 0;

@@ -135,7 +135,7 @@ std::string server_error_line(int http_status, std::string_view body, std::strin
         break;
       default:
         if (http_status >= 500)
-          message = "an error on the server (" + nlohmann::json(server_message).dump() +
+          message = "an error on the server (" + nlohmann::json(server_message).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
                     ") has prevented the request from succeeding";
         else
           message = "the server responded with the status code " + std::to_string(http_status) +

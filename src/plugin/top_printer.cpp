@@ -1,5 +1,6 @@
 #include "fedmetrics/plugin/top_printer.hpp"
 
+#include <cmath>
 #include <algorithm>
 #include <cstdint>
 #include <set>
@@ -90,6 +91,9 @@ std::string format_percent(const Quantity& usage, const Quantity& available) {
   double fraction = 0.0;
   if (!available.is_zero())
     fraction = static_cast<double>(usage.milli_value()) / static_cast<double>(available.milli_value()) * 100;
+  // Go's int64(fraction) of a member's absurd numbers (infinite, NaN, past
+  // int64) is a meaningless number; in C++ the conversion is undefined.
+  if (!std::isfinite(fraction) || fraction >= 9.2e18 || fraction <= -9.2e18) return "<unknown>";
   return std::to_string(static_cast<std::int64_t>(fraction)) + "%";
 }
 

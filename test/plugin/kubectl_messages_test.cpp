@@ -59,6 +59,9 @@ TEST_CASE("kubectl messages: server errors as kubectl prints them", "[plugin][ku
            {403, "forbidden by policy", "", "Error from server (Forbidden): forbidden by policy (get pods.metrics.k8s.io)"},
            {502, "bad gateway", "",
             R"(Error from server (InternalError): an error on the server ("bad gateway") has prevented the request from succeeding (get pods.metrics.k8s.io))"},
+           // A body that is not UTF-8 (a gzip or binary answer through the proxy): replaced, never an exception.
+           {502, "bad\xff\xfegateway", "",
+            "Error from server (InternalError): an error on the server (\"bad\xef\xbf\xbd\xef\xbf\xbdgateway\") has prevented the request from succeeding (get pods.metrics.k8s.io)"},
            {504, "", "",
             "Error from server (Timeout): the server was unable to return a response in the time allotted, but may still be processing the request (get pods.metrics.k8s.io)"},
            {418, "teapot", "",
