@@ -97,6 +97,11 @@ std::optional<Clause> parse_clause(std::string_view text) {
       double q = 0;
       auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), q);
       clause.q = ec == std::errc() && end == value->data() + value->size() ? q : 0;
+      // from_chars reads "nan" and "inf", and a NaN would break the sort's
+      // ordering below. A quality is in [0, 1] (RFC 9110 12.4.2): NaN or
+      // below is "not acceptable", above is the highest (Go keeps q=2 as 2).
+      if (!(clause.q >= 0)) clause.q = 0;
+      if (clause.q > 1) clause.q = 1;
     } else if (!clause.params.emplace(std::move(name), std::move(*value)).second) {
       return std::nullopt;  // a parameter named twice
     }

@@ -67,6 +67,10 @@ TEST_CASE("negotiate_representation: what clients send, on pods and nodes and on
       {"application/json;as=Table;v=v1;g=meta.k8s.io;q=0.5, application/json", "json", "json"},
       {"*/*;as=Table;v=v1;g=meta.k8s.io, application/json", "json", "json"},
       {"application/json;q=0", "406", "406"},
+      {"application/json;q=nan", "406", "406"},  // not a quality: not acceptable
+      {"application/json;q=-1", "406", "406"},
+      {"application/json;q=inf", "json", "json"},  // above 1: the highest
+      {"application/json;q=nan, application/json;as=Table;v=v1;g=meta.k8s.io;q=0.1", "table/v1", "406"},
       {"application/json;q=zero", "406", "406"},
       {"text/html, */*;q=0.1", "json", "json"},
       // Spelling: case, spaces, quoted values, trailing ';', stream=watch.
