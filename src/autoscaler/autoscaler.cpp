@@ -514,4 +514,24 @@ RescaleFailure rescale_failed(const SyncResult& result, const FederatedHPAStatus
   return out;
 }
 
+bool same_metric(const MetricSpec& spec, const MetricStatus& status) {
+  if (spec.type != status.type) return false;
+  switch (spec.type) {
+    case MetricSourceType::Resource:
+      return spec.resource_name == status.resource_name;
+    case MetricSourceType::ContainerResource:
+      return spec.resource_name == status.resource_name && spec.container == status.container;
+    case MetricSourceType::Pods:
+    case MetricSourceType::External:
+      return spec.metric.name == status.metric.name &&
+             spec.metric.selector.to_string() == status.metric.selector.to_string();
+    case MetricSourceType::Object:
+      return spec.metric.name == status.metric.name &&
+             spec.metric.selector.to_string() == status.metric.selector.to_string() &&
+             spec.described_object.kind == status.described_object.kind &&
+             spec.described_object.name == status.described_object.name;
+  }
+  return false;
+}
+
 }  // namespace fedmetrics::autoscaler

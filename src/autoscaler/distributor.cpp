@@ -257,26 +257,6 @@ void give(std::vector<Member>& members, std::int64_t amount) {
 
 // --- the aggregated status ---------------------------------------------------
 
-bool same_metric(const MetricSpec& spec, const MetricStatus& status) {
-  if (spec.type != status.type) return false;
-  switch (spec.type) {
-    case MetricSourceType::Resource:
-      return spec.resource_name == status.resource_name;
-    case MetricSourceType::ContainerResource:
-      return spec.resource_name == status.resource_name && spec.container == status.container;
-    case MetricSourceType::Pods:
-    case MetricSourceType::External:
-      return spec.metric.name == status.metric.name &&
-             spec.metric.selector.to_string() == status.metric.selector.to_string();
-    case MetricSourceType::Object:
-      return spec.metric.name == status.metric.name &&
-             spec.metric.selector.to_string() == status.metric.selector.to_string() &&
-             spec.described_object.kind == status.described_object.kind &&
-             spec.described_object.name == status.described_object.name;
-  }
-  return false;
-}
-
 // Per metric of the spec: Value summed, AverageValue and Utilization averaged
 // weighted by the members' currentReplicas (rounded down). When no member
 // runs a replica, the plain average (there is nothing to weigh by).

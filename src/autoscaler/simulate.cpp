@@ -200,28 +200,6 @@ std::string metric_name(const MetricSpec& spec) {
   return name;
 }
 
-// MetricStatus entries come in spec order, only for the metrics that could
-// be computed: matched to the spec by identity.
-bool same_metric(const MetricSpec& spec, const MetricStatus& status) {
-  if (spec.type != status.type) return false;
-  switch (spec.type) {
-    case MetricSourceType::Resource:
-      return spec.resource_name == status.resource_name;
-    case MetricSourceType::ContainerResource:
-      return spec.resource_name == status.resource_name && spec.container == status.container;
-    case MetricSourceType::Object:
-      if (spec.described_object.kind != status.described_object.kind ||
-          spec.described_object.name != status.described_object.name) {
-        return false;
-      }
-      [[fallthrough]];
-    case MetricSourceType::Pods:
-    case MetricSourceType::External:
-      return spec.metric.name == status.metric.name && spec.metric.selector_object == status.metric.selector_object;
-  }
-  return false;
-}
-
 std::string quantity_text(std::int64_t milli) {
   return k8s::Quantity::from_milli(milli, k8s::QuantityFormat::DecimalSI).to_string();
 }

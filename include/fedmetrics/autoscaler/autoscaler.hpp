@@ -48,6 +48,11 @@ struct MetricStatus {
   MetricValueStatus current;
 };
 nlohmann::ordered_json to_json(const MetricStatus& status);
+// Whether `status` reports the metric `spec` describes: the same source, and
+// for Pods, Object and External the same metric name and selector (compared
+// in canonical form). A status lists only the metrics that could be computed,
+// so its entries are matched to the spec's by this, not by position.
+bool same_metric(const MetricSpec& spec, const MetricStatus& status);
 
 struct HorizontalPodAutoscalerCondition {
   std::string type;  // AbleToScale, ScalingActive, ScalingLimited
