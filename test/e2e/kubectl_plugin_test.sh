@@ -71,12 +71,7 @@ aggregation:
   caFile: certs/ca.crt
 YAML
 start_sim "$E2E_TMP/world.yaml"
-"$bin" serve --secure-port "$port" --bind-address 127.0.0.1 \
-  --tls-cert-file "$E2E_TMP/certs/serving.crt" --tls-private-key-file "$E2E_TMP/certs/serving.key" \
-  --authentication-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --authorization-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
-  --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" --member-timeout 1s >"$E2E_TMP/serve.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_for_log "$E2E_TMP/serve.log" "serving on https://127.0.0.1:" 10
+start_aggregated_serve 1s
 kk wait --for=condition=Available --timeout=10s apiservice/v1beta1.metrics.k8s.io >/dev/null 2>&1
 
 admin_config="$E2E_TMP/world/karmada.kubeconfig"

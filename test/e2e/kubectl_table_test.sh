@@ -12,12 +12,7 @@ src=$2
 
 aggregated_world
 start_sim "$E2E_TMP/world.yaml"
-"$bin" serve --secure-port "$port" --bind-address 127.0.0.1 \
-  --tls-cert-file "$E2E_TMP/certs/serving.crt" --tls-private-key-file "$E2E_TMP/certs/serving.key" \
-  --authentication-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --authorization-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
-  --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" --member-timeout 2s >"$E2E_TMP/serve.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_for_log "$E2E_TMP/serve.log" "serving on https://127.0.0.1:" 10
+start_aggregated_serve 2s
 check "the metrics APIService becomes Available" \
   kk wait --for=condition=Available --timeout=15s apiservice/v1beta1.metrics.k8s.io 2>/dev/null
 

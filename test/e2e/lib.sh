@@ -125,6 +125,19 @@ aggregation:
 YAML
 }
 
+# start_aggregated_serve MEMBER_TIMEOUT: `fedmetrics serve` on $port with the
+# certificates of aggregated_world, delegating to the world's control plane
+# and asking its members (after start_sim), the one the APIServices point
+# at; waits until it serves. Log: $E2E_TMP/serve.log.
+start_aggregated_serve() {
+  "$bin" serve --secure-port "$port" --bind-address 127.0.0.1 \
+    --tls-cert-file "$E2E_TMP/certs/serving.crt" --tls-private-key-file "$E2E_TMP/certs/serving.key" \
+    --authentication-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --authorization-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
+    --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" --member-timeout "$1" >"$E2E_TMP/serve.log" 2>&1 &
+  E2E_PIDS+=($!)
+  wait_for_log "$E2E_TMP/serve.log" "serving on https://127.0.0.1:" 10
+}
+
 # km MEMBER ARGS...: kubectl through a simulated member's own context in
 # members.kubeconfig (after start_sim).
 km() { kubectl --kubeconfig "$E2E_TMP/world/members.kubeconfig" --context "$1" --request-timeout=10s "${@:2}"; }
