@@ -4,28 +4,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/url.hpp"
 
 namespace fedmetrics::auth {
 namespace {
 
-char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), ascii_lower);
-  return out;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return ascii_lower(x) == ascii_lower(y);
-         });
-}
-
-bool istarts_with(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
-}
+using k8s::iequals;
+using k8s::istarts_with;
+using k8s::ascii_lowercase;
 
 bool no_certificate(std::string_view pem) { return pem.find_first_not_of(" \t\r\n") == std::string_view::npos; }
 
@@ -58,7 +45,7 @@ std::map<std::string, std::vector<std::string>> extras(const Headers& headers, c
   for (const auto& prefix : prefixes) {
     for (const auto& [key, value] : headers) {
       if (!istarts_with(key, prefix)) continue;
-      std::string encoded = lowercase(std::string_view(key).substr(prefix.size()));
+      std::string encoded = ascii_lowercase(std::string_view(key).substr(prefix.size()));
       std::string decoded;
       out[k8s::percent_decode_path(encoded, decoded) ? decoded : encoded].push_back(value);
     }

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <vector>
 
+#include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/field_selector.hpp"
 
 namespace fedmetrics::auth {
@@ -58,9 +59,7 @@ k8s::Expected<RequestAttributes> request_attributes(std::string_view method, std
                                                     const k8s::QueryValues& query) {
   RequestAttributes out;
   out.path = std::string(decoded_path);
-  out.verb.resize(method.size());
-  std::transform(method.begin(), method.end(), out.verb.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  out.verb = k8s::ascii_lowercase(method);
 
   auto parts = split_path(decoded_path);
   if (parts.size() < 3 || (parts[0] != "api" && parts[0] != "apis")) return out;

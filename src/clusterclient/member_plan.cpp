@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/k8s/ascii.hpp"
 
 namespace fedmetrics::clusterclient {
 
@@ -35,9 +36,7 @@ k8s::Expected<std::string> server_url(const std::string& api_endpoint) {
   if (api_endpoint.empty()) return k8s::Error{"spec.apiEndpoint is empty"};
   auto scheme_end = api_endpoint.find("://");
   if (scheme_end == std::string::npos) return "https://" + api_endpoint;
-  std::string scheme = api_endpoint.substr(0, scheme_end);
-  std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  if (scheme != "https")
+  if (!k8s::iequals(std::string_view(api_endpoint).substr(0, scheme_end), "https"))
     return k8s::Error{"spec.apiEndpoint \"" + api_endpoint + "\": only https is supported"};
   return api_endpoint;
 }

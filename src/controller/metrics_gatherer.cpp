@@ -8,6 +8,7 @@
 
 #include "fedmetrics/aggregator/query.hpp"
 #include "fedmetrics/controller/control_plane.hpp"
+#include "fedmetrics/k8s/ascii.hpp"
 
 namespace fedmetrics::controller {
 
@@ -359,8 +360,7 @@ TargetResource target_resource(const autoscaler::CrossVersionObjectReference& ta
     out.group = target.api_version.substr(0, slash);
     out.version = target.api_version.substr(slash + 1);
   }
-  std::string lower = target.kind;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = k8s::ascii_lowercase(target.kind);
   // The English plurals of the kinds that carry metrics or a scale subresource.
   if (lower.ends_with("s") || lower.ends_with("x") || lower.ends_with("ch") || lower.ends_with("sh")) out.resource = lower + "es";
   else if (lower.ends_with("y") && lower.size() > 1 && std::string("aeiou").find(lower[lower.size() - 2]) == std::string::npos)

@@ -17,6 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "fedmetrics/k8s/ascii.hpp"
+
+
 namespace fedmetrics::cron {
 namespace {
 
@@ -106,16 +109,6 @@ bool all_digits(std::string_view s) {
   return true;
 }
 
-bool equals_ignore_case(std::string_view a, std::string_view lower) {
-  if (a.size() != lower.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char c = a[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != lower[i]) return false;
-  }
-  return true;
-}
-
 std::string out_of_range(std::string_view value, const FieldSpec& f) {
   return "value " + std::string(value) + " out of range " + std::to_string(f.min) + "-" + std::to_string(f.max);
 }
@@ -128,7 +121,7 @@ Expected<int> parse_value(std::string_view token, const FieldSpec& f) {
     return *v;
   }
   for (std::size_t i = 0; i < f.names.size(); ++i)
-    if (equals_ignore_case(token, f.names[i])) return static_cast<int>(i) + f.names_base;
+    if (k8s::iequals(token, f.names[i])) return static_cast<int>(i) + f.names_base;
   if (f.names.empty()) return Error{quoted(token) + " is not a number"};
   return Error{"unknown " + std::string(f.names_kind) + " name " + quoted(token)};
 }

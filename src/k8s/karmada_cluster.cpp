@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/base64.hpp"
 #include "k8s/json_decode.hpp"
 
@@ -103,9 +104,7 @@ Expected<std::vector<Expected<KarmadaCluster>>> parse_cluster_list(std::string_v
 }
 
 std::string resource_binding_name(std::string_view name, std::string_view kind) {
-  std::string out = std::string(name) + "-" + std::string(kind);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+  return ascii_lowercase(std::string(name) + "-" + std::string(kind));
 }
 
 Expected<Secret> parse_secret(std::string_view body) {

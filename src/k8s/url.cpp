@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "fedmetrics/k8s/ascii.hpp"
+
 namespace fedmetrics::k8s {
 
 namespace {
@@ -90,11 +92,7 @@ bool query_bool(const QueryValues& query, std::string_view key) {
   if (it == query.end()) return false;
   const auto& v = it->second;
   if (v == "0") return false;
-  static constexpr std::string_view kFalse = "false";
-  bool is_false = v.size() == kFalse.size() && std::equal(v.begin(), v.end(), kFalse.begin(), [](char a, char b) {
-                    return std::tolower(static_cast<unsigned char>(a)) == b;
-                  });
-  return !is_false;
+  return !iequals(v, "false");
 }
 
 }  // namespace fedmetrics::k8s

@@ -17,6 +17,7 @@
 #include "fedmetrics/clusterclient/https_client.hpp"
 #include "fedmetrics/clusterclient/kubectl_config.hpp"
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/label_selector.hpp"
 #include "fedmetrics/k8s/metrics_types.hpp"
 #include "fedmetrics/k8s/time.hpp"
@@ -124,10 +125,7 @@ class Session {
 std::vector<std::string> warning_values(const HttpReply& reply) {
   std::vector<std::string> values;
   for (const auto& [name, value] : reply.headers)
-    if (name.size() == 7 && std::equal(name.begin(), name.end(), "warning", [](char a, char b) {
-          return std::tolower(static_cast<unsigned char>(a)) == b;
-        }))
-      values.push_back(value);
+    if (k8s::iequals(name, "Warning")) values.push_back(value);
   return values;
 }
 

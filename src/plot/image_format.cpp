@@ -2,6 +2,7 @@
 #include <cctype>
 #include <string>
 
+#include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/plot/render.hpp"
 
 namespace fedmetrics::plot {
@@ -10,8 +11,7 @@ std::optional<ImageFormat> image_format_for(std::string_view path) {
   const auto dot = path.rfind('.');
   const auto slash = path.rfind('/');
   if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) return std::nullopt;
-  std::string ext(path.substr(dot + 1));
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string ext = k8s::ascii_lowercase(path.substr(dot + 1));
   if (ext == "svg") return ImageFormat::Svg;
   if (ext == "png") return ImageFormat::Png;
   return std::nullopt;

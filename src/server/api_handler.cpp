@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/table.hpp"
 #include "fedmetrics/k8s/url.hpp"
 
@@ -72,11 +73,7 @@ std::vector<k8s::APIGroup> served_groups() {
           k8s::make_api_group("external.metrics.k8s.io", {"external.metrics.k8s.io/v1beta1"})};
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-  });
-}
+using k8s::iequals;
 
 // The request's Accept header; several header lines are one list (RFC 9110 5.3).
 std::string accept_header(const HttpRequest& request) {

@@ -6,6 +6,7 @@
 
 #include "fedmetrics/auth/authorization.hpp"
 #include "fedmetrics/auth/request_attributes.hpp"
+#include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/url.hpp"
 
 namespace fedmetrics::server {
@@ -14,11 +15,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
+using k8s::iequals;
 
 // "Bearer <token>" (scheme case-insensitive, as apiserver's bearertoken authenticator); "" otherwise.
 std::string bearer_token(const HttpRequest& request) {

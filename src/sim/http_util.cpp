@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <cctype>
 
+#include "fedmetrics/k8s/ascii.hpp"
+
 namespace fedmetrics::sim::detail {
 
 std::string_view header(const transport::HttpRequest& request, std::string_view name) {
   for (const auto& [k, v] : request.headers) {
-    if (k.size() == name.size() && std::equal(k.begin(), k.end(), name.begin(), [](char a, char b) {
-          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-        }))
-      return v;
+    if (k8s::iequals(k, name)) return v;
   }
   return {};
 }

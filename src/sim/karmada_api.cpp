@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/base64.hpp"
 #include "fedmetrics/k8s/discovery.hpp"
 #include "fedmetrics/k8s/karmada_cluster.hpp"
@@ -34,6 +35,7 @@ using detail::human_duration;
 using detail::json_response;
 using detail::status_response;
 using detail::text_response;
+using k8s::ascii_lowercase;
 using k8s::GroupResource;
 using k8s::Status;
 using Respond = std::function<void(HttpResponse)>;
@@ -84,19 +86,12 @@ struct RequestInfo {
   std::vector<std::string> rest;  // segments after the subresource (the cluster proxy's path)
 };
 
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-
 RequestInfo request_info(const std::string& method, const k8s::RequestTarget& target) {
   RequestInfo info;
   const auto& s = target.segments;
   for (const auto& segment : s) info.path += "/" + segment;
   if (info.path.empty()) info.path = "/";
-  info.verb = lowercase(method);
+  info.verb = ascii_lowercase(method);
   std::size_t at = 0;
   if (s.size() >= 3 && s[0] == "api") {
     info.version = s[1];
@@ -171,7 +166,7 @@ const UserSpec* user_by_token(const World& world, std::string_view token) {
 const UserSpec* authenticate(const World& world, const HttpRequest& request) {
   auto value = header(request, "Authorization");
   auto space = value.find(' ');
-  if (space == std::string_view::npos || lowercase(value.substr(0, space)) != "bearer") return nullptr;
+  if (space == std::string_view::npos || ascii_lowercase(value.substr(0, space)) != "bearer") return nullptr;
   return user_by_token(world, value.substr(space + 1));
 }
 
@@ -277,7 +272,7 @@ json to_table(const json& doc, const ResourceType& type, k8s::Timestamp now) {
     cells = [](const json& o) {
       const auto& ref = o.contains("regarding") ? o["regarding"] : o.value("involvedObject", json::object());
       return std::vector<json>{o.value("type", ""), o.value("reason", ""),
-                               lowercase(ref.value("kind", "")) + "/" + ref.value("name", ""),
+                               ascii_lowercase(ref.value("kind", "")) + "/" + ref.value("name", ""),
                                o.contains("note") ? o.value("note", "") : o.value("message", "")};
     };
   }
@@ -677,7 +672,7 @@ struct Call {
     s.reason = "Invalid";
     s.message = std::string(kind) + " \"" + std::string(name) + "\" is invalid: " + std::string(field) + ": Invalid value: " + why.data();
     s.details.name = std::string(name);
-    s.details.kind = lowercase(kind);
+    s.details.kind = ascii_lowercase(kind);
     return s;
   }
 
@@ -778,7 +773,7 @@ struct Call {
     HttpRequest out = request;
     out.target = rest;
     std::erase_if(out.headers, [](const auto& h) {
-      auto n = lowercase(h.first);
+      auto n = ascii_lowercase(h.first);
       return n == "authorization" || n.starts_with("impersonate-") || n == "host" || n == "content-length";
     });
     hooks.forward(up, std::move(out), std::move(respond));
@@ -805,7 +800,7 @@ struct Call {
     Upstream up = std::get<Upstream>(resolved);
     HttpRequest out = request;
     std::erase_if(out.headers, [](const auto& h) {
-      auto n = lowercase(h.first);
+      auto n = ascii_lowercase(h.first);
       return n == "authorization" || n.starts_with("impersonate-") || n.starts_with("x-remote-") || n == "host" ||
              n == "content-length";
     });

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/discovery.hpp"
 #include "fedmetrics/sim/member_hpa_type.hpp"
 #include "fedmetrics/k8s/field_selector.hpp"
@@ -929,9 +930,7 @@ bool member_authenticated(const Federation& f, std::size_t member, const HttpReq
   if (space == std::string_view::npos) return false;
   auto scheme = value.substr(0, space);
   auto token = value.substr(space + 1);
-  std::string lower(scheme);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (lower != "bearer" || token.empty() || token.find(' ') != std::string_view::npos) return false;
+  if (!k8s::iequals(scheme, "bearer") || token.empty() || token.find(' ') != std::string_view::npos) return false;
   const auto& name = f.world.members[member].name;
   for (const auto& u : f.world.users) {
     if (u.token != token) continue;

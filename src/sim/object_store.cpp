@@ -27,6 +27,8 @@
 #include <random>
 #include <thread>
 
+#include "fedmetrics/k8s/ascii.hpp"
+
 namespace fedmetrics::sim {
 namespace {
 
@@ -737,8 +739,7 @@ std::optional<PatchType> patch_type_from_content_type(std::string_view content_t
   std::string_view media = content_type.substr(0, content_type.find(';'));
   while (!media.empty() && (media.front() == ' ' || media.front() == '\t')) media.remove_prefix(1);
   while (!media.empty() && (media.back() == ' ' || media.back() == '\t')) media.remove_suffix(1);
-  std::string lower(media);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string lower = k8s::ascii_lowercase(media);
   if (lower == "application/merge-patch+json") return PatchType::Merge;
   if (lower == "application/strategic-merge-patch+json") return PatchType::Strategic;
   if (lower == "application/json-patch+json") return PatchType::Json;

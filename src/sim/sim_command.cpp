@@ -22,6 +22,7 @@
 #include <spdlog/spdlog.h>
 
 #include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/time.hpp"
 #include "fedmetrics/sim/control_api.hpp"
 #include "fedmetrics/sim/karmada_api.hpp"
@@ -273,8 +274,7 @@ struct Simulation {
     out.body = std::move(request.body);
     out.want_headers = true;
     for (auto& [name, value] : request.headers) {
-      std::string lower = name;
-      std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+      const std::string lower = k8s::ascii_lowercase(name);
       if (lower == "content-type") out.content_type = value;
       else if (lower != "connection" && lower != "accept-encoding" && lower != "transfer-encoding" && lower != "te")
         out.headers.emplace_back(name, value);
@@ -297,8 +297,7 @@ struct Simulation {
                    HttpResponse response{reply.status, reply.content_type.empty() ? "application/json" : reply.content_type,
                                          std::move(reply.body), {}};
                    for (auto& [name, value] : reply.headers) {
-                     std::string lower = name;
-                     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+                     const std::string lower = k8s::ascii_lowercase(name);
                      if (lower != "content-type" && lower != "server" && lower != "cache-control" && lower != "date")
                        response.headers.emplace_back(name, value);
                    }

@@ -11,6 +11,8 @@
 #include <new>
 #include <stdexcept>
 
+#include "fedmetrics/k8s/ascii.hpp"
+
 namespace fedmetrics::transport {
 
 namespace {
@@ -57,11 +59,7 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
+using k8s::iequals;
 
 // RFC 9110 qvalue: "0" ["." 0*3DIGIT] / "1" ["." 0*3("0")], in thousandths; -1 when malformed.
 int parse_qvalue(std::string_view v) {
