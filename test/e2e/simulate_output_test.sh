@@ -129,6 +129,26 @@ set +e
 "$bin" simulate --plot "$E2E_TMP/no/such/dir/x.png" "$scenarios/karmada-nginx-cpu.json" >/dev/null 2>"$E2E_TMP/nodir.err"
 rc=$?
 set -e
-check "a plot that cannot be written exits 1 naming the file" \
-  bash -c "[ $rc -eq 1 ] && grep -q 'no/such/dir/x.png' '$E2E_TMP/nodir.err'"
+check "a plot that cannot be written exits 1 naming the file and why" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'no/such/dir/x.png' '$E2E_TMP/nodir.err' && grep -q 'No such file or directory' '$E2E_TMP/nodir.err'"
+
+# The image is written once, never read back: --plot works on a pipe (a FIFO
+# named .svg here, as /dev/stdout would be), with its <title> and <desc>.
+mkfifo "$E2E_TMP/pipe.svg"
+timeout 20 cat "$E2E_TMP/pipe.svg" >"$E2E_TMP/from-pipe.svg" &
+reader=$!
+set +e
+timeout 20 "$bin" simulate --plot "$E2E_TMP/pipe.svg" "$scenarios/karmada-nginx-cpu.json" >/dev/null 2>"$E2E_TMP/pipe.err"
+rc=$?
+wait "$reader"
+set -e
+cat "$E2E_TMP/pipe.err"
+check "--plot to a FIFO exits 0" test "$rc" -eq 0
+check "and the reader gets the whole SVG with its description" python3 - "$E2E_TMP/from-pipe.svg" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert "nginx" in root.find("{http://www.w3.org/2000/svg}title").text
+assert "member1" in root.find("{http://www.w3.org/2000/svg}desc").text
+PY
 finish

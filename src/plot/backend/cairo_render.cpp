@@ -5,12 +5,14 @@
 #include <cairo.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <numbers>
-#include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fedmetrics/plot/render.hpp"
@@ -310,11 +312,7 @@ std::string xml_escape(const std::string& s) {
 
 // cairo's SVG has its text as glyph outlines: the words go into <title> and
 // <desc> (read by screen readers and by scripts), one legend entry a line.
-bool describe_svg(const Chart& chart, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string svg = buffer.str();
+bool describe_svg(const Chart& chart, std::string& svg) {
   const auto open = svg.find("<svg");
   const auto end = open == std::string::npos ? open : svg.find('>', open);
   if (end == std::string::npos) return false;
@@ -322,13 +320,56 @@ bool describe_svg(const Chart& chart, const std::string& path) {
   for (const auto& e : chart.legend) desc += "\n" + xml_escape(e.name);
   desc += "\n</desc>";
   svg.insert(end + 1, desc);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << svg;
-  return static_cast<bool>(out.flush());
+  return true;
 }
 
-k8s::Error cannot_write(const std::string& path, cairo_status_t status) {
-  return k8s::Error{"--plot " + path + ": cannot write: " + cairo_status_to_string(status)};
+// cairo's write callback: the image is built in memory and written once, so
+// that --plot also works on a pipe or /dev/stdout (nothing is read back).
+cairo_status_t append_to(void* closure, const unsigned char* data, unsigned int length) {
+  static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+k8s::Error cannot_write(const std::string& path, std::string_view why) {
+  return k8s::Error{"--plot " + path + ": cannot write: " + std::string(why)};
+}
+
+k8s::Error cannot_draw(const std::string& path, cairo_status_t status) {
+  return k8s::Error{"--plot " + path + ": cannot draw the chart: " + cairo_status_to_string(status)};
+}
+
+k8s::Expected<Rendered> write_file(const std::string& path, const std::string& bytes) {
+  errno = 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (out) out.flush();
+  if (!out) return cannot_write(path, errno != 0 ? std::strerror(errno) : "write failed");
+  return Rendered{};
+}
+
+k8s::Expected<std::string> svg_bytes(const Chart& chart, const std::string& path) {
+  std::string svg;
+  Surface surface(cairo_svg_surface_create_for_stream(append_to, &svg, kWidth, kHeight));
+  if (auto s = cairo_surface_status(surface.get()); s != CAIRO_STATUS_SUCCESS) return cannot_draw(path, s);
+  Context cr(cairo_create(surface.get()));
+  draw(cr.get(), chart);
+  cr.reset();
+  cairo_surface_finish(surface.get());
+  if (auto s = cairo_surface_status(surface.get()); s != CAIRO_STATUS_SUCCESS) return cannot_draw(path, s);
+  if (!describe_svg(chart, svg)) return k8s::Error{"--plot " + path + ": cairo wrote no <svg> element"};
+  return svg;
+}
+
+k8s::Expected<std::string> png_bytes(const Chart& chart, const std::string& path) {
+  Surface surface(cairo_image_surface_create(CAIRO_FORMAT_RGB24, int(kWidth), int(kHeight)));
+  if (auto s = cairo_surface_status(surface.get()); s != CAIRO_STATUS_SUCCESS) return cannot_draw(path, s);
+  Context cr(cairo_create(surface.get()));
+  draw(cr.get(), chart);
+  cr.reset();
+  std::string png;
+  if (auto s = cairo_surface_write_to_png_stream(surface.get(), append_to, &png); s != CAIRO_STATUS_SUCCESS)
+    return cannot_draw(path, s);
+  return png;
 }
 
 }  // namespace
@@ -336,28 +377,9 @@ k8s::Error cannot_write(const std::string& path, cairo_status_t status) {
 bool rendering_available() { return true; }
 
 k8s::Expected<Rendered> render(const Chart& chart, ImageFormat format, const std::string& path) {
-  if (format == ImageFormat::Svg) {
-    {
-      Surface surface(cairo_svg_surface_create(path.c_str(), kWidth, kHeight));
-      if (auto s = cairo_surface_status(surface.get()); s != CAIRO_STATUS_SUCCESS) return cannot_write(path, s);
-      Context cr(cairo_create(surface.get()));
-      draw(cr.get(), chart);
-      cr.reset();
-      cairo_surface_finish(surface.get());
-      if (auto s = cairo_surface_status(surface.get()); s != CAIRO_STATUS_SUCCESS) return cannot_write(path, s);
-    }
-    if (!describe_svg(chart, path)) return cannot_write(path, CAIRO_STATUS_WRITE_ERROR);
-    return Rendered{};
-  }
-  Surface surface(cairo_image_surface_create(CAIRO_FORMAT_RGB24, int(kWidth), int(kHeight)));
-  if (auto s = cairo_surface_status(surface.get()); s != CAIRO_STATUS_SUCCESS) return cannot_write(path, s);
-  Context cr(cairo_create(surface.get()));
-  draw(cr.get(), chart);
-  cr.reset();
-  if (auto s = cairo_surface_write_to_png(surface.get(), path.c_str()); s != CAIRO_STATUS_SUCCESS) {
-    return cannot_write(path, s);
-  }
-  return Rendered{};
+  auto bytes = format == ImageFormat::Svg ? svg_bytes(chart, path) : png_bytes(chart, path);
+  if (!bytes) return bytes.error();
+  return write_file(path, *bytes);
 }
 
 }  // namespace fedmetrics::plot
