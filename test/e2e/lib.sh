@@ -15,6 +15,15 @@ e2e_cleanup() {
 trap e2e_cleanup EXIT
 
 E2E_FAILURES=0
+
+# Exits 77 (CTest SKIP_RETURN_CODE, set for the test in test/CMakeLists.txt)
+# when BIN was built with ASan/UBSan, saying why the test means nothing there.
+skip_if_sanitizer_build() {  # skip_if_sanitizer_build BIN "why"
+  if readelf -d "$1" | grep -q 'libasan\|libubsan'; then
+    echo "skip: $(basename "$1") is a sanitizer build: $2"
+    exit 77
+  fi
+}
 pass() { echo "ok   - $*"; }
 fail() { echo "FAIL - $*"; E2E_FAILURES=$((E2E_FAILURES + 1)); }
 check() {  # check "description" command...
