@@ -1,7 +1,5 @@
 #include "fedmetrics/k8s/karmada_cluster.hpp"
 
-#include <cctype>
-
 #include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/base64.hpp"
 #include "k8s/json_decode.hpp"

@@ -1,7 +1,6 @@
 #include "fedmetrics/k8s/url.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include "fedmetrics/k8s/ascii.hpp"
 

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cctype>
 #include <string>
 
 #include "fedmetrics/k8s/ascii.hpp"
