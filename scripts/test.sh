@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # README command 2: installs what is missing, builds, and runs the whole test
-# suite: once in a normal build, once under AddressSanitizer and
-# UndefinedBehaviorSanitizer, then the fuzz smoke: every libFuzzer target
+# suite in a normal build; then, under AddressSanitizer and
+# UndefinedBehaviorSanitizer, every unit and integration test and the
+# end-to-end tests labelled `smoke` (test/CMakeLists.txt says which and why);
+# then the fuzz smoke: every libFuzzer target
 # under fuzz/ built by clang (build-fuzz) and run for a short fixed number of
 # runs (or 4 seconds) over its seed corpus (CTest tests fuzz.*). Set
 # FEDMETRICS_SKIP_SANITIZERS=1 to skip both sanitizer passes (the ASan suite
@@ -25,7 +27,7 @@ if [ "${FEDMETRICS_SKIP_SANITIZERS:-0}" != "1" ]; then
   bash scripts/build.sh build-asan -DFEDMETRICS_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DFEDMETRICS_BUILD_BENCH=OFF
   echo "==> tests under sanitizers"
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-     ctest --output-on-failure --timeout 600 -j "$jobs")
+     ctest --output-on-failure --timeout 600 -j "$jobs" -L '^(unit|integration|smoke)$')
 fi
 if [ "${FEDMETRICS_SKIP_SANITIZERS:-0}" != "1" ] && [ "${FEDMETRICS_SKIP_FUZZ:-0}" != "1" ]; then
   echo "==> build (libFuzzer targets, clang, ASan + UBSan)"
