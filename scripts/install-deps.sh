@@ -40,6 +40,7 @@ test_packages=(
   prometheus  # a real Prometheus server and promtool scrape /metrics in an e2e test (prometheus_scrape_test)
   clang libclang-rt-14-dev  # the fuzz build (fuzz/): clang 14 and its libFuzzer, ASan and UBSan runtimes
   binutils  # readelf: scripts/check-image-libraries.sh
+  ccache  # scripts/build.sh compiles through it when present: the suite builds three trees, often of the same sources
 )
 [ "$build_only" = 1 ] || packages+=("${test_packages[@]}")
 
