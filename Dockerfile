@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# The fedmetrics image. Build and push (README, "Install on a Karmada control plane"):
+# The fedmetrics image. Build and push (docs/install.md):
 #   docker build -t REGISTRY/fedmetrics:v0.1.0 .
 #   docker push REGISTRY/fedmetrics:v0.1.0
 # Two stages on Debian bookworm: the binary is built with the project's own
