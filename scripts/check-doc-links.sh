@@ -10,7 +10,10 @@
 #      `deploy/...`; a * matches as in the shell) exists;
 #   4. no page cites documents that are not in the repository: a page named
 #      NAME.md that none of these files is, or the design notes the code was
-#      once written against (the project's own words are its docs/ pages).
+#      once written against (the project's own words are its docs/ pages);
+#   5. every metric the code exposes (a "fedmetrics_..." or "process_..."
+#      name in src/, the HPA controller's as its prefix plus a suffix) is on
+#      docs/metrics.md.
 # Prints each fault as FILE:LINE: what, and exits 1 if there is one.
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -92,6 +95,23 @@ for rel in files:
         for name in md_name.findall(link.sub("", line)):
             if name not in md_names:
                 fault(rel, number, f"cites {name}, which is not in the repository")
+
+metric_literal = re.compile(r'"((?:fedmetrics|process)_[a-z_]+)"')
+subsystem = re.compile(r'kSubsystem \+ "([a-z_]+)"')
+metrics_page = os.path.join(root, "docs", "metrics.md")
+documented = open(metrics_page, encoding="utf-8").read() if os.path.isfile(metrics_page) else ""
+for source in sorted(glob.glob(os.path.join(root, "src", "**", "*.[ch]pp"), recursive=True)):
+    text = open(source, encoding="utf-8").read()
+    line_of = lambda m: text.count("\n", 0, m.start()) + 1
+    names = {m.group(1): line_of(m) for m in metric_literal.finditer(text)}
+    prefix = re.search(r'kSubsystem = "([a-z_]+)"', text)
+    if prefix:
+        names.update({prefix.group(1) + m.group(1): line_of(m) for m in subsystem.finditer(text)})
+    for name, number in sorted(names.items()):
+        # The page writes a family's later members as "..._suffix".
+        short = "..._" + name.split("_controller_", 1)[1] if "_controller_" in name else None
+        if name not in documented and not (short and short in documented):
+            fault(os.path.relpath(source, root), number, f"metric {name} is not on docs/metrics.md")
 
 sys.exit(1 if faults else 0)
 EOF
