@@ -33,7 +33,7 @@
 #              FHPA_MODE=distributed (every FederatedHPA annotated
 #              autoscaling.fedmetrics.io/mode: distributed: the loop keeps one
 #              member HPA per member instead of reading metrics and scaling;
-#              shared/specs/distributed.md). Default centralized.
+#              docs/distributed-mode.md). Default centralized.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh

@@ -46,7 +46,7 @@ max_rss_growth=5
 # and one that holds every answer until serve's 3 s member deadline
 # (blackhole). The pods list of namespace bench has pods on every member, so
 # with one member failing the answer is still possible: 200 with a Warning
-# naming it (wire contract: a 503 only when no member could serve).
+# naming it (a 503 only when no member could serve: docs/api.md).
 faults=('{"refuse":true}' '{"malformedJson":true}' '{"wrongCertificate":true}' '{"blackhole":true}' '{"errorRate":1}')
 
 [ "$slices" -ge 2 ] || { echo "soak: SOAK_MINUTES must be at least 2 (the memory target starts at slice 2)" >&2; exit 1; }
