@@ -14,6 +14,7 @@
 #include "fedmetrics/k8s/label_selector.hpp"
 #include "fedmetrics/k8s/status.hpp"
 #include "fedmetrics/k8s/url.hpp"
+#include "fedmetrics/sim/event_fields.hpp"
 #include "sim/http_util.hpp"
 #include "sim/store_rest.hpp"
 
@@ -330,7 +331,10 @@ AccessDecision authorize(const UserSpec& user, const json& sar_spec) {
 
 KarmadaApi::KarmadaApi(std::shared_ptr<ObjectStore> store, KarmadaHooks hooks)
     : store_(std::move(store)), hooks_(std::move(hooks)) {
-  for (auto& t : karmada_types()) store_->register_type(std::move(t));
+  for (auto& t : karmada_types()) {
+    if (t.kind == "Event") t.selectable_fields = t.group.empty() ? core_event_fields() : events_v1_event_fields();
+    store_->register_type(std::move(t));
+  }
 }
 
 namespace {

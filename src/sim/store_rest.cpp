@@ -108,7 +108,7 @@ void serve_stored(ObjectStore& store, const ResourceType& type, const ResourcePa
     if (!path.name.empty()) return answer(store.get(type, ns, path.name));
     auto labels = k8s::LabelSelector::parse(k8s::query_value(target.query, "labelSelector"));
     if (!labels) return fail(Status::bad_request("unable to parse requirement: " + labels.error().message));
-    auto fields = k8s::FieldSelector::parse(k8s::query_value(target.query, "fieldSelector"));
+    auto fields = parse_field_selector(type, k8s::query_value(target.query, "fieldSelector"));
     if (!fields) return fail(Status::bad_request(fields.error().message));
     if (k8s::query_bool(target.query, "watch"))
       return watch(store, type, ns, std::move(*labels), std::move(*fields), target, serving.schedule, respond);
