@@ -100,6 +100,22 @@ check "--field-selector involvedObject.kind=FederatedHPA,involvedObject.name!=gh
 unknown=$(kk get events --field-selector message=x 2>&1 || true)
 check "an unknown field is kube-apiserver's 400: field label not supported" \
   grep -q 'field label not supported: message' <<<"$unknown"
+# kubectl describe cronfhpa finds its Events the same way (an Event recorded here by hand).
+kk apply -f "$src/examples/cronfederatedhpa/nginx-business-hours.yaml" >/dev/null
+cron_uid=$(kk get cronfhpa nginx-business-hours -o jsonpath='{.metadata.uid}')
+kk create -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Event
+metadata: {name: nginx-business-hours.1, namespace: default}
+involvedObject: {apiVersion: autoscaling.karmada.io/v1alpha1, kind: CronFederatedHPA, name: nginx-business-hours,
+                 namespace: default, uid: "$cron_uid"}
+reason: ScaleSucceeded
+message: FederatedHPA nginx set to minReplicas 4
+type: Normal
+source: {component: e2e}
+YAML
+check "kubectl describe cronfhpa shows its Event" \
+  grep -Eq '^ *Normal +ScaleSucceeded .* e2e +FederatedHPA nginx set' <<<"$(kk describe cronfhpa nginx-business-hours 2>&1 | sed -n '/^Events:/,$p')"
 
 # --watch: the rows after a change keep the Table's columns.
 watch_out="$E2E_TMP/watch-fhpa.out"
