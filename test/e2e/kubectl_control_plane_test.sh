@@ -100,7 +100,13 @@ check "--field-selector involvedObject.kind=FederatedHPA,involvedObject.name!=gh
 unknown=$(kk get events --field-selector message=x 2>&1 || true)
 check "an unknown field is kube-apiserver's 400: field label not supported" \
   grep -q 'field label not supported: message' <<<"$unknown"
-# kubectl describe cronfhpa finds its Events the same way (an Event recorded here by hand).
+# kubectl describe cronfhpa finds its Events the same way (an Event recorded
+# here by hand, while kubectl get events -w looks on).
+events_out="$E2E_TMP/watch-events.out"
+timeout 20 kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" get events -w >"$events_out" 2>&1 &
+E2E_PIDS+=($!)
+events_pid=$!
+check "kubectl get events -w prints the rows" wait_for_log "$events_out" '^ghost\.' 10
 kk apply -f "$src/examples/cronfederatedhpa/nginx-business-hours.yaml" >/dev/null
 cron_uid=$(kk get cronfhpa nginx-business-hours -o jsonpath='{.metadata.uid}')
 kk create -f - >/dev/null <<YAML
@@ -116,6 +122,10 @@ source: {component: e2e}
 YAML
 check "kubectl describe cronfhpa shows its Event" \
   grep -Eq '^ *Normal +ScaleSucceeded .* e2e +FederatedHPA nginx set' <<<"$(kk describe cronfhpa nginx-business-hours 2>&1 | sed -n '/^Events:/,$p')"
+new_event_row() { awk '$1 == "nginx-business-hours.1" && $2 == "Normal" && $3 == "ScaleSucceeded"' "$events_out" | grep -q .; }
+check "kubectl get events -w prints the new Event with its TYPE and REASON" wait_until 10 new_event_row
+kill "$events_pid" 2>/dev/null || true
+sed 's/^/    /' "$events_out"
 
 # --watch: the rows after a change keep the Table's columns.
 watch_out="$E2E_TMP/watch-fhpa.out"
