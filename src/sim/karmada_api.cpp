@@ -14,8 +14,10 @@
 #include "fedmetrics/k8s/label_selector.hpp"
 #include "fedmetrics/k8s/status.hpp"
 #include "fedmetrics/k8s/url.hpp"
+#include "fedmetrics/sim/event_fields.hpp"
 #include "sim/http_util.hpp"
 #include "sim/store_rest.hpp"
+#include "sim/table_json.hpp"
 
 namespace fedmetrics::sim {
 
@@ -282,12 +284,10 @@ json to_table(const json& doc, const ResourceType& type, k8s::Timestamp now) {
     json row_cells = json::array({item["metadata"].value("name", "")});
     for (auto& c : cells(item)) row_cells.push_back(std::move(c));
     row_cells.push_back(age(item));
-    rows.push_back({{"cells", row_cells},
-                    {"object", {{"kind", "PartialObjectMetadata"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", item["metadata"]}}}});
+    rows.push_back({{"cells", row_cells}});
   }
-  json meta = json::object();
-  if (list) meta["resourceVersion"] = doc["metadata"].value("resourceVersion", "");
-  return json{{"kind", "Table"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", meta}, {"columnDefinitions", columns}, {"rows", rows}};
+  // The rows' objects and the metadata: detail::complete_table.
+  return json{{"kind", "Table"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", json::object()}, {"columnDefinitions", columns}, {"rows", rows}};
 }
 
 // Where an APIService's Service is reached (kube-aggregator's resolver): an
@@ -313,8 +313,6 @@ std::variant<Upstream, std::string> resolve_apiservice(const ObjectStore& store,
   return up;
 }
 
-bool wants_table(const HttpRequest& request) { return header(request, "Accept").find("as=Table") != std::string_view::npos; }
-
 }  // namespace
 
 AccessDecision authorize(const UserSpec& user, const json& sar_spec) {
@@ -330,7 +328,10 @@ AccessDecision authorize(const UserSpec& user, const json& sar_spec) {
 
 KarmadaApi::KarmadaApi(std::shared_ptr<ObjectStore> store, KarmadaHooks hooks)
     : store_(std::move(store)), hooks_(std::move(hooks)) {
-  for (auto& t : karmada_types()) store_->register_type(std::move(t));
+  for (auto& t : karmada_types()) {
+    if (t.kind == "Event") t.selectable_fields = t.group.empty() ? core_event_fields() : events_v1_event_fields();
+    store_->register_type(std::move(t));
+  }
 }
 
 namespace {
@@ -550,6 +551,36 @@ void KarmadaApi::set_cluster_ready(const std::string& name, bool ready, const st
 
 namespace {
 
+// A Deployment as read: spec from the store, status from the simulated pods.
+void deployment_as_read(json& d, const Federation& federation, k8s::Timestamp now) {
+  auto w = federation.world.workload_index(d["metadata"].value("namespace", ""), d["metadata"].value("name", ""));
+  json status = json::object();
+  if (w) {
+    std::int64_t existing = 0, ready = 0;
+    for (const auto& m : federation.members)
+      for (const auto& pod : m.pods) {
+        if (pod.workload != *w || !federation.exists(pod, now)) continue;
+        ++existing;
+        if (federation.serving(pod, now)) ++ready;
+      }
+    status = {{"observedGeneration", d["metadata"].value("generation", 1)},
+              {"replicas", existing},
+              {"updatedReplicas", existing},
+              {"readyReplicas", ready},
+              {"availableReplicas", ready}};
+  }
+  d["status"] = status;
+}
+
+// An object or list of `type` as read (Deployments get their status).
+void as_read(json& doc, const ResourceType& type, const Federation& federation, k8s::Timestamp now) {
+  if (type.resource != "deployments" || type.group != "apps") return;
+  if (doc.contains("items"))
+    for (auto& item : doc["items"]) deployment_as_read(item, federation, now);
+  else
+    deployment_as_read(doc, federation, now);
+}
+
 // One request's context while it is being answered.
 struct Call {
   ObjectStore& store;
@@ -569,42 +600,44 @@ struct Call {
   }
 
   // A Deployment as read: spec from the store, status from the simulated pods.
-  void overlay_deployment(json& d) const {
-    auto w = workload_of(d["metadata"].value("namespace", ""), d["metadata"].value("name", ""));
-    json status = json::object();
-    if (w) {
-      auto now = hooks.clock();
-      std::int64_t existing = 0, ready = 0;
-      for (const auto& m : federation->members)
-        for (const auto& pod : m.pods) {
-          if (pod.workload != *w || !federation->exists(pod, now)) continue;
-          ++existing;
-          if (federation->serving(pod, now)) ++ready;
-        }
-      status = {{"observedGeneration", d["metadata"].value("generation", 1)},
-                {"replicas", existing},
-                {"updatedReplicas", existing},
-                {"readyReplicas", ready},
-                {"availableReplicas", ready}};
-    }
-    d["status"] = status;
-  }
+  void overlay_deployment(json& d) const { deployment_as_read(d, *federation, hooks.clock()); }
 
-  void overlay(json& doc, const ResourceType& type) const {
-    if (type.resource != "deployments" || type.group != "apps") return;
-    if (doc.contains("items"))
-      for (auto& item : doc["items"]) overlay_deployment(item);
-    else
-      overlay_deployment(doc);
-  }
-
-  HttpResponse answered(StoreResult result, const ResourceType& type, int success = 200) const {
+  // `table`: what the request asked of a Table (table_request).
+  HttpResponse answered(StoreResult result, const ResourceType& type, std::optional<k8s::IncludeObject> table,
+                        int success = 200) const {
     if (auto* doc = std::get_if<json>(&result)) {
-      overlay(*doc, type);
-      if (wants_table(request) && (info.verb == "get" || info.verb == "list"))
-        return json_response(to_table(*doc, type, hooks.clock()).dump(), success);
+      as_read(*doc, type, *federation, hooks.clock());
+      if (table && (info.verb == "get" || info.verb == "list")) {
+        json t = to_table(*doc, type, hooks.clock());
+        detail::complete_table(t, *doc, *table);
+        return json_response(t.dump(), success);
+      }
     }
     return store_response(result, success);
+  }
+
+  // What a watch's events carry: the objects as read, or their Tables. The
+  // function outlives this call, so it holds the hooks it needs, not `this`.
+  std::function<json(const json&)> watch_object(const ResourceType& type, std::optional<k8s::IncludeObject> table) const {
+    auto read = [type = &type, clock = hooks.clock, federation_of = hooks.federation](json& object) {
+      const auto now = clock();
+      if (auto federation = federation_of()) as_read(object, *type, *federation, now);
+      return now;
+    };
+    if (table) {
+      return detail::watch_tables(
+          [read, type = &type](json& object) {
+            const auto now = read(object);
+            return to_table(object, *type, now);
+          },
+          *table);
+    }
+    if (type.resource != "deployments" || type.group != "apps") return {};
+    return [read](const json& object) {
+      json out = object;
+      read(out);
+      return out;
+    };
   }
 
   json scale_of(const json& deployment) const {
@@ -686,7 +719,12 @@ struct Call {
     detail::StoredServing serving;
     serving.schedule = hooks.schedule;
     serving.namespace_exists = [this](const std::string& ns) { return namespace_exists(ns); };
-    serving.answer = [this, type](StoreResult result, int success) { return answered(std::move(result), *type, success); };
+    auto table = detail::table_request(request, target);
+    if (!table) return fail(Status::bad_request(table.error().message));
+    serving.answer = [this, type, table = *table](StoreResult result, int success) {
+      return answered(std::move(result), *type, table, success);
+    };
+    if (info.verb == "watch") serving.watch_object = watch_object(*type, *table);
     serving.after_update = [this, type](const StoreResult& result) { after_deployment_change(*type, result); };
     detail::serve_stored(store, *type, {info.namespace_name, info.name, info.subresource}, request, target, serving, respond);
   }

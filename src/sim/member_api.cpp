@@ -16,6 +16,7 @@
 #include "fedmetrics/k8s/url.hpp"
 #include "fedmetrics/transport/gzip.hpp"
 #include "sim/http_util.hpp"
+#include "sim/table_json.hpp"
 
 namespace fedmetrics::sim {
 
@@ -912,12 +913,9 @@ std::optional<json> to_table(const json& doc, k8s::Timestamp now) {
   } else {
     return std::nullopt;
   }
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    rows[i]["object"] = {{"kind", "PartialObjectMetadata"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", items[i]["metadata"]}};
-  json meta = json::object();
-  if (list && doc["metadata"].contains("resourceVersion")) meta["resourceVersion"] = doc["metadata"]["resourceVersion"];
-  return json{{"kind", "Table"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", meta}, {"columnDefinitions", columns},
-              {"rows", rows}};
+  // The rows' objects and the metadata: detail::complete_table.
+  return json{{"kind", "Table"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", json::object()},
+              {"columnDefinitions", columns}, {"rows", rows}};
 }
 
 }  // namespace
@@ -966,9 +964,15 @@ HttpResponse MemberApi::handle(const HttpRequest& request, k8s::Timestamp now, d
   } else {
     response = Responder(federation_, member_, target, now).route();
     // kubectl get asks for a Table (Accept: application/json;as=Table;v=v1;g=meta.k8s.io,...).
-    bool table = detail::header(request, "Accept").find("as=Table") != std::string_view::npos;
-    if (table && response.status == 200 && !s.empty() && s[0] == "api") {
-      if (auto t = to_table(json::parse(response.body, nullptr, false), now)) response.body = t->dump();
+    auto table = detail::table_request(request, target);
+    if (!table) {
+      response = status_response(Status::bad_request(table.error().message));
+    } else if (*table && response.status == 200 && !s.empty() && s[0] == "api") {
+      auto doc = json::parse(response.body, nullptr, false);
+      if (auto t = to_table(doc, now)) {
+        detail::complete_table(*t, doc, **table);
+        response.body = t->dump();
+      }
     }
   }
   if (faults.malformed_json && response.status == 200 && response.content_type == "application/json") {

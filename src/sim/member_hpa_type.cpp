@@ -109,14 +109,10 @@ json horizontal_pod_autoscaler_table(const json& doc, k8s::Timestamp now) {
                               spec.value("maxReplicas", 0),
                               item.value("status", json::object()).value("currentReplicas", 0),
                               created ? detail::human_duration(now - *created) : std::string("<unknown>")});
-    rows.push_back({{"cells", cells},
-                    {"object",
-                     {{"kind", "PartialObjectMetadata"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", item["metadata"]}}}});
+    rows.push_back({{"cells", cells}});
   }
-  json meta = json::object();
-  if (list) meta["resourceVersion"] = doc["metadata"].value("resourceVersion", "");
-  return json{{"kind", "Table"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", meta}, {"columnDefinitions", columns},
-              {"rows", rows}};
+  return json{{"kind", "Table"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", json::object()},
+              {"columnDefinitions", columns}, {"rows", rows}};
 }
 
 }  // namespace fedmetrics::sim

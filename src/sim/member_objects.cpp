@@ -7,6 +7,7 @@
 #include "fedmetrics/sim/member_hpa_type.hpp"
 #include "sim/http_util.hpp"
 #include "sim/store_rest.hpp"
+#include "sim/table_json.hpp"
 
 namespace fedmetrics::sim {
 
@@ -63,13 +64,22 @@ void MemberObjects::handle(const Federation& federation, std::size_t member, con
   serving.namespace_exists = [&namespaces](const std::string& ns) {
     return std::find(namespaces.begin(), namespaces.end(), ns) != namespaces.end();
   };
-  bool table = detail::header(request, "Accept").find("as=Table") != std::string_view::npos && request.method == "GET" &&
-               !k8s::query_bool(target->query, "watch");
-  serving.answer = [this, table](StoreResult result, int success) {
-    if (auto* doc = std::get_if<json>(&result); doc && table)
-      return detail::json_response(horizontal_pod_autoscaler_table(*doc, clock_()).dump(), success);
+  auto table = detail::table_request(request, *target);
+  if (!table) return respond(status_response(Status::bad_request(table.error().message)));
+  const bool watch = k8s::query_bool(target->query, "watch");
+  serving.answer = [this, include = request.method == "GET" && !watch ? *table : std::nullopt](StoreResult result,
+                                                                                             int success) {
+    if (auto* doc = std::get_if<json>(&result); doc && include) {
+      json t = horizontal_pod_autoscaler_table(*doc, clock_());
+      detail::complete_table(t, *doc, *include);
+      return detail::json_response(t.dump(), success);
+    }
     return detail::store_response(result, success);
   };
+  if (watch && *table) {
+    serving.watch_object = detail::watch_tables(
+        [clock = clock_](json& object) { return horizontal_pod_autoscaler_table(object, clock()); }, **table);
+  }
   detail::serve_stored(*store_, *hpa_, path, request, *target, serving, std::move(respond));
 }
 

@@ -232,6 +232,7 @@ struct Watch {
   std::string namespace_name;
   k8s::LabelSelector labels;
   k8s::FieldSelector fields;
+  std::vector<SelectableField> selectable;  // the type's, beyond metadata.name and metadata.namespace
   std::uint64_t after = 0;  // events at or below this resourceVersion are not for this watch
   WatchSink sink;
 
@@ -245,7 +246,7 @@ struct Watch {
   [[nodiscard]] bool matches(const json& object) const {
     const std::string ns = meta_string(object, "namespace");
     if (namespaced && !namespace_name.empty() && ns != namespace_name) return false;
-    return fields.matches(meta_string(object, "name"), ns) && labels.matches(labels_of(object));
+    return fields_match(selectable, fields, object) && labels.matches(labels_of(object));
   }
 
   [[nodiscard]] WatchEvent make(std::string type, json object) const {
@@ -547,7 +548,7 @@ StoreResult ObjectStore::list(const ResourceType& type, std::string_view namespa
     if (auto bucket = impl_->objects.find(type.group_resource().to_string()); bucket != impl_->objects.end()) {
       for (const auto& [key, object] : bucket->second) {
         if (type.namespaced && !namespace_name.empty() && key.first != namespace_name) continue;
-        if (!fields.matches(key.second, key.first) || !labels.matches(labels_of(*object))) continue;
+        if (!fields_match(type.selectable_fields, fields, *object) || !labels.matches(labels_of(*object))) continue;
         items.push_back(*object);
         items.back()["apiVersion"] = type.api_version();
       }
@@ -655,6 +656,7 @@ std::optional<std::uint64_t> ObjectStore::watch(const ResourceType& type, std::s
     watch->namespace_name = std::move(namespace_name);
     watch->labels = std::move(labels);
     watch->fields = std::move(fields);
+    watch->selectable = type.selectable_fields;
     watch->sink = std::move(sink);
     // This thread delivers the initial events, before any live one: live
     // changes from other threads only queue behind them.
@@ -733,6 +735,24 @@ std::size_t ObjectStore::watch_count() const {
 std::uint64_t ObjectStore::resource_version() const {
   std::lock_guard lock(impl_->mu);
   return impl_->rv;
+}
+
+k8s::Expected<k8s::FieldSelector> parse_field_selector(const ResourceType& type, std::string_view text) {
+  if (type.selectable_fields.empty()) return k8s::FieldSelector::parse(text);
+  std::vector<std::string_view> known{"metadata.name", "metadata.namespace"};
+  for (const auto& field : type.selectable_fields) known.push_back(field.label);
+  return k8s::FieldSelector::parse_for(text, known);
+}
+
+bool fields_match(const std::vector<SelectableField>& fields, const k8s::FieldSelector& selector, const json& object) {
+  if (selector.empty()) return true;
+  return selector.matches([&](std::string_view label) -> std::string {
+    if (label == "metadata.name") return meta_string(object, "name");
+    if (label == "metadata.namespace") return meta_string(object, "namespace");
+    for (const auto& field : fields)
+      if (field.label == label) return field.value(object);
+    return {};  // a selector parsed for this type names no other field
+  });
 }
 
 std::optional<PatchType> patch_type_from_content_type(std::string_view content_type) {

@@ -68,7 +68,8 @@ std::int64_t int_or(const k8s::QueryValues& q, std::string_view key, std::int64_
 // A watch: the events as newline-delimited JSON on a streamed answer, until
 // timeoutSeconds or apiserver's default, a random time in [30, 60) minutes.
 void watch(ObjectStore& store, const ResourceType& type, const std::string& namespace_name, k8s::LabelSelector labels,
-           k8s::FieldSelector fields, const k8s::RequestTarget& target, const Schedule& schedule, const Respond& respond) {
+           k8s::FieldSelector fields, const k8s::RequestTarget& target, const StoredServing& serving,
+           const Respond& respond) {
   auto timeout = std::chrono::seconds(int_or(target.query, "timeoutSeconds", 0));
   if (timeout.count() <= 0) {
     static thread_local std::mt19937 rng{std::random_device{}()};
@@ -79,14 +80,18 @@ void watch(ObjectStore& store, const ResourceType& type, const std::string& name
   head.stream = stream;
   respond(std::move(head));
   auto id = store.watch(type, namespace_name, std::move(labels), std::move(fields),
-                        k8s::query_value(target.query, "resourceVersion"), [stream](const WatchEvent& e) {
-                          return stream->write(json{{"type", e.type}, {"object", e.object}}.dump() + "\n");
+                        k8s::query_value(target.query, "resourceVersion"),
+                        [stream, as = serving.watch_object](const WatchEvent& e) {
+                          // An ERROR's Status is sent as it is, whatever the watch asked for.
+                          const bool transform = as && e.type != "ERROR";
+                          return stream->write(
+                              json{{"type", e.type}, {"object", transform ? as(e.object) : e.object}}.dump() + "\n");
                         });
   if (!id) {
     stream->close();
     return;
   }
-  schedule(timeout, [store = &store, id = *id, stream] {
+  serving.schedule(timeout, [store = &store, id = *id, stream] {
     store->unwatch(id);
     stream->close();
   });
@@ -108,10 +113,10 @@ void serve_stored(ObjectStore& store, const ResourceType& type, const ResourcePa
     if (!path.name.empty()) return answer(store.get(type, ns, path.name));
     auto labels = k8s::LabelSelector::parse(k8s::query_value(target.query, "labelSelector"));
     if (!labels) return fail(Status::bad_request("unable to parse requirement: " + labels.error().message));
-    auto fields = k8s::FieldSelector::parse(k8s::query_value(target.query, "fieldSelector"));
+    auto fields = parse_field_selector(type, k8s::query_value(target.query, "fieldSelector"));
     if (!fields) return fail(Status::bad_request(fields.error().message));
     if (k8s::query_bool(target.query, "watch"))
-      return watch(store, type, ns, std::move(*labels), std::move(*fields), target, serving.schedule, respond);
+      return watch(store, type, ns, std::move(*labels), std::move(*fields), target, serving, respond);
     return answer(store.list(type, ns, *labels, *fields));
   }
   if (m == "POST") {

@@ -43,6 +43,11 @@ struct StoredServing {
   // What a read answers with: the stored object or list as the client asked
   // for it (a Table for kubectl get). Absent: as stored.
   std::function<transport::HttpResponse(StoreResult, int success)> answer;
+  // What a watch event carries for a stored object (a Table when the watch
+  // asked for one, see table_json.hpp). Called with one watch's events in
+  // order, on the thread that made each change, after the request is
+  // answered: it must own what it uses. Absent: the object.
+  std::function<nlohmann::json(const nlohmann::json&)> watch_object;
   // Called with the result of every PUT or PATCH of the main resource.
   std::function<void(const StoreResult&)> after_update;
 };

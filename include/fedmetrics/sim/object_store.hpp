@@ -27,6 +27,16 @@
 
 namespace fedmetrics::sim {
 
+// A field a field selector may name on a type besides metadata.name and
+// metadata.namespace, with its value in a stored object: one entry of the
+// type's field label conversion and of its strategy's ToSelectableFields
+// (kube-apiserver pkg/registry/core/event/strategy.go for Events). An object
+// without the field has "", as a Go fields.Set lookup gives.
+struct SelectableField {
+  std::string label;  // "involvedObject.name"
+  std::function<std::string(const nlohmann::json&)> value;
+};
+
 struct ResourceType {
   std::string group;     // "" for the core group
   std::string version;   // "v1"
@@ -43,6 +53,13 @@ struct ResourceType {
   // cause (apimachinery's NewInvalid).
   std::function<void(nlohmann::json&)> defaults = {};
   std::function<std::vector<k8s::StatusCause>(const nlohmann::json&)> validate = {};
+  // The fields its field selectors may name besides metadata.name and
+  // metadata.namespace. A type with some has a field label conversion of its
+  // own, which refuses any other field with "field label not supported:
+  // {field}"; a type with none refuses it as the default conversion does
+  // (`"{field}" is not a known field selector: only "metadata.name",
+  // "metadata.namespace"`).
+  std::vector<SelectableField> selectable_fields = {};
 
   [[nodiscard]] std::string api_version() const { return group.empty() ? version : group + "/" + version; }
   [[nodiscard]] k8s::GroupResource group_resource() const { return {group, resource}; }
@@ -117,6 +134,13 @@ class ObjectStore {
   struct Impl;
   std::shared_ptr<Impl> impl_;
 };
+
+// A list's or watch's fieldSelector for `type`, or the 400 message when it is
+// malformed or names a field the type cannot select on.
+k8s::Expected<k8s::FieldSelector> parse_field_selector(const ResourceType& type, std::string_view text);
+// Whether a stored object of `type` has the fields `selector` asks for.
+bool fields_match(const std::vector<SelectableField>& fields, const k8s::FieldSelector& selector,
+                  const nlohmann::json& object);
 
 // The media type of a PATCH's Content-Type, or nullopt when it is not one.
 std::optional<PatchType> patch_type_from_content_type(std::string_view content_type);
