@@ -14,6 +14,7 @@
 #include "fedmetrics/k8s/label_selector.hpp"
 #include "fedmetrics/k8s/status.hpp"
 #include "fedmetrics/k8s/url.hpp"
+#include "fedmetrics/sim/deployment.hpp"
 #include "sim/http_util.hpp"
 #include "sim/store_rest.hpp"
 
@@ -214,6 +215,9 @@ json to_table(const json& doc, const ResourceType& type, k8s::Timestamp now) {
   };
   std::vector<json> columns{column("Name", "string", 0, "name")};
   std::function<std::vector<json>(const json&)> cells = [](const json&) { return std::vector<json>{}; };
+  // The columns after AGE (priority 1: `-o wide`).
+  std::vector<json> wide_columns;
+  std::function<std::vector<json>(const json&)> wide_cells = cells;
   const std::string& kind = type.kind;
   if (kind == "FederatedHPA") {
     for (auto* c : {"Reference-Kind", "Reference-Name", "MinPods", "MaxPods", "Replicas"}) columns.push_back(column(c, "string", 0));
@@ -232,13 +236,10 @@ json to_table(const json& doc, const ResourceType& type, k8s::Timestamp now) {
       return std::vector<json>{text_of(ref.value("kind", json())), text_of(ref.value("name", json()))};
     };
   } else if (kind == "Deployment") {
-    for (auto* c : {"Ready", "Up-to-date", "Available"}) columns.push_back(column(c, "string", 0));
-    cells = [](const json& o) {
-      const auto& st = o.value("status", json::object());
-      return std::vector<json>{std::to_string(st.value("readyReplicas", 0)) + "/" +
-                                   std::to_string(o["spec"].value("replicas", 0)),
-                               st.value("updatedReplicas", 0), st.value("availableReplicas", 0)};
-    };
+    for (auto& c : deployment_columns()) columns.push_back(std::move(c));
+    wide_columns = deployment_wide_columns();
+    cells = deployment_cells;
+    wide_cells = deployment_wide_cells;
   } else if (kind == "Cluster") {
     for (auto* c : {"Version", "Mode", "Ready"}) columns.push_back(column(c, "string", 0));
     cells = [](const json& o) {
@@ -277,11 +278,13 @@ json to_table(const json& doc, const ResourceType& type, k8s::Timestamp now) {
     };
   }
   columns.push_back(column("Age", "string", 0));
+  for (auto& c : wide_columns) columns.push_back(std::move(c));
   json rows = json::array();
   for (const auto& item : items) {
     json row_cells = json::array({item["metadata"].value("name", "")});
     for (auto& c : cells(item)) row_cells.push_back(std::move(c));
     row_cells.push_back(age(item));
+    for (auto& c : wide_cells(item)) row_cells.push_back(std::move(c));
     rows.push_back({{"cells", row_cells},
                     {"object", {{"kind", "PartialObjectMetadata"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", item["metadata"]}}}});
   }
@@ -336,22 +339,12 @@ KarmadaApi::KarmadaApi(std::shared_ptr<ObjectStore> store, KarmadaHooks hooks)
 namespace {
 
 json deployment_for(const WorkloadSpec& w, std::int32_t replicas) {
-  json containers = json::array();
-  for (const auto& c : w.containers) {
-    json requests = json::object(), limits = json::object();
-    for (const auto& [k, q] : c.requests) requests[k] = q.to_string();
-    for (const auto& [k, q] : c.limits) limits[k] = q.to_string();
-    containers.push_back({{"name", c.name}, {"image", c.image}, {"resources", {{"requests", requests}, {"limits", limits}}}});
-  }
   json labels = json::object();
   for (const auto& [k, v] : w.labels) labels[k] = v;
   return {{"apiVersion", "apps/v1"},
           {"kind", "Deployment"},
           {"metadata", {{"name", w.name}, {"namespace", w.namespace_name}, {"labels", labels}}},
-          {"spec",
-           {{"replicas", replicas},
-            {"selector", {{"matchLabels", labels}}},
-            {"template", {{"metadata", {{"labels", labels}}}, {"spec", {{"containers", containers}}}}}}}};
+          {"spec", {{"replicas", replicas}, {"selector", {{"matchLabels", labels}}}, {"template", pod_template(w)}}}};
 }
 
 // spec.clusters of a workload's ResourceBinding: where the scheduler put its

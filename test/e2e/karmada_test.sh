@@ -38,6 +38,24 @@ check "kubectl get deployment nginx" kk get deployment nginx
 kk scale deployment nginx --replicas=4 >/dev/null
 check "kubectl scale to 4 divides the replicas 2:2 over member1 and member2" \
   test "$(members --context member1 get pods -l app=nginx --no-headers | wc -l) $(members --context member2 get pods -l app=nginx --no-headers | wc -l)" = "2 2"
+hashes=$(for m in member1 member2; do members --context $m get pods -l app=nginx -L pod-template-hash --no-headers; done | awk '{print $NF}' | sort -u)
+check "one pod-template-hash for the one template in both members ($(echo $hashes))" test "$(wc -w <<<"$hashes")" -eq 1
+check "each pod's name carries that hash" \
+  test "$(for m in member1 member2; do members --context $m get pods -l app=nginx --no-headers; done | grep -c "^nginx-$hashes-")" -eq 4
+# kube-apiserver's Deployment columns, on the control plane and through a member's own API.
+wide=$(kk get deploy -o wide 2>&1 || true)
+echo "$wide" | sed 's/^/    /'
+check "get deploy -o wide: NAME READY UP-TO-DATE AVAILABLE AGE CONTAINERS IMAGES SELECTOR" \
+  grep -Eq '^NAME +READY +UP-TO-DATE +AVAILABLE +AGE +CONTAINERS +IMAGES +SELECTOR$' <<<"$wide"
+check "the wide cells: the container, its image, the selector" grep -Eq '^nginx +[0-9]+/4 .* nginx +nginx +app=nginx$' <<<"$wide"
+check "without -o wide, no wide columns" grep -Eq '^NAME +READY +UP-TO-DATE +AVAILABLE +AGE$' <<<"$(kk get deploy 2>&1)"
+member_deploy=$(members --context member1 get deploy 2>&1 || true)
+echo "$member_deploy" | sed 's/^/    /'
+check "a member's get deploy: NAME READY UP-TO-DATE AVAILABLE AGE" \
+  grep -Eq '^NAME +READY +UP-TO-DATE +AVAILABLE +AGE$' <<<"$member_deploy"
+check "member1's row: its share of 2" grep -Eq '^nginx +[0-9]/2 +[0-9] +[0-9] +[0-9]+[smhd]' <<<"$member_deploy"
+check "a member's get deploy -o wide adds CONTAINERS IMAGES SELECTOR" \
+  grep -Eq '^nginx +.* nginx +nginx +app=nginx$' <<<"$(members --context member2 get deploy -o wide --no-headers 2>&1)"
 scale=$(kk get --raw /apis/apps/v1/namespaces/default/deployments/nginx/scale)
 check "scale subresource: autoscaling/v1 Scale with status.selector" \
   test "$(json_get "$scale" "(d['kind'], d['spec']['replicas'], d['status']['selector'])")" = "('Scale', 4, 'app=nginx')"
@@ -119,6 +137,7 @@ check "kubectl apply --dry-run=client -f deploy/ (every manifest)" kk apply --dr
 check "kubectl apply -f deploy/control-plane.yaml (RBAC and the ServiceAccount)" kk apply -f "$src/deploy/control-plane.yaml"
 check "the fedmetrics ClusterRole is there with its rules" \
   grep -q 'federatedhpas/status' <<<"$(kk get clusterrole fedmetrics -o jsonpath='{.rules}')"
+
 check "bad JSON is 400" grep -q '^400 ' <<<"$(raw POST /apis/coordination.k8s.io/v1/namespaces/kube-system/leases '{not json')"
 check "an unknown resource is 404" grep -q '^404 ' <<<"$(raw GET /apis/apps/v1/namespaces/default/widgets)"
 check "a bad label selector is 400" grep -q '^400 ' <<<"$(raw GET '/apis/apps/v1/deployments?labelSelector=a%20in%20(b')"
