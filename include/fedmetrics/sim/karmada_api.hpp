@@ -7,7 +7,11 @@
 //     secrets, deployments, federatedhpas, leases, events, apiservices, ...;
 //   - deployments/scale (autoscaling/v1 Scale) tied to the simulated
 //     workloads: a new spec.replicas is divided over the member clusters;
-//   - TokenReview and SubjectAccessReview answered from the world's users;
+//   - authentication by the world's users' tokens and by ServiceAccount tokens
+//     from TokenRequest (serviceaccounts/{name}/token, `kubectl create token`);
+//     authorization by the world's rules and the stored RBAC bindings;
+//     TokenReview, SubjectAccessReview, SelfSubjectAccessReview (`kubectl auth
+//     can-i`) and SelfSubjectReview (`kubectl auth whoami`);
 //   - the cluster proxy .../clusters/{name}/proxy/... forwarded to the member;
 //   - the aggregation layer: a group-version with an APIService that names a
 //     Service is forwarded to it over TLS with the front-proxy client
@@ -29,6 +33,10 @@
 #include "fedmetrics/transport/http_message.hpp"
 
 namespace fedmetrics::sim {
+
+namespace detail {
+class ServiceAccountTokens;
+}
 
 // Where the shell must send a forwarded request, and how to verify it.
 struct Upstream {
@@ -113,6 +121,7 @@ class KarmadaApi {
   void handle_unguarded(transport::HttpRequest request, std::function<void(transport::HttpResponse)> respond);
   std::shared_ptr<ObjectStore> store_;
   KarmadaHooks hooks_;
+  std::shared_ptr<detail::ServiceAccountTokens> tokens_;
 };
 
 // The SubjectAccessReview decision for a world user (pure; exposed for tests).
