@@ -16,6 +16,7 @@
 #include "fedmetrics/k8s/url.hpp"
 #include "fedmetrics/sim/deployment.hpp"
 #include "sim/access.hpp"
+#include "sim/aggregated_discovery.hpp"
 #include "sim/http_util.hpp"
 #include "sim/store_rest.hpp"
 
@@ -476,6 +477,19 @@ void KarmadaApi::set_available(const std::string& name, bool available, const st
   store_->update(*apiservices, "", name, std::move(*object), "status");
 }
 
+void KarmadaApi::set_discovered(const std::string& name, std::optional<json> resource_list) {
+  std::lock_guard lock(discovered_mutex_);
+  if (resource_list) discovered_[name] = std::move(*resource_list);
+  else discovered_.erase(name);
+}
+
+std::optional<json> KarmadaApi::discovered(const std::string& name) const {
+  std::lock_guard lock(discovered_mutex_);
+  auto it = discovered_.find(name);
+  if (it == discovered_.end()) return std::nullopt;
+  return it->second;
+}
+
 void KarmadaApi::set_cluster_ready(const std::string& name, bool ready, const std::string& message) {
   const auto* clusters = store_->find_type(kClusterGroup, "v1alpha1", "clusters");
   auto current = store_->get(*clusters, "", name);
@@ -774,7 +788,9 @@ void KarmadaApi::handle_unguarded(HttpRequest request, Respond respond) {
                                       {"gitVersion", "v1.31.0-karmada-sim"},
                                       {"platform", "linux/amd64"}}
                                      .dump()));
-  if (s[0] == "api" && s.size() == 1)
+  const bool aggregated_discovery = s.size() == 1 && (s[0] == "api" || s[0] == "apis") &&
+                                    detail::wants_aggregated_discovery(header(request, "Accept"));
+  if (s[0] == "api" && s.size() == 1 && !aggregated_discovery)
     return respond(json_response(json{{"kind", "APIVersions"},
                                       {"versions", {"v1"}},
                                       {"serverAddressByClientCIDRs", {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", "127.0.0.1"}}}}}
@@ -824,6 +840,7 @@ void KarmadaApi::handle_unguarded(HttpRequest request, Respond respond) {
     return doc;
   };
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  std::set<std::string> remote;
   auto add_group = [&](const std::string& group, const std::string& version) {
     for (auto& [g, versions] : groups)
       if (g == group) {
@@ -839,6 +856,7 @@ void KarmadaApi::handle_unguarded(HttpRequest request, Respond respond) {
   add_group("authorization.k8s.io", "v1");
   {
     // APIServices that point at a Service, ordered by versionPriority (higher first).
+    // Their group-versions (`remote`) are served by another server.
     const auto* apiservices = store_->find_type("apiregistration.k8s.io", "v1", "apiservices");
     auto list = store_->list(*apiservices, "", {}, {});
     if (auto* doc = std::get_if<json>(&list)) {
@@ -847,9 +865,32 @@ void KarmadaApi::handle_unguarded(HttpRequest request, Respond respond) {
         return a["spec"].value("versionPriority", 0) > b["spec"].value("versionPriority", 0);
       });
       for (const auto& a : items)
-        if (a["spec"].value("service", json()).is_object())
+        if (a["spec"].value("service", json()).is_object()) {
           add_group(a["spec"].value("group", ""), a["spec"].value("version", ""));
+          remote.insert(a["spec"].value("group", "") + "/" + a["spec"].value("version", ""));
+        }
     }
+  }
+  if (aggregated_discovery) {
+    // kube-aggregator's discovery manager: an aggregated group-version as its
+    // server last described it, Stale while it could not be asked.
+    std::vector<std::pair<std::string, std::vector<json>>> out;
+    if (s[0] == "api") out.push_back({"", {detail::version_discovery(resource_list("", "v1"), "v1", true)}});
+    for (const auto& [g, versions] : groups) {
+      if (s[0] == "api") break;
+      std::vector<json> listed;
+      for (const auto& gv : versions) {
+        const std::string version = gv.substr(g.size() + 1);
+        if (!remote.contains(gv)) {
+          listed.push_back(detail::version_discovery(resource_list(g, version), version, true));
+          continue;
+        }
+        auto served = discovered(version + "." + g);
+        listed.push_back(detail::version_discovery(served.value_or(json::object()), version, served.has_value()));
+      }
+      out.push_back({g, std::move(listed)});
+    }
+    return respond(detail::aggregated_discovery(out));
   }
   if (s[0] == "api" && s.size() == 2 && s[1] == "v1") return respond(json_response(resource_list("", "v1").dump()));
   if (s[0] == "openapi") return respond(openapi_v3(s, types, groups));

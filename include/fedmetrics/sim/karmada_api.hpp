@@ -22,7 +22,9 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -114,6 +116,10 @@ class KarmadaApi {
   [[nodiscard]] std::vector<AvailabilityTarget> availability_targets() const;
   // Writes the Available condition when it changed (Passed / FailedDiscoveryCheck / ServiceNotFound).
   void set_available(const std::string& name, bool available, const std::string& reason, const std::string& message);
+  // kube-aggregator's discovery manager: the APIResourceList an APIService's
+  // server answered to the same GET, or nullopt when it could not be asked
+  // (aggregated discovery then lists that group-version as Stale).
+  void set_discovered(const std::string& name, std::optional<nlohmann::json> resource_list);
 
   [[nodiscard]] ObjectStore& store() { return *store_; }
 
@@ -122,6 +128,9 @@ class KarmadaApi {
   std::shared_ptr<ObjectStore> store_;
   KarmadaHooks hooks_;
   std::shared_ptr<detail::ServiceAccountTokens> tokens_;
+  [[nodiscard]] std::optional<nlohmann::json> discovered(const std::string& name) const;
+  mutable std::mutex discovered_mutex_;
+  std::map<std::string, nlohmann::json> discovered_;  // by APIService name
 };
 
 // The SubjectAccessReview decision for a world user (pure; exposed for tests).
