@@ -305,16 +305,18 @@ HttpResponse token_review(const World& world, const ObjectStore& store, const Se
   auto parsed = parse_object(body);
   if (!parsed) return status_response(Status::bad_request(parsed.error().message));
   json spec = parsed->value("spec", json::object());
-  const auto wanted = strings_of(spec.value("audiences", json()));
+  // No audiences asked for: the API server's own (kube-apiserver's TokenReview).
+  auto wanted = strings_of(spec.value("audiences", json()));
+  if (wanted.empty()) wanted = {std::string(kDefaultAudience)};
   json status = {{"authenticated", false}};
   if (auto user = authenticate_token(world, store, tokens, spec.value("token", ""), now)) {
     // A ServiceAccount token is valid only for its audiences; a world token for any.
     std::vector<std::string> audiences = wanted;
-    if (user->world_user == nullptr && !wanted.empty()) {
+    if (user->world_user == nullptr) {
       auto grant = tokens.find(spec.value("token", ""));
       std::erase_if(audiences, [&](const std::string& a) { return !in(grant->audiences, a); });
     }
-    if (!wanted.empty() && audiences.empty()) {
+    if (audiences.empty()) {
       status["error"] = "token audiences are invalid for the target audiences";
     } else {
       json user_json = {{"username", user->name}, {"uid", user->uid}, {"groups", user->groups}};

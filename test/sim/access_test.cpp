@@ -196,3 +196,29 @@ TEST_CASE("SelfSubjectAccessReview and SelfSubjectReview answer about the caller
   CHECK(who["status"]["userInfo"]["username"] == "viewer");
   CHECK(who["status"]["userInfo"]["groups"] == json({"viewers", "system:authenticated"}));
 }
+
+TEST_CASE("TokenReview: a ServiceAccount token for its audiences only; a world token for any", "[sim][access]") {
+  auto store = rbac_store();
+  sim::detail::ServiceAccountTokens tokens;
+  sim::World world;
+  world.users = {sim::UserSpec{"viewer", "viewer-token", {}, {}, {}}};
+  const auto api_token = issue(*store, tokens, 3600);  // for the API server's own audience
+  auto r = sim::detail::token_request(*store, tokens, "fedmetrics-system", "fedmetrics",
+                                      R"({"spec":{"audiences":["fedmetrics"]}})", kNow);
+  REQUIRE(r.status == 201);
+  const auto fedmetrics_token = json::parse(r.body)["status"]["token"].get<std::string>();
+  auto review = [&](const std::string& token, const json& audiences) {
+    json spec = {{"token", token}};
+    if (!audiences.is_null()) spec["audiences"] = audiences;
+    auto answer = sim::detail::token_review(world, *store, tokens, json{{"spec", spec}}.dump(), kNow);
+    REQUIRE(answer.status == 201);
+    const auto status = json::parse(answer.body)["status"];
+    return status.value("authenticated", false) ? status["audiences"].dump() : std::string("no");
+  };
+  CHECK(review(api_token, nullptr) == R"(["https://kubernetes.default.svc.cluster.local"])");
+  CHECK(review(api_token, {"fedmetrics"}) == "no");
+  CHECK(review(fedmetrics_token, {"fedmetrics", "other"}) == R"(["fedmetrics"])");
+  CHECK(review(fedmetrics_token, nullptr) == "no");
+  CHECK(review("viewer-token", {"anything"}) == R"(["anything"])");
+  CHECK(review("nope", nullptr) == "no");
+}
