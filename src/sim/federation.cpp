@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "fedmetrics/sim/deployment.hpp"
+
 namespace fedmetrics::sim {
 
 namespace {
@@ -39,14 +41,14 @@ void reconcile(Federation& f, std::size_t member, std::size_t workload, std::int
     auto& pod = state.pods[live[static_cast<std::size_t>(n - 1)]];
     pod.deleted = now;
   }
-  auto hash = pod_template_hash(w.namespace_name, w.name, m.name);
+  auto hash = pod_template_hash(w);
   for (auto n = have; n < wanted; ++n) {
     SimPod pod;
     pod.workload = workload;
     pod.template_hash = hash;
     // Unique within the member: a name of a pod still listed is never reused.
     do {
-      pod.name = w.name + "-" + hash + "-" + pod_suffix(hash, state.next_ordinal++);
+      pod.name = w.name + "-" + hash + "-" + pod_suffix(hash + "@" + m.name, state.next_ordinal++);
     } while (std::any_of(state.pods.begin(), state.pods.end(), [&](const SimPod& p) { return p.name == pod.name; }));
     pod.node = m.nodes[state.next_node++ % m.nodes.size()].name;
     pod.uid = object_uid(m.name + "/" + w.namespace_name + "/" + pod.name);

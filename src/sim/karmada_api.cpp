@@ -14,7 +14,10 @@
 #include "fedmetrics/k8s/label_selector.hpp"
 #include "fedmetrics/k8s/status.hpp"
 #include "fedmetrics/k8s/url.hpp"
+#include "fedmetrics/sim/deployment.hpp"
 #include "fedmetrics/sim/event_fields.hpp"
+#include "sim/access.hpp"
+#include "sim/aggregated_discovery.hpp"
 #include "sim/http_util.hpp"
 #include "sim/store_rest.hpp"
 #include "sim/table_json.hpp"
@@ -125,55 +128,17 @@ RequestInfo request_info(const std::string& method, const k8s::RequestTarget& ta
   return info;
 }
 
-bool in(const std::vector<std::string>& values, std::string_view v) {
-  return std::any_of(values.begin(), values.end(), [&](const std::string& x) { return x == "*" || x == v; });
-}
-
-bool rule_allows(const PolicyRule& rule, const json& spec) {
-  if (auto r = spec.find("resourceAttributes"); r != spec.end() && r->is_object()) {
-    std::string verb = r->value("verb", ""), group = r->value("group", ""), resource = r->value("resource", "");
-    std::string sub = r->value("subresource", ""), name = r->value("name", "");
-    if (rule.resources.empty() || !in(rule.verbs, verb) || !in(rule.api_groups, group)) return false;
-    bool resource_ok = std::any_of(rule.resources.begin(), rule.resources.end(), [&](const std::string& x) {
-      if (x == "*") return true;
-      if (sub.empty()) return x == resource;
-      return x == resource + "/" + sub || x == resource + "/*" || x == "*/" + sub;
-    });
-    return resource_ok && (rule.resource_names.empty() || in(rule.resource_names, name));
-  }
-  if (auto n = spec.find("nonResourceAttributes"); n != spec.end() && n->is_object()) {
-    std::string verb = n->value("verb", ""), path = n->value("path", "");
-    if (rule.non_resource_urls.empty() || !in(rule.verbs, verb)) return false;
-    return std::any_of(rule.non_resource_urls.begin(), rule.non_resource_urls.end(), [&](const std::string& x) {
-      if (x == "*" || x == path) return true;
-      return x.ends_with("*") && path.starts_with(std::string_view(x).substr(0, x.size() - 1));
-    });
-  }
-  return false;
-}
-
-std::vector<std::string> groups_of(const UserSpec& user) {
-  auto groups = user.groups;
-  if (std::find(groups.begin(), groups.end(), "system:authenticated") == groups.end())
-    groups.emplace_back("system:authenticated");
-  return groups;
-}
-
-const UserSpec* user_by_token(const World& world, std::string_view token) {
-  for (const auto& u : world.users)
-    if (u.token == token) return &u;
-  return nullptr;
-}
-
-const UserSpec* authenticate(const World& world, const HttpRequest& request) {
+std::optional<detail::UserInfo> authenticate(const World& world, const ObjectStore& store,
+                                             const detail::ServiceAccountTokens& tokens, const HttpRequest& request,
+                                             k8s::Timestamp now) {
   auto value = header(request, "Authorization");
   auto space = value.find(' ');
-  if (space == std::string_view::npos || ascii_lowercase(value.substr(0, space)) != "bearer") return nullptr;
-  return user_by_token(world, value.substr(space + 1));
+  if (space == std::string_view::npos || ascii_lowercase(value.substr(0, space)) != "bearer") return std::nullopt;
+  return detail::authenticate_token(world, store, tokens, value.substr(space + 1), now);
 }
 
-json sar_spec_for(const UserSpec& user, const RequestInfo& info) {
-  json spec{{"user", user.name}, {"groups", groups_of(user)}};
+json sar_spec_for(const detail::UserInfo& user, const RequestInfo& info) {
+  json spec{{"user", user.name}, {"groups", user.groups}};
   if (info.resource_request) {
     spec["resourceAttributes"] = {{"namespace", info.namespace_name}, {"verb", info.verb},      {"group", info.group},
                                   {"version", info.version},          {"resource", info.resource}, {"subresource", info.subresource},
@@ -216,6 +181,9 @@ json to_table(const json& doc, const ResourceType& type, k8s::Timestamp now) {
   };
   std::vector<json> columns{column("Name", "string", 0, "name")};
   std::function<std::vector<json>(const json&)> cells = [](const json&) { return std::vector<json>{}; };
+  // The columns after AGE (priority 1: `-o wide`).
+  std::vector<json> wide_columns;
+  std::function<std::vector<json>(const json&)> wide_cells = cells;
   const std::string& kind = type.kind;
   if (kind == "FederatedHPA") {
     for (auto* c : {"Reference-Kind", "Reference-Name", "MinPods", "MaxPods", "Replicas"}) columns.push_back(column(c, "string", 0));
@@ -234,13 +202,10 @@ json to_table(const json& doc, const ResourceType& type, k8s::Timestamp now) {
       return std::vector<json>{text_of(ref.value("kind", json())), text_of(ref.value("name", json()))};
     };
   } else if (kind == "Deployment") {
-    for (auto* c : {"Ready", "Up-to-date", "Available"}) columns.push_back(column(c, "string", 0));
-    cells = [](const json& o) {
-      const auto& st = o.value("status", json::object());
-      return std::vector<json>{std::to_string(st.value("readyReplicas", 0)) + "/" +
-                                   std::to_string(o["spec"].value("replicas", 0)),
-                               st.value("updatedReplicas", 0), st.value("availableReplicas", 0)};
-    };
+    for (auto& c : deployment_columns()) columns.push_back(std::move(c));
+    wide_columns = deployment_wide_columns();
+    cells = deployment_cells;
+    wide_cells = deployment_wide_cells;
   } else if (kind == "Cluster") {
     for (auto* c : {"Version", "Mode", "Ready"}) columns.push_back(column(c, "string", 0));
     cells = [](const json& o) {
@@ -279,11 +244,13 @@ json to_table(const json& doc, const ResourceType& type, k8s::Timestamp now) {
     };
   }
   columns.push_back(column("Age", "string", 0));
+  for (auto& c : wide_columns) columns.push_back(std::move(c));
   json rows = json::array();
   for (const auto& item : items) {
     json row_cells = json::array({item["metadata"].value("name", "")});
     for (auto& c : cells(item)) row_cells.push_back(std::move(c));
     row_cells.push_back(age(item));
+    for (auto& c : wide_cells(item)) row_cells.push_back(std::move(c));
     rows.push_back({{"cells", row_cells}});
   }
   // The rows' objects and the metadata: detail::complete_table.
@@ -315,19 +282,8 @@ std::variant<Upstream, std::string> resolve_apiservice(const ObjectStore& store,
 
 }  // namespace
 
-AccessDecision authorize(const UserSpec& user, const json& sar_spec) {
-  auto groups = sar_spec.value("groups", json::array());
-  bool master = std::find(user.groups.begin(), user.groups.end(), "system:masters") != user.groups.end() ||
-                std::any_of(groups.begin(), groups.end(), [](const json& g) { return g == "system:masters"; });
-  if (master || user.rules.empty()) return {true, ""};
-  for (std::size_t i = 0; i < user.rules.size(); ++i)
-    if (rule_allows(user.rules[i], sar_spec))
-      return {true, "RBAC: allowed by the world's rule " + std::to_string(i) + " of user \"" + user.name + "\""};
-  return {false, ""};
-}
-
 KarmadaApi::KarmadaApi(std::shared_ptr<ObjectStore> store, KarmadaHooks hooks)
-    : store_(std::move(store)), hooks_(std::move(hooks)) {
+    : store_(std::move(store)), hooks_(std::move(hooks)), tokens_(std::make_shared<detail::ServiceAccountTokens>()) {
   for (auto& t : karmada_types()) {
     if (t.kind == "Event") t.selectable_fields = t.group.empty() ? core_event_fields() : events_v1_event_fields();
     store_->register_type(std::move(t));
@@ -337,22 +293,12 @@ KarmadaApi::KarmadaApi(std::shared_ptr<ObjectStore> store, KarmadaHooks hooks)
 namespace {
 
 json deployment_for(const WorkloadSpec& w, std::int32_t replicas) {
-  json containers = json::array();
-  for (const auto& c : w.containers) {
-    json requests = json::object(), limits = json::object();
-    for (const auto& [k, q] : c.requests) requests[k] = q.to_string();
-    for (const auto& [k, q] : c.limits) limits[k] = q.to_string();
-    containers.push_back({{"name", c.name}, {"image", c.image}, {"resources", {{"requests", requests}, {"limits", limits}}}});
-  }
   json labels = json::object();
   for (const auto& [k, v] : w.labels) labels[k] = v;
   return {{"apiVersion", "apps/v1"},
           {"kind", "Deployment"},
           {"metadata", {{"name", w.name}, {"namespace", w.namespace_name}, {"labels", labels}}},
-          {"spec",
-           {{"replicas", replicas},
-            {"selector", {{"matchLabels", labels}}},
-            {"template", {{"metadata", {{"labels", labels}}}, {"spec", {{"containers", containers}}}}}}}};
+          {"spec", {{"replicas", replicas}, {"selector", {{"matchLabels", labels}}}, {"template", pod_template(w)}}}};
 }
 
 // spec.clusters of a workload's ResourceBinding: where the scheduler put its
@@ -443,6 +389,7 @@ void KarmadaApi::seed(const Federation& federation, const std::vector<ClusterReg
     store_->create(type("apps", "deployments"), world.workloads[w].namespace_name,
                    deployment_for(world.workloads[w], federation.workloads[w].replicas));
   sync_bindings(*store_, federation);  // one ResourceBinding per Deployment, as Karmada's detector makes
+  detail::seed_bootstrap_roles(*store_);
   if (const auto& a = world.aggregation) {
     store_->create(type("", "namespaces"), "", {{"metadata", {{"name", a->service_namespace}}}});
     store_->create(type("", "services"), a->service_namespace,
@@ -531,6 +478,19 @@ void KarmadaApi::set_available(const std::string& name, bool available, const st
   store_->update(*apiservices, "", name, std::move(*object), "status");
 }
 
+void KarmadaApi::set_discovered(const std::string& name, std::optional<json> resource_list) {
+  std::lock_guard lock(discovered_mutex_);
+  if (resource_list) discovered_[name] = std::move(*resource_list);
+  else discovered_.erase(name);
+}
+
+std::optional<json> KarmadaApi::discovered(const std::string& name) const {
+  std::lock_guard lock(discovered_mutex_);
+  auto it = discovered_.find(name);
+  if (it == discovered_.end()) return std::nullopt;
+  return it->second;
+}
+
 void KarmadaApi::set_cluster_ready(const std::string& name, bool ready, const std::string& message) {
   const auto* clusters = store_->find_type(kClusterGroup, "v1alpha1", "clusters");
   auto current = store_->get(*clusters, "", name);
@@ -586,7 +546,7 @@ struct Call {
   ObjectStore& store;
   const KarmadaHooks& hooks;
   std::shared_ptr<const Federation> federation;
-  const UserSpec& user;
+  const detail::UserInfo& user;
   HttpRequest& request;
   const k8s::RequestTarget& target;
   const RequestInfo& info;
@@ -747,45 +707,6 @@ struct Call {
     if ((*d)["spec"]["replicas"].is_number_integer()) hooks.set_replicas(*w, (*d)["spec"]["replicas"].get<std::int32_t>());
   }
 
-  void token_review() {
-    auto body = parse_object(request.body);
-    if (!body) return fail(Status::bad_request(body.error().message));
-    auto token = body->value("spec", json::object()).value("token", "");
-    json status = {{"authenticated", false}};
-    if (const auto* u = user_by_token(federation->world, token)) {
-      status = {{"authenticated", true},
-                {"user", {{"username", u->name}, {"uid", ""}, {"groups", groups_of(*u)}}},
-                {"audiences", body->value("spec", json::object()).value("audiences", json::array())}};
-    }
-    json out = {{"kind", "TokenReview"},
-                {"apiVersion", "authentication.k8s.io/v1"},
-                {"metadata", {{"creationTimestamp", nullptr}}},
-                {"spec", body->value("spec", json::object())},
-                {"status", status}};
-    reply(json_response(out.dump(), 201));
-  }
-
-  void subject_access_review() {
-    auto body = parse_object(request.body);
-    if (!body) return fail(Status::bad_request(body.error().message));
-    auto spec = body->value("spec", json::object());
-    if (!spec.is_object() || (!spec.contains("resourceAttributes") && !spec.contains("nonResourceAttributes")))
-      return fail(invalid("SubjectAccessReview", "", "spec.resourceAttributes",
-                          "exactly one of nonResourceAttributes or resourceAttributes must be specified"));
-    std::string name = spec.value("user", "");
-    AccessDecision decision{false, "no user named \"" + name + "\" in the world file"};
-    for (const auto& u : federation->world.users)
-      if (u.name == name) decision = authorize(u, spec);
-    json status = {{"allowed", decision.allowed}};
-    if (!decision.reason.empty()) status["reason"] = decision.reason;
-    json out = {{"kind", "SubjectAccessReview"},
-                {"apiVersion", "authorization.k8s.io/v1"},
-                {"metadata", {{"creationTimestamp", nullptr}}},
-                {"spec", spec},
-                {"status", status}};
-    reply(json_response(out.dump(), 201));
-  }
-
   // /apis/cluster.karmada.io/v1alpha1/clusters/{name}/proxy/{path}: to the member, with its Secret's token.
   void cluster_proxy() {
     const auto* clusters = store.find_type(kClusterGroup, "v1alpha1", "clusters");
@@ -843,7 +764,7 @@ struct Call {
              n == "content-length";
     });
     out.headers.emplace_back("X-Remote-User", user.name);
-    for (const auto& g : groups_of(user)) out.headers.emplace_back("X-Remote-Group", g);
+    for (const auto& g : user.groups) out.headers.emplace_back("X-Remote-Group", g);
     out.peer_certificates_pem.clear();
     hooks.forward(up, std::move(out), std::move(respond));
     return true;
@@ -873,14 +794,19 @@ void KarmadaApi::handle_unguarded(HttpRequest request, Respond respond) {
   const auto& s = target.segments;
   if (s.size() == 1 && (s[0] == "healthz" || s[0] == "livez" || s[0] == "readyz")) return respond(text_response("ok"));
   auto federation = hooks_.federation();
-  const UserSpec* user = authenticate(federation->world, request);
-  if (user == nullptr) return respond(status_response(Status::unauthorized()));
+  const auto now = hooks_.clock();
+  const auto user = authenticate(federation->world, *store_, *tokens_, request, now);
+  if (!user) return respond(status_response(Status::unauthorized()));
   auto info = request_info(request.method, target);
   // Discovery is open to every authenticated user (RBAC's system:discovery).
   bool discovery = !info.resource_request &&
                    (s.empty() || s[0] == "api" || s[0] == "apis" || s[0] == "version" || s[0] == "openapi");
-  if (!discovery) {
-    auto decision = authorize(*user, sar_spec_for(*user, info));
+  // Asking about oneself is open to every authenticated user (RBAC's system:basic-user).
+  const bool self_review = request.method == "POST" && info.name.empty() &&
+                           ((info.group == "authorization.k8s.io" && info.resource == "selfsubjectaccessreviews") ||
+                            (info.group == "authentication.k8s.io" && info.resource == "selfsubjectreviews"));
+  if (!discovery && !self_review) {
+    auto decision = detail::authorize_user(*store_, *user, sar_spec_for(*user, info));
     if (!decision.allowed) {
       if (info.resource_request)
         return respond(status_response(Status::forbidden(user->name, info.verb, {info.group, info.resource}, info.subresource,
@@ -900,7 +826,9 @@ void KarmadaApi::handle_unguarded(HttpRequest request, Respond respond) {
                                       {"gitVersion", "v1.31.0-karmada-sim"},
                                       {"platform", "linux/amd64"}}
                                      .dump()));
-  if (s[0] == "api" && s.size() == 1)
+  const bool aggregated_discovery = s.size() == 1 && (s[0] == "api" || s[0] == "apis") &&
+                                    detail::wants_aggregated_discovery(header(request, "Accept"));
+  if (s[0] == "api" && s.size() == 1 && !aggregated_discovery)
     return respond(json_response(json{{"kind", "APIVersions"},
                                       {"versions", {"v1"}},
                                       {"serverAddressByClientCIDRs", {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", "127.0.0.1"}}}}}
@@ -930,14 +858,27 @@ void KarmadaApi::handle_unguarded(HttpRequest request, Respond respond) {
                                     {"group", "autoscaling"}, {"version", "v1"}, {"kind", "Scale"},
                                     {"verbs", {"get", "patch", "update"}}});
     }
-    if (group == "authentication.k8s.io")
-      doc["resources"].push_back({{"name", "tokenreviews"}, {"singularName", ""}, {"namespaced", false}, {"kind", "TokenReview"}, {"verbs", {"create"}}});
-    if (group == "authorization.k8s.io")
-      doc["resources"].push_back({{"name", "subjectaccessreviews"}, {"singularName", ""}, {"namespaced", false},
-                                  {"kind", "SubjectAccessReview"}, {"verbs", {"create"}}});
+    // The create-only kinds (kube-apiserver's discovery of them), and TokenRequest as serviceaccounts/token.
+    auto create_only = [&](const char* name, const char* kind) {
+      doc["resources"].push_back(
+          {{"name", name}, {"singularName", ""}, {"namespaced", false}, {"kind", kind}, {"verbs", {"create"}}});
+    };
+    if (group == "authentication.k8s.io") {
+      create_only("selfsubjectreviews", "SelfSubjectReview");
+      create_only("tokenreviews", "TokenReview");
+    }
+    if (group == "authorization.k8s.io") {
+      create_only("selfsubjectaccessreviews", "SelfSubjectAccessReview");
+      create_only("subjectaccessreviews", "SubjectAccessReview");
+    }
+    if (group.empty())
+      doc["resources"].push_back({{"name", "serviceaccounts/token"}, {"singularName", ""}, {"namespaced", true},
+                                  {"group", "authentication.k8s.io"}, {"version", "v1"}, {"kind", "TokenRequest"},
+                                  {"verbs", {"create"}}});
     return doc;
   };
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  std::set<std::string> remote;
   auto add_group = [&](const std::string& group, const std::string& version) {
     for (auto& [g, versions] : groups)
       if (g == group) {
@@ -953,6 +894,7 @@ void KarmadaApi::handle_unguarded(HttpRequest request, Respond respond) {
   add_group("authorization.k8s.io", "v1");
   {
     // APIServices that point at a Service, ordered by versionPriority (higher first).
+    // Their group-versions (`remote`) are served by another server.
     const auto* apiservices = store_->find_type("apiregistration.k8s.io", "v1", "apiservices");
     auto list = store_->list(*apiservices, "", {}, {});
     if (auto* doc = std::get_if<json>(&list)) {
@@ -961,9 +903,32 @@ void KarmadaApi::handle_unguarded(HttpRequest request, Respond respond) {
         return a["spec"].value("versionPriority", 0) > b["spec"].value("versionPriority", 0);
       });
       for (const auto& a : items)
-        if (a["spec"].value("service", json()).is_object())
+        if (a["spec"].value("service", json()).is_object()) {
           add_group(a["spec"].value("group", ""), a["spec"].value("version", ""));
+          remote.insert(a["spec"].value("group", "") + "/" + a["spec"].value("version", ""));
+        }
     }
+  }
+  if (aggregated_discovery) {
+    // kube-aggregator's discovery manager: an aggregated group-version as its
+    // server last described it, Stale while it could not be asked.
+    std::vector<std::pair<std::string, std::vector<json>>> out;
+    if (s[0] == "api") out.push_back({"", {detail::version_discovery(resource_list("", "v1"), "v1", true)}});
+    for (const auto& [g, versions] : groups) {
+      if (s[0] == "api") break;
+      std::vector<json> listed;
+      for (const auto& gv : versions) {
+        const std::string version = gv.substr(g.size() + 1);
+        if (!remote.contains(gv)) {
+          listed.push_back(detail::version_discovery(resource_list(g, version), version, true));
+          continue;
+        }
+        auto served = discovered(version + "." + g);
+        listed.push_back(detail::version_discovery(served.value_or(json::object()), version, served.has_value()));
+      }
+      out.push_back({g, std::move(listed)});
+    }
+    return respond(detail::aggregated_discovery(out));
   }
   if (s[0] == "api" && s.size() == 2 && s[1] == "v1") return respond(json_response(resource_list("", "v1").dump()));
   if (s[0] == "openapi") return respond(openapi_v3(s, types, groups));
@@ -985,11 +950,20 @@ void KarmadaApi::handle_unguarded(HttpRequest request, Respond respond) {
     return respond(json_response(resource_list(s[1], s[2]).dump()));
   }
   if (info.resource_request) {
-    if (info.group == "authentication.k8s.io" && info.resource == "tokenreviews" && request.method == "POST" && info.name.empty())
-      return call.token_review();
-    if (info.group == "authorization.k8s.io" && info.resource == "subjectaccessreviews" && request.method == "POST" &&
-        info.name.empty())
-      return call.subject_access_review();
+    const auto& world = federation->world;
+    const bool post = request.method == "POST";
+    if (post && info.group == "authentication.k8s.io" && info.resource == "tokenreviews" && info.name.empty())
+      return respond(detail::token_review(world, *store_, *tokens_, request.body, now));
+    if (post && info.group == "authorization.k8s.io" && info.resource == "subjectaccessreviews" && info.name.empty())
+      return respond(detail::subject_access_review(world, *store_, request.body));
+    if (self_review && info.resource == "selfsubjectaccessreviews")
+      return respond(detail::self_subject_access_review(*store_, *user, request.body));
+    if (self_review) return respond(detail::self_subject_review(*user, now));
+    if (info.group.empty() && info.resource == "serviceaccounts" && info.subresource == "token" && !info.name.empty() &&
+        info.rest.empty()) {
+      if (!post) return respond(status_response(Status::method_not_allowed(info.verb, {"", "serviceaccounts/token"})));
+      return respond(detail::token_request(*store_, *tokens_, info.namespace_name, info.name, request.body, now));
+    }
     if (info.group == kClusterGroup && info.resource == "clusters" && info.subresource == "proxy" && !info.name.empty())
       return call.cluster_proxy();
     if ((s[0] == "api" && info.version == "v1") || s[0] == "apis") return call.resource();

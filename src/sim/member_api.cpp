@@ -8,6 +8,7 @@
 
 #include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/discovery.hpp"
+#include "fedmetrics/sim/deployment.hpp"
 #include "fedmetrics/sim/member_hpa_type.hpp"
 #include "fedmetrics/k8s/field_selector.hpp"
 #include "fedmetrics/k8s/label_selector.hpp"
@@ -528,8 +529,6 @@ class Responder {
     }
     json labels = json::object();
     for (const auto& [k, v] : w.labels) labels[k] = v;
-    json containers = json::array();
-    for (const auto& c : w.containers) containers.push_back({{"name", c.name}, {"image", c.image}});
     return json{{"apiVersion", "apps/v1"},
                 {"kind", "Deployment"},
                 {"metadata",
@@ -543,7 +542,7 @@ class Responder {
                 {"spec",
                  {{"replicas", here->replicas},
                   {"selector", {{"matchLabels", labels}}},
-                  {"template", {{"metadata", {{"labels", labels}}}, {"spec", {{"containers", containers}}}}}}},
+                  {"template", pod_template(w)}}},
                 {"status",
                  {{"observedGeneration", 1},
                   {"replicas", existing},
@@ -910,6 +909,18 @@ std::optional<json> to_table(const json& doc, k8s::Timestamp now) {
   } else if (kind == "Namespace") {
     columns = {column("Name", "string", 0, "name"), column("Status", "string", 0), column("Age", "string", 0)};
     for (const auto& n : items) rows.push_back({{"cells", {n["metadata"]["name"], n["status"]["phase"], age(n)}}});
+  } else if (kind == "Deployment") {
+    columns = json::array({column("Name", "string", 0, "name")});
+    for (auto& c : deployment_columns()) columns.push_back(std::move(c));
+    columns.push_back(column("Age", "string", 0));
+    for (auto& c : deployment_wide_columns()) columns.push_back(std::move(c));
+    for (const auto& d : items) {
+      json cells = json::array({d["metadata"]["name"]});
+      for (auto& c : deployment_cells(d)) cells.push_back(std::move(c));
+      cells.push_back(age(d));
+      for (auto& c : deployment_wide_cells(d)) cells.push_back(std::move(c));
+      rows.push_back({{"cells", cells}});
+    }
   } else {
     return std::nullopt;
   }
@@ -965,9 +976,10 @@ HttpResponse MemberApi::handle(const HttpRequest& request, k8s::Timestamp now, d
     response = Responder(federation_, member_, target, now).route();
     // kubectl get asks for a Table (Accept: application/json;as=Table;v=v1;g=meta.k8s.io,...).
     auto table = detail::table_request(request, target);
+    bool built_in = !s.empty() && (s[0] == "api" || (s[0] == "apis" && s.size() > 3 && s[1] == "apps"));
     if (!table) {
       response = status_response(Status::bad_request(table.error().message));
-    } else if (*table && response.status == 200 && !s.empty() && s[0] == "api") {
+    } else if (*table && response.status == 200 && built_in) {
       auto doc = json::parse(response.body, nullptr, false);
       if (auto t = to_table(doc, now)) {
         detail::complete_table(*t, doc, **table);

@@ -64,16 +64,15 @@ std::vector<TargetCluster> divide_replicas(std::int32_t replicas, const std::vec
   return result;
 }
 
-std::string pod_template_hash(std::string_view namespace_name, std::string_view workload, std::string_view member) {
-  std::string identity = std::string(namespace_name) + "/" + std::string(workload) + "@" + std::string(member);
-  std::string decimal = std::to_string(fnv32a(identity));
+std::string pod_template_hash(std::string_view pod_template) {
+  std::string decimal = std::to_string(fnv32a(pod_template));
   std::string out;
   for (unsigned char c : decimal) out.push_back(kSafeAlphabet[c % kSafeAlphabet.size()]);
   return out;
 }
 
-std::string pod_suffix(std::string_view hash, std::uint64_t ordinal) {
-  std::uint32_t h = fnv32a(std::string(hash) + "#" + std::to_string(ordinal));
+std::string pod_suffix(std::string_view seed, std::uint64_t ordinal) {
+  std::uint32_t h = fnv32a(std::string(seed) + "#" + std::to_string(ordinal));
   std::string out;
   for (int i = 0; i < 5; ++i) {
     out.push_back(kSafeAlphabet[h % kSafeAlphabet.size()]);

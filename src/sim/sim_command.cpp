@@ -239,6 +239,7 @@ struct Simulation {
     for (auto& t : karmada->availability_targets()) {
       if (!t.upstream) {
         karmada->set_available(t.name, false, "ServiceNotFound", t.unreachable);
+        karmada->set_discovered(t.name, std::nullopt);
         any_unavailable = true;
         continue;
       }
@@ -251,7 +252,10 @@ struct Simulation {
               [this, name = t.name, url](HttpResponse r) {
                 if (r.status >= 200 && r.status < 300) {
                   karmada->set_available(name, true, "Passed", "all checks passed");
+                  auto list = nlohmann::json::parse(r.body, nullptr, false);
+                  karmada->set_discovered(name, list.is_object() ? std::optional(std::move(list)) : std::nullopt);
                 } else {
+                  karmada->set_discovered(name, std::nullopt);
                   any_unavailable = true;
                   std::string why = r.status == 503 && r.body.find("error trying to reach service") != std::string::npos
                                         ? r.body

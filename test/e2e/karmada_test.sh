@@ -38,6 +38,24 @@ check "kubectl get deployment nginx" kk get deployment nginx
 kk scale deployment nginx --replicas=4 >/dev/null
 check "kubectl scale to 4 divides the replicas 2:2 over member1 and member2" \
   test "$(members --context member1 get pods -l app=nginx --no-headers | wc -l) $(members --context member2 get pods -l app=nginx --no-headers | wc -l)" = "2 2"
+hashes=$(for m in member1 member2; do members --context $m get pods -l app=nginx -L pod-template-hash --no-headers; done | awk '{print $NF}' | sort -u)
+check "one pod-template-hash for the one template in both members ($(echo $hashes))" test "$(wc -w <<<"$hashes")" -eq 1
+check "each pod's name carries that hash" \
+  test "$(for m in member1 member2; do members --context $m get pods -l app=nginx --no-headers; done | grep -c "^nginx-$hashes-")" -eq 4
+# kube-apiserver's Deployment columns, on the control plane and through a member's own API.
+wide=$(kk get deploy -o wide 2>&1 || true)
+echo "$wide" | sed 's/^/    /'
+check "get deploy -o wide: NAME READY UP-TO-DATE AVAILABLE AGE CONTAINERS IMAGES SELECTOR" \
+  grep -Eq '^NAME +READY +UP-TO-DATE +AVAILABLE +AGE +CONTAINERS +IMAGES +SELECTOR$' <<<"$wide"
+check "the wide cells: the container, its image, the selector" grep -Eq '^nginx +[0-9]+/4 .* nginx +nginx +app=nginx$' <<<"$wide"
+check "without -o wide, no wide columns" grep -Eq '^NAME +READY +UP-TO-DATE +AVAILABLE +AGE$' <<<"$(kk get deploy 2>&1)"
+member_deploy=$(members --context member1 get deploy 2>&1 || true)
+echo "$member_deploy" | sed 's/^/    /'
+check "a member's get deploy: NAME READY UP-TO-DATE AVAILABLE AGE" \
+  grep -Eq '^NAME +READY +UP-TO-DATE +AVAILABLE +AGE$' <<<"$member_deploy"
+check "member1's row: its share of 2" grep -Eq '^nginx +[0-9]/2 +[0-9] +[0-9] +[0-9]+[smhd]' <<<"$member_deploy"
+check "a member's get deploy -o wide adds CONTAINERS IMAGES SELECTOR" \
+  grep -Eq '^nginx +.* nginx +nginx +app=nginx$' <<<"$(members --context member2 get deploy -o wide --no-headers 2>&1)"
 scale=$(kk get --raw /apis/apps/v1/namespaces/default/deployments/nginx/scale)
 check "scale subresource: autoscaling/v1 Scale with status.selector" \
   test "$(json_get "$scale" "(d['kind'], d['spec']['replicas'], d['status']['selector'])")" = "('Scale', 4, 'app=nginx')"
@@ -119,6 +137,45 @@ check "kubectl apply --dry-run=client -f deploy/ (every manifest)" kk apply --dr
 check "kubectl apply -f deploy/control-plane.yaml (RBAC and the ServiceAccount)" kk apply -f "$src/deploy/control-plane.yaml"
 check "the fedmetrics ClusterRole is there with its rules" \
   grep -q 'federatedhpas/status' <<<"$(kk get clusterrole fedmetrics -o jsonpath='{.rules}')"
+
+# The install guide's step 3, as written there: a token for the ServiceAccount,
+# a kubeconfig with it, and what that identity may do (the RBAC just applied).
+sa_token=$(kk -n fedmetrics-system create token fedmetrics --duration=8760h 2>&1 || true)
+check "kubectl create token fedmetrics prints a token" grep -Eq '^[A-Za-z0-9._-]{20,}$' <<<"$sa_token"
+cp "$E2E_TMP/world/karmada.kubeconfig" "$E2E_TMP/sa.config"
+kubectl --kubeconfig "$E2E_TMP/sa.config" config set-credentials fedmetrics --token="$sa_token" >/dev/null
+kubectl --kubeconfig "$E2E_TMP/sa.config" config set-context --current --user=fedmetrics >/dev/null
+ksa() { kubectl --kubeconfig "$E2E_TMP/sa.config" --request-timeout=10s "$@"; }
+check "the ServiceAccount may list Clusters (auth can-i: yes)" \
+  test "$(ksa auth can-i list clusters.cluster.karmada.io 2>/dev/null)" = yes
+check "and may not delete them (auth can-i: no)" \
+  test "$(ksa auth can-i delete clusters.cluster.karmada.io 2>/dev/null)" = no
+check "it may read the authentication ConfigMap in kube-system only (a RoleBinding)" \
+  test "$(ksa auth can-i get configmaps/extension-apiserver-authentication -n kube-system 2>&1) $(ksa auth can-i get configmaps/extension-apiserver-authentication -n default 2>&1)" = "yes no"
+check "a request with the token is the ServiceAccount's: it lists Clusters" \
+  test "$(ksa get clusters.cluster.karmada.io --no-headers 2>&1 | wc -l)" -eq 3
+sa_denied=$(ksa delete clusters.cluster.karmada.io member3 2>&1 || true)
+check "and is refused a delete as system:serviceaccount:fedmetrics-system:fedmetrics" \
+  grep -q 'User "system:serviceaccount:fedmetrics-system:fedmetrics" cannot delete resource "clusters"' <<<"$sa_denied"
+whoami=$(ksa auth whoami 2>&1 || true)
+echo "$whoami" | sed 's/^/    /'
+check "kubectl auth whoami names the ServiceAccount" \
+  grep -Eq '^Username +system:serviceaccount:fedmetrics-system:fedmetrics$' <<<"$whoami"
+check "with its groups" grep -Eq '^Groups +\[system:serviceaccounts system:serviceaccounts:fedmetrics-system system:authenticated\]$' <<<"$whoami"
+sa_review=$(raw POST /apis/authentication.k8s.io/v1/tokenreviews "{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenReview\",\"spec\":{\"token\":\"$sa_token\"}}")
+check "TokenReview authenticates the ServiceAccount's token" \
+  test "$(json_get "${sa_review#* }" "(d['status']['authenticated'], d['status']['user']['username'])")" = "(True, 'system:serviceaccount:fedmetrics-system:fedmetrics')"
+short=$(kk -n fedmetrics-system create token fedmetrics --duration=5m 2>&1 || true)
+check "a token shorter than 10 minutes is refused as kube-apiserver does" \
+  grep -q 'may not specify a duration less than 10 minutes' <<<"$short"
+check "no token for a ServiceAccount that does not exist" \
+  grep -q 'serviceaccounts "nobody" not found' <<<"$(kk -n fedmetrics-system create token nobody 2>&1 || true)"
+# The world's users: can-i follows their rules, whoami their name.
+kviewer() { kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --token="$viewer_token" --request-timeout=10s "$@"; }
+check "the viewer can list deployments (auth can-i: yes)" test "$(kviewer auth can-i list deployments 2>&1)" = yes
+check "the viewer cannot delete them (auth can-i: no)" test "$(kviewer auth can-i delete deployments 2>&1)" = no
+check "kubectl auth whoami as the admin" grep -Eq '^Username +admin$' <<<"$(kk auth whoami 2>&1)"
+check "the admin may do anything (system:masters)" test "$(kk auth can-i delete clusters.cluster.karmada.io 2>/dev/null)" = yes
 check "bad JSON is 400" grep -q '^400 ' <<<"$(raw POST /apis/coordination.k8s.io/v1/namespaces/kube-system/leases '{not json')"
 check "an unknown resource is 404" grep -q '^404 ' <<<"$(raw GET /apis/apps/v1/namespaces/default/widgets)"
 check "a bad label selector is 400" grep -q '^400 ' <<<"$(raw GET '/apis/apps/v1/deployments?labelSelector=a%20in%20(b')"

@@ -98,7 +98,7 @@ check "top pod -A exits 0 with nothing on stderr" test "$(rc all) $(err all | wc
 check "the header is kubectl top pod -A's with CLUSTER" \
   test "$(out all | head -1 | tr -s ' ')" = "NAMESPACE NAME CLUSTER CPU(cores) MEMORY(bytes) "
 check "one row per pod of every member, each naming its member" \
-  test "$(out all | tail -n +2 | awk '{print $1, $3}' | tr '\n' ,)" = "default member1,default member2,jobs member3,"
+  test "$(out all | tail -n +2 | awk '{print $1, $3}' | sort | tr '\n' ,)" = "default member1,default member2,jobs member3,"
 check "cpu as {milli}m and memory as {Mi}Mi" \
   test "$(out all | tail -n +2 | awk '$4 ~ /^[0-9]+m$/ && $5 ~ /^[0-9]+Mi$/' | wc -l)" = 3
 kubectl_pods=$(kk top pod -A --no-headers | awk '{print $1, $2}')
@@ -129,12 +129,13 @@ check "--context naming no context: kubectl's error, exit 1" \
   test "$(rc ctxflag) $(err ctxflag)" = '1 error: context "no-such-context" does not exist'
 run label kf top pod -A -l app=nginx --no-headers
 check "-l app=nginx: the nginx pods of member1 and member2" \
-  test "$(out label | awk '{print $1, $3}' | tr '\n' ,)" = "default member1,default member2,"
+  test "$(out label | awk '{print $1, $3}' | sort | tr '\n' ,)" = "default member1,default member2,"
 run bymember kf top pod -A -l fedmetrics/cluster=member2 --no-headers
 check "-l fedmetrics/cluster=member2: that member's pods only" test "$(out bymember | column 3 | tr '\n' ,)" = "member2,"
 pod=$(out label | head -1 | column 2)
+pod_member=$(out label | head -1 | column 3)
 run named kf top pod "$pod" --no-headers
-check "a pod by name" test "$(out named | awk '{print $1, $2}')" = "$pod member1"
+check "a pod by name ($pod of $pod_member)" test "$(out named | awk '{print $1, $2}')" = "$pod $pod_member"
 
 # --containers: one row per container under its pod.
 run containers kf top pod -n jobs --containers

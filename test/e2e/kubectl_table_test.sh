@@ -2,7 +2,8 @@
 # What operators see: stock `kubectl get podmetrics` / `nodemetrics` through
 # the control plane's aggregation layer ask fedmetrics for a meta.k8s.io
 # Table (Accept: application/json;as=Table;v=v1;g=meta.k8s.io,...) and print
-# metrics-server's columns plus CLUSTER, each row's member. An Accept that
+# metrics-server's columns plus CLUSTER, each row's member. `kubectl
+# api-resources` succeeds while no member serves custom metrics. An Accept that
 # admits nothing fedmetrics writes (protobuf alone) is a 406 NotAcceptable;
 # kubectl top's and the HPA controller's Accept headers still get JSON.
 # Usage: kubectl_table_test.sh FEDMETRICS_BINARY SOURCE_DIR
@@ -11,10 +12,40 @@ bin=$1
 src=$2
 
 aggregated_world
+# No member serves custom metrics (only metrics-server's and external metrics).
+sed -i 's/^    nodes: 1$/    nodes: 1\n    metricsApis: [metrics.k8s.io\/v1beta1, external.metrics.k8s.io\/v1beta1]/' "$E2E_TMP/world.yaml"
 start_sim "$E2E_TMP/world.yaml"
+# Before fedmetrics runs, its group-versions cannot be discovered: the
+# aggregated discovery lists them as Stale, which kubectl leaves out.
+check "while fedmetrics is down, kubectl api-versions leaves metrics.k8s.io/v1beta1 out" \
+  test "$(kk api-versions | grep -c '^metrics.k8s.io/v1beta1$' || true)" = 0
 start_aggregated_serve 2s
 check "the metrics APIService becomes Available" \
   kk wait --for=condition=Available --timeout=15s apiservice/v1beta1.metrics.k8s.io 2>/dev/null
+for v in v1beta2 v1beta1; do
+  check "the custom metrics APIService $v is Available too" \
+    kk wait --for=condition=Available --timeout=15s apiservice/$v.custom.metrics.k8s.io 2>/dev/null
+done
+
+# Discovery while no member serves custom metrics: fedmetrics answers an empty
+# resource list for custom.metrics.k8s.io (what exists), and kubectl's
+# aggregated discovery takes the group-versions as having no resources.
+check "custom.metrics.k8s.io/v1beta1 lists no resources" \
+  test "$(kk get --raw /apis/custom.metrics.k8s.io/v1beta1 | json_get "$(cat)" "d['resources']")" = "[]"
+api_resources_status=0
+api_resources=$(kk api-resources 2>"$E2E_TMP/api-resources.err") || api_resources_status=$?
+check "kubectl api-resources exits 0 ($(tr '\n' ' ' <"$E2E_TMP/api-resources.err"))" test "$api_resources_status" = 0
+check "and lists the resource metrics" grep -Eq '^pods +metrics.k8s.io/v1beta1 +true +PodMetrics$' <<<"$api_resources"
+check "and the control plane's own resources" \
+  grep -Eq '^federatedhpas +fhpa +autoscaling.karmada.io/v1alpha1 +true +FederatedHPA$' <<<"$api_resources"
+check "and no custom metric" test "$(grep -c 'custom.metrics.k8s.io' <<<"$api_resources" || true)" = 0
+check "kubectl api-versions lists metrics.k8s.io/v1beta1 and both custom metrics versions" \
+  test "$(kk api-versions | grep -c '^metrics.k8s.io/v1beta1$\|^custom.metrics.k8s.io/v1beta[12]$')" = 3
+aggregated=$(curl -sk -H 'Authorization: Bearer admin-token' \
+  -H 'Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' "$karmada/apis")
+check "the control plane's aggregated discovery: custom.metrics.k8s.io v1beta2 and v1beta1, Current, no resources" \
+  test "$(json_get "$aggregated" "[(v['version'], v['freshness'], v['resources']) for g in d['items'] if g['metadata']['name'] == 'custom.metrics.k8s.io' for v in g['versions']]")" \
+  = "[('v1beta2', 'Current', []), ('v1beta1', 'Current', [])]"
 
 # kubectl get podmetrics -A: the Table's columns, NAMESPACE from each row's
 # PartialObjectMetadata, CLUSTER from the member annotation.

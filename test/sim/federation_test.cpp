@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "fedmetrics/sim/deployment.hpp"
 #include "sim/sim_test_support.hpp"
 
 using namespace fedmetrics::sim;
@@ -28,8 +29,10 @@ TEST_CASE("Federation: pods are placed by the propagation, named per member, Rea
       CHECK(names.insert(p.name).second);
       CHECK(f.ready(p, sim_test::t0()));
     }
+  // One template, one pod-template-hash in every member (names still apart by their suffixes).
   const auto& p = f.members[0].pods[0];
-  CHECK_THAT(p.name, Catch::StartsWith("web-" + pod_template_hash("shop", "web", "member1") + "-"));
+  CHECK_THAT(p.name, Catch::StartsWith("web-" + pod_template_hash(f.world.workloads[0]) + "-"));
+  CHECK(f.members[1].pods[0].template_hash == p.template_hash);
   // Round-robin over the member's nodes.
   CHECK(f.members[0].pods[0].node == "m1-node-a");
   CHECK(f.members[0].pods[1].node == "m1-node-b");

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <set>
+#include <string>
 
 #include <catch2/catch.hpp>
 
@@ -57,7 +59,9 @@ TEST_CASE("MemberApi: core pods list, get, selectors", "[sim][member]") {
   CHECK_FALSE(pod["metadata"].contains("deletionTimestamp"));
   CHECK(pod["spec"]["containers"][0]["resources"] ==
         json::parse(R"({"requests":{"cpu":"100m","memory":"64Mi"},"limits":{"cpu":"500m","memory":"64Mi"}})"));
-  CHECK(pod["spec"]["nodeName"] == "m1-node-a");
+  // One pod on each of member1's nodes (the list is sorted by name, not by creation).
+  CHECK(std::set<std::string>{all.body["items"][0]["spec"]["nodeName"], all.body["items"][1]["spec"]["nodeName"]} ==
+        std::set<std::string>{"m1-node-a", "m1-node-b"});
   CHECK(pod["status"]["phase"] == "Running");
   CHECK(pod["status"]["startTime"] == "2026-08-22T10:00:00Z");
   CHECK(pod["status"]["qosClass"] == "Burstable");

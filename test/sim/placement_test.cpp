@@ -49,11 +49,12 @@ TEST_CASE("divide_replicas: Karmada's static-weight division", "[sim][placement]
   CHECK(divide_replicas(3, {}).empty());
 }
 
-TEST_CASE("pod names: template hash per member, unique suffixes", "[sim][placement]") {
-  auto h1 = pod_template_hash("default", "nginx", "member1");
-  auto h2 = pod_template_hash("default", "nginx", "member2");
+TEST_CASE("pod names: one hash per template, unique suffixes", "[sim][placement]") {
+  const std::string nginx127 = R"({"spec":{"containers":[{"image":"nginx:1.27","name":"nginx"}]}})";
+  auto h1 = pod_template_hash(nginx127);
+  auto h2 = pod_template_hash(R"({"spec":{"containers":[{"image":"nginx:1.28","name":"nginx"}]}})");
   CHECK(h1 != h2);
-  CHECK(h1 == pod_template_hash("default", "nginx", "member1"));  // deterministic
+  CHECK(h1 == pod_template_hash(nginx127));  // deterministic
   CHECK(h1.size() >= 8);
   CHECK(h1.find_first_not_of("bcdfghjklmnpqrstvwxz2456789") == std::string::npos);
   std::set<std::string> suffixes;

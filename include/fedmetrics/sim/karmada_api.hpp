@@ -7,7 +7,11 @@
 //     secrets, deployments, federatedhpas, leases, events, apiservices, ...;
 //   - deployments/scale (autoscaling/v1 Scale) tied to the simulated
 //     workloads: a new spec.replicas is divided over the member clusters;
-//   - TokenReview and SubjectAccessReview answered from the world's users;
+//   - authentication by the world's users' tokens and by ServiceAccount tokens
+//     from TokenRequest (serviceaccounts/{name}/token, `kubectl create token`);
+//     authorization by the world's rules and the stored RBAC bindings;
+//     TokenReview, SubjectAccessReview, SelfSubjectAccessReview (`kubectl auth
+//     can-i`) and SelfSubjectReview (`kubectl auth whoami`);
 //   - the cluster proxy .../clusters/{name}/proxy/... forwarded to the member;
 //   - the aggregation layer: a group-version with an APIService that names a
 //     Service is forwarded to it over TLS with the front-proxy client
@@ -18,7 +22,9 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +35,10 @@
 #include "fedmetrics/transport/http_message.hpp"
 
 namespace fedmetrics::sim {
+
+namespace detail {
+class ServiceAccountTokens;
+}
 
 // Where the shell must send a forwarded request, and how to verify it.
 struct Upstream {
@@ -106,6 +116,10 @@ class KarmadaApi {
   [[nodiscard]] std::vector<AvailabilityTarget> availability_targets() const;
   // Writes the Available condition when it changed (Passed / FailedDiscoveryCheck / ServiceNotFound).
   void set_available(const std::string& name, bool available, const std::string& reason, const std::string& message);
+  // kube-aggregator's discovery manager: the APIResourceList an APIService's
+  // server answered to the same GET, or nullopt when it could not be asked
+  // (aggregated discovery then lists that group-version as Stale).
+  void set_discovered(const std::string& name, std::optional<nlohmann::json> resource_list);
 
   [[nodiscard]] ObjectStore& store() { return *store_; }
 
@@ -113,6 +127,10 @@ class KarmadaApi {
   void handle_unguarded(transport::HttpRequest request, std::function<void(transport::HttpResponse)> respond);
   std::shared_ptr<ObjectStore> store_;
   KarmadaHooks hooks_;
+  std::shared_ptr<detail::ServiceAccountTokens> tokens_;
+  [[nodiscard]] std::optional<nlohmann::json> discovered(const std::string& name) const;
+  mutable std::mutex discovered_mutex_;
+  std::map<std::string, nlohmann::json> discovered_;  // by APIService name
 };
 
 // The SubjectAccessReview decision for a world user (pure; exposed for tests).

@@ -29,16 +29,17 @@ struct TargetCluster {
 // order and includes clusters that get 0 replicas.
 std::vector<TargetCluster> divide_replicas(std::int32_t replicas, const std::vector<ClusterWeight>& clusters);
 
-// The pod-template-hash of a workload in one member: FNV-32a of its identity,
+// The pod-template-hash of a pod template (its canonical JSON text): FNV-32a,
 // spelled with Kubernetes' safe alphabet (rand.SafeEncodeString), as the
-// Deployment controller names ReplicaSets. Differs per member so that pod
-// names of one workload never repeat across members.
-std::string pod_template_hash(std::string_view namespace_name, std::string_view workload, std::string_view member);
+// Deployment controller's ComputeHash names ReplicaSets. One template, one
+// hash, in every member.
+std::string pod_template_hash(std::string_view pod_template);
 
 // The five-character pod-name suffix for the n-th pod created from `hash`
 // (Kubernetes uses five random safe-alphabet characters; ours are derived from
 // the ordinal so that a world with a seed always names pods the same way).
-std::string pod_suffix(std::string_view hash, std::uint64_t ordinal);
+// `seed` is the hash and the member's name, so that members name their pods apart.
+std::string pod_suffix(std::string_view seed, std::uint64_t ordinal);
 
 // A deterministic RFC 4122-shaped uid for an object name.
 std::string object_uid(std::string_view identity);
