@@ -61,7 +61,8 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
       ->capture_default_str();
   serve->add_option("--cert-dir", o.cert_dir,
                     "The directory where the self-signed serving certificate is written when --tls-cert-file\n"
-                    "and --tls-private-key-file are not given (apiserver.crt, apiserver.key).")
+                    "and --tls-private-key-file are not given (apiserver.crt, apiserver.key). A pair already\n"
+                    "there is used as it is, and reloaded when its files change, as --tls-cert-file is.")
       ->capture_default_str();
   serve->add_option("--tls-cert-file", o.tls_cert_file, "File containing the PEM serving certificate (chain).")
       ->check(CLI::ExistingFile);
@@ -390,19 +391,25 @@ std::shared_ptr<server::RequestGate> make_gate(const ServeOptions& o, clustercli
 
 // Keeps what can change under a running server fresh, as Kubernetes'
 // dynamic certificate controllers do: the serving certificate files (checked
-// every 10 s, swapped without a restart) and the trust published in
-// extension-apiserver-authentication (re-read every minute). A failure keeps
-// what was loaded and is logged once until it recovers.
+// every 10 s, swapped without a restart; --tls-cert-file or the pair in
+// --cert-dir alike, as k8s.io/apiserver serves both from files) and the
+// trust published in extension-apiserver-authentication (re-read every
+// minute). A failure keeps what was loaded and is logged once until it
+// recovers.
 class Reloader {
  public:
-  Reloader(const ServeOptions& o, async::Executor executor, transport::TlsServer& server,
-           std::shared_ptr<server::RequestGate> gate, std::shared_ptr<HttpsReviewClient> authentication)
+  // `cert_file`, `key_file`: the pair being served.
+  Reloader(const ServeOptions& o, std::string cert_file, std::string key_file, async::Executor executor,
+           transport::TlsServer& server, std::shared_ptr<server::RequestGate> gate,
+           std::shared_ptr<HttpsReviewClient> authentication)
       : options_(o),
+        cert_file_(std::move(cert_file)),
+        key_file_(std::move(key_file)),
         executor_(std::move(executor)),
         server_(server),
         gate_(std::move(gate)),
         authentication_(std::move(authentication)) {
-    if (!o.tls_cert_file.empty()) cert_times_ = file_times();
+    cert_times_ = file_times();
   }
   void start();
   void stop();
@@ -412,16 +419,14 @@ class Reloader {
   static async::Task<void> reload_trust(Reloader& self);
   std::pair<std::filesystem::file_time_type, std::filesystem::file_time_type> file_times() const {
     std::error_code a, b;
-    return {std::filesystem::last_write_time(options_.tls_cert_file, a),
-            std::filesystem::last_write_time(options_.tls_private_key_file, b)};
+    return {std::filesystem::last_write_time(cert_file_, a), std::filesystem::last_write_time(key_file_, b)};
   }
   void reload_certificate_if_changed() {
-    if (options_.tls_cert_file.empty()) return;
     auto now = file_times();
     if (now == cert_times_) return;
     try {
-      server_.set_certificate(options_.tls_cert_file, options_.tls_private_key_file);
-      spdlog::info("serving certificate reloaded from {}", options_.tls_cert_file);
+      server_.set_certificate(cert_file_, key_file_);
+      spdlog::info("serving certificate reloaded from {}", cert_file_);
       cert_times_ = now;
       cert_failing_ = false;
     } catch (const std::exception& e) {
@@ -443,6 +448,8 @@ class Reloader {
   }
 
   const ServeOptions& options_;
+  std::string cert_file_;
+  std::string key_file_;
   async::Executor executor_;
   transport::TlsServer& server_;
   std::shared_ptr<server::RequestGate> gate_;
@@ -830,7 +837,8 @@ int run_serve(const ServeOptions& o) {
     // takes over while this one drains.
     lifecycle.start("autoscaler", [loop] { loop->start(); }, [loop] { loop->stop(); });
   }
-  auto reloader = std::make_shared<Reloader>(o, client_runtime->executor(), *tls_server, gate, authentication);
+  auto reloader = std::make_shared<Reloader>(o, server_options.cert_file, server_options.key_file,
+                                             client_runtime->executor(), *tls_server, gate, authentication);
   lifecycle.start("certificate reloader", [reloader] { reloader->start(); }, [reloader] { reloader->stop(); });
   auto memory_release = std::make_shared<MemoryRelease>(client_runtime->executor(), std::chrono::seconds(10));
   lifecycle.start("memory release", [memory_release] { memory_release->start(); }, [memory_release] { memory_release->stop(); });

@@ -35,6 +35,16 @@ check "maxReplicas moved to member1: 1/5, member2 1/1" wait_until 90 shares_are 
 events "$E2E_TMP/events.txt"
 check "a Rebalanced Event on the FederatedHPA ($(grep Rebalanced "$E2E_TMP/events.txt" | head -1))" \
   grep -qx 'Normal Rebalanced: moved 2 of maxReplicas from member2 (2) to member1 (now 5)' "$E2E_TMP/events.txt"
+# The distributed-mode counters follow: two member HPAs created, one move of
+# maxReplicas (written as an update of each member HPA).
+scrape() { curl -sk "$url/metrics" >"$E2E_TMP/metrics.txt"; }
+series() { awk -v s="$1" '$1 == s { print $2 }' "$E2E_TMP/metrics.txt"; }
+writes() { series "fedmetrics_federatedhpa_distributed_member_hpa_writes_total{operation=\"$1\",result=\"$2\"}"; }
+counted() { scrape; [ "$(series "$1")" = "$2" ]; }
+check "fedmetrics_federatedhpa_distributed_rebalances_total counted the move" \
+  wait_until 5 counted fedmetrics_federatedhpa_distributed_rebalances_total 1
+check "member HPA writes counted: $(writes create success) created, $(writes update success) updated" \
+  bash -c "[ '$(writes create success)' = 2 ] && [ '$(writes update success)' -ge 2 ]"
 # The status tells the rest: every member HPA able to scale and active, their
 # cpu utilization weighted by replicas, their latest scale time.
 story() {
@@ -67,6 +77,8 @@ invariants_held
 check "remove the mode annotation" kk annotate fhpa nginx autoscaling.fedmetrics.io/mode-
 gone() { ! km member1 get hpa nginx >/dev/null 2>&1 && ! km member2 get hpa nginx >/dev/null 2>&1; }
 check "the member HPAs are deleted" wait_until 20 gone
+check "the deletions counted by the restarted replica" \
+  wait_until 5 counted 'fedmetrics_federatedhpa_distributed_member_hpa_writes_total{operation="delete",result="success"}' 2
 check "the retain label is removed" \
   wait_until 10 bash -c "[ -z \"\$(kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' get deployment nginx -o jsonpath='{.metadata.labels.resourcetemplate\.karmada\.io/retain-replicas}')\" ]"
 check "the distribution annotation is removed" wait_until 10 fhpa_is '{.metadata.annotations.autoscaling\.fedmetrics\.io/distribution}' ""

@@ -94,6 +94,24 @@ check "direct: serve read each cluster's Secret from the control plane" \
   grep -q 'karmada GET /api/v1/namespaces/karmada-cluster/secrets/member1 -> 200' "$E2E_TMP/sim.log"
 check "direct: and never used the cluster proxy" bash -c "! grep -q '/proxy/' '$E2E_TMP/sim.log'"
 
+# spec.proxyURL: member1 reached through an HTTP CONNECT proxy (test/e2e/tools/connect_proxy.py), member2 not.
+/usr/bin/python3 "$src/test/e2e/tools/connect_proxy.py" "$E2E_TMP/proxy.requests" >"$E2E_TMP/proxy.out" 2>&1 &
+E2E_PIDS+=($!)
+wait_for_log "$E2E_TMP/proxy.out" "proxy listening on" 10
+proxy_port=$(grep -o 'listening on [0-9]*' "$E2E_TMP/proxy.out" | sed 's/.* //')
+member1_at=$(kk get clusters.cluster.karmada.io member1 -o jsonpath='{.spec.apiEndpoint}' | sed 's|^https://||')
+member2_at=$(kk get clusters.cluster.karmada.io member2 -o jsonpath='{.spec.apiEndpoint}' | sed 's|^https://||')
+changes() { grep -c 'member member1: changed' "$E2E_TMP/serve-direct.log" || true; }
+changed_since() { [ "$(changes)" -gt "$1" ]; }
+changes_before=$(changes)
+kk patch clusters.cluster.karmada.io member1 --type merge -p "{\"spec\":{\"proxyURL\":\"http://127.0.0.1:$proxy_port\"}}" >/dev/null
+check "direct: a proxyURL set on member1's Cluster is picked up within seconds" \
+  wait_until 5 changed_since "$changes_before"
+check "direct: member1 still answers, through the proxy" until_members "['member1', 'member2']" 10
+check "direct: the proxy was asked to CONNECT member1 ($member1_at)" grep -qx "CONNECT $member1_at HTTP/1.1" "$E2E_TMP/proxy.requests"
+check "direct: and nothing else (member2 at $member2_at is reached directly; TLS runs inside the tunnel)" \
+  test "$(grep -cvx "CONNECT $member1_at HTTP/1.1" "$E2E_TMP/proxy.requests")" = 0
+
 # Proxy access: every request goes through /apis/cluster.karmada.io/v1alpha1/clusters/{name}/proxy.
 start_serve "$E2E_TMP/serve-proxy.log" --karmada-kubeconfig "$karmada_kubeconfig" --member-access proxy --member-timeout 1s
 check "proxy: serve found the three Ready clusters" \

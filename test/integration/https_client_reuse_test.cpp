@@ -22,6 +22,7 @@
 #include "fedmetrics/clusterclient/https_client.hpp"
 #include "fedmetrics/transport/self_signed.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
+#include "main/rest_json.hpp"
 
 using namespace fedmetrics;
 using namespace fedmetrics::clusterclient;
@@ -31,7 +32,7 @@ using Kind = aggregator::MemberError::Kind;
 namespace {
 
 // A server on 127.0.0.1 that counts the requests its handler saw and
-// answers each with 200 and the request's method.
+// answers each with 200 and a JSON object naming the request's method.
 class ClosingServer {
  public:
   explicit ClosingServer(std::chrono::milliseconds idle_timeout) {
@@ -51,8 +52,8 @@ class ClosingServer {
           ++handled_;
           transport::HttpResponse r;
           r.status = 200;
-          r.content_type = "text/plain";
-          r.body = request.method;
+          r.content_type = "application/json";
+          r.body = "{\"method\":\"" + request.method + "\"}";
           respond(std::move(r));
         });
     runner_ = std::thread([this] { server_->run(); });
@@ -110,6 +111,24 @@ void require_ok(const HttpResult& r) {
   REQUIRE(std::get<HttpReply>(r).status == 200);
 }
 
+// A client of "the control plane" with one kept-alive connection in its
+// pool, which the server closes, unanswered, when the next request arrives.
+struct ClosingUnderNextRequest {
+  ClosingUnderNextRequest() {
+    require_ok(send_sync(client, "GET", false));
+    REQUIRE(server.handled() == 1);
+    server.close_kept_alive_on_next_request();
+  }
+  static ClientOptions control_plane() {
+    ClientOptions options;
+    options.peer_name = "the control plane";
+    return options;
+  }
+  ClosingServer server{10s};
+  ClientRuntime rt{1};
+  HttpsClient client{rt, server.endpoint(), control_plane()};
+};
+
 }  // namespace
 
 TEST_CASE("HttpsClient: a connection the server closed while idle is never reused", "[integration][clusterclient]") {
@@ -149,14 +168,8 @@ TEST_CASE("HttpsClient: idle connections are closed after the client's idle time
 
 TEST_CASE("HttpsClient: a request that meets a connection closing under it is retried only when replayable",
           "[integration][clusterclient]") {
-  ClosingServer server(10s);
-  ClientRuntime rt(1);
-  ClientOptions options;
-  options.peer_name = "the control plane";
-  HttpsClient client(rt, server.endpoint(), options);
-  require_ok(send_sync(client, "GET", false));  // one kept-alive connection in the pool
-  REQUIRE(server.handled() == 1);
-  server.close_kept_alive_on_next_request();
+  ClosingUnderNextRequest closing;
+  auto& [server, rt, client] = closing;
 
   SECTION("a replayable POST (a SubjectAccessReview) is sent again on a new connection") {
     require_ok(send_sync(client, "POST", true));
@@ -190,4 +203,41 @@ TEST_CASE("HttpsClient: a member's errors name the member", "[integration][clust
   const auto* e = std::get_if<aggregator::MemberError>(&r);
   REQUIRE(e != nullptr);
   CHECK(e->message.find("connection closed by member2") != std::string::npos);
+}
+
+// Which control-plane and member-HPA writes are sent twice (main/rest_json.cpp):
+// only a merge PATCH, which sets the same fields again. A PUT carries the
+// resourceVersion it read, so a replay of one the server applied would fail
+// with 409 and report a scale, a Lease renewal or a member HPA update as
+// failed when it was not; a POST would create a second Event or Lease; a
+// DELETE answered 404 the second time. Each request meets a kept-alive
+// connection that the server closes when the request arrives, unanswered.
+TEST_CASE("send_json: only a merge PATCH is sent again when the control plane closes the connection under it",
+          "[integration][clusterclient]") {
+  const auto [method, replayed] = GENERATE(table<std::string, bool>(
+      {{"PATCH", true}, {"PUT", false}, {"POST", false}, {"DELETE", false}}));
+  CAPTURE(method);
+  ClosingUnderNextRequest closing;
+  auto& [server, rt, client] = closing;
+
+  std::promise<std::pair<int, k8s::Expected<nlohmann::json>>> answered;
+  cli::send_json(client, method, "/apis/apps/v1/namespaces/default/deployments/nginx/scale", "application/json",
+                 R"({"metadata":{"resourceVersion":"7"},"spec":{"replicas":3}})",
+                 std::chrono::steady_clock::now() + 3s, [&answered](int status, k8s::Expected<nlohmann::json> doc) {
+                   answered.set_value({status, std::move(doc)});
+                 });
+  auto [status, doc] = answered.get_future().get();
+  if (replayed) {
+    REQUIRE(doc);
+    CHECK(status == 200);
+    CHECK((*doc)["method"] == method);
+    CHECK(client.stats().retries == 1);
+    CHECK(server.handled() == 2);  // the GET, then the PATCH once, on a new connection
+  } else {
+    REQUIRE_FALSE(doc);
+    CHECK(status == 0);
+    CHECK(doc.error().message.find(method + " /apis/apps/v1/namespaces/default/deployments/nginx/scale: ") == 0);
+    CHECK(client.stats().retries == 0);
+    CHECK(server.handled() == 1);  // never sent a second time
+  }
 }
