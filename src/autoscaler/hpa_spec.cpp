@@ -277,6 +277,59 @@ k8s::Expected<FederatedHPA> decode_federated_hpa(const json& json, std::string_v
   });
 }
 
+namespace {
+
+// A field error as apimachinery's field.Invalid prints it.
+k8s::Error invalid(const std::string& field, std::int64_t value, std::string_view why) {
+  return k8s::Error{"Invalid value: " + std::to_string(value) + ": " + std::string(why)}.at(field);
+}
+
+std::optional<k8s::Error> validate_rules(const std::optional<HPAScalingRules>& rules, const std::string& path) {
+  if (!rules) return std::nullopt;
+  // Upstream's MaxStabilizationWindowSeconds and MaxPeriodSeconds.
+  constexpr std::int32_t max_window = 3600;
+  constexpr std::int32_t max_period = 1800;
+  if (const auto& window = rules->stabilization_window_seconds) {
+    if (*window < 0) return invalid(path + ".stabilizationWindowSeconds", *window, "must be greater than or equal to zero");
+    if (*window > max_window)
+      return invalid(path + ".stabilizationWindowSeconds", *window,
+                     "must be less than or equal to " + std::to_string(max_window));
+  }
+  if (!rules->policies) return std::nullopt;  // the defaults fill them
+  if (rules->policies->empty()) return k8s::Error{"Required value: must specify at least one Policy"}.at(path + ".policies");
+  for (std::size_t i = 0; i < rules->policies->size(); ++i) {
+    const auto& policy = (*rules->policies)[i];
+    const std::string at = detail::index(path + ".policies", i);
+    if (policy.value <= 0) return invalid(at + ".value", policy.value, "must be greater than zero");
+    if (policy.period_seconds <= 0) return invalid(at + ".periodSeconds", policy.period_seconds, "must be greater than zero");
+    if (policy.period_seconds > max_period)
+      return invalid(at + ".periodSeconds", policy.period_seconds,
+                     "must be less than or equal to " + std::to_string(max_period));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<k8s::Error> validate_federated_hpa_spec(const FederatedHPASpec& spec, std::string_view path) {
+  const std::string base(path);
+  const auto field = [&](std::string_view name) { return detail::join(base, name); };
+  if (spec.min_replicas) {
+    const std::int32_t lower_bound = allows_scale_to_zero(spec) ? 0 : 1;
+    if (*spec.min_replicas < lower_bound)
+      return invalid(field("minReplicas"), *spec.min_replicas,
+                     "must be greater than or equal to " + std::to_string(lower_bound));
+  }
+  if (spec.max_replicas < 1) return invalid(field("maxReplicas"), spec.max_replicas, "must be greater than 0");
+  if (spec.min_replicas && spec.max_replicas < *spec.min_replicas)
+    return invalid(field("maxReplicas"), spec.max_replicas, "must be greater than or equal to `minReplicas`");
+  if (spec.behavior) {
+    if (auto e = validate_rules(spec.behavior->scale_up, field("behavior.scaleUp"))) return e;
+    if (auto e = validate_rules(spec.behavior->scale_down, field("behavior.scaleDown"))) return e;
+  }
+  return std::nullopt;
+}
+
 HPAScalingRules default_scale_up_rules() {
   HPAScalingRules rules;
   rules.stabilization_window_seconds = 0;

@@ -13,6 +13,7 @@
 #include "fedmetrics/controller/federated_hpa_status.hpp"
 #include "fedmetrics/controller/metrics_gatherer.hpp"
 #include "controller/distributed_sync.hpp"
+#include "controller/federated_hpa_key.hpp"
 
 namespace fedmetrics::controller {
 
@@ -21,14 +22,6 @@ namespace {
 namespace asio = boost::asio;
 using async::Task;
 using autoscaler::ConditionStatus;
-
-std::string key_of(const std::string& ns, const std::string& name) { return ns + "/" + name; }
-
-// The (namespace, name) of a key_of() key.
-std::pair<std::string, std::string> split_key(const std::string& key) {
-  const auto slash = key.find('/');
-  return {key.substr(0, slash), slash == std::string::npos ? std::string() : key.substr(slash + 1)};
-}
 
 // What one sync did, for its reconciliation observation: the scale it
 // wrote, and the first error it met (upstream reports the first one).
@@ -70,7 +63,8 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   // leadership term: the first sync of a term starts from the object's
   // .status, as upstream's reconcile always does, so that a restart or a
   // change of leader keeps lastScaleTime, the conditions' lastTransitionTime
-  // and desiredReplicas.
+  // and desiredReplicas. Keyed by the object (its uid, federated_hpa_key.hpp):
+  // one created again under the same name starts afresh.
   struct Memory {
     autoscaler::FederatedHPAStatus status;
     autoscaler::ScalingHistory history;
@@ -78,8 +72,11 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     bool seed_desired = false;  // the object had no desiredReplicas: the target's scale stands for it
     bool busy = false;
     int missed_lists = 0;  // consecutive lists without it
+    // The workload it scales, as last listed or watched; nullopt when its
+    // scaleTargetRef cannot be read, or once another object took its name.
+    std::optional<ScaleTargetKey> target;
   };
-  std::map<std::string, Memory> memory;
+  std::map<FederatedHPAKey, Memory> memory;
   // Distributed mode: members seen NotReady and since when (one member set for every FederatedHPA).
   std::map<std::string, k8s::Timestamp> not_ready_since;
   // The orphan sweep: when the last one started; one at a time.
@@ -153,21 +150,27 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       co_return;
     }
     async::TaskGroup syncs(strand);
-    std::set<std::string> listed;
+    // Every target is known before any sync starts: two FederatedHPAs on
+    // one workload are ambiguous from the first pass that lists them both.
+    std::vector<std::pair<FederatedHPAKey, nlohmann::json>> keyed;
+    std::set<FederatedHPAKey> listed;
     for (auto& object : *list) {
-      std::string key = key_from(object);
-      if (key.empty()) continue;
-      listed.insert(key);
+      auto key = key_from(object);
+      if (!key) continue;
+      listed.insert(*key);
+      remember(*key, object).missed_lists = 0;
+      keyed.emplace_back(std::move(*key), std::move(object));
+    }
+    forget_deleted(listed);
+    for (auto& [key, object] : keyed) {
       auto& m = memory[key];
-      m.missed_lists = 0;
       if (m.busy || stopping) {
         count([](ControllerStats& s) { ++s.skipped_busy; });
         continue;
       }
       m.busy = true;
-      syncs.spawn(sync_guarded(std::move(object), key), "autoscaler: sync of " + key);
+      syncs.spawn(sync_guarded(std::move(object), key), "autoscaler: sync of " + key.str());
     }
-    forget_deleted(listed);
     co_await syncs.join();
     if (sweep_due()) co_await sweep();
   }
@@ -211,42 +214,85 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     return context;
   }
 
-  static std::string key_from(const nlohmann::json& object) {
-    try {
-      const auto& meta = object.value("metadata", nlohmann::json::object());
-      return key_of(meta.value("namespace", ""), meta.value("name", ""));
-    } catch (const std::exception& e) {
-      spdlog::warn("autoscaler: a FederatedHPA without a usable name: {}", e.what());
-      return {};
+  static std::optional<FederatedHPAKey> key_from(const nlohmann::json& object) {
+    auto key = federated_hpa_key(object);
+    if (!key) spdlog::warn("autoscaler: a FederatedHPA without a name is left alone");
+    return key;
+  }
+
+  // The memory of `key` with the target `object` names now. An object that
+  // takes the name of another (deleted and created again) supersedes it:
+  // the older one no longer claims its target, and what it remembered is
+  // dropped once no sync of it runs.
+  Memory& remember(const FederatedHPAKey& key, const nlohmann::json& object) {
+    for (auto it = memory.begin(); it != memory.end();) {
+      if (it->first != key && it->first.same_name(key)) {
+        it->second.target.reset();
+        if (!it->second.busy) {
+          it = memory.erase(it);
+          continue;
+        }
+      }
+      ++it;
     }
+    auto& m = memory[key];
+    m.target = scale_target_key(object);
+    return m;
+  }
+
+  // The FederatedHPAs the loop knows that scale `target` ("namespace/name", sorted).
+  std::vector<std::string> controllers_of_target(const ScaleTargetKey& target) const {
+    std::vector<std::pair<FederatedHPAKey, ScaleTargetKey>> known;
+    for (const auto& [key, m] : memory)
+      if (m.target) known.emplace_back(key, *m.target);
+    return controllers_of(target, known);
+  }
+
+  // Every FederatedHPA that scales the same workload as `key`, itself
+  // included; empty when it is the only one.
+  std::vector<std::string> ambiguous(const FederatedHPAKey& key) const {
+    const auto it = memory.find(key);
+    if (it == memory.end() || !it->second.target) return {};
+    auto controllers = controllers_of_target(*it->second.target);
+    if (controllers.size() < 2) controllers.clear();
+    return controllers;
   }
 
   // A FederatedHPA the watch reports as new: when the loop does not know it
   // yet, synced now, not up to a period later (Karmada's controller
-  // reconciles a new object at once). Then it follows the ticks like every other.
+  // reconciles a new object at once). Then it follows the ticks like every
+  // other. New is a new uid: one created again under a known name is new.
   void sync_new(nlohmann::json object) {
     if (options.active && !options.active()) return;
-    std::string key = key_from(object);
-    if (key.empty() || stopping || memory.count(key)) return;  // already known: the ticks have it
-    memory[key].busy = true;
+    auto key = key_from(object);
+    if (!key || stopping || memory.count(*key)) return;  // already known: the ticks have it
+    remember(*key, object).busy = true;
     count([](ControllerStats& s) { ++s.synced_on_create; });
-    spdlog::info("autoscaler: {}: new FederatedHPA, synced at once", key);
-    term.spawn(sync_guarded(std::move(object), key), "autoscaler: sync of " + key);
+    spdlog::info("autoscaler: {}: new FederatedHPA, synced at once", key->str());
+    term.spawn(sync_guarded(std::move(object), *key), "autoscaler: sync of " + key->str());
   }
 
   // Drops what is remembered of FederatedHPAs that two lists in a row did not
   // have (deleted): memory stays bounded under churn. Two, because an object
-  // synced on creation may postdate the list a pass is working from.
-  void forget_deleted(const std::set<std::string>& listed) {
+  // synced on creation may postdate the list a pass is working from. Until
+  // then a deleted one still counts as scaling its target.
+  void forget_deleted(const std::set<FederatedHPAKey>& listed) {
     for (auto it = memory.begin(); it != memory.end();) {
       if (!listed.count(it->first) && !it->second.busy && ++it->second.missed_lists >= 2) {
-        const auto [ns, name] = split_key(it->first);
-        monitor->forget(ns, name);
+        const FederatedHPAKey gone = it->first;
         it = memory.erase(it);
+        forget_gauges_unless_named(gone);
       } else {
         ++it;
       }
     }
+  }
+
+  // The replica gauges are per name: they stay while another object of that name is remembered.
+  void forget_gauges_unless_named(const FederatedHPAKey& gone) {
+    for (const auto& [key, m] : memory)
+      if (key.same_name(gone)) return;
+    monitor->forget(gone.namespace_name, gone.name);
   }
 
   // Ends the current term: every pass and sync in flight is cancelled, each
@@ -257,8 +303,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     term.cancel();
     for (auto& [key, m] : memory) {
       // Another replica leads now: its replicas are its to report.
-      const auto [ns, name] = split_key(key);
-      monitor->forget(ns, name);
+      monitor->forget(key.namespace_name, key.name);
       m.status = {};
       m.history = {};
       m.status_known = false;
@@ -271,10 +316,10 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   // One sync in a concurrency slot; the FederatedHPA is free for the next
   // pass however it ends. Objects come from the control plane: a malformed
   // one is a failed sync, never a stuck one.
-  Task<void> sync_guarded(nlohmann::json object, std::string key) {
+  Task<void> sync_guarded(nlohmann::json object, FederatedHPAKey key) {
     struct Free {
       State* state;
-      std::string key;
+      FederatedHPAKey key;
       ~Free() {
         state->memory[key].busy = false;
         state->count([](ControllerStats& s) { ++s.syncs; });
@@ -293,10 +338,10 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       if (async::is_cancellation(e)) {
         cancelled = true;
         count([](ControllerStats& s) { ++s.cancelled_syncs; });
-        spdlog::debug("autoscaler: {}: sync cancelled (leadership ended or stopping)", key);
+        spdlog::debug("autoscaler: {}: sync cancelled (leadership ended or stopping)", key.str());
       } else {
         outcome.failed(SyncError::Internal);
-        spdlog::warn("autoscaler: {}: {}", key, e.what());
+        spdlog::warn("autoscaler: {}: {}", key.str(), e.what());
       }
     }
     if (slot) slots.release();
@@ -315,7 +360,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   }
 
   // References to named objects: no temporary in the co_await expression (GCC 12).
-  Task<void> write_status(const autoscaler::FederatedHPA& hpa, const std::string& key,
+  Task<void> write_status(const autoscaler::FederatedHPA& hpa, const FederatedHPAKey& key,
                           const autoscaler::FederatedHPAStatus& status, const autoscaler::ScalingHistory& history,
                           Outcome& outcome) {
     co_await async::throw_if_cancelled();
@@ -329,7 +374,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     });
     if (!written) {
       outcome.failed(SyncError::Internal);
-      spdlog::warn("autoscaler: {}: cannot update status: {}", key, written.error().message);
+      spdlog::warn("autoscaler: {}: cannot update status: {}", key.str(), written.error().message);
       co_return;
     }
     // The write cannot be cancelled once sent: if the term ended meanwhile,
@@ -342,7 +387,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   // A failure before the calculation: AbleToScale/ScalingActive False, an Event, the status written.
   // `condition` and `reason` are literals; `message` a named local (no
   // string temporary in a co_await expression: GCC 12, transport/async.hpp).
-  Task<void> fail_early(const autoscaler::FederatedHPA& hpa, const EventSubject& subject, const std::string& key,
+  Task<void> fail_early(const autoscaler::FederatedHPA& hpa, const EventSubject& subject, const FederatedHPAKey& key,
                         Outcome& outcome, SyncError error, const char* condition, const char* reason,
                         const std::string& message, std::optional<std::int32_t> scale_replicas = std::nullopt) {
     outcome.failed(error);
@@ -353,11 +398,11 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     autoscaler::set_condition(status.conditions, condition, ConditionStatus::False, reason, message, options.clock());
     co_await async::throw_if_cancelled();
     record_event(subject, "Warning", reason, message);
-    spdlog::info("autoscaler: {}: {}: {}", key, reason, message);
+    spdlog::info("autoscaler: {}: {}: {}", key.str(), reason, message);
     co_await write_status(hpa, key, status, history, outcome);
   }
 
-  Task<void> sync(const nlohmann::json& object, const std::string& key, Outcome& outcome) {
+  Task<void> sync(const nlohmann::json& object, const FederatedHPAKey& key, Outcome& outcome) {
     const auto& meta = object.value("metadata", nlohmann::json::object());
     EventSubject subject{meta.value("namespace", ""), meta.value("name", ""), meta.value("uid", "")};
     if (auto& m = memory[key]; !m.status_known) {
@@ -370,18 +415,25 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       m.history = {};
       m.status_known = true;
     }
+    // A spec that cannot be decoded, or that the API server would have
+    // refused (a control plane without Karmada's webhook stores it), is
+    // never acted on, in either mode: ScalingActive False, reason
+    // FailedConvertHPA (upstream's Event for an HPA it cannot use as
+    // written), the message naming the field. The Event repeats at every
+    // sync as one Event whose count grows (event_correlator.hpp).
     auto decoded = autoscaler::decode_federated_hpa(object);
-    if (!decoded) {
-      outcome.failed(SyncError::Spec);  // the object as written cannot be used
-      spdlog::warn("autoscaler: {}: {}", key, decoded.error().message);
-      co_await async::throw_if_cancelled();
-      record_event(subject, "Warning", "FailedConvertHPA", decoded.error().message);
-      co_return;
-    }
-    autoscaler::FederatedHPA hpa = std::move(*decoded);
+    autoscaler::FederatedHPA hpa;
+    if (decoded) hpa = std::move(*decoded);
     hpa.name = subject.name;
     hpa.namespace_name = subject.namespace_name;
     hpa.generation = meta.value("generation", std::int64_t{0});
+    const std::optional<k8s::Error> unusable =
+        decoded ? autoscaler::validate_federated_hpa_spec(hpa.spec) : std::optional<k8s::Error>(decoded.error());
+    if (unusable) {
+      const std::string message = unusable->message;
+      co_await fail_early(hpa, subject, key, outcome, SyncError::Spec, "ScalingActive", "FailedConvertHPA", message);
+      co_return;
+    }
     const auto target = hpa.spec.scale_target_ref;
 
     // distributed.md: the mode annotation. An invalid value is InvalidMode
@@ -413,6 +465,12 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
                           message);
         co_return;
       }
+      if (const auto others = ambiguous(key); !others.empty()) {
+        // No selector is read in this mode: the target names the pods.
+        const std::string message = ambiguous_target_message(target.kind, target.name, others);
+        co_await fail_early(hpa, subject, key, outcome, SyncError::Internal, "ScalingActive", "AmbiguousSelector", message);
+        co_return;
+      }
       const bool synced = co_await sync_distributed(context, object, hpa, subject);
       if (!synced) outcome.failed(SyncError::Internal);
       memory[key].status_known = false;  // a later centralized sync starts from the object's status
@@ -428,7 +486,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
                           message);
         co_return;
       }
-      spdlog::info("autoscaler: {}: left distributed mode: scaled centrally again", key);
+      spdlog::info("autoscaler: {}: left distributed mode: scaled centrally again", key.str());
     }
 
     auto scale = co_await async::await_callback<k8s::Expected<Scale>>(
@@ -453,12 +511,20 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
                           scale->spec_replicas);
       co_return;
     }
+    // Upstream's AmbiguousSelector (horizontal.go, validateAndParseSelector):
+    // while another FederatedHPA scales the same workload, neither scales it.
+    if (const auto others = ambiguous(key); !others.empty()) {
+      const std::string message = ambiguous_selector_message(scale->selector, others);
+      co_await fail_early(hpa, subject, key, outcome, SyncError::Internal, "ScalingActive", "AmbiguousSelector", message,
+                          scale->spec_replicas);
+      co_return;
+    }
 
     auto hosts = co_await async::await_callback<k8s::Expected<std::optional<std::vector<TargetCluster>>>>(
         [&](auto callback) { control_plane->get_target_clusters(hpa.namespace_name, target, std::move(callback)); });
     if (!hosts) {
       // The binding could not be read this time: ask every member rather than fail the sync.
-      spdlog::warn("autoscaler: {}: cannot read the target's ResourceBinding, asking every member: {}", key,
+      spdlog::warn("autoscaler: {}: cannot read the target's ResourceBinding, asking every member: {}", key.str(),
                    hosts.error().message);
       hosts = std::optional<std::vector<TargetCluster>>();
     }
@@ -478,7 +544,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
         [&](auto callback) { list_pods(chosen, hpa.namespace_name, *selector, deadline, std::move(callback)); });
     add_members_not_asked(listing, *snapshot, host_set);
     for (const auto& f : listing.failed_members)
-      spdlog::warn("autoscaler: {}: pods missing this sync (counted as missing pods): {}", key, f);
+      spdlog::warn("autoscaler: {}: pods missing this sync (counted as missing pods): {}", key.str(), f);
     // Calibration and unread members (member_placement.hpp).
     auto placement = member_placement(*hosts, listing, scale->status_replicas);
     auto gathered = co_await async::await_callback<GatheredMetrics>([&](auto callback) {
@@ -510,7 +576,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     }
   }
 
-  Task<void> decide(const autoscaler::FederatedHPA& hpa, const EventSubject& subject, const std::string& key,
+  Task<void> decide(const autoscaler::FederatedHPA& hpa, const EventSubject& subject, const FederatedHPAKey& key,
                     const Scale& scale, std::vector<autoscaler::Pod>& pods, GatheredMetrics& gathered,
                     const autoscaler::MemberPlacement& placement, Outcome& outcome) {
     co_await async::throw_if_cancelled();  // the remembered status belongs to the term; Events follow
@@ -565,7 +631,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     co_await async::throw_if_cancelled();
     record_event(subject, "Normal", "SuccessfulRescale",
                  "New size: " + std::to_string(result.desired_replicas) + "; reason: " + result.rescale_reason);
-    spdlog::info("autoscaler: {}: {} -> {} replicas ({})", key, result.current_replicas, result.desired_replicas,
+    spdlog::info("autoscaler: {}: {} -> {} replicas ({})", key.str(), result.current_replicas, result.desired_replicas,
                  result.rescale_reason);
     count([](ControllerStats& s) { ++s.rescales; });
     co_await write_status(hpa, key, result.status, result.history, outcome);

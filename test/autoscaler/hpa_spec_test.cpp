@@ -177,5 +177,59 @@ TEST_CASE("hpa spec: malformed specs are rejected with the field named", "[autos
   }
 }
 
+TEST_CASE("hpa spec: what the API server refuses is named as its field error", "[autoscaler][hpa_spec]") {
+  struct Case {
+    std::string name;
+    std::string fields;  // beside scaleTargetRef
+    std::string error;   // empty: valid
+  };
+  const std::string cpu = R"("metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}}])";
+  const std::string external = R"("metrics":[{"type":"External","external":{"metric":{"name":"q"},"target":{"type":"Value","value":"1"}}}])";
+  auto rules = [](std::string up) { return R"("behavior":{"scaleUp":)" + up + "}"; };
+  const std::vector<Case> cases = {
+      {"min 1 max 1", R"("minReplicas":1,"maxReplicas":1)", ""},
+      {"no minReplicas", R"("maxReplicas":3)", ""},
+      {"minReplicas above maxReplicas", R"("minReplicas":7,"maxReplicas":3)",
+       "spec.maxReplicas: Invalid value: 3: must be greater than or equal to `minReplicas`"},
+      {"maxReplicas 0", R"("maxReplicas":0)", "spec.maxReplicas: Invalid value: 0: must be greater than 0"},
+      {"negative maxReplicas", R"("minReplicas":1,"maxReplicas":-2)", "spec.maxReplicas: Invalid value: -2: must be greater than 0"},
+      {"minReplicas 0 with a cpu metric", R"("minReplicas":0,"maxReplicas":3,)" + cpu,
+       "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1"},
+      {"minReplicas 0 with the default metric", R"("minReplicas":0,"maxReplicas":3)",
+       "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1"},
+      {"minReplicas 0 with External metrics only", R"("minReplicas":0,"maxReplicas":3,)" + external, ""},
+      {"negative minReplicas with External metrics only", R"("minReplicas":-1,"maxReplicas":3,)" + external,
+       "spec.minReplicas: Invalid value: -1: must be greater than or equal to 0"},
+      {"window 3600", R"("maxReplicas":3,)" + rules(R"({"stabilizationWindowSeconds":3600})"), ""},
+      {"window above an hour", R"("maxReplicas":3,)" + rules(R"({"stabilizationWindowSeconds":3601})"),
+       "spec.behavior.scaleUp.stabilizationWindowSeconds: Invalid value: 3601: must be less than or equal to 3600"},
+      {"negative window", R"("maxReplicas":3,"behavior":{"scaleDown":{"stabilizationWindowSeconds":-1}})",
+       "spec.behavior.scaleDown.stabilizationWindowSeconds: Invalid value: -1: must be greater than or equal to zero"},
+      {"no policies given: the defaults", R"("maxReplicas":3,)" + rules(R"({"selectPolicy":"Min"})"), ""},
+      {"an empty policy list", R"("maxReplicas":3,)" + rules(R"({"policies":[]})"),
+       "spec.behavior.scaleUp.policies: Required value: must specify at least one Policy"},
+      {"a policy of 0 pods", R"("maxReplicas":3,)" + rules(R"({"policies":[{"type":"Pods","value":4,"periodSeconds":15},{"type":"Pods","value":0,"periodSeconds":15}]})"),
+       "spec.behavior.scaleUp.policies[1].value: Invalid value: 0: must be greater than zero"},
+      {"a period of 0", R"("maxReplicas":3,)" + rules(R"({"policies":[{"type":"Percent","value":100,"periodSeconds":0}]})"),
+       "spec.behavior.scaleUp.policies[0].periodSeconds: Invalid value: 0: must be greater than zero"},
+      {"a period above 30 minutes", R"("maxReplicas":3,)" + rules(R"({"policies":[{"type":"Percent","value":100,"periodSeconds":1801}]})"),
+       "spec.behavior.scaleUp.policies[0].periodSeconds: Invalid value: 1801: must be less than or equal to 1800"},
+  };
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      auto spec = decode_federated_hpa_spec(
+          json::parse(R"({"scaleTargetRef":{"kind":"Deployment","name":"x"},)" + c.fields + "}"));
+      REQUIRE(spec.ok());
+      const auto error = validate_federated_hpa_spec(*spec);
+      if (c.error.empty()) {
+        CHECK_FALSE(error.has_value());
+      } else {
+        REQUIRE(error.has_value());
+        CHECK(error->message == c.error);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fedmetrics::autoscaler

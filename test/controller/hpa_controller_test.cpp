@@ -4,6 +4,7 @@
 // loop runs on a runtime thread, and a test waits for a complete pass.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 
 #include <map>
@@ -485,6 +486,126 @@ TEST_CASE("HpaController: a FederatedHPA created between ticks is synced at once
   CHECK_FALSE(f.cp->watching);  // the watch ends with the loop
 }
 
+json scaling_active_of(const MemoryControlPlane& cp, const std::string& key) {
+  for (const auto& c : cp.statuses.at(key)["conditions"])
+    if (c["type"] == "ScalingActive") return c;
+  return json();
+}
+
+TEST_CASE("HpaController: a spec the API server would refuse is never acted on, and the status says why") {
+  struct Case {
+    std::string name;
+    std::function<void(json&)> edit;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"minReplicas above maxReplicas",
+       [](json& spec) { spec["minReplicas"] = 7, spec["maxReplicas"] = 3; },
+       "spec.maxReplicas: Invalid value: 3: must be greater than or equal to `minReplicas`"},
+      {"an unknown metric type", [](json& spec) { spec["metrics"][0]["type"] = "Foo"; },
+       "spec.metrics[0].type: must be Resource, ContainerResource, Pods, Object or External (got \"Foo\")"},
+      {"no maxReplicas", [](json& spec) { spec.erase("maxReplicas"); }, "spec.maxReplicas: is required"},
+      {"an empty scale-up policy list",
+       [](json& spec) { spec["behavior"] = {{"scaleUp", {{"policies", json::array()}}}}; },
+       "spec.behavior.scaleUp.policies: Required value: must specify at least one Policy"},
+  };
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      Fixture f;
+      f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};  // a scale-up is due
+      json h = fhpa("web");
+      c.edit(h["spec"]);
+      f.cp->hpas.push_back(h);
+      f.pass();
+      CHECK(f.cp->scale_updates.empty());
+      const json active = scaling_active_of(*f.cp, "shop/web");
+      CHECK(active["status"] == "False");
+      CHECK(active["reason"] == "FailedConvertHPA");
+      CHECK(active["message"] == c.message);
+      CHECK(f.cp->events == std::vector<std::string>{"Warning FailedConvertHPA: " + c.message});
+      SECTION("before the target is looked at") {
+        h["spec"]["scaleTargetRef"]["name"] = "missing";
+        f.cp->hpas = {h};
+        f.pass();
+        CHECK(scaling_active_of(*f.cp, "shop/web")["reason"] == "FailedConvertHPA");
+        REQUIRE(f.cp->events.size() == 2);
+        CHECK(f.cp->events[1] == f.cp->events[0]);  // the same Event again: the recorder counts it
+      }
+    }
+  }
+}
+
+TEST_CASE("HpaController: two FederatedHPAs on one target: AmbiguousSelector on both, neither scales it") {
+  Fixture f;
+  f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};  // a scale-up is due
+  f.cp->hpas = {fhpa("web"), fhpa("web-cpu"), fhpa("other", "missing")};
+  f.pass();
+  CHECK(f.cp->scale_updates.empty());
+  const std::string message = "pods by selector app=web are controlled by multiple HPAs: [shop/web shop/web-cpu]";
+  for (const std::string key : {"shop/web", "shop/web-cpu"}) {
+    const json active = scaling_active_of(*f.cp, key);
+    CHECK(active["status"] == "False");
+    CHECK(active["reason"] == "AmbiguousSelector");
+    CHECK(active["message"] == message);
+  }
+  CHECK(std::count(f.cp->events.begin(), f.cp->events.end(), "Warning AmbiguousSelector: " + message) == 2);
+  SECTION("the same workload named by another API version is the same target") {
+    f.cp->hpas[1]["spec"]["scaleTargetRef"]["apiVersion"] = "apps/v1beta2";
+    f.pass();
+    CHECK(f.cp->scale_updates.empty());
+  }
+  SECTION("the other one deleted: scaled once the loop has forgotten it (two lists without it)") {
+    f.cp->hpas.erase(f.cp->hpas.begin() + 1);
+    f.pass();
+    CHECK(f.cp->scale_updates.empty());
+    f.pass();
+    CHECK(f.cp->scale_updates.size() == 1);
+    CHECK(scaling_active_of(*f.cp, "shop/web")["reason"] == "ValidMetricFound");
+  }
+}
+
+// The scale-up policy that makes history visible: one pod per 10 minutes.
+json one_pod_per_ten_minutes(std::string uid) {
+  json h = fhpa("web");
+  h["metadata"]["uid"] = std::move(uid);
+  h["spec"]["behavior"] = json::parse(R"({"scaleUp":{"policies":[{"type":"Pods","value":1,"periodSeconds":600}]}})");
+  return h;
+}
+
+TEST_CASE("HpaController: history belongs to the object: one created again under its name starts afresh") {
+  Fixture f;
+  f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};  // 300 %: 6 wanted
+  f.cp->hpas = {one_pod_per_ten_minutes("uid-1")};
+  f.pass();
+  REQUIRE(f.cp->scale_updates == std::vector<std::int32_t>{3});  // 2 -> 3: one pod per period
+  f.pass();
+  REQUIRE(f.cp->scale_updates.size() == 1);  // the same object waits for its period
+  SECTION("deleted and created again: a new uid, no scale event behind it: 3 -> 4") {
+    f.cp->hpas = {one_pod_per_ten_minutes("uid-2")};
+    f.pass();
+    CHECK(f.cp->scale_updates == std::vector<std::int32_t>{3, 4});
+  }
+}
+
+TEST_CASE("HpaController: a FederatedHPA created again under a known name is synced at once") {
+  ControllerOptions options;
+  options.sync_period = std::chrono::hours(1);
+  Fixture f(options);
+  f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
+  f.cp->hpas = {one_pod_per_ten_minutes("uid-1")};
+  f.controller->start();
+  REQUIRE(testing::eventually([&] { return f.controller->stats().syncs == 1; }));
+  REQUIRE(f.cp->scale_updates == std::vector<std::int32_t>{3});
+  REQUIRE(f.cp->on_added);
+  // Deleted and created again between two ticks (an hour apart): the watch reports the new object.
+  f.cp->hpas = {one_pod_per_ten_minutes("uid-2")};
+  f.cp->on_added(f.cp->hpas[0]);
+  CHECK(testing::eventually([&] { return f.controller->stats().syncs == 2; }));
+  CHECK(f.controller->stats().synced_on_create == 1);
+  f.controller->stop();
+  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{3, 4});
+}
+
 }  // namespace
 }  // namespace fedmetrics::controller
 
@@ -823,6 +944,34 @@ TEST_CASE("HpaController distributed: a member pegged at its max gets max from t
   for (const auto& e : d.f.cp->events) rebalanced = rebalanced || e.starts_with("Normal Rebalanced: ");
   CHECK(rebalanced);
   CHECK(d.f.cp->statuses.at("shop/web")["currentReplicas"] == 6);
+}
+
+TEST_CASE("HpaController distributed: a spec the API server would refuse writes no member HPA") {
+  DistributedFixture d;
+  json h = DistributedFixture::distributed(fhpa("web"));
+  h["spec"]["minReplicas"] = 7;
+  h["spec"]["maxReplicas"] = 3;
+  d.f.cp->hpas.push_back(h);
+  d.f.pass();
+  CHECK(d.hpas1->stored.empty());
+  CHECK(d.hpas2->stored.empty());
+  CHECK_FALSE(d.f.cp->retain.has_value());
+  CHECK(scaling_active_of(*d.f.cp, "shop/web")["message"] ==
+        "spec.maxReplicas: Invalid value: 3: must be greater than or equal to `minReplicas`");
+}
+
+TEST_CASE("HpaController distributed: one of two FederatedHPAs on a target: neither acts") {
+  DistributedFixture d;
+  d.f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};  // a scale-up is due
+  d.f.cp->hpas = {fhpa("web"), DistributedFixture::distributed(fhpa("web-cpu"))};
+  d.f.pass();
+  CHECK(d.f.cp->scale_updates.empty());
+  CHECK(d.hpas1->stored.empty());
+  CHECK(d.hpas2->stored.empty());
+  CHECK_FALSE(d.f.cp->retain.has_value());
+  CHECK(scaling_active_of(*d.f.cp, "shop/web")["reason"] == "AmbiguousSelector");
+  CHECK(scaling_active_of(*d.f.cp, "shop/web-cpu")["message"] ==
+        "pods of Deployment/web are controlled by multiple HPAs: [shop/web shop/web-cpu]");
 }
 
 TEST_CASE("HpaController distributed: an HPA of that name fedmetrics did not create is never overwritten") {

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The live loop against the simulated control plane across syncs and a
-# restart: a FederatedHPA that fails the same way at every sync has one
-# Event whose count goes up (client-go's correlation: the Event is patched,
-# not written again), and a restarted `fedmetrics serve` starts from the
-# status on the object, so a condition that did not change keeps its
-# lastTransitionTime.
+# restart: a FederatedHPA deleted and created again under its name is a new
+# object (synced at once, no history); a spec the API server would refuse
+# and two FederatedHPAs on one Deployment are never acted on, and the
+# status says why; a FederatedHPA that fails the same way at every sync has
+# one Event whose count goes up (client-go's correlation: the Event is
+# patched, not written again), and a restarted `fedmetrics serve` starts
+# from the status on the object, so a condition that did not change keeps
+# its lastTransitionTime.
 # Usage: autoscaler_lifecycle_test.sh FEDMETRICS_BINARY SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 bin=$1
@@ -17,7 +20,84 @@ serve_loop() {  # LOG
     --enable-autoscaler --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --horizontal-pod-autoscaler-sync-period 1s
   serve_pid=${E2E_PIDS[-1]}
 }
+
+# fhpa NAME MIN MAX [BEHAVIOR [RESOURCE PERCENT]]: a FederatedHPA of
+# Deployment nginx, by default cpu at 10 % of its request.
+fhpa() {
+  cat <<YAML
+apiVersion: autoscaling.karmada.io/v1alpha1
+kind: FederatedHPA
+metadata: {name: $1, namespace: default}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: nginx}
+  minReplicas: $2
+  maxReplicas: $3
+  behavior: {${4:-}}
+  metrics:
+  - type: Resource
+    resource: {name: ${5:-cpu}, target: {type: Utilization, averageUtilization: ${6:-10}}}
+YAML
+}
+replicas() { kk get deploy nginx -o jsonpath='{.spec.replicas}'; }
+replicas_are() { test "$(replicas)" = "$1"; }
+generation() { kk get deploy nginx -o jsonpath='{.metadata.generation}'; }
+# active_of NAME: "status reason message" of its ScalingActive condition.
+active_of() { kk get fhpa "$1" -o jsonpath='{range .status.conditions[?(@.type=="ScalingActive")]}{.status} {.reason} {.message}{end}' 2>/dev/null; }
+active_is() { test "$(active_of "$1")" = "$2"; }
+# event_counts NAME REASON: the count of each Event REASON about FederatedHPA NAME, one a line.
+event_counts() {
+  kk get events -n default -o jsonpath="{range .items[?(@.reason==\"$2\")]}{.involvedObject.name} {.count}{\"\\n\"}{end}" |
+    awk -v n="$1" '$1 == n {print $2}'
+}
+event_count_at_least() { test "$(event_counts "$1" "$2" | sort -n | tail -1)" -ge "$3" 2>/dev/null; }
+
+# Deleted and created again within one period (30 s here): a new object,
+# synced at once, with no history. The scale-up policy allows one pod per
+# 10 minutes: the first object scales 1 -> 2 (below its minimum); the
+# second, wanting more (8Mi of memory a pod is 12 % of the request, the
+# target 1 %), may add one pod (2 -> 3), where the first one's scale event
+# would have held it at 2. (Memory, not cpu: a fresh pod's cpu is not
+# counted during its initialization period.)
+one_pod=' scaleUp: {policies: [{type: Pods, value: 1, periodSeconds: 600}]} '
+fhpa nginx 2 10 "$one_pod" memory 1 >"$E2E_TMP/nginx.yaml"
+start_serve "$E2E_TMP/serve-period.log" --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" \
+  --enable-autoscaler --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --horizontal-pod-autoscaler-sync-period 30s
+kk apply -f "$E2E_TMP/nginx.yaml" >/dev/null
+check "a new FederatedHPA is synced at once: 1 -> 2, its minimum" wait_until 10 replicas_are 2
+first_uid=$(kk get fhpa nginx -o jsonpath='{.metadata.uid}')
+kk replace --force -f "$E2E_TMP/nginx.yaml" >/dev/null
+check "created again under its name: another object ($first_uid, now $(kk get fhpa nginx -o jsonpath='{.metadata.uid}'))" \
+  test "$(kk get fhpa nginx -o jsonpath='{.metadata.uid}')" != "$first_uid"
+check "and synced at once with no history: 2 -> 3 (one pod per period, none spent)" wait_until 10 replicas_are 3
+kill "$serve_pid"
+wait "$serve_pid" 2>/dev/null || true
+
+# minReplicas above maxReplicas: never acted on (it would scale 3 -> 7),
+# ScalingActive False naming the field, and one Event whose count grows.
+fhpa nginx 7 3 | kk apply -f - >/dev/null
+generation_before=$(generation)
 serve_loop "$E2E_TMP/serve.log"
+invalid='False FailedConvertHPA spec.maxReplicas: Invalid value: 3: must be greater than or equal to `minReplicas`'
+check "min 7 / max 3: ScalingActive is False and names the field" wait_until 10 active_is nginx "$invalid"
+check "its Warning is one Event counted at every sync (count reaches 3)" wait_until 10 event_count_at_least nginx FailedConvertHPA 3
+check "and not one Event per sync" test "$(event_counts nginx FailedConvertHPA | wc -l)" = 1
+check "the scale was never written (3 replicas, generation $generation_before)" \
+  test "$(replicas) $(generation)" = "3 $generation_before"
+
+# A second FederatedHPA of the same Deployment: AmbiguousSelector on both
+# (the invalid one still claims its target), neither scales it, though each
+# alone would (3 is below their minimum of 4).
+fhpa nginx-2 4 10 | kk apply -f - >/dev/null
+fhpa nginx 4 10 | kk apply -f - >/dev/null
+ambiguous='False AmbiguousSelector pods by selector app=nginx are controlled by multiple HPAs: [default/nginx default/nginx-2]'
+check "two FederatedHPAs on nginx: AmbiguousSelector on nginx-2" wait_until 10 active_is nginx-2 "$ambiguous"
+check "and on nginx" wait_until 10 active_is nginx "$ambiguous"
+check "both keep refusing at every sync" wait_until 10 event_count_at_least nginx AmbiguousSelector 2
+check "neither scaled it (3 replicas, generation $generation_before)" \
+  test "$(replicas) $(generation)" = "3 $generation_before"
+kk delete fhpa nginx-2 >/dev/null
+check "the other one deleted: nginx scales it again (3 -> 4)" wait_until 10 replicas_are 4
+kk delete fhpa nginx >/dev/null
 
 # A FederatedHPA whose target does not exist: FailedGetScale at every sync.
 sed -e 's/name: nginx$/name: ghost/' -e 's/kind: Deployment, name: nginx/kind: Deployment, name: ghost/' \

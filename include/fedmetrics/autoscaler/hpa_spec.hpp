@@ -100,6 +100,19 @@ struct FederatedHPA {
 k8s::Expected<FederatedHPA> decode_federated_hpa(const nlohmann::json& json, std::string_view path = "");
 k8s::Expected<FederatedHPASpec> decode_federated_hpa_spec(const nlohmann::json& json, std::string_view path = "");
 
+// What the API server refuses in a FederatedHPA spec that decoding lets
+// through (Kubernetes' ValidateHorizontalPodAutoscalerSpec,
+// pkg/apis/autoscaling/validation/validation.go, which Karmada's webhook
+// applies to FederatedHPAs): minReplicas below 1 (0 is allowed only when
+// allows_scale_to_zero), maxReplicas below 1 or below minReplicas, a
+// stabilization window outside 0..3600 s, a behavior rule with an empty
+// policy list, a policy whose value is not positive or whose period is
+// outside 1..1800 s. The first problem, worded as the API server words a
+// field error ("spec.maxReplicas: Invalid value: 3: must be greater than or
+// equal to `minReplicas`"); nullopt for a spec that can be acted on.
+// `path` is where the spec sits in its object.
+std::optional<k8s::Error> validate_federated_hpa_spec(const FederatedHPASpec& spec, std::string_view path = "spec");
+
 // The Kubernetes defaults: minReplicas 1; one cpu Utilization 80 % metric when
 // none is given; when behavior is given, its unset parts from the default
 // scale-up rules (no stabilization, max of 4 pods / 100 % per 15 s) and

@@ -9,7 +9,11 @@
 // the decision changes it (a conflict is retried at the next sync), writes
 // the status subresource and records Events with the upstream reasons.
 // A FederatedHPA whose previous sync has not finished is skipped, so a slow
-// member never stretches the cadence.
+// member never stretches the cadence. A FederatedHPA whose spec the API
+// server would refuse, or that names the same workload as another, is never
+// acted on: its status says why (ScalingActive False, FailedConvertHPA or
+// AmbiguousSelector). What the loop remembers of a FederatedHPA belongs to
+// the object (its uid): one deleted and created again is new.
 //
 // Every sync is a coroutine on the loop's strand (transport/async.hpp), a
 // child of the current leadership term: when this replica stops leading,
