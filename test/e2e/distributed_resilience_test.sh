@@ -47,7 +47,7 @@ check "member2 never fell below its 3 pods on the way ($(sort -n "$E2E_TMP/membe
   test "$(sort -n "$E2E_TMP/member2-pods" | head -1)" -ge 3
 events "$E2E_TMP/events.txt"
 check "a Rebalanced Event: $(grep Rebalanced "$E2E_TMP/events.txt" | head -1)" \
-  grep -qx 'Normal Rebalanced: moved 2 of maxReplicas from member1 (2) to member2 (now 5)' "$E2E_TMP/events.txt"
+  grep -qx 'Normal Rebalanced: moved 2 of maxReplicas from member1 (now 1) to member2 (now 5)' "$E2E_TMP/events.txt"
 check "status currentReplicas is the members' sum (1 + 5)" wait_until 20 fhpa_is '{.status.currentReplicas}' 6
 limited() { [ "$(condition ScalingLimited)" = True/TooManyReplicas ]; }
 check "status ScalingLimited True TooManyReplicas (member2 wants more, member1 has no spare)" wait_until 20 limited

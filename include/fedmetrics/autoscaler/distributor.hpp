@@ -135,7 +135,12 @@ struct Distribution {
   std::vector<DistributionEvent> events;
   // currentReplicas, desiredReplicas, currentMetrics, lastScaleTime and the
   // AbleToScale / ScalingActive / ScalingLimited conditions, aggregated from
-  // the member HPAs.
+  // the member HPAs (ScalingLimited is also True, TooManyReplicas, while the
+  // members run more than maxReplicas). MembersReachable once a member could
+  // not be reached: False naming each member held (its share kept, its
+  // replicas not counted) or left out (its share given to the others), True
+  // once every one answers again; `events` has MemberHeld, MemberLeftOut and
+  // MemberRejoined at each change (read back from the previous condition).
   FederatedHPAStatus status;
   std::string annotation;  // distribution_annotation(shares)
 };
