@@ -37,6 +37,9 @@ inline constexpr std::string_view kManagedByLabel = "app.kubernetes.io/managed-b
 inline constexpr std::string_view kFederatedHPALabel = "autoscaling.fedmetrics.io/federatedhpa";
 // Karmada leaves member replica counts to the members with this label on the template.
 inline constexpr std::string_view kRetainReplicasLabel = "resourcetemplate.karmada.io/retain-replicas";
+// On a FederatedHPA in distributed mode: deleting it waits until fedmetrics
+// has deleted its member HPAs (those it can reach) and the retain label.
+inline constexpr std::string_view kMemberHPAsFinalizer = "autoscaling.fedmetrics.io/member-hpas";
 
 // Federation v1's forbidden window (--distributed-rebalance-window).
 inline constexpr std::chrono::nanoseconds kDefaultRebalanceWindow = std::chrono::minutes(2);
