@@ -789,6 +789,13 @@ struct DistributedFixture {
     return h;
   }
   json& hpa(MemoryMemberHPAs& m) { return m.stored.at("shop/web"); }
+  // The FederatedHPA web in distributed mode, synced once: an HPA in each member.
+  void distribute_web() {
+    f.cp->hpas.push_back(distributed(fhpa("web")));
+    f.pass();
+    REQUIRE(hpas1->stored.count("shop/web"));
+    REQUIRE(hpas2->stored.count("shop/web"));
+  }
 };
 
 std::string share(const json& hpa) {
@@ -797,10 +804,7 @@ std::string share(const json& hpa) {
 
 TEST_CASE("HpaController distributed: a member HPA each with its share, the template retained, the shares annotated") {
   DistributedFixture d;
-  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
-  d.f.pass();
-  REQUIRE(d.hpas1->stored.count("shop/web"));
-  REQUIRE(d.hpas2->stored.count("shop/web"));
+  d.distribute_web();
   // max 9 over two equal members: 5 and 4 (largest remainder, ties by name); min max(2, n) = 2: 1 and 1.
   CHECK(share(d.hpa(*d.hpas1)) == "1/5");
   CHECK(share(d.hpa(*d.hpas2)) == "1/4");
@@ -895,10 +899,7 @@ TEST_CASE("HpaController distributed: back to centralized deletes our member HPA
 
 TEST_CASE("HpaController distributed: a FederatedHPA deleted cleans up as the way back does, then goes") {
   DistributedFixture d;
-  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
-  d.f.pass();
-  REQUIRE(d.hpas1->stored.count("shop/web"));
-  REQUIRE(d.hpas2->stored.count("shop/web"));
+  d.distribute_web();
   CHECK(d.f.cp->hpas.at(0)["metadata"]["finalizers"] == json::array({"autoscaling.fedmetrics.io/member-hpas"}));
   CHECK(d.f.cp->retain == std::optional<bool>(true));
 
