@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fedmetrics/k8s/time.hpp"
+
 namespace fedmetrics::autoscaler {
 
 namespace {
@@ -184,6 +186,10 @@ struct Rebalancer {
     return got;
   }
 
+  // The Rebalanced Event: each donor with the max it has left ("now"), and
+  // with what it gave when there are several: "from member2 (now 1) to
+  // member1 (now 5)", "from member2 (gave 2, now 1), member3 (gave 1, now 2)
+  // to member1 (now 6)". A bare "(2)" read as what member2 has left.
   void record(std::size_t to, const std::vector<std::pair<std::string, std::int64_t>>& given) {
     if (given.empty()) return;
     std::int64_t total = 0;
@@ -191,7 +197,10 @@ struct Rebalancer {
     for (const auto& [name, n] : given) {
       moves.push_back({name, members[to].name, static_cast<std::int32_t>(n)});
       total += n;
-      from += (from.empty() ? "" : ", ") + name + " (" + std::to_string(n) + ")";
+      const auto donor = std::find_if(members.begin(), members.end(), [&](const Member& m) { return m.name == name; });
+      const std::string left = donor == members.end() ? std::string() : "now " + std::to_string(donor->max);
+      from += (from.empty() ? "" : ", ") + name + " (" +
+              (given.size() > 1 ? "gave " + std::to_string(n) + (left.empty() ? "" : ", ") : std::string()) + left + ")";
     }
     events.push_back({false, "Rebalanced",
                       "moved " + std::to_string(total) + " of maxReplicas from " + from + " to " + members[to].name +
@@ -362,6 +371,127 @@ std::string join_names(const std::vector<std::string>& names) {
   return out;
 }
 
+// --- members that cannot be reached ------------------------------------------
+
+constexpr std::string_view kMembersReachable = "MembersReachable";
+
+// A member the target is placed on that this sync cannot reach: NotReady, or
+// Ready but its HPA could not be read. Held: its share is kept (within the
+// rebalance window; for as long as only its HPA cannot be read), and its
+// replicas are not counted. Left out: NotReady past the window (or NotReady
+// without a share), its share given to the others until it is Ready again.
+enum class Reach { Held, LeftOut };
+
+struct Unreached {
+  Reach reach = Reach::Held;
+  std::optional<Timestamp> not_ready_since;  // absent: Ready, but its HPA cannot be read
+};
+using UnreachedMembers = std::map<std::string, Unreached, std::less<>>;
+
+std::string share_text(const MemberShare& s) {
+  return "min " + std::to_string(s.min_replicas) + ", max " + std::to_string(s.max_replicas);
+}
+
+// What the condition (after "<member> held: ") and the Events (after
+// "<member>: ") say of one unreached member. Never "; ": it separates the
+// members in the condition's message, which the next sync reads back.
+std::string unreached_detail(const Unreached& u, const DistributionInput& input, const std::optional<MemberShare>& share) {
+  const std::string why =
+      u.not_ready_since ? "NotReady since " + k8s::format_time(*u.not_ready_since) : "its HPA cannot be read";
+  if (u.reach == Reach::LeftOut) {
+    if (!share) return why + ": left out until it is Ready again";
+    return why + ", longer than the rebalance window (" + k8s::format_duration(input.rebalance_window) +
+           "): left out, its share (" + share_text(*share) + ") went to the other members";
+  }
+  std::string kept = "its share (" + share_text(share.value_or(MemberShare{})) + ") is kept";
+  if (u.not_ready_since) kept += " until " + k8s::format_time(*u.not_ready_since + input.rebalance_window);
+  return why + ": " + kept + ", its replicas are not counted meanwhile";
+}
+
+// The unreached members the previous sync named in the condition ("member2
+// held: ...; member3 left out: ..."), as this code writes it.
+std::map<std::string, Reach, std::less<>> previously_unreached(const DistributionInput& input) {
+  std::map<std::string, Reach, std::less<>> out;
+  const auto* c = find_condition(input.previous_conditions, kMembersReachable);
+  if (c == nullptr || c->status != ConditionStatus::False) return out;
+  std::string_view rest = c->message;
+  while (!rest.empty()) {
+    const auto end = rest.find("; ");
+    const std::string_view item = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 2);
+    const auto space = item.find(' ');
+    if (space == std::string_view::npos) continue;
+    const std::string_view what = item.substr(space + 1);
+    if (what.starts_with("held: ")) out[std::string(item.substr(0, space))] = Reach::Held;
+    else if (what.starts_with("left out: ")) out[std::string(item.substr(0, space))] = Reach::LeftOut;
+  }
+  return out;
+}
+
+// The MembersReachable condition, and an Event for each change since the
+// previous sync: MemberHeld and MemberLeftOut (Warning) when a member becomes
+// so, MemberRejoined (Normal) when one named before takes part again. Only
+// changes: the same state at the next sync says nothing more. Without an
+// unreached member now or before, no condition (a federation that never lost
+// a member reads as before).
+void note_reachability(Distribution& out, const DistributionInput& input, const UnreachedMembers& unreached,
+                       const std::map<std::string, MemberShare, std::less<>>& left,
+                       const std::vector<Member>& members) {
+  const auto before = previously_unreached(input);
+  auto share_of = [&](const std::string& name) -> std::optional<MemberShare> {
+    if (auto it = out.shares.find(name); it != out.shares.end()) return it->second;
+    if (auto it = left.find(name); it != left.end()) return it->second;
+    return std::nullopt;
+  };
+  std::vector<std::string> items;
+  bool any_left_out = false;
+  for (const auto& [name, u] : unreached) {
+    const std::string detail = unreached_detail(u, input, share_of(name));
+    items.push_back(name + (u.reach == Reach::Held ? " held: " : " left out: ") + detail);
+    any_left_out = any_left_out || u.reach == Reach::LeftOut;
+    const auto was = before.find(name);
+    if (was != before.end() && was->second == u.reach) continue;
+    out.events.push_back({true, u.reach == Reach::Held ? "MemberHeld" : "MemberLeftOut", name + ": " + detail});
+  }
+  for (const auto& [name, was] : before) {
+    if (unreached.count(name)) continue;
+    const auto m = std::find_if(members.begin(), members.end(), [&](const Member& x) { return x.name == name; });
+    if (m == members.end()) continue;  // no longer placed there: nothing to rejoin
+    std::string message = name + " answers again";
+    if (was == Reach::LeftOut) message += " after it was left out";
+    if (auto share = share_of(name)) message += ": it takes part with " + share_text(*share);
+    if (m->hpa != nullptr) message += ", its HPA runs " + std::to_string(m->hpa->current_replicas) + " replicas";
+    out.events.push_back({false, "MemberRejoined", std::move(message)});
+  }
+  if (!items.empty()) {
+    std::string message;
+    for (const auto& item : items) message += (message.empty() ? "" : "; ") + item;
+    set_condition(out.status.conditions, kMembersReachable, ConditionStatus::False,
+                  any_left_out ? "MembersLeftOut" : "MembersHeld", std::move(message), input.now);
+  } else if (find_condition(out.status.conditions, kMembersReachable) != nullptr) {
+    set_condition(out.status.conditions, kMembersReachable, ConditionStatus::True, "MembersReachable",
+                  "every member the target is placed on answers", input.now);
+  }
+}
+
+// The members run more replicas than maxReplicas (a member that rejoined
+// with the pods it kept running while its share was given to the others, or
+// maxReplicas lowered): their HPAs scale down to their new shares. Upstream's
+// HPA says TooManyReplicas when it holds more than its maximum; the message
+// names who is above its share. Nullopt when within maxReplicas.
+std::optional<std::string> above_max(const std::vector<Member>& members, const FederatedHPAStatus& status,
+                                     std::int64_t max_replicas) {
+  if (status.current_replicas <= max_replicas) return std::nullopt;
+  std::vector<std::string> above;
+  for (const auto& m : members) {
+    if (m.hpa != nullptr && m.hpa->current_replicas > m.max)
+      above.push_back(m.name + " runs " + std::to_string(m.hpa->current_replicas) + " with a max of " +
+                      std::to_string(m.max));
+  }
+  return "the members run " + std::to_string(status.current_replicas) + " replicas, more than maxReplicas " +
+         std::to_string(max_replicas) + ", until their HPAs scale down to their shares (" + join_names(above) + ")";
+}
+
 }  // namespace
 
 k8s::Expected<ScalingMode> parse_scaling_mode(std::optional<std::string_view> annotation) {
@@ -446,17 +576,25 @@ Distribution distribute(const DistributionInput& input) {
   };
   std::vector<Member> members;  // those that stay or join, in name order
   std::map<std::string, MemberShare, std::less<>> left;
+  UnreachedMembers unreached;
   for (const auto& [name, m] : given) {
     if (m->not_ready_since) {
       const bool within_window = input.now - *m->not_ready_since < input.rebalance_window;
       // A NotReady member never joins; one NotReady for the whole window has left.
-      if (!known(*m)) continue;
+      if (!known(*m)) {
+        unreached[name] = {Reach::LeftOut, m->not_ready_since};
+        continue;
+      }
       if (!within_window) {
         auto prev = input.previous.find(name);
         left[name] = prev != input.previous.end() ? prev->second
                                                   : MemberShare{m->hpa.min_replicas, m->hpa.max_replicas};
+        unreached[name] = {Reach::LeftOut, m->not_ready_since};
         continue;
       }
+      unreached[name] = {Reach::Held, m->not_ready_since};
+    } else if (m->state == MemberHPAState::Unreadable && known(*m)) {
+      unreached[name] = {Reach::Held, std::nullopt};
     }
     Member member;
     member.name = name;
@@ -486,6 +624,7 @@ Distribution distribute(const DistributionInput& input) {
     set_condition(out.status.conditions, kScalingActive, ConditionStatus::False, "InvalidDistribution", message,
                   input.now);
     out.events.push_back({true, "InvalidDistribution", std::move(message)});
+    note_reachability(out, input, unreached, left, members);
     return out;
   }
 
@@ -645,7 +784,10 @@ Distribution distribute(const DistributionInput& input) {
                       " distributed over " + std::to_string(n) + " member HPAs",
                   input.now);
   }
-  if (!limited.empty()) {
+  if (auto above = above_max(members, out.status, max_replicas)) {
+    set_condition(out.status.conditions, kScalingLimited, ConditionStatus::True, "TooManyReplicas", std::move(*above),
+                  input.now);
+  } else if (!limited.empty()) {
     set_condition(out.status.conditions, kScalingLimited, ConditionStatus::True, "TooManyReplicas",
                   join_names(limited) + " want" + (limited.size() == 1 ? "s" : "") +
                       " more than its share and no member has room to give (maxReplicas " +
@@ -657,6 +799,7 @@ Distribution distribute(const DistributionInput& input) {
                                   : join_names(wanting) + " got more of maxReplicas from the members with room",
                   input.now);
   }
+  note_reachability(out, input, unreached, left, members);
   return out;
 }
 

@@ -11,6 +11,7 @@
 
 #include "fedmetrics/autoscaler/cron_federated_hpa.hpp"
 #include "fedmetrics/autoscaler/cron_plan.hpp"
+#include "fedmetrics/autoscaler/distributor.hpp"
 
 namespace fedmetrics::controller {
 
@@ -296,6 +297,14 @@ struct CronController::State {
     bool retry = false;  // a read or a write that failed (a conflict, an outage): read again
   };
 
+  static std::string retained_message(const autoscaler::CrossVersionObjectReference& target) {
+    return target.kind + " " + target.name + " keeps the replica counts of its member clusters (label " +
+           std::string(autoscaler::kRetainReplicasLabel) +
+           ": \"true\", set while a FederatedHPA scales it in distributed mode): a replica count written to it "
+           "does not take effect. Scale the FederatedHPA instead (a rule with targetMinReplicas/targetMaxReplicas "
+           "and scaleTargetRef kind FederatedHPA)";
+  }
+
   static Task<Attempt> attempt_once(State& self, const autoscaler::CronFederatedHPA& cron, const CronRule& rule) {
     const auto& target = cron.scale_target_ref;
     const std::string& ns = cron.namespace_name;
@@ -322,11 +331,24 @@ struct CronController::State {
     if (!scale) co_return Attempt{std::nullopt, k8s::Error{"cannot read the scale of " + target.kind + " " + target.name + ": " + scale.error().message}, true};
     const std::int32_t replicas = *rule.target_replicas;
     const std::string resource_version = scale->resource_version;
+    // A template whose replicas the members keep (a FederatedHPA in
+    // distributed mode labelled it): a count written to it would be accepted
+    // and then replaced by the members' sum, so the run would report a scale
+    // that never happened. It fails, saying where the replicas are decided.
+    auto retained = co_await async::await_callback<k8s::Expected<bool>>(
+        [&](auto done) { self.control_plane->get_retain_replicas(ns, target, std::move(done)); });
+    if (!retained) co_return Attempt{std::nullopt, k8s::Error{"cannot read " + target.kind + " " + target.name + ": " + retained.error().message}, true};
+    if (*retained)
+      co_return Attempt{std::nullopt, k8s::Error{retained_message(target)}, false};
     co_await async::throw_if_cancelled();
     // Written also when it is already the value (from 0 too): the rule's run is the write.
     auto updated = co_await async::await_callback<k8s::Expected<Scale>>(
         [&](auto done) { self.control_plane->update_scale(ns, target, replicas, resource_version, std::move(done)); });
     if (!updated) co_return Attempt{std::nullopt, k8s::Error{"cannot update the scale of " + target.kind + " " + target.name + ": " + updated.error().message}, true};
+    // The scale answered is what was stored: anything else did not take effect.
+    if (updated->spec_replicas != replicas)
+      co_return Attempt{std::nullopt, k8s::Error{target.kind + " " + target.name + " was set to replicas " + std::to_string(replicas) +
+                                                 " but keeps " + std::to_string(updated->spec_replicas)}, false};
     CronApplied applied;
     applied.replicas = replicas;
     co_return Attempt{applied, k8s::Error{""}, false};

@@ -216,7 +216,68 @@ std::string key_of(const json& object) {
   return meta.value("namespace", "") + "/" + meta.value("name", "");
 }
 
+// ---- the finalizer
+
+std::vector<std::string> finalizers_of(const json& object) {
+  std::vector<std::string> out;
+  const auto meta = object.value("metadata", json::object());
+  if (!meta.is_object()) return out;
+  const auto list = meta.value("finalizers", json::array());
+  if (!list.is_array()) return out;
+  for (const auto& f : list)
+    if (f.is_string()) out.push_back(f.get<std::string>());
+  return out;
+}
+
+bool holds_finalizer(const json& object) {
+  const auto list = finalizers_of(object);
+  return std::find(list.begin(), list.end(), autoscaler::kMemberHPAsFinalizer) != list.end();
+}
+
+// Adds (`present`) or removes fedmetrics' finalizer, the other finalizers as
+// read; conditional on the resourceVersion read. True when it is as asked.
+Task<bool> set_finalizer(const DistributedContext& c, const json& object, const std::string& ns,
+                         const std::string& name, bool present) {
+  if (holds_finalizer(object) == present) co_return true;
+  auto list = finalizers_of(object);
+  if (present) list.emplace_back(autoscaler::kMemberHPAsFinalizer);
+  else list.erase(std::remove(list.begin(), list.end(), autoscaler::kMemberHPAsFinalizer), list.end());
+  const auto meta = object.value("metadata", json::object());
+  const std::string resource_version = meta.is_object() ? meta.value("resourceVersion", "") : std::string();
+  co_await async::throw_if_cancelled();
+  auto written = co_await async::await_callback<k8s::Expected<bool>>([&](auto done) {
+    c.control_plane->set_federated_hpa_finalizers(ns, name, std::move(list), resource_version, std::move(done));
+  });
+  if (!written)
+    spdlog::warn("autoscaler: {}/{}: cannot {} the finalizer {}: {}", ns, name, present ? "add" : "remove",
+                 autoscaler::kMemberHPAsFinalizer, written.error().message);
+  co_return static_cast<bool>(written);
+}
+
+// The scale target of a FederatedHPA as written, read leniently: an object
+// being deleted is cleaned up even when its spec no longer decodes.
+autoscaler::CrossVersionObjectReference target_of(const json& object) {
+  autoscaler::CrossVersionObjectReference target;
+  const auto spec = object.value("spec", json::object());
+  const auto ref = spec.is_object() ? spec.value("scaleTargetRef", json::object()) : json::object();
+  if (!ref.is_object()) return target;
+  auto text = [&](const char* key) {
+    const auto it = ref.find(key);
+    return it != ref.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  target.kind = text("kind");
+  target.name = text("name");
+  target.api_version = text("apiVersion");
+  return target;
+}
+
 }  // namespace
+
+bool deleted_with_member_hpas(const json& object) {
+  const auto meta = object.value("metadata", json::object());
+  return meta.is_object() && meta.contains("deletionTimestamp") && !meta["deletionTimestamp"].is_null() &&
+         holds_finalizer(object);
+}
 
 Task<std::size_t> collect_orphan_member_hpas(const DistributedContext& c, const k8s::LabelSelector& ours) {
   const auto selector = managed_member_hpas_selector();
@@ -366,6 +427,10 @@ Task<bool> sync_distributed(const DistributedContext& c, const json& object, con
 
   // The writes: none after the leadership term ended.
   if (distribution.valid) {
+    // The finalizer before anything is created: a FederatedHPA deleted from
+    // now on waits for its member HPAs and the retain label to be removed.
+    const bool finalized = co_await set_finalizer(c, object, ns, name, true);
+    if (!finalized) co_return false;
     // The annotation first: it is how the next sync knows the shares and how
     // the way back to centralized knows there are member HPAs to delete, so it
     // must not be missing when a member write below succeeds.
@@ -414,40 +479,88 @@ Task<bool> sync_distributed(const DistributedContext& c, const json& object, con
   co_return ok;
 }
 
-Task<bool> leave_distributed(const DistributedContext& c, const autoscaler::FederatedHPA& hpa,
-                             const EventSubject& subject, const std::string& distribution_annotation) {
-  (void)subject;
-  const std::string& ns = hpa.namespace_name;
-  const std::string key = ns + "/" + hpa.name;
-  const auto selector = member_hpa_selector(hpa.name);
-  // The members that got an HPA: the annotation's. (A broken annotation: every member.)
-  std::set<std::string> holders;
-  bool every_member = true;
-  if (auto shares = autoscaler::parse_distribution_annotation(distribution_annotation)) {
-    every_member = false;
-    for (const auto& [member, share] : *shares) holders.insert(member);
-  }
+namespace {
+
+// The way out of distributed mode, shared by leaving it and by a deletion:
+// the member HPAs fedmetrics created deleted from the Ready members, the
+// retain label removed, then the finalizer. `holders`: the members the
+// annotation names (nullopt: a broken annotation, every member). A holder
+// that is NotReady, or whose HPAs cannot be listed or deleted, stops it
+// (false) when `wait_for_holders` (the centralized loop must not scale
+// against a member HPA still there); otherwise (a deletion, which nothing
+// scales after) such a holder is left to the orphan sweep, which deletes its
+// member HPA once the member answers.
+Task<bool> undo_distribution(const DistributedContext& c, const json& object, const std::string& ns,
+                             const std::string& name, const autoscaler::CrossVersionObjectReference& target,
+                             const std::optional<std::set<std::string>>& holders, bool wait_for_holders) {
+  const std::string key = ns + "/" + name;
+  const auto selector = member_hpa_selector(name);
+  auto holds = [&](const std::string& member) { return !holders || holders->count(member) > 0; };
   bool clean = true;
   auto snapshot = c.members->snapshot();
-  // A holder that is NotReady now cannot be asked: not clean until it can be.
-  for (const auto& left_out : snapshot->left_out)
-    if (every_member || holders.count(left_out.name)) clean = false;
+  for (const auto& left_out : snapshot->left_out) {
+    if (!holds(left_out.name)) continue;
+    if (wait_for_holders) clean = false;
+    else spdlog::info("autoscaler: {}: member {} is NotReady: its member HPA is deleted once it answers", key, left_out.name);
+  }
   for (const auto& m : snapshot->members) {
-    const bool holder = every_member || holders.count(m->name()) > 0;
     const bool member_clean = co_await clean_member(c, *m, ns, selector, key);  // one co_await a turn (GCC 12)
-    // Another member's failure is logged; only a holder's keeps the annotation.
-    if (holder) clean = clean && member_clean;
+    // Another member's failure is logged; only a holder's holds this up.
+    if (holds(m->name()) && !member_clean) {
+      if (wait_for_holders) clean = false;
+      else spdlog::info("autoscaler: {}: member {} cannot be reached: its member HPA is deleted once it answers", key, m->name());
+    }
   }
   if (!clean) co_return false;
+  if (!target.name.empty()) {
+    co_await async::throw_if_cancelled();
+    auto unlabelled = co_await async::await_callback<k8s::Expected<bool>>(
+        [&](auto done) { c.control_plane->set_retain_replicas(ns, target, false, std::move(done)); });
+    if (!unlabelled) {
+      spdlog::warn("autoscaler: {}: cannot remove the retain label from {} {}: {}", key, target.kind, target.name,
+                   unlabelled.error().message);
+      co_return false;
+    }
+  }
+  const bool released = co_await set_finalizer(c, object, ns, name, false);
+  co_return released;
+}
+
+// The members the distribution annotation names; nullopt when it is broken.
+std::optional<std::set<std::string>> holders_of(const std::string& distribution_annotation) {
+  auto shares = autoscaler::parse_distribution_annotation(distribution_annotation);
+  if (!shares) return std::nullopt;
+  std::set<std::string> holders;
+  for (const auto& [member, share] : *shares) holders.insert(member);
+  return holders;
+}
+
+}  // namespace
+
+Task<bool> leave_distributed(const DistributedContext& c, const json& object, const autoscaler::FederatedHPA& hpa,
+                             const std::string& distribution_annotation) {
+  const auto holders = holders_of(distribution_annotation);
+  const bool undone = co_await undo_distribution(c, object, hpa.namespace_name, hpa.name, hpa.spec.scale_target_ref,
+                                                 holders, /*wait_for_holders=*/true);
+  if (!undone) co_return false;
   co_await async::throw_if_cancelled();
-  const auto& target = hpa.spec.scale_target_ref;
-  auto unlabelled = co_await async::await_callback<k8s::Expected<bool>>(
-      [&](auto done) { c.control_plane->set_retain_replicas(ns, target, false, std::move(done)); });
-  if (!unlabelled) co_return false;
   std::optional<std::string> none;
   auto unannotated = co_await async::await_callback<k8s::Expected<bool>>(
-      [&](auto done) { c.control_plane->set_distribution_annotation(ns, hpa.name, none, std::move(done)); });
+      [&](auto done) { c.control_plane->set_distribution_annotation(hpa.namespace_name, hpa.name, none, std::move(done)); });
   co_return static_cast<bool>(unannotated);
+}
+
+Task<bool> finish_deletion(const DistributedContext& c, const json& object, const EventSubject& subject) {
+  const std::string key = subject.namespace_name + "/" + subject.name;
+  // Without the annotation no member HPA was created (it is written first): only the label and the finalizer.
+  const auto annotation = annotation_of(object, autoscaler::kDistributionAnnotation);
+  const auto holders = annotation ? holders_of(*annotation) : std::optional<std::set<std::string>>(std::set<std::string>());
+  const auto target = target_of(object);
+  const bool done = co_await undo_distribution(c, object, subject.namespace_name, subject.name, target, holders,
+                                               /*wait_for_holders=*/false);
+  if (done) spdlog::info("autoscaler: {}: deleted: its member HPAs and the retain label of {} {} removed", key,
+                         target.kind, target.name);
+  co_return done;
 }
 
 }  // namespace fedmetrics::controller

@@ -5,7 +5,8 @@
 // fedmetrics did not create), label the target template for Karmada to
 // retain member replicas, write the distribution annotation, the aggregated
 // status and the Events. And the way back: a FederatedHPA that leaves
-// distributed mode gets its member HPAs deleted and the label removed.
+// distributed mode, or is deleted, gets its member HPAs deleted and the label
+// removed.
 //
 // Private to the controller module (Asio's awaitables in the signature).
 #include "fedmetrics/transport/async.hpp"
@@ -46,12 +47,26 @@ async::Task<bool> sync_distributed(const DistributedContext& context, const nloh
 
 // A FederatedHPA that is not (or no longer) in distributed mode but still
 // carries the distribution annotation (`distribution_annotation`, its
-// value): the member HPAs fedmetrics created are deleted, the retain label
-// and the annotation removed. True when everything was cleaned up (the
-// centralized sync may then run); only the members the annotation names
-// (that got an HPA) can hold that up.
-async::Task<bool> leave_distributed(const DistributedContext& context, const autoscaler::FederatedHPA& hpa,
-                                    const EventSubject& subject, const std::string& distribution_annotation);
+// value): the member HPAs fedmetrics created are deleted, the retain label,
+// fedmetrics' finalizer and the annotation removed. True when everything was
+// cleaned up (the centralized sync may then run); only the members the
+// annotation names (that got an HPA) can hold that up, a NotReady one too.
+async::Task<bool> leave_distributed(const DistributedContext& context, const nlohmann::json& object,
+                                    const autoscaler::FederatedHPA& hpa, const std::string& distribution_annotation);
+
+// A FederatedHPA being deleted (metadata.deletionTimestamp) that still has
+// fedmetrics' finalizer (autoscaler::kMemberHPAsFinalizer, added when it
+// first went distributed).
+bool deleted_with_member_hpas(const nlohmann::json& object);
+
+// Cleans up after such a FederatedHPA as leaving distributed mode does: its
+// member HPAs deleted from the Ready members, the retain label removed from
+// its target, then the finalizer, so that the deletion completes. A member
+// that is NotReady or cannot be reached does not hold the deletion up: the
+// orphan sweep deletes its member HPA once it answers. False when the label
+// or the finalizer could not be written (the next sync tries again).
+async::Task<bool> finish_deletion(const DistributedContext& context, const nlohmann::json& object,
+                                  const EventSubject& subject);
 
 // The orphan sweep: member HPAs fedmetrics created whose FederatedHPA is
 // gone or no longer gives their member a share (member_hpa.hpp's

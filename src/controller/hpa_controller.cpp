@@ -415,6 +415,13 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       m.history = {};
       m.status_known = true;
     }
+    if (deleted_with_member_hpas(object)) {
+      // Deleted while distributed: cleaned up as on the way back, then let go.
+      const DistributedContext context = distributed_context();
+      const bool finished = co_await finish_deletion(context, object, subject);
+      if (!finished) outcome.failed(SyncError::Internal);
+      co_return;
+    }
     // A spec that cannot be decoded, or that the API server would have
     // refused (a control plane without Karmada's webhook stores it), is
     // never acted on, in either mode: ScalingActive False, reason
@@ -477,7 +484,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       co_return;
     }
     if (distribution_annotation) {
-      const bool left = co_await leave_distributed(context, hpa, subject, *distribution_annotation);
+      const bool left = co_await leave_distributed(context, object, hpa, *distribution_annotation);
       if (!left) {
         const std::string message =
             "leaving distributed mode: the member HPAs fedmetrics created could not all be deleted yet (a member "

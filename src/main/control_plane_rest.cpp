@@ -305,7 +305,35 @@ void RestControlPlane::set_retain_replicas(const std::string& namespace_name,
   // A merge patch of the one label: the template's other labels and its spec stay as they are.
   json value = retain ? json("true") : json(nullptr);
   json patch = {{"metadata", {{"labels", {{std::string(autoscaler::kRetainReplicasLabel), value}}}}}};
-  call("PATCH", target_path(namespace_name, target), "application/merge-patch+json", patch.dump(),
+  call_with_status("PATCH", target_path(namespace_name, target), "application/merge-patch+json", patch.dump(),
+                   [done = std::move(done), retain](int status, k8s::Expected<json> doc) {
+                     // A target that is gone has no label left to remove.
+                     if (status == 404 && !retain) return done(false);
+                     if (!doc) return done(doc.error());
+                     done(true);
+                   });
+}
+
+void RestControlPlane::get_retain_replicas(const std::string& namespace_name,
+                                           const autoscaler::CrossVersionObjectReference& target,
+                                           controller::Done<bool> done) {
+  call("GET", target_path(namespace_name, target), "", "", [done = std::move(done)](k8s::Expected<json> doc) {
+    if (!doc) return done(doc.error());
+    const auto meta = doc->value("metadata", json::object());
+    const auto labels = meta.is_object() ? meta.value("labels", json::object()) : json::object();
+    const auto it = labels.is_object() ? labels.find(std::string(autoscaler::kRetainReplicasLabel)) : labels.end();
+    done(it != labels.end() && it->is_string() && it->get<std::string>() == "true");
+  });
+}
+
+void RestControlPlane::set_federated_hpa_finalizers(const std::string& namespace_name, const std::string& name,
+                                                    std::vector<std::string> finalizers,
+                                                    const std::string& resource_version, controller::Done<bool> done) {
+  // A merge patch replaces the whole list: conditional on the resourceVersion
+  // it was read at, so that a finalizer another controller added meanwhile is
+  // not lost (409 Conflict instead).
+  json patch = {{"metadata", {{"resourceVersion", resource_version}, {"finalizers", std::move(finalizers)}}}};
+  call("PATCH", object_path("federatedhpas", namespace_name, name), "application/merge-patch+json", patch.dump(),
        [done = std::move(done)](k8s::Expected<json> doc) {
          if (!doc) return done(doc.error());
          done(true);

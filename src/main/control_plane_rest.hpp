@@ -41,6 +41,11 @@ class RestControlPlane : public controller::ControlPlane {
                            bool retain, controller::Done<bool> done) override;
   void set_distribution_annotation(const std::string& namespace_name, const std::string& name,
                                    std::optional<std::string> value, controller::Done<bool> done) override;
+  void get_retain_replicas(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
+                           controller::Done<bool> done) override;
+  void set_federated_hpa_finalizers(const std::string& namespace_name, const std::string& name,
+                                    std::vector<std::string> finalizers, const std::string& resource_version,
+                                    controller::Done<bool> done) override;
   void watch_cron_federated_hpas(const k8s::LabelSelector& selector, std::function<void()> on_change) override;
   void list_federated_hpas_from_server(const k8s::LabelSelector& selector,
                                        controller::Done<std::vector<nlohmann::json>> done) override;

@@ -656,7 +656,11 @@ struct Call {
       hooks.set_replicas(*w, replicas.get<std::int32_t>());
       if (auto now = hooks.federation()) sync_bindings(store, *now);  // the scheduler's new placement
     }
-    reply(json_response(scale_of(std::get<json>(result)).dump()));
+    // The answer is the template as it is now: a template that retains its
+    // members' replicas is back at their sum already (the syncer ran above),
+    // and the answer says so rather than the count that did not take effect.
+    auto now = store.get(type, info.namespace_name, info.name);
+    reply(json_response(scale_of(std::get<json>(std::holds_alternative<json>(now) ? now : result)).dump()));
   }
 
   static Status invalid(std::string_view kind, std::string_view name, std::string_view field, std::string_view why) {

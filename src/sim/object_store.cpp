@@ -59,6 +59,14 @@ std::int64_t meta_generation(const json& object) {
   return value != meta.end() && value->is_number_integer() ? value->get<std::int64_t>() : 0;
 }
 
+// metadata.finalizers holds at least one name.
+bool has_finalizers(const json& object) {
+  const auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return false;
+  const auto finalizers = meta->find("finalizers");
+  return finalizers != meta->end() && finalizers->is_array() && !finalizers->empty();
+}
+
 k8s::Labels labels_of(const json& object) {
   k8s::Labels labels;
   auto meta = object.find("metadata");
@@ -422,7 +430,9 @@ struct ObjectStore::Impl {
     if (type.namespaced) meta["namespace"] = key.first;
     else meta.erase("namespace");
     const json& old_meta = old->at("metadata");
-    for (const char* field : {"uid", "creationTimestamp", "generation"}) {
+    // deletionTimestamp and its grace period are the registry's: an update
+    // neither sets nor clears them.
+    for (const char* field : {"uid", "creationTimestamp", "generation", "deletionTimestamp", "deletionGracePeriodSeconds"}) {
       if (auto value = old_meta.find(field); value != old_meta.end()) meta[field] = *value;
       else meta.erase(field);
     }
@@ -434,8 +444,11 @@ struct ObjectStore::Impl {
     if (next == *old) return next;
 
     meta["resourceVersion"] = std::to_string(++rv);
+    // An object being deleted whose last finalizer is removed is deleted
+    // now (the registry's deleteWithoutFinalizers after an update).
+    const bool release = meta.contains("deletionTimestamp") && !has_finalizers(next);
     auto stored = std::make_shared<const json>(std::move(next));
-    commit(type, key, "MODIFIED", stored, std::move(old), pending);
+    commit(type, key, release ? "DELETED" : "MODIFIED", stored, std::move(old), pending);
     return *stored;
   }
 };
@@ -494,6 +507,9 @@ StoreResult ObjectStore::create(const ResourceType& type, std::string_view names
     if (!meta_string(object, "resourceVersion").empty()) {
       return k8s::Status::bad_request("resourceVersion should not be set on objects to be created");
     }
+    // rest.BeforeCreate clears what only the registry sets.
+    object["metadata"].erase("deletionTimestamp");
+    object["metadata"].erase("deletionGracePeriodSeconds");
     if (type.defaults) type.defaults(object);
     const std::string created = k8s::format_time(impl_->clock());  // the caller's clock, outside the lock
 
@@ -617,6 +633,7 @@ StoreResult ObjectStore::patch(const ResourceType& type, std::string_view namesp
 StoreResult ObjectStore::remove(const ResourceType& type, std::string_view namespace_name, std::string_view name,
                                 const DeletePreconditions& preconditions) {
   return guarded([&]() -> StoreResult {
+    const std::string now = k8s::format_time(impl_->clock());  // the caller's clock, outside the lock
     return impl_->write([&](Impl::Pending& pending) -> StoreResult {
       const ObjectKey key = Impl::key_of(type, namespace_name, name);
       ObjectPtr old = impl_->find(type, key);
@@ -633,6 +650,20 @@ StoreResult ObjectStore::remove(const ResourceType& type, std::string_view names
                                      "Precondition failed: ResourceVersion in precondition: " +
                                          *preconditions.resource_version +
                                          ", ResourceVersion in object meta: " + resource_version);
+      // Finalizers: the object is only marked (deletionTimestamp, a MODIFIED
+      // event) and stays until the controllers that put them there remove
+      // them; a second delete changes nothing (the registry's
+      // updateForGracefulDeletionAndFinalizers).
+      if (has_finalizers(*old)) {
+        if (old->at("metadata").contains("deletionTimestamp")) return *old;
+        json marked = *old;
+        marked["metadata"]["deletionTimestamp"] = now;
+        marked["metadata"]["deletionGracePeriodSeconds"] = 0;
+        marked["metadata"]["resourceVersion"] = std::to_string(++impl_->rv);
+        auto stored = std::make_shared<const json>(std::move(marked));
+        impl_->commit(type, key, "MODIFIED", stored, std::move(old), pending);
+        return *stored;
+      }
       // etcd3's Delete decodes the last state at the delete's revision; the DELETED event carries the same.
       json deleted = *old;
       deleted["metadata"]["resourceVersion"] = std::to_string(++impl_->rv);

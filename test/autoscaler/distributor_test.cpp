@@ -174,7 +174,7 @@ TEST_CASE("distributor: the simulate example's step at 300", "[autoscaler][distr
   REQUIRE(d.events.size() == 1);
   CHECK(d.events[0].reason == "Rebalanced");
   CHECK_FALSE(d.events[0].warning);
-  CHECK(d.events[0].message == "moved 3 of maxReplicas from member2 (2), member3 (1) to member1 (now 6)");
+  CHECK(d.events[0].message == "moved 3 of maxReplicas from member2 (gave 2, now 1), member3 (gave 1, now 2) to member1 (now 6)");
   CHECK(d.status.current_replicas == 5);
   CHECK(d.status.desired_replicas == 5);
   CHECK(d.annotation ==
@@ -240,7 +240,7 @@ TEST_CASE("distributor: rebalancing rules", "[autoscaler][distributor]") {
                                       300));
     CHECK(moves(d) == "member2->member1 3, member4->member1 1");
     REQUIRE(d.events.size() == 1);
-    CHECK(d.events[0].message == "moved 4 of maxReplicas from member2 (3), member4 (1) to member1 (now 8)");
+    CHECK(d.events[0].message == "moved 4 of maxReplicas from member2 (gave 3, now 1), member4 (gave 1, now 3) to member1 (now 8)");
   }
   SECTION("two receivers: two Events") {
     Distribution d = distribute(input(spec(3, 12),
@@ -249,7 +249,7 @@ TEST_CASE("distributor: rebalancing rules", "[autoscaler][distributor]") {
                                       300));
     CHECK(moves(d) == "member3->member1 2, member3->member2 2");
     REQUIRE(d.events.size() == 2);
-    CHECK(d.events[1].message == "moved 2 of maxReplicas from member3 (2) to member2 (now 4)");
+    CHECK(d.events[1].message == "moved 2 of maxReplicas from member3 (now 4) to member2 (now 4)");
   }
 }
 
@@ -306,7 +306,7 @@ TEST_CASE("distributor: members join and leave", "[autoscaler][distributor]") {
     Distribution d = distribute(input(spec(2, 9), with({absent("member4")}, three), 300));
     CHECK(decisions(d) == "member1 1/1 update, member2 1/3 none, member3 1/3 none, member4 1/2 create");
     CHECK(moves(d) == "member1->member4 2");
-    CHECK(d.events.at(0).message == "moved 2 of maxReplicas from member1 (2) to member4 (now 2)");
+    CHECK(d.events.at(0).message == "moved 2 of maxReplicas from member1 (now 1) to member4 (now 2)");
   }
   SECTION("a member joins with the spare short: what there is") {
     Distribution d = distribute(input(spec(2, 9), with({absent("member4")},
@@ -370,6 +370,110 @@ TEST_CASE("distributor: members join and leave", "[autoscaler][distributor]") {
     in.previous["member3"] = {1, 3};
     CHECK(decisions(distribute(in)) == "member1 1/3 none, member2 1/3 none, member3 1/3 create");
   }
+}
+
+TEST_CASE("distributor: a member that cannot be reached is named while held, left out and when it rejoins",
+          "[autoscaler][distributor]") {
+  // Two members, min 2 max 6, (1, 3) each; member2 goes NotReady at 100, the
+  // window is 120 s. Each sync gets the previous one's conditions, as the loop.
+  DistributionInput in = input(spec(2, 6), {read({"member1", 1, 3, 3, 3, true}), read({"member2", 1, 3, 1, 1})}, 110);
+  in.rebalance_window = seconds(120);
+  in.members[1].state = MemberHPAState::Unreadable;
+  in.members[1].not_ready_since = kStart + seconds(100);
+  auto reasons = [](const Distribution& d) {
+    std::string out;
+    for (const auto& e : d.events) out += (out.empty() ? "" : ", ") + std::string(e.warning ? "Warning " : "Normal ") + e.reason;
+    return out;
+  };
+  auto next = [&](const Distribution& d, int now) {
+    in.previous = d.shares;
+    in.previous_conditions = d.status.conditions;
+    in.now = kStart + seconds(now);
+  };
+
+  // Held: its share kept, its replicas not counted; one Event.
+  Distribution d = distribute(in);
+  CHECK(decisions(d) == "member1 1/3 none, member2 1/3 none");
+  CHECK(condition(d, "MembersReachable").status == ConditionStatus::False);
+  CHECK(condition(d, "MembersReachable").reason == "MembersHeld");
+  CHECK(condition(d, "MembersReachable").message ==
+        "member2 held: NotReady since 2024-01-01T00:01:40Z: its share (min 1, max 3) is kept until "
+        "2024-01-01T00:03:40Z, its replicas are not counted meanwhile");
+  CHECK(reasons(d) == "Warning MemberHeld");
+  CHECK(d.events.at(0).message ==
+        "member2: NotReady since 2024-01-01T00:01:40Z: its share (min 1, max 3) is kept until "
+        "2024-01-01T00:03:40Z, its replicas are not counted meanwhile");
+  CHECK(d.status.current_replicas == 3);
+
+  // Still held at the next sync: no Event again.
+  next(d, 115);
+  d = distribute(in);
+  CHECK(condition(d, "MembersReachable").reason == "MembersHeld");
+  CHECK(reasons(d) == "");
+
+  // Past the window: left out, its max to member1 (pegged); one Event.
+  next(d, 230);
+  d = distribute(in);
+  CHECK(decisions(d) == "member1 2/6 update, member2 delete");  // n = 1: its min is minReplicas
+  CHECK(condition(d, "MembersReachable").reason == "MembersLeftOut");
+  CHECK(condition(d, "MembersReachable").message ==
+        "member2 left out: NotReady since 2024-01-01T00:01:40Z, longer than the rebalance window (2m0s): left "
+        "out, its share (min 1, max 3) went to the other members");
+  CHECK(reasons(d) == "Warning MemberLeftOut");
+
+  // Still NotReady, no share any more: still named, no Event again.
+  next(d, 240);
+  in.members[0] = read({"member1", 2, 6, 3, 3});
+  d = distribute(in);
+  CHECK(decisions(d) == "member1 2/6 none");
+  CHECK(condition(d, "MembersReachable").message ==
+        "member2 left out: NotReady since 2024-01-01T00:01:40Z: left out until it is Ready again");
+  CHECK(reasons(d) == "");
+
+  // Ready again: its HPA kept its old share and its pod while member1 scaled
+  // into member2's share. The members really run 6 + 1 = 7 pods, above
+  // maxReplicas 6, until member1's HPA scales down to its new max: the status
+  // counts them and says why.
+  next(d, 300);
+  in.members[0] = read({"member1", 2, 6, 6, 6});
+  in.members[1] = read({"member2", 1, 3, 1, 1});
+  d = distribute(in);
+  CHECK(decisions(d) == "member1 1/5 update, member2 1/1 update");
+  CHECK(condition(d, "MembersReachable").status == ConditionStatus::True);
+  CHECK(condition(d, "MembersReachable").reason == "MembersReachable");
+  CHECK(reasons(d) == "Normal MemberRejoined");
+  CHECK(d.events.at(0).message ==
+        "member2 answers again after it was left out: it takes part with min 1, max 1, its HPA runs 1 replicas");
+  CHECK(d.status.current_replicas == 7);
+  CHECK(condition(d, "ScalingLimited").status == ConditionStatus::True);
+  CHECK(condition(d, "ScalingLimited").reason == "TooManyReplicas");
+  CHECK(condition(d, "ScalingLimited").message ==
+        "the members run 7 replicas, more than maxReplicas 6, until their HPAs scale down to their shares "
+        "(member1 runs 6 with a max of 5)");
+
+  // Once member1 scaled down: within maxReplicas again, nothing more said.
+  next(d, 330);
+  in.members[0] = read({"member1", 1, 5, 5, 5});
+  in.members[1] = read({"member2", 1, 1, 1, 1});
+  d = distribute(in);
+  CHECK(d.status.current_replicas == 6);
+  CHECK(condition(d, "ScalingLimited").status == ConditionStatus::False);
+  CHECK(condition(d, "MembersReachable").status == ConditionStatus::True);
+  CHECK(reasons(d) == "");
+}
+
+TEST_CASE("distributor: a Ready member whose HPA cannot be read is held; no condition when all answer",
+          "[autoscaler][distributor]") {
+  DistributionInput in = input(spec(2, 6), {read({"member1", 1, 3, 1, 1}), read({"member2", 1, 3, 1, 1})}, 300);
+  Distribution d = distribute(in);
+  CHECK(find_condition(d.status.conditions, "MembersReachable") == nullptr);
+  CHECK(d.events.empty());
+  in.members[1].state = MemberHPAState::Unreadable;
+  d = distribute(in);
+  CHECK(condition(d, "MembersReachable").message ==
+        "member2 held: its HPA cannot be read: its share (min 1, max 3) is kept, its replicas are not counted meanwhile");
+  REQUIRE(d.events.size() == 1);
+  CHECK(d.events[0].reason == "MemberHeld");
 }
 
 TEST_CASE("distributor: maxReplicas below the members is InvalidDistribution", "[autoscaler][distributor]") {

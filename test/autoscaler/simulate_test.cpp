@@ -480,7 +480,7 @@ TEST_CASE("simulate: distributed mode, the spec's example extended", "[autoscale
     CHECK(run.lines[i].at("desiredReplicas") == expected[i].current);
   }
   CHECK(run.lines[1].at("events")[0].at("message") ==
-        "moved 3 of maxReplicas from member2 (2), member3 (1) to member1 (now 6)");
+        "moved 3 of maxReplicas from member2 (gave 2, now 1), member3 (gave 1, now 2) to member1 (now 6)");
   CHECK(reason(run.lines[5], "ScalingActive") == "InvalidDistribution");
   CHECK(reason(run.lines[6], "ScalingActive") == "ValidDistribution");
   // The spec's exact line at 300, in its key order.

@@ -70,11 +70,17 @@ struct CronControlPlane : ControlPlane {
     done(true);
   }
   void get_scale(const std::string&, const autoscaler::CrossVersionObjectReference&, Done<Scale> done) override { done(scale); }
+  bool retained = false;     // the template is labelled retain-replicas
+  bool syncer_wins = false;  // a write is answered with the members' sum (keeps), not the count written
+  std::int32_t keeps = 4;
+  void get_retain_replicas(const std::string&, const autoscaler::CrossVersionObjectReference&, Done<bool> done) override {
+    done(retained);
+  }
   void update_scale(const std::string&, const autoscaler::CrossVersionObjectReference&, std::int32_t replicas,
                     const std::string& resource_version, Done<Scale> done) override {
     if (resource_version != scale.resource_version) return done(k8s::Error{"conflict"});
     scale_writes.push_back(replicas);
-    scale.spec_replicas = replicas;
+    scale.spec_replicas = syncer_wins ? keeps : replicas;
     scale.resource_version = std::to_string(std::stoi(resource_version) + 1);
     done(scale);
   }
@@ -298,6 +304,36 @@ TEST_CASE("CronController: a workload scaled from 0 and back to 0") {
   const auto histories = f.cp->status("batch")["executionHistories"];
   CHECK(histories[0]["successfulExecutions"][0]["appliedReplicas"] == 3);
   CHECK(histories[1]["successfulExecutions"][0]["appliedReplicas"] == 0);
+}
+
+TEST_CASE("CronController: a Deployment whose replicas the members keep is a failed run, not a success") {
+  Fixture f("2026-11-25T19:59:00Z");
+  f.cp->crons.push_back(cron_object("batch", kDeploymentTarget, R"([
+      {"name": "night", "schedule": "0 20 * * *", "targetReplicas": 1},
+      {"name": "late", "schedule": "0 22 * * *", "targetReplicas": 2}])"));
+  f.cp->retained = true;  // a FederatedHPA in distributed mode labelled it
+  f.pass();
+  f.set("2026-11-25T20:00:00.5Z");
+  f.pass();
+  CHECK(f.cp->scale_writes.empty());
+  auto histories = f.cp->status("batch")["executionHistories"];
+  CHECK(histories[0].value("successfulExecutions", json::array()).empty());
+  REQUIRE(histories[0]["failedExecutions"].size() == 1);
+  const std::string message = histories[0]["failedExecutions"][0]["message"];
+  CHECK(message.starts_with("Deployment batch keeps the replica counts of its member clusters (label "
+                            "resourcetemplate.karmada.io/retain-replicas: \"true\""));
+  CHECK(f.cp->events.back().starts_with("Warning ScaleFailed: rule night (2026-11-25T20:00:00Z): Deployment batch keeps"));
+
+  // A control plane that answers the write with another count (the label
+  // unseen): the answer is believed, the run failed.
+  f.cp->retained = false;
+  f.cp->syncer_wins = true;
+  f.set("2026-11-25T22:00:01Z");
+  f.pass();
+  CHECK(f.cp->scale_writes == std::vector<std::int32_t>{2});
+  histories = f.cp->status("batch")["executionHistories"];
+  CHECK(histories[1].value("successfulExecutions", json::array()).empty());
+  CHECK(histories[1]["failedExecutions"][0]["message"] == "Deployment batch was set to replicas 2 but keeps 4");
 }
 
 }  // namespace

@@ -90,6 +90,18 @@ struct MemoryControlPlane : ControlPlane {
     }
     done(true);
   }
+  // metadata.finalizers as the API server keeps them: an object being
+  // deleted goes when its last finalizer does.
+  void set_federated_hpa_finalizers(const std::string&, const std::string& name, std::vector<std::string> finalizers,
+                                    const std::string&, Done<bool> done) override {
+    for (auto it = hpas.begin(); it != hpas.end(); ++it) {
+      if ((*it)["metadata"]["name"] != name) continue;
+      if (finalizers.empty() && (*it)["metadata"].contains("deletionTimestamp")) hpas.erase(it);
+      else (*it)["metadata"]["finalizers"] = finalizers;
+      return done(true);
+    }
+    done(k8s::Error{"federatedhpas \"" + name + "\" not found"});
+  }
   void record_event(const EventSubject&, const std::string& type, const std::string& reason,
                     const std::string& message) override {
     events.push_back(type + " " + reason + ": " + message);
@@ -898,6 +910,13 @@ struct DistributedFixture {
     return h;
   }
   json& hpa(MemoryMemberHPAs& m) { return m.stored.at("shop/web"); }
+  // The FederatedHPA web in distributed mode, synced once: an HPA in each member.
+  void distribute_web() {
+    f.cp->hpas.push_back(distributed(fhpa("web")));
+    f.pass();
+    REQUIRE(hpas1->stored.count("shop/web"));
+    REQUIRE(hpas2->stored.count("shop/web"));
+  }
 };
 
 std::string share(const json& hpa) {
@@ -906,10 +925,7 @@ std::string share(const json& hpa) {
 
 TEST_CASE("HpaController distributed: a member HPA each with its share, the template retained, the shares annotated") {
   DistributedFixture d;
-  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
-  d.f.pass();
-  REQUIRE(d.hpas1->stored.count("shop/web"));
-  REQUIRE(d.hpas2->stored.count("shop/web"));
+  d.distribute_web();
   // max 9 over two equal members: 5 and 4 (largest remainder, ties by name); min max(2, n) = 2: 1 and 1.
   CHECK(share(d.hpa(*d.hpas1)) == "1/5");
   CHECK(share(d.hpa(*d.hpas2)) == "1/4");
@@ -1028,6 +1044,30 @@ TEST_CASE("HpaController distributed: back to centralized deletes our member HPA
   CHECK(d.f.cp->retain == std::optional<bool>(false));
   CHECK_FALSE(d.f.cp->distribution);
   CHECK(d.f.cp->scale_updates.size() == 1);  // scaled centrally in the same sync
+}
+
+TEST_CASE("HpaController distributed: a FederatedHPA deleted cleans up as the way back does, then goes") {
+  DistributedFixture d;
+  d.distribute_web();
+  CHECK(d.f.cp->hpas.at(0)["metadata"]["finalizers"] == json::array({"autoscaling.fedmetrics.io/member-hpas"}));
+  CHECK(d.f.cp->retain == std::optional<bool>(true));
+
+  // kubectl delete: the API server marks it; member2 is NotReady by then.
+  d.f.cp->hpas.at(0)["metadata"]["deletionTimestamp"] = "2026-08-17T21:33:20Z";
+  d.f.members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{d.f.member1});
+  d.f.members->left_out = {{"member2", "Cluster NotReady (ClusterNotReachable)"}};
+  d.f.pass();
+  CHECK_FALSE(d.hpas1->stored.count("shop/web"));
+  CHECK(d.f.cp->retain == std::optional<bool>(false));  // kubectl scale and cron work on the template again
+  CHECK(d.f.cp->hpas.empty());  // the finalizer removed: deleted, member2 does not hold it up
+  CHECK(d.f.cp->scale_updates.empty());
+
+  // member2 Ready again: the orphan sweep deletes the member HPA it kept.
+  REQUIRE(d.hpas2->stored.count("shop/web"));
+  d.f.members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{d.f.member1, d.f.member2});
+  d.f.members->left_out.clear();
+  d.f.pass();
+  CHECK_FALSE(d.hpas2->stored.count("shop/web"));
 }
 
 TEST_CASE("HpaController distributed: without a binding, the Ready members that have the target") {

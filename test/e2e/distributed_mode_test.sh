@@ -34,7 +34,7 @@ check "member1 hot (200m of its own; pods request 25m)" \
 check "maxReplicas moved to member1: 1/5, member2 1/1" wait_until 90 shares_are 1/5 1/1
 events "$E2E_TMP/events.txt"
 check "a Rebalanced Event on the FederatedHPA ($(grep Rebalanced "$E2E_TMP/events.txt" | head -1))" \
-  grep -qx 'Normal Rebalanced: moved 2 of maxReplicas from member2 (2) to member1 (now 5)' "$E2E_TMP/events.txt"
+  grep -qx 'Normal Rebalanced: moved 2 of maxReplicas from member2 (now 1) to member1 (now 5)' "$E2E_TMP/events.txt"
 # The distributed-mode counters follow: two member HPAs created, one move of
 # maxReplicas (written as an update of each member HPA).
 scrape() { curl -sk "$url/metrics" >"$E2E_TMP/metrics.txt"; }

@@ -3,7 +3,8 @@
 # template labelled resourcetemplate.karmada.io/retain-replicas: "true" leaves
 # each member's replica count to the member (here member1's own HPA scales
 # it), and the template's spec.replicas follows the sum of the members'
-# (Karmada's replicas syncer); a scale of the template no longer divides.
+# (Karmada's replicas syncer); a scale of the template no longer divides, and
+# its answer says what the template keeps.
 # Without the label, Karmada's division applies again.
 # Usage: karmada_retain_test.sh FEDMETRICS_BINARY SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
@@ -32,6 +33,8 @@ check "a template scale with the label does not divide" kk scale deployment ngin
 sleep 1
 check "the members keep theirs (5 and 2)" placement_is "{'member1': 5, 'member2': 2}"
 check "and the template is back at their sum (7)" template_is 7
+answered=$(kk patch deployment nginx --subresource=scale --type=merge -p '{"spec":{"replicas":3}}' -o jsonpath='{.spec.replicas}')
+check "a scale write is answered with what the template keeps (7), not the 3 asked ($answered)" test "$answered" = 7
 check "member1 still runs 5 pods" member_pods_are member1 5
 check "remove the label" kk label deployment nginx resourcetemplate.karmada.io/retain-replicas-
 check "delete member1's HPA" km member1 delete hpa nginx

@@ -499,6 +499,32 @@ TEST_CASE("ObjectStore: remove with preconditions deletes only the object that w
   CHECK(err(store.get(fhpa_type(), "default", "web")).code == 404);
 }
 
+TEST_CASE("ObjectStore: an object with finalizers is marked, and goes with its last finalizer", "[sim][object_store]") {
+  auto store = make_store();
+  json object = fhpa("web");
+  object["metadata"]["finalizers"] = {"example.com/a", "example.com/b"};
+  object["metadata"]["deletionTimestamp"] = "2020-01-01T00:00:00Z";  // not the client's to set
+  auto created = ok(store.create(fhpa_type(), "default", object));  // 2
+  CHECK_FALSE(created["metadata"].contains("deletionTimestamp"));
+  Recorder events;
+  REQUIRE(store.watch(fhpa_type(), "default", {}, {}, "2", events.sink()));
+  auto marked = ok(store.remove(fhpa_type(), "default", "web"));  // 3
+  CHECK(marked["metadata"]["deletionTimestamp"] == "2026-08-22T10:15:30Z");
+  CHECK(marked["metadata"]["deletionGracePeriodSeconds"] == 0);
+  CHECK(ok(store.get(fhpa_type(), "default", "web")) == marked);
+  CHECK(ok(store.remove(fhpa_type(), "default", "web")) == marked);  // again: nothing changes
+  // An update keeps the mark; removing one finalizer keeps the object.
+  json edited = marked;
+  edited["metadata"].erase("deletionTimestamp");
+  edited["metadata"]["finalizers"] = {"example.com/b"};
+  auto kept = ok(store.update(fhpa_type(), "default", "web", edited));  // 4
+  CHECK(kept["metadata"]["deletionTimestamp"] == "2026-08-22T10:15:30Z");
+  // The last one removed: deleted.
+  ok(store.patch(fhpa_type(), "default", "web", PatchType::Merge, {{"metadata", {{"finalizers", nullptr}}}}));  // 5
+  CHECK(err(store.get(fhpa_type(), "default", "web")).code == 404);
+  CHECK(events.summary() == std::vector<std::string>{"MODIFIED web 3", "MODIFIED web 4", "DELETED web 5"});
+}
+
 TEST_CASE("ObjectStore: a watch from \"\" or \"0\" starts with the current objects", "[sim][object_store]") {
   auto store = make_store();
   ok(store.create(fhpa_type(), "b", fhpa("z")));  // 2

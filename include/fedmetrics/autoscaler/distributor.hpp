@@ -37,6 +37,9 @@ inline constexpr std::string_view kManagedByLabel = "app.kubernetes.io/managed-b
 inline constexpr std::string_view kFederatedHPALabel = "autoscaling.fedmetrics.io/federatedhpa";
 // Karmada leaves member replica counts to the members with this label on the template.
 inline constexpr std::string_view kRetainReplicasLabel = "resourcetemplate.karmada.io/retain-replicas";
+// On a FederatedHPA in distributed mode: deleting it waits until fedmetrics
+// has deleted its member HPAs (those it can reach) and the retain label.
+inline constexpr std::string_view kMemberHPAsFinalizer = "autoscaling.fedmetrics.io/member-hpas";
 
 // Federation v1's forbidden window (--distributed-rebalance-window).
 inline constexpr std::chrono::nanoseconds kDefaultRebalanceWindow = std::chrono::minutes(2);
@@ -135,7 +138,12 @@ struct Distribution {
   std::vector<DistributionEvent> events;
   // currentReplicas, desiredReplicas, currentMetrics, lastScaleTime and the
   // AbleToScale / ScalingActive / ScalingLimited conditions, aggregated from
-  // the member HPAs.
+  // the member HPAs (ScalingLimited is also True, TooManyReplicas, while the
+  // members run more than maxReplicas). MembersReachable once a member could
+  // not be reached: False naming each member held (its share kept, its
+  // replicas not counted) or left out (its share given to the others), True
+  // once every one answers again; `events` has MemberHeld, MemberLeftOut and
+  // MemberRejoined at each change (read back from the previous condition).
   FederatedHPAStatus status;
   std::string annotation;  // distribution_annotation(shares)
 };

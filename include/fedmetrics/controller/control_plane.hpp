@@ -95,13 +95,35 @@ class ControlPlane {
   // Sets (retain true) or removes (false) the label
   // resourcetemplate.karmada.io/retain-replicas: "true" on the target
   // template, a merge patch of that label alone: with it Karmada leaves each
-  // member's replica count to the member's HPA.
+  // member's replica count to the member's HPA. Removing it from a target
+  // that no longer exists is done (false), not an error.
   virtual void set_retain_replicas(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
                                    bool retain, Done<bool> done) {
     (void)namespace_name;
     (void)target;
     (void)retain;
     done(k8s::Error{"this control plane cannot label the target template"});
+  }
+  // Whether the target template carries that label (a write of its replica
+  // count then does not take effect: Karmada keeps the members' counts and
+  // the template follows their sum). The default knows no such label.
+  virtual void get_retain_replicas(const std::string& namespace_name,
+                                   const autoscaler::CrossVersionObjectReference& target, Done<bool> done) {
+    (void)namespace_name;
+    (void)target;
+    done(false);
+  }
+  // Sets the FederatedHPA's metadata.finalizers to `finalizers` (the list as
+  // read, with fedmetrics' own added or removed), conditional on
+  // `resource_version` (a conflict is an error: the next sync reads again).
+  virtual void set_federated_hpa_finalizers(const std::string& namespace_name, const std::string& name,
+                                            std::vector<std::string> finalizers, const std::string& resource_version,
+                                            Done<bool> done) {
+    (void)namespace_name;
+    (void)name;
+    (void)finalizers;
+    (void)resource_version;
+    done(k8s::Error{"this control plane cannot write a FederatedHPA's finalizers"});
   }
   // Sets the FederatedHPA's autoscaling.fedmetrics.io/distribution annotation
   // to `value` (autoscaler::distribution_annotation), or removes it (nullopt),

@@ -115,7 +115,9 @@ class ObjectStore {
     std::optional<std::string> uid;
     std::optional<std::string> resource_version;
   };
-  // Returns the deleted object.
+  // Returns the deleted object. An object with metadata.finalizers is only
+  // marked (deletionTimestamp) and returned; it is deleted when an update
+  // removes its last finalizer.
   StoreResult remove(const ResourceType& type, std::string_view namespace_name, std::string_view name,
                      const DeletePreconditions& preconditions = {});
 
