@@ -143,7 +143,8 @@ MetricSpec decode_metric(const Fields& f) {
     // requires: a block for another type would be read by nobody.
     std::string own = *type;
     if (!own.empty()) own[0] = k8s::ascii_lower(own[0]);
-    const bool known_type = std::find(std::begin(kMetricSources), std::end(kMetricSources), own) != std::end(kMetricSources);
+    const bool known_type =
+        std::find(std::begin(kMetricSources), std::end(kMetricSources), own) != std::end(kMetricSources);
     for (std::string_view source : kMetricSources) {
       if (known_type && f.has(source) && source != own) {
         fail(f.path_of(source), "must not be set for a metric of type " + *type);
