@@ -562,12 +562,21 @@ std::optional<k8s::Status> common_client_error(const std::vector<const MemberErr
 std::string member_warning(std::string_view cluster, const MemberError& error) {
   // "left out" in words, as the issue and the README show it; to_string's
   // snake_case word is for labels.
-  std::string text = std::string(cluster) + ": " +
-                     std::string(error.kind == MemberError::Kind::LeftOut ? "left out" : to_string(error.kind));
-  if (error.kind == MemberError::Kind::HttpStatus && error.http_status != 0)
-    text += " " + std::to_string(error.http_status);
+  std::string text = std::string(cluster) + ": ";
   std::string_view message = error.message;
   if (message.empty() && error.status) message = error.status->message;
+  if (error.kind == MemberError::Kind::HttpStatus && error.http_status != 0) {
+    // The status in the words a person reads it in, once: the member client's
+    // message already starts with it ("HTTP 500: Internal error occurred").
+    const std::string code = "HTTP " + std::to_string(error.http_status);
+    text += code;
+    if (message.substr(0, code.size()) == code) {
+      message.remove_prefix(code.size());
+      if (message.substr(0, 2) == ": ") message.remove_prefix(2);
+    }
+  } else {
+    text += error.kind == MemberError::Kind::LeftOut ? "left out" : to_string(error.kind);
+  }
   if (!message.empty()) text += ": " + std::string(message);
 
   for (char& c : text) {

@@ -187,7 +187,8 @@ struct PreparedItems {
     std::vector<MemberAnswer<std::vector<k8s::ExternalMetricValue>>> answers, const ExternalMetricsQuery& query);
 
 // `member2: timeout: no answer within 3s`: member name, error kind, message;
-// for a member not asked, `member2: left out: <reason>`.
+// an error status as `member2: HTTP 500: <the member's message>` (the code
+// once); for a member not asked, `member2: left out: <reason>`.
 // Safe inside a quoted header value: `"` becomes `'`, `\` becomes `/`,
 // control characters become spaces, and it is cut to a bounded length.
 [[nodiscard]] std::string member_warning(std::string_view cluster, const MemberError& error);

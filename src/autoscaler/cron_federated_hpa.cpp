@@ -21,10 +21,12 @@ std::string describe(std::string_view path, const std::string& message) {
 }
 
 // One rule; its defects go to `invalid` (the first found), never to the object.
-CronRule decode_rule(const json& raw, const std::string& path, bool federated_hpa_target) {
+CronRule decode_rule(const Fields& spec, const json& raw, const std::string& path, bool federated_hpa_target) {
   CronRule rule;
   auto decoded = detail::decode_guard([&] {
-    Fields f(raw, path);
+    const Fields f = spec.child(raw, path);
+    f.allow({"name", "schedule", "timeZone", "targetReplicas", "targetMinReplicas", "targetMaxReplicas", "suspend",
+             "successfulHistoryLimit", "failedHistoryLimit"});
     rule.name = f.string("name").value_or("");
     rule.schedule = f.string("schedule").value_or("");
     rule.time_zone = f.string("timeZone");
@@ -112,26 +114,31 @@ bool targets_federated_hpa(const CrossVersionObjectReference& target) {
          (target.api_version.empty() || target.api_version.rfind("autoscaling.karmada.io/", 0) == 0);
 }
 
-k8s::Expected<CronFederatedHPA> decode_cron_federated_hpa(const json& json, std::string_view path) {
+k8s::Expected<CronFederatedHPA> decode_cron_federated_hpa(const json& json, std::string_view path,
+                                                          UnknownFields unknown) {
   return detail::decode_guard([&] {
-    Fields top(json, std::string(path));
+    Fields top(json, std::string(path), unknown);
     CronFederatedHPA cron;
     cron.namespace_name = "default";
-    const bool whole = top.has("spec");
+    const bool whole =
+        top.has("spec") || (top.refuses_unknown() && (top.has("apiVersion") || top.has("kind") || top.has("metadata")));
     if (whole) {
+      top.allow({"apiVersion", "kind", "metadata", "spec", "status"});
       if (auto meta = top.object("metadata")) {
+        detail::allow_object_meta(*meta);
         cron.name = meta->string("name").value_or("");
         cron.namespace_name = meta->string("namespace").value_or("default");
       }
     }
     const Fields spec = whole ? top.required_object("spec") : top;
+    spec.allow({"scaleTargetRef", "rules"});
     cron.scale_target_ref = detail::decode_reference_as<CrossVersionObjectReference>(spec.required_object("scaleTargetRef"));
     const bool federated_hpa = targets_federated_hpa(cron.scale_target_ref);
     const auto& rules = spec.array("rules");
     std::set<std::string> names;
     for (std::size_t i = 0; i < rules.size(); ++i) {
       const std::string rule_path = detail::index(spec.path_of("rules"), i);
-      CronRule rule = decode_rule(rules[i], rule_path, federated_hpa);
+      CronRule rule = decode_rule(spec, rules[i], rule_path, federated_hpa);
       if (!rule.invalid && !names.insert(rule.name).second)
         rule.invalid = describe(rule_path + ".name", "\"" + rule.name + "\" is used by an earlier rule; rule names are unique");
       cron.rules.push_back(std::move(rule));

@@ -38,6 +38,8 @@ std::string scaling_limited_value(const Fields& f) {
 }
 
 DistributedScenarioMember decode_member(const Fields& f, Timestamp start) {
+  f.allow({"weight", "minReplicas", "maxReplicas", "currentReplicas", "desiredReplicas", "lastScaleTime",
+           "scalingLimited"});
   DistributedScenarioMember m;
   m.weight = count(f, "weight", 0, "must be a non-negative integer");
   m.min_replicas = count(f, "minReplicas", 1, "must be a positive integer");
@@ -50,38 +52,42 @@ DistributedScenarioMember decode_member(const Fields& f, Timestamp start) {
 }
 
 DistributedScenarioStep decode_step(const Fields& f, Timestamp start) {
+  f.allow({"at", "hpa", "members"});
   DistributedScenarioStep step;
   step.at_written = f.required("at");
   step.at = detail::time_value(step.at_written, start, f.path_of("at"));
   if (const auto* hpa = f.raw("hpa")) {
-    auto decoded = decode_federated_hpa(*hpa, f.path_of("hpa"));
+    auto decoded = decode_federated_hpa(*hpa, f.path_of("hpa"), UnknownFields::Refuse);
     if (!decoded) throw detail::DecodeFailure{decoded.error()};
     step.hpa = std::move(*decoded);
   }
   Fields members = f.required_object("members");
   for (const auto& [name, value] : members.raw_object().items()) {
     if (name.empty()) fail(members.path(), "a member name must not be empty");
-    step.members.emplace(name, decode_member(Fields(value, members.path_of(name)), start));
+    step.members.emplace(name, decode_member(members.child(value, members.path_of(name)), start));
   }
   return step;
 }
 
 DistributedScenario decode(const json& json) {
   if (!json.is_object()) fail("scenario", "not a JSON object");
-  Fields top(json, "");
+  const Fields top(json, "", UnknownFields::Refuse);
+  top.allow({"description", "mode", "hpa", "config", "start", "steps"});
   DistributedScenario scenario;
   scenario.hpa = detail::scenario_hpa(top);
   if (auto config = top.object("config")) {
+    config->allow({"rebalanceWindowSeconds"});
     if (const auto* w = config->raw("rebalanceWindowSeconds")) {
       scenario.rebalance_window = detail::seconds_value(*w, config->path_of("rebalanceWindowSeconds"));
       if (scenario.rebalance_window.count() < 0) fail(config->path_of("rebalanceWindowSeconds"), "must not be negative");
     }
   }
   scenario.start = detail::scenario_start(top);
-  if (!top.has("steps")) fail("steps", "is required");
-  const auto& steps = top.array("steps");
+  const auto& steps = detail::scenario_steps(top);
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    scenario.steps.push_back(decode_step(Fields(steps[i], detail::index("steps", i)), scenario.start));
+    const std::string path = detail::index("steps", i);
+    scenario.steps.push_back(decode_step(top.child(steps[i], path), scenario.start));
+    detail::check_step_time(scenario.steps, scenario.start, path);
   }
   return scenario;
 }

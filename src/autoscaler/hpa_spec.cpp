@@ -1,7 +1,10 @@
 #include "fedmetrics/autoscaler/hpa_spec.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <utility>
 
+#include "fedmetrics/k8s/ascii.hpp"
 #include "json_reader.hpp"
 
 namespace fedmetrics::autoscaler {
@@ -37,12 +40,13 @@ CrossVersionObjectReference decode_reference(const Fields& f) {
 }
 
 MetricIdentifier decode_identifier(const Fields& f) {
+  f.allow({"name", "selector"});
   MetricIdentifier id;
   id.name = f.string("name").value_or("");
   if (id.name.empty()) fail(f.path_of("name"), "is required");
-  if (const auto* selector = f.raw("selector")) {
-    id.selector = detail::as_selector(*selector, f.path_of("selector"));
-    id.selector_object = *selector;
+  if (auto selector = detail::selector(f, "selector")) {
+    id.selector = std::move(*selector);
+    id.selector_object = *f.raw("selector");
   }
   return id;
 }
@@ -55,6 +59,7 @@ MetricIdentifier decode_identifier(const Fields& f) {
 // controller would read cannot be evaluated and is an error; so is a target
 // that is not positive, since it divides.
 MetricTarget decode_target(const Fields& f, MetricSourceType source) {
+  f.allow({"type", "value", "averageValue", "averageUtilization"});
   MetricTarget target;
   auto type = f.string("type");
   if (!type) fail(f.path_of("type"), "is required");
@@ -126,14 +131,32 @@ MetricTarget decode_target(const Fields& f, MetricSourceType source) {
   return target;
 }
 
+// The member of a MetricSpec that holds each source type's fields.
+constexpr std::string_view kMetricSources[] = {"resource", "containerResource", "pods", "object", "external"};
+
 MetricSpec decode_metric(const Fields& f) {
   MetricSpec m;
   auto type = f.string("type");
   if (!type) fail(f.path_of("type"), "is required");
+  if (f.refuses_unknown()) {
+    // One source, the type's ("Resource": "resource"), as the API server
+    // requires: a block for another type would be read by nobody.
+    std::string own = *type;
+    if (!own.empty()) own[0] = k8s::ascii_lower(own[0]);
+    const bool known_type =
+        std::find(std::begin(kMetricSources), std::end(kMetricSources), own) != std::end(kMetricSources);
+    for (std::string_view source : kMetricSources) {
+      if (known_type && f.has(source) && source != own) {
+        fail(f.path_of(source), "must not be set for a metric of type " + *type);
+      }
+    }
+    f.allow({"type", "resource", "containerResource", "pods", "object", "external"});
+  }
   if (*type == "Resource") {
     m.type = MetricSourceType::Resource;
     auto r = f.object("resource");
     if (!r) fail(f.path_of("resource"), "is required for a Resource metric");
+    r->allow({"name", "target"});
     m.resource_name = r->string("name").value_or("");
     if (m.resource_name.empty()) fail(r->path_of("name"), "is required");
     m.target = decode_target(r->required_object("target"), m.type);
@@ -141,6 +164,7 @@ MetricSpec decode_metric(const Fields& f) {
     m.type = MetricSourceType::ContainerResource;
     auto r = f.object("containerResource");
     if (!r) fail(f.path_of("containerResource"), "is required for a ContainerResource metric");
+    r->allow({"name", "container", "target"});
     m.resource_name = r->string("name").value_or("");
     if (m.resource_name.empty()) fail(r->path_of("name"), "is required");
     m.container = r->string("container").value_or("");
@@ -150,12 +174,14 @@ MetricSpec decode_metric(const Fields& f) {
     m.type = MetricSourceType::Pods;
     auto p = f.object("pods");
     if (!p) fail(f.path_of("pods"), "is required for a Pods metric");
+    p->allow({"metric", "target"});
     m.metric = decode_identifier(p->required_object("metric"));
     m.target = decode_target(p->required_object("target"), m.type);
   } else if (*type == "Object") {
     m.type = MetricSourceType::Object;
     auto o = f.object("object");
     if (!o) fail(f.path_of("object"), "is required for an Object metric");
+    o->allow({"describedObject", "metric", "target"});
     m.described_object = decode_reference(o->required_object("describedObject"));
     m.metric = decode_identifier(o->required_object("metric"));
     m.target = decode_target(o->required_object("target"), m.type);
@@ -163,6 +189,7 @@ MetricSpec decode_metric(const Fields& f) {
     m.type = MetricSourceType::External;
     auto e = f.object("external");
     if (!e) fail(f.path_of("external"), "is required for an External metric");
+    e->allow({"metric", "target"});
     m.metric = decode_identifier(e->required_object("metric"));
     m.target = decode_target(e->required_object("target"), m.type);
   } else {
@@ -173,6 +200,7 @@ MetricSpec decode_metric(const Fields& f) {
 }
 
 HPAScalingRules decode_rules(const Fields& f) {
+  f.allow({"stabilizationWindowSeconds", "selectPolicy", "policies", "tolerance"});
   HPAScalingRules rules;
   // Ranges (window <= 3600 s, period <= 1800 s, value > 0) are the API
   // server's admission rules, which simulate does not apply on top
@@ -193,7 +221,8 @@ HPAScalingRules decode_rules(const Fields& f) {
     const auto& array = f.array("policies");
     std::vector<HPAScalingPolicy> policies;
     for (std::size_t i = 0; i < array.size(); ++i) {
-      Fields p(array[i], detail::index(f.path_of("policies"), i));
+      const Fields p = f.child(array[i], detail::index(f.path_of("policies"), i));
+      p.allow({"type", "value", "periodSeconds"});
       HPAScalingPolicy policy;
       auto type = p.string("type");
       if (!type) fail(p.path_of("type"), "is required");
@@ -220,6 +249,7 @@ HPAScalingRules decode_rules(const Fields& f) {
 }
 
 FederatedHPASpec decode_spec(const Fields& f) {
+  f.allow({"scaleTargetRef", "minReplicas", "maxReplicas", "metrics", "behavior"});
   FederatedHPASpec spec;
   spec.scale_target_ref = decode_reference(f.required_object("scaleTargetRef"));
   spec.min_replicas = f.int32("minReplicas");
@@ -228,9 +258,10 @@ FederatedHPASpec decode_spec(const Fields& f) {
   spec.max_replicas = *max;
   const auto& metrics = f.array("metrics");
   for (std::size_t i = 0; i < metrics.size(); ++i) {
-    spec.metrics.push_back(decode_metric(Fields(metrics[i], detail::index(f.path_of("metrics"), i))));
+    spec.metrics.push_back(decode_metric(f.child(metrics[i], detail::index(f.path_of("metrics"), i))));
   }
   if (auto behavior = f.object("behavior")) {
+    behavior->allow({"scaleUp", "scaleDown"});
     HorizontalPodAutoscalerBehavior b;
     if (auto up = behavior->object("scaleUp")) b.scale_up = decode_rules(*up);
     if (auto down = behavior->object("scaleDown")) b.scale_down = decode_rules(*down);
@@ -254,18 +285,22 @@ k8s::Expected<FederatedHPASpec> decode_federated_hpa_spec(const json& json, std:
   return detail::decode_guard([&] { return decode_spec(Fields(json, std::string(path))); });
 }
 
-k8s::Expected<FederatedHPA> decode_federated_hpa(const json& json, std::string_view path) {
+k8s::Expected<FederatedHPA> decode_federated_hpa(const json& json, std::string_view path, UnknownFields unknown) {
   return detail::decode_guard([&] {
-    Fields top(json, std::string(path));
+    Fields top(json, std::string(path), unknown);
     FederatedHPA hpa;
-    if (!top.has("spec")) {
+    const bool whole = top.has("spec") || (top.refuses_unknown() && (top.has("apiVersion") || top.has("kind") ||
+                                                                      top.has("metadata")));
+    if (!whole) {
       // Only the spec was given.
       hpa.name = "";
       hpa.namespace_name = "default";
       hpa.spec = decode_spec(top);
       return hpa;
     }
+    top.allow({"apiVersion", "kind", "metadata", "spec", "status"});
     if (auto meta = top.object("metadata")) {
+      detail::allow_object_meta(*meta);
       hpa.name = meta->string("name").value_or("");
       hpa.namespace_name = meta->string("namespace").value_or("default");
       hpa.generation = meta->integer("generation").value_or(0);

@@ -7,17 +7,21 @@
 // is thrown as DecodeFailure and turned back into an Expected at the public
 // entry point (decode_guard). Nothing else in the module throws, and no
 // exception leaves it.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <initializer_list>
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "fedmetrics/autoscaler/hpa_spec.hpp"
 #include "fedmetrics/k8s/expected.hpp"
 #include "fedmetrics/k8s/label_selector.hpp"
 #include "fedmetrics/k8s/quantity.hpp"
@@ -52,12 +56,63 @@ auto decode_guard(F&& decode) -> k8s::Expected<decltype(decode())> {
   }
 }
 
+// " (did you mean \"minReplicas\"?)" when `key` is one or two edits away from
+// a field of `known` (a typo) or a shortening of it ("rebalanceWindow"),
+// else empty.
+inline std::string did_you_mean(std::string_view key, std::initializer_list<std::string_view> known) {
+  std::string_view best;
+  std::size_t best_distance = 3;
+  for (std::string_view candidate : known) {
+    // Levenshtein distance, one row at a time.
+    std::vector<std::size_t> row(candidate.size() + 1);
+    for (std::size_t j = 0; j < row.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= key.size(); ++i) {
+      std::size_t diagonal = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= candidate.size(); ++j) {
+        const std::size_t above = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (key[i - 1] == candidate[j - 1] ? 0 : 1)});
+        diagonal = above;
+      }
+    }
+    const bool shortened = key.size() >= 4 && candidate.substr(0, key.size()) == key;
+    if (shortened) row.back() = std::min<std::size_t>(row.back(), 2);
+    if (row.back() < best_distance) {
+      best_distance = row.back();
+      best = candidate;
+    }
+  }
+  return best.empty() ? std::string() : " (did you mean \"" + std::string(best) + "\"?)";
+}
+
 // A JSON object being read at `path`. Absent and null fields read as absent,
-// as Go's decoder leaves the zero value.
+// as Go's decoder leaves the zero value. Objects reached from it (object(),
+// required_object(), child()) are read with the same UnknownFields rule,
+// which allow() applies.
 class Fields {
  public:
-  Fields(const nlohmann::json& json, std::string path) : json_(&json), path_(std::move(path)) {
+  Fields(const nlohmann::json& json, std::string path, UnknownFields unknown = UnknownFields::Ignore)
+      : json_(&json), path_(std::move(path)), unknown_(unknown) {
     if (!json.is_object()) fail(path_, std::string("not an object (got ") + json.type_name() + ")");
+  }
+
+  // An object inside this one (an element of one of its arrays or maps), read by the same rule.
+  [[nodiscard]] Fields child(const nlohmann::json& json, std::string path) const {
+    return Fields(json, std::move(path), unknown_);
+  }
+
+  [[nodiscard]] bool refuses_unknown() const { return unknown_ == UnknownFields::Refuse; }
+
+  // The object's fields: with UnknownFields::Refuse, the first key (in key
+  // order) that is not among them fails as "<path>.<key>: unknown field".
+  // Null values count: a misspelled key is wrong whatever it holds.
+  void allow(std::initializer_list<std::string_view> known) const {
+    if (!refuses_unknown()) return;
+    for (const auto& [key, value] : json_->items()) {
+      if (std::find(known.begin(), known.end(), key) == known.end()) {
+        fail(path_of(key), "unknown field" + did_you_mean(key, known));
+      }
+    }
   }
 
   [[nodiscard]] const std::string& path() const { return path_; }
@@ -79,7 +134,7 @@ class Fields {
   }
 
   // The object at `key`; fails when it is absent or not an object.
-  [[nodiscard]] Fields required_object(std::string_view key) const { return Fields(required(key), path_of(key)); }
+  [[nodiscard]] Fields required_object(std::string_view key) const { return child(required(key), path_of(key)); }
 
   [[nodiscard]] std::optional<std::string> string(std::string_view key) const {
     const auto* v = raw(key);
@@ -126,7 +181,7 @@ class Fields {
   [[nodiscard]] std::optional<Fields> object(std::string_view key) const {
     const auto* v = raw(key);
     if (v == nullptr) return std::nullopt;
-    return Fields(*v, path_of(key));
+    return child(*v, path_of(key));
   }
 
   // The array at `key` (empty when absent); fails when it is not an array.
@@ -164,13 +219,33 @@ class Fields {
  private:
   const nlohmann::json* json_;
   std::string path_;
+  UnknownFields unknown_;
 };
 
-inline k8s::LabelSelector as_selector(const nlohmann::json& v, const std::string& path) {
-  if (!v.is_object()) fail(path, "not an object");
-  auto selector = k8s::LabelSelector::from_object(v);
+// The label selector at `key` of `f` (metav1.LabelSelector), or nullopt.
+inline std::optional<k8s::LabelSelector> selector(const Fields& f, std::string_view key) {
+  const auto* v = f.raw(key);
+  if (v == nullptr) return std::nullopt;
+  const std::string path = f.path_of(key);
+  if (!v->is_object()) fail(path, "not an object");
+  if (f.refuses_unknown()) {
+    const Fields s = f.child(*v, path);
+    s.allow({"matchLabels", "matchExpressions"});
+    const auto& expressions = s.array("matchExpressions");
+    for (std::size_t i = 0; i < expressions.size(); ++i) {
+      s.child(expressions[i], index(s.path_of("matchExpressions"), i)).allow({"key", "operator", "values"});
+    }
+  }
+  auto selector = k8s::LabelSelector::from_object(*v);
   if (!selector) throw DecodeFailure{selector.error().at(path)};
   return *selector;
+}
+
+// The fields of metav1.ObjectMeta, for the `metadata` of a whole object.
+inline void allow_object_meta(const Fields& meta) {
+  meta.allow({"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+              "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
+              "ownerReferences", "finalizers", "managedFields"});
 }
 
 // Scenario times (shared/specs/scenario.md): a number of seconds, bounded to
@@ -197,6 +272,7 @@ inline k8s::Timestamp time_value(const nlohmann::json& v, k8s::Timestamp start, 
 // A scaleTargetRef / describedObject: kind and name required.
 template <class Reference>
 Reference decode_reference_as(const Fields& f) {
+  f.allow({"apiVersion", "kind", "name"});
   Reference ref;
   ref.kind = f.string("kind").value_or("");
   ref.name = f.string("name").value_or("");

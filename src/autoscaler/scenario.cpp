@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "json_reader.hpp"
@@ -63,6 +64,8 @@ struct DecodedPod {
 };
 
 DecodedPod decode_pod(const Fields& f, Timestamp step_time, Timestamp start, const std::string& default_namespace) {
+  f.allow({"name", "namespace", "cluster", "phase", "ready", "startTime", "readyTransitionTime", "deleting",
+           "containers", "usage", "usageTimestamp", "usageWindowSeconds", "metrics"});
   DecodedPod out;
   Pod& pod = out.pod;
   auto name = f.string("name");
@@ -81,7 +84,8 @@ DecodedPod decode_pod(const Fields& f, Timestamp step_time, Timestamp start, con
   const auto& containers = f.array("containers");
   std::set<std::string> container_names;
   for (std::size_t i = 0; i < containers.size(); ++i) {
-    Fields c(containers[i], detail::index(f.path_of("containers"), i));
+    const Fields c = f.child(containers[i], detail::index(f.path_of("containers"), i));
+    c.allow({"name", "requests"});
     Container container;
     auto cname = c.string("name");
     if (!cname || cname->empty()) fail(c.path_of("name"), "is required");
@@ -120,7 +124,7 @@ DecodedPod decode_pod(const Fields& f, Timestamp step_time, Timestamp start, con
         if (value.is_null()) continue;
         ContainerUsage cu;
         cu.name = key;
-        cu.usage = resource_list(Fields(value, usage->path_of(key)));
+        cu.usage = resource_list(usage->child(value, usage->path_of(key)));
         sample.containers.push_back(std::move(cu));
       }
     }
@@ -157,19 +161,27 @@ std::vector<std::string> missing_members(const Fields& f) {
   return out;
 }
 
+// `metric` of an objectMetrics or externalMetrics entry: its name and the
+// selector as a string, "" when it has none.
+std::pair<std::string, std::string> metric_identifier(const Fields& f) {
+  auto metric = f.required_object("metric");
+  metric.allow({"name", "selector"});
+  auto name = metric.string("name").value_or("");
+  if (name.empty()) fail(metric.path_of("name"), "is required");
+  auto selector = detail::selector(metric, "selector");
+  return {std::move(name), selector ? selector->to_string() : std::string()};
+}
+
 ObjectMetricValue decode_object_metric(const Fields& f) {
+  f.allow({"describedObject", "metric", "value", "missingMembers", "error"});
   ObjectMetricValue out;
   auto described = f.required_object("describedObject");
+  described.allow({"apiVersion", "kind", "name"});
   out.kind = described.string("kind").value_or("");
   out.name = described.string("name").value_or("");
   if (out.kind.empty()) fail(described.path_of("kind"), "is required");
   if (out.name.empty()) fail(described.path_of("name"), "is required");
-  auto metric = f.required_object("metric");
-  out.metric_name = metric.string("name").value_or("");
-  if (out.metric_name.empty()) fail(metric.path_of("name"), "is required");
-  if (const auto* selector = metric.raw("selector")) {
-    out.selector = detail::as_selector(*selector, metric.path_of("selector")).to_string();
-  }
+  std::tie(out.metric_name, out.selector) = metric_identifier(f);
   out.missing_members = missing_members(f);
   // "error" (not in scenario.md's list) lets a file say the API failed.
   if (auto error = f.string("error")) {
@@ -183,13 +195,9 @@ ObjectMetricValue decode_object_metric(const Fields& f) {
 }
 
 ExternalMetricValues decode_external_metric(const Fields& f) {
+  f.allow({"metric", "values", "missingMembers", "error"});
   ExternalMetricValues out;
-  auto metric = f.required_object("metric");
-  out.metric_name = metric.string("name").value_or("");
-  if (out.metric_name.empty()) fail(metric.path_of("name"), "is required");
-  if (const auto* selector = metric.raw("selector")) {
-    out.selector = detail::as_selector(*selector, metric.path_of("selector")).to_string();
-  }
+  std::tie(out.metric_name, out.selector) = metric_identifier(f);
   out.missing_members = missing_members(f);
   if (auto error = f.string("error")) {
     out.values = k8s::Error{*error};
@@ -206,6 +214,8 @@ ExternalMetricValues decode_external_metric(const Fields& f) {
 }
 
 ScenarioStep decode_step(const Fields& f, Timestamp start, const std::string& default_namespace) {
+  f.allow({"at", "replicas", "statusReplicas", "pods", "objectMetrics", "externalMetrics", "memberReplicas",
+           "unreadMembers"});
   ScenarioStep step;
   const auto& at = f.required("at");
   step.at_written = at;
@@ -221,7 +231,7 @@ ScenarioStep decode_step(const Fields& f, Timestamp start, const std::string& de
   const auto& pods = f.array("pods");
   for (std::size_t i = 0; i < pods.size(); ++i) {
     const std::string path = detail::index(f.path_of("pods"), i);
-    DecodedPod decoded = decode_pod(Fields(pods[i], path), step.at, start, default_namespace);
+    DecodedPod decoded = decode_pod(f.child(pods[i], path), step.at, start, default_namespace);
     if (!keys.insert(decoded.pod.key).second) {
       fail(path, "duplicate pod " + to_string(decoded.pod.key) + " (pods are identified by cluster, namespace, name)");
     }
@@ -235,12 +245,12 @@ ScenarioStep decode_step(const Fields& f, Timestamp start, const std::string& de
   const auto& objects = f.array("objectMetrics");
   for (std::size_t i = 0; i < objects.size(); ++i) {
     step.metrics.objects.push_back(
-        decode_object_metric(Fields(objects[i], detail::index(f.path_of("objectMetrics"), i))));
+        decode_object_metric(f.child(objects[i], detail::index(f.path_of("objectMetrics"), i))));
   }
   const auto& externals = f.array("externalMetrics");
   for (std::size_t i = 0; i < externals.size(); ++i) {
     step.metrics.externals.push_back(
-        decode_external_metric(Fields(externals[i], detail::index(f.path_of("externalMetrics"), i))));
+        decode_external_metric(f.child(externals[i], detail::index(f.path_of("externalMetrics"), i))));
   }
 
   // "Several members" (scenario.md).
@@ -251,7 +261,8 @@ ScenarioStep decode_step(const Fields& f, Timestamp start, const std::string& de
   }
   if (auto unread = f.object("unreadMembers")) {
     for (const auto& [member, value] : unread->raw_object().items()) {
-      Fields m(value, unread->path_of(member));
+      const Fields m = unread->child(value, unread->path_of(member));
+      m.allow({"replicas"});
       const auto* replicas = m.raw("replicas");
       if (replicas == nullptr) fail(m.path_of("replicas"), "is required");
       step.placement.unread_members[member] = member_replicas_value(*replicas, m.path_of("replicas"));
@@ -261,6 +272,8 @@ ScenarioStep decode_step(const Fields& f, Timestamp start, const std::string& de
 }
 
 ControllerConfig decode_config(const Fields& f) {
+  f.allow({"tolerance", "cpuInitializationPeriodSeconds", "initialReadinessDelaySeconds",
+           "downscaleStabilizationSeconds"});
   ControllerConfig config;
   if (auto tolerance = f.number("tolerance")) {
     if (*tolerance < 0) fail(f.path_of("tolerance"), "must not be negative");
@@ -283,7 +296,7 @@ ControllerConfig decode_config(const Fields& f) {
 // to run (schedule and zone included), since a replay cannot show a rule
 // that never fires.
 CronFederatedHPA decode_cron(const json& json, const FederatedHPA& hpa) {
-  auto cron = decode_cron_federated_hpa(json, "cron");
+  auto cron = decode_cron_federated_hpa(json, "cron", UnknownFields::Refuse);
   if (!cron) throw detail::DecodeFailure{cron.error()};
   const auto& target = cron->scale_target_ref;
   const auto& workload = hpa.spec.scale_target_ref;
@@ -298,15 +311,22 @@ CronFederatedHPA decode_cron(const json& json, const FederatedHPA& hpa) {
   for (std::size_t i = 0; i < cron->rules.size(); ++i) {
     const auto& rule = cron->rules[i];
     if (rule.invalid) throw detail::DecodeFailure{k8s::Error{*rule.invalid}};
-    auto schedule = cron::Schedule::parse(rule.schedule, rule.time_zone.value_or("UTC"));
-    if (!schedule) fail(detail::index(spec_path + ".rules", i) + ".schedule", schedule.error().message);
+    // The schedule alone first, so that an unknown zone is blamed on the field that names it.
+    const std::string rule_path = detail::index(spec_path + ".rules", i);
+    if (auto schedule = cron::Schedule::parse(rule.schedule); !schedule) {
+      fail(rule_path + ".schedule", schedule.error().message);
+    }
+    if (auto zoned = cron::Schedule::parse(rule.schedule, rule.time_zone.value_or("UTC")); !zoned) {
+      fail(rule_path + ".timeZone", zoned.error().message);
+    }
   }
   return *cron;
 }
 
 Scenario decode(const json& json) {
   if (!json.is_object()) fail("scenario", "not a JSON object");
-  Fields top(json, "");
+  const Fields top(json, "", UnknownFields::Refuse);
+  top.allow({"description", "mode", "hpa", "config", "start", "cron", "steps"});
   Scenario scenario;
 
   scenario.hpa = detail::scenario_hpa(top);
@@ -317,11 +337,11 @@ Scenario decode(const json& json) {
 
   if (const auto* cron = top.raw("cron")) scenario.cron = decode_cron(*cron, scenario.hpa);
 
-  if (!top.has("steps")) fail("steps", "is required");
-  const auto& steps = top.array("steps");
+  const auto& steps = detail::scenario_steps(top);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const std::string path = detail::index("steps", i);
-    scenario.steps.push_back(decode_step(Fields(steps[i], path), scenario.start, scenario.hpa.namespace_name));
+    scenario.steps.push_back(decode_step(top.child(steps[i], path), scenario.start, scenario.hpa.namespace_name));
+    detail::check_step_time(scenario.steps, scenario.start, path);
     if (i == 0 && !scenario.steps.front().replicas) fail(detail::join(path, "replicas"), "is required on the first step");
   }
   return scenario;

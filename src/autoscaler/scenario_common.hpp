@@ -1,15 +1,18 @@
 #pragma once
 // Internal to the autoscaler module: what both scenario formats (scenario.md
 // and distributed.md's "mode": "distributed") read alike at the top level.
+#include <string>
+#include <vector>
+
 #include "fedmetrics/autoscaler/hpa_spec.hpp"
 #include "fedmetrics/autoscaler/scenario.hpp"
 #include "json_reader.hpp"
 
 namespace fedmetrics::autoscaler::detail {
 
-// `hpa`: required, a whole FederatedHPA or its spec.
+// `hpa`: required, a whole FederatedHPA or its spec, with no field it does not have.
 inline FederatedHPA scenario_hpa(const Fields& top) {
-  auto hpa = decode_federated_hpa(top.required("hpa"), "hpa");
+  auto hpa = decode_federated_hpa(top.required("hpa"), "hpa", UnknownFields::Refuse);
   if (!hpa) throw DecodeFailure{hpa.error()};
   return std::move(*hpa);
 }
@@ -20,6 +23,31 @@ inline k8s::Timestamp scenario_start(const Fields& top) {
   if (start == nullptr) return default_scenario_start();
   if (!start->is_string()) fail("start", "not a time (an RFC 3339 string)");
   return time_value(*start, default_scenario_start(), "start");
+}
+
+// `steps`: required, at least one (a replay of nothing is a mistake).
+inline const nlohmann::json& scenario_steps(const Fields& top) {
+  if (!top.has("steps")) fail("steps", "is required");
+  const auto& steps = top.array("steps");
+  if (steps.empty()) fail("steps", "must have at least one step");
+  return steps;
+}
+
+// The `at` of the last step decoded, at `path`: the steps are the
+// controller's syncs, from `start` on, each later than the one before (the
+// stabilization windows and the rate policies look back from each sync, and
+// a step holds until the next one).
+template <class Step>
+void check_step_time(const std::vector<Step>& steps, k8s::Timestamp start, const std::string& path) {
+  const Step& step = steps.back();
+  if (step.at < start) {
+    fail(join(path, "at"), step.at_written.dump() + " is before start (" + k8s::format_time(start) +
+                               "); steps are syncs from start on, in time order");
+  }
+  if (steps.size() > 1 && step.at <= steps[steps.size() - 2].at) {
+    fail(join(path, "at"), step.at_written.dump() + " is not later than the step before it (" +
+                               steps[steps.size() - 2].at_written.dump() + "); steps are syncs in time order");
+  }
 }
 
 }  // namespace fedmetrics::autoscaler::detail

@@ -354,6 +354,7 @@ k8s::Expected<Replay> replay_distributed(const nlohmann::json& parsed) {
     // No metrics: a scenario gives no member HPA currentMetrics to aggregate.
     out.reason = deciding_reason(d.status.conditions);
     out.events = distribution_events(d);
+    out.moves = d.moves;
     replay.steps.push_back(std::move(out));
   }
   return replay;

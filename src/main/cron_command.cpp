@@ -18,7 +18,8 @@ CLI::App* add_cron_command(CLI::App& app, CronNextOptions& options) {
       "Print the next firing times of a schedule, one RFC 3339 time per line with the zone's UTC offset.\n"
       "The dialect of Kubernetes CronJob: five fields (minute hour day-of-month month day-of-week), or\n"
       "@yearly @monthly @weekly @daily @hourly, or \"@every <duration>\" (counted from --from), with an\n"
-      "optional CRON_TZ=<zone> or TZ=<zone> prefix. Exit status 2 with the reason for a bad schedule or zone.");
+      "optional CRON_TZ=<zone> or TZ=<zone> prefix. Exit status 2 with the reason for a bad schedule or zone,\n"
+      "or for a schedule that never fires (e.g. \"0 0 31 2 *\", 31 February).");
   next->add_option("SCHEDULE", options.schedule, "The schedule, quoted, e.g. \"30 8 * * 1-5\"")->required();
   next->add_option("--time-zone", options.time_zone,
                    "IANA time zone the schedule is read in, e.g. Europe/Berlin; a CRON_TZ= prefix wins")
@@ -50,6 +51,14 @@ int run_cron_next(const CronNextOptions& options, std::ostream& out, std::ostrea
   k8s::Timestamp t = from;
   for (std::size_t i = 0; i < options.count; ++i) {
     auto fire = schedule->next(t, from);
+    if (!fire && i == 0) {
+      // Five fields repeat at the latest every 28 years (leap days by day of
+      // week), so nothing within search_years means never ("0 0 31 2 *"): as
+      // useless to apply as a schedule that does not parse.
+      err << "fedmetrics cron next: schedule \"" << options.schedule << "\" never fires: no time matches it within "
+          << cron::search_years << " years after " << schedule->format(t) << "\n";
+      return 2;
+    }
     if (!fire) {
       err << "fedmetrics cron next: no further firing time within " << cron::search_years << " years after "
           << schedule->format(t) << "\n";

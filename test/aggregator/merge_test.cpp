@@ -414,6 +414,13 @@ TEST_CASE("Aggregator: warning texts start with the member, then the error kind,
   http.status = k8s::Status::forbidden("system:anonymous", "list", {"metrics.k8s.io", "pods"}, "", "default", "", "");
   MemberError http_with_message = error(MemberError::Kind::HttpStatus, "GET /apis/x: \"bad\"\r\nX-Injected: 1");
   http_with_message.http_status = 500;
+  // As the member client words a status it received: the code, then the Status's message.
+  MemberError http_from_member =
+      error(MemberError::Kind::HttpStatus, "HTTP 500: Internal error occurred: simulated fault");
+  http_from_member.http_status = 500;
+  http_from_member.status = k8s::Status::internal_error("simulated fault");
+  MemberError http_bare = error(MemberError::Kind::HttpStatus, "HTTP 502");
+  http_bare.http_status = 502;
   const Row rows[] = {
       {error(MemberError::Kind::Timeout, "no answer within 3s"), "member2: timeout: no answer within 3s"},
       {error(MemberError::Kind::Refused, "connection refused"), "member2: refused: connection refused"},
@@ -422,9 +429,12 @@ TEST_CASE("Aggregator: warning texts start with the member, then the error kind,
       {error(MemberError::Kind::TooLarge, ""), "member2: too_large"},
       {error(MemberError::Kind::Throttled, "C:\\path"), "member2: throttled: C:/path"},
       {http,
-       "member2: http_status 403: pods.metrics.k8s.io is forbidden: User 'system:anonymous' cannot list resource "
+       "member2: HTTP 403: pods.metrics.k8s.io is forbidden: User 'system:anonymous' cannot list resource "
        "'pods' in API group 'metrics.k8s.io' in the namespace 'default'"},
-      {http_with_message, "member2: http_status 500: GET /apis/x: 'bad'  X-Injected: 1"},
+      {http_with_message, "member2: HTTP 500: GET /apis/x: 'bad'  X-Injected: 1"},
+      // The status once, not "http_status 500: HTTP 500: ...".
+      {http_from_member, "member2: HTTP 500: Internal error occurred: simulated fault"},
+      {http_bare, "member2: HTTP 502"},
   };
   for (const Row& row : rows) {
     CHECK(member_warning("member2", row.error) == row.want);
@@ -799,7 +809,7 @@ TEST_CASE("Aggregator: the same client error from every asked member is the clie
     one.push_back(ok<Pods>("member2", {pod("default", "web-0")}));
     const auto partial = merge_pod_metrics(std::move(one), pods_in("default"));
     CHECK(items_of(partial).size() == 1);
-    CHECK(partial.warnings == std::vector<std::string>{"member1: http_status 400: HTTP 400"});
+    CHECK(partial.warnings == std::vector<std::string>{"member1: HTTP 400"});
 
     std::vector<MemberAnswer<Pods>> unauthorized;
     unauthorized.push_back(failed<Pods>("member1", http(401)));

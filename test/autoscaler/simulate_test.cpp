@@ -341,6 +341,89 @@ TEST_CASE("simulate: malformed scenario files exit 2 with the field named and pr
   check_rejected(cases);
 }
 
+// A scenario whose FederatedHPA spec is `spec` (a JSON object's members) and whose steps are `steps`.
+std::string with_spec(const std::string& spec, const std::string& steps = R"([{"at": 0, "replicas": 1}])") {
+  return R"({"hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 10, )" + spec +
+         R"(}}, "steps": )" + steps + "}";
+}
+
+// What a person gets wrong when writing a scenario by hand: a misspelled
+// field would be dropped and change the result; a step earlier than the one
+// before it would make the windows look back from the wrong time.
+TEST_CASE("simulate: a field the format does not have, time going back or no step is refused",
+          "[autoscaler][simulate]") {
+  const std::string cron_target = R"("scaleTargetRef": {"kind": "FederatedHPA", "name": "web"})";
+  const std::vector<Malformed> cases = {
+      {"a misspelled step field",
+       scenario(R"([{"at": 0, "replicas": 2, "unreadMember": {"member2": {"replicas": 2}}}])"),
+       "steps[0].unreadMember: unknown field (did you mean \"unreadMembers\"?)"},
+      {"a misspelled spec field", with_spec(R"("minReplica": 3)"),
+       "hpa.spec.minReplica: unknown field (did you mean \"minReplicas\"?)"},
+      {"a field of the spec at the top", std::string("{") + kHpa + R"(, "maxReplicas": 3, "steps": [{"at": 0, "replicas": 1}]})",
+       "maxReplicas: unknown field"},
+      {"a misspelled pod field", scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "usages": {"cpu": "1"}}]}])"),
+       "steps[0].pods[0].usages: unknown field (did you mean \"usage\"?)"},
+      {"a misspelled container field",
+       scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "containers": [{"name": "a", "request": {}}]}]}])"),
+       "steps[0].pods[0].containers[0].request: unknown field (did you mean \"requests\"?)"},
+      {"a misspelled config field", scenario(R"([{"at": 0, "replicas": 1}])", R"(, "config": {"tolerence": 0.5})"),
+       "config.tolerence: unknown field (did you mean \"tolerance\"?)"},
+      {"a misspelled unreadMembers entry", scenario(R"([{"at": 0, "replicas": 1, "unreadMembers": {"m2": {"replica": 1}}}])"),
+       "steps[0].unreadMembers.m2.replica: unknown field"},
+      {"values misspelled in an External metric",
+       scenario(R"([{"at": 0, "replicas": 1, "externalMetrics": [{"metric": {"name": "q"}, "value": "1"}]}])"),
+       "steps[0].externalMetrics[0].value: unknown field (did you mean \"values\"?)"},
+      {"a misspelled selector",
+       scenario(R"([{"at": 0, "replicas": 1, "externalMetrics": [{"metric": {"name": "q", "selector": {"matchLabel": {"a": "b"}}}, "values": ["1"]}]}])"),
+       "steps[0].externalMetrics[0].metric.selector.matchLabel: unknown field (did you mean \"matchLabels\"?)"},
+      {"a misspelled describedObject",
+       scenario(R"([{"at": 0, "replicas": 1, "objectMetrics": [{"describedObjects": {"kind": "Service", "name": "s"}, "metric": {"name": "m"}, "value": "1"}]}])"),
+       "steps[0].objectMetrics[0].describedObjects: unknown field"},
+      {"a misspelled target field",
+       with_spec(R"("metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50, "averageUtilisation": 20}}}])"),
+       "hpa.spec.metrics[0].resource.target.averageUtilisation: unknown field (did you mean \"averageUtilization\"?)"},
+      {"a source of another type", with_spec(R"("metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}, "pods": {}}])"),
+       "hpa.spec.metrics[0].pods: must not be set for a metric of type Resource"},
+      {"a misspelled behavior", with_spec(R"("behavior": {"scaleup": {}})"),
+       "hpa.spec.behavior.scaleup: unknown field (did you mean \"scaleUp\"?)"},
+      {"a misspelled policy field",
+       with_spec(R"("behavior": {"scaleDown": {"policies": [{"type": "Pods", "value": 1, "periodSecond": 60}]}})"),
+       "hpa.spec.behavior.scaleDown.policies[0].periodSecond: unknown field (did you mean \"periodSeconds\"?)"},
+      {"a namespace in scaleTargetRef", R"({"hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web", "namespace": "x"}, "maxReplicas": 3}}, "steps": [{"at": 0, "replicas": 1}]})",
+       "hpa.spec.scaleTargetRef.namespace: unknown field"},
+      {"a misspelled metadata field", R"({"hpa": {"metadata": {"nmae": "web"}, "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3}}, "steps": [{"at": 0, "replicas": 1}]})",
+       "hpa.metadata.nmae: unknown field (did you mean \"name\"?)"},
+      {"a whole object without spec", R"({"hpa": {"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "FederatedHPA", "spce": {}}, "steps": [{"at": 0, "replicas": 1}]})",
+       "hpa.spce: unknown field (did you mean \"spec\"?)"},
+      {"a misspelled cron rule field", scenario(R"([{"at": 0, "replicas": 1}])", R"(, "cron": {)" + cron_target +
+          R"(, "rules": [{"name": "a", "schedule": "0 8 * * *", "timezone": "UTC", "targetMinReplicas": 2}]})"),
+       "cron.rules[0].timezone: unknown field (did you mean \"timeZone\"?)"},
+      {"a misspelled cron field", scenario(R"([{"at": 0, "replicas": 1}])", R"(, "cron": {)" + cron_target + R"(, "rule": []})"),
+       "cron.rule: unknown field (did you mean \"rules\"?)"},
+      {"a negative at", scenario(R"([{"at": -5, "replicas": 1}])"),
+       "steps[0].at: -5 is before start (2024-01-01T00:00:00Z)"},
+      {"an at before start as a time", scenario(R"([{"at": "2023-12-31T23:00:00Z", "replicas": 1}])"),
+       "steps[0].at: \"2023-12-31T23:00:00Z\" is before start"},
+      {"time going back", scenario(R"([{"at": 0, "replicas": 1}, {"at": 30}, {"at": 10}])"),
+       "steps[2].at: 10 is not later than the step before it (30); steps are syncs in time order"},
+      {"two steps at one time", scenario(R"([{"at": 0, "replicas": 1}, {"at": "2024-01-01T00:00:00Z"}])"),
+       "steps[1].at: \"2024-01-01T00:00:00Z\" is not later than the step before it (0)"},
+      {"no step", scenario("[]"), "steps: must have at least one step"},
+  };
+  check_rejected(cases);
+
+  SECTION("what a whole object from the API server carries is accepted, and times as numbers or RFC 3339") {
+    Run run = simulate_text(R"({"description": "why", "hpa": {"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "FederatedHPA",
+        "metadata": {"name": "web", "uid": "u", "labels": {"a": "b"}, "resourceVersion": "7"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 3},
+        "status": {"currentReplicas": 1}},
+      "steps": [{"at": 0, "replicas": 1}, {"at": 0.5}, {"at": "2024-01-01T00:00:15Z"}]})");
+    CHECK(run.err.empty());
+    CHECK(run.exit == 0);
+    CHECK(run.lines.size() == 3);
+  }
+}
+
 // --- "mode": "distributed" (shared/specs/distributed.md) ---------------------
 
 // "member1 1/6 update, member3 delete" in name order.
@@ -437,7 +520,10 @@ TEST_CASE("simulate: malformed CronFederatedHPAs exit 2 with the field named", "
        "cron.rules[0].schedule: invalid schedule \"0 0 13 *\": expected 5 fields, found 4"},
       {"bad zone", scenario(steps, R"(, "cron": {"scaleTargetRef": {"kind": "FederatedHPA", "name": "web"},
           "rules": [{"name": "a", "schedule": "0 8 * * *", "timeZone": "Mars/Olympus", "targetMinReplicas": 1}]})"),
-       "cron.rules[0].schedule: unknown time zone \"Mars/Olympus\""},
+       "cron.rules[0].timeZone: unknown time zone \"Mars/Olympus\""},
+      {"bad zone in the schedule's prefix", scenario(steps, R"(, "cron": {"scaleTargetRef": {"kind": "FederatedHPA", "name": "web"},
+          "rules": [{"name": "a", "schedule": "CRON_TZ=Mars/Olympus 0 8 * * *", "targetMinReplicas": 1}]})"),
+       "cron.rules[0].schedule: invalid schedule \"CRON_TZ=Mars/Olympus 0 8 * * *\": unknown time zone \"Mars/Olympus\""},
       {"rule without a value", scenario(steps, R"(, "cron": {"scaleTargetRef": {"kind": "FederatedHPA", "name": "web"},
           "rules": [{"name": "a", "schedule": "0 8 * * *"}]})"),
        "cron.rules[0]: a FederatedHPA target needs targetMinReplicas and/or targetMaxReplicas"},
@@ -587,6 +673,19 @@ TEST_CASE("simulate: malformed distributed scenarios exit 2 with the field named
        "config.rebalanceWindowSeconds: must not be negative"},
       {"window not a number", distributed("[]", R"(, "config": {"rebalanceWindowSeconds": "2m"})"),
        "config.rebalanceWindowSeconds: not a number of seconds"},
+      {"a misspelled member field", step(R"({"member1": {"wieght": 2}})"),
+       "steps[1].members.member1.wieght: unknown field (did you mean \"weight\"?)"},
+      {"a misspelled step field", distributed(R"([{"at": 0, "member": {}}])"),
+       "steps[0].member: unknown field (did you mean \"members\"?)"},
+      {"a misspelled config field", distributed(R"([{"at": 0, "members": {}}])", R"(, "config": {"rebalanceWindow": 60})"),
+       "config.rebalanceWindow: unknown field (did you mean \"rebalanceWindowSeconds\"?)"},
+      {"a misspelled field in a step's hpa",
+       distributed(R"([{"at": 0, "members": {}, "hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 4, "maxReplica": 5}}}])"),
+       "steps[0].hpa.spec.maxReplica: unknown field (did you mean \"maxReplicas\"?)"},
+      {"time going back", distributed(R"([{"at": 60, "members": {}}, {"at": 30, "members": {}}])"),
+       "steps[1].at: 30 is not later than the step before it (60)"},
+      {"a negative at", distributed(R"([{"at": -1, "members": {}}])"), "steps[0].at: -1 is before start"},
+      {"no step", distributed("[]"), "steps: must have at least one step"},
   };
   check_rejected(cases);
 }

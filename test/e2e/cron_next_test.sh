@@ -2,7 +2,7 @@
 # End to end: `fedmetrics cron next` (cron.md): firing times in two zones across
 # daylight-saving changes, the CRON_TZ= prefix winning over --time-zone,
 # --count and its default, @every from --from, exit 2 with the parse error for
-# a bad schedule, zone or --from, and --help.
+# a bad schedule, zone or --from or for a schedule that never fires, and --help.
 # Usage: cron_next_test.sh FEDMETRICS_BINARY SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 bin=$1
@@ -57,9 +57,15 @@ lines = sys.argv[1].splitlines()
 first = datetime.datetime.fromisoformat(lines[0].replace('Z', '+00:00')).timestamp()
 sys.exit(0 if len(lines) == 2 and $now < first <= $now + 61 else 1)" "$out"
 
-# A schedule that never fires: nothing printed, said on stderr.
-run "0 0 30 2 *" --from 2026-01-01T00:00:00Z
-check "never fires: exit 0, nothing printed, said on stderr ($err)" test "$rc" -eq 0 -a -z "$out" -a -n "$err"
+# A schedule that never fires is as useless as one that does not parse: exit
+# 2, nothing printed, the reason on stderr.
+run "0 0 31 2 *" --from 2026-01-01T00:00:00Z
+check "31 February never fires: exit 2 (rc $rc), nothing printed" test "$rc" -eq 2 -a -z "$out"
+check "and says so, naming the schedule ($err)" test "$err" = \
+  'fedmetrics cron next: schedule "0 0 31 2 *" never fires: no time matches it within 30 years after 2026-01-01T00:00:00Z'
+run "TZ=Europe/Berlin 0 0 30 2 *"
+check "30 February, with a zone and without --from: exit 2 (rc $rc), nothing printed" test "$rc" -eq 2 -a -z "$out"
+check "and says so ($err)" grep -qF 'schedule "TZ=Europe/Berlin 0 0 30 2 *" never fires' "$E2E_TMP/err"
 
 # Bad input: exit 2, the parse error on stderr, nothing on stdout.
 run "0 0 13 *"

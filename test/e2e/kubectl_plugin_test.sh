@@ -203,6 +203,14 @@ check "top node with member2 refusing: exit 0, member2's node left out, a Warnin
   test "$(rc brokennodes) $(out brokennodes | column 2 | tr '\n' ,) $(grep -c '^Warning: member2' "$E2E_TMP/brokennodes.err")" \
   = "0 member1,member3, 1"
 
+# A member that answers an error status: the status said once in its Warning.
+curl -sk -X PUT "$control/sim/v1/members/member2/faults" -d '{"errorRate":1}' >/dev/null
+run failing kf top pod -A --no-headers
+warning=$(grep '^Warning: member2' "$E2E_TMP/failing.err" || true)
+check "a member answering 500: exit 0, its Warning says HTTP 500 once, with the member's message ($warning)" \
+  test "$(rc failing) $warning" = "0 Warning: member2: HTTP 500: Internal error occurred: simulated fault"
+curl -sk -X PUT "$control/sim/v1/members/member2/faults" -d '{"refuse":true}' >/dev/null
+
 # Every member failing: the server's error, as kubectl prints it, exit 1.
 for m in member1 member3; do curl -sk -X PUT "$control/sim/v1/members/$m/faults" -d '{"refuse":true}' >/dev/null; done
 run allbroken kf top pod -A

@@ -186,13 +186,13 @@ check "/metrics: two requests in flight meanwhile, the held one and /metrics its
 wait_until 15 healthy || fail "member3 did not recover after the black hole"
 
 fault_case '{"latency":"3s"}' "timeout"
-fault_case '{"errorRate":1}' "http_status 500"
+fault_case '{"errorRate":1}' "HTTP 500: Internal error occurred: simulated fault\""
 fault_case '{"blackhole":true}' "timeout"
 fault_case '{"refuse":true}' "refused"
 fault_case '{"malformedJson":true}' "malformed_response"
 fault_case '{"malformedGzip":true}' "malformed_response"
 fault_case '{"wrongCertificate":true}' "tls"
-fault_case '{"expiredToken":true}' "http_status 401"
+fault_case '{"expiredToken":true}' "HTTP 401"
 check "each failure is logged with the member and the reason" \
   bash -c "grep 'member3' '$E2E_TMP/serve.log' | grep -q 'timeout' && grep 'member3' '$E2E_TMP/serve.log' | grep -q 'tls'"
 member3_errors=$(self_metric 'fedmetrics_member_errors_total{cluster="member3"}')

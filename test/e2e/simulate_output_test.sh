@@ -66,7 +66,8 @@ check "--plot still prints the JSON lines" cmp -s "$E2E_TMP/default.jsonl" "$E2E
 
 # The SVG: XML with an <svg> root of 960 x 540, its <desc> one legend entry a
 # line, and the drawing: one fill colour per member and metric, one stroke
-# (colour, dash) per line: minReplicas, maxReplicas, cpu, cpu's target.
+# (colour, dash) per line: replicas, minReplicas, maxReplicas, cpu, cpu's
+# target, the bounds and the target each with its own dash pattern.
 check "svg: parses as XML and shows the nginx walkthrough's series" python3 - "$E2E_TMP/nginx.svg" <<'PY'
 import re, sys
 import xml.etree.ElementTree as ET
@@ -76,9 +77,9 @@ assert root.tag == "{http://www.w3.org/2000/svg}svg", root.tag
 assert root.get("viewBox") == "0 0 960 540", root.get("viewBox")
 assert "nginx" in root.find("svg:title", ns).text
 series = [l for l in root.find("svg:desc", ns).text.splitlines() if l.strip()]
-assert series == ["member1", "member2", "minReplicas", "maxReplicas", "rescale (new count)", "cpu",
+assert series == ["member1", "member2", "replicas", "minReplicas", "maxReplicas", "rescale (new count)", "cpu",
                   "cpu target (10%)"], series
-fills, strokes = set(), set()
+fills, strokes, dashes = set(), set(), set()
 defs = set(root.find("svg:defs", ns).iter())
 for el in root.iter("{http://www.w3.org/2000/svg}path"):
     if el in defs:
@@ -89,8 +90,11 @@ for el in root.iter("{http://www.w3.org/2000/svg}path"):
         fills.add(style["fill"])
     if style.get("fill") == "none" and float(style.get("stroke-width", "1")) > 1:
         strokes.add((style["stroke"], "stroke-dasharray" in style))
+        if "stroke-dasharray" in style:
+            dashes.add(style["stroke-dasharray"])
 assert len(fills) == 3, fills        # member1, member2, cpu's dots
-assert len(strokes) == 4, strokes    # min, max, cpu, cpu target
+assert len(strokes) == 5, strokes    # replicas, min, max, cpu, cpu target
+assert len(dashes) == 3, dashes      # min, max and the target: no bound looks like a target
 PY
 
 "$bin" simulate --plot "$E2E_TMP/nginx.PNG" "$scenarios/karmada-nginx-cpu.json" >/dev/null
@@ -107,6 +111,20 @@ assert len(data) > 10000, len(data)  # a drawing, not a blank image
 PY
 done
 check "--plot with --output table prints the table" cmp -s "$E2E_TMP/dist.txt" "$E2E_TMP/dist2.txt"
+"$bin" simulate --plot "$E2E_TMP/several.svg" "$scenarios/several-members-incomplete-data.json" >/dev/null
+check "several.svg: a Duplicated placement's pods, labelled so, beside the replicas" python3 - "$E2E_TMP/several.svg" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+desc = ET.parse(sys.argv[1]).getroot().find("{http://www.w3.org/2000/svg}desc").text.split("\n")
+assert {"member1 pods", "member2 pods", "member3 pods", "replicas", "rescale (new count)"} <= set(desc), desc
+PY
+"$bin" simulate --plot "$E2E_TMP/dist.svg" "$scenarios/distributed-rebalance.json" >/dev/null
+check "dist.svg: the members' shares and where max moved" python3 - "$E2E_TMP/dist.svg" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+desc = ET.parse(sys.argv[1]).getroot().find("{http://www.w3.org/2000/svg}desc").text.split("\n")
+assert {"member1", "member4", "share not in use (lighter)", "maxReplicas moved to a member (from where)"} <= set(desc), desc
+PY
 check "cron.svg: members, bounds and the rescales" python3 - "$E2E_TMP/cron.svg" <<'PY'
 import sys
 import xml.etree.ElementTree as ET

@@ -51,7 +51,10 @@ bool targets_federated_hpa(const CrossVersionObjectReference& target);
 // An error (naming the field from `path`) only for what leaves no rule
 // usable: no scaleTargetRef, rules not a list. A rule's own defects are in
 // its `invalid`, so that the object's other rules run.
-k8s::Expected<CronFederatedHPA> decode_cron_federated_hpa(const nlohmann::json& json, std::string_view path = "");
+// With UnknownFields::Refuse, a key that is not a field of the object or its
+// spec is an error, and one in a rule makes the rule invalid.
+k8s::Expected<CronFederatedHPA> decode_cron_federated_hpa(const nlohmann::json& json, std::string_view path = "",
+                                                          UnknownFields unknown = UnknownFields::Ignore);
 
 // What a run applied.
 struct CronApplied {

@@ -93,11 +93,23 @@ struct FederatedHPA {
   FederatedHPASpec spec;
 };
 
+// What a decoder does with a key it does not read. An object from the API
+// server may come from a newer Karmada with fields this program does not
+// know: they are ignored. A file a person wrote (a simulate scenario) is
+// refused for them, since a misspelled field ("minReplica") would otherwise
+// be dropped silently and change the result: "hpa.spec.minReplica: unknown
+// field (did you mean \"minReplicas\"?)".
+enum class UnknownFields { Ignore, Refuse };
+
 // Decodes a whole FederatedHPA object ({"spec": ...}) or only its spec.
 // Errors name the field from `path`, the place of `json` in its document
 // ("hpa" gives "hpa.spec.metrics[0].type: ..."). Defaults are not applied;
-// see with_defaults.
-k8s::Expected<FederatedHPA> decode_federated_hpa(const nlohmann::json& json, std::string_view path = "");
+// see with_defaults. With UnknownFields::Refuse, a key that is not a field of
+// the object, its metadata or its spec is an error, and so is a metric
+// source that does not match the metric's type (a `pods` block on a
+// Resource metric) or a whole object without `spec`.
+k8s::Expected<FederatedHPA> decode_federated_hpa(const nlohmann::json& json, std::string_view path = "",
+                                                 UnknownFields unknown = UnknownFields::Ignore);
 k8s::Expected<FederatedHPASpec> decode_federated_hpa_spec(const nlohmann::json& json, std::string_view path = "");
 
 // What the API server refuses in a FederatedHPA spec that decoding lets

@@ -58,6 +58,7 @@ struct ReplayStep {
   // What else happened at the step, in words: cron firings, member HPAs
   // created or deleted, moves of max between members.
   std::vector<std::string> events;
+  std::vector<Move> moves;  // distributed: maxReplicas moved between members at this step
 };
 
 struct Replay {

@@ -33,8 +33,9 @@ struct Axis {
   std::string label;
 };
 
-// One member's band of a stacked area chart: the region between `lower` and
-// `upper`, which share their x values.
+// One band of a stacked area chart (a member, or the part of a member's
+// share it does not use): the region between `lower` and `upper`, which
+// share their x values.
 struct Area {
   std::string name;
   Color color;
@@ -42,7 +43,10 @@ struct Area {
   std::vector<Point> upper;
 };
 
-enum class LineStyle { Solid, Dashed };
+// Solid: what was measured or decided; Dashed: a metric's target; Dotted
+// and DashDot: the FederatedHPA's bounds (minReplicas, maxReplicas), so that
+// a bound never looks like a target.
+enum class LineStyle { Solid, Dashed, Dotted, DashDot };
 enum class AxisSide { Left, Right };
 
 struct Line {
@@ -50,14 +54,16 @@ struct Line {
   Color color;
   LineStyle style = LineStyle::Solid;
   AxisSide axis = AxisSide::Left;
-  bool dots = false;  // a dot on every point (sampled values, not a step function)
-  std::vector<Point> points;
+  double width = 1.6;       // pixels
+  std::vector<Point> points;  // drawn joined in order; a NaN y breaks the line
+  std::vector<Point> dots;    // the sampled values, each marked with a dot
 };
 
 enum class MarkerShape { Up, Down, Diamond };
 
 // On the left axis: a rescale (Up/Down at the new count, labelled with it,
-// its stem from the count it started from) or another event (Diamond).
+// its stem from the count it started from) or another event (Diamond,
+// labelled with what happened).
 struct Marker {
   double x = 0;
   double y = 0;

@@ -1,8 +1,7 @@
 #pragma once
-// `fedmetrics simulate --plot`: the replay as a chart (pure). Replicas over
-// time stacked per member on the left axis with minReplicas and maxReplicas
-// as lines and the rescales marked; each metric against its target on the
-// right axis.
+// `fedmetrics simulate --plot`: the replay as a chart (pure). On the left
+// axis the replicas and the FederatedHPA's bounds, on the right each metric
+// against its target; it reads without the table beside it.
 #include "fedmetrics/autoscaler/simulate.hpp"
 #include "fedmetrics/plot/chart.hpp"
 
@@ -13,15 +12,22 @@ namespace fedmetrics::plot {
 const std::vector<Color>& member_palette();
 const std::vector<Color>& metric_palette();
 
-// Each step holds from its time until the next step's; the last holds for
-// as long as the step before it (a single step: one second), so that it
-// shows. Members are stacked in name order; a member absent at a step has 0
-// there. Metrics that are never computed are left out. One metric is drawn
-// in its own unit with its target as a dashed line; several, each as a
-// percentage of its target, with one target line at 100.
-// Centralized: a rescale (desired != current) is an Up or Down marker at the
-// step, at the new count. Distributed: a step that moves max between members
-// gets a Diamond ("rebalance").
+// Each step holds from its time until the next step's (every line is a
+// step-after line); the last holds for as long as the step before it (a
+// single step: one second), so that it shows.
+// Centralized: the members' counts stacked in name order (a member absent
+// at a step has 0 there), labelled pods when they do not add up to the
+// replicas (a Duplicated placement); the FederatedHPA's replicas as a solid
+// line; a rescale decided at a step is an Up or Down arrow where the next
+// step starts from it, which is where the line and the bars change (after
+// the last step, half a step more shows it). Distributed: each member's
+// band is its share of maxReplicas, filled to the replicas it runs, its
+// unused part lighter; a Diamond on a member's band where max moved to it,
+// labelled with how much and from where.
+// Both: minReplicas dotted and maxReplicas dash-dotted, so that no bound
+// looks like a target (dashed). Metrics that are never computed are left
+// out. One metric is drawn in its own unit against its target; several, each
+// as a percentage of its target, with one target line at 100.
 Chart chart_for(const autoscaler::Replay& replay, const std::string& title);
 
 }  // namespace fedmetrics::plot

@@ -92,8 +92,15 @@ std::vector<LegendItem> legend_layout(cairo_t* cr, const Chart& chart, double x0
 }
 
 void dash(cairo_t* cr, LineStyle style) {
-  static const double pattern[] = {6, 4};
-  cairo_set_dash(cr, pattern, style == LineStyle::Dashed ? 2 : 0, 0);
+  static const double dashed[] = {6, 4};
+  static const double dotted[] = {1.5, 3};
+  static const double dash_dot[] = {9, 3, 2, 3};
+  switch (style) {
+    case LineStyle::Solid: cairo_set_dash(cr, nullptr, 0, 0); break;
+    case LineStyle::Dashed: cairo_set_dash(cr, dashed, 2, 0); break;
+    case LineStyle::Dotted: cairo_set_dash(cr, dotted, 2, 0); break;
+    case LineStyle::DashDot: cairo_set_dash(cr, dash_dot, 4, 0); break;
+  }
 }
 
 void marker_path(cairo_t* cr, MarkerShape shape, double x, double y, double r) {
@@ -172,13 +179,12 @@ void draw(cairo_t* cr, const Chart& chart) {
       pen_down = true;
     }
     set_color(cr, line.color);
-    cairo_set_line_width(cr, line.axis == AxisSide::Right ? 2.2 : 1.6);
+    cairo_set_line_width(cr, line.width);
     dash(cr, line.style);
     cairo_stroke(cr);
     dash(cr, LineStyle::Solid);
-    if (line.dots) {
-      for (const auto& p : line.points) {
-        if (std::isnan(p.y)) continue;
+    if (!line.dots.empty()) {
+      for (const auto& p : line.dots) {
         cairo_new_sub_path(cr);
         cairo_arc(cr, f.px(chart.x, p.x), f.py(axis, p.y), 3.2, 0, 2 * std::numbers::pi);
       }
