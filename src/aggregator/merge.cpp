@@ -106,8 +106,8 @@ PreparedItems<Item> prepare_resource_metrics(std::string_view cluster, std::vect
     const k8s::ObjectMeta& meta = item.metadata;
     // The members were asked with these selectors already; checking name and
     // namespace again is cheap and keeps a member that ignores them from
-    // leaking objects into the answer (reference-lessons #8). Labels are not
-    // re-checked: an older metrics-server sends no pod labels.
+    // leaking objects into the answer (Karmada's adapter lets them through).
+    // Labels are not re-checked: an older metrics-server sends no pod labels.
     if (pods && !query.namespace_name.empty() && meta.namespace_name != query.namespace_name) continue;
     if (get ? meta.name != query.name : !query.field_selector.matches(meta.name, meta.namespace_name)) continue;
     item.metadata.annotations[std::string(kQueryFromClusterAnnotation)] = std::string(cluster);
@@ -486,7 +486,8 @@ CustomMetricsAnswer merge_custom_metrics(std::vector<MemberAnswer<std::vector<k8
   });
 
   if (!query.wildcard()) {
-    // The HPA wants exactly one item for a named object (wire contract 2.4).
+    // The HPA wants exactly one item for a named object (k8s.io/metrics
+    // pkg/client/custom_metrics refuses any other count).
     if (entries.empty() && !g.warnings.empty())
       return {unknown_while_members_failed(query.resource, query.name, g.warnings), std::move(g.warnings)};
     if (entries.empty())

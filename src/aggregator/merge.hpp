@@ -1,7 +1,7 @@
 #pragma once
 // The aggregator's pure core: which members to ask, what to forward to them,
 // and how their answers become one answer. Plain functions over values: no
-// clock, no threads, no logging (STYLE.md "Pure core, thin shell"). The
+// clock, no threads, no logging (docs/architecture.md, the aggregator). The
 // fan-out in aggregator.cpp only gathers MemberAnswers and calls these.
 #include <cstddef>
 #include <memory>
@@ -175,9 +175,10 @@ struct PreparedItems {
 // and per member, never summed. Other described objects present in several
 // members are summed into one item keyed by (kind, namespace, name), with the
 // newest timestamp and the largest window (Karmada's semantics, but keyed by
-// more than the name: reference-lessons #1). A named object no member
-// returned -> 404 with its name; a named pod returned by several members ->
-// 409 Conflict naming them.
+// more than the name: Karmada's adapter keys by name alone and so sums two
+// members' same-named pods into one). A named object no member returned ->
+// 404 with its name; a named pod returned by several members -> 409 Conflict
+// naming them.
 [[nodiscard]] CustomMetricsAnswer merge_custom_metrics(std::vector<MemberAnswer<std::vector<k8s::MetricValue>>> answers,
                                                        const CustomMetricsQuery& query);
 
@@ -199,7 +200,7 @@ struct PreparedItems {
 // custom.metrics.k8s.io/<version>: union on name, sorted by name, kind
 // MetricValueList, verbs ["get"], singularName "", and one `namespaced` value
 // per parent resource (the aggregator rejects a group-version whose
-// subresources disagree with their parent, wire contract 1.4): false for
+// subresources disagree with their parent): false for
 // namespaces, nodes and persistentvolumes (prometheus-adapter's rule), else
 // true when any member says true for any metric of that parent.
 [[nodiscard]] k8s::APIResourceList merge_custom_metric_resources(

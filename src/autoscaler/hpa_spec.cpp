@@ -204,7 +204,7 @@ HPAScalingRules decode_rules(const Fields& f) {
   HPAScalingRules rules;
   // Ranges (window <= 3600 s, period <= 1800 s, value > 0) are the API
   // server's admission rules, which simulate does not apply on top
-  // (scenario.md, Validation); the arithmetic below is defined for any value.
+  // (a scenario may try any value); the arithmetic below is defined for any value.
   rules.stabilization_window_seconds = f.int32("stabilizationWindowSeconds");
   if (auto select = f.string("selectPolicy")) {
     if (*select == "Max") {

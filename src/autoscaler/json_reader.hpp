@@ -248,7 +248,7 @@ inline void allow_object_meta(const Fields& meta) {
               "ownerReferences", "finalizers", "managedFields"});
 }
 
-// Scenario times (shared/specs/scenario.md): a number of seconds, bounded to
+// Scenario times (docs/simulate.md, "Scenario files"): a number of seconds, bounded to
 // about 3000 years so that nanoseconds stay in range.
 inline std::chrono::nanoseconds seconds_value(const nlohmann::json& v, const std::string& path) {
   constexpr double kMaxSeconds = 1.0e11;

@@ -183,7 +183,7 @@ ObjectMetricValue decode_object_metric(const Fields& f) {
   if (out.name.empty()) fail(described.path_of("name"), "is required");
   std::tie(out.metric_name, out.selector) = metric_identifier(f);
   out.missing_members = missing_members(f);
-  // "error" (not in scenario.md's list) lets a file say the API failed.
+  // "error" lets a file say the API failed (docs/simulate.md, "Scenario files").
   if (auto error = f.string("error")) {
     out.value = k8s::Error{*error};
   } else {
@@ -253,7 +253,7 @@ ScenarioStep decode_step(const Fields& f, Timestamp start, const std::string& de
         decode_external_metric(f.child(externals[i], detail::index(f.path_of("externalMetrics"), i))));
   }
 
-  // "Several members" (scenario.md).
+  // Several members (docs/autoscaling.md, "Decisions on complete data only").
   if (auto placed = f.object("memberReplicas")) {
     for (const auto& [member, replicas] : placed->raw_object().items()) {
       step.placement.member_replicas[member] = member_replicas_value(replicas, placed->path_of(member));

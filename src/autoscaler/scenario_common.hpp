@@ -1,6 +1,6 @@
 #pragma once
-// Internal to the autoscaler module: what both scenario formats (scenario.md
-// and distributed.md's "mode": "distributed") read alike at the top level.
+// Internal to the autoscaler module: what both scenario formats (docs/simulate.md:
+// the default one and "mode": "distributed") read alike at the top level.
 #include <string>
 #include <vector>
 

@@ -135,7 +135,7 @@ ordered_json distribution_line(const nlohmann::json& at, const Distribution& d) 
   return line;
 }
 
-// cron.md, "fedmetrics simulate with a CronFederatedHPA": the firings in
+// docs/simulate.md, "Scheduled scaling": the firings in
 // (from, to], in time order (ties in rule order), applied to the
 // FederatedHPA's min/max or to the scale the next step starts from, each
 // reported as applied or failed. nullopt when there are more than
@@ -301,7 +301,7 @@ std::vector<std::string> distribution_events(const Distribution& d) {
 }
 
 // "mode": "distributed": the distributor alone, step by step, with the
-// members' own HPA decisions given (distributed.md, "fedmetrics simulate").
+// members' own HPA decisions given (docs/simulate.md, "Distributed mode").
 k8s::Expected<Replay> replay_distributed(const nlohmann::json& parsed) {
   auto scenario = decode_distributed_scenario(parsed);
   if (!scenario) return scenario.error();

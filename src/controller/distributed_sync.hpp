@@ -1,5 +1,5 @@
 #pragma once
-// One sync of a FederatedHPA in distributed mode (shared/specs/distributed.md)
+// One sync of a FederatedHPA in distributed mode (docs/distributed-mode.md)
 // on the live loop's strand: read the binding, the Ready members and each
 // member's HPA, run the pure distributor, write the member HPAs (never one
 // fedmetrics did not create), label the target template for Karmada to

@@ -443,7 +443,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     }
     const auto target = hpa.spec.scale_target_ref;
 
-    // distributed.md: the mode annotation. An invalid value is InvalidMode
+    // The mode annotation (docs/distributed-mode.md). An invalid value is InvalidMode
     // (nothing scaled); distributed mode writes member HPAs instead of the
     // scale; a FederatedHPA back from distributed mode has its member HPAs
     // deleted before it is scaled centrally again.

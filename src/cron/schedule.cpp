@@ -1,7 +1,7 @@
-// Cron schedules on an IANA zone's wall clock (cron.md, "Schedules").
+// Cron schedules on an IANA zone's wall clock (docs/cron.md, "Schedules").
 //
 // The parser follows robfig/cron v3's standard parser (what Kubernetes
-// CronJob and Karmada's CronFederatedHPA controller run), with cron.md's
+// CronJob and Karmada's CronFederatedHPA controller run), with docs/cron.md's
 // additions: 7 is Sunday and the daylight-saving rules below. Time zones come
 // from date/tz reading the system's tzdata, never from rules of our own.
 #include "fedmetrics/cron/schedule.hpp"
@@ -300,7 +300,7 @@ std::optional<LocalMinutes> previous_match(const CronFields& f, LocalMinutes t, 
 }
 
 // The instant a wall-clock minute fires at: none in a spring-forward gap, the
-// first occurrence in a fall-back repeat (cron.md).
+// first occurrence in a fall-back repeat (docs/cron.md, "Schedules").
 std::optional<Timestamp> fire_time(const date::time_zone* zone, LocalMinutes wall) {
   const date::local_info info = zone->get_info(wall);
   if (info.result == date::local_info::nonexistent) return std::nullopt;

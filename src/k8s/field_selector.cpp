@@ -2,7 +2,7 @@
 // (ParseSelector: splitTerms, splitTerm, UnescapeValue, EscapeValue) followed
 // by runtime.DefaultMetaV1FieldSelectorConversion, the conversion the
 // metrics.k8s.io API applies, which knows only metadata.name and
-// metadata.namespace. Wire contract sections 4.2 and 4.3.
+// metadata.namespace.
 #include "fedmetrics/k8s/field_selector.hpp"
 
 #include <functional>

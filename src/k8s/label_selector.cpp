@@ -2,7 +2,7 @@
 // parser, Requirement.Matches/String), the label key/value validation of
 // pkg/api/validate/content (kube.go, dns.go, errors.go), field.Error texts
 // (pkg/util/validation/field/errors.go) and metav1.LabelSelectorAsSelector
-// (pkg/apis/meta/v1/helpers.go). Wire contract section 4.1.
+// (pkg/apis/meta/v1/helpers.go); the grammar is pkg/labels/selector.go's Parse.
 //
 // Go regular expressions are replaced by hand-written character checks: the
 // patterns are simple, and std::regex is slow and recursion-hungry on long input.

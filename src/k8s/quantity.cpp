@@ -1,4 +1,4 @@
-// Kubernetes resource.Quantity: wire contract section 3. The parser follows
+// Kubernetes resource.Quantity (k8s.io/apimachinery). The parser follows
 // apimachinery pkg/api/resource/quantity.go (parseQuantityString, ParseQuantity)
 // and suffix.go (interpret); the printer follows CanonicalizeBytes. Everything
 // is integer arithmetic on nano-units; no floating point touches parse or print.

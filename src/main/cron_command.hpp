@@ -1,6 +1,6 @@
 #pragma once
 // `fedmetrics cron next`: the next firing times of a schedule, to check it
-// before a CronFederatedHPA carries it (cron.md, "`fedmetrics cron next`").
+// before a CronFederatedHPA carries it (docs/cron.md, "Check a schedule").
 #include <cstddef>
 #include <iosfwd>
 #include <string>

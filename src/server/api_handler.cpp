@@ -60,7 +60,7 @@ std::string_view group_of(const ApiRequest& request) {
 }
 
 k8s::APIResourceList resource_metrics_resources() {
-  // What metrics-server's discovery says (wire contract 1.4): get and list, no watch.
+  // What metrics-server's discovery says (GET /apis/metrics.k8s.io/v1beta1): get and list, no watch.
   return k8s::APIResourceList{"metrics.k8s.io/v1beta1",
                               {{"nodes", "", false, "NodeMetrics", {"get", "list"}},
                                {"pods", "", true, "PodMetrics", {"get", "list"}}}};
@@ -91,7 +91,7 @@ std::string accept_header(const HttpRequest& request) {
 //
 // The metrics paths negotiate as kube-apiserver does, and answer 406
 // NotAcceptable when the Accept header admits nothing we write. This
-// overrides the wire contract's "JSON for any Accept" (6.5), which predates
+// overrides the simpler rule "JSON for any Accept", which predates
 // the Table form: with Tables served, an Accept that rules JSON out would
 // otherwise get a document it said it cannot read. Every client we know
 // admits JSON (kubectl top sends `..., */*`, the HPA controller

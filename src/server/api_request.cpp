@@ -182,7 +182,7 @@ ApiRequest parse_external_metrics(std::string_view method, const std::vector<std
   if (auto bad = check_method(method, query, {std::string(kExternalGroup), q.metric}, true)) return *bad;
   if (auto bad = check_names(q.namespace_name, {})) return *bad;
   if (auto bad = check_path_segment("metric", q.metric)) return *bad;
-  // On this API labelSelector selects metric series (wire contract 1.3).
+  // On this API labelSelector selects metric series (docs/api.md, "Paths").
   auto labels = parse_label_selector(query, "labelSelector");
   if (!labels) return Status::bad_request(labels.error().message);
   q.metric_selector = std::move(*labels);

@@ -1,7 +1,7 @@
 #pragma once
 // Turns an HTTP method and request target into what is asked: an information
 // endpoint (health, version, discovery) or a metrics query, or the Kubernetes
-// Status that answers a malformed request. Pure: no I/O. Wire contract 0 and 1.
+// Status that answers a malformed request. Pure: no I/O. The paths: docs/api.md, "Paths".
 #include <cstddef>
 #include <string>
 #include <string_view>

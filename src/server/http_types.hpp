@@ -1,6 +1,7 @@
 #pragma once
 // Building responses: JSON, text, and the one mapping from a Kubernetes
-// Status to HTTP (STYLE.md: an error kind maps to HTTP in exactly one place).
+// Status to HTTP (docs/architecture.md, "Conventions": an error maps to HTTP
+// in exactly one place).
 #include <string>
 
 #include "fedmetrics/k8s/status.hpp"

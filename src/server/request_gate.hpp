@@ -1,7 +1,8 @@
 #pragma once
 // Who is asking, and may they: every request passes here before the
 // ApiHandler, as through a delegating apiserver's authentication and
-// authorization filters (wire contract 5.2 to 5.5).
+// authorization filters (k8s.io/apiserver pkg/endpoints/filters; docs/api.md,
+// "Authentication and authorization").
 //   authentication, first success wins: request-header (the aggregator's
 //   front-proxy certificate vouching for X-Remote-User/Group), x509 client
 //   certificates (client-ca-file), bearer tokens (TokenReview, cached);

@@ -205,7 +205,7 @@ TEST_CASE("Aggregator: get pod by name is the item from one member, 404 from non
       CHECK(s.code == row.code);
       CHECK(s.message == row.message);
       if (row.code == 404) {
-        // metrics-server's details for "pod exists, no metrics" (wire contract 2.6).
+        // metrics-server's details for "pod exists, no metrics".
         CHECK(s.reason == "NotFound");
         CHECK(s.details.name == "default/web-0");
         CHECK(s.details.group == "metrics.k8s.io");

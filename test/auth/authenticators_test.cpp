@@ -1,6 +1,6 @@
 // The request-header (front proxy) and x509 authenticators against apiserver's
 // headerrequest and x509 packages, and the extension-apiserver-authentication
-// ConfigMap as a delegating apiserver reads it. Wire contract 5.2, 5.3.
+// ConfigMap as a delegating apiserver reads it.
 #include <chrono>
 #include <string>
 

@@ -1,5 +1,5 @@
 // Requests allowed without a SubjectAccessReview, and the 403 after a denial
-// (wire contract 5.5; apiserver responsewriters.ForbiddenStatusError).
+// (apiserver responsewriters.ForbiddenStatusError).
 #include <string>
 
 #include <catch2/catch.hpp>

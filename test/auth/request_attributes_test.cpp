@@ -1,5 +1,5 @@
 // Request attributes as apiserver's RequestInfoFactory derives them
-// (requestinfo.go), on the decoded path. Wire contract 5.5 table first, then
+// (requestinfo.go), on the decoded path: the metrics clients' requests first, then
 // upstream's other rules.
 #include <string>
 
@@ -30,7 +30,7 @@ RequestAttributes non_resource(const char* verb) { return RequestAttributes{fals
 
 TEST_CASE("Auth: request attributes", "[auth][requestinfo]") {
   const Row rows[] = {
-      // The wire contract's table.
+      // What kubectl top and the HPA controller ask.
       {"GET", "/apis/metrics.k8s.io/v1beta1/namespaces/d/pods", {},
        resource("list", "metrics.k8s.io", "v1beta1", "d", "pods", "", "")},
       {"GET", "/apis/metrics.k8s.io/v1beta1/nodes/n1", {},

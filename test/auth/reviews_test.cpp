@@ -1,5 +1,5 @@
-// TokenReview and SubjectAccessReview documents (wire contract 5.4, 5.5):
-// the request bodies exactly as the contract shows them, and the answers as
+// TokenReview and SubjectAccessReview documents:
+// the request bodies exactly as Go's webhook clients send them, and the answers as
 // Go's webhook authenticator and authorizer read them.
 #include <string>
 
@@ -78,7 +78,7 @@ TEST_CASE("Auth: the SubjectAccessReview request for a resource", "[auth][review
                       {{"authentication.kubernetes.io/pod-name", {"…"}}}};
   const RequestAttributes attributes{true,   "get",  "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests",
                                      "custom.metrics.k8s.io", "v1beta2", "default", "pods", "http_requests", "*"};
-  // Exactly the wire contract's example.
+  // Exactly the body Go's webhook authorizer sends.
   CHECK(json::parse(subject_access_review_body(user, attributes)) == json::parse(R"(
     {"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{
       "user":"system:serviceaccount:kube-system:horizontal-pod-autoscaler",

@@ -1,4 +1,4 @@
-// CronFederatedHPA (shared/specs/cron.md) without clock or I/O: the object
+// CronFederatedHPA (docs/cron.md) without clock or I/O: the object
 // decoded with invalid rules marked, what a rule applies to a FederatedHPA,
 // and the status's execution histories.
 #include <catch2/catch.hpp>
@@ -23,7 +23,7 @@ const char* kBusinessHours = R"({
        "successfulHistoryLimit": 3, "failedHistoryLimit": 3},
       {"name": "evening", "schedule": "0 20 * * *", "targetMinReplicas": 2}]}})";
 
-TEST_CASE("cron: the spec's example decodes field for field, defaults applied", "[autoscaler][cron]") {
+TEST_CASE("cron: the business-hours example decodes field for field, defaults applied", "[autoscaler][cron]") {
   auto cron = decode_cron_federated_hpa(json::parse(kBusinessHours));
   REQUIRE(cron);
   CHECK(cron->name == "shop-business-hours");

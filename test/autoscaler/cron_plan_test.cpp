@@ -1,4 +1,4 @@
-// When a CronFederatedHPA rule runs (cron.md): the first sight schedules from
+// When a CronFederatedHPA rule runs (docs/cron.md): the first sight schedules from
 // now, a due firing runs once with its scheduleTime, a miss older than the
 // deadline is skipped, a failover within it still runs, suspended and
 // invalid rules do nothing; and, walked through time at random steps with

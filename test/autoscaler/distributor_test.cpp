@@ -1,5 +1,5 @@
-// Distributed mode (shared/specs/distributed.md): every rule and example of
-// the spec as a table, and a property test of the invariants over random
+// Distributed mode (docs/distributed-mode.md): every rule and example of
+// the page as a table, and a property test of the invariants over random
 // members, weights, spec edits and member HPA states.
 #include <catch2/catch.hpp>
 
@@ -122,7 +122,7 @@ TEST_CASE("distributor: the mode annotation", "[autoscaler][distributor]") {
   CHECK(d.events[0].reason == "InvalidMode");
 }
 
-TEST_CASE("distributor: initial shares (the spec's examples and the tie rules)", "[autoscaler][distributor]") {
+TEST_CASE("distributor: initial shares (the documented examples and the tie rules)", "[autoscaler][distributor]") {
   struct Case {
     std::string name;
     std::vector<std::int32_t> weights;

@@ -1,5 +1,5 @@
-// Deciding only on complete data (shared/specs/scenario.md, "Several
-// members"): Karmada's calibration across members, members whose pods could
+// Deciding only on complete data (docs/autoscaling.md, "Decisions
+// on complete data only"): Karmada's calibration across members, members whose pods could
 // not be read (missing pods, never absent ones), and Object/External values
 // that miss a member (a scale-up, never a scale-down). Also the metric
 // selector in the key of Pods and Object values, and ContainerResource on a

@@ -588,7 +588,7 @@ TEST_CASE("replica calculator: requests are summed over containers or taken from
 
 TEST_CASE("replica calculator: same-name pods in two clusters are two pods", "[autoscaler][replica_calculator]") {
   // StatefulSet web-0 in member1 and in member2. Keyed by name only, one
-  // value would overwrite the other (reference-lessons F1).
+  // value would overwrite the other (as in Karmada's controller).
   std::vector<Pod> pods = {ready_pod("web-0", "member1"), ready_pod("web-0", "member2")};
   std::vector<PodResourceSample> samples = {cpu_sample(pods[0].key, "100m"), cpu_sample(pods[1].key, "20m")};
   // (100 + 20) / 200 = 60 % -> 60 / 50 = 1.2 -> ceil(2.4) = 3

@@ -1,5 +1,5 @@
 // `fedmetrics simulate`: every shipped example scenario, the output contract
-// (shared/specs/scenario.md) and malformed files.
+// (docs/simulate.md) and malformed files.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -83,7 +83,7 @@ TEST_CASE("simulate: every example scenario runs and prints one line per step", 
       CHECK(line.at("at") == scenario["steps"][i].at("at"));
       CHECK(line.contains("currentReplicas"));
       CHECK(line.at("conditions").is_array());
-      if (distributed) {  // distributed.md's output shape
+      if (distributed) {  // distributed mode's output shape
         CHECK(line.at("members").is_object());
         CHECK(line.at("moves").is_array());
       } else {
@@ -178,7 +178,7 @@ std::string scenario(const std::string& steps, const std::string& extra = "") {
 
 const char* kPod = R"({"name": "web-1", "containers": [{"name": "app", "requests": {"cpu": "100m"}}], "usage": {"cpu": "80m"}})";
 
-TEST_CASE("simulate: the step rules of scenario.md", "[autoscaler][simulate]") {
+TEST_CASE("simulate: the step rules of a scenario file", "[autoscaler][simulate]") {
   SECTION("replicas carry over from the previous decision, statusReplicas default to replicas") {
     // one pod at 80 % of 50 % -> 2; next step starts from 2
     Run run = simulate_text(scenario(std::string("[{\"at\": 0, \"replicas\": 1, \"pods\": [") + kPod + "]}, " +
@@ -424,7 +424,7 @@ TEST_CASE("simulate: a field the format does not have, time going back or no ste
   }
 }
 
-// --- "mode": "distributed" (shared/specs/distributed.md) ---------------------
+// --- "mode": "distributed" (docs/simulate.md) ----------------------------------
 
 // "member1 1/6 update, member3 delete" in name order.
 std::string members_of(const json& line) {
@@ -533,7 +533,7 @@ TEST_CASE("simulate: malformed CronFederatedHPAs exit 2 with the field named", "
   });
 }
 
-TEST_CASE("simulate: distributed mode, the spec's example extended", "[autoscaler][simulate][distributor]") {
+TEST_CASE("simulate: distributed mode, the documented example extended", "[autoscaler][simulate][distributor]") {
   Run run = simulate_file(examples_dir() / "distributed-rebalance.json");
   REQUIRE(run.exit == 0);
   CHECK(run.err.empty());
@@ -544,7 +544,7 @@ TEST_CASE("simulate: distributed mode, the spec's example extended", "[autoscale
   };
   const std::vector<Expected> expected = {
       {"member1 1/3 create, member2 1/3 create, member3 1/3 create", "", 0},
-      // the spec's step at 300
+      // the documented step at 300
       {"member1 1/6 update, member2 1/1 update, member3 1/2 update", "member2->member1 2, member3->member1 1", 5},
       // member4 joins: floor(9 / 4) = 2 from member1's spare (member1 scaled 200 s ago, outside the window)
       {"member1 1/4 update, member2 1/1 none, member3 1/2 none, member4 1/2 create", "member1->member4 2", 6},
@@ -569,7 +569,7 @@ TEST_CASE("simulate: distributed mode, the spec's example extended", "[autoscale
         "moved 3 of maxReplicas from member2 (gave 2, now 1), member3 (gave 1, now 2) to member1 (now 6)");
   CHECK(reason(run.lines[5], "ScalingActive") == "InvalidDistribution");
   CHECK(reason(run.lines[6], "ScalingActive") == "ValidDistribution");
-  // The spec's exact line at 300, in its key order.
+  // The exact line at 300, in the output's key order.
   CHECK(run.out.find(R"({"at":300,"members":{"member1":{"minReplicas":1,"maxReplicas":6,"action":"update"},)"
                      R"("member2":{"minReplicas":1,"maxReplicas":1,"action":"update"},)"
                      R"("member3":{"minReplicas":1,"maxReplicas":2,"action":"update"}},)"
@@ -634,7 +634,7 @@ TEST_CASE("simulate: distributed mode, the step rules", "[autoscaler][simulate][
     CHECK(run.lines[1].at("members").empty());
     CHECK(reason(run.lines[1], "ScalingActive") == "InvalidDistribution");
   }
-  SECTION("\"mode\": \"centralized\" is the scenario.md path") {
+  SECTION("\"mode\": \"centralized\" is the default format's path") {
     Run run = simulate_text(scenario(std::string("[{\"at\": 0, \"replicas\": 1, \"pods\": [") + kPod + "]}]",
                                      R"(, "mode": "centralized")"));
     REQUIRE(run.exit == 0);

@@ -1,4 +1,4 @@
-// The CronFederatedHPA loop (cron.md) with the control plane in memory and
+// The CronFederatedHPA loop (docs/cron.md) with the control plane in memory and
 // the clock in the test's hands: a rule runs once at its firing time with
 // what it applied recorded and an Event; a failover within the deadline
 // still runs the miss, later than it skips it; min > max and invalid rules

@@ -824,7 +824,7 @@ TEST_CASE("HpaController: pure pieces: placement, native sidecars") {
   CHECK(requests->at(converted.key) == 250);
 }
 
-// Distributed mode in the live loop (distributed.md), with the members' HPAs in memory.
+// Distributed mode in the live loop (docs/distributed-mode.md), with the members' HPAs in memory.
 struct MemoryMemberHPAs : MemberHPAs {
   explicit MemoryMemberHPAs(std::string name) : name_(std::move(name)) {}
   const std::string& member() const override { return name_; }

@@ -1,4 +1,4 @@
-// Distributed mode's member HPA objects (shared/specs/distributed.md): the
+// Distributed mode's member HPA objects (docs/distributed-mode.md): the
 // object written, the per-member decision (create / update only when
 // something differs / delete / none / refuse), the observed state read back,
 // and the status written to the FederatedHPA.
@@ -355,7 +355,7 @@ TEST_CASE("member hpa: the observed state read into the distributor's input", "[
   }
 }
 
-TEST_CASE("member hpa: read back into the distributor, the status as the spec aggregates it",
+TEST_CASE("member hpa: read back into the distributor, the status aggregated as documented",
           "[controller][member_hpa]") {
   // Two member HPAs as a member's apiserver returns them, through
   // read_member_hpa into distribute(): sums, replica-weighted utilization

@@ -1,4 +1,4 @@
-// Cron schedules (cron.md, "Schedules"): the dialect, the day rules, month
+// Cron schedules (docs/cron.md, "Schedules"): the dialect, the day rules, month
 // ends and leap years, @every, zones and their daylight-saving transitions
 // on both hemispheres, previous() against next(), and every error message.
 #include "fedmetrics/cron/schedule.hpp"

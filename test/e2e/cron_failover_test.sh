@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# CronFederatedHPA across a change of leader (shared/specs/cron.md, "Missed
-# runs and failover"): two `fedmetrics serve --enable-autoscaler` replicas
+# CronFederatedHPA across a change of leader (docs/cron.md, "Each
+# firing runs once"): two `fedmetrics serve --enable-autoscaler` replicas
 # with a short Lease; the leader is killed (SIGKILL: the Lease is not
 # released) two seconds before a per-minute rule fires, so that the firing
 # falls while no replica leads. The other replica takes over once the Lease

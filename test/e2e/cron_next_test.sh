@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end: `fedmetrics cron next` (cron.md): firing times in two zones across
+# End to end: `fedmetrics cron next` (docs/cron.md): firing times in two zones across
 # daylight-saving changes, the CRON_TZ= prefix winning over --time-zone,
 # --count and its default, @every from --from, exit 2 with the parse error for
 # a bad schedule, zone or --from or for a schedule that never fires, and --help.
@@ -70,7 +70,7 @@ check "and says so ($err)" grep -qF 'schedule "TZ=Europe/Berlin 0 0 30 2 *" neve
 # Bad input: exit 2, the parse error on stderr, nothing on stdout.
 run "0 0 13 *"
 check "bad schedule: exit 2 (rc $rc)" test "$rc" -eq 2
-check "bad schedule: the spec's message ($err)" grep -qF 'invalid schedule "0 0 13 *": expected 5 fields, found 4' "$E2E_TMP/err"
+check "bad schedule: the documented message ($err)" grep -qF 'invalid schedule "0 0 13 *": expected 5 fields, found 4' "$E2E_TMP/err"
 check "bad schedule: nothing on stdout" test -z "$out"
 run "0 0 * * 8"
 check "day of week 8: exit 2 and the field named ($err)" test "$rc" -eq 2 -a "$err" = \

@@ -25,8 +25,8 @@ share() { km "$1" get hpa nginx -o jsonpath='{.spec.minReplicas}/{.spec.maxRepli
 # shares_are MIN1/MAX1 MIN2/MAX2: the invariants checked, then the shares compared.
 shares_are() { invariants; [ "$(share member1)" = "$1" ] && [ "$(share member2)" = "$2" ]; }
 
-# invariants: the spec's invariants (distributed.md: "after every
-# reconcile"), at every observation of both member HPAs: sum of max = 6,
+# invariants: the invariants of docs/distributed-mode.md ("after every
+# pass that distributes"), at every observation of both member HPAs: sum of max = 6,
 # 1 <= min <= max each, sum of min = max(2, n) = 2. A move of maxReplicas is
 # two writes to two clusters, so an observation between them (or between our
 # two reads) sees the move half made: a broken observation is read again a

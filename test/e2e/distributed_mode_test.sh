@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Distributed mode end to end (shared/specs/distributed.md) with the real
+# Distributed mode end to end (docs/distributed-mode.md) with the real
 # kubectl on the simulated world, whose members run their own HPA controllers:
 # examples/federatedhpa/nginx-distributed.yaml gets one HPA per member with
 # its share and the template the retain label; member1 hot on its own load

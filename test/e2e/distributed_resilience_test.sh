@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Distributed mode's resilience property (shared/specs/distributed.md, issue
+# Distributed mode's resilience property (docs/distributed-mode.md, issue
 # 18), end to end with the real kubectl on the simulated world whose members
 # run their own HPA controllers: with fedmetrics stopped, load rising on
 # member2 makes member2's own HPA scale member2's pods up to its max (3); when

@@ -125,7 +125,7 @@ external=/apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_messages_re
 check "external: one series per member that has it, tagged fedmetrics/cluster" \
   test "$(json_get "$(get "$external")" "sorted(i['metricLabels']['fedmetrics/cluster'] for i in d['items'])")" \
   = "['member1', 'member1-mirror']"
-# (On the external API labelSelector selects series: wire contract 1.3.)
+# (On the external API labelSelector selects series: docs/api.md, "Paths".)
 check "labelSelector fedmetrics/cluster=member1-mirror: that member's series only" \
   test "$(json_get "$(get "$external?labelSelector=fedmetrics%2Fcluster%3Dmember1-mirror")" "[i['metricLabels']['fedmetrics/cluster'] for i in d['items']]")" \
   = "['member1-mirror']"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End to end: `fedmetrics simulate` with "mode": "distributed"
-# (shared/specs/distributed.md) on the shipped example and on broken files.
+# (docs/simulate.md) on the shipped example and on broken files.
 # Usage: simulate_distributed_test.sh FEDMETRICS_BINARY SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 bin=$1
@@ -34,7 +34,7 @@ for step, line in zip(scenario["steps"], open(sys.argv[2])):
     assert all(1 <= v["minReplicas"] <= v["maxReplicas"] for v in live.values()), out
 PY
 
-# The spec's example alone, read from stdin.
+# The documented example alone, read from stdin.
 python3 - "$example" >"$E2E_TMP/spec-example.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -42,7 +42,7 @@ s["steps"] = s["steps"][:2]
 print(json.dumps(s))
 PY
 "$bin" simulate - <"$E2E_TMP/spec-example.json" >"$E2E_TMP/spec.jsonl"
-check "the spec's step at 300: member1 6, member2 1, member3 2, moves 2 and 1" python3 - "$E2E_TMP/spec.jsonl" <<'PY'
+check "the documented step at 300: member1 6, member2 1, member3 2, moves 2 and 1" python3 - "$E2E_TMP/spec.jsonl" <<'PY'
 import json, sys
 line = [json.loads(l) for l in open(sys.argv[1])][1]
 assert {k: v["maxReplicas"] for k, v in line["members"].items()} == {"member1": 6, "member2": 1, "member3": 2}, line

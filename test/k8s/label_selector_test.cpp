@@ -1,5 +1,5 @@
 // Label selectors against apimachinery's behaviour (pkg/labels/selector_test.go
-// vectors and the texts of wire contract section 4.1).
+// vectors and kube-apiserver's error texts).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -185,7 +185,7 @@ TEST_CASE("LabelSelector: parse error texts") {
       {"x<+5", "unable to parse requirement: values[0][x]: Invalid value: \"+5\": " + kValueRegexError},
       {"x>b@d", "unable to parse requirement: [values[0]: Invalid value: \"b@d\": " + kIntegerError +
                     ", values[0][x]: Invalid value: \"b@d\": " + kValueRegexError + "]"},
-      // The two texts quoted in the wire contract, spelled out in full.
+      // Two of kube-apiserver's texts, spelled out in full.
       {"-app",
        "unable to parse requirement: <nil>: Invalid value: \"-app\": name part must consist of alphanumeric "
        "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or "

@@ -10,7 +10,7 @@ Quantity q(const char* text) { return *Quantity::parse(text); }
 }  // namespace
 
 TEST_CASE("PodMetricsList: metrics-server's document round-trips byte-for-byte in meaning", "[k8s][types]") {
-  // The wire contract's example (section 2.1).
+  // A PodMetricsList as metrics-server answers it.
   const json document = json::parse(R"({"kind":"PodMetricsList","apiVersion":"metrics.k8s.io/v1beta1","metadata":{},"items":[
     {"metadata":{"name":"web-7d9c","namespace":"default","labels":{"app":"web"},"creationTimestamp":"2026-08-22T10:15:31Z"},
      "timestamp":"2026-08-22T10:15:20Z","window":"15.021s",

@@ -62,7 +62,8 @@ std::string from_json(const json& in) {
 
 }  // namespace
 
-// Wire contract 3.3, every row; rows with several inputs are split a/b/c.
+// Inputs and the canonical form Go prints for each; rows with several inputs
+// are split a/b/c.
 TEST_CASE("Quantity: canonical serialization table", "[k8s][quantity]") {
   struct Row {
     const char* id;

@@ -1,6 +1,6 @@
 // Request-target decoding against Go's net/url (url.PathUnescape,
 // url.ParseQuery, url.Values.Get) and a Go server's routing on the decoded
-// path (wire contract 0.1, 0.2).
+// path.
 #include <string>
 #include <vector>
 

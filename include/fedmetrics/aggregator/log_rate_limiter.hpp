@@ -4,7 +4,7 @@
 // dropped since the last line written. The member-failure log uses it per
 // (member, reason), so that a member refusing every call of a busy server
 // writes one line every few seconds, not thousands (klog's and client-go's
-// "log state changes, not every failure"; reference-lessons "Observability").
+// "log state changes, not every failure").
 // Pure: the caller passes the time and holds any lock; no logging here.
 #include <chrono>
 #include <cstddef>

@@ -98,7 +98,7 @@ using MemberList = std::vector<std::shared_ptr<MemberCluster>>;
 // context says. Its data is missing from every answer that would have asked
 // it, so the aggregator reports it as it reports a member that failed
 // (`member2: left out: Cluster NotReady (ClusterNotReachable)`), never by
-// silence (reference-lessons #14, #15).
+// silence (Karmada's adapter leaves such a member out without a word).
 struct LeftOutMember {
   std::string name;
   std::string reason;  // for people, after "left out: "

@@ -2,7 +2,7 @@
 // The queries the server hands to the aggregator: plain values, decoded from
 // an HTTP request by the server and answered by fanning out to the members.
 // Designed around the query, not around objects (custom-metrics-apiserver's
-// provider interface; STYLE.md).
+// provider interface).
 #include <string>
 #include <variant>
 

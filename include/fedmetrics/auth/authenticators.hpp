@@ -3,7 +3,7 @@
 // request-header (the aggregator's front proxy vouches for the user in
 // X-Remote-* headers; apiserver pkg/authentication/request/headerrequest)
 // and x509 client certificates (client-ca-file; user = CN, groups = O).
-// Wire contract 5.2 and 5.3. Pure: the caller passes the peer chain, the
+// Pure: the caller passes the peer chain, the
 // headers and the time.
 #include <chrono>
 #include <map>

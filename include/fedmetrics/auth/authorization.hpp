@@ -1,6 +1,7 @@
 #pragma once
 // The authorization decisions we take without a SubjectAccessReview, and the
-// 403 we answer with after one. Wire contract 5.5.
+// 403 we answer with after one (apiserver's
+// responsewriters.ForbiddenStatusError).
 #include <string_view>
 
 #include "fedmetrics/auth/request_attributes.hpp"

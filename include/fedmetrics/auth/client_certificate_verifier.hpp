@@ -4,7 +4,7 @@
 // KeyUsages = [ExtKeyUsageClientAuth] (apiserver
 // pkg/authentication/request/x509/x509.go). Our TLS server only requests a
 // client certificate; which CA it must chain to depends on the authenticator
-// (requestheader-client-ca-file or client-ca-file). Wire contract 5.1.
+// (requestheader-client-ca-file or client-ca-file).
 #include <chrono>
 #include <memory>
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
 // What a request asks to do, in authorizer terms (apiserver
 // pkg/endpoints/request/requestinfo.go, RequestInfoFactory.NewRequestInfo
-// with API prefixes "api" and "apis"). Wire contract 5.5.
+// with API prefixes "api" and "apis").
 #include <string>
 #include <string_view>
 

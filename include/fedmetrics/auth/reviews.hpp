@@ -2,8 +2,8 @@
 // The two review documents a delegating apiserver posts to its main
 // apiserver: TokenReview (authentication.k8s.io/v1, for bearer tokens;
 // apiserver plugin/pkg/authenticator/token/webhook) and SubjectAccessReview
-// (authorization.k8s.io/v1; plugin/pkg/authorizer/webhook). Wire contract
-// 5.4 and 5.5. Bodies in, bodies out: the HTTP call is the caller's.
+// (authorization.k8s.io/v1; plugin/pkg/authorizer/webhook).
+// Bodies in, bodies out: the HTTP call is the caller's.
 #include <string>
 #include <string_view>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Who is asking (apiserver pkg/authentication/user.DefaultInfo) and what one
-// authenticator concluded about a request. Wire contract 5.2 and 5.4.
+// authenticator concluded about a request.
 #include <map>
 #include <string>
 #include <string_view>

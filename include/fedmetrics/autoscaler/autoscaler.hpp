@@ -95,7 +95,7 @@ struct SyncInput {
   MetricsSnapshot metrics;
   Timestamp now{};
   // Where the replicas are and which members could not be read; empty
-  // outside a federation (scenario.md, "Several members").
+  // outside a federation (docs/autoscaling.md, "Decisions on complete data only").
   MemberPlacement placement;
 };
 

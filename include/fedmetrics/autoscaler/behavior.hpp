@@ -6,7 +6,7 @@
 // convertDesiredReplicasWithBehaviorRate, calculateScale{Up,Down}Limit...).
 //
 // Upstream keeps the recommendation and scale-event history in controller
-// memory, so it is lost on restart (reference-lessons F8). Here it is a value,
+// memory, so it is lost on restart and on a change of leader. Here it is a value,
 // ScalingHistory, that the caller carries from one sync to the next (and may
 // persist).
 #include <chrono>

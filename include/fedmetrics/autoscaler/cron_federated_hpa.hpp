@@ -1,6 +1,6 @@
 #pragma once
 // Karmada's CronFederatedHPA (autoscaling.karmada.io/v1alpha1) as
-// shared/specs/cron.md runs it, the parts that need no clock and no I/O: the
+// fedmetrics runs it (docs/cron.md), the parts that need no clock and no I/O: the
 // object decoded field for field (a rule that is invalid is marked so, with
 // the reason, and the other rules stay usable), what a rule does to a
 // FederatedHPA's min/max or a workload's replicas (refusing what the

@@ -1,6 +1,6 @@
 #pragma once
-// When a CronFederatedHPA rule runs (shared/specs/cron.md, "Running a rule"
-// and "Missed runs and failover"), decided from the rule, what its status
+// When a CronFederatedHPA rule runs (docs/cron.md, "Each firing runs
+// once"), decided from the rule, what its status
 // history recorded and the time: pure, so that the live loop and `simulate`
 // decide alike and a test can walk through a failover minute by minute.
 //

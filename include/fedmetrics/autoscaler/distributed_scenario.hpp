@@ -1,6 +1,6 @@
 #pragma once
-// Scenario files with "mode": "distributed" (shared/specs/distributed.md,
-// "fedmetrics simulate for distributed mode"): the FederatedHPA, the
+// Scenario files with "mode": "distributed" (docs/simulate.md,
+// "Distributed mode"): the FederatedHPA, the
 // rebalance window, and per step the members with what their own HPAs
 // report. The members' HPA decisions are given, not computed: the scenario
 // replays the distributor alone.
@@ -20,7 +20,7 @@
 
 namespace fedmetrics::autoscaler {
 
-// One member at one step; absent fields carry over as the spec says (weight
+// One member at one step; absent fields carry over (weight
 // and replicas from the previous step, min/max from the previous decision).
 struct DistributedScenarioMember {
   std::optional<std::int32_t> weight;

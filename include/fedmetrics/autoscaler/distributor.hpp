@@ -1,5 +1,5 @@
 #pragma once
-// Distributed mode (shared/specs/distributed.md): a FederatedHPA's
+// Distributed mode (docs/distributed-mode.md): a FederatedHPA's
 // minReplicas/maxReplicas split into one autoscaling/v2 HPA per member, each
 // member's own HPA controller scaling its own pods, and maxReplicas moved from
 // members with spare room to members pegged at their maximum.
@@ -159,7 +159,7 @@ Distribution invalid_mode(std::string message, std::vector<HorizontalPodAutoscal
 
 // The initial split of `total` over members with these weights (0 counts as
 // 1): largest remainder, ties by name, then no member left at 0. Exposed for
-// the tests of the spec's examples. `weights` keyed by member name.
+// the tests of the documented examples. `weights` keyed by member name.
 std::map<std::string, std::int32_t, std::less<>> initial_split(
     std::int64_t total, const std::map<std::string, std::int32_t, std::less<>>& weights);
 

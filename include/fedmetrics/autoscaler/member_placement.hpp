@@ -1,6 +1,6 @@
 #pragma once
 // What only a federation adds to the replica calculation
-// (shared/specs/scenario.md, "Several members"): where Karmada placed the
+// (docs/autoscaling.md, "Decisions on complete data only"): where Karmada placed the
 // replicas, and which members could not be read this sync. Pure values and
 // functions, shared by the live loop and `fedmetrics simulate`.
 #include <cstdint>

@@ -4,7 +4,7 @@
 // clusters, `fedmetrics simulate` from a scenario file.
 //
 // Pods are identified by (cluster, namespace, name): two StatefulSet pods
-// "web-0" in member1 and member2 are two pods (reference-lessons F1; the
+// "web-0" in member1 and member2 are two pods (the
 // Karmada controller keys by name only and loses one of them).
 #include <chrono>
 #include <compare>

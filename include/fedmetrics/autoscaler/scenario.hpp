@@ -1,5 +1,5 @@
 #pragma once
-// Scenario files for `fedmetrics simulate` (shared/specs/scenario.md): the
+// Scenario files for `fedmetrics simulate` (docs/simulate.md): the
 // FederatedHPA, the controller settings, and per step the scale, the pods and
 // what the metrics APIs answer, decoded into the same values the live loop
 // builds from member clusters.
@@ -33,7 +33,7 @@ struct Scenario {
   ControllerConfig config;
   Timestamp start{};
   std::vector<ScenarioStep> steps;
-  // cron.md, "fedmetrics simulate with a CronFederatedHPA": its rules fire
+  // docs/simulate.md, "Scheduled scaling": its rules fire
   // between the steps (UTC unless a rule says otherwise). Every rule is
   // valid (an invalid one is an error of the scenario, naming the field).
   std::optional<CronFederatedHPA> cron;

@@ -1,5 +1,5 @@
 #pragma once
-// `fedmetrics simulate SCENARIO.json` (shared/specs/scenario.md): replays a
+// `fedmetrics simulate SCENARIO.json` (docs/simulate.md): replays a
 // scenario file through the same sync() as the live loop. The replay is a
 // value (one ReplayStep per step); the JSON lines, the table
 // (simulate_table.hpp) and the plot (plot/replay_chart.hpp) are views of it.
@@ -75,7 +75,7 @@ struct Replay {
 // `warnings`; an error names the field ("steps[2].pods[0].startTime: not a time").
 k8s::Expected<Replay> replay_scenario(std::istream& scenario, std::ostream& warnings);
 
-// One JSON object per step, one per line (scenario.md, "Output").
+// One JSON object per step, one per line (docs/simulate.md, "Output").
 void write_json_lines(const Replay& replay, std::ostream& out);
 
 // Reads the scenario from `scenario`, writes the JSON Lines to `out`, errors

@@ -89,7 +89,7 @@ class ControlPlane {
   virtual void record_event(const EventSubject& subject, const std::string& type, const std::string& reason,
                             const std::string& message) = 0;
 
-  // Distributed mode (shared/specs/distributed.md). The defaults refuse, so
+  // Distributed mode (docs/distributed-mode.md). The defaults refuse, so
   // that a control plane without them cannot run a distributed FederatedHPA.
   //
   // Sets (retain true) or removes (false) the label
@@ -136,7 +136,7 @@ class ControlPlane {
     done(k8s::Error{"this control plane cannot annotate the FederatedHPA"});
   }
 
-  // Scheduled scaling (shared/specs/cron.md). The defaults refuse, so that a
+  // Scheduled scaling (docs/cron.md). The defaults refuse, so that a
   // control plane without them runs no CronFederatedHPA.
   //
   // Optional: call `on_change` after each change a watch of the

@@ -1,5 +1,5 @@
 #pragma once
-// Scheduled scaling (shared/specs/cron.md): the CronFederatedHPAs matching the
+// Scheduled scaling (docs/cron.md): the CronFederatedHPAs matching the
 // loop's label selector, run on the leader only, on the same control-plane
 // port and strand executor as the FederatedHPA loop.
 //

@@ -47,7 +47,7 @@ struct ControllerOptions {
   std::chrono::milliseconds member_timeout{3'000};  // pod lists
   autoscaler::ControllerConfig algorithm;
   std::function<k8s::Timestamp()> clock;          // wall clock (status times, readiness)
-  // Distributed mode (distributed.md): the member HPA clients (unset: a
+  // Distributed mode (docs/distributed-mode.md): the member HPA clients (unset: a
   // distributed FederatedHPA is refused, DistributedModeUnavailable) and
   // --distributed-rebalance-window.
   MemberHPAsFactory member_hpas;

@@ -1,6 +1,6 @@
 #pragma once
-// Distributed mode's member HPAs as objects (shared/specs/distributed.md,
-// "Members, shares and the member HPAs"): the autoscaling/v2
+// Distributed mode's member HPAs as objects (docs/distributed-mode.md,
+// "Decisions in detail"): the autoscaling/v2
 // HorizontalPodAutoscaler fedmetrics writes to a member for a FederatedHPA and
 // its share, what to do with the one the member has (create, update only when
 // something differs, delete, nothing, or refuse one fedmetrics did not

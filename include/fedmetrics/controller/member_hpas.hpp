@@ -1,6 +1,6 @@
 #pragma once
 // Distributed mode's port to one member cluster's autoscaling/v2
-// HorizontalPodAutoscalers (shared/specs/distributed.md): the calls the loop
+// HorizontalPodAutoscalers (docs/distributed-mode.md): the calls the loop
 // makes to create, update and delete the member HPAs and to read them back.
 // Callback style, as ControlPlane. src/main implements it over HTTPS with the
 // member's credentials or through the control plane's cluster proxy, as the
@@ -35,7 +35,7 @@ class MemberHPAs {
   // Whether the member has the scale target `target` in `namespace_name` (a
   // GET of it: true when it answers it, false on 404; any other answer is an
   // error). Distributed mode without a ResourceBinding places member HPAs on
-  // "every Ready member that has the target workload" (distributed.md).
+  // every Ready member that has the target workload (docs/distributed-mode.md).
   virtual void has_target(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
                           Done<bool> done) = 0;
   // true: deleted; false: it was not there (404). `uid` non-empty: only the

@@ -1,5 +1,5 @@
 #pragma once
-// A CronFederatedHPA rule's schedule (cron.md, "Schedules"): the dialect of
+// A CronFederatedHPA rule's schedule (docs/cron.md, "Schedules"): the dialect of
 // Kubernetes CronJob and of Karmada's runtime (robfig/cron v3's standard
 // parser), matched on the wall clock of an IANA time zone.
 #include <chrono>

@@ -1,6 +1,6 @@
 #pragma once
 // Legacy JSON discovery documents (metav1 APIGroupList, APIGroup,
-// APIResourceList), wire contract 1.4. All carry apiVersion "v1".
+// APIResourceList, apimachinery pkg/apis/meta/v1). All carry apiVersion "v1".
 #include <string>
 #include <string_view>
 #include <vector>

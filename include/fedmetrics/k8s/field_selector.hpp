@@ -1,7 +1,6 @@
 #pragma once
 // Field selectors (apimachinery pkg/fields/selector.go), restricted as
 // metrics-server restricts them to metadata.name and metadata.namespace.
-// Wire contract 4.2 and 4.3.
 #include <functional>
 #include <optional>
 #include <string>

@@ -2,7 +2,7 @@
 // Kubernetes label selectors (apimachinery pkg/labels/selector.go and
 // metav1.LabelSelector): the string grammar with every operator, Kubernetes'
 // validation and error texts, the object form, matching, and the canonical
-// (sorted) string that is forwarded to member clusters. Wire contract 4.1.
+// (sorted) string that is forwarded to member clusters.
 #include <cstddef>
 #include <map>
 #include <string>

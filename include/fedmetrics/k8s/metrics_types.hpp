@@ -1,7 +1,7 @@
 #pragma once
 // The metrics APIs' wire types with JSON in both directions: metrics.k8s.io
 // PodMetrics/NodeMetrics, custom.metrics.k8s.io MetricValue (v1beta1 and
-// v1beta2), external.metrics.k8s.io ExternalMetricValue. Wire contract 2.1-2.5.
+// v1beta2), external.metrics.k8s.io ExternalMetricValue (k8s.io/metrics pkg/apis).
 // Encoders produce exactly the upstream shapes; decoders accept what upstream
 // servers send and return an error naming the field for anything else.
 #include <chrono>

@@ -1,7 +1,6 @@
 #pragma once
 // Kubernetes resource.Quantity (apimachinery pkg/api/resource): parsing, exact
 // arithmetic and the canonical serialization, byte for byte as Go prints it.
-// Wire contract section 3.
 //
 // Representation: a signed count of nano-units (10^-9) in 128 bits plus the
 // format remembered from the suffix. Go rounds every parsed value up, away from
@@ -28,7 +27,7 @@ class Quantity {
 
   Quantity() = default;  // zero, DecimalSI
 
-  // Parses every form Kubernetes accepts (section 3.1). Error messages are Go's.
+  // Parses every form Kubernetes accepts (Go's ParseQuantity). Error messages are Go's.
   static Expected<Quantity> parse(std::string_view text);
 
   // Go's NewQuantity(value, format).
@@ -41,7 +40,7 @@ class Quantity {
   // Metrics-server's CPU form: nanocores as DecimalSI.
   static Quantity from_nanos(Nanos nanos, QuantityFormat format = QuantityFormat::DecimalSI);
 
-  // Canonical serialization (section 3.2).
+  // Canonical serialization (Go's Quantity.String).
   [[nodiscard]] std::string to_string() const;
 
   [[nodiscard]] QuantityFormat format() const { return format_; }

@@ -2,7 +2,7 @@
 // The Kubernetes error object (metav1.Status) and its HTTP code, with one
 // named constructor per reason we answer with. Texts follow apimachinery
 // pkg/api/errors/errors.go and custom-metrics-apiserver pkg/provider/errors.go
-// (wire contract 2.6). This is the one place where an error becomes HTTP.
+// This is the one place where an error becomes HTTP.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,6 +1,7 @@
 #pragma once
 // metav1.Time (RFC 3339, UTC, written with second precision) and
-// metav1.Duration (Go's time.Duration string form). Wire contract section 0.5.
+// metav1.Duration (Go's time.Duration string form), as apimachinery's
+// pkg/apis/meta/v1 (time.go, duration.go) writes them.
 #include <chrono>
 #include <string>
 #include <string_view>

@@ -1,5 +1,5 @@
 #pragma once
-// Request-target decoding as a Go API server does it (wire contract 0.1, 0.2):
+// Request-target decoding as a Go API server does it (Go's net/url and net/http):
 // the path is percent-decoded whole and then split on '/', the query is
 // form-decoded as url.ParseQuery and read with url.Values.Get. Pure; used by
 // our API server and by the simulated member clusters.

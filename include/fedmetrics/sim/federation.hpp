@@ -2,7 +2,7 @@
 // The state of a simulated federation at one moment, as a plain value: the
 // world, each workload's replicas, placement and offered load, and each
 // member's pods and faults. Changes (load, replicas, faults) make a new value;
-// the shell swaps it whole under readers (STYLE.md: immutable snapshots).
+// the shell swaps it whole under readers (an immutable snapshot).
 // Readiness and termination are functions of time, so answering a request at
 // `now` needs no timers.
 #include <cstdint>

@@ -15,7 +15,7 @@
 //   - the cluster proxy .../clusters/{name}/proxy/... forwarded to the member;
 //   - the aggregation layer: a group-version with an APIService that names a
 //     Service is forwarded to it over TLS with the front-proxy client
-//     certificate and X-Remote-User/X-Remote-Group (wire contract 5);
+//     certificate and X-Remote-User/X-Remote-Group, as kube-aggregator's proxy does;
 //   - discovery, /version, health.
 // The network hops (proxy, aggregation) are done by the shell through
 // `Hooks::forward`; everything else is computed here.
@@ -103,7 +103,7 @@ class KarmadaApi {
 
   void handle(transport::HttpRequest request, std::function<void(transport::HttpResponse)> respond);
 
-  // kube-aggregator's availability controller (wire contract 5.6): every
+  // kube-aggregator's availability controller (remote_available_controller.go): every
   // APIService that names a Service, with where to probe it or why it cannot
   // be reached. The shell probes GET /apis/{group}/{version} and reports
   // back; until a probe passed, proxied requests get 503.
