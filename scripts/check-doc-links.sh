@@ -13,7 +13,13 @@
 #      once written against (the project's own words are its docs/ pages);
 #   5. every metric the code exposes (a "fedmetrics_..." or "process_..."
 #      name in src/, the HPA controller's as its prefix plus a suffix) is on
-#      docs/metrics.md.
+#      docs/metrics.md;
+#   6. the code does not cite such documents either: no line of a file under
+#      src/, include/, test/, fuzz/, bench/, scripts/, deploy/, examples/, nor
+#      of Dockerfile or CMakeLists.txt (comments, test names, a scenario's
+#      "description") names the design notes, a bare NAME.md that is not at
+#      the top of the repository, or a docs/... or examples/... page that
+#      does not exist (this script and its test name the patterns on purpose).
 # Prints each fault as FILE:LINE: what, and exits 1 if there is one.
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -60,7 +66,7 @@ def anchors(path):
 link = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 code_span = re.compile(r"`([^`\n]+)`")
 repo_path = re.compile(r"^(src|include|test|docs|examples|deploy|scripts|bench|fuzz|certs|\.ci)/[\w./*-]*$")
-foreign = re.compile(r"shared/specs|wire contract|reference-lessons")
+foreign = re.compile(r"shared/specs|wire[- ]contract|reference-lessons", re.IGNORECASE)
 md_name = re.compile(r"(?<![\w/.-])([\w-]+\.md)\b")
 md_names = {os.path.basename(f) for f in files}
 
@@ -112,6 +118,34 @@ for source in sorted(glob.glob(os.path.join(root, "src", "**", "*.[ch]pp"), recu
         short = "..._" + name.split("_controller_", 1)[1] if "_controller_" in name else None
         if name not in documented and not (short and short in documented):
             fault(os.path.relpath(source, root), number, f"metric {name} is not on docs/metrics.md")
+
+code_dirs = ("src", "include", "test", "fuzz", "bench", "scripts", "deploy", "examples")
+code_files = [f for f in ("Dockerfile", "CMakeLists.txt") if os.path.isfile(os.path.join(root, f))]
+for top in code_dirs:
+    for dirpath, _, names in os.walk(os.path.join(root, top)):
+        code_files += [os.path.relpath(os.path.join(dirpath, n), root) for n in names if not n.endswith(".md")]
+names_patterns = {"scripts/check-doc-links.sh", "test/lint/doc_links_test.sh"}
+top_md = {n for n in os.listdir(root) if n.endswith(".md")}
+page_path = re.compile(r"(?<![\w/.$-])((?:docs|examples|deploy|bench)/[\w./-]*\.md)\b")
+url = re.compile(r"\w+://\S+")
+for rel in sorted(set(code_files) - names_patterns):
+    try:
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            text = f.read()
+    except (UnicodeDecodeError, OSError):
+        continue  # binary fuzz inputs, images
+    for number, line in enumerate(text.splitlines(), 1):
+        m = foreign.search(line)
+        if m:
+            fault(rel, number, f"cites \"{m.group(0)}\", which is not in the repository")
+        plain = url.sub("", link.sub("", line))
+        for name in md_name.findall(plain):
+            if name not in top_md:
+                page = f" (a page under docs/ is docs/{name})" if os.path.isfile(os.path.join(root, "docs", name)) else ""
+                fault(rel, number, f"cites {name}, which is not in the repository{page}")
+        for page in page_path.findall(plain):
+            if not os.path.isfile(os.path.join(root, page)):
+                fault(rel, number, f"cites {page}, which is not in the repository")
 
 sys.exit(1 if faults else 0)
 EOF
