@@ -33,8 +33,7 @@ check "and it is one Event, not one per sync" test "$(failed_events | wc -l)" = 
 able_since() { kk get fhpa ghost -o jsonpath='{.status.conditions[?(@.type=="AbleToScale")].lastTransitionTime}'; }
 before=$(able_since)
 check "the status says since when it is unable to scale ($before)" test -n "$before"
-kill "$serve_pid"
-wait "$serve_pid" 2>/dev/null || true
+stop "$serve_pid"
 sleep 1.1  # status times have a one-second resolution: a fresh transition would show
 serve_loop "$E2E_TMP/serve-again.log"
 synced_again() { grep -q 'default/ghost: FailedGetScale' "$E2E_TMP/serve-again.log"; }

@@ -14,9 +14,8 @@ bash "$src/certs/generate.sh" "$E2E_TMP/two" >/dev/null
 mkdir -p "$E2E_TMP/live"
 cp "$E2E_TMP/one/serving.crt" "$E2E_TMP/live/tls.crt"
 cp "$E2E_TMP/one/serving.key" "$E2E_TMP/live/tls.key"
-"$bin" serve --secure-port 0 --bind-address 127.0.0.1 --insecure-development-no-auth \
-  --tls-cert-file "$E2E_TMP/live/tls.crt" --tls-private-key-file "$E2E_TMP/live/tls.key" >"$E2E_TMP/serve.log" 2>&1 &
-E2E_PIDS+=($!)
+spawn "$E2E_TMP/serve.log" "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --insecure-development-no-auth \
+  --tls-cert-file "$E2E_TMP/live/tls.crt" --tls-private-key-file "$E2E_TMP/live/tls.key"
 wait_for_log "$E2E_TMP/serve.log" "serving on https://127.0.0.1:" 10
 port=$(grep -o 'serving on https://127.0.0.1:[0-9]*' "$E2E_TMP/serve.log" | sed 's/.*://')
 healthy_with() { curl -s --cacert "$1" -o /dev/null -w '%{http_code}' "https://127.0.0.1:$port/healthz" | grep -q 200; }

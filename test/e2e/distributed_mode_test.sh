@@ -47,8 +47,7 @@ check "status: AbleToScale, ScalingActive True on every member, currentMetrics a
 check "the annotation follows" bash -c "[[ '$(annotation)' == *'\"maxReplicas\":5'* ]]"
 
 # fedmetrics stopped: member1's own HPA keeps scaling within its max.
-kill -TERM "$serve_pid"
-wait "$serve_pid" 2>/dev/null || true
+stop "$serve_pid"
 check "with fedmetrics stopped, member1 still scales on its own, up to 5 pods" wait_until 90 member_pods_are member1 5
 
 # fedmetrics back: it starts from the shares and the members as they are (no

@@ -18,7 +18,7 @@ start_sim "$E2E_TMP/world.yaml" --idle-timeout ${idle}s
 load() { curl -sk -X PUT "$control/sim/v1/namespaces/default/workloads/nginx/load" -d "{\"cpu\":\"$1\"}" >/dev/null; }
 
 sync_period=3  # longer than the peers' idle timeout: every sync starts on connections they closed
-"$bin" serve --secure-port "$port" --bind-address 127.0.0.1 \
+spawn "$E2E_TMP/serve.log" "$bin" serve --secure-port "$port" --bind-address 127.0.0.1 \
   --tls-cert-file "$E2E_TMP/certs/serving.crt" --tls-private-key-file "$E2E_TMP/certs/serving.key" \
   --authentication-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --authorization-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
   --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" \
@@ -27,8 +27,7 @@ sync_period=3  # longer than the peers' idle timeout: every sync starts on conne
   --horizontal-pod-autoscaler-initial-readiness-delay 1s \
   --leader-elect true --leader-elect-retry-period 1500ms \
   --authentication-token-webhook-cache-ttl 0s --authorization-webhook-cache-authorized-ttl 0s \
-  --authorization-webhook-cache-unauthorized-ttl 0s >"$E2E_TMP/serve.log" 2>&1 &
-E2E_PIDS+=($!)
+  --authorization-webhook-cache-unauthorized-ttl 0s
 wait_for_log "$E2E_TMP/serve.log" "serving on https://127.0.0.1:" 10
 fedmetrics="https://127.0.0.1:$port"
 check "the APIService becomes Available" kk wait --for=condition=Available --timeout=15s apiservice/v1beta1.metrics.k8s.io

@@ -31,7 +31,7 @@ check "the follower logs that it acquired it" wait_for_log "$E2E_TMP/$follower.l
 
 replica c
 c=$(identity_of c)
-eval "kill -KILL \$pid_$follower; wait \$pid_$follower 2>/dev/null || true"
+eval "stop \$pid_$follower KILL"
 check "after SIGKILL the Lease stays held until it expires" holder_is "$follower_id"
 check "then the third replica takes it (lease duration 3 s)" wait_until 8 holder_is "$c"
 transitions=$(kk get lease -n kube-system fedmetrics-autoscaler -o jsonpath='{.spec.leaseTransitions}')
