@@ -64,6 +64,14 @@ spawn "$E2E_TMP/serve2.log" "$bin" serve --secure-port 0 --bind-address 127.0.0.
 wait_for_log "$E2E_TMP/serve2.log" "serving on https://127.0.0.1:" 10
 check "a 407 from the proxy is reported with the proxy and the status" \
   wait_for_log "$E2E_TMP/serve2.log" "proxy 127.0.0.1:$proxy_port refused CONNECT 127.0.0.1:[0-9]*: HTTP 407" 10
+# What a client sees: no member answers, and the answer says why.
+denied_url=$(grep -o 'https://127.0.0.1:[0-9]*' "$E2E_TMP/serve2.log" | head -1)
+denied_code=$(curl -s --cacert "$E2E_TMP/certs2/apiserver.crt" -o "$E2E_TMP/denied.json" -w '%{http_code}' \
+  "$denied_url/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods")
+cat "$E2E_TMP/denied.json"; echo
+check "a client asking for pod metrics gets 503 naming the proxy's 407 ($denied_code)" \
+  bash -c "[ '$denied_code' = 503 ] && grep -q 'refused CONNECT .*HTTP 407' '$E2E_TMP/denied.json'"
+check "the CONNECTs went to the refusing proxy" grep -q '^CONNECT 127.0.0.1:' "$E2E_TMP/bad.requests"
 
 # Only http:// proxies: anything else is refused at start, by name.
 with_proxy "socks5://127.0.0.1:1080" "$E2E_TMP/socks.kubeconfig"
