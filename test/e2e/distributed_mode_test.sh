@@ -70,4 +70,10 @@ check "the retain label is removed" \
   wait_until 10 bash -c "[ -z \"\$(kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' get deployment nginx -o jsonpath='{.metadata.labels.resourcetemplate\.karmada\.io/retain-replicas}')\" ]"
 check "the distribution annotation is removed" wait_until 10 fhpa_is '{.metadata.annotations.autoscaling\.fedmetrics\.io/distribution}' ""
 check "scaled centrally again" wait_until 20 grep -q "left distributed mode: scaled centrally again" "$E2E_TMP/serve2.log"
+central() {
+  [ "$(condition ScalingActive)" = True/ValidMetricFound ] &&
+    [ "$(fhpa '{.status.desiredReplicas}')" = "$(kk get deployment nginx -o jsonpath='{.spec.replicas}')" ]
+}
+check "and the status says so: the central loop's ScalingActive (ValidMetricFound), its desiredReplicas on the Deployment" \
+  wait_until 20 central
 finish
