@@ -16,11 +16,10 @@ start_sim "$src/test/e2e/karmada.world.yaml"
 karmada_kubeconfig="$E2E_TMP/world/karmada.kubeconfig"
 
 # fedmetrics as a delegating API server: no --insecure-development-no-auth.
-"$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs" \
+spawn "$E2E_TMP/serve.log" "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs" \
   --service-name fedmetrics --service-namespace fedmetrics-system \
   --authentication-kubeconfig "$karmada_kubeconfig" --authorization-kubeconfig "$karmada_kubeconfig" \
-  --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" --member-timeout 1s >"$E2E_TMP/serve.log" 2>&1 &
-E2E_PIDS+=($!)
+  --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" --member-timeout 1s
 wait_for_log "$E2E_TMP/serve.log" "serving on https://127.0.0.1:" 10
 port=$(grep -o 'https://127.0.0.1:[0-9]*' "$E2E_TMP/serve.log" | head -1 | sed 's/.*://')
 check "serve read the front-proxy CA from extension-apiserver-authentication" \

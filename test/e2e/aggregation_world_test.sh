@@ -20,11 +20,10 @@ check "and proxied requests get 503 (kubectl says: $proxied)" grep -q 'ServiceUn
 check "and the ExternalName Service" \
   test "$(kk get service -n fedmetrics-system fedmetrics -o jsonpath='{.spec.type}/{.spec.externalName}')" = "ExternalName/127.0.0.1"
 
-"$bin" serve --secure-port "$port" --bind-address 127.0.0.1 \
+spawn "$E2E_TMP/serve.log" "$bin" serve --secure-port "$port" --bind-address 127.0.0.1 \
   --tls-cert-file "$E2E_TMP/certs/serving.crt" --tls-private-key-file "$E2E_TMP/certs/serving.key" \
   --authentication-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --authorization-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
-  --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" >"$E2E_TMP/serve.log" 2>&1 &
-E2E_PIDS+=($!)
+  --member-kubeconfig "$E2E_TMP/world/members.kubeconfig"
 wait_for_log "$E2E_TMP/serve.log" "serving on https://127.0.0.1:" 10
 check "once fedmetrics is up, the failed availability check is retried and passes" \
   kk wait --for=condition=Available --timeout=10s apiservice/v1beta1.metrics.k8s.io

@@ -35,7 +35,7 @@ client_cert nobody "/CN=nobody"
 
 # start_gated LOG ALLOWED_NAMES: serve with the flags; sets $port.
 start_gated() {
-  "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs" \
+  spawn "$1" "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs" \
     --authentication-kubeconfig "$karmada_kubeconfig" --authorization-kubeconfig "$karmada_kubeconfig" \
     --authentication-skip-lookup \
     --requestheader-client-ca-file "$world/front-proxy-ca.crt" --requestheader-allowed-names "$2" \
@@ -44,8 +44,7 @@ start_gated() {
     --client-ca-file "$pki/ca.crt" \
     --authorization-always-allow-paths /healthz,/version \
     --tls-min-version VersionTLS13 \
-    --member-kubeconfig "$world/members.kubeconfig" --member-timeout 1s >"$1" 2>&1 &
-  E2E_PIDS+=($!)
+    --member-kubeconfig "$world/members.kubeconfig" --member-timeout 1s
   wait_for_log "$1" "serving on https://127.0.0.1:" 10
   port=$(grep -o 'https://127.0.0.1:[0-9]*' "$1" | head -1 | sed 's/.*://')
 }
@@ -111,10 +110,9 @@ cm_reads() { grep -c 'configmaps/extension-apiserver-authentication' "$E2E_TMP/s
 # the lookup; sets $port, or fails when serve did not start.
 start_lookup() {
   local log=$1; shift
-  "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs" \
+  spawn "$log" "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs" \
     --authentication-kubeconfig "$karmada_kubeconfig" --authorization-kubeconfig "$karmada_kubeconfig" \
-    "$@" --member-kubeconfig "$world/members.kubeconfig" --member-timeout 1s >"$log" 2>&1 &
-  E2E_PIDS+=($!)
+    "$@" --member-kubeconfig "$world/members.kubeconfig" --member-timeout 1s
   wait_for_log "$log" "serving on https://127.0.0.1:" 10 || return 1
   port=$(grep -o 'https://127.0.0.1:[0-9]*' "$log" | head -1 | sed 's/.*://')
 }

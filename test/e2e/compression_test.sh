@@ -101,8 +101,7 @@ curl -sk --max-time 10 -X DELETE "$control/sim/v1/members/big/faults" >/dev/null
 # --compress-min-bytes: 0 never compresses; a lower threshold compresses small answers.
 run_sim_with() {  # run_sim_with NAME FLAGS...: a second simulator; sets $other to its member's URL
   local name=$1; shift
-  "$bin" sim --world "$E2E_TMP/world.yaml" --out-dir "$E2E_TMP/$name" "$@" >"$E2E_TMP/$name.log" 2>&1 &
-  E2E_PIDS+=($!)
+  spawn "$E2E_TMP/$name.log" "$bin" sim --world "$E2E_TMP/world.yaml" --out-dir "$E2E_TMP/$name" "$@"
   wait_for_log "$E2E_TMP/$name.log" "world ready" 10
   other=$(grep -o 'member big serving on https://127.0.0.1:[0-9]*' "$E2E_TMP/$name.log" | sed 's/.* on //')
 }

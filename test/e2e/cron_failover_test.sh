@@ -43,7 +43,7 @@ if [ "$left" -lt 4 ]; then
   left=$(( $(date -d "$firing" +%s) - $(date +%s) ))
 fi
 sleep $(( left - 2 ))
-eval "kill -KILL \$pid_$leader; wait \$pid_$leader 2>/dev/null || true"
+eval "stop \$pid_$leader KILL"
 check "the leader killed 2 s before the firing at $firing ($(date -u +%H:%M:%S))" test "$(date +%s)" -lt "$(date -d "$firing" +%s)"
 check "the follower takes over once the Lease expires" wait_until 10 holder_is "$(identity_of $follower)"
 ran_at() { [ "$(kk get cronfhpa nginx-every-minute -o json | /usr/bin/python3 -c "

@@ -57,8 +57,7 @@ check "status: AbleToScale, ScalingActive True on every member, currentMetrics a
 check "the annotation follows" bash -c "[[ '$(annotation)' == *'\"maxReplicas\":5'* ]]"
 
 # fedmetrics stopped: member1's own HPA keeps scaling within its max.
-kill -TERM "$serve_pid"
-wait "$serve_pid" 2>/dev/null || true
+stop "$serve_pid"
 check "with fedmetrics stopped, member1 still scales on its own, up to 5 pods" wait_until 90 member_pods_are member1 5
 
 # fedmetrics back: it starts from the shares and the members as they are (no
@@ -83,4 +82,10 @@ check "the retain label is removed" \
   wait_until 10 bash -c "[ -z \"\$(kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' get deployment nginx -o jsonpath='{.metadata.labels.resourcetemplate\.karmada\.io/retain-replicas}')\" ]"
 check "the distribution annotation is removed" wait_until 10 fhpa_is '{.metadata.annotations.autoscaling\.fedmetrics\.io/distribution}' ""
 check "scaled centrally again" wait_until 20 grep -q "left distributed mode: scaled centrally again" "$E2E_TMP/serve2.log"
+central() {
+  [ "$(condition ScalingActive)" = True/ValidMetricFound ] &&
+    [ "$(fhpa '{.status.desiredReplicas}')" = "$(kk get deployment nginx -o jsonpath='{.spec.replicas}')" ]
+}
+check "and the status says so: the central loop's ScalingActive (ValidMetricFound), its desiredReplicas on the Deployment" \
+  wait_until 20 central
 finish

@@ -22,8 +22,7 @@ check "each member gets its share: min 1, max 3" wait_until 20 shares_are 1/3 1/
 check "one pod in each member" test "$(member_pods member1)/$(member_pods member2)" = 1/1
 
 # fedmetrics stopped; then member2 hot on its own load.
-kill -TERM "$serve_pid"
-wait "$serve_pid" 2>/dev/null || true
+stop "$serve_pid"
 check "fedmetrics stopped, member2 hot (200m of its own; pods request 25m)" \
   test "$(sim_put /sim/v1/namespaces/default/workloads/nginx/members/member2/load '{"cpu":"200m"}')" = 200
 check "member2's own HPA scales member2's pods up to its max, 3" wait_until 60 member_pods_are member2 3

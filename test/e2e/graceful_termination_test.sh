@@ -20,19 +20,19 @@ ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' --cacert "$ca" "$url/ready
 in_flight() {
   curl_pids=()
   for i in $(seq 1 "$1"); do
-    curl -s -D "$E2E_TMP/inflight.$i.headers" -o /dev/null -w '%{http_code}' --max-time 30 --cacert "$ca" \
-      "$url$pods_path" >"$E2E_TMP/inflight.$i.status" 2>/dev/null &
-    curl_pids+=($!)
+    spawn "$E2E_TMP/inflight.$i.status" curl -s -D "$E2E_TMP/inflight.$i.headers" -o /dev/null -w '%{http_code}' \
+      --max-time 30 --cacert "$ca" "$url$pods_path"
+    curl_pids+=("$spawned")
   done
 }
-wait_in_flight() { for pid in "${curl_pids[@]}"; do wait "$pid" || true; done; }
+wait_in_flight() { for pid in "${curl_pids[@]}"; do reap "$pid" || true; done; }
 # exit_status_of PID SECONDS: waits for PID, at most SECONDS, and sets $status to its exit status ("running" if it did not end).
 exit_status_of() {
   local deadline=$((SECONDS + $2))
   while kill -0 "$1" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.05; done
   if kill -0 "$1" 2>/dev/null; then status=running; return; fi
   status=0
-  wait "$1" || status=$?
+  reap "$1" || status=$?
 }
 clean_log() { ! grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error:|Segmentation|terminate called' "$1"; }
 

@@ -81,13 +81,14 @@ spec_via_status=$(raw PATCH /apis/autoscaling.karmada.io/v1alpha1/namespaces/def
   '{"spec":{"maxReplicas":99}}' application/merge-patch+json)
 check "and ignores spec" test "$(kk get fhpa nginx -o jsonpath='{.spec.maxReplicas}')" = 10
 watch_rv=$(kk get fhpa nginx -o jsonpath='{.metadata.resourceVersion}')
-(timeout 10 kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" get fhpa --watch-only -o name \
-   >"$E2E_TMP/watch.out" 2>&1 &)
-sleep 1
+# -v=6 logs the requests: the changes are made once the watch is open.
+spawn "$E2E_TMP/watch.out" kubectl -v=6 --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" get fhpa --watch-only -o name
+watch_pid=$spawned
+check "the watch is open (kubectl -v=6 logged its GET ...watch=true: 200)" wait_for_log "$E2E_TMP/watch.out" 'watch=true.* 200 OK' 20
 kk patch fhpa nginx --type=merge -p '{"spec":{"maxReplicas":12}}' >/dev/null
 kk delete fhpa nginx >/dev/null
-wait_for_log "$E2E_TMP/watch.out" "nginx" 8 >/dev/null || true
-check "kubectl get --watch sees the change" grep -q 'federatedhpa.autoscaling.karmada.io/nginx' "$E2E_TMP/watch.out"
+check "kubectl get --watch sees the change" wait_for_log "$E2E_TMP/watch.out" '^federatedhpa.autoscaling.karmada.io/nginx' 10
+stop "$watch_pid" KILL  # kubectl ends a watch with status 1 on SIGTERM
 py=$(/usr/bin/python3 - "$E2E_TMP/world/karmada.kubeconfig" "$watch_rv" <<'PY'
 import sys
 from kubernetes import client, config, watch

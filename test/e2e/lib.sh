@@ -2,15 +2,101 @@
 # tracking, bounded waits, and checks that say what failed.
 set -euo pipefail
 E2E_TMP=$(mktemp -d /tmp/fedmetrics-e2e.XXXXXX)
-E2E_PIDS=()
+
+# Every process a test runs in the background is started by spawn (or by
+# start_serve, start_sim, ... which use it), so that the cleanup can judge how
+# it ended: the sanitizer pass depends on it, since LeakSanitizer reports at
+# exit and UBSan halts the process, which only its log and its exit status show.
+E2E_PIDS=()             # in start order ("${E2E_PIDS[-1]}": the last one)
+declare -A E2E_LOG=()   # PID -> the file its stdout and stderr go to
+declare -A E2E_WHAT=()  # PID -> its command line, to name it
+declare -A E2E_OK=()    # PID -> the exit statuses that are not a failure: 0, and 128+N after signal N from the test
+declare -A E2E_STATUS=()  # PID -> its exit status, once waited for
+declare -A E2E_JUDGED=()  # PID -> 1 when the test judged the status itself (reap)
+
+# spawn LOG COMMAND...: runs COMMAND in the background, its stdout and stderr
+# in LOG (its stdin is the caller's, so a here-document works), and sets
+# $spawned to its PID. At exit the cleanup stops it with SIGTERM and fails
+# the test if it ended otherwise than with status 0 or by a signal the test
+# sent it, or if its log (or any file in $E2E_TMP) holds a sanitizer report.
+spawn() {
+  local log=$1; shift
+  "$@" <&0 >"$log" 2>&1 &
+  spawned=$!
+  E2E_PIDS+=("$spawned")
+  E2E_LOG[$spawned]=$log
+  E2E_WHAT[$spawned]=$*
+  E2E_OK[$spawned]=0
+}
+# signal PID [SIGNAL]: sends SIGNAL (TERM) to a spawned process; its death by
+# that signal is then expected.
+signal() {
+  local number
+  number=$(kill -l "${2:-TERM}" 2>/dev/null || echo "${2:-TERM}")
+  case $number in [0-9]*) ;; *) number=$(kill -l "SIG$number") ;; esac
+  E2E_OK[$1]="${E2E_OK[$1]:-0} $((128 + number))"
+  kill -s "${2:-TERM}" "$1" 2>/dev/null || true
+}
+# stop PID [SIGNAL]: signal, then waits for the process (the cleanup judges its status).
+stop() { signal "$@"; e2e_wait "$1"; }
+# reap PID: waits for a spawned process and returns its exit status, for the
+# test to judge (its log is still searched for a sanitizer report).
+reap() { e2e_wait "$1"; E2E_JUDGED[$1]=1; return "${E2E_STATUS[$1]}"; }
+e2e_wait() {
+  [ -n "${E2E_STATUS[$1]:-}" ] && return 0
+  local status=0
+  wait "$1" 2>/dev/null || status=$?
+  E2E_STATUS[$1]=$status
+}
+
+# A sanitizer's report (ASan, LeakSanitizer, UBSan's "runtime error:", TSan, MSan).
+E2E_SANITIZER_REPORT='ERROR: (Address|Leak|Memory|Thread|UndefinedBehavior)Sanitizer|WARNING: (Thread|Memory)Sanitizer|: runtime error: |SUMMARY: [A-Za-z]+Sanitizer'
+
+# e2e_judge_processes: stops the spawned processes still running (SIGTERM,
+# then SIGKILL after 30 s), and prints each process that ended badly and
+# each sanitizer report found under $E2E_TMP; fails when there is one.
+e2e_judge_processes() {
+  local pid bad=0 deadline file line
+  for pid in "${E2E_PIDS[@]}"; do
+    [ -z "${E2E_STATUS[$pid]:-}" ] || continue
+    E2E_OK[$pid]="${E2E_OK[$pid]:-0} 143"
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  deadline=$((SECONDS + 30))
+  for pid in "${E2E_PIDS[@]}"; do
+    [ -z "${E2E_STATUS[$pid]:-}" ] || continue
+    while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.05; done
+    if kill -0 "$pid" 2>/dev/null; then
+      echo "FAIL - still running 30 s after SIGTERM, killed: ${E2E_WHAT[$pid]}"
+      kill -KILL "$pid" 2>/dev/null || true
+      bad=1
+    fi
+    e2e_wait "$pid"
+  done
+  for pid in "${E2E_PIDS[@]}"; do
+    [ -z "${E2E_JUDGED[$pid]:-}" ] || continue
+    case " ${E2E_OK[$pid]} " in *" ${E2E_STATUS[$pid]} "*) continue ;; esac
+    local how="exit status ${E2E_STATUS[$pid]}"
+    [ "${E2E_STATUS[$pid]}" -gt 128 ] && how="killed by SIG$(kill -l "${E2E_STATUS[$pid]}" 2>/dev/null)"
+    echo "FAIL - a background process ended unexpectedly ($how): ${E2E_WHAT[$pid]}"
+    echo "--- last lines of ${E2E_LOG[$pid]}:"
+    tail -n "${E2E_LOG_LINES:-40}" "${E2E_LOG[$pid]}" 2>/dev/null || true
+    bad=1
+  done
+  while IFS= read -r file; do
+    line=$(grep -nE -m1 "$E2E_SANITIZER_REPORT" "$file" | cut -d: -f1)
+    echo "FAIL - a sanitizer report in ${file#"$E2E_TMP"/}:"
+    sed -n "$((line > 5 ? line - 5 : 1)),$((line + 80))p" "$file"
+    bad=1
+  done < <(grep -rIlE "$E2E_SANITIZER_REPORT" "$E2E_TMP" 2>/dev/null || true)
+  return $bad
+}
 e2e_cleanup() {
-  for pid in "${E2E_PIDS[@]:-}"; do
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-  done
-  for pid in "${E2E_PIDS[@]:-}"; do
-    [ -n "$pid" ] && wait "$pid" 2>/dev/null || true
-  done
+  local rc=$?
+  trap - EXIT
+  if ! e2e_judge_processes && { [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; }; then rc=1; fi
   rm -rf "$E2E_TMP"
+  exit "$rc"
 }
 trap e2e_cleanup EXIT
 
@@ -20,9 +106,16 @@ E2E_FAILURES=0
 # when BIN was built with ASan/UBSan, saying why the test means nothing there.
 skip_if_sanitizer_build() {  # skip_if_sanitizer_build BIN "why"
   if readelf -d "$1" | grep -q 'libasan\|libubsan'; then
-    echo "skip: $(basename "$1") is a sanitizer build: $2"
-    exit 77
+    skip "$(basename "$1") is a sanitizer build: $2"
   fi
+}
+# skip "why": the test means nothing here; exits 77 (CTest's SKIP_RETURN_CODE,
+# which test/CMakeLists.txt sets for the tests that may skip), or 1 when a
+# check already failed.
+skip() {
+  [ "$E2E_FAILURES" -eq 0 ] || finish
+  echo "skip: $*"
+  exit 77
 }
 pass() { echo "ok   - $*"; }
 fail() { echo "FAIL - $*"; E2E_FAILURES=$((E2E_FAILURES + 1)); }
@@ -65,10 +158,9 @@ json_get() { /usr/bin/python3 -c "import json,sys; d=json.loads(sys.argv[1]); pr
 # E2E_SHUTDOWN_DELAY says otherwise.
 start_serve() {
   local log=$1; shift
-  "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs" \
-    --insecure-development-no-auth --shutdown-delay-duration "${E2E_SHUTDOWN_DELAY:-0s}" "$@" >"$log" 2>&1 &
-  serve_pid=$!
-  E2E_PIDS+=($serve_pid)
+  spawn "$log" "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs" \
+    --insecure-development-no-auth --shutdown-delay-duration "${E2E_SHUTDOWN_DELAY:-0s}" "$@"
+  serve_pid=$spawned
   wait_for_log "$log" "serving on https://127.0.0.1:" 10
   port=$(grep -o 'https://127.0.0.1:[0-9]*' "$log" | head -1 | sed 's/.*://')
   url="https://127.0.0.1:$port"
@@ -96,8 +188,7 @@ k() { kubectl --kubeconfig "$E2E_TMP/kubeconfig" --request-timeout=10s "$@"; }
 # control plane's URL).
 start_sim() {
   local world=$1; shift
-  "$bin" sim --world "$world" --out-dir "$E2E_TMP/world" "$@" >"$E2E_TMP/sim.log" 2>&1 &
-  E2E_PIDS+=($!)
+  spawn "$E2E_TMP/sim.log" "$bin" sim --world "$world" --out-dir "$E2E_TMP/world" "$@"
   wait_for_log "$E2E_TMP/sim.log" "world ready" 10
   control=$(grep -o 'control serving on https://127.0.0.1:[0-9]*' "$E2E_TMP/sim.log" | head -1 | sed 's/control serving on //')
   karmada=$(grep -o 'karmada serving on https://127.0.0.1:[0-9]*' "$E2E_TMP/sim.log" | head -1 | sed 's/karmada serving on //')
@@ -139,11 +230,10 @@ YAML
 # and asking its members (after start_sim), the one the APIServices point
 # at; waits until it serves. Log: $E2E_TMP/serve.log.
 start_aggregated_serve() {
-  "$bin" serve --secure-port "$port" --bind-address 127.0.0.1 \
+  spawn "$E2E_TMP/serve.log" "$bin" serve --secure-port "$port" --bind-address 127.0.0.1 \
     --tls-cert-file "$E2E_TMP/certs/serving.crt" --tls-private-key-file "$E2E_TMP/certs/serving.key" \
     --authentication-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --authorization-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
-    --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" --member-timeout "$1" >"$E2E_TMP/serve.log" 2>&1 &
-  E2E_PIDS+=($!)
+    --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" --member-timeout "$1"
   wait_for_log "$E2E_TMP/serve.log" "serving on https://127.0.0.1:" 10
 }
 
@@ -157,13 +247,11 @@ km() { kubectl --kubeconfig "$E2E_TMP/world/members.kubeconfig" --context "$1" -
 # $E2E_TMP/NAME.log; sets pid_NAME. identity_of NAME: its Lease identity.
 start_replica() {
   local name=$1; shift
-  "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs-$name" --insecure-development-no-auth \
+  spawn "$E2E_TMP/$name.log" "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs-$name" --insecure-development-no-auth \
     --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" \
     --enable-autoscaler --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
-    --leader-elect-lease-duration 3s --leader-elect-renew-deadline 2s --leader-elect-retry-period 250ms "$@" \
-    >"$E2E_TMP/$name.log" 2>&1 &
-  E2E_PIDS+=($!)
-  eval "pid_$name=$!"
+    --leader-elect-lease-duration 3s --leader-elect-renew-deadline 2s --leader-elect-retry-period 250ms "$@"
+  eval "pid_$name=$spawned"
   wait_for_log "$E2E_TMP/$name.log" "serving on https://127.0.0.1:" 10
 }
 # holder: the autoscaler Lease's holder identity; holder_is ID: it is ID (for wait_until).

@@ -13,8 +13,7 @@ start_sim "$src/examples/worlds/demo.yaml"
 
 # start_proxy NAME [deny]: sets proxy_port.
 start_proxy() {
-  /usr/bin/python3 "$src/test/e2e/tools/connect_proxy.py" "$E2E_TMP/$1.requests" ${2:-} >"$E2E_TMP/$1.log" 2>&1 &
-  E2E_PIDS+=($!)
+  spawn "$E2E_TMP/$1.log" /usr/bin/python3 "$src/test/e2e/tools/connect_proxy.py" "$E2E_TMP/$1.requests" ${2:-}
   wait_for_log "$E2E_TMP/$1.log" "proxy listening on" 10
   proxy_port=$(grep -o 'listening on [0-9]*' "$E2E_TMP/$1.log" | sed 's/.* //')
 }
@@ -52,21 +51,27 @@ users:
   - name: portless
     user: {token: unused}
 KUBECONFIG
-"$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs4" --insecure-development-no-auth \
-  --member-kubeconfig "$E2E_TMP/portless.kubeconfig" --member-timeout 2s >"$E2E_TMP/serve4.log" 2>&1 &
-E2E_PIDS+=($!)
+spawn "$E2E_TMP/serve4.log" "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs4" --insecure-development-no-auth \
+  --member-kubeconfig "$E2E_TMP/portless.kubeconfig" --member-timeout 2s
 check "a server URL without a port is CONNECTed on 443" \
   wait_for_log "$E2E_TMP/good.requests" "^CONNECT portless.invalid:443 HTTP/1.1$" 10
 
 # A proxy that refuses: the member is unreachable, and the log says why.
 start_proxy bad deny
 with_proxy "http://127.0.0.1:$proxy_port" "$E2E_TMP/denied.kubeconfig"
-"$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs2" --insecure-development-no-auth \
-  --member-kubeconfig "$E2E_TMP/denied.kubeconfig" --member-timeout 2s >"$E2E_TMP/serve2.log" 2>&1 &
-E2E_PIDS+=($!)
+spawn "$E2E_TMP/serve2.log" "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs2" --insecure-development-no-auth \
+  --member-kubeconfig "$E2E_TMP/denied.kubeconfig" --member-timeout 2s
 wait_for_log "$E2E_TMP/serve2.log" "serving on https://127.0.0.1:" 10
 check "a 407 from the proxy is reported with the proxy and the status" \
   wait_for_log "$E2E_TMP/serve2.log" "proxy 127.0.0.1:$proxy_port refused CONNECT 127.0.0.1:[0-9]*: HTTP 407" 10
+# What a client sees: no member answers, and the answer says why.
+denied_url=$(grep -o 'https://127.0.0.1:[0-9]*' "$E2E_TMP/serve2.log" | head -1)
+denied_code=$(curl -s --cacert "$E2E_TMP/certs2/apiserver.crt" -o "$E2E_TMP/denied.json" -w '%{http_code}' \
+  "$denied_url/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods")
+cat "$E2E_TMP/denied.json"; echo
+check "a client asking for pod metrics gets 503 naming the proxy's 407 ($denied_code)" \
+  bash -c "[ '$denied_code' = 503 ] && grep -q 'refused CONNECT .*HTTP 407' '$E2E_TMP/denied.json'"
+check "the CONNECTs went to the refusing proxy" grep -q '^CONNECT 127.0.0.1:' "$E2E_TMP/bad.requests"
 
 # Only http:// proxies: anything else is refused at start, by name.
 with_proxy "socks5://127.0.0.1:1080" "$E2E_TMP/socks.kubeconfig"

@@ -139,10 +139,10 @@ coalesced_before=$(self_metric fedmetrics_aggregator_coalesced_total)
 fanouts_before=$(self_metric fedmetrics_aggregator_fanouts_total)
 cpids=()
 for i in 1 2 3 4 5 6; do
-  curl -s -o "$E2E_TMP/same.$i" --cacert "$ca" "$url/apis/metrics.k8s.io/v1beta1/nodes" &
-  cpids+=($!)
+  spawn "$E2E_TMP/same.$i.log" curl -s -o "$E2E_TMP/same.$i" --cacert "$ca" "$url/apis/metrics.k8s.io/v1beta1/nodes"
+  cpids+=("$spawned")
 done
-for p in "${cpids[@]}"; do wait "$p"; done
+for p in "${cpids[@]}"; do reap "$p"; done
 sim_delete /sim/v1/members/member3/faults
 coalesced=$(( $(self_metric fedmetrics_aggregator_coalesced_total) - coalesced_before ))
 fanouts=$(( $(self_metric fedmetrics_aggregator_fanouts_total) - fanouts_before ))
@@ -172,11 +172,11 @@ fault_case() { # FAULT_JSON WARNING_PATTERN
 }
 # While a member holds a request, the in-flight gauges say so.
 sim_put /sim/v1/members/member3/faults '{"blackhole":true}'
-curl -s -o /dev/null --cacert "$ca" "$url/apis/metrics.k8s.io/v1beta1/nodes" &
-held=$!
+spawn "$E2E_TMP/held.log" curl -s -o /dev/null --cacert "$ca" "$url/apis/metrics.k8s.io/v1beta1/nodes"
+held=$spawned
 sleep 0.4
 gauges=$(curl -s --cacert "$ca" "$url/metrics")
-wait "$held"
+reap "$held"
 sim_delete /sim/v1/members/member3/faults
 check "/metrics: member3's request in flight while it holds it" \
   test "$(awk '$1 == "fedmetrics_member_client_in_flight{cluster=\"member3\"}" { print $2 }' <<<"$gauges")" -ge 1

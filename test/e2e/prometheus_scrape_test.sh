@@ -29,16 +29,14 @@ cat >>"$E2E_TMP/world.yaml" <<'YAML'
 YAML
 start_sim "$E2E_TMP/world.yaml"
 
-"$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs" --shutdown-delay-duration 0s \
+spawn "$E2E_TMP/serve.log" "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs" --shutdown-delay-duration 0s \
   --authentication-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --authorization-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
   --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" \
   --enable-autoscaler --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
   --horizontal-pod-autoscaler-sync-period 1s --horizontal-pod-autoscaler-cpu-initialization-period 1s \
   --horizontal-pod-autoscaler-initial-readiness-delay 1s \
-  --leader-elect-lease-duration 3s --leader-elect-renew-deadline 2s --leader-elect-retry-period 250ms \
-  >"$E2E_TMP/serve.log" 2>&1 &
-serve_pid=$!
-E2E_PIDS+=($serve_pid)
+  --leader-elect-lease-duration 3s --leader-elect-renew-deadline 2s --leader-elect-retry-period 250ms
+serve_pid=$spawned
 wait_for_log "$E2E_TMP/serve.log" "serving on https://127.0.0.1:" 10
 port=$(grep -o 'https://127.0.0.1:[0-9]*' "$E2E_TMP/serve.log" | head -1 | sed 's/.*://')
 url="https://127.0.0.1:$port"
@@ -72,10 +70,8 @@ YAML
 check "promtool check config" promtool check config "$E2E_TMP/prometheus.yml"
 prometheus_port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 prom="http://127.0.0.1:$prometheus_port"
-prometheus --config.file "$E2E_TMP/prometheus.yml" --storage.tsdb.path "$E2E_TMP/prometheus-data" \
-  --web.listen-address "127.0.0.1:$prometheus_port" --storage.tsdb.retention.time 1h \
-  >"$E2E_TMP/prometheus.log" 2>&1 &
-E2E_PIDS+=($!)
+spawn "$E2E_TMP/prometheus.log" prometheus --config.file "$E2E_TMP/prometheus.yml" --storage.tsdb.path "$E2E_TMP/prometheus-data" \
+  --web.listen-address "127.0.0.1:$prometheus_port" --storage.tsdb.retention.time 1h
 ready() { test "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$prom/-/ready")" = 200; }
 check "Prometheus is ready" wait_until 30 ready
 

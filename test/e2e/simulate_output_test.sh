@@ -58,8 +58,7 @@ if grep -q "built without cairo" "$E2E_TMP/plot.err"; then
   # -DFEDMETRICS_PLOT=OFF: --plot is refused before anything is replayed.
   check "without cairo: --plot exits 1, saying so, and prints nothing" \
     bash -c "[ $rc -eq 1 ] && [ ! -s '$E2E_TMP/plot.out' ] && [ ! -e '$E2E_TMP/nginx.svg' ]"
-  finish
-  exit 0
+  skip "built without cairo (-DFEDMETRICS_PLOT=OFF): the charts are not checked"
 fi
 check "--plot .svg exits 0" test "$rc" -eq 0
 check "--plot still prints the JSON lines" cmp -s "$E2E_TMP/default.jsonl" "$E2E_TMP/plot.out"
@@ -153,12 +152,12 @@ check "a plot that cannot be written exits 1 naming the file and why" \
 # The image is written once, never read back: --plot works on a pipe (a FIFO
 # named .svg here, as /dev/stdout would be), with its <title> and <desc>.
 mkfifo "$E2E_TMP/pipe.svg"
-timeout 20 cat "$E2E_TMP/pipe.svg" >"$E2E_TMP/from-pipe.svg" &
-reader=$!
+spawn "$E2E_TMP/from-pipe.svg" timeout 20 cat "$E2E_TMP/pipe.svg"
+reader=$spawned
 set +e
 timeout 20 "$bin" simulate --plot "$E2E_TMP/pipe.svg" "$scenarios/karmada-nginx-cpu.json" >/dev/null 2>"$E2E_TMP/pipe.err"
 rc=$?
-wait "$reader"
+reap "$reader"
 set -e
 cat "$E2E_TMP/pipe.err"
 check "--plot to a FIFO exits 0" test "$rc" -eq 0
