@@ -69,8 +69,7 @@ kk replace --force -f "$E2E_TMP/nginx.yaml" >/dev/null
 check "created again under its name: another object ($first_uid, now $(kk get fhpa nginx -o jsonpath='{.metadata.uid}'))" \
   test "$(kk get fhpa nginx -o jsonpath='{.metadata.uid}')" != "$first_uid"
 check "and synced at once with no history: 2 -> 3 (one pod per period, none spent)" wait_until 10 replicas_are 3
-kill "$serve_pid"
-wait "$serve_pid" 2>/dev/null || true
+stop "$serve_pid"
 
 # minReplicas above maxReplicas: never acted on (it would scale 3 -> 7),
 # ScalingActive False naming the field, and one Event whose count grows.

@@ -22,7 +22,7 @@ check "a second start on the same --cert-dir uses that pair" \
   grep -q "self-signed certificate $E2E_TMP/certs/apiserver.crt (generated earlier)" "$E2E_TMP/second.log"
 check "without rewriting it" test "$(sha256sum "$E2E_TMP/certs/apiserver.crt")" = "$sum_before"
 check "and serves it" healthy_with "$E2E_TMP/certs/apiserver.crt" "$url"
-kill "$serve_pid"
+stop "$serve_pid"
 
 # Another pair put in the directory, one file after the other: the running
 # server serves it within the reload interval (10 s), or the next one when a

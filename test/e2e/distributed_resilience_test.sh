@@ -65,8 +65,7 @@ invariants_held
 # share while member2 keeps running its 5 pods: at the rejoin the members
 # really run more than maxReplicas, and the status says why until their HPAs
 # have scaled down to their new shares.
-kill -TERM "$serve_pid"
-wait "$serve_pid" 2>/dev/null || true
+stop "$serve_pid"
 start_serve "$E2E_TMP/serve3.log" --karmada-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --enable-autoscaler \
   --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --leader-elect=false --horizontal-pod-autoscaler-sync-period 2s \
   --distributed-rebalance-window 6s --distributed-orphan-sweep-period 4s
@@ -84,17 +83,16 @@ check "member1 gets member2's max: 2/6 (n = 1: min 2)" wait_until 20 member1_sha
 check "member1 hot" test "$(sim_put /sim/v1/namespaces/default/workloads/nginx/members/member1/load '{"cpu":"200m"}')" = 200
 member1_pegged() { [ "$(km member1 get hpa nginx -o jsonpath='{.status.currentReplicas}')" = 6 ]; }
 check "member1's own HPA scales member1 to its new max, 6" wait_until 60 member1_pegged
-kk get fhpa nginx --watch -o jsonpath='{.status.currentReplicas} {.status.conditions[?(@.type=="ScalingLimited")].message}{"\n"}' \
-  >"$E2E_TMP/watched" 2>&1 &
-watch_pid=$!
-E2E_PIDS+=($watch_pid)
+spawn "$E2E_TMP/watched" kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" get fhpa nginx --watch \
+  -o jsonpath='{.status.currentReplicas} {.status.conditions[?(@.type=="ScalingLimited")].message}{"\n"}'
+watch_pid=$spawned
 check "member2 answers again" test "$(sim_put /sim/v1/members/member2/faults '{}')" = 200
 check "status: MembersReachable True once it rejoined" wait_until 20 reached_is True/MembersReachable
 check "the shares converge: 1/3 and 1/3" wait_until 30 shares_are 1/3 1/3
 check "the members' pods are back within maxReplicas (member1 3, member2 3)" \
   wait_until 30 bash -c "[ \"\$(kubectl --kubeconfig '$E2E_TMP/world/members.kubeconfig' --context member1 get hpa nginx -o jsonpath='{.status.currentReplicas}')\" = 3 ]"
 check "status currentReplicas back within maxReplicas" wait_until 20 fhpa_is '{.status.currentReplicas}' 6
-kill "$watch_pid" 2>/dev/null || true
+stop "$watch_pid" KILL   # kubectl exits 1 on SIGTERM
 above=$(awk '$1 > 6' "$E2E_TMP/watched")
 check "the rejoin's transient is in the status: member1's 6 and member2's 5 pods ($(echo "$above" | head -1))" \
   test -n "$above"

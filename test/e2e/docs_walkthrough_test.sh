@@ -66,17 +66,17 @@ done
 grep -q 'watch_until' "$script" || fail "no watch in the walkthrough was bounded (a marker's watch-until lost its line?)"
 
 # Its own session and process group: whatever the blocks leave running is stopped here.
-setsid bash "$script" >"$E2E_TMP/walkthrough.log" 2>&1 &
-walk_pid=$!
-E2E_PIDS+=($walk_pid)
+spawn "$E2E_TMP/walkthrough.log" setsid bash "$script"
+walk_pid=$spawned
 deadline=$((SECONDS + 200))
 while kill -0 $walk_pid 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.5; done
 if kill -0 $walk_pid 2>/dev/null; then
   kill -- -$walk_pid 2>/dev/null
+  reap $walk_pid || true
   fail "the walkthrough did not finish within 200 s"
   status=124
 else
-  wait $walk_pid && status=0 || status=$?
+  reap $walk_pid && status=0 || status=$?
 fi
 cat "$E2E_TMP/walkthrough.log"
 check "the walkthrough's blocks ran to the end, exit 0 (got $status)" test "$status" -eq 0

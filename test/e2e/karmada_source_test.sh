@@ -95,8 +95,7 @@ check "direct: serve read each cluster's Secret from the control plane" \
 check "direct: and never used the cluster proxy" bash -c "! grep -q '/proxy/' '$E2E_TMP/sim.log'"
 
 # spec.proxyURL: member1 reached through an HTTP CONNECT proxy (test/e2e/tools/connect_proxy.py), member2 not.
-/usr/bin/python3 "$src/test/e2e/tools/connect_proxy.py" "$E2E_TMP/proxy.requests" >"$E2E_TMP/proxy.out" 2>&1 &
-E2E_PIDS+=($!)
+spawn "$E2E_TMP/proxy.out" /usr/bin/python3 "$src/test/e2e/tools/connect_proxy.py" "$E2E_TMP/proxy.requests"
 wait_for_log "$E2E_TMP/proxy.out" "proxy listening on" 10
 proxy_port=$(grep -o 'listening on [0-9]*' "$E2E_TMP/proxy.out" | sed 's/.* //')
 member1_at=$(kk get clusters.cluster.karmada.io member1 -o jsonpath='{.spec.apiEndpoint}' | sed 's|^https://||')

@@ -39,8 +39,7 @@ reasons() { kk get events -n default -o jsonpath='{range .items[*]}{.reason}{"\n
 both_recorded() { r=$(reasons); grep -q FailedGetScale <<<"$r" && grep -q SuccessfulRescale <<<"$r"; }
 check "the autoscaler records a FailedGetScale and a SuccessfulRescale Event" wait_until 15 both_recorded
 # The autoscaler stops here, so that the Events hold still while they are read.
-kill "$serve_pid"
-wait "$serve_pid" 2>/dev/null || true
+stop "$serve_pid"
 all=$(kk get events -A -o json)
 
 # --sort-by: kubectl asks includeObject=Object and sorts on the rows' objects.
@@ -103,9 +102,8 @@ check "an unknown field is kube-apiserver's 400: field label not supported" \
 # kubectl describe cronfhpa finds its Events the same way (an Event recorded
 # here by hand, while kubectl get events -w looks on).
 events_out="$E2E_TMP/watch-events.out"
-timeout 20 kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" get events -w >"$events_out" 2>&1 &
-E2E_PIDS+=($!)
-events_pid=$!
+spawn "$events_out" kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" get events -w
+events_pid=$spawned
 check "kubectl get events -w prints the rows" wait_for_log "$events_out" '^ghost\.' 10
 kk apply -f "$src/examples/cronfederatedhpa/nginx-business-hours.yaml" >/dev/null
 cron_uid=$(kk get cronfhpa nginx-business-hours -o jsonpath='{.metadata.uid}')
@@ -124,32 +122,30 @@ check "kubectl describe cronfhpa shows its Event" \
   grep -Eq '^ *Normal +ScaleSucceeded .* e2e +FederatedHPA nginx set' <<<"$(kk describe cronfhpa nginx-business-hours 2>&1 | sed -n '/^Events:/,$p')"
 new_event_row() { awk '$1 == "nginx-business-hours.1" && $2 == "Normal" && $3 == "ScaleSucceeded"' "$events_out" | grep -q .; }
 check "kubectl get events -w prints the new Event with its TYPE and REASON" wait_until 10 new_event_row
-kill "$events_pid" 2>/dev/null || true
+stop "$events_pid" KILL   # kubectl exits 1 on SIGTERM
 sed 's/^/    /' "$events_out"
 
 # --watch: the rows after a change keep the Table's columns.
 watch_out="$E2E_TMP/watch-fhpa.out"
-timeout 20 kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" get fhpa nginx -w >"$watch_out" 2>&1 &
-E2E_PIDS+=($!)
-watch_pid=$!
+spawn "$watch_out" kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" get fhpa nginx -w
+watch_pid=$spawned
 check "kubectl get fhpa nginx -w prints the row" wait_for_log "$watch_out" '^nginx ' 10
 kk patch fhpa nginx --type=merge -p '{"spec":{"maxReplicas":12}}' >/dev/null
 maxpods_12() { awk '$1 == "nginx" && $5 == 12' "$watch_out" | grep -q .; }
 check "after a change, a row with MAXPODS 12 and the replica count" wait_until 10 maxpods_12
-kill "$watch_pid" 2>/dev/null || true
+stop "$watch_pid" KILL   # kubectl exits 1 on SIGTERM
 sed 's/^/    /' "$watch_out"
 check "every row has the columns NAME REFERENCE-KIND REFERENCE-NAME MINPODS MAXPODS REPLICAS AGE" \
   test "$(awk 'NR > 1 && NF != 7' "$watch_out" | wc -l) $(head -1 "$watch_out" | awk '{print $2, $6}')" = "0 REFERENCE-KIND REPLICAS"
 
 deploy_out="$E2E_TMP/watch-deploy.out"
-timeout 20 kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" get deploy -w >"$deploy_out" 2>&1 &
-E2E_PIDS+=($!)
-deploy_pid=$!
+spawn "$deploy_out" kubectl --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" get deploy -w
+deploy_pid=$spawned
 check "kubectl get deploy -w prints the row" wait_for_log "$deploy_out" '^nginx ' 10
 kk scale deploy nginx --replicas=3 >/dev/null
 ready_of_3() { awk '$1 == "nginx" && $2 ~ /^[0-9]+\/3$/' "$deploy_out" | grep -q .; }
 check "after kubectl scale --replicas=3, a row READY n/3" wait_until 10 ready_of_3
-kill "$deploy_pid" 2>/dev/null || true
+stop "$deploy_pid" KILL   # kubectl exits 1 on SIGTERM
 sed 's/^/    /' "$deploy_out"
 check "every row of get deploy -w has its READY column" test "$(awk 'NR > 1 && $2 !~ /^[0-9]+\/[0-9]+$/' "$deploy_out" | wc -l)" = 0
 finish
