@@ -197,7 +197,9 @@ struct Rebalancer {
     for (const auto& [name, n] : given) {
       moves.push_back({name, members[to].name, static_cast<std::int32_t>(n)});
       total += n;
-      const auto donor = std::find_if(members.begin(), members.end(), [&](const Member& m) { return m.name == name; });
+      // A structured binding is not captured by name (clang 14, which the fuzz build uses, refuses it).
+      const auto donor = std::find_if(members.begin(), members.end(),
+                                      [&donor_name = name](const Member& m) { return m.name == donor_name; });
       const std::string left = donor == members.end() ? std::string() : "now " + std::to_string(donor->max);
       from += (from.empty() ? "" : ", ") + name + " (" +
               (given.size() > 1 ? "gave " + std::to_string(n) + (left.empty() ? "" : ", ") : std::string()) + left + ")";
@@ -455,7 +457,8 @@ void note_reachability(Distribution& out, const DistributionInput& input, const 
   }
   for (const auto& [name, was] : before) {
     if (unreached.count(name)) continue;
-    const auto m = std::find_if(members.begin(), members.end(), [&](const Member& x) { return x.name == name; });
+    const auto m = std::find_if(members.begin(), members.end(),
+                                [&member_name = name](const Member& x) { return x.name == member_name; });
     if (m == members.end()) continue;  // no longer placed there: nothing to rejoin
     std::string message = name + " answers again";
     if (was == Reach::LeftOut) message += " after it was left out";
