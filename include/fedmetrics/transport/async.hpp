@@ -47,13 +47,12 @@
 
 #include "fedmetrics/k8s/expected.hpp"
 #include "fedmetrics/transport/executor.hpp"
+#include "fedmetrics/transport/task.hpp"
 
 namespace fedmetrics::async {
 
 namespace asio = boost::asio;
 using Strand = asio::strand<asio::any_io_executor>;
-template <class T = void>
-using Task = asio::awaitable<T>;
 
 struct Executor::Impl {
   asio::any_io_executor executor;
