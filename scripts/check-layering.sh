@@ -6,7 +6,9 @@
 #   2. Boost.Asio and Boost.Beast are included only by the transport and
 #      the member client (clusterclient), so the other modules compile fast
 #      and stay testable without sockets;
-#   3. the wire library (k8s) includes no third-party header but nlohmann/json.
+#   3. the wire library (k8s) includes no third-party header but nlohmann/json;
+#   4. prometheus-cpp is included only by telemetry, so that the modules it
+#      observes keep no metric types (they report through ports or stats).
 # Prints each violation as FILE:LINE: what, and exits 1 if there is one.
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -26,8 +28,10 @@ declare -A allowed=(
   [server]="k8s transport aggregator auth"
   [controller]="k8s transport aggregator autoscaler cron"
   [sim]="k8s transport autoscaler clusterclient auth"
+  [telemetry]="k8s transport aggregator auth autoscaler cron clusterclient server controller"
 )
 asio_allowed="transport clusterclient"
+prometheus_allowed="telemetry"
 
 violations=0
 report() { echo "$1: $2"; violations=$((violations + 1)); }
@@ -48,6 +52,8 @@ for dir in "$root"/src/* "$root"/include/fedmetrics/*; do
       [[ $may == *" $target "* ]] || report "$file:$line" "$module includes $target (allowed:${allowed[$module]:- none})"
     elif [[ $text =~ \#include[[:space:]]*\<boost/(asio|beast) ]]; then
       [[ " $asio_allowed " == *" $module "* ]] || report "$file:$line" "$module includes Boost.${BASH_REMATCH[1]^} (only $asio_allowed may)"
+    elif [[ $text =~ \#include[[:space:]]*\<prometheus/ ]]; then
+      [[ " $prometheus_allowed " == *" $module "* ]] || report "$file:$line" "$module includes prometheus-cpp (only $prometheus_allowed may)"
     fi
     if [ "$module" = k8s ] && [[ $text =~ \#include[[:space:]]*\<([a-zA-Z0-9_+-]+)/ ]]; then
       [ "${BASH_REMATCH[1]}" = nlohmann ] || report "$file:$line" "k8s includes <${BASH_REMATCH[1]}/...> (the wire library depends on nlohmann/json only)"

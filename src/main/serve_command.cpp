@@ -22,7 +22,6 @@
 #include <spdlog/spdlog.h>
 
 #include "fedmetrics/aggregator/aggregator.hpp"
-#include "fedmetrics/aggregator/log_rate_limiter.hpp"
 #include "fedmetrics/clusterclient/karmada_cluster_source.hpp"
 #include "fedmetrics/clusterclient/kubeconfig_member_source.hpp"
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
@@ -34,19 +33,21 @@
 #include "fedmetrics/controller/hpa_controller.hpp"
 #include "fedmetrics/cron/schedule.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
-#include "main/autoscaler_metrics.hpp"
 #include "main/build_identity.hpp"  // generated (CMakeLists.txt)
 #include "main/control_plane_rest.hpp"
 #include "main/delegated_auth.hpp"
 #include "main/member_hpas_rest.hpp"
-#include "main/cron_metrics.hpp"
-#include "main/member_metrics.hpp"
 #include "main/memory_release.hpp"
 #include "main/termination_signals.hpp"
-#include "server/aggregator_metrics.hpp"
+#include "fedmetrics/telemetry/aggregator_metrics.hpp"
+#include "fedmetrics/telemetry/autoscaler_metrics.hpp"
+#include "fedmetrics/telemetry/cron_metrics.hpp"
+#include "fedmetrics/telemetry/failure_logs.hpp"
+#include "fedmetrics/telemetry/member_client_metrics.hpp"
+#include "fedmetrics/telemetry/process_metrics.hpp"
+#include "fedmetrics/telemetry/prometheus_server_metrics.hpp"
 #include "server/api_handler.hpp"
 #include "server/lifecycle.hpp"
-#include "server/process_metrics.hpp"
 
 namespace fedmetrics::cli {
 
@@ -318,38 +319,12 @@ k8s::Expected<server::CertificateTrust> load_trust(const ServeOptions& o, HttpsR
 
 // Authentication and authorization as a delegating apiserver sets them up
 // (apiserver pkg/server/options/authentication.go, authorization.go).
-// A review that could not be made refuses a request; a control plane that
-// is down refuses them all, so the log says it once per review kind, then
-// at most every 10 s with how many more failed meanwhile (the metric counts
-// each).
-class ReviewFailureLog {
- public:
-  void operator()(std::string_view review, const std::string& error) {
-    aggregator::LogRateLimiter::Decision decision;
-    {
-      std::lock_guard lock(mutex_);
-      decision = limiter_.admit(review, std::chrono::steady_clock::now());
-    }
-    if (!decision.write) return;
-    if (decision.suppressed == 0) spdlog::warn("{} failed, the request was refused: {}", review, error);
-    else spdlog::warn("{} failed, the request was refused: {} ({} more since the last such line)", review, error,
-                      decision.suppressed);
-  }
-
- private:
-  std::mutex mutex_;
-  aggregator::LogRateLimiter limiter_{std::chrono::seconds(10)};  // guarded by mutex_
-};
-
 std::shared_ptr<server::RequestGate> make_gate(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
-                                               const std::shared_ptr<server::ServerMetrics>& metrics,
+                                               const std::shared_ptr<telemetry::PrometheusServerMetrics>& metrics,
                                                std::shared_ptr<HttpsReviewClient>& authentication_out) {
   server::GateOptions gate_options;
-  gate_options.on_review_failure = [metrics, log = std::make_shared<ReviewFailureLog>()](std::string_view review,
-                                                                                         const std::string& error) {
-    metrics->review_failed(review);
-    (*log)(review, error);
-  };
+  gate_options.on_review_failure = [log = std::make_shared<telemetry::ReviewFailureLog>(metrics)](
+                                       std::string_view review, const std::string& error) { (*log)(review, error); };
   gate_options.always_allow_paths = o.always_allow_paths;
   gate_options.token_cache_ttl = std::chrono::duration_cast<std::chrono::seconds>(
       duration_flag("--authentication-token-webhook-cache-ttl", o.token_webhook_cache_ttl));
@@ -597,7 +572,7 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient
                                                            std::shared_ptr<aggregator::Aggregator> metrics,
                                                            std::shared_ptr<aggregator::MemberSource> members,
                                                            std::chrono::milliseconds member_timeout,
-                                                           server::ServerMetrics& self_metrics) {
+                                                           telemetry::PrometheusServerMetrics& self_metrics) {
   if (!o.enable_autoscaler) return nullptr;
   if (o.kubeconfig.empty())
     throw std::runtime_error("--enable-autoscaler needs --kubeconfig, the Karmada control plane whose FederatedHPAs "
@@ -626,7 +601,7 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient
   options.orphan_sweep_period =
       duration_flag("--distributed-orphan-sweep-period", o.distributed_orphan_sweep_period);
   options.member_hpas = member_hpas_factory(runtime, member_timeout);
-  options.monitor = std::make_shared<PrometheusAutoscalerMetrics>(*self_metrics.registry());
+  options.monitor = std::make_shared<telemetry::PrometheusAutoscalerMetrics>(*self_metrics.registry());
   auto control_plane = std::make_shared<RestControlPlane>(runtime, o.kubeconfig, std::chrono::seconds(10));
   auto out = std::make_unique<Autoscaler>();
   if (o.leader_elect) {
@@ -656,7 +631,7 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient
     out->elector = std::make_shared<controller::LeaderElector>(runtime.executor(), std::make_shared<RestLeaseClient>(control_plane),
                                                                election);
     options.active = [elector = out->elector.get()] { return elector->leading(); };
-    self_metrics.add_collectable(std::make_shared<LeaderElectionMetrics>(
+    self_metrics.add_collectable(std::make_shared<telemetry::LeaderElectionMetrics>(
         election.name, [weak = std::weak_ptr<controller::LeaderElector>(out->elector)] {
           auto elector = weak.lock();
           return elector && elector->leading();
@@ -756,7 +731,7 @@ int run_serve(const ServeOptions& o) {
     aggregator_options.member_timeout = member_timeout;
     aggregator_options.cache_ttl = cache_ttl;
     aggregator_options.cache_max_entries = o.cache_max_entries;
-    aggregator_options.on_member_error = [log = std::make_shared<MemberFailureLog>()](
+    aggregator_options.on_member_error = [log = std::make_shared<telemetry::MemberFailureLog>()](
                                              std::string_view member, const aggregator::MemberError& e) { (*log)(member, e); };
     aggregator_impl = std::make_shared<aggregator::Aggregator>(members, aggregator_options);
     service = aggregator_impl;
@@ -765,17 +740,18 @@ int run_serve(const ServeOptions& o) {
                  "member clusters are configured");
   }
 
-  auto metrics = std::make_shared<server::ServerMetrics>();
+  auto metrics = std::make_shared<telemetry::PrometheusServerMetrics>();
   const server::BuildInfo build{FEDMETRICS_GIT_VERSION, FEDMETRICS_GIT_COMMIT, "unknown", FEDMETRICS_COMPILER};
-  metrics->add_collectable(std::make_shared<server::ProcessMetrics>());
-  metrics->add_collectable(std::make_shared<server::BuildInfoMetric>(build));
+  metrics->add_collectable(std::make_shared<telemetry::ProcessMetrics>());
+  metrics->add_collectable(std::make_shared<telemetry::BuildInfoMetric>(
+      telemetry::BuildLabels{build.git_version, build.git_commit, build.compiler}));
   if (aggregator_impl) {
-    metrics->add_collectable(std::make_shared<server::AggregatorMetrics>(
+    metrics->add_collectable(std::make_shared<telemetry::AggregatorMetrics>(
         [weak = std::weak_ptr<aggregator::Aggregator>(aggregator_impl)] {
           auto a = weak.lock();
           return a ? a->stats() : aggregator::AggregatorStats{};
         }));
-    metrics->add_collectable(std::make_shared<MemberClientMetrics>(members));
+    metrics->add_collectable(std::make_shared<telemetry::MemberClientMetrics>(members));
   }
   auto handler = std::make_shared<server::ApiHandler>(service, metrics, build);
   std::shared_ptr<server::RequestGate> gate;
@@ -785,7 +761,7 @@ int run_serve(const ServeOptions& o) {
   // Made (its flags checked) before the server starts, started after it.
   auto autoscaler_loop = make_autoscaler(o, *client_runtime, aggregator_impl, members, member_timeout, *metrics);
   if (autoscaler_loop)
-    metrics->add_collectable(std::make_shared<CronControllerMetrics>(
+    metrics->add_collectable(std::make_shared<telemetry::CronControllerMetrics>(
         [weak = std::weak_ptr<controller::CronController>(autoscaler_loop->cron)] {
           auto cron = weak.lock();
           return cron ? cron->stats() : controller::CronControllerStats{};

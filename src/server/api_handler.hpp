@@ -16,7 +16,7 @@
 #include "server/api_request.hpp"
 #include "server/content_negotiation.hpp"
 #include "server/http_types.hpp"
-#include "server/server_metrics.hpp"
+#include "fedmetrics/server/server_metrics.hpp"
 
 namespace fedmetrics::server {
 

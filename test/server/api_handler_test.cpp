@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "server/api_handler.hpp"
+#include "fedmetrics/telemetry/prometheus_server_metrics.hpp"
 
 using namespace fedmetrics;
 using namespace fedmetrics::server;
@@ -79,7 +80,7 @@ TEST_CASE("ApiHandler: a list answer is a PodMetricsList, partial failures becom
   auto service = std::make_shared<FakeMetricsService>();
   service->pods = {std::vector<k8s::PodMetrics>{pod("a"), pod("b")},
                    {"member2: Timeout: no answer within 3s", "member3: said \"no\""}};
-  ApiHandler handler(service, std::make_shared<ServerMetrics>(), {});
+  ApiHandler handler(service, std::make_shared<telemetry::PrometheusServerMetrics>(), {});
   auto r = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods?labelSelector=app%3Dweb");
   CHECK(r.status == 200);
   CHECK(r.content_type == "application/json");
@@ -151,7 +152,7 @@ TEST_CASE("ApiHandler: request metrics label values come from a closed set, neve
           "[server][handler]") {
   auto service = std::make_shared<FakeMetricsService>();
   service->custom = {std::vector<k8s::MetricValue>{}, {}};
-  auto metrics = std::make_shared<ServerMetrics>();
+  auto metrics = std::make_shared<telemetry::PrometheusServerMetrics>();
   ApiHandler handler(service, metrics, {});
   call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/x/pods/*/random-name-123");
   call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/x/random-resource-456/*/m");
@@ -295,7 +296,7 @@ TEST_CASE("ApiHandler: an Accept that admits nothing we write is a 406, before a
           "[server][handler][table]") {
   auto service = std::make_shared<FakeMetricsService>();
   service->pods = {std::vector<k8s::PodMetrics>{pod("a")}, {}};
-  ApiHandler handler(service, std::make_shared<ServerMetrics>(), {});
+  ApiHandler handler(service, std::make_shared<telemetry::PrometheusServerMetrics>(), {});
   auto r = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods",
                 {{"Accept", "application/vnd.kubernetes.protobuf"}});
   CHECK(r.status == 406);

@@ -1,8 +1,7 @@
 #pragma once
 // The autoscaler's own metrics for /metrics: the controller's port
 // (controller/autoscaler_metrics.hpp) on prometheus-cpp, and the leader
-// election's status. In the composition root: the one place that sees both
-// the loop and Prometheus.
+// election's status.
 //
 // kube-controller-manager's names under our prefix, so that its HPA
 // dashboards and alerts carry over (pkg/controller/podautoscaler/monitor):
@@ -31,7 +30,7 @@
 
 #include "fedmetrics/controller/autoscaler_metrics.hpp"
 
-namespace fedmetrics::cli {
+namespace fedmetrics::telemetry {
 
 class PrometheusAutoscalerMetrics final : public controller::AutoscalerMetrics {
  public:
@@ -78,4 +77,4 @@ class LeaderElectionMetrics final : public prometheus::Collectable {
   std::function<bool()> leading_;
 };
 
-}  // namespace fedmetrics::cli
+}  // namespace fedmetrics::telemetry

@@ -1,8 +1,8 @@
-#include "main/cron_metrics.hpp"
+#include "fedmetrics/telemetry/cron_metrics.hpp"
 
 #include <prometheus/metric_family.h>
 
-namespace fedmetrics::cli {
+namespace fedmetrics::telemetry {
 
 namespace {
 
@@ -42,4 +42,4 @@ std::vector<prometheus::MetricFamily> CronControllerMetrics::Collect() const {
   return out;
 }
 
-}  // namespace fedmetrics::cli
+}  // namespace fedmetrics::telemetry

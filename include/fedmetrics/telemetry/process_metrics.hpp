@@ -12,9 +12,7 @@
 
 #include <prometheus/collectable.h>
 
-#include "server/api_handler.hpp"
-
-namespace fedmetrics::server {
+namespace fedmetrics::telemetry {
 
 // What /proc/<pid>/stat says of a process (proc(5)): the clock ticks spent
 // in user and kernel mode, the start after boot in clock ticks, the virtual
@@ -44,14 +42,21 @@ class ProcessMetrics final : public prometheus::Collectable {
   std::vector<prometheus::MetricFamily> Collect() const override;
 };
 
+// What fedmetrics_build_info says of the build.
+struct BuildLabels {
+  std::string version;     // "v0.1.0"
+  std::string git_commit;
+  std::string compiler;    // "GNU 12.2.0"
+};
+
 // fedmetrics_build_info{version, git_commit, compiler} 1.
 class BuildInfoMetric final : public prometheus::Collectable {
  public:
-  explicit BuildInfoMetric(BuildInfo build) : build_(std::move(build)) {}
+  explicit BuildInfoMetric(BuildLabels build) : build_(std::move(build)) {}
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
-  BuildInfo build_;
+  BuildLabels build_;
 };
 
-}  // namespace fedmetrics::server
+}  // namespace fedmetrics::telemetry

@@ -3,15 +3,14 @@
 // names them (cronfederatedhpa_process_duration_seconds and
 // cronfederatedhpa_rule_process_duration_seconds, label `result`: success or
 // error) under our prefix, plus the runs skipped as missed; read from the
-// loop's stats at scrape time. In the composition root: the one place that
-// sees both the loop and Prometheus.
+// loop's stats at scrape time, so that the loop keeps no Prometheus types.
 #include <functional>
 
 #include <prometheus/collectable.h>
 
 #include "fedmetrics/controller/cron_controller.hpp"
 
-namespace fedmetrics::cli {
+namespace fedmetrics::telemetry {
 
 class CronControllerMetrics final : public prometheus::Collectable {
  public:
@@ -22,4 +21,4 @@ class CronControllerMetrics final : public prometheus::Collectable {
   std::function<controller::CronControllerStats()> read_;
 };
 
-}  // namespace fedmetrics::cli
+}  // namespace fedmetrics::telemetry

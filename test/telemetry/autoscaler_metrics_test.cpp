@@ -1,4 +1,4 @@
-// The autoscaler's metrics on prometheus-cpp (src/main/autoscaler_metrics.cpp):
+// The autoscaler's metrics on prometheus-cpp (src/telemetry/autoscaler_metrics.cpp):
 // what a scrape collects after the loop's observations, and that a forgotten
 // FederatedHPA leaves no series behind (the label-cardinality guard).
 #include <catch2/catch.hpp>
@@ -8,9 +8,9 @@
 
 #include <prometheus/registry.h>
 
-#include "main/autoscaler_metrics.hpp"
+#include "fedmetrics/telemetry/autoscaler_metrics.hpp"
 
-namespace fedmetrics::cli {
+namespace fedmetrics::telemetry {
 namespace {
 
 const prometheus::MetricFamily* family(const std::vector<prometheus::MetricFamily>& all, const std::string& name) {
@@ -98,4 +98,4 @@ TEST_CASE("PrometheusAutoscalerMetrics: reconciliations and computations under k
   CHECK(label(computations->metric.at(0), "metric_type") == "External");
 }
 
-}  // namespace fedmetrics::cli
+}  // namespace fedmetrics::telemetry

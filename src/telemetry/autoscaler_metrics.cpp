@@ -1,8 +1,8 @@
-#include "main/autoscaler_metrics.hpp"
+#include "fedmetrics/telemetry/autoscaler_metrics.hpp"
 
 #include <prometheus/metric_family.h>
 
-namespace fedmetrics::cli {
+namespace fedmetrics::telemetry {
 
 namespace {
 
@@ -132,4 +132,4 @@ std::vector<prometheus::MetricFamily> LeaderElectionMetrics::Collect() const {
            {m}}};
 }
 
-}  // namespace fedmetrics::cli
+}  // namespace fedmetrics::telemetry

@@ -8,7 +8,7 @@
 
 #include "fedmetrics/aggregator/aggregator.hpp"
 
-namespace fedmetrics::server {
+namespace fedmetrics::telemetry {
 
 class AggregatorMetrics final : public prometheus::Collectable {
  public:
@@ -19,4 +19,4 @@ class AggregatorMetrics final : public prometheus::Collectable {
   std::function<aggregator::AggregatorStats()> read_;
 };
 
-}  // namespace fedmetrics::server
+}  // namespace fedmetrics::telemetry

@@ -1,4 +1,4 @@
-#include "server/process_metrics.hpp"
+#include "fedmetrics/telemetry/process_metrics.hpp"
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 
 #include <prometheus/metric_family.h>
 
-namespace fedmetrics::server {
+namespace fedmetrics::telemetry {
 
 namespace {
 
@@ -134,7 +134,7 @@ std::vector<prometheus::MetricFamily> BuildInfoMetric::Collect() const {
   prometheus::ClientMetric m;
   m.label = {prometheus::ClientMetric::Label{"compiler", build_.compiler},
              prometheus::ClientMetric::Label{"git_commit", build_.git_commit},
-             prometheus::ClientMetric::Label{"version", build_.git_version}};
+             prometheus::ClientMetric::Label{"version", build_.version}};
   m.gauge.value = 1;
   return {{"fedmetrics_build_info",
            "A metric with a constant '1' value labeled by the version and git commit fedmetrics was built from, "
@@ -143,4 +143,4 @@ std::vector<prometheus::MetricFamily> BuildInfoMetric::Collect() const {
            {m}}};
 }
 
-}  // namespace fedmetrics::server
+}  // namespace fedmetrics::telemetry

@@ -11,9 +11,9 @@
 
 #include <prometheus/metric_family.h>
 
-#include "server/process_metrics.hpp"
+#include "fedmetrics/telemetry/process_metrics.hpp"
 
-namespace fedmetrics::server {
+namespace fedmetrics::telemetry {
 namespace {
 
 TEST_CASE("process metrics: /proc/<pid>/stat, a command with spaces and parentheses") {
@@ -83,8 +83,8 @@ TEST_CASE("process metrics: this process, as client_golang names them") {
 }
 
 TEST_CASE("process metrics: fedmetrics_build_info is 1, labelled with the build") {
-  BuildInfo build;
-  build.git_version = "v0.1.0";
+  BuildLabels build;
+  build.version = "v0.1.0";
   build.git_commit = "0123abcd";
   build.compiler = "GNU 12.2.0";
   const auto families = BuildInfoMetric(build).Collect();
@@ -100,4 +100,4 @@ TEST_CASE("process metrics: fedmetrics_build_info is 1, labelled with the build"
 }
 
 }  // namespace
-}  // namespace fedmetrics::server
+}  // namespace fedmetrics::telemetry

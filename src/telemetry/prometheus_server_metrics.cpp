@@ -1,4 +1,4 @@
-#include "server/server_metrics.hpp"
+#include "fedmetrics/telemetry/prometheus_server_metrics.hpp"
 
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
@@ -9,9 +9,9 @@
 #include <map>
 #include <mutex>
 
-namespace fedmetrics::server {
+namespace fedmetrics::telemetry {
 
-struct ServerMetrics::Families {
+struct PrometheusServerMetrics::Families {
   prometheus::Family<prometheus::Counter>& requests;
   prometheus::Family<prometheus::Histogram>& latency;
   prometheus::Gauge& in_flight;
@@ -35,7 +35,7 @@ const prometheus::Histogram::BucketBoundaries kLatencyBuckets = {0.001, 0.0025, 
                                                                 0.25,  0.5,    1,     2.5,  5,     10,   30, 60};
 }  // namespace
 
-ServerMetrics::ServerMetrics() : registry_(std::make_shared<prometheus::Registry>()) {
+PrometheusServerMetrics::PrometheusServerMetrics() : registry_(std::make_shared<prometheus::Registry>()) {
   auto& requests = prometheus::BuildCounter()
                        .Name("fedmetrics_apiserver_requests_total")
                        .Help("Requests answered, by API group, resource and HTTP code.")
@@ -60,9 +60,9 @@ ServerMetrics::ServerMetrics() : registry_(std::make_shared<prometheus::Registry
                                                      {}, {}});
 }
 
-ServerMetrics::~ServerMetrics() = default;
+PrometheusServerMetrics::~PrometheusServerMetrics() = default;
 
-void ServerMetrics::observe_request(std::string_view group, std::string_view resource, int code, double seconds) {
+void PrometheusServerMetrics::observe_request(std::string_view group, std::string_view resource, int code, double seconds) {
   std::string key;
   key.reserve(group.size() + resource.size() + 8);
   key.append(group).push_back('\n');
@@ -86,20 +86,20 @@ void ServerMetrics::observe_request(std::string_view group, std::string_view res
   series.latency->Observe(seconds);
 }
 
-void ServerMetrics::review_failed(std::string_view review) {
+void PrometheusServerMetrics::review_failed(std::string_view review) {
   (review == "TokenReview" ? families_->token_review_failures : families_->access_review_failures).Increment();
 }
 
-void ServerMetrics::request_started() { families_->in_flight.Increment(); }
-void ServerMetrics::request_finished() { families_->in_flight.Decrement(); }
+void PrometheusServerMetrics::request_started() { families_->in_flight.Increment(); }
+void PrometheusServerMetrics::request_finished() { families_->in_flight.Decrement(); }
 
-std::shared_ptr<prometheus::Registry> ServerMetrics::registry() const { return registry_; }
+std::shared_ptr<prometheus::Registry> PrometheusServerMetrics::registry() const { return registry_; }
 
-void ServerMetrics::add_collectable(std::shared_ptr<prometheus::Collectable> collectable) {
+void PrometheusServerMetrics::add_collectable(std::shared_ptr<prometheus::Collectable> collectable) {
   collectables_.push_back(std::move(collectable));
 }
 
-std::string ServerMetrics::serialize() const {
+std::string PrometheusServerMetrics::serialize() const {
   auto families = registry_->Collect();
   for (const auto& c : collectables_) {
     auto more = c->Collect();
@@ -108,4 +108,4 @@ std::string ServerMetrics::serialize() const {
   return prometheus::TextSerializer().Serialize(families);
 }
 
-}  // namespace fedmetrics::server
+}  // namespace fedmetrics::telemetry

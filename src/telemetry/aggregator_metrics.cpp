@@ -1,8 +1,8 @@
-#include "server/aggregator_metrics.hpp"
+#include "fedmetrics/telemetry/aggregator_metrics.hpp"
 
 #include <prometheus/metric_family.h>
 
-namespace fedmetrics::server {
+namespace fedmetrics::telemetry {
 
 namespace {
 prometheus::MetricFamily counter(std::string name, std::string help, double value) {
@@ -38,4 +38,4 @@ std::vector<prometheus::MetricFamily> AggregatorMetrics::Collect() const {
   return out;
 }
 
-}  // namespace fedmetrics::server
+}  // namespace fedmetrics::telemetry

@@ -1,13 +1,12 @@
-#include "main/member_metrics.hpp"
+#include "fedmetrics/telemetry/member_client_metrics.hpp"
 
 #include <limits>
 
 #include <prometheus/metric_family.h>
-#include <spdlog/spdlog.h>
 
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
 
-namespace fedmetrics::cli {
+namespace fedmetrics::telemetry {
 
 namespace {
 
@@ -108,23 +107,4 @@ std::vector<MetricFamily> MemberClientMetrics::Collect() const {
   return {requests, latency, in_flight, connections, handshakes, retries, idle_closed, last_success, healthy, left_out};
 }
 
-void MemberFailureLog::operator()(std::string_view member, const aggregator::MemberError& error) {
-  std::string key(member);
-  key += '\x1f';
-  key += aggregator::to_string(error.kind);
-  if (error.http_status != 0) key += " " + std::to_string(error.http_status);
-  aggregator::LogRateLimiter::Decision decision;
-  {
-    std::lock_guard lock(mutex_);
-    decision = limiter_.admit(key, std::chrono::steady_clock::now());
-  }
-  if (!decision.write) return;
-  if (decision.suppressed == 0) {
-    spdlog::warn("member {}: {}: {}", member, aggregator::to_string(error.kind), error.message);
-  } else {
-    spdlog::warn("member {}: {}: {} ({} more like it not logged since the last such line)", member,
-                 aggregator::to_string(error.kind), error.message, decision.suppressed);
-  }
-}
-
-}  // namespace fedmetrics::cli
+}  // namespace fedmetrics::telemetry

@@ -4,12 +4,12 @@
 
 #include <string>
 
-#include "server/server_metrics.hpp"
+#include "fedmetrics/telemetry/prometheus_server_metrics.hpp"
 
-using fedmetrics::server::ServerMetrics;
+using fedmetrics::telemetry::PrometheusServerMetrics;
 
-TEST_CASE("ServerMetrics: requests counted per group, resource and code", "[server][metrics]") {
-  ServerMetrics metrics;
+TEST_CASE("PrometheusServerMetrics: requests counted per group, resource and code", "[server][metrics]") {
+  PrometheusServerMetrics metrics;
   for (int i = 0; i < 3; ++i) metrics.observe_request("metrics.k8s.io", "pods", 200, 0.004);
   metrics.observe_request("metrics.k8s.io", "pods", 503, 3.2);
   metrics.observe_request("metrics.k8s.io", "nodes", 200, 0.002);
