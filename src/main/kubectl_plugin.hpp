@@ -1,11 +1,8 @@
 #pragma once
 // `kubectl fedmetrics top pod|node`: the program installed as the kubectl
 // plugin `kubectl-fedmetrics` (a link to this binary; main dispatches on the
-// name it was started under). It reads the kubeconfig as kubectl does, asks
-// the control plane's metrics.k8s.io (fedmetrics behind its aggregation
-// layer) and prints kubectl top's table with the member of each row, and for
-// nodes the CPU and memory shares of each member's node allocatable, read
-// through the Karmada cluster proxy.
+// name it was started under). Its flags, as kubectl's; the command itself is
+// the plugin module's (fedmetrics/plugin/top_command.hpp).
 #include <ostream>
 #include <string_view>
 

@@ -1,0 +1,262 @@
+#include "fedmetrics/plugin/top_command.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <future>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/clusterclient/kubectl_config.hpp"
+#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/k8s/ascii.hpp"
+#include "fedmetrics/k8s/label_selector.hpp"
+#include "fedmetrics/k8s/metrics_types.hpp"
+#include "fedmetrics/k8s/time.hpp"
+#include "fedmetrics/plugin/kubectl_messages.hpp"
+#include "fedmetrics/plugin/top_printer.hpp"
+
+namespace fedmetrics::plugin {
+
+using clusterclient::HttpReply;
+using clusterclient::HttpResult;
+using nlohmann::json;
+
+namespace {
+
+// A kubectl error: its line on stderr and exit status 1 (cmdutil.CheckErr).
+struct Failure {
+  std::string line;
+};
+
+constexpr std::string_view kMetricsApi = "/apis/metrics.k8s.io/v1beta1";
+
+// The kubeconfig files kubectl reads: --kubeconfig alone, else the
+// KUBECONFIG list (merged), else ~/.kube/config.
+std::vector<std::string> kubeconfig_paths(const TopOptions& o) {
+  if (!o.kubeconfig.empty()) return {o.kubeconfig};
+  if (const char* list = std::getenv("KUBECONFIG"); list != nullptr && *list != '\0') {
+    auto paths = clusterclient::split_kubeconfig_path_list(list);
+    if (!paths.empty()) return paths;
+  }
+  const char* home = std::getenv("HOME");
+  return {std::string(home != nullptr ? home : "") + "/.kube/config"};
+}
+
+// One HTTPS client to the server of the chosen context, used synchronously:
+// this is a command line program, its main thread waits for each answer.
+class Session {
+ public:
+  // `timeout`: each request's, as kubectl's --request-timeout.
+  Session(clusterclient::ClusterEndpoint endpoint, std::chrono::steady_clock::duration timeout)
+      : timeout_(timeout), host_(host_of(endpoint.server)) {
+    clusterclient::ClientOptions options;
+    options.user_agent = "kubectl-fedmetrics/v0.1.0";
+    options.peer_name = "the server";
+    options.max_connections = 16;  // the members' node reads go out together
+    try {
+      client_ = std::make_unique<clusterclient::HttpsClient>(runtime_, std::move(endpoint), options);
+    } catch (const std::exception& e) {
+      throw Failure{std::string("error: ") + e.what()};
+    }
+  }
+
+  // Sends GET `target`; the answer, or the reason there is none.
+  std::future<HttpResult> get(std::string target) {
+    clusterclient::OutgoingRequest request;
+    request.target = std::move(target);
+    request.headers = {{"Accept", "application/json"}};
+    request.want_headers = true;
+    auto promise = std::make_shared<std::promise<HttpResult>>();
+    auto answer = promise->get_future();
+    client_->send(std::move(request), std::chrono::steady_clock::now() + timeout_, [promise](HttpResult result) { promise->set_value(std::move(result)); });
+    return answer;
+  }
+
+  // kubectl's line for a request that got no answer.
+  [[nodiscard]] std::string connection_error(const aggregator::MemberError& e) const {
+    return connection_error_line(e.kind == aggregator::MemberError::Kind::Refused &&
+                                             e.message.find("connection refused") != std::string::npos,
+                                         host_, e.message);
+  }
+
+ private:
+  static std::string host_of(const std::string& server) {
+    std::string host = server;
+    if (auto scheme = host.find("://"); scheme != std::string::npos) host = host.substr(scheme + 3);
+    if (auto slash = host.find('/'); slash != std::string::npos) host.resize(slash);
+    return host;
+  }
+
+  clusterclient::ClientRuntime runtime_{1};
+  std::unique_ptr<clusterclient::HttpsClient> client_;  // destroyed before the runtime
+  std::chrono::steady_clock::duration timeout_;
+  std::string host_;
+};
+
+std::vector<std::string> warning_values(const HttpReply& reply) {
+  std::vector<std::string> values;
+  for (const auto& [name, value] : reply.headers)
+    if (k8s::iequals(name, "Warning")) values.push_back(value);
+  return values;
+}
+
+// The metrics answer: its Warning headers printed (client-go prints them as
+// the answer arrives, before any output), then its JSON, or the kubectl error.
+json metrics_answer(Session& session, const std::string& target, std::string_view resource, const std::string& name,
+                    std::ostream& err) {
+  HttpResult result = session.get(target).get();
+  if (auto* e = std::get_if<aggregator::MemberError>(&result)) throw Failure{session.connection_error(*e)};
+  auto& reply = std::get<HttpReply>(result);
+  for (const auto& line : warning_lines(warning_values(reply))) err << line << "\n";
+  if (reply.status < 200 || reply.status > 299) {
+    // A list the server has no path for: kubectl's discovery would have found no metrics.k8s.io.
+    if (reply.status == 404 && name.empty() && status_reason(reply.status, reply.body) == "NotFound" &&
+        reply.body.find("could not find the requested resource") != std::string::npos)
+      throw Failure{"error: Metrics API not available"};
+    throw Failure{server_error_line(reply.status, reply.body, "get", resource, name)};
+  }
+  auto doc = json::parse(reply.body, nullptr, false);
+  if (doc.is_discarded()) throw Failure{"error: the server's answer to GET " + target + " is not JSON"};
+  return doc;
+}
+
+template <class T>
+T decoded(k8s::Expected<T> value, const std::string& target) {
+  if (!value) throw Failure{"error: the server's answer to GET " + target + ": " + value.error().message};
+  return std::move(*value);
+}
+
+std::string selector_query(const k8s::LabelSelector& selector) {
+  std::string canonical = selector.to_string();
+  return canonical.empty() ? "" : "?labelSelector=" + clusterclient::escape_query_value(canonical);
+}
+
+void top_pod(const TopOptions& o, const std::string& namespace_name, const k8s::LabelSelector& selector,
+             SortBy sort_by, Session& session, std::ostream& out, std::ostream& err) {
+  std::string target(kMetricsApi);
+  // A pod by name is looked for in the namespace, even with -A (kubectl would ask /pods/NAME, which no server serves).
+  if (!o.all_namespaces || !o.name.empty()) target += "/namespaces/" + clusterclient::escape_path_segment(namespace_name);
+  target += "/pods";
+  if (!o.name.empty())
+    target += "/" + clusterclient::escape_path_segment(o.name);
+  else
+    target += selector_query(selector);
+  json doc = metrics_answer(session, target, "pods.metrics.k8s.io", o.name, err);
+  std::vector<k8s::PodMetrics> pods;
+  if (o.name.empty())
+    pods = decoded(k8s::pod_metrics_list_from_json(doc), target);
+  else
+    pods.push_back(decoded(k8s::pod_metrics_from_json(doc), target));
+  if (pods.empty()) {
+    // kubectl then lists the core pods to explain why; they live in the members, so we only say it.
+    if (o.all_namespaces)
+      err << "No resources found\n";
+    else
+      err << "No resources found in " << namespace_name << " namespace.\n";
+    return;
+  }
+  out << format_pod_table(std::move(pods), {o.all_namespaces, o.containers, o.no_headers, sort_by});
+}
+
+void top_node(const TopOptions& o, const k8s::LabelSelector& selector, SortBy sort_by, Session& session,
+              std::ostream& out, std::ostream& err) {
+  std::string target = std::string(kMetricsApi) + "/nodes";
+  if (!o.name.empty())
+    target += "/" + clusterclient::escape_path_segment(o.name);
+  else
+    target += selector_query(selector);
+  json doc = metrics_answer(session, target, "nodes.metrics.k8s.io", o.name, err);
+  std::vector<k8s::NodeMetrics> metrics;
+  if (o.name.empty())
+    metrics = decoded(k8s::node_metrics_list_from_json(doc), target);
+  else
+    metrics.push_back(decoded(k8s::node_metrics_from_json(doc), target));
+  if (metrics.empty()) throw Failure{"error: metrics not available yet"};
+
+  // Each member's Nodes, for their allocatable: the control plane has no Node
+  // objects, its cluster proxy reaches the member's own. Asked all at once.
+  std::set<std::string> members;
+  for (const auto& m : metrics)
+    if (auto cluster = cluster_of(m.metadata); cluster != kNoCluster) members.insert(cluster);
+  std::map<std::string, std::future<HttpResult>> pending;
+  for (const auto& member : members)
+    pending.emplace(member, session.get("/apis/cluster.karmada.io/v1alpha1/clusters/" +
+                                        clusterclient::escape_path_segment(member) + "/proxy/api/v1/nodes"));
+  MemberNodes nodes;
+  for (auto& [member, answer] : pending) {
+    HttpResult result = answer.get();
+    std::string why;
+    if (auto* e = std::get_if<aggregator::MemberError>(&result)) {
+      why = e->message;
+    } else if (auto& reply = std::get<HttpReply>(result); reply.status < 200 || reply.status > 299) {
+      why = server_error_line(reply.status, reply.body, "get", "nodes", "");
+    } else if (auto list = json::parse(reply.body, nullptr, false); list.is_discarded()) {
+      why = "the answer is not JSON";
+    } else if (auto decoded_nodes = node_list_from_json(list); !decoded_nodes) {
+      why = decoded_nodes.error().message;
+    } else {
+      nodes.emplace(member, std::move(*decoded_nodes));
+      continue;
+    }
+    nodes.emplace(member, std::nullopt);
+    err << "Warning: " << member << ": its nodes could not be read through the cluster proxy, CPU(%) and MEMORY(%) "
+        << "are <unknown>: " << why << "\n";
+  }
+  NodeTableOptions options{o.no_headers, sort_by, o.name, selector};
+  out << format_node_table(std::move(metrics), nodes, options);
+}
+
+}  // namespace
+
+int run_top(const TopOptions& o, std::ostream& out, std::ostream& err) {
+  try {
+    auto sort_by = parse_sort_by(o.sort_by);
+    if (!sort_by) throw Failure{"error: " + sort_by.error().message};
+    if (!o.name.empty() && !o.selector.empty())
+      throw Failure{o.nodes ? "error: only one of NAME or --selector can be provided"
+                            : "error: only one of NAME or selector can be provided"};
+    auto selector = k8s::LabelSelector::parse(o.selector);
+    if (!selector) throw Failure{"error: " + selector.error().message};
+
+    std::chrono::nanoseconds timeout{0};
+    if (o.request_timeout != "0") {
+      auto parsed = k8s::parse_duration(o.request_timeout);
+      if (!parsed || parsed->count() < 0)
+        throw Failure{"error: invalid argument \"" + o.request_timeout + "\" for \"--request-timeout\" flag"};
+      timeout = *parsed;
+    }
+    // No timeout is a day: every request still has a deadline for the client.
+    const std::chrono::steady_clock::duration per_request =
+                    (timeout.count() > 0 ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout)
+                                         : std::chrono::hours(24));
+
+    auto context = clusterclient::load_kubectl_context(kubeconfig_paths(o), o.context);
+    if (!context) throw Failure{"error: " + context.error().message};
+    std::string namespace_name = !o.namespace_name.empty()      ? o.namespace_name
+                                 : !context->namespace_name.empty() ? context->namespace_name
+                                                                    : "default";
+    Session session(std::move(context->endpoint), per_request);
+    if (o.nodes)
+      top_node(o, *selector, *sort_by, session, out, err);
+    else
+      top_pod(o, namespace_name, *selector, *sort_by, session, out, err);
+  } catch (const Failure& f) {
+    out.flush();
+    err << f.line << "\n";
+    return 1;
+  } catch (const std::exception& e) {  // a defect, or an answer no rule above expected: an error, not an abort
+    out.flush();
+    err << "error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace fedmetrics::plugin
