@@ -63,6 +63,7 @@ void MemberSet::stop() {
   snapshot_.store(std::make_shared<const aggregator::MemberSnapshot>());
   std::lock_guard lock(shared_->mutex);
   shared_->members.clear();
+  shared_->discovery_waiters.clear();  // never called after stop()
 }
 
 void MemberSet::reconcile(const std::vector<ClusterEndpoint>& desired, OnBadEndpoint on_bad,
@@ -173,24 +174,53 @@ void MemberSet::discover(const std::string& name) {
   });
 }
 
+bool MemberSet::Shared::all_attempted() const {
+  return std::all_of(members.begin(), members.end(), [](const auto& kv) { return kv.second.attempted; });
+}
+
 std::chrono::steady_clock::time_point MemberSet::discover_due() {
-  std::lock_guard lock(shared_->mutex);
-  auto now = std::chrono::steady_clock::now();
-  auto wake_at = now + std::chrono::hours(1);  // or sooner, when reconcile() or a discovery notifies
-  if (shared_->stopping) return wake_at;
-  for (auto& [name, m] : shared_->members) {
-    if (!m.in_flight && m.next_discovery <= now) discover(name);
-    if (!m.in_flight) wake_at = std::min(wake_at, m.next_discovery);
+  std::vector<std::function<void()>> ready;  // called once the lock is released
+  std::chrono::steady_clock::time_point wake_at;
+  {
+    std::lock_guard lock(shared_->mutex);
+    auto now = std::chrono::steady_clock::now();
+    wake_at = now + std::chrono::hours(1);  // or sooner, when reconcile() or a discovery notifies
+    if (shared_->stopping) return wake_at;
+    for (auto& [name, m] : shared_->members) {
+      if (!m.in_flight && m.next_discovery <= now) discover(name);
+      if (!m.in_flight) wake_at = std::min(wake_at, m.next_discovery);
+    }
+    const bool attempted = shared_->all_attempted();
+    std::erase_if(shared_->discovery_waiters, [&](Shared::Waiter& w) {
+      if (!attempted && w.deadline > now) {
+        wake_at = std::min(wake_at, w.deadline);
+        return false;
+      }
+      ready.push_back(std::move(w.ready));
+      return true;
+    });
   }
+  for (auto& call : ready) call();
   return wake_at;
 }
 
 void MemberSet::wait_for_first_discovery(std::chrono::milliseconds timeout) {
   std::unique_lock lock(shared_->mutex);
-  shared_->wake.wait_for(lock, timeout, [this] {
-    return std::all_of(shared_->members.begin(), shared_->members.end(),
-                       [](const auto& kv) { return kv.second.attempted; });
-  });
+  shared_->wake.wait_for(lock, timeout, [this] { return shared_->all_attempted(); });
+}
+
+void MemberSet::when_discovered(std::chrono::milliseconds timeout, std::function<void()> ready) const {
+  std::lock_guard lock(shared_->mutex);
+  if (shared_->stopping) return;
+  shared_->discovery_waiters.push_back({std::chrono::steady_clock::now() + timeout, std::move(ready)});
+  shared_->changed();  // the loop looks at it now, and again by its deadline
+}
+
+std::optional<ClusterEndpoint> MemberSet::endpoint_of(const std::string& name) const {
+  std::lock_guard lock(shared_->mutex);
+  auto it = shared_->members.find(name);
+  if (it == shared_->members.end()) return std::nullopt;
+  return it->second.cluster->endpoint();
 }
 
 }  // namespace fedmetrics::clusterclient

@@ -3,7 +3,13 @@
 // loopback); discovery failing in the background is expected and harmless.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <future>
 
 #include "fedmetrics/clusterclient/member_set.hpp"
 
@@ -123,4 +129,72 @@ TEST_CASE("MemberSet: the snapshot holds the members left out, with why, and nev
   CHECK(names_of(set.snapshot()->members) == std::vector<std::string>{"a", "c"});
   CHECK(set.snapshot()->left_out.empty());
   set.stop();
+}
+
+namespace {
+
+// A port on loopback that accepts connections and never answers: a member
+// whose discovery takes as long as its deadline.
+struct SilentListener {
+  SilentListener() {
+    fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t size = sizeof address;
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&address), size) == 0);
+    REQUIRE(::listen(fd, 16) == 0);
+    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0);
+    port = ntohs(address.sin_port);
+  }
+  ~SilentListener() { ::close(fd); }
+  int fd = -1;
+  int port = 0;
+};
+
+}  // namespace
+
+TEST_CASE("MemberSet: when_discovered calls back once every member had a discovery attempt",
+          "[clusterclient][member_set]") {
+  ClientRuntime runtime(1);
+  MemberSet set(runtime, quiet());
+  set.reconcile({endpoint("a"), endpoint("b")}, OnBadEndpoint::Throw);
+  std::promise<void> ready;
+  const auto asked = std::chrono::steady_clock::now();
+  set.when_discovered(1h, [&] { ready.set_value(); });
+  // Both members refuse the connection: their first attempts end at once, long before the timeout.
+  REQUIRE(ready.get_future().wait_for(10s) == std::future_status::ready);
+  CHECK(std::chrono::steady_clock::now() - asked < 10s);
+  set.stop();
+}
+
+TEST_CASE("MemberSet: when_discovered calls back at its timeout when a member does not answer",
+          "[clusterclient][member_set]") {
+  SilentListener silent;
+  ClientRuntime runtime(1);
+  auto options = quiet();
+  options.discovery_timeout = 1h;
+  MemberSet set(runtime, options);
+  auto member = endpoint("silent");
+  member.server = "https://127.0.0.1:" + std::to_string(silent.port);
+  set.reconcile({member}, OnBadEndpoint::Throw);
+  std::promise<void> ready;
+  set.when_discovered(200ms, [&] { ready.set_value(); });
+  CHECK(ready.get_future().wait_for(10s) == std::future_status::ready);
+  set.stop();
+}
+
+TEST_CASE("MemberSet: endpoint_of names where a member is reached", "[clusterclient][member_set]") {
+  ClientRuntime runtime(1);
+  MemberSet set(runtime, quiet());
+  set.reconcile({endpoint("a")}, OnBadEndpoint::Throw);
+  REQUIRE(set.endpoint_of("a"));
+  CHECK(*set.endpoint_of("a") == endpoint("a"));
+  CHECK_FALSE(set.endpoint_of("b"));
+  auto rotated = endpoint("a");
+  rotated.token = "rotated";
+  set.reconcile({rotated}, OnBadEndpoint::KeepPrevious);
+  CHECK(set.endpoint_of("a")->token == "rotated");
+  set.stop();
+  CHECK_FALSE(set.endpoint_of("a"));
 }

@@ -55,6 +55,7 @@ class KarmadaClusterSource final : public RefreshingMemberSource {
   // With the Clusters left out: not Ready, or not reachable as their object says.
   std::shared_ptr<const aggregator::MemberSnapshot> snapshot() const override { return members_.snapshot(); }
   void wait_for_first_discovery(std::chrono::milliseconds timeout) override;
+  [[nodiscard]] const MemberSet& member_set() const override { return members_; }
   void stop() override;
 
  private:

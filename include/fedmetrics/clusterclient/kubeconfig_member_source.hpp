@@ -38,6 +38,7 @@ class KubeconfigMemberSource final : public RefreshingMemberSource {
 
   // Blocks until every member has had one discovery attempt or `timeout` passed.
   void wait_for_first_discovery(std::chrono::milliseconds timeout) override;
+  [[nodiscard]] const MemberSet& member_set() const override { return members_; }
 
   // Stops the background threads; no discovery starts after it returns. Call
   // it before destroying the ClientRuntime the members use.

@@ -16,9 +16,11 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +70,15 @@ class MemberSet {
 
   // Blocks until every member has had one discovery attempt or `timeout` passed.
   void wait_for_first_discovery(std::chrono::milliseconds timeout);
+  // Calls `ready` once, on the discovery loop's strand, when every member has
+  // had one discovery attempt or `timeout` has passed, whichever is first:
+  // start-up waits for it without blocking a thread. Never after stop().
+  void when_discovered(std::chrono::milliseconds timeout, std::function<void()> ready) const;
+
+  // The endpoint the set reaches member `name` at (as planned, with its
+  // credentials); nullopt when it is no member. For clients of another API
+  // of the member (distributed mode's member HPAs) that reach it the same way.
+  [[nodiscard]] std::optional<ClusterEndpoint> endpoint_of(const std::string& name) const;
 
   // Stops the discovery loop and drops the members; no discovery starts
   // after it returns. Call it before destroying the ClientRuntime they use.
@@ -92,12 +103,19 @@ class MemberSet {
     void changed();                           // both, with `mutex` held
     std::map<std::string, Member> members;  // by name
     std::map<std::string, ClusterEndpoint> rejected;  // endpoints already refused and logged, by name
+    struct Waiter {
+      std::chrono::steady_clock::time_point deadline;
+      std::function<void()> ready;
+    };
+    std::vector<Waiter> discovery_waiters;  // when_discovered(), called by the discovery loop
+    [[nodiscard]] bool all_attempted() const;  // with `mutex` held
     bool reconciled = false;
     bool stopping = false;
   };
 
   void discover(const std::string& name);  // with shared_->mutex held
-  // The next discovery due, started; when the one after it is due. On the loop's strand.
+  // The next discovery due, started, and the when_discovered() waiters
+  // whose wait is over called; when to look again. On the loop's strand.
   std::chrono::steady_clock::time_point discover_due();
 
   ClientRuntime& runtime_;
@@ -116,6 +134,8 @@ class RefreshingMemberSource : public aggregator::MemberSource {
   [[nodiscard]] std::shared_ptr<const aggregator::MemberSnapshot> snapshot() const override = 0;
   // Blocks until every member has had one discovery attempt or `timeout` passed.
   virtual void wait_for_first_discovery(std::chrono::milliseconds timeout) = 0;
+  // Its member clients (MemberSet::when_discovered, MemberSet::endpoint_of).
+  [[nodiscard]] virtual const MemberSet& member_set() const = 0;
   // Stops every background loop and drops the member clients.
   virtual void stop() = 0;
 };
