@@ -6,7 +6,8 @@
 # still get their answer (200 with the member's Warning); then the process
 # exits 0, with nothing reported by the sanitizers in their build (the
 # member client used to complete those requests after the server's
-# io_contexts were gone). A second SIGTERM exits at once with status 1.
+# io_contexts were gone). A second SIGTERM exits at once with status 1. A
+# SIGTERM during start-up (still waiting for the control plane) ends it at once.
 # Usage: graceful_termination_test.sh FEDMETRICS_BINARY SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 bin=$1
@@ -78,6 +79,36 @@ exit_status_of "$serve_pid" 20
 check "serve with the Karmada source and the autoscaler exited 0 (status: $status)" test "$status" = 0
 check "nothing reported by the sanitizers or the runtime (karmada source)" clean_log "$E2E_TMP/serve2.log"
 wait_in_flight
+
+# --- a SIGTERM while start-up still waits (here on a control plane that
+# accepts connections and never answers the trust's ConfigMap read) ends it
+# at once: start-up is awaited on the member clients' runtime while the main
+# thread waits for the signal (it used to sit out the read's 10 s deadline,
+# blocked, and then exit 1) ---
+spawn "$E2E_TMP/silent.log" python3 -c '
+import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+print(s.getsockname()[1], flush=True); time.sleep(120)'
+silent_pid=$spawned
+wait_until 5 test -s "$E2E_TMP/silent.log" || fail "the silent control plane did not start"
+cat >"$E2E_TMP/silent.kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters: [{name: silent, cluster: {server: "https://127.0.0.1:$(head -1 "$E2E_TMP/silent.log")", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: silent, context: {cluster: silent, user: u}}]
+current-context: silent
+EOF
+spawn "$E2E_TMP/serve4.log" "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs4" \
+  --authentication-kubeconfig "$E2E_TMP/silent.kubeconfig" --authorization-kubeconfig "$E2E_TMP/silent.kubeconfig"
+serve_pid=$spawned
+wait_for_log "$E2E_TMP/serve4.log" "every metrics query answers 503" 10 || fail "serve (silent control plane) did not start"
+kill -TERM "$serve_pid"
+exit_status_of "$serve_pid" 3
+check "a SIGTERM during start-up ends it at once, with status 0 (status: $status)" test "$status" = 0
+never_served() { ! grep -q 'serving on' "$E2E_TMP/serve4.log"; }
+check "and nothing was served" never_served
+stop "$silent_pid"
 
 # --- a second SIGTERM does not wait for the drain ---
 E2E_SHUTDOWN_DELAY=20s start_serve "$E2E_TMP/serve3.log" --member-kubeconfig "$E2E_TMP/world/members.kubeconfig"

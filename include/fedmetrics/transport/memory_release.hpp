@@ -14,7 +14,7 @@
 #include "fedmetrics/transport/executor.hpp"
 #include "fedmetrics/transport/periodic.hpp"
 
-namespace fedmetrics::cli {
+namespace fedmetrics::transport {
 
 class MemoryRelease {
  public:
@@ -31,4 +31,4 @@ class MemoryRelease {
   async::Periodic ticks_;
 };
 
-}  // namespace fedmetrics::cli
+}  // namespace fedmetrics::transport

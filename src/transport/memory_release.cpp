@@ -1,10 +1,10 @@
-#include "main/memory_release.hpp"
+#include "fedmetrics/transport/memory_release.hpp"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
 
-namespace fedmetrics::cli {
+namespace fedmetrics::transport {
 
 void MemoryRelease::start() {
 #if defined(__GLIBC__)
@@ -15,4 +15,4 @@ void MemoryRelease::start() {
 #endif
 }
 
-}  // namespace fedmetrics::cli
+}  // namespace fedmetrics::transport

@@ -1,0 +1,91 @@
+#pragma once
+// The parts `fedmetrics serve` is assembled from; serve_command.cpp wires
+// them. Flags to values, the request gate with its certificate trust, the
+// autoscaler: each throws std::runtime_error naming the flag at fault.
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "fedmetrics/controller/cron_controller.hpp"
+#include "fedmetrics/controller/hpa_controller.hpp"
+#include "fedmetrics/controller/leader_election.hpp"
+#include "fedmetrics/transport/executor.hpp"
+#include "fedmetrics/transport/task.hpp"
+#include "main/serve_command.hpp"
+
+namespace fedmetrics::aggregator {
+class Aggregator;
+}
+namespace fedmetrics::clusterclient {
+class ClientRuntime;
+class RefreshingMemberSource;
+}
+namespace fedmetrics::server {
+class RequestGate;
+}
+namespace fedmetrics::telemetry {
+class PrometheusServerMetrics;
+}
+
+namespace fedmetrics::cli {
+
+class HttpsReviewClient;
+
+// A Go duration flag (500ms, 3s), not negative.
+std::chrono::milliseconds duration_flag(const std::string& flag, const std::string& value);
+
+// ---- Trust and gate (serve_trust.cpp)
+
+// Authentication and authorization as a delegating apiserver sets them up
+// (apiserver pkg/server/options/authentication.go, authorization.go).
+struct Gate {
+  std::shared_ptr<server::RequestGate> gate;
+  std::shared_ptr<HttpsReviewClient> authentication;  // null without --authentication-kubeconfig
+};
+// The gate and its review clients, without certificate trust until load_trust().
+Gate make_gate(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
+               std::shared_ptr<telemetry::PrometheusServerMetrics> metrics);
+// At start-up: reads the certificate trust (the ConfigMap the control plane
+// publishes, awaited, and the flags on top) into the gate. Throws
+// std::runtime_error saying what to do when it cannot.
+async::Task<void> load_trust(const ServeOptions& o, const Gate& gate);
+
+// Keeps the trust published in extension-apiserver-authentication fresh (re-read
+// every minute, as Kubernetes' dynamic CA controllers); a failure keeps what
+// was loaded and is logged once until it recovers.
+class TrustRefresher {
+ public:
+  TrustRefresher(const ServeOptions& o, Gate gate);
+  ~TrustRefresher();
+  void start(const async::Executor& executor);
+  void stop();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// ---- The autoscaler (serve_autoscaler.cpp)
+
+// The built-in FederatedHPA loop, when --enable-autoscaler asks for it, and
+// its leader election.
+struct Autoscaler {
+  std::shared_ptr<controller::LeaderElector> elector;  // shared: /metrics reads whether it leads
+  std::unique_ptr<controller::HpaController> loop;
+  std::shared_ptr<controller::CronController> cron;  // scheduled scaling, on the same leadership (/metrics reads it too)
+  void start();
+  // Idempotent. The loops stop first (they ask the elector whether it leads),
+  // then the elector (whose callback pokes them) while all still exist.
+  void stop();
+  // Also on the error paths that leave run_serve early: never a member destroyed under a running thread.
+  ~Autoscaler() { stop(); }
+};
+
+// Null without --enable-autoscaler. Made (its flags checked) before the server starts, started after it.
+std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
+                                            std::shared_ptr<aggregator::Aggregator> metrics,
+                                            std::shared_ptr<clusterclient::RefreshingMemberSource> members,
+                                            std::chrono::milliseconds member_timeout,
+                                            telemetry::PrometheusServerMetrics& self_metrics);
+
+}  // namespace fedmetrics::cli
