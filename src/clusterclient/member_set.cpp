@@ -216,6 +216,14 @@ void MemberSet::when_discovered(std::chrono::milliseconds timeout, std::function
   shared_->changed();  // the loop looks at it now, and again by its deadline
 }
 
+std::vector<std::shared_ptr<const RestMemberCluster>> MemberSet::clients() const {
+  std::lock_guard lock(shared_->mutex);
+  std::vector<std::shared_ptr<const RestMemberCluster>> out;
+  out.reserve(shared_->members.size());
+  for (const auto& [name, m] : shared_->members) out.push_back(m.cluster);
+  return out;
+}
+
 std::optional<ClusterEndpoint> MemberSet::endpoint_of(const std::string& name) const {
   std::lock_guard lock(shared_->mutex);
   auto it = shared_->members.find(name);

@@ -4,7 +4,7 @@
 
 #include <prometheus/metric_family.h>
 
-#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/clusterclient/member_set.hpp"
 
 namespace fedmetrics::telemetry {
 
@@ -59,10 +59,8 @@ std::vector<MetricFamily> MemberClientMetrics::Collect() const {
     g.gauge.value = 1;
     left_out.metric.push_back(std::move(g));
   }
-  for (const auto& member : snapshot->members) {
-    const auto* rest = dynamic_cast<const clusterclient::RestMemberCluster*>(member.get());
-    if (rest == nullptr) continue;
-    const std::string& cluster = member->name();
+  for (const auto& rest : members_->member_set().clients()) {
+    const std::string& cluster = rest->name();
     auto s = rest->stats();
     for (const auto& [outcome, count] : s.outcomes) {
       auto m = labelled({{"cluster", cluster}, {"outcome", outcome}});

@@ -79,6 +79,9 @@ class MemberSet {
   // credentials); nullopt when it is no member. For clients of another API
   // of the member (distributed mode's member HPAs) that reach it the same way.
   [[nodiscard]] std::optional<ClusterEndpoint> endpoint_of(const std::string& name) const;
+  // The member clients, by name: what /metrics reads of each (their stats
+  // and last health probe) without casting the aggregator's members.
+  [[nodiscard]] std::vector<std::shared_ptr<const RestMemberCluster>> clients() const;
 
   // Stops the discovery loop and drops the members; no discovery starts
   // after it returns. Call it before destroying the ClientRuntime they use.

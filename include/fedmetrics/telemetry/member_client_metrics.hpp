@@ -6,17 +6,20 @@
 
 #include <prometheus/collectable.h>
 
-#include "fedmetrics/aggregator/member_cluster.hpp"
+namespace fedmetrics::clusterclient {
+class RefreshingMemberSource;
+}
 
 namespace fedmetrics::telemetry {
 
 class MemberClientMetrics final : public prometheus::Collectable {
  public:
-  explicit MemberClientMetrics(std::shared_ptr<aggregator::MemberSource> members) : members_(std::move(members)) {}
+  explicit MemberClientMetrics(std::shared_ptr<clusterclient::RefreshingMemberSource> members)
+      : members_(std::move(members)) {}
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
-  std::shared_ptr<aggregator::MemberSource> members_;
+  std::shared_ptr<clusterclient::RefreshingMemberSource> members_;
 };
 
 }  // namespace fedmetrics::telemetry
