@@ -179,8 +179,10 @@ TEST_CASE("MemberSet: when_discovered calls back at its timeout when a member do
   member.server = "https://127.0.0.1:" + std::to_string(silent.port);
   set.reconcile({member}, OnBadEndpoint::Throw);
   std::promise<void> ready;
+  const auto asked = std::chrono::steady_clock::now();
   set.when_discovered(200ms, [&] { ready.set_value(); });
-  CHECK(ready.get_future().wait_for(10s) == std::future_status::ready);
+  REQUIRE(ready.get_future().wait_for(10s) == std::future_status::ready);
+  CHECK(std::chrono::steady_clock::now() - asked >= 200ms);  // not before: the member's attempt has not ended
   set.stop();
 }
 
