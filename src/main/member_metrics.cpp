@@ -51,7 +51,8 @@ std::vector<MetricFamily> MemberClientMetrics::Collect() const {
 
   MetricFamily left_out{"fedmetrics_member_left_out",
                         "1 for each member cluster the source knows but does not ask (a Karmada Cluster not Ready, an "
-                        "endpoint that cannot be used); every answer that misses it warns.",
+                        "endpoint that cannot be used, a member that does not answer); every answer that misses it "
+                        "warns.",
                         MetricType::Gauge, {}};
 
   const auto snapshot = members_->snapshot();
@@ -60,7 +61,11 @@ std::vector<MetricFamily> MemberClientMetrics::Collect() const {
     g.gauge.value = 1;
     left_out.metric.push_back(std::move(g));
   }
-  for (const auto& member : snapshot->members) {
+  // A member left out because it does not answer still has its client (probing it).
+  auto clients = snapshot->members;
+  for (const auto& m : snapshot->left_out)
+    if (m.member) clients.push_back(m.member);
+  for (const auto& member : clients) {
     const auto* rest = dynamic_cast<const clusterclient::RestMemberCluster*>(member.get());
     if (rest == nullptr) continue;
     const std::string& cluster = member->name();

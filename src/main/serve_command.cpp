@@ -156,6 +156,13 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
                     "Deadline of every request to a member cluster, a Go duration (500ms, 3s). A member that has\n"
                     "not answered by then is reported in a Warning header and left out of the answer.")
       ->capture_default_str();
+  serve->add_option("--member-failure-threshold", o.member_failure_threshold,
+                    "Requests in a row that a member leaves unanswered (timed out or could not connect) before it is\n"
+                    "left out of every answer at once, with a Warning, instead of costing each query\n"
+                    "--member-timeout; it is probed in the background (GET /readyz, backoff from 1s to 16s) and\n"
+                    "asked again once it answers. 0: never left out for this.")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   serve->add_option("--cache-ttl", o.cache_ttl,
                     "Serve repeated identical queries from a result cache for this long (Go duration; 0s: off).")
       ->capture_default_str();
@@ -758,6 +765,18 @@ int run_serve(const ServeOptions& o) {
     aggregator_options.cache_max_entries = o.cache_max_entries;
     aggregator_options.on_member_error = [log = std::make_shared<MemberFailureLog>()](
                                              std::string_view member, const aggregator::MemberError& e) { (*log)(member, e); };
+    aggregator_options.fail_fast_threshold = o.member_failure_threshold;
+    aggregator_options.schedule = [executor = client_runtime->executor()](std::chrono::steady_clock::duration delay,
+                                                                         std::function<void()> task) {
+      auto timer = std::make_shared<boost::asio::steady_timer>(executor.impl()->executor, delay);
+      timer->async_wait([timer, task = std::move(task)](const boost::system::error_code& e) {
+        if (!e) task();
+      });
+    };
+    aggregator_options.on_member_answering = [](std::string_view member, std::string_view reason) {
+      if (reason.empty()) spdlog::info("member {}: answers again; asked again", member);
+      else spdlog::warn("member {}: left out of every answer: {}; probing it in the background", member, reason);
+    };
     aggregator_impl = std::make_shared<aggregator::Aggregator>(members, aggregator_options);
     service = aggregator_impl;
   } else {
@@ -775,7 +794,7 @@ int run_serve(const ServeOptions& o) {
           auto a = weak.lock();
           return a ? a->stats() : aggregator::AggregatorStats{};
         }));
-    metrics->add_collectable(std::make_shared<MemberClientMetrics>(members));
+    metrics->add_collectable(std::make_shared<MemberClientMetrics>(aggregator_impl->members()));
   }
   auto handler = std::make_shared<server::ApiHandler>(service, metrics, build);
   std::shared_ptr<server::RequestGate> gate;
@@ -783,7 +802,9 @@ int run_serve(const ServeOptions& o) {
   if (!o.insecure_no_auth) gate = make_gate(o, *client_runtime, metrics, authentication);
   handler->set_configured(true);
   // Made (its flags checked) before the server starts, started after it.
-  auto autoscaler_loop = make_autoscaler(o, *client_runtime, aggregator_impl, members, member_timeout, *metrics);
+  // The loop sees the members as the answers do: one that stopped answering is left out.
+  auto autoscaler_loop = make_autoscaler(o, *client_runtime, aggregator_impl,
+                                         aggregator_impl ? aggregator_impl->members() : nullptr, member_timeout, *metrics);
   if (autoscaler_loop)
     metrics->add_collectable(std::make_shared<CronControllerMetrics>(
         [weak = std::weak_ptr<controller::CronController>(autoscaler_loop->cron)] {
