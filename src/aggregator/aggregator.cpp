@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-#include "aggregator/member_breaker.hpp"
+#include "aggregator/fail_fast.hpp"
 #include "aggregator/merge.hpp"
 
 namespace fedmetrics::aggregator {
@@ -122,164 +122,18 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
   std::atomic<std::uint64_t> member_errors{0};
   std::atomic<bool> served{false};
 
-  // Fail-fast: a breaker for each member with unanswered requests lately
-  // (member_breaker.hpp), by name; a member that answers has none.
-  mutable std::mutex breakers_mutex;
-  std::map<std::string, MemberBreaker, std::less<>> breakers;  // guarded by breakers_mutex
-  // How many breakers are not Closed: while none is, snapshot() is the
-  // source's own, with no lock and no copy.
-  std::atomic<std::size_t> not_asked{0};
+  // Members that stopped answering (fail_fast.hpp); shared with its probes' timers.
+  const std::shared_ptr<FailFast> fail_fast = std::make_shared<FailFast>(source, options, clock);
 
   [[nodiscard]] bool cache_enabled() const { return options.cache_ttl.count() > 0; }
-  [[nodiscard]] bool fail_fast() const { return options.fail_fast_threshold > 0 && options.schedule != nullptr; }
-  [[nodiscard]] std::chrono::system_clock::time_point wall_now() const {
-    return options.wall_clock ? options.wall_clock() : std::chrono::system_clock::now();
-  }
 
   [[nodiscard]] std::shared_ptr<const MemberSnapshot> source_snapshot() const {
     auto members = source ? source->snapshot() : nullptr;
     return members ? members : std::make_shared<const MemberSnapshot>();
   }
 
-  // The source's snapshot with the members whose breaker is not Closed moved
-  // to the left-out ones, in name order as the source's are.
-  [[nodiscard]] std::shared_ptr<const MemberSnapshot> snapshot() const {
-    auto inner = source_snapshot();
-    if (not_asked.load(std::memory_order_acquire) == 0) return inner;
-    auto out = std::make_shared<MemberSnapshot>();
-    out->left_out = inner->left_out;
-    {
-      std::lock_guard lock(breakers_mutex);
-      for (const auto& m : inner->members) {
-        auto it = breakers.find(m->name());
-        if (it == breakers.end() || it->second.asked()) out->members.push_back(m);
-        else out->left_out.push_back(LeftOutMember{m->name(), it->second.reason(), m});
-      }
-    }
-    std::stable_sort(out->left_out.begin(), out->left_out.end(),
-                     [](const LeftOutMember& a, const LeftOutMember& b) { return a.name < b.name; });
-    return out;
-  }
-
-  // The members a plan chose that do not answer, moved to its unasked ones:
-  // they count as failed members of the answer (a Warning, or 503 when no
-  // one else could answer), and cost it nothing.
-  template <class Q>
-  void leave_out_not_answering(Plan<Q>& plan, const MemberList& members) const {
-    if (not_asked.load(std::memory_order_acquire) == 0) return;
-    std::lock_guard lock(breakers_mutex);
-    std::erase_if(plan.members, [&](std::size_t i) {
-      auto it = breakers.find(members[i]->name());
-      if (it == breakers.end() || it->second.asked()) return false;
-      plan.unasked.push_back(LeftOutMember{members[i]->name(), it->second.reason()});
-      return true;
-    });
-  }
-
-  // What a breaker's change leads to, done outside breakers_mutex.
-  struct FollowUp {
-    std::optional<std::chrono::steady_clock::duration> probe_in;
-    std::optional<std::string> answering;  // for on_member_answering: the reason, or empty when it answers again
-  };
-
-  // After `change` of the breaker at `it` (breakers_mutex held): the count of
-  // members not asked, the breaker dropped once it has nothing to remember,
-  // and what to do next.
-  FollowUp settle(std::map<std::string, MemberBreaker, std::less<>>::iterator it, MemberBreaker::Change change) {
-    FollowUp next;
-    if (change == MemberBreaker::Change::Opened) {
-      not_asked.fetch_add(1, std::memory_order_acq_rel);
-      next.probe_in = it->second.probe_due() - clock();
-      next.answering = it->second.reason();
-    } else if (change == MemberBreaker::Change::Closed) {
-      not_asked.fetch_sub(1, std::memory_order_acq_rel);
-      next.answering = std::string();
-    }
-    if (it->second.asked() && it->second.unanswered() == 0) breakers.erase(it);
-    return next;
-  }
-
-  void follow_up(const std::string& cluster, FollowUp next) {
-    if (next.probe_in) schedule_probe(cluster, *next.probe_in);
-    if (next.answering && options.on_member_answering) options.on_member_answering(cluster, *next.answering);
-  }
-
-  // A query's reply from `cluster`, whose request left at `sent`.
-  void record_reply(const std::string& cluster, Reply reply, std::chrono::system_clock::time_point sent) {
-    if (!fail_fast() || reply == Reply::Neither) return;
-    FollowUp next;
-    {
-      std::lock_guard lock(breakers_mutex);
-      auto it = breakers.find(cluster);
-      if (it == breakers.end()) {
-        if (reply == Reply::Answered) return;  // the common case: nothing to remember
-        it = breakers.emplace(cluster, MemberBreaker(breaker_options())).first;
-      }
-      next = settle(it, it->second.record(reply, clock(), sent));
-    }
-    follow_up(cluster, std::move(next));
-  }
-
-  [[nodiscard]] BreakerOptions breaker_options() const {
-    return BreakerOptions{options.fail_fast_threshold, options.first_probe_delay, options.max_probe_delay};
-  }
-
-  void schedule_probe(const std::string& cluster, std::chrono::steady_clock::duration delay) {
-    options.schedule(std::max(delay, std::chrono::steady_clock::duration::zero()),
-                     [weak = weak_from_this(), cluster] {
-                       if (auto self = weak.lock()) self->probe(cluster);
-                     });
-  }
-
-  // A probe of `cluster` when its breaker is due, off every query's path.
-  void probe(const std::string& cluster) {
-    std::shared_ptr<MemberCluster> member;
-    const auto snapshot = source_snapshot();
-    for (const auto& m : snapshot->members)
-      if (m->name() == cluster) member = m;
-    std::optional<std::chrono::steady_clock::duration> not_yet;
-    {
-      std::lock_guard lock(breakers_mutex);
-      auto it = breakers.find(cluster);
-      if (it == breakers.end()) return;  // it answered meanwhile
-      if (member == nullptr) {
-        // Gone from the source: forgotten; asked afresh if it comes back.
-        if (!it->second.asked()) not_asked.fetch_sub(1, std::memory_order_acq_rel);
-        breakers.erase(it);
-        return;
-      }
-      const auto now = clock();
-      if (!it->second.start_probe(now)) {
-        // Asked again meanwhile (then nothing to do), or an earlier timer of
-        // a breaker that closed and opened again since (its own is pending).
-        if (it->second.state() == MemberBreaker::State::Open) not_yet = it->second.probe_due() - now;
-        else return;
-      }
-    }
-    if (not_yet) return schedule_probe(cluster, *not_yet);
-    const auto sent = wall_now();
-    member->probe(clock() + options.member_timeout,
-                  [weak = weak_from_this(), cluster, sent](std::optional<MemberError> error) {
-                    if (auto self = weak.lock()) self->probed(cluster, error ? classify(*error) : Reply::Answered, sent);
-                  });
-  }
-
-  void probed(const std::string& cluster, Reply reply, std::chrono::system_clock::time_point sent) {
-    FollowUp next;
-    {
-      std::lock_guard lock(breakers_mutex);
-      auto it = breakers.find(cluster);
-      if (it == breakers.end()) return;
-      const bool was_probing = it->second.state() == MemberBreaker::State::Probing;
-      next = settle(it, it->second.probed(reply, clock(), sent));
-      // Still not answering: the next probe, at the backoff the breaker set.
-      if (was_probing && !next.answering) {
-        auto again = breakers.find(cluster);
-        next.probe_in = again->second.probe_due() - clock();
-      }
-    }
-    follow_up(cluster, std::move(next));
-  }
+  // The members as the answers see them (Aggregator::members()).
+  [[nodiscard]] std::shared_ptr<const MemberSnapshot> snapshot() const { return fail_fast->snapshot(source_snapshot()); }
 
   // Answers from the cache or joins a fan-out in flight (and returns false),
   // or registers `key` as in flight (and returns true: the caller fans out).
@@ -387,7 +241,7 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
     if (gather.answered[i].exchange(true, std::memory_order_acq_rel)) return;  // broken member contract
     record_answer_time(gather.answers[i].cluster, clock() - gather.started);
     const auto* failed = std::get_if<MemberError>(&result);
-    record_reply(gather.answers[i].cluster, failed ? classify(*failed) : Reply::Answered, gather.sent);
+    fail_fast->record(gather.answers[i].cluster, failed ? classify(*failed) : Reply::Answered, gather.sent);
     if (const auto* error = failed) {
       // A client error counts as a member failure only if the others did not
       // all refuse the request alike: decided when the last one has answered.
@@ -426,7 +280,7 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
       self->finish<A>(key, merge(std::move(answers)));
     };
     gather->started = clock();
-    if (fail_fast()) gather->sent = wall_now();
+    if (fail_fast->enabled()) gather->sent = fail_fast->wall_now();
     const Deadline deadline = gather->started + options.member_timeout;
     for (const std::size_t i : slowest_first(members, chosen)) {
       member_calls.fetch_add(1, std::memory_order_relaxed);
@@ -453,7 +307,7 @@ void Aggregator::pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<P
   const MemberList& members = snapshot->members;
   auto plan = plan_resource_metrics(members, q, snapshot->left_out);
   if (plan.early) return state_->finish<PodMetricsAnswer>(key, PodMetricsAnswer{*plan.early, plan.warnings});
-  state_->leave_out_not_answering(plan, members);
+  state_->fail_fast->leave_out(plan.members, plan.unasked, members);
   // Each member's items are filtered, annotated and (for a list the caller
   // writes as JSON) encoded as that member answers, on its client's thread
   // while the others are still working: after the last one, only its own
@@ -494,7 +348,7 @@ void Aggregator::node_metrics(const ResourceMetricsQuery& query, AnswerCallback<
   const MemberList& members = snapshot->members;
   auto plan = plan_resource_metrics(members, q, snapshot->left_out);
   if (plan.early) return state_->finish<NodeMetricsAnswer>(key, NodeMetricsAnswer{*plan.early, plan.warnings});
-  state_->leave_out_not_answering(plan, members);
+  state_->fail_fast->leave_out(plan.members, plan.unasked, members);
   using Items = std::vector<k8s::NodeMetrics>;
   using R = PreparedItems<k8s::NodeMetrics>;
   const auto shared = std::make_shared<const ResourceMetricsQuery>(std::move(q));  // as in pod_metrics
@@ -523,7 +377,7 @@ void Aggregator::custom_metrics(const CustomMetricsQuery& query, AnswerCallback<
   const MemberList& members = snapshot->members;
   auto plan = plan_custom_metrics(members, query, snapshot->left_out);
   if (plan.early) return state_->finish<CustomMetricsAnswer>(key, CustomMetricsAnswer{*plan.early, plan.warnings});
-  state_->leave_out_not_answering(plan, members);
+  state_->fail_fast->leave_out(plan.members, plan.unasked, members);
   using R = std::vector<k8s::MetricValue>;
   state_->fan_out<R, CustomMetricsAnswer>(
       key, members, plan.members,
@@ -545,7 +399,7 @@ void Aggregator::external_metrics(const ExternalMetricsQuery& query, AnswerCallb
   const MemberList& members = snapshot->members;
   auto plan = plan_external_metrics(members, query, snapshot->left_out);
   if (plan.early) return state_->finish<ExternalMetricsAnswer>(key, ExternalMetricsAnswer{*plan.early, plan.warnings});
-  state_->leave_out_not_answering(plan, members);
+  state_->fail_fast->leave_out(plan.members, plan.unasked, members);
   using R = std::vector<k8s::ExternalMetricValue>;
   state_->fan_out<R, ExternalMetricsAnswer>(
       key, members, plan.members,
