@@ -1,20 +1,20 @@
 #pragma once
 // The MetricsService that answers every query by asking the member clusters
 // in parallel and merging their answers (src/aggregator/merge.hpp holds the
-// pure merge rules). It has no timers: each member calls back by the deadline
-// it is given (the client enforces it), so an answer is ready when the last
-// member has called back, never later than the member timeout.
+// pure merge rules). A query waits on no timer: each member calls back by the
+// deadline it is given (the client enforces it), so an answer is ready when
+// the last member has called back, never later than the member timeout.
 //
 // Identical queries in flight together share one fan-out (coalescing); an
 // optional result cache answers repeats within cache_ttl. Time comes from the
 // injected clock, so tests drive it.
 //
-// A member whose last `fail_fast.threshold` requests all went unanswered
+// A member whose last `fail_fast_threshold` requests all went unanswered
 // (timed out, or could not connect) is left out of every answer at once,
 // with a Warning saying since when, instead of costing each query its whole
 // member timeout; it is probed in the background (`schedule`), one request
 // at a time with a backoff, and asked again after its first answer
-// (member_breaker.hpp).
+// (src/aggregator/fail_fast.hpp, member_breaker.hpp).
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
