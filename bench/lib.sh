@@ -98,3 +98,8 @@ kib() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
 open_fds() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
 # alive PID LOG WHAT: fails with LOG's tail when PID has exited.
 alive() { kill -0 "$1" 2>/dev/null || { tail -50 "$2" >&2; fail "$3 exited (log above)"; }; }
+
+# median NUMBER...: the middle one (the lower middle of an even count).
+median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+# to_ms VALUE_WITH_UNIT: wrk's latency (us, ms or s) in milliseconds.
+to_ms() { awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) ; else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'; }

@@ -8,11 +8,13 @@
 #include <iterator>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "aggregator/fail_fast.hpp"
 #include "aggregator/merge.hpp"
 
 namespace fedmetrics::aggregator {
@@ -36,6 +38,7 @@ struct Gather {
   std::atomic<std::size_t> remaining{0};
   std::function<void(std::vector<MemberAnswer<R>>)> on_all;
   std::chrono::steady_clock::time_point started;
+  std::chrono::system_clock::time_point sent;  // `started` on the wall clock, for the breakers
 };
 
 // A member's result with its items put through `prepare`; an error as it is.
@@ -119,12 +122,18 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
   std::atomic<std::uint64_t> member_errors{0};
   std::atomic<bool> served{false};
 
+  // Members that stopped answering (fail_fast.hpp); shared with its probes' timers.
+  const std::shared_ptr<FailFast> fail_fast = std::make_shared<FailFast>(source, options, clock);
+
   [[nodiscard]] bool cache_enabled() const { return options.cache_ttl.count() > 0; }
 
-  [[nodiscard]] std::shared_ptr<const MemberSnapshot> snapshot() const {
+  [[nodiscard]] std::shared_ptr<const MemberSnapshot> source_snapshot() const {
     auto members = source ? source->snapshot() : nullptr;
     return members ? members : std::make_shared<const MemberSnapshot>();
   }
+
+  // The members as the answers see them (Aggregator::members()).
+  [[nodiscard]] std::shared_ptr<const MemberSnapshot> snapshot() const { return fail_fast->snapshot(source_snapshot()); }
 
   // Answers from the cache or joins a fan-out in flight (and returns false),
   // or registers `key` as in flight (and returns true: the caller fans out).
@@ -231,7 +240,9 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
   void deliver(Gather<R>& gather, std::size_t i, MemberResult<R>&& result) {
     if (gather.answered[i].exchange(true, std::memory_order_acq_rel)) return;  // broken member contract
     record_answer_time(gather.answers[i].cluster, clock() - gather.started);
-    if (const auto* error = std::get_if<MemberError>(&result)) {
+    const auto* failed = std::get_if<MemberError>(&result);
+    fail_fast->record(gather.answers[i].cluster, failed ? classify(*failed) : Reply::Answered, gather.sent);
+    if (const auto* error = failed) {
       // A client error counts as a member failure only if the others did not
       // all refuse the request alike: decided when the last one has answered.
       if (!is_client_error(*error)) record_error(gather.answers[i].cluster, *error);
@@ -269,6 +280,7 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
       self->finish<A>(key, merge(std::move(answers)));
     };
     gather->started = clock();
+    if (fail_fast->enabled()) gather->sent = fail_fast->wall_now();
     const Deadline deadline = gather->started + options.member_timeout;
     for (const std::size_t i : slowest_first(members, chosen)) {
       member_calls.fetch_add(1, std::memory_order_relaxed);
@@ -291,10 +303,11 @@ void Aggregator::pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<P
   q.kind = ResourceMetricsQuery::Kind::Pods;
   const std::string key = query_key(q);
   if (!state_->admit<PodMetricsAnswer>(key, done)) return;
-  const auto snapshot = state_->snapshot();
+  const auto snapshot = state_->source_snapshot();
   const MemberList& members = snapshot->members;
   auto plan = plan_resource_metrics(members, q, snapshot->left_out);
   if (plan.early) return state_->finish<PodMetricsAnswer>(key, PodMetricsAnswer{*plan.early, plan.warnings});
+  state_->fail_fast->leave_out(plan.members, plan.unasked, members);
   // Each member's items are filtered, annotated and (for a list the caller
   // writes as JSON) encoded as that member answers, on its client's thread
   // while the others are still working: after the last one, only its own
@@ -331,10 +344,11 @@ void Aggregator::node_metrics(const ResourceMetricsQuery& query, AnswerCallback<
   q.namespace_name.clear();  // nodes are cluster-scoped
   const std::string key = query_key(q);
   if (!state_->admit<NodeMetricsAnswer>(key, done)) return;
-  const auto snapshot = state_->snapshot();
+  const auto snapshot = state_->source_snapshot();
   const MemberList& members = snapshot->members;
   auto plan = plan_resource_metrics(members, q, snapshot->left_out);
   if (plan.early) return state_->finish<NodeMetricsAnswer>(key, NodeMetricsAnswer{*plan.early, plan.warnings});
+  state_->fail_fast->leave_out(plan.members, plan.unasked, members);
   using Items = std::vector<k8s::NodeMetrics>;
   using R = PreparedItems<k8s::NodeMetrics>;
   const auto shared = std::make_shared<const ResourceMetricsQuery>(std::move(q));  // as in pod_metrics
@@ -359,10 +373,11 @@ void Aggregator::node_metrics(const ResourceMetricsQuery& query, AnswerCallback<
 void Aggregator::custom_metrics(const CustomMetricsQuery& query, AnswerCallback<CustomMetricsAnswer> done) {
   const std::string key = query_key(query);
   if (!state_->admit<CustomMetricsAnswer>(key, done)) return;
-  const auto snapshot = state_->snapshot();
+  const auto snapshot = state_->source_snapshot();
   const MemberList& members = snapshot->members;
   auto plan = plan_custom_metrics(members, query, snapshot->left_out);
   if (plan.early) return state_->finish<CustomMetricsAnswer>(key, CustomMetricsAnswer{*plan.early, plan.warnings});
+  state_->fail_fast->leave_out(plan.members, plan.unasked, members);
   using R = std::vector<k8s::MetricValue>;
   state_->fan_out<R, CustomMetricsAnswer>(
       key, members, plan.members,
@@ -380,10 +395,11 @@ void Aggregator::custom_metrics(const CustomMetricsQuery& query, AnswerCallback<
 void Aggregator::external_metrics(const ExternalMetricsQuery& query, AnswerCallback<ExternalMetricsAnswer> done) {
   const std::string key = query_key(query);
   if (!state_->admit<ExternalMetricsAnswer>(key, done)) return;
-  const auto snapshot = state_->snapshot();
+  const auto snapshot = state_->source_snapshot();
   const MemberList& members = snapshot->members;
   auto plan = plan_external_metrics(members, query, snapshot->left_out);
   if (plan.early) return state_->finish<ExternalMetricsAnswer>(key, ExternalMetricsAnswer{*plan.early, plan.warnings});
+  state_->fail_fast->leave_out(plan.members, plan.unasked, members);
   using R = std::vector<k8s::ExternalMetricValue>;
   state_->fan_out<R, ExternalMetricsAnswer>(
       key, members, plan.members,
@@ -408,19 +424,40 @@ std::vector<std::shared_ptr<const MemberCapabilities>> capabilities_of(const Mem
 }  // namespace
 
 k8s::APIResourceList Aggregator::custom_metrics_resources(k8s::CustomMetricsVersion version) const {
-  return merge_custom_metric_resources(capabilities_of(state_->snapshot()->members), version);
+  return merge_custom_metric_resources(capabilities_of(state_->source_snapshot()->members), version);
 }
 
 k8s::APIResourceList Aggregator::external_metrics_resources() const {
-  return merge_external_metric_resources(capabilities_of(state_->snapshot()->members));
+  return merge_external_metric_resources(capabilities_of(state_->source_snapshot()->members));
 }
 
 bool Aggregator::has_served() const {
   if (state_->served.load(std::memory_order_relaxed)) return true;
-  const auto snapshot = state_->snapshot();
+  const auto snapshot = state_->source_snapshot();
   for (const auto& m : snapshot->members)
     if (m->capabilities()) return true;
   return false;
+}
+
+namespace {
+// The members as the aggregator asks them (Aggregator::members()).
+class AskedMembers final : public MemberSource {
+ public:
+  explicit AskedMembers(std::function<std::shared_ptr<const MemberSnapshot>()> snapshot)
+      : snapshot_(std::move(snapshot)) {}
+  [[nodiscard]] std::shared_ptr<const MemberList> members() const override {
+    auto s = snapshot_();
+    return {s, &s->members};  // shares the snapshot's lifetime
+  }
+  [[nodiscard]] std::shared_ptr<const MemberSnapshot> snapshot() const override { return snapshot_(); }
+
+ private:
+  std::function<std::shared_ptr<const MemberSnapshot>()> snapshot_;
+};
+}  // namespace
+
+std::shared_ptr<MemberSource> Aggregator::members() const {
+  return std::make_shared<AskedMembers>([state = state_] { return state->snapshot(); });
 }
 
 AggregatorStats Aggregator::stats() const {

@@ -76,6 +76,7 @@ controller::MemberHPAsFactory member_hpas_factory(clusterclient::ClientRuntime& 
 std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
                                             std::shared_ptr<aggregator::Aggregator> metrics,
                                             std::shared_ptr<clusterclient::RefreshingMemberSource> members,
+                                            std::shared_ptr<aggregator::MemberSource> member_view,
                                             std::chrono::milliseconds member_timeout,
                                             telemetry::PrometheusServerMetrics& self_metrics) {
   if (!o.enable_autoscaler) return nullptr;
@@ -154,7 +155,7 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient
   cron.active = options.active;
   out->cron = std::make_shared<controller::CronController>(runtime.executor(), control_plane, std::move(cron));
   out->loop = std::make_unique<controller::HpaController>(runtime.executor(), std::move(control_plane), std::move(metrics),
-                                                          std::move(members), std::move(options));
+                                                          std::move(member_view), std::move(options));
   return out;
 }
 

@@ -181,6 +181,17 @@ int run_serve(const ServeOptions& o) {
     aggregator_options.cache_max_entries = o.cache_max_entries;
     aggregator_options.on_member_error = [log = std::make_shared<telemetry::MemberFailureLog>()](
                                              std::string_view member, const aggregator::MemberError& e) { (*log)(member, e); };
+    aggregator_options.fail_fast_threshold = o.member_failure_threshold;
+    aggregator_options.schedule = [executor](std::chrono::steady_clock::duration delay, std::function<void()> task) {
+      auto timer = std::make_shared<boost::asio::steady_timer>(executor.impl()->executor, delay);
+      timer->async_wait([timer, task = std::move(task)](const boost::system::error_code& e) {
+        if (!e) task();
+      });
+    };
+    aggregator_options.on_member_answering = [](std::string_view member, std::string_view reason) {
+      if (reason.empty()) spdlog::info("member {}: answers again; asked again", member);
+      else spdlog::warn("member {}: left out of every answer: {}; probing it in the background", member, reason);
+    };
     aggregator_impl = std::make_shared<aggregator::Aggregator>(members, aggregator_options);
     service = aggregator_impl;
   } else {
@@ -199,12 +210,15 @@ int run_serve(const ServeOptions& o) {
           auto a = weak.lock();
           return a ? a->stats() : aggregator::AggregatorStats{};
         }));
-    metrics->add_collectable(std::make_shared<telemetry::MemberClientMetrics>(members));
+    metrics->add_collectable(std::make_shared<telemetry::MemberClientMetrics>(members, aggregator_impl->members()));
   }
   auto handler = std::make_shared<server::ApiHandler>(service, metrics, build);
   std::optional<Gate> gate;
   if (!o.insecure_no_auth) gate = make_gate(o, *client_runtime, metrics);
-  std::shared_ptr<Autoscaler> autoscaler = make_autoscaler(o, *client_runtime, aggregator_impl, members, member_timeout, *metrics);
+  // The loop sees the members as the answers do: one that stopped answering is left out.
+  std::shared_ptr<Autoscaler> autoscaler =
+      make_autoscaler(o, *client_runtime, aggregator_impl, members, aggregator_impl ? aggregator_impl->members() : nullptr,
+                      member_timeout, *metrics);
   if (autoscaler)
     metrics->add_collectable(std::make_shared<telemetry::CronControllerMetrics>(
         [weak = std::weak_ptr<controller::CronController>(autoscaler->cron)] {

@@ -41,6 +41,7 @@ struct ServeOptions {
   std::string karmada_kubeconfig;
   std::string member_access = "direct";
   std::string member_timeout = "3s";
+  int member_failure_threshold = 3;
   std::string cache_ttl = "0s";
   std::size_t cache_max_entries = 1024;
   std::size_t max_member_response_bytes = 64ULL << 20;

@@ -115,6 +115,13 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
                     "Deadline of every request to a member cluster, a Go duration (500ms, 3s). A member that has\n"
                     "not answered by then is reported in a Warning header and left out of the answer.")
       ->capture_default_str();
+  serve->add_option("--member-failure-threshold", o.member_failure_threshold,
+                    "Requests in a row that a member leaves unanswered (timed out or could not connect) before it is\n"
+                    "left out of every answer at once, with a Warning, instead of costing each query\n"
+                    "--member-timeout; it is probed in the background (GET /readyz, backoff from 1s to 16s) and\n"
+                    "asked again once it answers. 0: never left out for this.")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   serve->add_option("--cache-ttl", o.cache_ttl,
                     "Serve repeated identical queries from a result cache for this long (Go duration; 0s: off).")
       ->capture_default_str();

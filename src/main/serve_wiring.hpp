@@ -85,6 +85,7 @@ struct Autoscaler {
 std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
                                             std::shared_ptr<aggregator::Aggregator> metrics,
                                             std::shared_ptr<clusterclient::RefreshingMemberSource> members,
+                                            std::shared_ptr<aggregator::MemberSource> member_view,
                                             std::chrono::milliseconds member_timeout,
                                             telemetry::PrometheusServerMetrics& self_metrics);
 

@@ -50,10 +50,11 @@ std::vector<MetricFamily> MemberClientMetrics::Collect() const {
 
   MetricFamily left_out{"fedmetrics_member_left_out",
                         "1 for each member cluster the source knows but does not ask (a Karmada Cluster not Ready, an "
-                        "endpoint that cannot be used); every answer that misses it warns.",
+                        "endpoint that cannot be used, a member that does not answer); every answer that misses it "
+                        "warns.",
                         MetricType::Gauge, {}};
 
-  const auto snapshot = members_->snapshot();
+  const auto snapshot = view_ ? view_->snapshot() : members_->snapshot();
   for (const auto& m : snapshot->left_out) {
     auto g = labelled({{"cluster", m.name}});
     g.gauge.value = 1;

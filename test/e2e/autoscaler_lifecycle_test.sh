@@ -120,4 +120,27 @@ serve_loop "$E2E_TMP/serve-again.log"
 synced_twice() { test "$(grep -c 'default/ghost: FailedGetScale' "$E2E_TMP/serve-again.log")" -ge 2; }
 check "the restarted loop syncs ghost again (twice)" wait_until 10 synced_twice
 check "and keeps AbleToScale's lastTransitionTime from the object ($(able_since))" test "$(able_since)" = "$before"
+stop "$serve_pid"
+
+# A member that accepts connections and never answers: after three
+# unanswered requests it is left out, and the loop reads it as a member whose
+# pods are missing, never absent, so its absence scales nothing down
+# (nginx's 4 replicas, 2 in each member, at 12 % of their memory request
+# against a 50 % target would go down to 1); once it answers again it is
+# read again, and the loop scales down.
+member2_faults() { curl -sfk -X "$1" "$control/sim/v1/members/member2/faults" -H 'Content-Type: application/json' ${2:+-d "$2"} >/dev/null; }
+member2_faults PUT '{"blackhole":true}'
+start_serve "$E2E_TMP/serve-dead.log" --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" \
+  --enable-autoscaler --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --horizontal-pod-autoscaler-sync-period 1s \
+  --member-timeout 1s --horizontal-pod-autoscaler-downscale-stabilization 0s
+serve_pid=${E2E_PIDS[-1]}
+fhpa quiet 1 10 '' memory 50 | kk apply -f - >/dev/null
+missing_left_out() { grep -c 'default/quiet: pods missing this sync (counted as missing pods): member2: left out: not answering since' "$E2E_TMP/serve-dead.log"; }
+left_out_syncs() { test "$(missing_left_out)" -ge "$1"; }
+check "member2 black-holed: left out after three timeouts, and the loop reads its pods as missing" wait_until 20 left_out_syncs 1
+check "two syncs later, still left out" wait_until 10 left_out_syncs 3
+check "and nginx still has its 4 replicas: no scale-down on member2's absence" replicas_are 4
+member2_faults DELETE
+check "member2 answering again: read again, nginx scales down to 1" wait_until 20 replicas_are 1
+check "the log says member2 answers again" grep -q 'member member2: answers again; asked again' "$E2E_TMP/serve-dead.log"
 finish

@@ -198,6 +198,41 @@ check "each failure is logged with the member and the reason" \
 member3_errors=$(self_metric 'fedmetrics_member_errors_total{cluster="member3"}')
 check "/metrics counts member3's errors (${member3_errors:-none})" test "${member3_errors:-0}" -ge 8
 
+# --- a member that accepts connections and never answers fails fast ---
+# Its first queries wait for --member-timeout; after three unanswered requests
+# in a row it is left out of every answer at once, with a Warning saying
+# since when, and probed in the background; its first answer brings it back.
+timed_pods() { # HEADERS_FILE: "STATUS MILLISECONDS ITEMS" of one pods query
+  local out
+  out=$(curl -s -D "$1" -o "$E2E_TMP/ff.body" -w '%{http_code} %{time_total}' --cacert "$ca" "$url$pods_path")
+  echo "${out% *} $(awk -v t="${out#* }" 'BEGIN { printf "%d", t * 1000 }') $(json_get "$(cat "$E2E_TMP/ff.body")" "len(d.get('items', []))")"
+}
+left_out_gauge() { curl -s --cacert "$ca" "$url/metrics" | awk '$1 == "fedmetrics_member_left_out{cluster=\"member3\"}" { print $2 }'; }
+sim_put /sim/v1/members/member3/faults '{"blackhole":true}'
+for i in 1 2 3; do
+  read -r status took items < <(timed_pods "$E2E_TMP/ff.$i.headers")
+  check "member3 black-holed, query $i: the others' pods ($items), no later than the member deadline + 100 ms (${took} ms)" \
+    bash -c "[ '$status' = 200 ] && [ '$items' = $((7 + m1 - m3)) ] && [ $took -le $((deadline_ms + 100)) ]"
+  check "query $i: Warning: member3 timed out" grep -q '^[Ww]arning: 299 - "member3: timeout' "$E2E_TMP/ff.$i.headers"
+done
+read -r status took items < <(timed_pods "$E2E_TMP/ff.4.headers")
+check "query 4: the others' pods ($items) at once, without waiting for member3 (${took} ms)" \
+  bash -c "[ '$status' = 200 ] && [ '$items' = $((7 + m1 - m3)) ] && [ $took -lt $((deadline_ms / 2)) ]"
+check "query 4: Warning: member3 left out, not answering since when, after how many timeouts" \
+  grep -Eq '^[Ww]arning: 299 - "member3: left out: not answering since [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z \(3 timeouts\)"' \
+  "$E2E_TMP/ff.4.headers"
+check "/metrics: fedmetrics_member_left_out{cluster=\"member3\"} 1 while it is left out" test "$(left_out_gauge)" = 1
+check "the serve log says member3 is left out and probed" \
+  grep -q 'member member3: left out of every answer: not answering since .*probing it in the background' "$E2E_TMP/serve.log"
+sim_delete /sim/v1/members/member3/faults
+member3_back() {
+  read -r status took items < <(timed_pods "$E2E_TMP/ff.back.headers")
+  [ "$status" = 200 ] && [ "$items" = $((7 + m1)) ] && ! grep -qi '^warning:' "$E2E_TMP/ff.back.headers"
+}
+check "member3 answering again: a probe finds it, it is asked again and the Warning goes" wait_until 20 member3_back
+check "the serve log says member3 answers again" grep -q 'member member3: answers again; asked again' "$E2E_TMP/serve.log"
+check "/metrics: member3 no longer left out" test -z "$(left_out_gauge)"
+
 # --- --cache-ttl: a repeated query inside the window is answered from the cache ---
 check "without --cache-ttl nothing is served from a cache" test "$(self_metric fedmetrics_aggregator_cache_hits_total)" = 0
 E2E_NAMESPACE=shop start_serve "$E2E_TMP/serve-cached.log" --member-kubeconfig "$members" --member-timeout 1s \

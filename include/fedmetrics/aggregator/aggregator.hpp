@@ -1,13 +1,20 @@
 #pragma once
 // The MetricsService that answers every query by asking the member clusters
 // in parallel and merging their answers (src/aggregator/merge.hpp holds the
-// pure merge rules). It has no timers: each member calls back by the deadline
-// it is given (the client enforces it), so an answer is ready when the last
-// member has called back, never later than the member timeout.
+// pure merge rules). A query waits on no timer: each member calls back by the
+// deadline it is given (the client enforces it), so an answer is ready when
+// the last member has called back, never later than the member timeout.
 //
 // Identical queries in flight together share one fan-out (coalescing); an
 // optional result cache answers repeats within cache_ttl. Time comes from the
 // injected clock, so tests drive it.
+//
+// A member whose last `fail_fast_threshold` requests all went unanswered
+// (timed out, or could not connect) is left out of every answer at once,
+// with a Warning saying since when, instead of costing each query its whole
+// member timeout; it is probed in the background (`schedule`), one request
+// at a time with a backoff, and asked again after its first answer
+// (src/aggregator/fail_fast.hpp, member_breaker.hpp).
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +30,11 @@
 namespace fedmetrics::aggregator {
 
 using Clock = std::function<std::chrono::steady_clock::time_point()>;
+using WallClock = std::function<std::chrono::system_clock::time_point()>;
+// Runs `task` once, `delay` from now, on any thread (a timer of the
+// composition root's runtime; a test's fake time). A task may run after the
+// Aggregator is gone: it then does nothing.
+using Scheduler = std::function<void(std::chrono::steady_clock::duration delay, std::function<void()> task)>;
 
 struct AggregatorOptions {
   // Deadline of every member call, from the moment the fan-out starts (--member-timeout).
@@ -35,6 +47,20 @@ struct AggregatorOptions {
   // Called once per failed member call, on the thread that delivered the
   // failure, so the composition root can log it. Optional; must be thread-safe.
   std::function<void(std::string_view member, const MemberError& error)> on_member_error;
+  // When a member stops answering (`reason` is the Warning's, after "left
+  // out: ") and when it answers again (`reason` empty), once each, so that
+  // the composition root logs it. Optional; must be thread-safe.
+  std::function<void(std::string_view member, std::string_view reason)> on_member_answering;
+  // Leaving out members that do not answer (--member-failure-threshold);
+  // off without a scheduler for the probes.
+  int fail_fast_threshold = 3;
+  // The first probe of a member left out comes this long after, each
+  // unanswered probe doubles the wait, up to the cap.
+  std::chrono::milliseconds first_probe_delay{1000};
+  std::chrono::milliseconds max_probe_delay{16000};
+  Scheduler schedule;
+  // Dates "not answering since"; the system clock when not given.
+  WallClock wall_clock;
 };
 
 // Counters since construction, for the server's /metrics.
@@ -68,6 +94,12 @@ class Aggregator final : public MetricsService {
   [[nodiscard]] bool has_served() const override;
 
   [[nodiscard]] AggregatorStats stats() const;
+
+  // The member set as the aggregator asks it: the source's, with the members
+  // that do not answer moved to the left-out ones (LeftOutMember::member set).
+  // The autoscaling loop and /metrics read this one, so that they see the
+  // members the answers see. Valid as long as the Aggregator.
+  [[nodiscard]] std::shared_ptr<MemberSource> members() const;
 
  private:
   struct State;

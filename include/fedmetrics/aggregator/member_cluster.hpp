@@ -34,7 +34,7 @@ struct MemberError {
     MalformedResponse,  // not JSON, or not the document asked for
     TooLarge,           // the response exceeded the size cap
     Throttled,          // our own rate limit for this member refused the call
-    LeftOut,            // not asked at all: the member source or the plan left it out (see LeftOutMember)
+    LeftOut,            // not asked at all: the member source or the plan left it out, or it stopped answering (see LeftOutMember)
   };
   Kind kind = Kind::Network;
   std::string message;                // for people: "dial 127.0.0.1:9443: connection refused"
@@ -89,6 +89,17 @@ class MemberCluster {
     (void)namespace_name, (void)labels, (void)deadline;
     done(MemberError{MemberError::Kind::Network, "member " + name() + " cannot list pods", 0, std::nullopt});
   }
+  // One cheap request whose only purpose is to learn whether the member
+  // answers at all (the aggregator probes a member that stopped answering
+  // before it asks it again): nullopt, or the request's error, which says
+  // whether the member answered (an error status is an answer). By default
+  // a node metrics list, which every member of a metrics query serves.
+  virtual void probe(Deadline deadline, std::function<void(std::optional<MemberError>)> done) {
+    node_metrics({}, {}, deadline, [done = std::move(done)](MemberResult<std::vector<k8s::NodeMetrics>> result) {
+      if (auto* error = std::get_if<MemberError>(&result)) return done(std::move(*error));
+      done(std::nullopt);
+    });
+  }
 };
 
 using MemberList = std::vector<std::shared_ptr<MemberCluster>>;
@@ -99,9 +110,14 @@ using MemberList = std::vector<std::shared_ptr<MemberCluster>>;
 // it, so the aggregator reports it as it reports a member that failed
 // (`member2: left out: Cluster NotReady (ClusterNotReachable)`), never by
 // silence (Karmada's adapter leaves such a member out without a word).
+//
+// A member that stopped answering (the aggregator's fail-fast) is left out
+// the same way, with its client kept in `member`: it is still probed, and
+// its client's own metrics go on.
 struct LeftOutMember {
   std::string name;
   std::string reason;  // for people, after "left out: "
+  std::shared_ptr<MemberCluster> member = {};  // its client, when it has one (not answering)
   friend bool operator==(const LeftOutMember&, const LeftOutMember&) = default;
 };
 

@@ -9,17 +9,24 @@
 namespace fedmetrics::clusterclient {
 class RefreshingMemberSource;
 }
+namespace fedmetrics::aggregator {
+class MemberSource;
+}
 
 namespace fedmetrics::telemetry {
 
 class MemberClientMetrics final : public prometheus::Collectable {
  public:
-  explicit MemberClientMetrics(std::shared_ptr<clusterclient::RefreshingMemberSource> members)
-      : members_(std::move(members)) {}
+  // `members` gives the clients; `view` (the aggregator's, when given) the
+  // members left out, which include those left out for not answering.
+  explicit MemberClientMetrics(std::shared_ptr<clusterclient::RefreshingMemberSource> members,
+                               std::shared_ptr<aggregator::MemberSource> view = nullptr)
+      : members_(std::move(members)), view_(std::move(view)) {}
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
   std::shared_ptr<clusterclient::RefreshingMemberSource> members_;
+  std::shared_ptr<aggregator::MemberSource> view_;
 };
 
 }  // namespace fedmetrics::telemetry
