@@ -792,7 +792,7 @@ int run_serve(const ServeOptions& o) {
         }));
 
   server_options.request_client_certificates = !o.insecure_no_auth;
-  auto tls_server = std::make_shared<transport::TlsServer>(server_options, [handler, gate](transport::HttpRequest request,
+  auto tls_server = std::make_shared<transport::TlsServer>(server_options, transport::from_callback([handler, gate](transport::HttpRequest request,
                                                                                          auto respond) {
     if (!gate) return handler->handle(request, std::move(respond));
     // What the gate answers itself (401, 403, a failed review's 500) is
@@ -815,7 +815,7 @@ int run_serve(const ServeOptions& o) {
                    passed->store(true);
                    handler.handle(r, std::move(done));
                  });
-  });
+  }));
   // Graceful termination as kube-apiserver's: /readyz has failed since the
   // signal; the listener closes --shutdown-delay-duration after it; the
   // requests in flight finish (bounded); then the threads stop.
