@@ -45,6 +45,7 @@
 #include "main/termination_signals.hpp"
 #include "server/aggregator_metrics.hpp"
 #include "server/api_handler.hpp"
+#include "server/gated_handler.hpp"
 #include "server/lifecycle.hpp"
 #include "server/process_metrics.hpp"
 
@@ -792,30 +793,9 @@ int run_serve(const ServeOptions& o) {
         }));
 
   server_options.request_client_certificates = !o.insecure_no_auth;
-  auto tls_server = std::make_shared<transport::TlsServer>(server_options, transport::from_callback([handler, gate](transport::HttpRequest request,
-                                                                                         auto respond) {
-    if (!gate) return handler->handle(request, std::move(respond));
-    // What the gate answers itself (401, 403, a failed review's 500) is
-    // counted here; what it passes on, by the handler.
-    auto passed = std::make_shared<std::atomic<bool>>(false);
-    auto refused = [handler, passed, started = std::chrono::steady_clock::now(), method = request.method,
-                    target = request.target, respond = std::move(respond)](transport::HttpResponse r) {
-      if (!passed->load()) {
-        transport::HttpRequest what;
-        what.method = method;
-        what.target = target;
-        handler->count_unhandled(what, r.status,
-                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-      }
-      respond(std::move(r));
-    };
-    gate->handle(std::move(request), std::move(refused),
-                 [&handler = *handler, passed](const transport::HttpRequest& r,
-                                               std::function<void(transport::HttpResponse)> done) {
-                   passed->store(true);
-                   handler.handle(r, std::move(done));
-                 });
-  }));
+  auto tls_server = std::make_shared<transport::TlsServer>(server_options, [handler, gate](transport::HttpRequest request) {
+    return server::handle_gated(handler, gate, std::move(request));
+  });
   // Graceful termination as kube-apiserver's: /readyz has failed since the
   // signal; the listener closes --shutdown-delay-duration after it; the
   // requests in flight finish (bounded); then the threads stop.
