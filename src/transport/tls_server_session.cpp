@@ -56,7 +56,6 @@ bool harmless(const boost::system::error_code& ec) {
          ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
 }
 
-
 HttpResponse internal_error_response() {
   return HttpResponse{500, "application/json",
                       R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Internal error occurred: the request handler failed","reason":"InternalError","code":500})",

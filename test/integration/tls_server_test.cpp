@@ -646,6 +646,18 @@ TEST_CASE("TlsServer handles late answers and status 0 and a throwing handler", 
   }
 }
 
+TEST_CASE("TlsServer: a callback handler (from_callback) that throws gives 500 too", "[integration][tls_server]") {
+  TestServer server;
+  server.start([](const HttpRequest& request, const Respond& respond) {
+    if (request.target == "/throw") throw std::runtime_error("handler bug");
+    echo_now(request, respond);
+  });
+  Response r = get_once(server, "/throw");
+  CHECK(r.status == 500);
+  CHECK(r.header("Content-Type") == "application/json");
+  CHECK(get_once(server, "/after").body == "GET /after");
+}
+
 namespace {
 
 // A handler that answers with a stream, handing the producer's end to the test.
