@@ -57,8 +57,8 @@ struct TlsServerOptions {
   std::size_t max_connections = 10'000;
   unsigned threads = 0;  // 0 = one per core
   // When set, a client that closes its end (or sends more bytes) while its
-  // request is still with the handler ends the connection at once; the
-  // handler's later response is dropped. For handlers that hold requests for
+  // request is still with the handler ends the connection at once, and the
+  // handler is cancelled. For handlers that hold requests for
   // long (the simulator's black hole), so that held connections do not pile up.
   bool abandon_when_client_closes = false;
   // Ask every client for a certificate without requiring one (Go's
