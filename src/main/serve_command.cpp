@@ -235,8 +235,10 @@ int run_serve(const ServeOptions& o) {
   Startup startup{o, members, gate ? &*gate : nullptr, {}, {}};
   startup.ready = [&] {
     handler->set_configured(true);
-    auto tls_server = std::make_shared<transport::TlsServer>(server_options,
-                                                             server::gated_handler(handler, gate ? gate->gate : nullptr));
+    auto tls_server = std::make_shared<transport::TlsServer>(
+        server_options, [handler, gate = gate ? gate->gate : nullptr](transport::HttpRequest request) {
+          return server::handle_gated(handler, gate, std::move(request));
+        });
     // Graceful termination as kube-apiserver's: /readyz has failed since the
     // signal; the listener closes --shutdown-delay-duration after it; the
     // requests in flight finish (bounded); then the threads stop.

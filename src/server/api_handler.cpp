@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/table.hpp"
 #include "fedmetrics/k8s/url.hpp"
+#include "fedmetrics/transport/async.hpp"
 
 namespace fedmetrics::server {
 
@@ -150,36 +152,47 @@ void ApiHandler::count_unhandled(const HttpRequest& request, int status, double 
   metrics_->observe_request(group, resource, status, seconds);
 }
 
-void ApiHandler::handle(const HttpRequest& request, Respond respond) const {
-  auto started = std::chrono::steady_clock::now();
+async::Task<HttpResponse> ApiHandler::handle(HttpRequest request) const {
+  const auto started = std::chrono::steady_clock::now();
   ApiRequest parsed = parse_api_request(request.method, request.target);
-  auto [group, resource] = metric_labels(parsed);
-  if (metrics_) metrics_->request_started();
-  // Every response passes here once, so that it is counted once.
-  auto finish = [this, started, group = group, resource = resource, respond = std::move(respond)](HttpResponse r) {
-    if (metrics_) {
-      double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      metrics_->observe_request(group, resource, r.status, seconds);
-      metrics_->request_finished();
+  // In flight until this coroutine ends, answered or cancelled.
+  struct InFlight {
+    ServerMetrics* metrics;
+    explicit InFlight(ServerMetrics* m) : metrics(m) {
+      if (metrics) metrics->request_started();
     }
-    respond(std::move(r));
-  };
+    ~InFlight() {
+      if (metrics) metrics->request_finished();
+    }
+    InFlight(const InFlight&) = delete;
+    InFlight& operator=(const InFlight&) = delete;
+  } in_flight(metrics_.get());
+  HttpResponse response = co_await answer(request, parsed);
+  // Every answer passes here once, so that it is counted once.
+  if (metrics_) {
+    auto [group, resource] = metric_labels(parsed);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    metrics_->observe_request(group, resource, response.status, seconds);
+  }
+  co_return response;
+}
 
-  if (const auto* status = std::get_if<k8s::Status>(&parsed)) return finish(status_response(*status));
+async::Task<HttpResponse> ApiHandler::answer(const HttpRequest& request, const ApiRequest& parsed) const {
+  if (const auto* status = std::get_if<k8s::Status>(&parsed)) co_return status_response(*status);
   if (const auto* info_request = std::get_if<InfoRequest>(&parsed)) {
     // ?verbose, with or without a value, as kube-apiserver reads it.
     auto target = k8s::parse_request_target(request.target);
-    return finish(info(*info_request, target && target->query.contains("verbose")));
+    co_return info(*info_request, target && target->query.contains("verbose"));
   }
   // Which representation, before any member is asked (kube-apiserver
   // negotiates first too): a 406 or a bad includeObject costs no fan-out.
   auto form = response_form(request, parsed);
-  if (const auto* status = std::get_if<k8s::Status>(&form)) return finish(status_response(*status));
+  if (const auto* status = std::get_if<k8s::Status>(&form)) co_return status_response(*status);
   if (!service_) {
-    return finish(status_response(k8s::Status::service_unavailable(
-        "no member cluster could serve " + std::string(group_of(parsed)) + ": no member cluster is configured")));
+    co_return status_response(k8s::Status::service_unavailable(
+        "no member cluster could serve " + std::string(group_of(parsed)) + ": no member cluster is configured"));
   }
-  query(parsed, std::get<std::optional<k8s::TableOptions>>(form), std::move(finish));
+  co_return co_await query(parsed, std::get<std::optional<k8s::TableOptions>>(form));
 }
 
 namespace {
@@ -211,56 +224,72 @@ HttpResponse write_answer(const aggregator::Answer<T>& answer, std::string_view 
   return r;
 }
 
+// The one bridge to the aggregator's callback port (MetricsService), kept
+// until that port returns a coroutine itself: `start(done)` asks, and the
+// answer resumes this coroutine on its own executor, from whichever thread
+// it comes. Cancelled before the answer (the server stops, the client left),
+// it ends at once, and the answer, when it comes, is dropped.
+template <class A, class Start>
+async::Task<aggregator::SharedAnswer<A>> ask(Start start) {
+  aggregator::SharedAnswer<A> none;
+  auto answer = co_await async::await_callback_or<aggregator::SharedAnswer<A>>(std::move(start), std::move(none));
+  if (!answer) {
+    co_await async::throw_if_cancelled();
+    throw std::logic_error("the metrics service answered nothing");  // a bug: the server answers 500
+  }
+  co_return answer;
+}
+
 }  // namespace
 
-void ApiHandler::query(const ApiRequest& request, std::optional<k8s::TableOptions> table, Respond respond) const {
+async::Task<HttpResponse> ApiHandler::query(const ApiRequest& request, std::optional<k8s::TableOptions> table) const {
+  using aggregator::AnswerCallback;
   using aggregator::ResourceMetricsQuery;
-  using aggregator::SharedAnswer;
   if (const auto* q = std::get_if<ResourceMetricsQuery>(&request)) {
-    bool single = !q->name.empty();
+    const bool single = !q->name.empty();
     ResourceMetricsQuery wanted = *q;
     wanted.encode_list = !table;  // a JSON list is written here; a Table is built from the items
     if (q->kind == ResourceMetricsQuery::Kind::Pods) {
-      service_->pod_metrics(wanted, [single, table, respond](SharedAnswer<aggregator::PodMetricsAnswer> a) {
-        if (table) {
-          return respond(write_answer(*a, table_format(*table), [&](const std::vector<k8s::PodMetrics>& items) {
-            return k8s::encode_table(k8s::pod_metrics_table(items, *table, cluster_column()));
-          }));
-        }
-        // A list may come encoded already (EncodingMemo::kListJson).
-        respond(write_answer(*a, single ? "pod" : aggregator::EncodingMemo::kListJson, [single](const std::vector<k8s::PodMetrics>& items) {
-          return single && items.size() == 1 ? k8s::encode_pod_metrics(items.front()) : k8s::encode_pod_metrics_list(items);
-        }));
-      });
-    } else {
-      service_->node_metrics(wanted, [single, table, respond](SharedAnswer<aggregator::NodeMetricsAnswer> a) {
-        if (table) {
-          return respond(write_answer(*a, table_format(*table), [&](const std::vector<k8s::NodeMetrics>& items) {
-            return k8s::encode_table(k8s::node_metrics_table(items, *table, cluster_column()));
-          }));
-        }
-        respond(write_answer(*a, single ? "node" : aggregator::EncodingMemo::kListJson, [single](const std::vector<k8s::NodeMetrics>& items) {
-          return single && items.size() == 1 ? k8s::encode_node_metrics(items.front())
-                                               : k8s::encode_node_metrics_list(items);
-        }));
+      auto a = co_await ask<aggregator::PodMetricsAnswer>(
+          [&](AnswerCallback<aggregator::PodMetricsAnswer> done) { service_->pod_metrics(wanted, std::move(done)); });
+      if (table) {
+        co_return write_answer(*a, table_format(*table), [&](const std::vector<k8s::PodMetrics>& items) {
+          return k8s::encode_table(k8s::pod_metrics_table(items, *table, cluster_column()));
+        });
+      }
+      // A list may come encoded already (EncodingMemo::kListJson).
+      co_return write_answer(*a, single ? "pod" : aggregator::EncodingMemo::kListJson,
+                             [single](const std::vector<k8s::PodMetrics>& items) {
+                               return single && items.size() == 1 ? k8s::encode_pod_metrics(items.front())
+                                                                  : k8s::encode_pod_metrics_list(items);
+                             });
+    }
+    auto a = co_await ask<aggregator::NodeMetricsAnswer>(
+        [&](AnswerCallback<aggregator::NodeMetricsAnswer> done) { service_->node_metrics(wanted, std::move(done)); });
+    if (table) {
+      co_return write_answer(*a, table_format(*table), [&](const std::vector<k8s::NodeMetrics>& items) {
+        return k8s::encode_table(k8s::node_metrics_table(items, *table, cluster_column()));
       });
     }
-    return;
+    co_return write_answer(*a, single ? "node" : aggregator::EncodingMemo::kListJson,
+                           [single](const std::vector<k8s::NodeMetrics>& items) {
+                             return single && items.size() == 1 ? k8s::encode_node_metrics(items.front())
+                                                                : k8s::encode_node_metrics_list(items);
+                           });
   }
   if (const auto* q = std::get_if<aggregator::CustomMetricsQuery>(&request)) {
-    auto version = q->version;
-    service_->custom_metrics(*q, [version, respond](SharedAnswer<aggregator::CustomMetricsAnswer> a) {
-      respond(write_answer(*a, k8s::group_version(version), [version](const std::vector<k8s::MetricValue>& items) {
-        return k8s::metric_value_list_to_json(items, version).dump();
-      }));
+    const auto version = q->version;
+    auto a = co_await ask<aggregator::CustomMetricsAnswer>(
+        [&](AnswerCallback<aggregator::CustomMetricsAnswer> done) { service_->custom_metrics(*q, std::move(done)); });
+    co_return write_answer(*a, k8s::group_version(version), [version](const std::vector<k8s::MetricValue>& items) {
+      return k8s::metric_value_list_to_json(items, version).dump();
     });
-    return;
   }
   const auto& q = std::get<aggregator::ExternalMetricsQuery>(request);
-  service_->external_metrics(q, [respond](SharedAnswer<aggregator::ExternalMetricsAnswer> a) {
-    respond(write_answer(*a, "external", [](const std::vector<k8s::ExternalMetricValue>& items) {
-      return k8s::external_metric_value_list_to_json(items).dump();
-    }));
+  auto a = co_await ask<aggregator::ExternalMetricsAnswer>(
+      [&](AnswerCallback<aggregator::ExternalMetricsAnswer> done) { service_->external_metrics(q, std::move(done)); });
+  co_return write_answer(*a, "external", [](const std::vector<k8s::ExternalMetricValue>& items) {
+    return k8s::external_metric_value_list_to_json(items).dump();
   });
 }
 

@@ -1,8 +1,8 @@
 #pragma once
-// The request handler: a function from HttpRequest to HttpResponse (delivered
-// through a callback, because metrics queries are answered asynchronously by
-// the aggregator). It parses the request, answers information endpoints from
-// state it is given, and passes metrics queries to the backend.
+// The request handler: a coroutine from HttpRequest to HttpResponse (metrics
+// queries wait for the aggregator). It parses the request, answers
+// information endpoints from state it is given, and passes metrics queries
+// to the backend.
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -13,14 +13,13 @@
 
 #include "fedmetrics/aggregator/metrics_service.hpp"
 #include "fedmetrics/k8s/discovery.hpp"
+#include "fedmetrics/transport/task.hpp"
 #include "server/api_request.hpp"
 #include "server/content_negotiation.hpp"
 #include "server/http_types.hpp"
 #include "fedmetrics/server/server_metrics.hpp"
 
 namespace fedmetrics::server {
-
-using Respond = std::function<void(HttpResponse)>;
 
 // What /version and fedmetrics_build_info say of the build (CMake fills it in
 // at configure time: src/main/build_identity.hpp.in).
@@ -48,7 +47,9 @@ class ApiHandler {
   ApiHandler(std::shared_ptr<aggregator::MetricsService> metrics_service, std::shared_ptr<ServerMetrics> metrics,
              BuildInfo build);
 
-  void handle(const HttpRequest& request, Respond respond) const;
+  // Cancelled while a metrics query is with the aggregator (the server
+  // stops, the client left), it ends at once and the answer is dropped.
+  async::Task<HttpResponse> handle(HttpRequest request) const;
 
   // Counts an answer given before the request reached handle(): the
   // RequestGate's 401, 403 or 500 (a review that could not be made), in the
@@ -65,9 +66,11 @@ class ApiHandler {
  private:
   HttpResponse info(const InfoRequest& request, bool verbose) const;
 
+  // Everything but the metrics bookkeeping of handle().
+  async::Task<HttpResponse> answer(const HttpRequest& request, const ApiRequest& parsed) const;
   // `table` set: the answer is written as that Table instead of the JSON
   // list or object (pods and nodes only; content_negotiation.hpp).
-  void query(const ApiRequest& request, std::optional<k8s::TableOptions> table, Respond respond) const;
+  async::Task<HttpResponse> query(const ApiRequest& request, std::optional<k8s::TableOptions> table) const;
 
   std::shared_ptr<aggregator::MetricsService> service_;
   std::shared_ptr<ServerMetrics> metrics_;

@@ -474,9 +474,9 @@ int run_sim(const SimOptions& options) {
     o.idle_timeout = idle_ms;
     try {
       sim->members.push_back(std::make_unique<TlsServer>(
-          o, [s = sim.get(), i](HttpRequest request, std::function<void(HttpResponse)> respond) {
+          o, transport::from_callback([s = sim.get(), i](HttpRequest request, std::function<void(HttpResponse)> respond) {
             s->handle_member(i, std::move(request), std::move(respond));
-          }));
+          })));
     } catch (const std::exception& e) {
       throw std::runtime_error("member " + world.members[i].name + ": " + e.what());
     }
@@ -487,9 +487,9 @@ int run_sim(const SimOptions& options) {
   control_options.cert_file = sim->certificates.front().cert_file;
   control_options.key_file = sim->certificates.front().key_file;
   control_options.threads = 1;
-  TlsServer control(control_options, [s = sim.get()](HttpRequest request, std::function<void(HttpResponse)> respond) {
+  TlsServer control(control_options, transport::from_callback([s = sim.get()](HttpRequest request, std::function<void(HttpResponse)> respond) {
     respond(s->handle_control(request));
-  });
+  }));
 
   // The Karmada control plane.
   auto karmada_cert = (out_dir / "karmada-apiserver.crt").string();
@@ -505,13 +505,13 @@ int run_sim(const SimOptions& options) {
   karmada_options.compress_min_bytes = options.compress_min_bytes;
   karmada_options.idle_timeout = idle_ms;
   sim->karmada_server = std::make_unique<TlsServer>(
-      karmada_options, [s = sim.get()](HttpRequest request, std::function<void(HttpResponse)> respond) {
+      karmada_options, transport::from_callback([s = sim.get()](HttpRequest request, std::function<void(HttpResponse)> respond) {
         auto method = request.method, target = request.target;
         s->karmada->handle(std::move(request), [respond = std::move(respond), method, target](HttpResponse r) {
           spdlog::debug("karmada {} {} -> {}", method, target, r.status);
           respond(std::move(r));
         });
-      });
+      }));
   KarmadaHooks hooks;
   hooks.clock = wall_now;
   hooks.federation = [s = sim.get()] { return s->state.load(); };

@@ -48,14 +48,14 @@ class ClosingServer {
     o.threads = 1;
     o.idle_timeout = idle_timeout;
     server_ = std::make_unique<transport::TlsServer>(
-        o, [this](transport::HttpRequest request, std::function<void(transport::HttpResponse)> respond) {
+        o, transport::from_callback([this](transport::HttpRequest request, std::function<void(transport::HttpResponse)> respond) {
           ++handled_;
           transport::HttpResponse r;
           r.status = 200;
           r.content_type = "application/json";
           r.body = "{\"method\":\"" + request.method + "\"}";
           respond(std::move(r));
-        });
+        }));
     runner_ = std::thread([this] { server_->run(); });
   }
   ~ClosingServer() {

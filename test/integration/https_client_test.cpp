@@ -480,11 +480,11 @@ TEST_CASE("HttpsClient: a watch refused with an empty body ends at once", "[inte
   server_options.cert_file = cert.cert_file;
   server_options.key_file = cert.key_file;
   server_options.threads = 1;
-  transport::TlsServer server(server_options, [&status](transport::HttpRequest, auto respond) {
+  transport::TlsServer server(server_options, transport::from_callback([&status](transport::HttpRequest, auto respond) {
     transport::HttpResponse response;
     response.status = status;
     respond(std::move(response));  // no body: Content-Length: 0, connection kept
-  });
+  }));
   std::thread serving([&] { server.run(); });
   SECTION("403") { status = 403; }
   SECTION("204") { status = 204; }

@@ -29,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fedmetrics/transport/async.hpp"
 #include "fedmetrics/transport/certificate_authority.hpp"
 #include "fedmetrics/transport/http_message.hpp"
 #include "fedmetrics/transport/self_signed.hpp"
@@ -107,11 +108,14 @@ class TestServer {
     server_ = std::make_unique<TlsServer>(options_, std::move(handler));
     runner_ = std::thread([this] { server_->run(); });
   }
+  // A callback handler, through from_callback (as the simulator's).
+  void start(CallbackRequestHandler handler) { start(from_callback(std::move(handler))); }
   // As `fedmetrics serve` runs it: on threads of its own, signals left to the caller.
   void start_threads(RequestHandler handler) {
     server_ = std::make_unique<TlsServer>(options_, std::move(handler));
     server_->start();
   }
+  void start_threads(CallbackRequestHandler handler) { start_threads(from_callback(std::move(handler))); }
 
   // Runs `task` after `delay` on a thread of its own (a handler answering later).
   void later(std::chrono::milliseconds delay, std::function<void()> task) {
@@ -196,8 +200,12 @@ HttpResponse text(int status, std::string body) {
   return r;
 }
 
-// Answers "<METHOD> <target>" at once.
-void echo(const HttpRequest& request, const Respond& respond) {
+// Answers "<METHOD> <target>" at once: as a coroutine handler, and from a
+// callback handler.
+fedmetrics::async::Task<HttpResponse> echo(HttpRequest request) {
+  co_return text(200, request.method + " " + request.target);
+}
+void echo_now(const HttpRequest& request, const Respond& respond) {
   respond(text(200, request.method + " " + request.target));
 }
 
@@ -371,9 +379,9 @@ TEST_CASE("TlsServer keeps a connection alive across sequential and pipelined re
     seen.put(request);
     if (request.target == "/first") {
       // Answered last: the responses must still come in request order.
-      server.later(100ms, [request, respond] { echo(request, respond); });
+      server.later(100ms, [request, respond] { echo_now(request, respond); });
     } else {
-      echo(request, respond);
+      echo_now(request, respond);
     }
   });
   Client client;
@@ -448,7 +456,7 @@ TEST_CASE("TlsServer answers 431 to a header over max_header_bytes and 413 to a 
   });
   server.start([&](const HttpRequest& request, const Respond& respond) {
     ++handled;
-    echo(request, respond);
+    echo_now(request, respond);
   });
   Client client;
   require_connect(client, server);
@@ -580,25 +588,33 @@ TEST_CASE("TlsServer with max_connections 2 turns a third connection away until 
   CHECK(eventually([&] { return probe(server) == Probe::answered; }));
 }
 
+namespace {
+
+// A coroutine handler: /late answers after a 100 ms wait of its own, /silent
+// with status 0, /throw throws; anything else is echoed.
+fedmetrics::async::Task<HttpResponse> varied(HttpRequest request) {
+  if (request.target == "/late") {
+    co_await fedmetrics::async::sleep_for(100ms);
+    co_return text(200, "late answer");
+  }
+  if (request.target == "/silent") {
+    HttpResponse r;
+    r.status = 0;
+    co_return r;
+  }
+  if (request.target == "/throw") throw std::runtime_error("handler bug");
+  co_return co_await echo(std::move(request));
+}
+
+}  // namespace
+
 TEST_CASE("TlsServer handles late answers and status 0 and a throwing handler", "[integration][tls_server]") {
   TestServer server;
-  server.start([&](const HttpRequest& request, const Respond& respond) {
-    if (request.target == "/late") {
-      server.later(100ms, [respond] { respond(text(200, "late answer")); });
-    } else if (request.target == "/silent") {
-      HttpResponse r;
-      r.status = 0;
-      respond(std::move(r));
-    } else if (request.target == "/throw") {
-      throw std::runtime_error("handler bug");
-    } else {
-      echo(request, respond);
-    }
-  });
+  server.start(varied);
   Client client;
   require_connect(client, server);
 
-  SECTION("an answer from another thread after 100 ms") {
+  SECTION("an answer the handler waited 100 ms for") {
     const auto start = Clock::now();
     REQUIRE(client.write(request("GET", "/late")));
     Response r = require_response(client);
@@ -628,6 +644,18 @@ TEST_CASE("TlsServer handles late answers and status 0 and a throwing handler", 
     // The server lives on.
     CHECK(get_once(server, "/after").body == "GET /after");
   }
+}
+
+TEST_CASE("TlsServer: a callback handler (from_callback) that throws gives 500 too", "[integration][tls_server]") {
+  TestServer server;
+  server.start([](const HttpRequest& request, const Respond& respond) {
+    if (request.target == "/throw") throw std::runtime_error("handler bug");
+    echo_now(request, respond);
+  });
+  Response r = get_once(server, "/throw");
+  CHECK(r.status == 500);
+  CHECK(r.header("Content-Type") == "application/json");
+  CHECK(get_once(server, "/after").body == "GET /after");
 }
 
 namespace {
@@ -727,7 +755,7 @@ TEST_CASE("TlsServer with abandon_when_client_closes drops a held request whose 
         responded = true;
       });
     } else {
-      echo(request, respond);
+      echo_now(request, respond);
     }
   });
   Client client;
@@ -759,7 +787,7 @@ TEST_CASE("TlsServer gives up on a client that stops reading after write_timeout
       response.shared_body = huge;
       respond(std::move(response));
     } else {
-      echo(request, respond);
+      echo_now(request, respond);
     }
   });
   ClientOptions stalled_options = server.client_options();
@@ -820,7 +848,7 @@ TEST_CASE("TlsServer with request_client_certificates passes the client chain to
   TestServer server([&](TlsServerOptions& o) { o.request_client_certificates = request_certificates; });
   server.start([&](const HttpRequest& request, const Respond& respond) {
     chains.put(request.peer_certificates_pem);
-    echo(request, respond);
+    echo_now(request, respond);
   });
   auto ca = CertificateAuthority::create("fedmetrics test client CA");
   const std::string cert_file = server.dir() + "/client.crt", key_file = server.dir() + "/client.key";
@@ -995,7 +1023,7 @@ TEST_CASE("TlsServer answers a malformed request with 400 and Connection close, 
   TestServer server;
   server.start([&](const HttpRequest& request, const Respond& respond) {
     ++handled;
-    echo(request, respond);
+    echo_now(request, respond);
   });
   for (const auto& c : cases) {
     INFO(c.name);
@@ -1059,7 +1087,7 @@ TEST_CASE("TlsServer refuses a GET or HEAD with a body at once, before reading a
   TestServer server;  // max_body_bytes 3 MiB: the refusal is not the body limit's
   server.start([&](const HttpRequest& request, const Respond& respond) {
     ++handled;
-    echo(request, respond);
+    echo_now(request, respond);
   });
   for (const char* method : {"GET", "HEAD"}) {
     for (const char* framing : {"Content-Length: 3145728\r\n", "Transfer-Encoding: chunked\r\n"}) {
@@ -1091,7 +1119,7 @@ TEST_CASE("TlsServer with max_body_bytes 0 (fedmetrics serve) reads no body at a
   TestServer server([](TlsServerOptions& o) { o.max_body_bytes = 0; });
   server.start([&](const HttpRequest& request, const Respond& respond) {
     ++handled;
-    echo(request, respond);
+    echo_now(request, respond);
   });
   Client client;
   require_connect(client, server);
@@ -1140,17 +1168,36 @@ TEST_CASE("TlsServer: a respond callback kept past the server is harmless", "[in
   CHECK(client.wait_for_close(2s).status == ReadStatus::closed);
 }
 
+namespace {
+
+// /slow answers after a 800 ms wait of its own; anything else is echoed.
+fedmetrics::async::Task<HttpResponse> slow_or_echo(HttpRequest request) {
+  if (request.target != "/slow") co_return co_await echo(std::move(request));
+  co_await fedmetrics::async::sleep_for(800ms);
+  co_return text(200, "finished");
+}
+
+// Waits 10 s, far past any grace period of these tests; counts in
+// `cut_short` a wait that ended early (cancelled).
+fedmetrics::async::Task<HttpResponse> outlast(std::shared_ptr<std::atomic<int>> cut_short) {
+  const bool slept = co_await fedmetrics::async::sleep_for(10s);
+  if (!slept) ++*cut_short;
+  co_return text(200, "too late");
+}
+
+}  // namespace
+
 TEST_CASE("TlsServer::shutdown refuses new connections, closes idle ones, and lets requests in flight finish",
           "[integration][tls_server]") {
-  TestServer server;
-  server.start_threads([&](const HttpRequest& request, const Respond& respond) {
-    if (request.target == "/slow") return server.later(400ms, [respond] { respond(text(200, "finished")); });
-    echo(request, respond);
-  });
-  Client idle;
-  require_connect(idle, server);
-  REQUIRE(idle.write(request("GET", "/before")));
-  CHECK(require_response(idle).header("Connection") != "close");
+  TestServer server;  // two threads: the idle connections below are on both
+  server.start_threads(slow_or_echo);
+  std::vector<std::unique_ptr<Client>> idle;
+  for (int i = 0; i < 3; ++i) {
+    idle.push_back(std::make_unique<Client>());
+    require_connect(*idle.back(), server);
+    REQUIRE(idle.back()->write(request("GET", "/before")));
+    CHECK(require_response(*idle.back()).header("Connection") != "close");
+  }
   Client busy;
   require_connect(busy, server);
   REQUIRE(busy.write(request("GET", "/slow")));
@@ -1159,16 +1206,19 @@ TEST_CASE("TlsServer::shutdown refuses new connections, closes idle ones, and le
   const auto began = Clock::now();
   std::size_t left = 99;
   std::thread shutting_down([&] { left = server.server().shutdown(5s); });
-  // The kept-alive connection between requests is closed unanswered.
-  CHECK(idle.wait_for_close(2s).status == ReadStatus::closed);
+  // The kept-alive connections between requests are closed unanswered, at
+  // once: they do not wait for the busy one.
+  for (auto& client : idle) CHECK(client->wait_for_close(2s).status == ReadStatus::closed);
+  CHECK(elapsed_since(began) < 600ms);
   // The request in flight gets its answer, the connection's last.
   Response finished = require_response(busy);
   CHECK(finished.status == 200);
   CHECK(finished.body == "finished");
   CHECK(finished.header("Connection") == "close");
+  busy.close();  // the server's close need not wait for ours
   shutting_down.join();
   CHECK(left == 0);
-  CHECK(elapsed_since(began) >= 300ms);  // it waited for the request
+  CHECK(elapsed_since(began) >= 700ms);  // it waited for the request
   CHECK(elapsed_since(began) < 4s);      // and no longer
   CHECK(probe(server) == Probe::refused);
 }
@@ -1176,19 +1226,37 @@ TEST_CASE("TlsServer::shutdown refuses new connections, closes idle ones, and le
 TEST_CASE("TlsServer::shutdown gives up on a request still unanswered after the grace period",
           "[integration][tls_server]") {
   Mailbox<Respond> held;
+  auto cut_short = std::make_shared<std::atomic<int>>(0);
   TestServer server;
-  server.start_threads([&](const HttpRequest&, const Respond& respond) { held.put(respond); });
+  bool coroutine = false;
+  SECTION("a callback handler that never answers") {
+    server.start_threads([&](const HttpRequest&, const Respond& respond) { held.put(respond); });
+  }
+  SECTION("a coroutine handler that waits longer than the grace period") {
+    coroutine = true;
+    server.start_threads([cut_short](const HttpRequest&) { return outlast(cut_short); });
+  }
   Client client;
   require_connect(client, server);
   REQUIRE(client.write(request("GET", "/never")));
-  auto respond = held.take();
-  REQUIRE(respond);
+  std::optional<Respond> respond;
+  if (!coroutine) {
+    respond = held.take();
+    REQUIRE(respond);
+  } else {
+    std::this_thread::sleep_for(50ms);  // the request is with the handler
+  }
   const auto began = Clock::now();
   CHECK(server.server().shutdown(300ms) == 1);
   CHECK(elapsed_since(began) >= 300ms);
   CHECK(elapsed_since(began) < 2s);
+  // Cancelled then: the connection closes unanswered, before the server stops.
+  auto closed = client.wait_for_close(1s);
+  CHECK(closed.status == ReadStatus::closed);
+  CHECK(closed.bytes == 0);
+  if (coroutine) CHECK(cut_short->load() == 1);  // the handler saw its cancellation
   server.destroy();
-  (*respond)(text(200, "too late"));
+  if (respond) (*respond)(text(200, "too late"));  // dropped
 }
 
 TEST_CASE("TlsServer serves an absolute-form request target on its path, as Go's net/http",

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <chrono>
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "server/api_handler.hpp"
 #include "fedmetrics/telemetry/prometheus_server_metrics.hpp"
+#include "server/run_task.hpp"
 
 using namespace fedmetrics;
 using namespace fedmetrics::server;
@@ -21,9 +24,13 @@ class FakeMetricsService : public aggregator::MetricsService {
   aggregator::CustomMetricsAnswer custom;
   bool served = false;
   std::vector<aggregator::ResourceMetricsQuery> asked;
+  // Set: pod queries are held here, unanswered, as by members that do not answer.
+  bool hold = false;
+  std::vector<aggregator::AnswerCallback<aggregator::PodMetricsAnswer>> held;
 
   void pod_metrics(const aggregator::ResourceMetricsQuery& q, aggregator::AnswerCallback<aggregator::PodMetricsAnswer> done) override {
     asked.push_back(q);
+    if (hold) return held.push_back(std::move(done));
     done(aggregator::share(pods));
   }
   void node_metrics(const aggregator::ResourceMetricsQuery&, aggregator::AnswerCallback<aggregator::NodeMetricsAnswer> done) override {
@@ -45,18 +52,11 @@ class FakeMetricsService : public aggregator::MetricsService {
 
 HttpResponse call(const ApiHandler& handler, std::string method, std::string target,
                   std::vector<std::pair<std::string, std::string>> headers = {}) {
-  HttpResponse out;
-  bool called = false;
   HttpRequest request;
   request.method = std::move(method);
   request.target = std::move(target);
   request.headers = std::move(headers);
-  handler.handle(request, [&](HttpResponse r) {
-    out = std::move(r);
-    called = true;
-  });
-  REQUIRE(called);
-  return out;
+  return testing::run(handler.handle(std::move(request)));
 }
 
 k8s::PodMetrics pod(const char* name) {
@@ -319,4 +319,34 @@ TEST_CASE("ApiHandler: an Accept that admits nothing we write is a 406, before a
   // Discovery and health do not negotiate.
   CHECK(call(handler, "GET", "/apis/metrics.k8s.io/v1beta1", {{"Accept", "application/vnd.kubernetes.protobuf"}}).status == 200);
   CHECK(call(handler, "GET", "/healthz", {{"Accept", "text/html"}}).status == 200);
+}
+
+TEST_CASE("ApiHandler: cancelled while the aggregator has not answered, a query ends at once; the late answer is dropped",
+          "[server][handler]") {
+  auto service = std::make_shared<FakeMetricsService>();
+  service->hold = true;
+  auto metrics = std::make_shared<telemetry::PrometheusServerMetrics>();
+  ApiHandler handler(service, metrics, {});
+  auto in_flight = [&] {
+    const auto text = metrics->serialize();
+    const auto at = text.find("\nfedmetrics_apiserver_requests_in_flight ");
+    return at == std::string::npos ? std::string("absent") : text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+  };
+  HttpRequest request;
+  request.method = "GET";
+  request.target = "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods";
+  testing::Stepped<HttpResponse> query(handler.handle(std::move(request)));
+  query.step();  // until the handler waits for the aggregator
+  REQUIRE(service->held.size() == 1);
+  CHECK_FALSE(query.ended());
+  CHECK(in_flight() == "fedmetrics_apiserver_requests_in_flight 1");
+
+  query.cancel();
+  query.step();
+  CHECK(query.ended_by_cancellation());
+  CHECK(in_flight() == "fedmetrics_apiserver_requests_in_flight 0");
+  // The aggregator answers at last: nothing is resumed, nothing is counted twice.
+  service->held.front()(aggregator::share(service->pods));
+  CHECK(query.step() == 0);
+  CHECK(in_flight() == "fedmetrics_apiserver_requests_in_flight 0");
 }

@@ -1,71 +1,75 @@
-// The gate in front of the handler: every request is counted once in the
-// request metrics, whether the gate refused it or the handler answered it.
+// The server's handler as serve runs it: the gate's refusals answered and
+// counted, what it lets through answered by the ApiHandler, and a request
+// cancelled while its review is with the control plane.
 #include <catch2/catch.hpp>
 
+#include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "fedmetrics/telemetry/prometheus_server_metrics.hpp"
 #include "server/gated_handler.hpp"
+#include "fedmetrics/telemetry/prometheus_server_metrics.hpp"
+#include "server/run_task.hpp"
 
 namespace fedmetrics::server {
 namespace {
 
-using nlohmann::json;
-
-// Every token is alice's, and alice may do everything.
-struct AllowingReviews : ReviewClient {
-  void post(std::string path, std::string, std::function<void(k8s::Expected<std::string>)> done) override {
-    if (path.find("tokenreviews") != std::string::npos)
-      return done(json{{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenReview"},
-                       {"status", {{"authenticated", true}, {"user", {{"username", "alice"}}}}}}
-                      .dump());
-    done(json{{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"}, {"status", {{"allowed", true}}}}
-             .dump());
+// A control plane that keeps every review unanswered until the test answers it.
+struct HeldReviews : ReviewClient {
+  std::vector<std::function<void(k8s::Expected<std::string>)>> held;
+  void post(std::string, std::string, std::function<void(k8s::Expected<std::string>)> done) override {
+    held.push_back(std::move(done));
   }
 };
 
-int call(const std::function<void(HttpRequest, Respond)>& handle, std::string target, std::string token) {
-  HttpRequest request{"GET", std::move(target), {}, {}, {}};
-  if (!token.empty()) request.headers.emplace_back("Authorization", "Bearer " + token);
-  int status = 0;
-  handle(std::move(request), [&](HttpResponse r) { status = r.status; });
-  return status;
+HttpRequest get(std::string target, std::string token = "") {
+  HttpRequest r{"GET", std::move(target), {}, {}, {}};
+  if (!token.empty()) r.headers.emplace_back("Authorization", "Bearer " + token);
+  return r;
 }
 
-std::size_t count(const std::string& text, const std::string& series) {
-  const auto at = text.find(series + " ");
-  return at == std::string::npos ? 0 : std::stoul(text.substr(at + series.size() + 1));
-}
-
-TEST_CASE("gated_handler: refusals and answers are each counted once") {
-  auto metrics = std::make_shared<telemetry::PrometheusServerMetrics>();
-  auto handler = std::make_shared<ApiHandler>(nullptr, metrics, BuildInfo{});
-  GateOptions options;
-  auto reviews = std::make_shared<AllowingReviews>();
-  options.authentication = reviews;
-  options.authorization = reviews;
-  auto gate = std::make_shared<RequestGate>(options);
-  gate->set_trust({});
-  const auto handle = gated_handler(handler, gate);
-
-  CHECK(call(handle, "/version", "") == 401);  // no credentials: the gate answers
-  CHECK(call(handle, "/version", "") == 401);
-  CHECK(call(handle, "/version", "alice-token") == 200);  // passed on: the handler answers
-
-  const std::string text = metrics->serialize();
-  INFO(text);
-  CHECK(count(text, R"(fedmetrics_apiserver_requests_total{code="401",group="",resource=""})") == 2);
-  CHECK(count(text, R"(fedmetrics_apiserver_requests_total{code="200",group="",resource=""})") == 1);
-}
-
-TEST_CASE("gated_handler: without a gate the handler answers and counts every request") {
-  auto metrics = std::make_shared<telemetry::PrometheusServerMetrics>();
-  const auto handle = gated_handler(std::make_shared<ApiHandler>(nullptr, metrics, BuildInfo{}), nullptr);
-  CHECK(call(handle, "/version", "") == 200);
-  CHECK(count(metrics->serialize(), R"(fedmetrics_apiserver_requests_total{code="200",group="",resource=""})") == 1);
+bool counted(telemetry::PrometheusServerMetrics& metrics, const std::string& code) {
+  return metrics.serialize().find("code=\"" + code + "\"") != std::string::npos;
 }
 
 }  // namespace
+
+TEST_CASE("handle_gated: the gate's refusals are answered and counted; what it lets through reaches the ApiHandler",
+          "[server][gate]") {
+  auto metrics = std::make_shared<telemetry::PrometheusServerMetrics>();
+  auto handler = std::make_shared<const ApiHandler>(nullptr, metrics, BuildInfo{});
+  auto gate = std::make_shared<RequestGate>(GateOptions{});  // no token review: credentials-less requests are 401
+  CHECK_FALSE(counted(*metrics, "401"));
+  auto refused = testing::run(handle_gated(handler, gate, get("/apis/metrics.k8s.io/v1beta1/pods")));
+  CHECK(refused.status == 401);
+  CHECK(counted(*metrics, "401"));
+  auto health = testing::run(handle_gated(handler, gate, get("/healthz")));  // always allowed
+  CHECK(health.status == 200);
+  CHECK(health.body == "ok");
+  SECTION("without a gate, the ApiHandler answers everything") {
+    auto open = testing::run(handle_gated(handler, nullptr, get("/apis/metrics.k8s.io/v1beta1/pods")));
+    CHECK(open.status == 503);  // no member cluster configured
+  }
+}
+
+TEST_CASE("handle_gated: cancelled while its review is with the control plane, a request ends at once",
+          "[server][gate]") {
+  auto reviews = std::make_shared<HeldReviews>();
+  GateOptions options;
+  options.authentication = reviews;
+  auto gate = std::make_shared<RequestGate>(options);
+  auto handler = std::make_shared<const ApiHandler>(nullptr, std::make_shared<telemetry::PrometheusServerMetrics>(), BuildInfo{});
+  testing::Stepped<HttpResponse> request(handle_gated(handler, gate, get("/apis/metrics.k8s.io/v1beta1/pods", "token")));
+  request.step();  // until the gate waits for its TokenReview
+  REQUIRE(reviews->held.size() == 1);
+  CHECK_FALSE(request.ended());
+  request.cancel();
+  request.step();
+  CHECK(request.ended_by_cancellation());
+  // The review's late answer resumes nothing.
+  reviews->held.front()(k8s::Error{"too late"});
+  CHECK(request.step() == 0);
+}
+
 }  // namespace fedmetrics::server

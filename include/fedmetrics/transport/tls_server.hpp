@@ -10,14 +10,28 @@
 #include <string>
 
 #include "fedmetrics/transport/http_message.hpp"
+#include "fedmetrics/transport/task.hpp"
 
 namespace fedmetrics::transport {
 
+// The request handler: a coroutine from a request to its response, run on
+// the connection's thread (so a handler that computes for long holds the
+// connections of that thread). A response with status 0 closes the
+// connection without writing anything; an exception is answered with 500.
+// The handler is cancelled (Asio's terminal cancellation) when the server
+// stops, when shutdown()'s grace period has passed, or, with
+// abandon_when_client_closes, when the client leaves first: it must then end
+// soon (every co_await of an Asio operation ends at once), and what it
+// answers is not sent. The server's stop waits for its handlers to end.
+using RequestHandler = std::function<async::Task<HttpResponse>(HttpRequest)>;
 
-
-// Called once per request; must call `respond` exactly once, from any thread.
-// A response with status 0 closes the connection without writing anything.
-using RequestHandler = std::function<void(HttpRequest, std::function<void(HttpResponse)> respond)>;
+// A handler in callback form: calls `respond` once, from any thread, and may
+// keep it (and call it) after the request was cancelled or the server is gone:
+// such a late answer is dropped.
+using CallbackRequestHandler = std::function<void(HttpRequest, std::function<void(HttpResponse)> respond)>;
+// Adapts a callback handler (the simulator's, whose forwarding and black
+// holes answer from other threads) to a RequestHandler.
+RequestHandler from_callback(CallbackRequestHandler handler);
 
 struct TlsServerOptions {
   std::string bind_address = "0.0.0.0";
@@ -43,8 +57,8 @@ struct TlsServerOptions {
   std::size_t max_connections = 10'000;
   unsigned threads = 0;  // 0 = one per core
   // When set, a client that closes its end (or sends more bytes) while its
-  // request is still with the handler ends the connection at once; the
-  // handler's later response is dropped. For handlers that hold requests for
+  // request is still with the handler ends the connection at once, and the
+  // handler is cancelled. For handlers that hold requests for
   // long (the simulator's black hole), so that held connections do not pile up.
   bool abandon_when_client_closes = false;
   // Ask every client for a certificate without requiring one (Go's
@@ -77,14 +91,19 @@ class TlsServer {
   // caller's (`fedmetrics serve` terminates gracefully, see shutdown()).
   void start();
   // Graceful termination, as Go's http.Server.Shutdown: closes the listener
-  // (a connection attempt is refused from then on), closes
+  // (a connection attempt is refused from then on), closes at once the
   // kept-alive connections waiting for their next request, lets the ones in
   // a request finish it (its answer says Connection: close), and waits up to
-  // `grace` for them. Returns how many connections were still open then.
-  // Blocks; not from one of the server's threads. stop() follows.
+  // `grace` for them; those still in a request then are cancelled (closed
+  // unanswered) and waited for. Completes with how many connections were
+  // still in a request when the grace period ended. stop() follows.
+  async::Task<std::size_t> drain(std::chrono::milliseconds grace);
+  // drain(), blocking the calling thread until it completes (not one of the
+  // server's threads). Returns at once (0) when the server is not serving.
   std::size_t shutdown(std::chrono::milliseconds grace);
-  // Stops serving: pending work is dropped. Returns at once (run() returns,
-  // join() waits for start()'s threads).
+  // Stops serving: every connection is cancelled (its handler too) and
+  // closed unanswered. Returns at once; run() returns, and join() waits for
+  // start()'s threads, once every connection has ended.
   void stop();
   void join();
 
@@ -99,8 +118,9 @@ class TlsServer {
   // Runs `task` on the server's threads after `delay` (dropped if the server stops first).
   void schedule(std::chrono::nanoseconds delay, std::function<void()> task);
 
+  struct Impl;  // the parts (private to the server's translation units)
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
