@@ -225,7 +225,7 @@ aggregation:
 YAML
 }
 
-# start_aggregated_serve MEMBER_TIMEOUT: `fedmetrics serve` on $port with the
+# start_aggregated_serve MEMBER_TIMEOUT [FLAGS...]: `fedmetrics serve` on $port with the
 # certificates of aggregated_world, delegating to the world's control plane
 # and asking its members (after start_sim), the one the APIServices point
 # at; waits until it serves. Log: $E2E_TMP/serve.log.
@@ -233,7 +233,7 @@ start_aggregated_serve() {
   spawn "$E2E_TMP/serve.log" "$bin" serve --secure-port "$port" --bind-address 127.0.0.1 \
     --tls-cert-file "$E2E_TMP/certs/serving.crt" --tls-private-key-file "$E2E_TMP/certs/serving.key" \
     --authentication-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --authorization-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
-    --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" --member-timeout "$1"
+    --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" --member-timeout "$1" "${@:2}"
   wait_for_log "$E2E_TMP/serve.log" "serving on https://127.0.0.1:" 10
 }
 
