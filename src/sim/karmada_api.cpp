@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -511,18 +512,13 @@ void KarmadaApi::set_cluster_ready(const std::string& name, bool ready, const st
 
 namespace {
 
-// A Deployment as read: spec from the store, status from the simulated pods.
-void deployment_as_read(json& d, const Federation& federation, k8s::Timestamp now) {
-  auto w = federation.world.workload_index(d["metadata"].value("namespace", ""), d["metadata"].value("name", ""));
+// A Deployment as read: spec from the store, status from the simulated pods
+// of workload `w` (`counts`: Federation::pod_counts_by_workload).
+void deployment_as_read(json& d, std::optional<std::size_t> w, const std::vector<PodCounts>& counts) {
   json status = json::object();
   if (w) {
-    std::int64_t existing = 0, ready = 0;
-    for (const auto& m : federation.members)
-      for (const auto& pod : m.pods) {
-        if (pod.workload != *w || !federation.exists(pod, now)) continue;
-        ++existing;
-        if (federation.serving(pod, now)) ++ready;
-      }
+    const auto existing = static_cast<std::int64_t>(counts[*w].existing);
+    const auto ready = static_cast<std::int64_t>(counts[*w].serving);
     status = {{"observedGeneration", d["metadata"].value("generation", 1)},
               {"replicas", existing},
               {"updatedReplicas", existing},
@@ -532,13 +528,26 @@ void deployment_as_read(json& d, const Federation& federation, k8s::Timestamp no
   d["status"] = status;
 }
 
-// An object or list of `type` as read (Deployments get their status).
+std::optional<std::size_t> workload_of_object(const json& d, const Federation& federation) {
+  return federation.world.workload_index(d["metadata"].value("namespace", ""), d["metadata"].value("name", ""));
+}
+
+// An object or list of `type` as read (Deployments get their status). The
+// pods are counted once per answer, and a list's items found by name in one
+// index: per item, a list of every Deployment would cost Deployments x pods.
 void as_read(json& doc, const ResourceType& type, const Federation& federation, k8s::Timestamp now) {
   if (type.resource != "deployments" || type.group != "apps") return;
-  if (doc.contains("items"))
-    for (auto& item : doc["items"]) deployment_as_read(item, federation, now);
-  else
-    deployment_as_read(doc, federation, now);
+  const auto counts = federation.pod_counts_by_workload(now);
+  if (!doc.contains("items")) return deployment_as_read(doc, workload_of_object(doc, federation), counts);
+  std::map<std::pair<std::string_view, std::string_view>, std::size_t> index;  // (namespace, name)
+  const auto& workloads = federation.world.workloads;
+  for (std::size_t w = 0; w < workloads.size(); ++w)
+    index.emplace(std::pair<std::string_view, std::string_view>(workloads[w].namespace_name, workloads[w].name), w);
+  for (auto& item : doc["items"]) {
+    const auto& meta = item["metadata"];
+    auto found = index.find({meta.value("namespace", ""), meta.value("name", "")});
+    deployment_as_read(item, found == index.end() ? std::nullopt : std::optional(found->second), counts);
+  }
 }
 
 // One request's context while it is being answered.
@@ -560,7 +569,9 @@ struct Call {
   }
 
   // A Deployment as read: spec from the store, status from the simulated pods.
-  void overlay_deployment(json& d) const { deployment_as_read(d, *federation, hooks.clock()); }
+  void overlay_deployment(json& d) const {
+    deployment_as_read(d, workload_of_object(d, *federation), federation->pod_counts_by_workload(hooks.clock()));
+  }
 
   // `table`: what the request asked of a Table (table_request).
   HttpResponse answered(StoreResult result, const ResourceType& type, std::optional<k8s::IncludeObject> table,
