@@ -70,6 +70,7 @@ class MemberResponder {
   [[nodiscard]] std::string node_ip(std::string_view node) const;
   [[nodiscard]] transport::HttpResponse version() const;
   [[nodiscard]] transport::HttpResponse core() const;
+  [[nodiscard]] std::string pod_text(const SimPod& p, bool item) const;
   [[nodiscard]] nlohmann::json pod_json(const SimPod& p, bool item) const;
   [[nodiscard]] transport::HttpResponse pod_list(std::string_view ns) const;
   [[nodiscard]] nlohmann::json node_json(const NodeSpec& n, bool item) const;
