@@ -6,6 +6,7 @@
 #include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/sim/deployment.hpp"
 #include "sim/http_util.hpp"
+#include "sim/table_json.hpp"
 #include "sim/karmada_call.hpp"
 
 namespace fedmetrics::sim::detail {
@@ -120,7 +121,7 @@ json karmada_table(const json& doc, const ResourceType& type, k8s::Timestamp now
     rows.push_back({{"cells", row_cells}});
   }
   // The rows' objects and the metadata: detail::complete_table.
-  return json{{"kind", "Table"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", json::object()}, {"columnDefinitions", columns}, {"rows", rows}};
+  return table_document(std::move(columns), std::move(rows));
 }
 
 }  // namespace fedmetrics::sim::detail

@@ -1,6 +1,7 @@
 // The Tables `kubectl get` shows for a simulated member's core kinds.
 #include "fedmetrics/sim/deployment.hpp"
 #include "sim/http_util.hpp"
+#include "sim/table_json.hpp"
 #include "sim/member_responder.hpp"
 
 
@@ -70,7 +71,6 @@ std::optional<json> member_table(const json& doc, k8s::Timestamp now) {
     return std::nullopt;
   }
   // The rows' objects and the metadata: detail::complete_table.
-  return json{{"kind", "Table"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", json::object()},
-              {"columnDefinitions", columns}, {"rows", rows}};
+  return detail::table_document(std::move(columns), std::move(rows));
 }
 }  // namespace fedmetrics::sim::detail
