@@ -1,5 +1,6 @@
 #include "fedmetrics/sim/karmada_api.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <vector>
@@ -189,15 +190,20 @@ void KarmadaApi::handle_unguarded(HttpRequest request, Respond respond) {
   std::string path;
   for (const auto& segment : s) path += "/" + segment;
   auto attributes = auth::request_attributes(request.method, path.empty() ? "/" : path, target.query);
-  // A /watch/ or /proxy/ segment with nothing after it names nothing here either.
-  if (!attributes) return respond(status_response(Status::not_found_resource()));
+  // The deprecated forms with the verb in the path (/api/v1/watch/..., /proxy/...)
+  // are not served here, and one with nothing after the verb names nothing.
+  const std::size_t verb_at = !s.empty() && s[0] == "api" ? 2 : 3;
+  const bool verb_in_path = s.size() > verb_at && (s[verb_at] == "watch" || s[verb_at] == "proxy");
+  if (!attributes || (attributes->resource_request && verb_in_path))
+    return respond(status_response(Status::not_found_resource()));
   const auto& info = *attributes;
   // The object the path names (a list's fieldSelector may name one for the authorizer).
   const std::string name = info.parts.size() >= 2 ? info.parts[1] : std::string();
-  const std::vector<std::string> rest(info.parts.begin() + std::min<std::ptrdiff_t>(3, std::ssize(info.parts)), info.parts.end());
+  const std::vector<std::string> rest(info.parts.begin() + std::min<std::ptrdiff_t>(3, std::ssize(info.parts)),
+                                      info.parts.end());
   // Discovery is open to every authenticated user (RBAC's system:discovery).
   const bool open_to_all = !info.resource_request &&
-                   (s.empty() || s[0] == "api" || s[0] == "apis" || s[0] == "version" || s[0] == "openapi");
+                           (s.empty() || s[0] == "api" || s[0] == "apis" || s[0] == "version" || s[0] == "openapi");
   // Asking about oneself is open to every authenticated user (RBAC's system:basic-user).
   const bool self_review = request.method == "POST" && name.empty() &&
                            ((info.api_group == "authorization.k8s.io" && info.resource == "selfsubjectaccessreviews") ||
