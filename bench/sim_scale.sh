@@ -75,7 +75,7 @@ for n in "${sizes[@]}"; do
     start "$tmp/d$n.yaml"
     stop_pids "$sim_pid"
     runs+=("$ms"); cpus+=("$cpu_ms")
-    log "$nmembers members x $n Deployments: $ms ms ($cpu_ms ms of cpu)"
+    log "$nmembers members x $n Deployments: $([ "$ms" = timeout ] && echo "not ready after $start_timeout s" || echo "$ms ms") ($cpu_ms ms of cpu)"
     [ "$ms" = timeout ] && break  # one run is enough to say so
   done
   start_cpu[$n]="$(printf '%s\n' "${cpus[@]}" | median) ms"
