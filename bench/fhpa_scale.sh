@@ -78,38 +78,8 @@ ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
 # The FederatedHPAs target 50 %: a ratio of 1.02, inside the 0.1 tolerance,
 # so every sync ends with "recommended size matches current size".
 log "world: $nmembers members, $count Deployments in namespace $ns ($((count * 2)) pods)"
-{
-  echo "members:"
-  for i in $(seq 1 "$nmembers"); do echo "  - {name: member$i, nodes: 2}"; done
-  echo "namespaces: [$ns]"
-  echo "workloads:"
-  for w in $(seq 1 "$count"); do
-    a=$(((w - 1) % nmembers + 1))
-    b=$((w % nmembers + 1))
-    echo "  - name: w$w"
-    echo "    namespace: $ns"
-    echo "    replicas: 2"
-    echo "    labels: {app: w$w}"
-    echo "    containers: [{name: app, image: nginx, resources: {requests: {cpu: 100m, memory: 64Mi}}}]"
-    echo "    propagation: {clusters: [member$a, member$b], weights: {member$a: 1, member$b: 1}}"
-    echo "    load: {cpu: 100m}"
-  done
-} >"$work/world.yaml"
-for w in $(seq 1 "$count"); do
-  cat <<EOF
----
-apiVersion: autoscaling.karmada.io/v1alpha1
-kind: FederatedHPA
-metadata: {name: w$w, namespace: $ns$([ "$mode" = distributed ] && echo ", annotations: {autoscaling.fedmetrics.io/mode: distributed}")}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: w$w}
-  minReplicas: 1
-  maxReplicas: 10
-  metrics:
-  - type: Resource
-    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
-EOF
-done >"$work/fhpa.yaml"
+bash "$root/bench/gen-world.sh" --members "$nmembers" --nodes 2 --deployments "$count" --spread 2 --replicas 2 \
+  --namespace "$ns" --fhpa-out "$work/fhpa.yaml" --fhpa-mode "$mode" >"$work/world.yaml"
 
 # -v: the simulator logs every request with its time (the cadence comes from it).
 "$bin" sim -v --world "$work/world.yaml" --out-dir "$work/world" >"$work/sim.log" 2>&1 &

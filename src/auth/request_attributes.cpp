@@ -89,6 +89,7 @@ k8s::Expected<RequestAttributes> request_attributes(std::string_view method, std
     out.namespace_name = std::string(parts[1]);
     if (parts.size() > 2 && parts[2] != "status" && parts[2] != "finalize") parts.erase(parts.begin(), parts.begin() + 2);
   }
+  out.parts.assign(parts.begin(), parts.end());
   out.resource = std::string(parts[0]);
   if (parts.size() >= 2) out.name = std::string(parts[1]);
   if (parts.size() >= 3 && out.verb != "proxy") out.subresource = std::string(parts[2]);

@@ -1,6 +1,8 @@
 #include "fedmetrics/sim/federation.hpp"
 
 #include <algorithm>
+#include <string>
+#include <unordered_set>
 
 #include "fedmetrics/sim/deployment.hpp"
 
@@ -26,22 +28,44 @@ std::vector<ClusterWeight> weights_for(const World& world, const WorkloadSpec& w
   return out;
 }
 
-// Brings the number of live (not deleted) pods of `workload` in `member` to
-// `wanted`: new pods start at `now`; surplus pods, newest first (as the
-// ReplicaSet controller prefers the youngest), get a deletionTimestamp.
-void reconcile(Federation& f, std::size_t member, std::size_t workload, std::int32_t wanted, k8s::Timestamp now) {
-  auto& state = f.members[member];
-  const auto& w = f.world.workloads[workload];
-  const auto& m = f.world.members[member];
+// The names of one member's pods, still listed or not yet pruned: a new pod's
+// name must be none of them. A set, so that placing a member's pods costs
+// what their number costs (a scan of the member's pods per new pod made a
+// world's start grow with the square of its pods).
+using PodNames = std::unordered_set<std::string>;
+
+PodNames pod_names(const MemberState& state) {
+  PodNames names;
+  names.reserve(state.pods.size());
+  for (const auto& p : state.pods) names.insert(p.name);
+  return names;
+}
+
+// The indexes of the live (not deleted) pods of `workload` in `state`, oldest first.
+std::vector<std::size_t> live_pods(const MemberState& state, std::size_t workload) {
   std::vector<std::size_t> live;
   for (std::size_t i = 0; i < state.pods.size(); ++i)
     if (state.pods[i].workload == workload && !state.pods[i].deleted) live.push_back(i);
+  return live;
+}
+
+// Brings `live`, the live pods of `workload` in `member`, to `wanted`: new
+// pods start at `now`; surplus pods, newest first (as the ReplicaSet
+// controller prefers the youngest), get a deletionTimestamp. `names` are the
+// member's pod names, kept up to date.
+void scale_pods(Federation& f, std::size_t member, std::size_t workload, const std::vector<std::size_t>& live,
+                std::int32_t wanted, k8s::Timestamp now, PodNames& names) {
+  auto& state = f.members[member];
+  const auto& w = f.world.workloads[workload];
+  const auto& m = f.world.members[member];
   auto have = static_cast<std::int32_t>(live.size());
   for (auto n = have; n > wanted; --n) {
     auto& pod = state.pods[live[static_cast<std::size_t>(n - 1)]];
     pod.deleted = now;
   }
+  if (have >= wanted) return;
   auto hash = pod_template_hash(w);
+  state.pods.reserve(state.pods.size() + static_cast<std::size_t>(wanted - have));
   for (auto n = have; n < wanted; ++n) {
     SimPod pod;
     pod.workload = workload;
@@ -49,12 +73,18 @@ void reconcile(Federation& f, std::size_t member, std::size_t workload, std::int
     // Unique within the member: a name of a pod still listed is never reused.
     do {
       pod.name = w.name + "-" + hash + "-" + pod_suffix(hash + "@" + m.name, state.next_ordinal++);
-    } while (std::any_of(state.pods.begin(), state.pods.end(), [&](const SimPod& p) { return p.name == pod.name; }));
+    } while (names.contains(pod.name));
+    names.insert(pod.name);
     pod.node = m.nodes[state.next_node++ % m.nodes.size()].name;
     pod.uid = object_uid(m.name + "/" + w.namespace_name + "/" + pod.name);
     pod.created = now;
     state.pods.push_back(std::move(pod));
   }
+}
+
+void reconcile(Federation& f, std::size_t member, std::size_t workload, std::int32_t wanted, k8s::Timestamp now) {
+  auto names = pod_names(f.members[member]);
+  scale_pods(f, member, workload, live_pods(f.members[member], workload), wanted, now, names);
 }
 
 // What Karmada's replicas syncer writes to a retaining template: the sum of its members'.
@@ -83,8 +113,16 @@ Federation Federation::create(World world, k8s::Timestamp start) {
   for (std::size_t w = 0; w < f.workloads.size(); ++w) {
     f.workloads[w].load = f.world.workloads[w].load;
   }
+  // Every workload placed in place: a new Federation per workload (as
+  // with_replicas makes) would copy every pod placed before it.
+  std::vector<PodNames> names(f.members.size());
   for (std::size_t w = 0; w < f.workloads.size(); ++w) {
-    f = f.with_replicas(w, f.world.workloads[w].replicas, start);
+    auto& state = f.workloads[w];
+    state.replicas = f.world.workloads[w].replicas;
+    state.placement = divide_replicas(state.replicas, weights_for(f.world, f.world.workloads[w], nullptr));
+    for (const auto& target : state.placement)
+      if (auto member = f.world.member_index(target.name))
+        scale_pods(f, *member, w, {}, target.replicas, start, names[*member]);
   }
   // The world starts with its pods already running and Ready: the readiness
   // delay applies to pods created later.
@@ -131,6 +169,17 @@ std::vector<std::size_t> Federation::serving_pods_by_workload(k8s::Timestamp now
     for (const auto& p : m.pods)
       if (serving(p, now)) ++n[p.workload];
   return n;
+}
+
+std::vector<PodCounts> Federation::pod_counts_by_workload(k8s::Timestamp now) const {
+  std::vector<PodCounts> counts(world.workloads.size());
+  for (const auto& m : members)
+    for (const auto& p : m.pods) {
+      if (!exists(p, now)) continue;
+      ++counts[p.workload].existing;
+      if (serving(p, now)) ++counts[p.workload].serving;
+    }
+  return counts;
 }
 
 LoadShares Federation::load_shares(k8s::Timestamp now) const {

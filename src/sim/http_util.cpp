@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "fedmetrics/k8s/ascii.hpp"
+#include "sim/table_json.hpp"
 
 namespace fedmetrics::sim::detail {
 
@@ -49,7 +50,7 @@ std::string human_duration(std::chrono::nanoseconds d) {
 }
 
 nlohmann::json column(const char* name, const char* type, int priority, const char* format) {
-  return nlohmann::json{{"name", name}, {"type", type}, {"format", format}, {"description", ""}, {"priority", priority}};
+  return column(k8s::TableColumnDefinition{name, type, format, "", priority});
 }
 
 }  // namespace fedmetrics::sim::detail

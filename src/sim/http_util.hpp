@@ -22,7 +22,7 @@ transport::HttpResponse status_response(const k8s::Status& status);
 
 // k8s.io/apimachinery/pkg/util/duration.HumanDuration: kubectl's AGE column.
 std::string human_duration(std::chrono::nanoseconds d);
-// A meta.k8s.io/v1 Table columnDefinition.
+// A meta.k8s.io/v1 Table columnDefinition without a description (table_json.hpp).
 nlohmann::json column(const char* name, const char* type, int priority, const char* format = "");
 
 }  // namespace fedmetrics::sim::detail

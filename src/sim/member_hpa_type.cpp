@@ -3,6 +3,7 @@
 #include <string>
 
 #include "sim/http_util.hpp"
+#include "sim/table_json.hpp"
 
 namespace fedmetrics::sim {
 
@@ -111,8 +112,7 @@ json horizontal_pod_autoscaler_table(const json& doc, k8s::Timestamp now) {
                               created ? detail::human_duration(now - *created) : std::string("<unknown>")});
     rows.push_back({{"cells", cells}});
   }
-  return json{{"kind", "Table"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", json::object()},
-              {"columnDefinitions", columns}, {"rows", rows}};
+  return detail::table_document(std::move(columns), std::move(rows));
 }
 
 }  // namespace fedmetrics::sim

@@ -10,6 +10,22 @@ namespace fedmetrics::sim::detail {
 
 using nlohmann::json;
 
+json column(const k8s::TableColumnDefinition& definition) {
+  return json{{"name", definition.name},
+              {"type", definition.type},
+              {"format", definition.format},
+              {"description", definition.description},
+              {"priority", definition.priority}};
+}
+
+json table_document(json columns, json rows) {
+  return json{{"kind", "Table"},
+              {"apiVersion", k8s::group_version(k8s::TableVersion::V1)},
+              {"metadata", json::object()},
+              {"columnDefinitions", std::move(columns)},
+              {"rows", std::move(rows)}};
+}
+
 k8s::Expected<std::optional<k8s::IncludeObject>> table_request(const transport::HttpRequest& request,
                                                                const k8s::RequestTarget& target) {
   if (header(request, "Accept").find("as=Table") == std::string_view::npos) return std::optional<k8s::IncludeObject>();

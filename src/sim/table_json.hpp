@@ -18,6 +18,14 @@
 
 namespace fedmetrics::sim::detail {
 
+// A printer's column, as k8s/table defines a column definition (name, type,
+// format, description, priority), in a Table document.
+nlohmann::json column(const k8s::TableColumnDefinition& definition);
+// The Table document of a printer's column definitions and rows (each
+// {"cells": [...]}), in k8s/table's meta.k8s.io/v1; complete_table adds the
+// rows' objects and the metadata.
+nlohmann::json table_document(nlohmann::json columns, nlohmann::json rows);
+
 // nullopt when the request's Accept asks for no Table (kubectl get sends
 // application/json;as=Table;v=v1;g=meta.k8s.io,...); else its includeObject
 // (metav1.TableOptions), or the 400 message when that is not None, Metadata

@@ -448,13 +448,13 @@ World parse_world_node(const YAML::Node& root) {
   auto workloads = f.get("workloads");
   if (workloads.IsDefined() && !workloads.IsNull()) {
     if (!workloads.IsSequence()) fail("workloads", "expected a list");
+    std::set<std::pair<std::string, std::string>> workload_names;  // (namespace, name)
     for (std::size_t i = 0; i < workloads.size(); ++i) {
       auto p = item("workloads", i);
       world.workloads.push_back(parse_workload(workloads[i], p, world.members));
       const auto& w = world.workloads.back();
-      for (std::size_t j = 0; j + 1 < world.workloads.size(); ++j)
-        if (world.workloads[j].name == w.name && world.workloads[j].namespace_name == w.namespace_name)
-          fail(p + ".name", "duplicate workload " + w.namespace_name + "/" + w.name);
+      if (!workload_names.emplace(w.namespace_name, w.name).second)
+        fail(p + ".name", "duplicate workload " + w.namespace_name + "/" + w.name);
       add_namespace(w.namespace_name);
     }
   }

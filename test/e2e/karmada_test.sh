@@ -32,6 +32,11 @@ check "the Cluster's secretRef Secret holds a token member2 accepts" \
 proxied=$(kk get --raw /apis/cluster.karmada.io/v1alpha1/clusters/member1/proxy/api/v1/namespaces/default/pods)
 check "the cluster proxy forwards to member1's API server" \
   test "$(json_get "$proxied" "sorted(set(p['metadata']['labels']['app'] for p in d['items']))")" = "['nginx']"
+# A namespace's status subresource is the namespace (namespaces/{name}/status
+# names the namespace itself, as apiserver's request info reads it).
+ns_status=$(kk get --raw /api/v1/namespaces/default/status || true)
+check "namespaces/default/status is the Namespace default" \
+  test "$(json_get "$ns_status" "d['kind'] + '/' + d['metadata']['name']")" = Namespace/default
 
 # Deployments and the scale subresource drive the simulated pods.
 check "kubectl get deployment nginx" kk get deployment nginx

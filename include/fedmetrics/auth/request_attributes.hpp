@@ -4,6 +4,7 @@
 // with API prefixes "api" and "apis").
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fedmetrics/k8s/expected.hpp"
 #include "fedmetrics/k8s/url.hpp"
@@ -23,6 +24,11 @@ struct RequestAttributes {
   std::string resource;
   std::string subresource;
   std::string name;
+  // Resource requests: the path's segments from the resource on (Go's
+  // RequestInfo.Parts): resource, name, subresource and what follows it
+  // (a proxy's path). `name` may come from a list's fieldSelector instead;
+  // parts never do, so a server that routes on them serves what the path says.
+  std::vector<std::string> parts{};
   friend bool operator==(const RequestAttributes&, const RequestAttributes&) = default;
 };
 

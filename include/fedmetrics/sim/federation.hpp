@@ -57,6 +57,12 @@ struct LoadShares {
   std::map<std::pair<std::size_t, std::size_t>, std::size_t> own;  // (member, workload) with its own load
 };
 
+// A workload's pods that exist and that serve (Federation::serving).
+struct PodCounts {
+  std::size_t existing = 0;
+  std::size_t serving = 0;
+};
+
 struct Federation {
   World world;
   k8s::Timestamp started{};
@@ -80,6 +86,8 @@ struct Federation {
   [[nodiscard]] std::size_t serving_pods(std::size_t workload, k8s::Timestamp now) const;
   // serving_pods of every workload, in one pass over the pods.
   [[nodiscard]] std::vector<std::size_t> serving_pods_by_workload(k8s::Timestamp now) const;
+  // The pods of every workload, counted in one pass over the pods.
+  [[nodiscard]] std::vector<PodCounts> pod_counts_by_workload(k8s::Timestamp now) const;
   [[nodiscard]] LoadShares load_shares(k8s::Timestamp now) const;
   // What a pod of `member` uses: its share of the load it is offered.
   [[nodiscard]] PodUsage usage(std::size_t member, const SimPod& pod, k8s::Timestamp now) const;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "fedmetrics/k8s/time.hpp"
+#include "fedmetrics/k8s/url.hpp"
 #include "fedmetrics/sim/federation.hpp"
 #include "fedmetrics/sim/object_store.hpp"
 #include "fedmetrics/transport/http_message.hpp"
@@ -125,6 +126,9 @@ class KarmadaApi {
 
  private:
   void handle_unguarded(transport::HttpRequest request, std::function<void(transport::HttpResponse)> respond);
+  // The discovery documents; nullopt when the request asks for something else.
+  [[nodiscard]] std::optional<transport::HttpResponse> discovery(const transport::HttpRequest& request,
+                                                                 const k8s::RequestTarget& target) const;
   std::shared_ptr<ObjectStore> store_;
   KarmadaHooks hooks_;
   std::shared_ptr<detail::ServiceAccountTokens> tokens_;
