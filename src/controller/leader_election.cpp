@@ -158,8 +158,7 @@ struct LeaderElector::State {
       spdlog::debug("leader election: {}: {}", self.where(), what);
       return false;
     };
-    auto current = co_await async::await_callback<k8s::Expected<std::optional<json>>>(
-        [&](auto done) { self.client->get(self.options.namespace_name, self.options.name, deadline, std::move(done)); });
+    auto current = co_await self.client->get(self.options.namespace_name, self.options.name, deadline);
     if (!current) co_return fail(current.error().message);
     // A client that answered late is as good as one that did not answer.
     if (Clock::now() >= deadline) co_return fail("no answer before the renew deadline");
@@ -180,12 +179,11 @@ struct LeaderElector::State {
       self.step_down(self.where() + " is now held by " + step.holder);
       co_return false;
     }
-    auto written = co_await async::await_callback<k8s::Expected<json>>([&](auto done) {
-      if (step.action == LeaseStep::Action::Create)
-        self.client->create(self.options.namespace_name, step.lease, deadline, std::move(done));
-      else
-        self.client->update(self.options.namespace_name, self.options.name, step.lease, deadline, std::move(done));
-    });
+    k8s::Expected<json> written = k8s::Error{""};
+    if (step.action == LeaseStep::Action::Create)
+      written = co_await self.client->create(self.options.namespace_name, step.lease, deadline);
+    else
+      written = co_await self.client->update(self.options.namespace_name, self.options.name, step.lease, deadline);
     if (!written) co_return fail(written.error().message);
     if (Clock::now() >= deadline) co_return fail("the write was answered after the renew deadline");
     self.last_renewal = began;
@@ -205,13 +203,11 @@ struct LeaderElector::State {
   // Release, so that another replica takes over at once rather than after the lease duration.
   static Task<void> release(State& self) {
     const auto deadline = Clock::now() + self.options.renew_deadline;
-    auto current = co_await async::await_callback<k8s::Expected<std::optional<json>>>(
-        [&](auto done) { self.client->get(self.options.namespace_name, self.options.name, deadline, std::move(done)); });
+    auto current = co_await self.client->get(self.options.namespace_name, self.options.name, deadline);
     if (!current || !*current) co_return;
     auto released = released_lease(**current, self.options.identity);
     if (!released) co_return;
-    auto written = co_await async::await_callback<k8s::Expected<json>>(
-        [&](auto done) { self.client->update(self.options.namespace_name, self.options.name, *released, deadline, std::move(done)); });
+    auto written = co_await self.client->update(self.options.namespace_name, self.options.name, *released, deadline);
     if (!written) spdlog::warn("leader election: could not release {}: {}", self.where(), written.error().message);
   }
 };

@@ -9,6 +9,7 @@
 
 #include "fedmetrics/clusterclient/https_client.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
+#include "support/fake_leases.hpp"
 
 namespace fedmetrics::controller {
 namespace {
@@ -72,51 +73,9 @@ TEST_CASE("LeaderElection: the holder renews without a transition; a released Le
   CHECK_FALSE(released_lease(lease("a", 10), "b"));
 }
 
-// One Lease with a resourceVersion, as the control plane keeps it. Answers at once.
-struct MemoryLeases : LeaseClient {
-  std::mutex mutex;
-  std::optional<json> stored;
-  int version = 1;
-  void get(const std::string& ns, const std::string& name, Deadline deadline,
-           Done<std::optional<json>> done) override {
-    done(get_now(ns, name, deadline));
-  }
-  void create(const std::string& ns, const json& l, Deadline deadline, Done<json> done) override {
-    done(create_now(ns, l, deadline));
-  }
-  void update(const std::string& ns, const std::string& name, const json& l, Deadline deadline,
-              Done<json> done) override {
-    done(update_now(ns, name, l, deadline));
-  }
-  k8s::Expected<std::optional<json>> get_now(const std::string&, const std::string&, Deadline) {
-    std::lock_guard lock(mutex);
-    return stored;
-  }
-  k8s::Expected<json> create_now(const std::string&, const json& l, Deadline) {
-    std::lock_guard lock(mutex);
-    if (stored) return k8s::Error{"AlreadyExists"};
-    return write(l);
-  }
-  k8s::Expected<json> update_now(const std::string&, const std::string&, const json& l, Deadline) {
-    std::lock_guard lock(mutex);
-    if (!stored || l["metadata"].value("resourceVersion", "") != (*stored)["metadata"]["resourceVersion"])
-      return k8s::Error{"Conflict"};
-    return write(l);
-  }
-  json write(json l) {
-    l["metadata"]["resourceVersion"] = std::to_string(++version);
-    stored = l;
-    return l;
-  }
-  std::string holder() {
-    std::lock_guard lock(mutex);
-    return stored ? (*stored)["spec"].value("holderIdentity", "") : "";
-  }
-};
-
 TEST_CASE("LeaderElection: two electors, one leader; the other takes over when it stops") {
   clusterclient::ClientRuntime runtime(1);
-  auto leases = std::make_shared<MemoryLeases>();
+  auto leases = std::make_shared<testing::FakeLeases>();
   std::atomic<int> started_a{0}, started_b{0};
   auto options = [&](std::string id) {
     ElectionOptions o;
@@ -149,57 +108,10 @@ TEST_CASE("LeaderElection: two electors, one leader; the other takes over when i
   CHECK(started_b.load() == 1);
 }
 
-// A control plane that turns slow: every call then takes until its deadline
-// and fails, as the HTTPS client does when the control plane does not answer
-// (the answer comes from a thread of the fake's, as the client's would).
-struct SlowLeases : MemoryLeases {
-  using Clock = std::chrono::steady_clock;
-  std::atomic<bool> slow{false};
-  std::mutex times_mutex;
-  std::vector<Clock::duration> budgets;  // deadline - call time, of every call made while slow
-  Clock::time_point last_write{};        // when the last successful write was made
-  std::vector<std::thread> stalled;      // guarded by times_mutex
-  ~SlowLeases() override {
-    for (auto& t : stalled) t.join();
-  }
-  void get(const std::string& ns, const std::string& name, Deadline deadline,
-           Done<std::optional<json>> done) override {
-    if (stall(deadline, [done] { done(k8s::Error{"GET lease: timeout"}); })) return;
-    done(get_now(ns, name, deadline));
-  }
-  void create(const std::string& ns, const json& l, Deadline deadline, Done<json> done) override {
-    if (stall(deadline, [done] { done(k8s::Error{"POST lease: timeout"}); })) return;
-    auto out = create_now(ns, l, deadline);
-    if (out) wrote();
-    done(std::move(out));
-  }
-  void update(const std::string& ns, const std::string& name, const json& l, Deadline deadline,
-              Done<json> done) override {
-    if (stall(deadline, [done] { done(k8s::Error{"PUT lease: timeout"}); })) return;
-    auto out = update_now(ns, name, l, deadline);
-    if (out) wrote();
-    done(std::move(out));
-  }
-  bool stall(Deadline deadline, std::function<void()> fail) {
-    if (!slow) return false;
-    std::lock_guard lock(times_mutex);
-    budgets.push_back(deadline - Clock::now());
-    stalled.emplace_back([deadline, fail] {
-      std::this_thread::sleep_until(deadline);
-      fail();
-    });
-    return true;
-  }
-  void wrote() {
-    std::lock_guard lock(times_mutex);
-    last_write = Clock::now();
-  }
-};
-
 TEST_CASE("LeaderElection: a slow control plane: the leader steps down within the renew deadline, before the lease expires") {
   using namespace std::chrono_literals;
   clusterclient::ClientRuntime runtime(1);
-  auto leases = std::make_shared<SlowLeases>();
+  auto leases = std::make_shared<testing::FakeLeases>();
   std::atomic<int> stopped{0};
   std::atomic<std::int64_t> stopped_at{0};
   ElectionOptions o;
@@ -224,7 +136,7 @@ TEST_CASE("LeaderElection: a slow control plane: the leader steps down within th
   CHECK(stopped.load() == 1);
   std::chrono::steady_clock::time_point last_write;
   {
-    std::lock_guard lock(leases->times_mutex);
+    std::lock_guard lock(leases->mutex);
     last_write = leases->last_write;
     // One overall deadline: no call was given more than the renew deadline
     // (today's GET and PUT had the client's 10 s each).
@@ -243,7 +155,7 @@ TEST_CASE("LeaderElection: a slow control plane: the leader steps down within th
 TEST_CASE("LeaderElection: the Lease seen held by another replica: stop leading at once") {
   using namespace std::chrono_literals;
   clusterclient::ClientRuntime runtime(1);
-  auto leases = std::make_shared<MemoryLeases>();
+  auto leases = std::make_shared<testing::FakeLeases>();
   std::atomic<int> stopped{0};
   ElectionOptions o;
   o.identity = "a";
@@ -255,12 +167,13 @@ TEST_CASE("LeaderElection: the Lease seen held by another replica: stop leading 
   a.start();
   for (int i = 0; i < 300 && !a.leading(); ++i) std::this_thread::sleep_for(10ms);
   REQUIRE(a.leading());
+  json taken;
   {
     std::lock_guard lock(leases->mutex);
-    json taken = *leases->stored;
-    taken["spec"]["holderIdentity"] = "b";  // b took it (a's view of the Lease had expired elsewhere)
-    leases->write(taken);
+    taken = *leases->stored;
   }
+  taken["spec"]["holderIdentity"] = "b";  // b took it (a's view of the Lease had expired elsewhere)
+  leases->write(taken);
   // (The callback comes just after leading() turns false, on the elector's strand.)
   for (int i = 0; i < 300 && (a.leading() || stopped.load() == 0); ++i) std::this_thread::sleep_for(10ms);
   CHECK_FALSE(a.leading());

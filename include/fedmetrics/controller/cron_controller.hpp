@@ -65,7 +65,9 @@ struct CronControllerStats {
 
 class CronController {
  public:
-  CronController(async::Executor executor, std::shared_ptr<ControlPlane> control_plane, CronControllerOptions options);
+  // Uses the ports' crons (required), federated_hpas, federated_hpa_writer,
+  // scales and events.
+  CronController(async::Executor executor, ControlPlanePorts control_plane, CronControllerOptions options);
   ~CronController();
   CronController(const CronController&) = delete;
   CronController& operator=(const CronController&) = delete;

@@ -78,7 +78,9 @@ struct ControllerStats {
 class HpaController {
  public:
   // Its coroutines run on a strand of `executor` (the member clients' runtime).
-  HpaController(async::Executor executor, std::shared_ptr<ControlPlane> control_plane, std::shared_ptr<aggregator::MetricsService> metrics,
+  // Uses every port of `control_plane` but the cron store (placement may be
+  // null: every member is then asked).
+  HpaController(async::Executor executor, ControlPlanePorts control_plane, std::shared_ptr<aggregator::MetricsService> metrics,
                 std::shared_ptr<aggregator::MemberSource> members, ControllerOptions options);
   ~HpaController();
   HpaController(const HpaController&) = delete;
