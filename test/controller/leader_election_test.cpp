@@ -9,6 +9,8 @@
 
 #include "fedmetrics/clusterclient/https_client.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
+#include "support/eventually.hpp"
+#include "support/fake_clock.hpp"
 #include "support/fake_leases.hpp"
 
 namespace fedmetrics::controller {
@@ -108,33 +110,41 @@ TEST_CASE("LeaderElection: two electors, one leader; the other takes over when i
   CHECK(started_b.load() == 1);
 }
 
+// On the fake clock: the renewals, the stalled calls and the step-down
+// happen at the times the elector computes, not when a scheduler gets to them.
 TEST_CASE("LeaderElection: a slow control plane: the leader steps down within the renew deadline, before the lease expires") {
   using namespace std::chrono_literals;
   clusterclient::ClientRuntime runtime(1);
+  auto clock = std::make_shared<testing::FakeClock>();
   auto leases = std::make_shared<testing::FakeLeases>();
+  leases->clock = clock;
   std::atomic<int> stopped{0};
-  std::atomic<std::int64_t> stopped_at{0};
+  std::atomic<Clock::Duration::rep> stopped_at{0};
   ElectionOptions o;
   o.identity = "a";
   o.lease_duration = 2s;  // what another replica waits after it last saw a renewal
   o.renew_deadline = 800ms;
   o.retry_period = 100ms;
+  o.clock = clock;
   o.on_stopped_leading = [&] {
     ++stopped;
-    stopped_at = std::chrono::steady_clock::now().time_since_epoch().count();
+    stopped_at = clock->now().time_since_epoch().count();
   };
   LeaderElector a(runtime.executor(), leases, o);
   a.start();
-  auto until = [](auto predicate, int tenths) {
-    for (int i = 0; i < tenths * 10 && !predicate(); ++i) std::this_thread::sleep_for(10ms);
-    return predicate();
+  // One sleep at a time: the elector's retry, or a Lease call stalled until its deadline.
+  auto next_sleep = [&] {
+    REQUIRE(testing::eventually([&] { return clock->sleepers() == 1; }));
+    clock->advance_to_next();
   };
-  REQUIRE(until([&] { return a.leading(); }, 30));
-  std::this_thread::sleep_for(250ms);  // a few renewals
+  REQUIRE(testing::eventually([&] { return a.leading(); }));  // created at once
+  for (int renewal = 0; renewal < 3; ++renewal) next_sleep();
+  REQUIRE(a.leading());
   leases->slow = true;
-  REQUIRE(until([&] { return !a.leading() && stopped.load() >= 1; }, 30));  // the callback just after
+  while (stopped.load() == 0) next_sleep();
+  CHECK_FALSE(a.leading());
   CHECK(stopped.load() == 1);
-  std::chrono::steady_clock::time_point last_write;
+  Clock::TimePoint last_write;
   {
     std::lock_guard lock(leases->mutex);
     last_write = leases->last_write;
@@ -143,10 +153,10 @@ TEST_CASE("LeaderElection: a slow control plane: the leader steps down within th
     REQUIRE_FALSE(leases->budgets.empty());
     for (auto budget : leases->budgets) CHECK(budget <= o.renew_deadline);
   }
-  auto stepped_down = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(stopped_at.load()));
-  // Within the renew deadline of the last renewal (some slack for the
-  // scheduler), so well before another replica could take the Lease.
-  CHECK(stepped_down - last_write < o.renew_deadline + 150ms);
+  const auto stepped_down = Clock::TimePoint(Clock::Duration(stopped_at.load()));
+  // Exactly the renew deadline after the last renewal, so well before
+  // another replica could take the Lease.
+  CHECK(stepped_down - last_write == o.renew_deadline);
   CHECK(stepped_down - last_write < o.lease_duration);
   a.stop();
   CHECK(stopped.load() == 1);  // stop() after stepping down is no second OnStoppedLeading

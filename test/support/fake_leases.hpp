@@ -1,9 +1,10 @@
 #pragma once
 // One Lease with a resourceVersion, as the control plane keeps it. Answers
-// at once; once `slow`, every call takes until its deadline and fails, as
-// the HTTPS client does when the control plane does not answer.
+// at once; once `slow`, every call takes until its deadline (on `clock`)
+// and fails, as the HTTPS client does when the control plane does not answer.
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -17,13 +18,14 @@
 namespace fedmetrics::testing {
 
 struct FakeLeases final : controller::LeaseClient {
-  using Clock = std::chrono::steady_clock;
+  using Clock = controller::Clock;
   std::mutex mutex;
   std::optional<nlohmann::json> stored;
   int version = 1;
   std::atomic<bool> slow{false};
-  std::vector<Clock::duration> budgets;  // deadline - call time, of every call made while slow
-  Clock::time_point last_write{};        // of the last successful write
+  std::shared_ptr<controller::Clock> clock = controller::steady_clock();  // the elector's
+  std::vector<Clock::Duration> budgets;  // deadline - call time, of every call made while slow
+  Clock::TimePoint last_write{};        // of the last successful write
 
   async::Task<k8s::Expected<std::optional<nlohmann::json>>> get(const std::string&, const std::string&,
                                                                 Deadline deadline) override {
@@ -69,15 +71,16 @@ struct FakeLeases final : controller::LeaseClient {
   nlohmann::json write_locked(nlohmann::json lease) {
     lease["metadata"]["resourceVersion"] = std::to_string(++version);
     stored = lease;
-    last_write = Clock::now();
+    last_write = clock->now();
     return lease;
   }
   async::Task<k8s::Expected<std::optional<nlohmann::json>>> stall(Deadline deadline, const char* method) {
     {
       std::lock_guard lock(mutex);
-      budgets.push_back(deadline - Clock::now());
+      budgets.push_back(deadline - clock->now());
     }
-    co_await async::sleep_for(deadline - Clock::now());
+    const auto left = deadline - clock->now();
+    co_await clock->sleep_for(left);
     co_return k8s::Error{std::string(method) + " lease: timeout"};
   }
 };

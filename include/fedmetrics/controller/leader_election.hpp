@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fedmetrics/controller/clock.hpp"
 #include "fedmetrics/k8s/expected.hpp"
 #include "fedmetrics/k8s/time.hpp"
 #include "fedmetrics/transport/executor.hpp"
@@ -44,6 +45,9 @@ struct ElectionOptions {
   // holder was seen, or stop(). The loop cancels its syncs in flight here,
   // before any further write.
   std::function<void()> on_stopped_leading;
+  // The clock its retries, deadlines and lease expiry are measured on
+  // (unset: steady_clock()); the Lease calls' deadlines are on it too.
+  std::shared_ptr<Clock> clock;
 };
 
 // What to do with the Lease as read (nullopt: it does not exist). Whether
