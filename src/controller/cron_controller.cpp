@@ -26,12 +26,20 @@ using autoscaler::CronRuleHistory;
 using nlohmann::json;
 
 constexpr int kAttempts = 3;  // a conflicting write is read again and retried this often
+// The wakeup's own timer never ends the wait: wake_after does.
+constexpr std::chrono::hours kNoTimeout{24 * 365};
 
 std::string meta_string(const json& object, const char* field) {
   const auto meta = object.value("metadata", json::object());
   if (!meta.is_object()) return {};
   const auto it = meta.find(field);
   return it != meta.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// Notifies `wakeup` after `duration` on `clock`, unless cancelled first.
+Task<void> wake_after(std::shared_ptr<Clock> clock, Clock::Duration duration, async::Wakeup& wakeup) {
+  const bool slept = co_await clock->sleep_for(duration);
+  if (slept) wakeup.notify();
 }
 
 std::string describe(const CronApplied& applied) {
@@ -114,8 +122,13 @@ struct CronController::State {
         self.term.spawn(pass(self), "cron: a pass");
         co_await self.term.join();
       }
-      const auto wait = self.until_next_pass();
-      co_await self.wakeup.wait_for(wait);
+      // Until the next pass is due on the clock (a child that then wakes the
+      // loop), or at once when a watch saw a change.
+      async::TaskGroup timer(self.strand);
+      timer.spawn(wake_after(self.options.monotonic, self.until_next_pass(), self.wakeup), "cron: the next pass");
+      co_await self.wakeup.wait_for(kNoTimeout);
+      timer.cancel();
+      co_await timer.join();
       co_await async::throw_if_cancelled();  // stop()
     }
   }
@@ -383,6 +396,7 @@ struct CronController::State {
 
 CronController::CronController(async::Executor executor, ControlPlanePorts control_plane, CronControllerOptions options)
     : state_(std::make_shared<State>(async::make_strand(executor), std::move(control_plane), std::move(options))) {
+  if (!state_->options.monotonic) state_->options.monotonic = steady_clock();
   if (!state_->options.clock)
     state_->options.clock = [] {
       return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());

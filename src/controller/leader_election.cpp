@@ -73,7 +73,7 @@ std::optional<json> released_lease(const json& current, const std::string& ident
 struct LeaderElector::State {
   State(async::Strand s, std::shared_ptr<LeaseClient> c, ElectionOptions o, std::function<k8s::Timestamp()> clk)
       : strand(std::move(s)), client(std::move(c)), options(std::move(o)), clock(std::move(clk)) {
-    if (!options.clock) options.clock = steady_clock();
+    if (!options.monotonic) options.monotonic = steady_clock();
   }
   async::Strand strand;
   std::shared_ptr<LeaseClient> client;
@@ -111,11 +111,11 @@ struct LeaderElector::State {
         // (a retry period after it, counted from when the attempt began) still
         // has time before the renew deadline: a slow acquisition must not be
         // followed by a step-down without a try, which would flap leadership.
-        const auto deadline = self.options.clock->now() + self.options.renew_deadline - self.options.retry_period;
+        const auto deadline = self.options.monotonic->now() + self.options.renew_deadline - self.options.retry_period;
         const bool acquired = co_await attempt(self, deadline);
         if (acquired) spdlog::debug("leader election: {} holds {}", self.options.identity, self.where());
       }
-      co_await self.options.clock->sleep_for(self.options.retry_period);
+      co_await self.options.monotonic->sleep_for(self.options.retry_period);
       co_await async::throw_if_cancelled();  // stop()
     }
   }
@@ -127,13 +127,13 @@ struct LeaderElector::State {
   // lease duration > renew deadline, not only for the defaults.
   static Task<bool> renew(State& self) {
     const auto deadline = self.last_renewal + self.options.renew_deadline;
-    while (self.options.clock->now() < deadline) {
+    while (self.options.monotonic->now() < deadline) {
       const bool held = co_await attempt(self, deadline);
       if (held) co_return true;
       if (!self.leading) co_return true;  // someone else holds it: already stepped down
-      auto left = deadline - self.options.clock->now();
+      auto left = deadline - self.options.monotonic->now();
       if (left <= Clock::Duration::zero()) break;
-      co_await self.options.clock->sleep_for(std::min<Clock::Duration>(self.options.retry_period, left));
+      co_await self.options.monotonic->sleep_for(std::min<Clock::Duration>(self.options.retry_period, left));
       co_await async::throw_if_cancelled();
     }
     co_return false;
@@ -154,7 +154,7 @@ struct LeaderElector::State {
   }
 
   static Task<bool> attempt_unguarded(State& self, Clock::TimePoint deadline) {
-    const auto began = self.options.clock->now();
+    const auto began = self.options.monotonic->now();
     auto fail = [&](const std::string& what) {
       spdlog::debug("leader election: {}: {}", self.where(), what);
       return false;
@@ -162,9 +162,9 @@ struct LeaderElector::State {
     auto current = co_await self.client->get(self.options.namespace_name, self.options.name, deadline);
     if (!current) co_return fail(current.error().message);
     // A client that answered late is as good as one that did not answer.
-    if (self.options.clock->now() >= deadline) co_return fail("no answer before the renew deadline");
+    if (self.options.monotonic->now() >= deadline) co_return fail("no answer before the renew deadline");
     // client-go's observedTime: the holder's term runs from when we saw the record change.
-    auto steady_now = self.options.clock->now();
+    auto steady_now = self.options.monotonic->now();
     bool expired = false;
     if (*current) {
       const auto& spec = (**current).value("spec", json::object());
@@ -186,7 +186,7 @@ struct LeaderElector::State {
     else
       written = co_await self.client->update(self.options.namespace_name, self.options.name, step.lease, deadline);
     if (!written) co_return fail(written.error().message);
-    if (self.options.clock->now() >= deadline) co_return fail("the write was answered after the renew deadline");
+    if (self.options.monotonic->now() >= deadline) co_return fail("the write was answered after the renew deadline");
     self.last_renewal = began;
     if (!self.leading.exchange(true)) {
       spdlog::info("leader election: {} acquired the lease {}", self.options.identity, self.where());
@@ -203,7 +203,7 @@ struct LeaderElector::State {
 
   // Release, so that another replica takes over at once rather than after the lease duration.
   static Task<void> release(State& self) {
-    const auto deadline = self.options.clock->now() + self.options.renew_deadline;
+    const auto deadline = self.options.monotonic->now() + self.options.renew_deadline;
     auto current = co_await self.client->get(self.options.namespace_name, self.options.name, deadline);
     if (!current || !*current) co_return;
     auto released = released_lease(**current, self.options.identity);

@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "support/eventually.hpp"
+#include "support/fake_clock.hpp"
 #include "support/fake_control_plane.hpp"
 #include "fedmetrics/clusterclient/https_client.hpp"
 #include "fedmetrics/controller/cron_controller.hpp"
@@ -267,6 +268,39 @@ TEST_CASE("CronController: a Deployment whose replicas the members keep is a fai
   histories = f.cp->crons->status("batch")["executionHistories"];
   CHECK(histories[1].value("successfulExecutions", json::array()).empty());
   CHECK(histories[1]["failedExecutions"][0]["message"] == "Deployment batch was set to replicas 2 but keeps 4");
+}
+
+// The loop itself, not pass_now(): after the first pass it sleeps until the
+// rule's firing time (not the resync period), then runs it. On the fake
+// clock, with the wall clock moving with it: no minute boundary waited for.
+TEST_CASE("CronController: the loop wakes at the rule's firing time and runs it") {
+  using namespace std::chrono_literals;
+  clusterclient::ClientRuntime runtime{1};
+  auto cp = cron_control_plane();
+  auto clock = std::make_shared<testing::FakeClock>();
+  const auto started = clock->now();
+  CronControllerOptions o;
+  o.resync_period = 10min;
+  o.monotonic = clock;
+  o.clock = [clock, started, wall = at("2026-11-25T08:29:00Z")] {
+    return wall + std::chrono::duration_cast<std::chrono::nanoseconds>(clock->now() - started);
+  };
+  cp->crons->objects.push_back(cron_object("hours", kFhpaTarget,
+      R"([{"name": "morning", "schedule": "30 8 * * *", "targetMinReplicas": 4, "targetMaxReplicas": 20}])"));
+  CronController controller(runtime.executor(), cp->ports(), o);
+  controller.start();
+  // First sight recorded, then asleep until the firing time.
+  REQUIRE(testing::eventually([&] { return clock->sleepers() == 1; }));
+  CHECK(cp->crons->status("hours")["executionHistories"][0]["nextExecutionTime"] == "2026-11-25T08:30:00Z");
+  REQUIRE(clock->advance_to_next());
+  CHECK(clock->now() - started > 60s);  // just after 08:30:00, so that the firing is in the past
+  CHECK(clock->now() - started < 61s);  // not the 10 minutes of the resync period
+  REQUIRE(testing::eventually([&] {
+    return cp->crons->status("hours")["executionHistories"][0].contains("successfulExecutions");
+  }));
+  controller.stop();
+  CHECK(cp->federated_hpas->objects.at(0)["spec"]["minReplicas"] == 4);
+  CHECK(cp->federated_hpas->replica_writes == 1);
 }
 
 }  // namespace

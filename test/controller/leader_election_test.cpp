@@ -125,7 +125,7 @@ TEST_CASE("LeaderElection: a slow control plane: the leader steps down within th
   o.lease_duration = 2s;  // what another replica waits after it last saw a renewal
   o.renew_deadline = 800ms;
   o.retry_period = 100ms;
-  o.clock = clock;
+  o.monotonic = clock;
   o.on_stopped_leading = [&] {
     ++stopped;
     stopped_at = clock->now().time_since_epoch().count();

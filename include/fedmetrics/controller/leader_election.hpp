@@ -47,7 +47,7 @@ struct ElectionOptions {
   std::function<void()> on_stopped_leading;
   // The clock its retries, deadlines and lease expiry are measured on
   // (unset: steady_clock()); the Lease calls' deadlines are on it too.
-  std::shared_ptr<Clock> clock;
+  std::shared_ptr<Clock> monotonic;
 };
 
 // What to do with the Lease as read (nullopt: it does not exist). Whether
