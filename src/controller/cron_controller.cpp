@@ -12,6 +12,7 @@
 #include "fedmetrics/autoscaler/cron_federated_hpa.hpp"
 #include "fedmetrics/autoscaler/cron_plan.hpp"
 #include "fedmetrics/autoscaler/distributor.hpp"
+#include "controller/sleep_or_wake.hpp"
 
 namespace fedmetrics::controller {
 
@@ -26,20 +27,12 @@ using autoscaler::CronRuleHistory;
 using nlohmann::json;
 
 constexpr int kAttempts = 3;  // a conflicting write is read again and retried this often
-// The wakeup's own timer never ends the wait: wake_after does.
-constexpr std::chrono::hours kNoTimeout{24 * 365};
 
 std::string meta_string(const json& object, const char* field) {
   const auto meta = object.value("metadata", json::object());
   if (!meta.is_object()) return {};
   const auto it = meta.find(field);
   return it != meta.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-// Notifies `wakeup` after `duration` on `clock`, unless cancelled first.
-Task<void> wake_after(std::shared_ptr<Clock> clock, Clock::Duration duration, async::Wakeup& wakeup) {
-  const bool slept = co_await clock->sleep_for(duration);
-  if (slept) wakeup.notify();
 }
 
 std::string describe(const CronApplied& applied) {
@@ -122,13 +115,9 @@ struct CronController::State {
         self.term.spawn(pass(self), "cron: a pass");
         co_await self.term.join();
       }
-      // Until the next pass is due on the clock (a child that then wakes the
-      // loop), or at once when a watch saw a change.
-      async::TaskGroup timer(self.strand);
-      timer.spawn(wake_after(self.options.monotonic, self.until_next_pass(), self.wakeup), "cron: the next pass");
-      co_await self.wakeup.wait_for(kNoTimeout);
-      timer.cancel();
-      co_await timer.join();
+      // Until the next pass is due, or at once when a watch saw a change.
+      const auto wait = self.until_next_pass();
+      co_await sleep_or_wake(self.strand, self.options.monotonic, wait, self.wakeup);
       co_await async::throw_if_cancelled();  // stop()
     }
   }

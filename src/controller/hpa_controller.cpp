@@ -14,6 +14,7 @@
 #include "fedmetrics/controller/metrics_gatherer.hpp"
 #include "controller/distributed_sync.hpp"
 #include "controller/federated_hpa_key.hpp"
+#include "controller/sleep_or_wake.hpp"
 
 namespace fedmetrics::controller {
 
@@ -52,7 +53,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   // losing the lease cancels them all (cancel_in_flight) and stop() waits for them.
   async::TaskGroup term;
   async::Semaphore slots;  // --concurrent-horizontal-pod-autoscaler-syncs
-  asio::steady_timer wake;  // the ticker's wait; cancelled by sync_soon()
+  async::Wakeup wake;  // ends the ticker's wait early: sync_soon()
   bool sync_requested = false;
   bool stopping = false;
   std::atomic<bool> stopped{false};  // stop() ran (it is idempotent)
@@ -103,7 +104,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
 
   // A fixed cadence: ticks are sync_period apart whatever a pass costs.
   Task<void> tick() {
-    auto next = std::chrono::steady_clock::now();
+    auto next = options.monotonic->now();
     bool was_active = false;
     for (;;) {
       const bool active = !options.active || options.active();
@@ -113,13 +114,12 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       was_active = active;
       if (active && !stopping) spawn_pass(nullptr);
       next += options.sync_period;
-      wake.expires_at(next);
-      auto [ec] = co_await wake.async_wait(asio::as_tuple(asio::use_awaitable));
-      (void)ec;
+      const auto wait = next - options.monotonic->now();
+      co_await sleep_or_wake(strand, options.monotonic, wait, wake);
       co_await async::throw_if_cancelled();  // stop()
       if (sync_requested) {
         sync_requested = false;
-        next = std::chrono::steady_clock::now();
+        next = options.monotonic->now();
       }
     }
   }
@@ -179,7 +179,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
 
   bool sweep_due() const {
     if (!options.member_hpas || sweeping || stopping) return false;
-    return !last_sweep || std::chrono::steady_clock::now() - *last_sweep >= options.orphan_sweep_period;
+    return !last_sweep || options.monotonic->now() - *last_sweep >= options.orphan_sweep_period;
   }
 
   Task<void> sweep() {
@@ -188,7 +188,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       bool& flag;
       ~Clear() { flag = false; }
     } clear{sweeping};
-    last_sweep = std::chrono::steady_clock::now();
+    last_sweep = options.monotonic->now();
     const DistributedContext context = distributed_context();
     try {
       const std::size_t deleted = co_await collect_orphan_member_hpas(context, options.selector);
@@ -651,6 +651,7 @@ HpaController::HpaController(async::Executor executor, ControlPlanePorts control
   state_->options = std::move(options);
   if (!state_->options.monitor) state_->options.monitor = std::make_shared<NoAutoscalerMetrics>();
   state_->monitor = state_->options.monitor.get();
+  if (!state_->options.monotonic) state_->options.monotonic = steady_clock();
   if (!state_->options.clock)
     state_->options.clock = [] {
       return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
@@ -672,7 +673,7 @@ void HpaController::start() {
 void HpaController::sync_soon() {
   asio::post(state_->strand, [state = state_] {
     state->sync_requested = true;
-    state->wake.cancel();
+    state->wake.notify();
   });
 }
 

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "support/eventually.hpp"
+#include "support/fake_clock.hpp"
 #include "support/fake_control_plane.hpp"
 #include "support/fake_member_hpas.hpp"
 #include "fedmetrics/controller/hpa_controller.hpp"
@@ -344,44 +345,51 @@ TEST_CASE("HpaController: pure pieces: pods, scale target resources") {
 namespace fedmetrics::controller {
 namespace {
 
+// The ticker on the fake clock: a tick at a time, no wall time waited for.
 TEST_CASE("HpaController: only syncs while active (the leader election)") {
   ControllerOptions options;
   options.sync_period = std::chrono::milliseconds(20);
-  bool leading = false;
-  std::mutex mutex;
-  options.active = [&] {
-    std::lock_guard lock(mutex);
-    return leading;
-  };
-  Fixture f(options);
-  f.cp->federated_hpas->objects.push_back(fhpa("web"));
-  f.metrics->cpu = {{{"member1", "web-a"}, "50m"}, {{"member2", "web-a"}, "50m"}};
-  f.controller->start();
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
-  CHECK(f.controller->stats().syncs == 0);  // ticks, but not leading
-  {
-    std::lock_guard lock(mutex);
-    leading = true;
-  }
-  for (int i = 0; i < 100 && f.controller->stats().syncs == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  f.controller->stop();
-  CHECK(f.controller->stats().syncs > 0);
-}
-
-TEST_CASE("HpaController: sync_soon starts a pass at once, not at the next tick (a new leader)") {
-  ControllerOptions options;
-  options.sync_period = std::chrono::hours(1);
+  auto clock = std::make_shared<testing::FakeClock>();
+  options.monotonic = clock;
   std::atomic<bool> leading{false};
   options.active = [&] { return leading.load(); };
   Fixture f(options);
   f.cp->federated_hpas->objects.push_back(fhpa("web"));
   f.metrics->cpu = {{{"member1", "web-a"}, "50m"}, {{"member2", "web-a"}, "50m"}};
+  const auto started = clock->now();
+  f.controller->start();
+  for (int tick = 0; tick < 5; ++tick) {
+    REQUIRE(testing::eventually([&] { return clock->sleepers() == 1; }));  // the ticker waits for its next tick
+    clock->advance_to_next();
+  }
+  CHECK(clock->now() - started == 5 * options.sync_period);  // a fixed cadence
+  CHECK(f.controller->stats().syncs == 0);  // ticks, but not leading
+  leading = true;
+  REQUIRE(testing::eventually([&] { return clock->sleepers() == 1; }));
+  clock->advance_to_next();
+  REQUIRE(testing::eventually([&] { return f.controller->stats().syncs == 1; }));
+  f.controller->stop();
+  CHECK(f.controller->stats().syncs == 1);
+}
+
+TEST_CASE("HpaController: sync_soon starts a pass at once, not at the next tick (a new leader)") {
+  ControllerOptions options;
+  options.sync_period = std::chrono::hours(1);
+  auto clock = std::make_shared<testing::FakeClock>();
+  options.monotonic = clock;
+  std::atomic<bool> leading{false};
+  options.active = [&] { return leading.load(); };
+  Fixture f(options);
+  f.cp->federated_hpas->objects.push_back(fhpa("web"));
+  f.metrics->cpu = {{{"member1", "web-a"}, "50m"}, {{"member2", "web-a"}, "50m"}};
+  const auto started = clock->now();
   f.controller->start();  // the first tick finds it not leading; the next is an hour away
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(testing::eventually([&] { return clock->sleepers() == 1; }));
   CHECK(f.controller->stats().syncs == 0);
   leading = true;
   f.controller->sync_soon();
-  for (int i = 0; i < 200 && f.controller->stats().syncs == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(testing::eventually([&] { return f.controller->stats().syncs == 1; }));
+  CHECK(clock->now() == started);  // no time passed: not the next tick
   f.controller->stop();
   CHECK(f.controller->stats().syncs == 1);
 }
