@@ -12,6 +12,7 @@
 #include "fedmetrics/autoscaler/cron_federated_hpa.hpp"
 #include "fedmetrics/autoscaler/cron_plan.hpp"
 #include "fedmetrics/autoscaler/distributor.hpp"
+#include "controller/sleep_or_wake.hpp"
 
 namespace fedmetrics::controller {
 
@@ -59,10 +60,23 @@ void DurationHistogram::observe(double seconds) {
 }
 
 struct CronController::State {
-  State(async::Strand s, std::shared_ptr<ControlPlane> cp, CronControllerOptions o)
-      : control_plane(std::move(cp)), options(std::move(o)), strand(std::move(s)), term(strand), wakeup(strand) {}
+  State(async::Strand s, ControlPlanePorts ports, CronControllerOptions o)
+      : crons(std::move(ports.crons)),
+        federated_hpas(std::move(ports.federated_hpas)),
+        federated_hpa_writer(std::move(ports.federated_hpa_writer)),
+        scales(std::move(ports.scales)),
+        events(std::move(ports.events)),
+        options(std::move(o)),
+        strand(std::move(s)),
+        term(strand),
+        wakeup(strand) {}
 
-  std::shared_ptr<ControlPlane> control_plane;
+  std::shared_ptr<CronStore> crons;
+  std::shared_ptr<FederatedHPAStore> federated_hpas;
+  std::shared_ptr<FederatedHPAWriter> federated_hpa_writer;
+  std::shared_ptr<ScaleClient> scales;
+  std::shared_ptr<EventSink> events;
+  std::unique_ptr<Watch> watch;  // of the CronFederatedHPAs, from start() to stop()
   CronControllerOptions options;
   async::Strand strand;
   async::TaskGroup term;  // the pass in flight, cancelled when the lease is lost
@@ -101,8 +115,9 @@ struct CronController::State {
         self.term.spawn(pass(self), "cron: a pass");
         co_await self.term.join();
       }
+      // Until the next pass is due, or at once when a watch saw a change.
       const auto wait = self.until_next_pass();
-      co_await self.wakeup.wait_for(wait);
+      co_await sleep_or_wake(self.strand, self.options.monotonic, wait, self.wakeup);
       co_await async::throw_if_cancelled();  // stop()
     }
   }
@@ -121,9 +136,7 @@ struct CronController::State {
   }
 
   static Task<void> pass(State& self) {
-    auto listed = co_await async::await_callback<k8s::Expected<std::vector<json>>>([&self](auto done) {
-      self.control_plane->list_cron_federated_hpas(self.options.selector, std::move(done));
-    });
+    auto listed = co_await self.crons->list(self.options.selector);
     co_await async::throw_if_cancelled();
     self.earliest_next.reset();
     if (!listed) {
@@ -166,7 +179,7 @@ struct CronController::State {
       failed = true;
       spdlog::warn("cron: {}: {}", key, cron.error().message);
       co_await async::throw_if_cancelled();
-      self.control_plane->record_event(subject, "Warning", "InvalidCronFederatedHPA", cron.error().message);
+      self.events->record({subject, "Warning", "InvalidCronFederatedHPA", cron.error().message});
       co_return;
     }
     const auto stored = autoscaler::decode_execution_histories(object);
@@ -198,9 +211,7 @@ struct CronController::State {
   static Task<bool> write_status(State& self, const EventSubject& subject, const std::vector<CronRuleHistory>& histories) {
     const json status = autoscaler::cron_status_json(histories);
     co_await async::throw_if_cancelled();
-    auto written = co_await async::await_callback<k8s::Expected<bool>>([&](auto done) {
-      self.control_plane->update_cron_status(subject.namespace_name, subject.name, status, std::move(done));
-    });
+    auto written = co_await self.crons->update_status(subject.namespace_name, subject.name, status);
     if (!written)
       spdlog::warn("cron: {}/{}: cannot update status: {}", subject.namespace_name, subject.name, written.error().message);
     co_return static_cast<bool>(written);
@@ -228,7 +239,7 @@ struct CronController::State {
       co_await async::throw_if_cancelled();
       self.noted[{key, rule.name}] = *plan.invalid;  // after the last point this pass could end
       spdlog::warn("cron: {}: rule {}: {}", key, rule.name, *plan.invalid);
-      self.control_plane->record_event(subject, "Warning", "InvalidRule", "rule " + rule.name + ": " + *plan.invalid);
+      self.events->record({subject, "Warning", "InvalidRule", "rule " + rule.name + ": " + *plan.invalid});
       co_return RuleOutcome::Error;
     }
     if (plan.missed) {
@@ -264,14 +275,14 @@ struct CronController::State {
                                   cron.scale_target_ref.kind + " " + cron.scale_target_ref.name + " set to " +
                                   describe(*applied);
       spdlog::info("cron: {}: {}", key, message);
-      self.control_plane->record_event(subject, "Normal", "ScaleSucceeded", message);
+      self.events->record({subject, "Normal", "ScaleSucceeded", message});
       self.count([](CronControllerStats& s) { ++s.runs; });
       co_return RuleOutcome::Success;
     } else {
       const std::string message = "rule " + rule.name + " (" + k8s::format_time(schedule_time) + "): " +
                                   applied.error().message;
       spdlog::warn("cron: {}: {}", key, message);
-      self.control_plane->record_event(subject, "Warning", "ScaleFailed", message);
+      self.events->record({subject, "Warning", "ScaleFailed", message});
       self.count([](CronControllerStats& s) { ++s.failed_runs; });
       co_return RuleOutcome::Error;
     }
@@ -309,8 +320,7 @@ struct CronController::State {
     const auto& target = cron.scale_target_ref;
     const std::string& ns = cron.namespace_name;
     if (autoscaler::targets_federated_hpa(target)) {
-      auto object = co_await async::await_callback<k8s::Expected<json>>(
-          [&](auto done) { self.control_plane->get_federated_hpa(ns, target.name, std::move(done)); });
+      auto object = co_await self.federated_hpas->get(ns, target.name);
       if (!object) co_return Attempt{std::nullopt, k8s::Error{"cannot read FederatedHPA " + target.name + ": " + object.error().message}, true};
       auto fhpa = autoscaler::decode_federated_hpa(*object);
       if (!fhpa) co_return Attempt{std::nullopt, k8s::Error{"FederatedHPA " + target.name + ": " + fhpa.error().message}, false};
@@ -320,14 +330,11 @@ struct CronController::State {
       const std::int32_t min = *applied->min_replicas;
       const std::int32_t max = *applied->max_replicas;
       co_await async::throw_if_cancelled();
-      auto written = co_await async::await_callback<k8s::Expected<bool>>([&](auto done) {
-        self.control_plane->update_federated_hpa_replicas(ns, target.name, min, max, resource_version, std::move(done));
-      });
+      auto written = co_await self.federated_hpa_writer->update_replicas(ns, target.name, min, max, resource_version);
       if (!written) co_return Attempt{std::nullopt, k8s::Error{"cannot update FederatedHPA " + target.name + ": " + written.error().message}, true};
       co_return Attempt{*applied, k8s::Error{""}, false};
     }
-    auto scale = co_await async::await_callback<k8s::Expected<Scale>>(
-        [&](auto done) { self.control_plane->get_scale(ns, target, std::move(done)); });
+    auto scale = co_await self.scales->get_scale(ns, target);
     if (!scale) co_return Attempt{std::nullopt, k8s::Error{"cannot read the scale of " + target.kind + " " + target.name + ": " + scale.error().message}, true};
     const std::int32_t replicas = *rule.target_replicas;
     const std::string resource_version = scale->resource_version;
@@ -335,15 +342,13 @@ struct CronController::State {
     // distributed mode labelled it): a count written to it would be accepted
     // and then replaced by the members' sum, so the run would report a scale
     // that never happened. It fails, saying where the replicas are decided.
-    auto retained = co_await async::await_callback<k8s::Expected<bool>>(
-        [&](auto done) { self.control_plane->get_retain_replicas(ns, target, std::move(done)); });
+    auto retained = co_await self.scales->get_retain_replicas(ns, target);
     if (!retained) co_return Attempt{std::nullopt, k8s::Error{"cannot read " + target.kind + " " + target.name + ": " + retained.error().message}, true};
     if (*retained)
       co_return Attempt{std::nullopt, k8s::Error{retained_message(target)}, false};
     co_await async::throw_if_cancelled();
     // Written also when it is already the value (from 0 too): the rule's run is the write.
-    auto updated = co_await async::await_callback<k8s::Expected<Scale>>(
-        [&](auto done) { self.control_plane->update_scale(ns, target, replicas, resource_version, std::move(done)); });
+    auto updated = co_await self.scales->update_scale(ns, target, replicas, resource_version);
     if (!updated) co_return Attempt{std::nullopt, k8s::Error{"cannot update the scale of " + target.kind + " " + target.name + ": " + updated.error().message}, true};
     // The scale answered is what was stored: anything else did not take effect.
     if (updated->spec_replicas != replicas)
@@ -378,9 +383,9 @@ struct CronController::State {
   }
 };
 
-CronController::CronController(async::Executor executor, std::shared_ptr<ControlPlane> control_plane,
-                               CronControllerOptions options)
+CronController::CronController(async::Executor executor, ControlPlanePorts control_plane, CronControllerOptions options)
     : state_(std::make_shared<State>(async::make_strand(executor), std::move(control_plane), std::move(options))) {
+  if (!state_->options.monotonic) state_->options.monotonic = steady_clock();
   if (!state_->options.clock)
     state_->options.clock = [] {
       return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
@@ -391,16 +396,16 @@ CronController::~CronController() { stop(); }
 
 void CronController::start() {
   // Changes seen at once: a pass right after a CronFederatedHPA is created or edited.
-  state_->control_plane->watch_cron_federated_hpas(state_->options.selector,
-                                                   [weak = std::weak_ptr<State>(state_)] {
-                                                     if (auto state = weak.lock()) state->wakeup.notify();
-                                                   });
+  state_->watch = state_->crons->watch(state_->options.selector, [weak = std::weak_ptr<State>(state_)] {
+    if (auto state = weak.lock()) state->wakeup.notify();
+  });
   state_->loop.start(state_->strand, "cron: the loop", [state = state_] { return State::run(*state); });
 }
 
 void CronController::stop() {
   auto state = state_;
   if (state->stopped.exchange(true)) return;
+  state->watch.reset();  // no wakeup after this
   state->loop.stop();  // cancels the loop, which cancels and waits for its pass (TaskGroup::join)
   // A pass started by pass_now() outside the loop too.
   async::run_and_wait(state->strand, [state] { return State::drain(*state); });

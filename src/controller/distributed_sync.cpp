@@ -49,8 +49,7 @@ std::shared_ptr<MemberHPAs> port_for(const DistributedContext& c, const aggregat
 // Reads the member's HPA of `name` into `seen` (left unread when the member cannot be asked).
 Task<void> read_member(Seen& seen, const std::string& namespace_name, const std::string& name) {
   if (!seen.hpas) co_return;
-  auto got = co_await async::await_callback<k8s::Expected<std::optional<json>>>(
-      [&](auto done) { seen.hpas->get(namespace_name, name, std::move(done)); });
+  auto got = co_await seen.hpas->get(namespace_name, name);
   if (!got) {
     spdlog::warn("autoscaler: {}/{}: cannot read the member HPA: {}", namespace_name, name, got.error().message);
     co_return;
@@ -66,8 +65,7 @@ Task<std::optional<bool>> member_has_target(const DistributedContext& c, const a
                                             const autoscaler::CrossVersionObjectReference& target) {
   auto hpas = port_for(c, member);
   if (!hpas) co_return std::nullopt;
-  auto has = co_await async::await_callback<k8s::Expected<bool>>(
-      [&](auto done) { hpas->has_target(namespace_name, target, std::move(done)); });
+  auto has = co_await hpas->has_target(namespace_name, target);
   if (!has) {
     spdlog::warn("autoscaler: {}/{}: cannot tell whether {} has the target {}: {}", namespace_name, target.name,
                  member->name(), target.kind, has.error().message);
@@ -83,15 +81,12 @@ Task<std::optional<std::string>> apply_plan(MemberHPAs& hpas, const MemberHPAPla
                                             const std::string& name, const std::string& uid) {
   std::optional<std::string> failure;
   if (plan.op == MemberHPAOp::Create || plan.op == MemberHPAOp::Update) {
-    const bool create = plan.op == MemberHPAOp::Create;
-    auto written = co_await async::await_callback<k8s::Expected<json>>([&](auto done) {
-      if (create) hpas.create(plan.object, std::move(done));
-      else hpas.update(plan.object, std::move(done));
-    });
+    k8s::Expected<json> written = k8s::Error{""};
+    if (plan.op == MemberHPAOp::Create) written = co_await hpas.create(plan.object);
+    else written = co_await hpas.update(plan.object);
     if (!written) failure = written.error().message;
   } else if (plan.op == MemberHPAOp::Delete) {
-    auto removed = co_await async::await_callback<k8s::Expected<bool>>(
-        [&](auto done) { hpas.remove(namespace_name, name, uid, std::move(done)); });
+    auto removed = co_await hpas.remove(namespace_name, name, uid);
     if (!removed) failure = removed.error().message;
   }
   co_return failure;
@@ -120,7 +115,7 @@ Task<bool> write_member(const DistributedContext& c, const json& object, const E
   spdlog::warn("autoscaler: {}: member {}: {} of its HPA failed: {}", key, member, to_string(plan.op), *failure);
   const std::string message = std::string(to_string(plan.op)) + " of the HPA in member " + member + " failed: " + *failure;
   co_await async::throw_if_cancelled();
-  c.control_plane->record_event(subject, "Warning", "FailedUpdateMemberHPA", message);
+  c.control_plane->events->record({subject, "Warning", "FailedUpdateMemberHPA", message});
   co_return false;
 }
 
@@ -133,8 +128,7 @@ Task<bool> delete_managed(AutoscalerMetrics& monitor, MemberHPAs& hpas, const st
     const std::string found_name = found.value("metadata", json::object()).value("name", "");
     const std::string uid = uid_of(found);
     co_await async::throw_if_cancelled();
-    const auto removed = co_await async::await_callback<k8s::Expected<bool>>(
-        [&](auto done) { hpas.remove(namespace_name, found_name, uid, std::move(done)); });
+    const auto removed = co_await hpas.remove(namespace_name, found_name, uid);
     monitor.observe_member_hpa_write(MemberHPAOp::Delete, static_cast<bool>(removed));
     if (removed) spdlog::info("autoscaler: {}: left distributed mode: member HPA in {} deleted", key, hpas.member());
     else spdlog::warn("autoscaler: {}: cannot delete the member HPA in {}: {}", key, hpas.member(), removed.error().message);
@@ -148,8 +142,7 @@ Task<bool> clean_member(const DistributedContext& c, const aggregator::MemberClu
                         const std::string& namespace_name, const k8s::LabelSelector& selector, const std::string& key) {
   auto hpas = port_for(c, &member);
   if (!hpas) co_return false;
-  const auto listed = co_await async::await_callback<k8s::Expected<std::vector<json>>>(
-      [&](auto done) { hpas->list(namespace_name, selector, std::move(done)); });
+  const auto listed = co_await hpas->list(namespace_name, selector);
   if (!listed) {
     spdlog::warn("autoscaler: {}: cannot list the member HPAs of {}: {}", key, member.name(), listed.error().message);
     co_return false;
@@ -170,8 +163,8 @@ struct Listed {
 // that cannot be asked is skipped (its turn comes at the next sweep).
 Task<void> list_managed(const std::shared_ptr<MemberHPAs>& hpas, const k8s::LabelSelector& selector,
                         std::vector<Listed>& found) {
-  auto listed = co_await async::await_callback<k8s::Expected<std::vector<json>>>(
-      [&](auto done) { hpas->list("", selector, std::move(done)); });
+  const std::string all_namespaces;
+  auto listed = co_await hpas->list(all_namespaces, selector);
   if (!listed) {
     spdlog::debug("autoscaler: orphan sweep: cannot list the member HPAs of {}: {}", hpas->member(),
                   listed.error().message);
@@ -187,8 +180,7 @@ Task<bool> delete_orphan(AutoscalerMetrics& monitor, const Listed& orphan, const
   const std::string name = meta.value("name", "");
   const std::string uid = uid_of(orphan.hpa);
   co_await async::throw_if_cancelled();
-  auto removed = co_await async::await_callback<k8s::Expected<bool>>(
-      [&](auto done) { orphan.hpas->remove(ns, name, uid, std::move(done)); });
+  auto removed = co_await orphan.hpas->remove(ns, name, uid);
   monitor.observe_member_hpa_write(MemberHPAOp::Delete, static_cast<bool>(removed));
   if (!removed) {
     spdlog::warn("autoscaler: cannot delete the member HPA {}/{} in {} ({}): {}", ns, name, orphan.hpas->member(),
@@ -245,9 +237,7 @@ Task<bool> set_finalizer(const DistributedContext& c, const json& object, const 
   const auto meta = object.value("metadata", json::object());
   const std::string resource_version = meta.is_object() ? meta.value("resourceVersion", "") : std::string();
   co_await async::throw_if_cancelled();
-  auto written = co_await async::await_callback<k8s::Expected<bool>>([&](auto done) {
-    c.control_plane->set_federated_hpa_finalizers(ns, name, std::move(list), resource_version, std::move(done));
-  });
+  auto written = co_await c.control_plane->federated_hpa_writer->set_finalizers(ns, name, std::move(list), resource_version);
   if (!written)
     spdlog::warn("autoscaler: {}/{}: cannot {} the finalizer {}: {}", ns, name, present ? "add" : "remove",
                  autoscaler::kMemberHPAsFinalizer, written.error().message);
@@ -294,8 +284,7 @@ Task<std::size_t> collect_orphan_member_hpas(const DistributedContext& c, const 
   // share before it creates that member's HPA, so every member HPA listed
   // above is known to the list below.
   const k8s::LabelSelector everything;
-  auto federated = co_await async::await_callback<k8s::Expected<std::vector<json>>>(
-      [&](auto done) { c.control_plane->list_federated_hpas_from_server(everything, std::move(done)); });
+  auto federated = co_await c.control_plane->federated_hpas->list_from_server(everything);
   if (!federated) {
     spdlog::warn("autoscaler: orphan sweep: cannot list FederatedHPAs; nothing deleted: {}", federated.error().message);
     co_return 0;
@@ -335,8 +324,8 @@ Task<bool> sync_distributed(const DistributedContext& c, const json& object, con
     else spdlog::warn("autoscaler: {}: {}", key, parsed.error().message);
   }
 
-  auto hosts = co_await async::await_callback<k8s::Expected<std::optional<std::vector<TargetCluster>>>>(
-      [&](auto done) { c.control_plane->get_target_clusters(ns, target, std::move(done)); });
+  k8s::Expected<std::optional<std::vector<TargetCluster>>> hosts = std::optional<std::vector<TargetCluster>>();
+  if (c.control_plane->placement) hosts = co_await c.control_plane->placement->target_clusters(ns, target);
   if (!hosts) {
     // Unlike the centralized sync (which only reads, and then asks every
     // member), this one writes: without the binding it would create member
@@ -437,8 +426,7 @@ Task<bool> sync_distributed(const DistributedContext& c, const json& object, con
     if (!previous_annotation || *previous_annotation != distribution.annotation) {
       co_await async::throw_if_cancelled();
       std::optional<std::string> annotation = distribution.annotation;
-      auto annotated = co_await async::await_callback<k8s::Expected<bool>>(
-          [&](auto done) { c.control_plane->set_distribution_annotation(ns, name, annotation, std::move(done)); });
+      auto annotated = co_await c.control_plane->federated_hpa_writer->set_distribution_annotation(ns, name, annotation);
       if (!annotated) {
         spdlog::warn("autoscaler: {}: cannot write the distribution annotation; no member HPA written: {}", key,
                      annotated.error().message);
@@ -451,8 +439,7 @@ Task<bool> sync_distributed(const DistributedContext& c, const json& object, con
     }
     // Karmada leaves each member's replica count to its HPA; the template follows their sum.
     co_await async::throw_if_cancelled();
-    auto retained = co_await async::await_callback<k8s::Expected<bool>>(
-        [&](auto done) { c.control_plane->set_retain_replicas(ns, target, true, std::move(done)); });
+    auto retained = co_await c.control_plane->scales->set_retain_replicas(ns, target, true);
     if (!retained) spdlog::warn("autoscaler: {}: cannot label the target to retain replicas: {}", key, retained.error().message);
     ok = ok && static_cast<bool>(retained);
   }
@@ -461,17 +448,16 @@ Task<bool> sync_distributed(const DistributedContext& c, const json& object, con
   // Which spec this status answers for, as the centralized status says.
   distribution.status.observed_generation = hpa.generation;
   auto status = distributed_status_json(distribution, refusals, c.now);
-  auto written = co_await async::await_callback<k8s::Expected<bool>>(
-      [&](auto done) { c.control_plane->update_status(ns, name, status, std::move(done)); });
+  auto written = co_await c.control_plane->federated_hpa_writer->update_status(ns, name, status);
   if (!written) spdlog::warn("autoscaler: {}: cannot update status: {}", key, written.error().message);
   ok = ok && static_cast<bool>(written);
   // After the check: a term that ended during the write has forgotten the gauges (hpa_controller.cpp).
   co_await async::throw_if_cancelled();
   if (written) c.monitor->set_replicas(ns, name, distribution.status.current_replicas, distribution.status.desired_replicas);
   for (const auto& e : distribution.events)
-    c.control_plane->record_event(subject, e.warning ? "Warning" : "Normal", e.reason, e.message);
+    c.control_plane->events->record({subject, e.warning ? "Warning" : "Normal", e.reason, e.message});
   for (const auto& r : refusals)
-    c.control_plane->record_event(subject, "Warning", std::string(kForeignMemberHPAReason), r.message);
+    c.control_plane->events->record({subject, "Warning", std::string(kForeignMemberHPAReason), r.message});
   for (const auto& move : distribution.moves) {
     spdlog::info("autoscaler: {}: moved {} of maxReplicas from {} to {}", key, move.max_replicas, move.from, move.to);
     c.monitor->observe_rebalance();
@@ -514,8 +500,7 @@ Task<bool> undo_distribution(const DistributedContext& c, const json& object, co
   if (!clean) co_return false;
   if (!target.name.empty()) {
     co_await async::throw_if_cancelled();
-    auto unlabelled = co_await async::await_callback<k8s::Expected<bool>>(
-        [&](auto done) { c.control_plane->set_retain_replicas(ns, target, false, std::move(done)); });
+    auto unlabelled = co_await c.control_plane->scales->set_retain_replicas(ns, target, false);
     if (!unlabelled) {
       spdlog::warn("autoscaler: {}: cannot remove the retain label from {} {}: {}", key, target.kind, target.name,
                    unlabelled.error().message);
@@ -545,8 +530,8 @@ Task<bool> leave_distributed(const DistributedContext& c, const json& object, co
   if (!undone) co_return false;
   co_await async::throw_if_cancelled();
   std::optional<std::string> none;
-  auto unannotated = co_await async::await_callback<k8s::Expected<bool>>(
-      [&](auto done) { c.control_plane->set_distribution_annotation(hpa.namespace_name, hpa.name, none, std::move(done)); });
+  auto unannotated = co_await c.control_plane->federated_hpa_writer->set_distribution_annotation(hpa.namespace_name,
+                                                                                                hpa.name, none);
   co_return static_cast<bool>(unannotated);
 }
 

@@ -28,7 +28,7 @@
 namespace fedmetrics::controller {
 
 struct DistributedContext {
-  ControlPlane* control_plane = nullptr;
+  const ControlPlanePorts* control_plane = nullptr;
   const aggregator::MemberSource* members = nullptr;
   const MemberHPAsFactory* member_hpas = nullptr;
   std::chrono::nanoseconds rebalance_window{};

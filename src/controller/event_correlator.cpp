@@ -144,7 +144,7 @@ EventDecision EventCorrelator::correlate(const EventOccurrence& o, k8s::Timestam
 }
 
 struct EventRecorder::State {
-  std::shared_ptr<EventSink> sink;
+  std::shared_ptr<EventWriter> sink;
   std::function<k8s::Timestamp()> clock;
   mutable std::mutex mutex;
   EventCorrelator correlator;
@@ -156,7 +156,7 @@ struct EventRecorder::State {
   }
 };
 
-EventRecorder::EventRecorder(std::shared_ptr<EventSink> sink, std::function<k8s::Timestamp()> clock,
+EventRecorder::EventRecorder(std::shared_ptr<EventWriter> sink, std::function<k8s::Timestamp()> clock,
                              CorrelatorOptions options)
     : state_(std::make_shared<State>()) {
   state_->sink = std::move(sink);

@@ -14,6 +14,7 @@
 #include "fedmetrics/controller/metrics_gatherer.hpp"
 #include "controller/distributed_sync.hpp"
 #include "controller/federated_hpa_key.hpp"
+#include "controller/sleep_or_wake.hpp"
 
 namespace fedmetrics::controller {
 
@@ -39,7 +40,8 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   State(async::Strand s, std::size_t concurrent_syncs)
       : strand(std::move(s)), term(strand), slots(concurrent_syncs), wake(strand) {}
 
-  std::shared_ptr<ControlPlane> control_plane;
+  ControlPlanePorts control_plane;
+  std::unique_ptr<Watch> watch;  // of the FederatedHPAs, from start() to stop()
   std::shared_ptr<aggregator::MetricsService> metrics;
   std::shared_ptr<aggregator::MemberSource> members;
   ControllerOptions options;
@@ -51,7 +53,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   // losing the lease cancels them all (cancel_in_flight) and stop() waits for them.
   async::TaskGroup term;
   async::Semaphore slots;  // --concurrent-horizontal-pod-autoscaler-syncs
-  asio::steady_timer wake;  // the ticker's wait; cancelled by sync_soon()
+  async::Wakeup wake;  // ends the ticker's wait early: sync_soon()
   bool sync_requested = false;
   bool stopping = false;
   std::atomic<bool> stopped{false};  // stop() ran (it is idempotent)
@@ -102,7 +104,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
 
   // A fixed cadence: ticks are sync_period apart whatever a pass costs.
   Task<void> tick() {
-    auto next = std::chrono::steady_clock::now();
+    auto next = options.monotonic->now();
     bool was_active = false;
     for (;;) {
       const bool active = !options.active || options.active();
@@ -112,13 +114,12 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       was_active = active;
       if (active && !stopping) spawn_pass(nullptr);
       next += options.sync_period;
-      wake.expires_at(next);
-      auto [ec] = co_await wake.async_wait(asio::as_tuple(asio::use_awaitable));
-      (void)ec;
+      const auto wait = next - options.monotonic->now();
+      co_await sleep_or_wake(strand, options.monotonic, wait, wake);
       co_await async::throw_if_cancelled();  // stop()
       if (sync_requested) {
         sync_requested = false;
-        next = std::chrono::steady_clock::now();
+        next = options.monotonic->now();
       }
     }
   }
@@ -142,8 +143,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
         if (f) f();
       }
     } on_end{std::move(done)};
-    auto list = co_await async::await_callback<k8s::Expected<std::vector<nlohmann::json>>>(
-        [this](auto callback) { control_plane->list_federated_hpas(options.selector, std::move(callback)); });
+    auto list = co_await control_plane.federated_hpas->list(options.selector);
     co_await async::throw_if_cancelled();  // before any child starts (TaskGroup::join)
     if (!list) {
       spdlog::warn("autoscaler: cannot list FederatedHPAs: {}", list.error().message);
@@ -179,7 +179,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
 
   bool sweep_due() const {
     if (!options.member_hpas || sweeping || stopping) return false;
-    return !last_sweep || std::chrono::steady_clock::now() - *last_sweep >= options.orphan_sweep_period;
+    return !last_sweep || options.monotonic->now() - *last_sweep >= options.orphan_sweep_period;
   }
 
   Task<void> sweep() {
@@ -188,7 +188,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       bool& flag;
       ~Clear() { flag = false; }
     } clear{sweeping};
-    last_sweep = std::chrono::steady_clock::now();
+    last_sweep = options.monotonic->now();
     const DistributedContext context = distributed_context();
     try {
       const std::size_t deleted = co_await collect_orphan_member_hpas(context, options.selector);
@@ -204,7 +204,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
 
   DistributedContext distributed_context() {
     DistributedContext context;
-    context.control_plane = control_plane.get();
+    context.control_plane = &control_plane;
     context.members = members.get();
     context.member_hpas = &options.member_hpas;
     context.rebalance_window = options.rebalance_window;
@@ -356,7 +356,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   // into the coroutine frame bitwise; transport/async.hpp).
   void record_event(const EventSubject& subject, const char* type, const std::string& reason,
                     const std::string& message) {
-    control_plane->record_event(subject, type, reason, message);
+    control_plane.events->record({subject, type, reason, message});
   }
 
   // References to named objects: no temporary in the co_await expression (GCC 12).
@@ -368,10 +368,9 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     m.status = status;
     m.history = history;
     m.seed_desired = false;
-    auto written = co_await async::await_callback<k8s::Expected<bool>>([&](auto callback) {
-      control_plane->update_status(hpa.namespace_name, hpa.name, nlohmann::json::parse(autoscaler::to_json(status).dump()),
-                                   std::move(callback));
-    });
+    auto document = nlohmann::json::parse(autoscaler::to_json(status).dump());
+    auto written = co_await control_plane.federated_hpa_writer->update_status(hpa.namespace_name, hpa.name,
+                                                                              std::move(document));
     if (!written) {
       outcome.failed(SyncError::Internal);
       spdlog::warn("autoscaler: {}: cannot update status: {}", key.str(), written.error().message);
@@ -496,8 +495,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       spdlog::info("autoscaler: {}: left distributed mode: scaled centrally again", key.str());
     }
 
-    auto scale = co_await async::await_callback<k8s::Expected<Scale>>(
-        [&](auto callback) { control_plane->get_scale(hpa.namespace_name, target, std::move(callback)); });
+    auto scale = co_await control_plane.scales->get_scale(hpa.namespace_name, target);
     if (!scale) {
       const std::string message =
           "the HPA controller was unable to get the target's current scale: " + scale.error().message;
@@ -527,8 +525,8 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       co_return;
     }
 
-    auto hosts = co_await async::await_callback<k8s::Expected<std::optional<std::vector<TargetCluster>>>>(
-        [&](auto callback) { control_plane->get_target_clusters(hpa.namespace_name, target, std::move(callback)); });
+    k8s::Expected<std::optional<std::vector<TargetCluster>>> hosts = std::optional<std::vector<TargetCluster>>();
+    if (control_plane.placement) hosts = co_await control_plane.placement->target_clusters(hpa.namespace_name, target);
     if (!hosts) {
       // The binding could not be read this time: ask every member rather than fail the sync.
       spdlog::warn("autoscaler: {}: cannot read the target's ResourceBinding, asking every member: {}", key.str(),
@@ -617,10 +615,8 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       co_return;
     }
 
-    auto updated = co_await async::await_callback<k8s::Expected<Scale>>([&](auto callback) {
-      control_plane->update_scale(hpa.namespace_name, hpa.spec.scale_target_ref, result.desired_replicas,
-                                  scale.resource_version, std::move(callback));
-    });
+    auto updated = co_await control_plane.scales->update_scale(hpa.namespace_name, hpa.spec.scale_target_ref,
+                                                               result.desired_replicas, scale.resource_version);
     if (!updated) {
       // A conflict or an outage: the status says so and the next sync tries again.
       auto failure = autoscaler::rescale_failed(result, previous, updated.error().message, options.clock());
@@ -645,7 +641,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   }
 };
 
-HpaController::HpaController(async::Executor executor, std::shared_ptr<ControlPlane> control_plane,
+HpaController::HpaController(async::Executor executor, ControlPlanePorts control_plane,
                              std::shared_ptr<aggregator::MetricsService> metrics,
                              std::shared_ptr<aggregator::MemberSource> members, ControllerOptions options)
     : state_(std::make_shared<State>(async::make_strand(executor), options.concurrent_syncs)) {
@@ -655,6 +651,7 @@ HpaController::HpaController(async::Executor executor, std::shared_ptr<ControlPl
   state_->options = std::move(options);
   if (!state_->options.monitor) state_->options.monitor = std::make_shared<NoAutoscalerMetrics>();
   state_->monitor = state_->options.monitor.get();
+  if (!state_->options.monotonic) state_->options.monotonic = steady_clock();
   if (!state_->options.clock)
     state_->options.clock = [] {
       return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
@@ -665,7 +662,7 @@ HpaController::~HpaController() { stop(); }
 
 void HpaController::start() {
   std::weak_ptr<State> weak = state_;
-  state_->control_plane->watch_federated_hpas(state_->options.selector, [weak](nlohmann::json object) {
+  state_->watch = state_->control_plane.federated_hpas->watch(state_->options.selector, [weak](nlohmann::json object) {
     auto state = weak.lock();
     if (!state) return;
     asio::post(state->strand, [state, object = std::move(object)]() mutable { state->sync_new(std::move(object)); });
@@ -676,7 +673,7 @@ void HpaController::start() {
 void HpaController::sync_soon() {
   asio::post(state_->strand, [state = state_] {
     state->sync_requested = true;
-    state->wake.cancel();
+    state->wake.notify();
   });
 }
 
@@ -684,7 +681,7 @@ void HpaController::stop() {
   auto state = state_;
   if (state->stopped.exchange(true)) return;
   state->ticker.stop();
-  state->control_plane->stop_watching();  // no sync_new after this
+  state->watch.reset();  // no sync_new after this
   // Every pass and sync ends before this returns: none touches what the owner is about to destroy.
   async::run_and_wait(state->strand, [state] { return State::drain(state); });
 }

@@ -12,7 +12,6 @@ namespace {
 
 namespace asio = boost::asio;
 using async::Task;
-using Clock = std::chrono::steady_clock;
 
 k8s::Timestamp system_now() {
   return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
@@ -73,7 +72,9 @@ std::optional<json> released_lease(const json& current, const std::string& ident
 
 struct LeaderElector::State {
   State(async::Strand s, std::shared_ptr<LeaseClient> c, ElectionOptions o, std::function<k8s::Timestamp()> clk)
-      : strand(std::move(s)), client(std::move(c)), options(std::move(o)), clock(std::move(clk)) {}
+      : strand(std::move(s)), client(std::move(c)), options(std::move(o)), clock(std::move(clk)) {
+    if (!options.monotonic) options.monotonic = steady_clock();
+  }
   async::Strand strand;
   std::shared_ptr<LeaseClient> client;
   ElectionOptions options;
@@ -83,9 +84,9 @@ struct LeaderElector::State {
   // When the attempt that last renewed began (before its GET): the Lease's
   // renewTime is no earlier, so other replicas count their lease duration
   // from no earlier than this.
-  Clock::time_point last_renewal{};
+  Clock::TimePoint last_renewal{};
   nlohmann::json observed_spec;        // the Lease spec as last seen
-  Clock::time_point observed_at{};     // when it last changed, on our clock
+  Clock::TimePoint observed_at{};     // when it last changed, on our clock
   async::Job job;
   std::atomic<bool> stopped{false};
 
@@ -110,11 +111,11 @@ struct LeaderElector::State {
         // (a retry period after it, counted from when the attempt began) still
         // has time before the renew deadline: a slow acquisition must not be
         // followed by a step-down without a try, which would flap leadership.
-        const auto deadline = Clock::now() + self.options.renew_deadline - self.options.retry_period;
+        const auto deadline = self.options.monotonic->now() + self.options.renew_deadline - self.options.retry_period;
         const bool acquired = co_await attempt(self, deadline);
         if (acquired) spdlog::debug("leader election: {} holds {}", self.options.identity, self.where());
       }
-      co_await async::sleep_for(self.options.retry_period);
+      co_await self.options.monotonic->sleep_for(self.options.retry_period);
       co_await async::throw_if_cancelled();  // stop()
     }
   }
@@ -126,13 +127,13 @@ struct LeaderElector::State {
   // lease duration > renew deadline, not only for the defaults.
   static Task<bool> renew(State& self) {
     const auto deadline = self.last_renewal + self.options.renew_deadline;
-    while (Clock::now() < deadline) {
+    while (self.options.monotonic->now() < deadline) {
       const bool held = co_await attempt(self, deadline);
       if (held) co_return true;
       if (!self.leading) co_return true;  // someone else holds it: already stepped down
-      auto left = deadline - Clock::now();
-      if (left <= Clock::duration::zero()) break;
-      co_await async::sleep_for(std::min<Clock::duration>(self.options.retry_period, left));
+      auto left = deadline - self.options.monotonic->now();
+      if (left <= Clock::Duration::zero()) break;
+      co_await self.options.monotonic->sleep_for(std::min<Clock::Duration>(self.options.retry_period, left));
       co_await async::throw_if_cancelled();
     }
     co_return false;
@@ -141,7 +142,7 @@ struct LeaderElector::State {
   // One GET and, when it is ours to take or renew, one write, both by
   // `deadline`. True when this replica holds the Lease after it. A
   // malformed Lease from the control plane is a failed attempt.
-  static Task<bool> attempt(State& self, Clock::time_point deadline) {
+  static Task<bool> attempt(State& self, Clock::TimePoint deadline) {
     bool held = false;
     try {
       held = co_await attempt_unguarded(self, deadline);
@@ -152,19 +153,18 @@ struct LeaderElector::State {
     co_return held;
   }
 
-  static Task<bool> attempt_unguarded(State& self, Clock::time_point deadline) {
-    const auto began = Clock::now();
+  static Task<bool> attempt_unguarded(State& self, Clock::TimePoint deadline) {
+    const auto began = self.options.monotonic->now();
     auto fail = [&](const std::string& what) {
       spdlog::debug("leader election: {}: {}", self.where(), what);
       return false;
     };
-    auto current = co_await async::await_callback<k8s::Expected<std::optional<json>>>(
-        [&](auto done) { self.client->get(self.options.namespace_name, self.options.name, deadline, std::move(done)); });
+    auto current = co_await self.client->get(self.options.namespace_name, self.options.name, deadline);
     if (!current) co_return fail(current.error().message);
     // A client that answered late is as good as one that did not answer.
-    if (Clock::now() >= deadline) co_return fail("no answer before the renew deadline");
+    if (self.options.monotonic->now() >= deadline) co_return fail("no answer before the renew deadline");
     // client-go's observedTime: the holder's term runs from when we saw the record change.
-    auto steady_now = Clock::now();
+    auto steady_now = self.options.monotonic->now();
     bool expired = false;
     if (*current) {
       const auto& spec = (**current).value("spec", json::object());
@@ -180,14 +180,13 @@ struct LeaderElector::State {
       self.step_down(self.where() + " is now held by " + step.holder);
       co_return false;
     }
-    auto written = co_await async::await_callback<k8s::Expected<json>>([&](auto done) {
-      if (step.action == LeaseStep::Action::Create)
-        self.client->create(self.options.namespace_name, step.lease, deadline, std::move(done));
-      else
-        self.client->update(self.options.namespace_name, self.options.name, step.lease, deadline, std::move(done));
-    });
+    k8s::Expected<json> written = k8s::Error{""};
+    if (step.action == LeaseStep::Action::Create)
+      written = co_await self.client->create(self.options.namespace_name, step.lease, deadline);
+    else
+      written = co_await self.client->update(self.options.namespace_name, self.options.name, step.lease, deadline);
     if (!written) co_return fail(written.error().message);
-    if (Clock::now() >= deadline) co_return fail("the write was answered after the renew deadline");
+    if (self.options.monotonic->now() >= deadline) co_return fail("the write was answered after the renew deadline");
     self.last_renewal = began;
     if (!self.leading.exchange(true)) {
       spdlog::info("leader election: {} acquired the lease {}", self.options.identity, self.where());
@@ -204,14 +203,12 @@ struct LeaderElector::State {
 
   // Release, so that another replica takes over at once rather than after the lease duration.
   static Task<void> release(State& self) {
-    const auto deadline = Clock::now() + self.options.renew_deadline;
-    auto current = co_await async::await_callback<k8s::Expected<std::optional<json>>>(
-        [&](auto done) { self.client->get(self.options.namespace_name, self.options.name, deadline, std::move(done)); });
+    const auto deadline = self.options.monotonic->now() + self.options.renew_deadline;
+    auto current = co_await self.client->get(self.options.namespace_name, self.options.name, deadline);
     if (!current || !*current) co_return;
     auto released = released_lease(**current, self.options.identity);
     if (!released) co_return;
-    auto written = co_await async::await_callback<k8s::Expected<json>>(
-        [&](auto done) { self.client->update(self.options.namespace_name, self.options.name, *released, deadline, std::move(done)); });
+    auto written = co_await self.client->update(self.options.namespace_name, self.options.name, *released, deadline);
     if (!written) spdlog::warn("leader election: could not release {}: {}", self.where(), written.error().message);
   }
 };

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "fedmetrics/aggregator/query.hpp"
-#include "fedmetrics/controller/control_plane.hpp"
+#include "fedmetrics/controller/scale_client.hpp"
 #include "fedmetrics/k8s/ascii.hpp"
 
 namespace fedmetrics::controller {

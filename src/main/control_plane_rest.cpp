@@ -1,5 +1,7 @@
 #include "main/control_plane_rest.hpp"
 
+#include "fedmetrics/transport/async.hpp"
+
 #include <atomic>
 #include <stdexcept>
 
@@ -20,14 +22,6 @@ using nlohmann::json;
 namespace {
 
 constexpr std::string_view kFederatedHpas = "/apis/autoscaling.karmada.io/v1alpha1";
-
-// The target template itself (a Deployment in the control plane).
-std::string target_path(const std::string& ns, const autoscaler::CrossVersionObjectReference& target) {
-  auto r = controller::target_resource(target);
-  std::string base = r.group.empty() ? "/api/" + r.version : "/apis/" + r.group + "/" + r.version;
-  return base + "/namespaces/" + clusterclient::escape_path_segment(ns) + "/" + r.resource + "/" +
-         clusterclient::escape_path_segment(target.name);
-}
 
 std::string scale_path(const std::string& ns, const autoscaler::CrossVersionObjectReference& target) {
   return target_path(ns, target) + "/scale";
@@ -51,12 +45,12 @@ k8s::Expected<controller::Scale> scale_from(const json& doc) {
 
 // core/v1 Events, written as the EventRecorder decides (POST a new one,
 // merge-PATCH the count of an existing one).
-class RestEventSink : public controller::EventSink {
+class RestEventWriter : public controller::EventWriter {
  public:
-  RestEventSink(std::shared_ptr<clusterclient::HttpsClient> client, std::chrono::milliseconds timeout)
+  RestEventWriter(std::shared_ptr<clusterclient::HttpsClient> client, std::chrono::milliseconds timeout)
       : client_(std::move(client)), timeout_(timeout) {}
 
-  void create_event(const controller::Event& e, controller::Done<bool> done) override {
+  void create_event(const controller::Event& e, Done done) override {
     json event = {{"apiVersion", "v1"},
                   {"kind", "Event"},
                   {"metadata", {{"name", e.name}, {"namespace", e.subject.namespace_name}}},
@@ -75,20 +69,17 @@ class RestEventSink : public controller::EventSink {
                   {"source", {{"component", "fedmetrics-autoscaler"}}},
                   {"reportingComponent", "fedmetrics-autoscaler"}};
     send_json(*client_, "POST", events_path(e.subject.namespace_name), "application/json", event.dump(),
-              std::chrono::steady_clock::now() + timeout_, [done = std::move(done)](int, k8s::Expected<json> doc) {
-                if (!doc) return done(doc.error());
-                done(true);
-              });
+              std::chrono::steady_clock::now() + timeout_,
+              [done = std::move(done)](JsonReply reply) { done(written(reply)); });
   }
 
-  void patch_event(const controller::Event& e, controller::Done<bool> done) override {
+  void patch_event(const controller::Event& e, Done done) override {
     json patch = {{"count", e.count}, {"lastTimestamp", k8s::format_time(e.last_timestamp)}, {"message", e.message}};
     send_json(*client_, "PATCH", events_path(e.subject.namespace_name) + "/" + clusterclient::escape_path_segment(e.name),
               "application/merge-patch+json", patch.dump(), std::chrono::steady_clock::now() + timeout_,
-              [done = std::move(done)](int status, k8s::Expected<json> doc) {
-                if (status == 404) return done(false);
-                if (!doc) return done(doc.error());
-                done(true);
+              [done = std::move(done)](JsonReply reply) {
+                if (reply.status == 404) return done(false);
+                done(written(reply));
               });
   }
 
@@ -100,7 +91,29 @@ class RestEventSink : public controller::EventSink {
   std::chrono::milliseconds timeout_;
 };
 
+std::string selector_query(const k8s::LabelSelector& selector) {
+  if (selector.empty()) return {};
+  return "?labelSelector=" + clusterclient::escape_query_value(selector.to_string());
+}
+
+std::string lease_path(const std::string& ns) {
+  return "/apis/coordination.k8s.io/v1/namespaces/" + clusterclient::escape_path_segment(ns) + "/leases";
+}
+
 }  // namespace
+
+// A watch of a collection: the reflector runs while this lives.
+struct RestControlPlane::CacheWatch final : controller::Watch {
+  RestControlPlane* owner = nullptr;  // set when list() is served from it; the owner outlives its watches
+  std::shared_ptr<clusterclient::Reflector> reflector;
+  ~CacheWatch() override {
+    if (owner != nullptr) {
+      std::lock_guard lock(owner->cache_mutex_);
+      if (owner->cache_ == reflector) owner->cache_.reset();
+    }
+    reflector->stop();
+  }
+};
 
 RestControlPlane::RestControlPlane(clusterclient::ClientRuntime& runtime, const std::string& kubeconfig,
                                    std::chrono::milliseconds timeout)
@@ -114,96 +127,90 @@ RestControlPlane::RestControlPlane(clusterclient::ClientRuntime& runtime, const 
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("--kubeconfig: ") + e.what());
   }
-  events_ = std::make_unique<controller::EventRecorder>(std::make_shared<RestEventSink>(client_, timeout_), [] {
+  events_ = std::make_shared<controller::EventRecorder>(std::make_shared<RestEventWriter>(client_, timeout_), [] {
     return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
   });
 }
 
-void RestControlPlane::call(std::string method, std::string path, std::string content_type, std::string body,
-                            controller::Done<json> done) {
-  call_with_status(std::move(method), std::move(path), std::move(content_type), std::move(body),
-                   [done = std::move(done)](int, k8s::Expected<json> doc) { done(std::move(doc)); });
+controller::ControlPlanePorts RestControlPlane::ports(const std::shared_ptr<RestControlPlane>& control_plane) {
+  controller::ControlPlanePorts ports;
+  ports.federated_hpas = control_plane;
+  ports.federated_hpa_writer = control_plane;
+  ports.scales = control_plane;
+  ports.placement = control_plane;
+  ports.crons = std::make_shared<RestCronStore>(control_plane);
+  ports.events = control_plane->events_;
+  return ports;
 }
 
-void RestControlPlane::call_with_status(std::string method, std::string path, std::string content_type,
-                                        std::string body, std::function<void(int, k8s::Expected<json>)> done) {
-  call_until(std::move(method), std::move(path), std::move(content_type), std::move(body),
-             std::chrono::steady_clock::now() + timeout_, std::move(done));
+async::Task<JsonReply> RestControlPlane::call(std::string method, std::string path, std::string content_type,
+                                              std::string body) {
+  auto op = call_until(std::move(method), std::move(path), std::move(content_type), std::move(body),
+                       std::chrono::steady_clock::now() + timeout_);
+  co_return co_await std::move(op);
 }
 
-void RestControlPlane::call_until(std::string method, std::string path, std::string content_type, std::string body,
-                                  std::chrono::steady_clock::time_point deadline,
-                                  std::function<void(int, k8s::Expected<json>)> done) {
-  send_json(*client_, std::move(method), std::move(path), std::move(content_type), std::move(body), deadline,
-            std::move(done));
+async::Task<JsonReply> RestControlPlane::call_until(std::string method, std::string path, std::string content_type,
+                                                    std::string body, std::chrono::steady_clock::time_point deadline) {
+  // The operation built first: its by-value arguments are not temporaries of the co_await (GCC 12).
+  auto op = request_json(*client_, std::move(method), std::move(path), std::move(content_type), std::move(body),
+                         deadline);
+  co_return co_await std::move(op);
 }
 
-RestControlPlane::~RestControlPlane() { stop_watching(); }
-
-void RestControlPlane::stop_watching() {
-  if (federated_hpas_) federated_hpas_->stop();
-  if (cron_federated_hpas_) cron_federated_hpas_->stop();
-}
-
-void RestControlPlane::watch(std::unique_ptr<clusterclient::Reflector>& reflector, std::string* watched_selector,
-                             const std::string& resource, const char* what, const k8s::LabelSelector& selector,
-                             std::function<void(const clusterclient::ReflectorChange&)> on_change) {
-  if (reflector) reflector->stop();
+std::unique_ptr<controller::Watch> RestControlPlane::watch_collection(
+    const std::string& resource, const char* what, const k8s::LabelSelector& selector,
+    std::function<void(const clusterclient::ReflectorChange&)> on_change, bool serves_list) {
   clusterclient::ReflectorOptions options;
   options.what = what;
   options.collection_path = std::string(kFederatedHpas) + "/" + resource;
   options.label_selector = selector.to_string();
   options.request_timeout = timeout_;
-  if (watched_selector != nullptr) *watched_selector = options.label_selector;
-  reflector = std::make_unique<clusterclient::Reflector>(client_, options, std::move(on_change));
-  reflector->start();
+  auto watch = std::make_unique<CacheWatch>();
+  watch->reflector = std::make_shared<clusterclient::Reflector>(client_, options, std::move(on_change));
+  if (serves_list) {
+    watch->owner = this;
+    std::lock_guard lock(cache_mutex_);
+    cache_ = watch->reflector;
+    cached_selector_ = options.label_selector;
+  }
+  watch->reflector->start();
+  return watch;
 }
 
-void RestControlPlane::watch_cron_federated_hpas(const k8s::LabelSelector& selector, std::function<void()> on_change) {
-  watch(cron_federated_hpas_, nullptr, "cronfederatedhpas", "cron: CronFederatedHPAs", selector,
-        [on_change = std::move(on_change)](const clusterclient::ReflectorChange&) {
-          if (on_change) on_change();
-        });
+std::unique_ptr<controller::Watch> RestControlPlane::watch(const k8s::LabelSelector& selector,
+                                                           std::function<void(json)> on_added) {
+  return watch_collection("federatedhpas", "autoscaler: FederatedHPAs", selector,
+                          [on_added = std::move(on_added)](const clusterclient::ReflectorChange& change) {
+                            if (on_added)
+                              for (const auto& object : change.added) on_added(object);
+                          },
+                          /*serves_list=*/true);
 }
 
-void RestControlPlane::watch_federated_hpas(const k8s::LabelSelector& selector,
-                                            std::function<void(nlohmann::json)> on_added) {
-  watch(federated_hpas_, &watched_selector_, "federatedhpas", "autoscaler: FederatedHPAs", selector,
-        [on_added = std::move(on_added)](const clusterclient::ReflectorChange& change) {
-          if (on_added)
-            for (const auto& object : change.added) on_added(object);
-        });
-}
-
-void RestControlPlane::list_federated_hpas(const k8s::LabelSelector& selector,
-                                           controller::Done<std::vector<json>> done) {
+async::Task<k8s::Expected<std::vector<json>>> RestControlPlane::list(const k8s::LabelSelector& selector) {
   // From the watch once it has listed; until then (or for another selector) a list.
-  if (federated_hpas_ && federated_hpas_->synced() && selector.to_string() == watched_selector_)
-    return done(federated_hpas_->items());
-  list_items("federatedhpas", "FederatedHPA", selector, std::move(done));
+  {
+    std::lock_guard lock(cache_mutex_);
+    if (cache_ && cache_->synced() && selector.to_string() == cached_selector_) co_return cache_->items();
+  }
+  auto op = list_items("federatedhpas", "FederatedHPA", selector);
+  co_return co_await std::move(op);
 }
 
-void RestControlPlane::list_cron_federated_hpas(const k8s::LabelSelector& selector,
-                                                controller::Done<std::vector<json>> done) {
-  // Never from the watch's cache: the status it holds may lag a change of leader.
-  list_items("cronfederatedhpas", "CronFederatedHPA", selector, std::move(done));
+async::Task<k8s::Expected<std::vector<json>>> RestControlPlane::list_from_server(const k8s::LabelSelector& selector) {
+  auto op = list_items("federatedhpas", "FederatedHPA", selector);
+  co_return co_await std::move(op);
 }
 
-void RestControlPlane::list_federated_hpas_from_server(const k8s::LabelSelector& selector,
-                                                       controller::Done<std::vector<json>> done) {
-  list_items("federatedhpas", "FederatedHPA", selector, std::move(done));
-}
-
-void RestControlPlane::list_items(const std::string& resource, const std::string& kind,
-                                  const k8s::LabelSelector& selector, controller::Done<std::vector<json>> done) {
-  std::string path = std::string(kFederatedHpas) + "/" + resource;
-  if (!selector.empty()) path += "?labelSelector=" + clusterclient::escape_query_value(selector.to_string());
-  call("GET", path, "", "", [done = std::move(done), kind](k8s::Expected<json> doc) {
-    if (!doc) return done(doc.error());
-    if (!doc->contains("items") || !(*doc)["items"].is_array()) return done(k8s::Error{kind + " list without items"});
-    std::vector<json> items((*doc)["items"].begin(), (*doc)["items"].end());
-    done(std::move(items));
-  });
+async::Task<k8s::Expected<std::vector<json>>> RestControlPlane::list_items(std::string resource, std::string kind,
+                                                                         const k8s::LabelSelector& selector) {
+  auto op = call("GET", std::string(kFederatedHpas) + "/" + resource + selector_query(selector), "", "");
+  auto reply = co_await std::move(op);
+  if (!reply.body) co_return reply.body.error();
+  auto& doc = *reply.body;
+  if (!doc.contains("items") || !doc["items"].is_array()) co_return k8s::Error{kind + " list without items"};
+  co_return std::vector<json>(doc["items"].begin(), doc["items"].end());
 }
 
 std::string RestControlPlane::object_path(const std::string& resource, const std::string& namespace_name,
@@ -212,175 +219,175 @@ std::string RestControlPlane::object_path(const std::string& resource, const std
          resource + "/" + clusterclient::escape_path_segment(name);
 }
 
-void RestControlPlane::get_federated_hpa(const std::string& namespace_name, const std::string& name,
-                                         controller::Done<json> done) {
-  call("GET", object_path("federatedhpas", namespace_name, name), "", "", std::move(done));
+async::Task<k8s::Expected<json>> RestControlPlane::get(const std::string& namespace_name, const std::string& name) {
+  auto op = call("GET", object_path("federatedhpas", namespace_name, name), "", "");
+  auto reply = co_await std::move(op);
+  co_return std::move(reply.body);
 }
 
-void RestControlPlane::update_federated_hpa_replicas(const std::string& namespace_name, const std::string& name,
-                                                     std::int32_t min_replicas, std::int32_t max_replicas,
-                                                     const std::string& resource_version, controller::Done<bool> done) {
+async::Task<k8s::Expected<bool>> RestControlPlane::update_replicas(const std::string& namespace_name,
+                                                                   const std::string& name, std::int32_t min_replicas,
+                                                                   std::int32_t max_replicas,
+                                                                   const std::string& resource_version) {
   // A merge patch carrying metadata.resourceVersion is conditional on it
   // (409 Conflict when the object changed since it was read).
   json patch = {{"metadata", {{"resourceVersion", resource_version}}},
                 {"spec", {{"minReplicas", min_replicas}, {"maxReplicas", max_replicas}}}};
-  call("PATCH", object_path("federatedhpas", namespace_name, name), "application/merge-patch+json", patch.dump(),
-       [done = std::move(done)](k8s::Expected<json> doc) {
-         if (!doc) return done(doc.error());
-         done(true);
-       });
+  auto op = call("PATCH", object_path("federatedhpas", namespace_name, name), "application/merge-patch+json",
+                 patch.dump());
+  auto reply = co_await std::move(op);
+  co_return written(reply);
 }
 
-void RestControlPlane::update_cron_status(const std::string& namespace_name, const std::string& name, json status,
-                                          controller::Done<bool> done) {
-  call("PATCH", object_path("cronfederatedhpas", namespace_name, name) + "/status", "application/merge-patch+json",
-       json{{"status", std::move(status)}}.dump(), [done = std::move(done)](k8s::Expected<json> doc) {
-         if (!doc) return done(doc.error());
-         done(true);
-       });
+async::Task<k8s::Expected<bool>> RestControlPlane::update_status(const std::string& namespace_name,
+                                                                 const std::string& name, const json& status) {
+  // A merge patch keeps fields the new status leaves out: clear them explicitly.
+  json cleared = status;
+  for (const char* field : {"observedGeneration", "lastScaleTime", "currentMetrics", "conditions"})
+    if (!cleared.contains(field)) cleared[field] = nullptr;
+  auto op = call("PATCH", object_path("federatedhpas", namespace_name, name) + "/status",
+                 "application/merge-patch+json", json{{"status", std::move(cleared)}}.dump());
+  auto reply = co_await std::move(op);
+  co_return written(reply);
 }
 
-void RestControlPlane::get_scale(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
-                                 controller::Done<controller::Scale> done) {
-  call("GET", scale_path(namespace_name, target), "", "", [done = std::move(done)](k8s::Expected<json> doc) {
-    if (!doc) return done(doc.error());
-    done(scale_from(*doc));
-  });
+async::Task<k8s::Expected<bool>> RestControlPlane::set_finalizers(const std::string& namespace_name,
+                                                                  const std::string& name,
+                                                                  const std::vector<std::string>& finalizers,
+                                                                  const std::string& resource_version) {
+  // A merge patch replaces the whole list: conditional on the resourceVersion
+  // it was read at, so that a finalizer another controller added meanwhile is
+  // not lost (409 Conflict instead).
+  json patch = {{"metadata", {{"resourceVersion", resource_version}, {"finalizers", finalizers}}}};
+  auto op = call("PATCH", object_path("federatedhpas", namespace_name, name), "application/merge-patch+json",
+                 patch.dump());
+  auto reply = co_await std::move(op);
+  co_return written(reply);
 }
 
-void RestControlPlane::update_scale(const std::string& namespace_name,
-                                    const autoscaler::CrossVersionObjectReference& target, std::int32_t replicas,
-                                    const std::string& resource_version, controller::Done<controller::Scale> done) {
+async::Task<k8s::Expected<bool>> RestControlPlane::set_distribution_annotation(const std::string& namespace_name,
+                                                                               const std::string& name,
+                                                                               const std::optional<std::string>& value) {
+  json annotation = value ? json(*value) : json(nullptr);
+  json patch = {{"metadata", {{"annotations", {{std::string(autoscaler::kDistributionAnnotation), annotation}}}}}};
+  auto op = call("PATCH", object_path("federatedhpas", namespace_name, name), "application/merge-patch+json",
+                 patch.dump());
+  auto reply = co_await std::move(op);
+  co_return written(reply);
+}
+
+async::Task<k8s::Expected<controller::Scale>> RestControlPlane::get_scale(
+    const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target) {
+  auto op = call("GET", scale_path(namespace_name, target), "", "");
+  auto reply = co_await std::move(op);
+  if (!reply.body) co_return reply.body.error();
+  co_return scale_from(*reply.body);
+}
+
+async::Task<k8s::Expected<controller::Scale>> RestControlPlane::update_scale(
+    const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target, std::int32_t replicas,
+    const std::string& resource_version) {
   json scale = {{"apiVersion", "autoscaling/v1"},
                 {"kind", "Scale"},
                 {"metadata", {{"name", target.name}, {"namespace", namespace_name}, {"resourceVersion", resource_version}}},
                 {"spec", {{"replicas", replicas}}}};
-  call("PUT", scale_path(namespace_name, target), "application/json", scale.dump(),
-       [done = std::move(done)](k8s::Expected<json> doc) {
-         if (!doc) return done(doc.error());
-         done(scale_from(*doc));
-       });
+  auto op = call("PUT", scale_path(namespace_name, target), "application/json", scale.dump());
+  auto reply = co_await std::move(op);
+  if (!reply.body) co_return reply.body.error();
+  co_return scale_from(*reply.body);
 }
 
-void RestControlPlane::get_target_clusters(const std::string& namespace_name,
-                                           const autoscaler::CrossVersionObjectReference& target,
-                                           controller::Done<std::optional<std::vector<controller::TargetCluster>>> done) {
-  const std::string binding = k8s::resource_binding_name(target.name, target.kind);
-  const std::string path = "/apis/work.karmada.io/v1alpha2/namespaces/" + clusterclient::escape_path_segment(namespace_name) +
-                           "/resourcebindings/" + clusterclient::escape_path_segment(binding);
-  call_with_status("GET", path, "", "", [done = std::move(done), path](int status, k8s::Expected<json> doc) {
-    using Clusters = std::optional<std::vector<controller::TargetCluster>>;
-    // No binding (not propagated by Karmada, or no Karmada at all): every member.
-    if (status == 404) return done(Clusters());
-    if (!doc) return done(doc.error());
-    try {
-      std::vector<controller::TargetCluster> clusters;
-      for (const auto& c : doc->value("spec", json::object()).value("clusters", json::array()))
-        clusters.push_back({c.at("name").get<std::string>(), c.value("replicas", std::int32_t{0})});
-      done(Clusters(std::move(clusters)));
-    } catch (const json::exception& e) {
-      done(k8s::Error{"GET " + path + ": a malformed ResourceBinding: " + e.what()});
-    }
-  });
-}
-
-void RestControlPlane::update_status(const std::string& namespace_name, const std::string& name, json status,
-                                     controller::Done<bool> done) {
-  // A merge patch keeps fields the new status leaves out: clear them explicitly.
-  for (const char* field : {"observedGeneration", "lastScaleTime", "currentMetrics", "conditions"})
-    if (!status.contains(field)) status[field] = nullptr;
-  call("PATCH",
-       std::string(kFederatedHpas) + "/namespaces/" + clusterclient::escape_path_segment(namespace_name) +
-           "/federatedhpas/" + clusterclient::escape_path_segment(name) + "/status",
-       "application/merge-patch+json", json{{"status", std::move(status)}}.dump(),
-       [done = std::move(done)](k8s::Expected<json> doc) {
-         if (!doc) return done(doc.error());
-         done(true);
-       });
-}
-
-void RestControlPlane::set_retain_replicas(const std::string& namespace_name,
-                                           const autoscaler::CrossVersionObjectReference& target, bool retain,
-                                           controller::Done<bool> done) {
+async::Task<k8s::Expected<bool>> RestControlPlane::set_retain_replicas(
+    const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target, bool retain) {
   // A merge patch of the one label: the template's other labels and its spec stay as they are.
   json value = retain ? json("true") : json(nullptr);
   json patch = {{"metadata", {{"labels", {{std::string(autoscaler::kRetainReplicasLabel), value}}}}}};
-  call_with_status("PATCH", target_path(namespace_name, target), "application/merge-patch+json", patch.dump(),
-                   [done = std::move(done), retain](int status, k8s::Expected<json> doc) {
-                     // A target that is gone has no label left to remove.
-                     if (status == 404 && !retain) return done(false);
-                     if (!doc) return done(doc.error());
-                     done(true);
-                   });
+  auto op = call("PATCH", target_path(namespace_name, target), "application/merge-patch+json", patch.dump());
+  auto reply = co_await std::move(op);
+  // A target that is gone has no label left to remove.
+  if (reply.status == 404 && !retain) co_return false;
+  co_return written(reply);
 }
 
-void RestControlPlane::get_retain_replicas(const std::string& namespace_name,
-                                           const autoscaler::CrossVersionObjectReference& target,
-                                           controller::Done<bool> done) {
-  call("GET", target_path(namespace_name, target), "", "", [done = std::move(done)](k8s::Expected<json> doc) {
-    if (!doc) return done(doc.error());
-    const auto meta = doc->value("metadata", json::object());
-    const auto labels = meta.is_object() ? meta.value("labels", json::object()) : json::object();
-    const auto it = labels.is_object() ? labels.find(std::string(autoscaler::kRetainReplicasLabel)) : labels.end();
-    done(it != labels.end() && it->is_string() && it->get<std::string>() == "true");
-  });
+async::Task<k8s::Expected<bool>> RestControlPlane::get_retain_replicas(
+    const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target) {
+  auto op = call("GET", target_path(namespace_name, target), "", "");
+  auto reply = co_await std::move(op);
+  if (!reply.body) co_return reply.body.error();
+  const auto meta = reply.body->value("metadata", json::object());
+  const auto labels = meta.is_object() ? meta.value("labels", json::object()) : json::object();
+  const auto it = labels.is_object() ? labels.find(std::string(autoscaler::kRetainReplicasLabel)) : labels.end();
+  co_return it != labels.end() && it->is_string() && it->get<std::string>() == "true";
 }
 
-void RestControlPlane::set_federated_hpa_finalizers(const std::string& namespace_name, const std::string& name,
-                                                    std::vector<std::string> finalizers,
-                                                    const std::string& resource_version, controller::Done<bool> done) {
-  // A merge patch replaces the whole list: conditional on the resourceVersion
-  // it was read at, so that a finalizer another controller added meanwhile is
-  // not lost (409 Conflict instead).
-  json patch = {{"metadata", {{"resourceVersion", resource_version}, {"finalizers", std::move(finalizers)}}}};
-  call("PATCH", object_path("federatedhpas", namespace_name, name), "application/merge-patch+json", patch.dump(),
-       [done = std::move(done)](k8s::Expected<json> doc) {
-         if (!doc) return done(doc.error());
-         done(true);
-       });
+async::Task<k8s::Expected<std::optional<std::vector<controller::TargetCluster>>>> RestControlPlane::target_clusters(
+    const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target) {
+  using Clusters = std::optional<std::vector<controller::TargetCluster>>;
+  const std::string binding = k8s::resource_binding_name(target.name, target.kind);
+  const std::string path = "/apis/work.karmada.io/v1alpha2/namespaces/" + clusterclient::escape_path_segment(namespace_name) +
+                           "/resourcebindings/" + clusterclient::escape_path_segment(binding);
+  auto op = call("GET", path, "", "");
+  auto reply = co_await std::move(op);
+  // No binding (not propagated by Karmada, or no Karmada at all): every member.
+  if (reply.status == 404) co_return Clusters();
+  if (!reply.body) co_return reply.body.error();
+  try {
+    std::vector<controller::TargetCluster> clusters;
+    for (const auto& c : reply.body->value("spec", json::object()).value("clusters", json::array()))
+      clusters.push_back({c.at("name").get<std::string>(), c.value("replicas", std::int32_t{0})});
+    co_return Clusters(std::move(clusters));
+  } catch (const json::exception& e) {
+    co_return k8s::Error{"GET " + path + ": a malformed ResourceBinding: " + e.what()};
+  }
 }
 
-void RestControlPlane::set_distribution_annotation(const std::string& namespace_name, const std::string& name,
-                                                   std::optional<std::string> value, controller::Done<bool> done) {
-  json annotation = value ? json(std::move(*value)) : json(nullptr);
-  json patch = {{"metadata", {{"annotations", {{std::string(autoscaler::kDistributionAnnotation), annotation}}}}}};
-  call("PATCH",
-       std::string(kFederatedHpas) + "/namespaces/" + clusterclient::escape_path_segment(namespace_name) +
-           "/federatedhpas/" + clusterclient::escape_path_segment(name),
-       "application/merge-patch+json", patch.dump(), [done = std::move(done)](k8s::Expected<json> doc) {
-         if (!doc) return done(doc.error());
-         done(true);
-       });
+async::Task<k8s::Expected<std::vector<json>>> RestCronStore::list(const k8s::LabelSelector& selector) {
+  // Never from a watch's cache: the status it holds may lag a change of leader.
+  auto op = control_plane_->list_items("cronfederatedhpas", "CronFederatedHPA", selector);
+  co_return co_await std::move(op);
 }
 
-void RestControlPlane::record_event(const controller::EventSubject& subject, const std::string& type,
-                                    const std::string& reason, const std::string& message) {
-  events_->record({subject, type, reason, message});
+async::Task<k8s::Expected<bool>> RestCronStore::update_status(const std::string& namespace_name,
+                                                              const std::string& name, const json& status) {
+  auto op = control_plane_->call("PATCH",
+                                 RestControlPlane::object_path("cronfederatedhpas", namespace_name, name) + "/status",
+                                 "application/merge-patch+json", json{{"status", status}}.dump());
+  auto reply = co_await std::move(op);
+  co_return written(reply);
+}
+
+std::unique_ptr<controller::Watch> RestCronStore::watch(const k8s::LabelSelector& selector,
+                                                        std::function<void()> on_change) {
+  return control_plane_->watch_collection("cronfederatedhpas", "cron: CronFederatedHPAs", selector,
+                                          [on_change = std::move(on_change)](const clusterclient::ReflectorChange&) {
+                                            if (on_change) on_change();
+                                          },
+                                          /*serves_list=*/false);
 }
 
 // The HTTPS client answers every request by its deadline (https_client.hpp).
-void RestLeaseClient::get(const std::string& ns, const std::string& name, Deadline deadline,
-                          controller::Done<std::optional<json>> done) {
-  control_plane_->call_until("GET", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/" + name, "", "",
-                             deadline, [done = std::move(done)](int status, k8s::Expected<json> doc) {
-                               if (doc) return done(std::optional<json>(std::move(*doc)));
-                               if (status == 404) return done(std::optional<json>());
-                               done(doc.error());
-                             });
+async::Task<k8s::Expected<std::optional<json>>> RestLeaseClient::get(const std::string& ns, const std::string& name,
+                                                                     Deadline deadline) {
+  auto op = control_plane_->call_until("GET", lease_path(ns) + "/" + clusterclient::escape_path_segment(name), "", "",
+                                       deadline);
+  auto reply = co_await std::move(op);
+  if (reply.body) co_return std::optional<json>(std::move(*reply.body));
+  if (reply.status == 404) co_return std::optional<json>();
+  co_return reply.body.error();
 }
 
-void RestLeaseClient::create(const std::string& ns, const json& lease, Deadline deadline,
-                             controller::Done<json> done) {
-  control_plane_->call_until("POST", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases", "application/json",
-                             lease.dump(), deadline,
-                             [done = std::move(done)](int, k8s::Expected<json> doc) { done(std::move(doc)); });
+async::Task<k8s::Expected<json>> RestLeaseClient::create(const std::string& ns, const json& lease, Deadline deadline) {
+  auto op = control_plane_->call_until("POST", lease_path(ns), "application/json", lease.dump(), deadline);
+  auto reply = co_await std::move(op);
+  co_return std::move(reply.body);
 }
 
-void RestLeaseClient::update(const std::string& ns, const std::string& name, const json& lease, Deadline deadline,
-                             controller::Done<json> done) {
-  control_plane_->call_until("PUT", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/" + name,
-                             "application/json", lease.dump(), deadline,
-                             [done = std::move(done)](int, k8s::Expected<json> doc) { done(std::move(doc)); });
+async::Task<k8s::Expected<json>> RestLeaseClient::update(const std::string& ns, const std::string& name,
+                                                         const json& lease, Deadline deadline) {
+  auto op = control_plane_->call_until("PUT", lease_path(ns) + "/" + clusterclient::escape_path_segment(name),
+                                       "application/json", lease.dump(), deadline);
+  auto reply = co_await std::move(op);
+  co_return std::move(reply.body);
 }
 
 }  // namespace fedmetrics::cli

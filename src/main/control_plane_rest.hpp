@@ -1,9 +1,13 @@
 #pragma once
-// controller::ControlPlane over HTTPS to karmada-apiserver (--kubeconfig):
-// FederatedHPA list and watch, the target's scale subresource, the status
-// subresource (merge patch) and core/v1 Events (created, or their count
-// patched, as the EventRecorder decides).
+// The loops' control-plane ports over HTTPS to karmada-apiserver
+// (--kubeconfig): FederatedHPA list and watch, their status subresource and
+// the fields fedmetrics owns (merge patches), the target's scale subresource
+// and retain label, its ResourceBinding, CronFederatedHPAs, Leases and
+// core/v1 Events (created, or their count patched, as the EventRecorder
+// decides). One connection pool for all of them.
+#include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "fedmetrics/clusterclient/https_client.hpp"
@@ -11,97 +15,104 @@
 #include "fedmetrics/controller/control_plane.hpp"
 #include "fedmetrics/controller/event_correlator.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
+#include "main/rest_json.hpp"
 
 namespace fedmetrics::cli {
 
-class RestControlPlane : public controller::ControlPlane {
+class RestControlPlane final : public controller::FederatedHPAStore,
+                               public controller::FederatedHPAWriter,
+                               public controller::ScaleClient,
+                               public controller::PlacementReader {
  public:
   // Throws std::runtime_error naming --kubeconfig when it cannot be used.
   RestControlPlane(clusterclient::ClientRuntime& runtime, const std::string& kubeconfig,
                    std::chrono::milliseconds timeout);
 
-  ~RestControlPlane() override;
-  void list_federated_hpas(const k8s::LabelSelector& selector,
-                           controller::Done<std::vector<nlohmann::json>> done) override;
-  void watch_federated_hpas(const k8s::LabelSelector& selector, std::function<void(nlohmann::json)> on_added) override;
-  // Ends the watch (before the client runtime stops). Idempotent.
-  void stop_watching() override;
-  void get_scale(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
-                 controller::Done<controller::Scale> done) override;
-  void update_scale(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
-                    std::int32_t replicas, const std::string& resource_version,
-                    controller::Done<controller::Scale> done) override;
-  void get_target_clusters(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
-                           controller::Done<std::optional<std::vector<controller::TargetCluster>>> done) override;
-  void update_status(const std::string& namespace_name, const std::string& name, nlohmann::json status,
-                     controller::Done<bool> done) override;
-  void record_event(const controller::EventSubject& subject, const std::string& type, const std::string& reason,
-                    const std::string& message) override;
-  void set_retain_replicas(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
-                           bool retain, controller::Done<bool> done) override;
-  void set_distribution_annotation(const std::string& namespace_name, const std::string& name,
-                                   std::optional<std::string> value, controller::Done<bool> done) override;
-  void get_retain_replicas(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
-                           controller::Done<bool> done) override;
-  void set_federated_hpa_finalizers(const std::string& namespace_name, const std::string& name,
-                                    std::vector<std::string> finalizers, const std::string& resource_version,
-                                    controller::Done<bool> done) override;
-  void watch_cron_federated_hpas(const k8s::LabelSelector& selector, std::function<void()> on_change) override;
-  void list_federated_hpas_from_server(const k8s::LabelSelector& selector,
-                                       controller::Done<std::vector<nlohmann::json>> done) override;
-  void list_cron_federated_hpas(const k8s::LabelSelector& selector,
-                                controller::Done<std::vector<nlohmann::json>> done) override;
-  void get_federated_hpa(const std::string& namespace_name, const std::string& name,
-                         controller::Done<nlohmann::json> done) override;
-  void update_federated_hpa_replicas(const std::string& namespace_name, const std::string& name,
-                                     std::int32_t min_replicas, std::int32_t max_replicas,
-                                     const std::string& resource_version, controller::Done<bool> done) override;
-  void update_cron_status(const std::string& namespace_name, const std::string& name, nlohmann::json status,
-                          controller::Done<bool> done) override;
+  // Every port, on this client (the cron store and the Events beside it).
+  static controller::ControlPlanePorts ports(const std::shared_ptr<RestControlPlane>& control_plane);
+
+  // FederatedHPAStore
+  async::Task<k8s::Expected<std::vector<nlohmann::json>>> list(const k8s::LabelSelector& selector) override;
+  async::Task<k8s::Expected<std::vector<nlohmann::json>>> list_from_server(const k8s::LabelSelector& selector) override;
+  async::Task<k8s::Expected<nlohmann::json>> get(const std::string& namespace_name, const std::string& name) override;
+  std::unique_ptr<controller::Watch> watch(const k8s::LabelSelector& selector,
+                                           std::function<void(nlohmann::json)> on_added) override;
+  // FederatedHPAWriter
+  async::Task<k8s::Expected<bool>> update_status(const std::string& namespace_name, const std::string& name,
+                                                 const nlohmann::json& status) override;
+  async::Task<k8s::Expected<bool>> update_replicas(const std::string& namespace_name, const std::string& name,
+                                                   std::int32_t min_replicas, std::int32_t max_replicas,
+                                                   const std::string& resource_version) override;
+  async::Task<k8s::Expected<bool>> set_finalizers(const std::string& namespace_name, const std::string& name,
+                                                  const std::vector<std::string>& finalizers,
+                                                  const std::string& resource_version) override;
+  async::Task<k8s::Expected<bool>> set_distribution_annotation(const std::string& namespace_name,
+                                                               const std::string& name,
+                                                               const std::optional<std::string>& value) override;
+  // ScaleClient
+  async::Task<k8s::Expected<controller::Scale>> get_scale(const std::string& namespace_name,
+                                                          const autoscaler::CrossVersionObjectReference& target) override;
+  async::Task<k8s::Expected<controller::Scale>> update_scale(const std::string& namespace_name,
+                                                             const autoscaler::CrossVersionObjectReference& target,
+                                                             std::int32_t replicas, const std::string& resource_version) override;
+  async::Task<k8s::Expected<bool>> get_retain_replicas(const std::string& namespace_name,
+                                                       const autoscaler::CrossVersionObjectReference& target) override;
+  async::Task<k8s::Expected<bool>> set_retain_replicas(const std::string& namespace_name,
+                                                       const autoscaler::CrossVersionObjectReference& target,
+                                                       bool retain) override;
+  // PlacementReader
+  async::Task<k8s::Expected<std::optional<std::vector<controller::TargetCluster>>>> target_clusters(
+      const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target) override;
+
+  // One request with the control-plane timeout, or by `deadline`.
+  async::Task<JsonReply> call(std::string method, std::string path, std::string content_type, std::string body);
+  async::Task<JsonReply> call_until(std::string method, std::string path, std::string content_type, std::string body,
+                                    std::chrono::steady_clock::time_point deadline);
+  // GET of an autoscaling.karmada.io/v1alpha1 collection (all namespaces): its items.
+  async::Task<k8s::Expected<std::vector<nlohmann::json>>> list_items(std::string resource, std::string kind,
+                                                                     const k8s::LabelSelector& selector);
+  // A watch of an autoscaling.karmada.io/v1alpha1 collection, running while the result lives.
+  std::unique_ptr<controller::Watch> watch_collection(const std::string& resource, const char* what,
+                                                      const k8s::LabelSelector& selector,
+                                                      std::function<void(const clusterclient::ReflectorChange&)> on_change,
+                                                      bool serves_list);
+  static std::string object_path(const std::string& resource, const std::string& namespace_name, const std::string& name);
 
  private:
-  // (Re)starts `reflector` on an autoscaling.karmada.io/v1alpha1 collection.
-  // `watched_selector` (may be null): where to keep the selector, for a list served from the cache.
-  void watch(std::unique_ptr<clusterclient::Reflector>& reflector, std::string* watched_selector,
-             const std::string& resource, const char* what, const k8s::LabelSelector& selector,
-             std::function<void(const clusterclient::ReflectorChange&)> on_change);
-  // GET of an autoscaling.karmada.io/v1alpha1 collection (all namespaces): its items.
-  void list_items(const std::string& resource, const std::string& kind, const k8s::LabelSelector& selector,
-                  controller::Done<std::vector<nlohmann::json>> done);
-  static std::string object_path(const std::string& resource, const std::string& namespace_name, const std::string& name);
-  void call(std::string method, std::string path, std::string content_type, std::string body,
-            controller::Done<nlohmann::json> done);
-  // The same, with the HTTP status (0 when there was no answer).
-  void call_with_status(std::string method, std::string path, std::string content_type, std::string body,
-                        std::function<void(int, k8s::Expected<nlohmann::json>)> done);
-  // The same, answered by `deadline` rather than by the control-plane timeout.
-  void call_until(std::string method, std::string path, std::string content_type, std::string body,
-                  std::chrono::steady_clock::time_point deadline,
-                  std::function<void(int, k8s::Expected<nlohmann::json>)> done);
-
+  struct CacheWatch;
   std::shared_ptr<clusterclient::HttpsClient> client_;
   std::chrono::milliseconds timeout_;
   // Events go through client-go's correlation: repeats patch one Event's count.
-  std::unique_ptr<controller::EventRecorder> events_;
-  // The FederatedHPAs, once watch_federated_hpas was called (for that selector only).
-  std::unique_ptr<clusterclient::Reflector> federated_hpas_;
-  std::string watched_selector_;
-  // The CronFederatedHPAs, once watch_cron_federated_hpas was called: a
-  // change signal only (their lists are read from the server).
-  std::unique_ptr<clusterclient::Reflector> cron_federated_hpas_;
-  friend class RestLeaseClient;
+  std::shared_ptr<controller::EventRecorder> events_;
+  // The FederatedHPAs' watch while one runs (list() is served from it for its selector).
+  std::mutex cache_mutex_;
+  std::shared_ptr<clusterclient::Reflector> cache_;
+  std::string cached_selector_;
 };
 
-// Lease reads and writes for the leader election, on the same connection pool.
-class RestLeaseClient : public controller::LeaseClient {
+// The CronFederatedHPAs, on the same client.
+class RestCronStore final : public controller::CronStore {
+ public:
+  explicit RestCronStore(std::shared_ptr<RestControlPlane> control_plane) : control_plane_(std::move(control_plane)) {}
+  async::Task<k8s::Expected<std::vector<nlohmann::json>>> list(const k8s::LabelSelector& selector) override;
+  async::Task<k8s::Expected<bool>> update_status(const std::string& namespace_name, const std::string& name,
+                                                 const nlohmann::json& status) override;
+  std::unique_ptr<controller::Watch> watch(const k8s::LabelSelector& selector, std::function<void()> on_change) override;
+
+ private:
+  std::shared_ptr<RestControlPlane> control_plane_;
+};
+
+// Lease reads and writes for the leader election, on the same client.
+class RestLeaseClient final : public controller::LeaseClient {
  public:
   explicit RestLeaseClient(std::shared_ptr<RestControlPlane> control_plane) : control_plane_(std::move(control_plane)) {}
-  void get(const std::string& ns, const std::string& name, Deadline deadline,
-           controller::Done<std::optional<nlohmann::json>> done) override;
-  void create(const std::string& ns, const nlohmann::json& lease, Deadline deadline,
-              controller::Done<nlohmann::json> done) override;
-  void update(const std::string& ns, const std::string& name, const nlohmann::json& lease, Deadline deadline,
-              controller::Done<nlohmann::json> done) override;
+  async::Task<k8s::Expected<std::optional<nlohmann::json>>> get(const std::string& ns, const std::string& name,
+                                                                Deadline deadline) override;
+  async::Task<k8s::Expected<nlohmann::json>> create(const std::string& ns, const nlohmann::json& lease,
+                                                    Deadline deadline) override;
+  async::Task<k8s::Expected<nlohmann::json>> update(const std::string& ns, const std::string& name,
+                                                    const nlohmann::json& lease, Deadline deadline) override;
 
  private:
   std::shared_ptr<RestControlPlane> control_plane_;

@@ -1,6 +1,7 @@
 #include "main/member_hpas_rest.hpp"
 
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/transport/async.hpp"
 #include "main/rest_json.hpp"
 
 namespace fedmetrics::cli {
@@ -30,76 +31,72 @@ std::string meta(const json& hpa, const char* field) {
 
 RestMemberHPAs::RestMemberHPAs(std::shared_ptr<clusterclient::HttpsClient> client, std::string member,
                                std::chrono::milliseconds timeout)
-    : client_(std::move(client)), member_(std::move(member)), timeout_(timeout) {}
+    : MemberHPAs(std::move(member)), client_(std::move(client)), timeout_(timeout) {}
 
-void RestMemberHPAs::call(std::string method, std::string path, std::string body,
-                          std::function<void(int, k8s::Expected<json>)> done) {
-  send_json(*client_, std::move(method), std::move(path), body.empty() ? "" : "application/json", std::move(body),
-            std::chrono::steady_clock::now() + timeout_,
-            [member = member_, done = std::move(done)](int status, k8s::Expected<json> doc) {
-              if (!doc) return done(status, k8s::Error{member + ": " + doc.error().message});
-              done(status, std::move(doc));
-            });
+async::Task<JsonReply> RestMemberHPAs::call(std::string method, std::string path, std::string body) {
+  std::string content_type = body.empty() ? "" : "application/json";
+  // The operation built first: its by-value arguments are not temporaries of the co_await (GCC 12).
+  auto op = request_json(*client_, std::move(method), std::move(path), std::move(content_type), std::move(body),
+                         std::chrono::steady_clock::now() + timeout_);
+  auto reply = co_await std::move(op);
+  if (!reply.body) reply.body = k8s::Error{member() + ": " + reply.body.error().message};
+  co_return reply;
 }
 
-void RestMemberHPAs::list(const std::string& namespace_name, const k8s::LabelSelector& selector,
-                          controller::Done<std::vector<json>> done) {
+async::Task<k8s::Expected<std::vector<json>>> RestMemberHPAs::list(const std::string& namespace_name,
+                                                                   const k8s::LabelSelector& selector) {
   std::string path = collection(namespace_name);
   if (!selector.empty()) path += "?labelSelector=" + clusterclient::escape_query_value(selector.to_string());
-  call("GET", path, "", [member = member_, done = std::move(done)](int, k8s::Expected<json> doc) {
-    if (!doc) return done(doc.error());
-    auto items = doc->find("items");
-    if (items == doc->end() || !items->is_array())
-      return done(k8s::Error{member + ": HorizontalPodAutoscalerList without items"});
-    done(std::vector<json>(items->begin(), items->end()));
-  });
+  auto op = call("GET", std::move(path), "");
+  auto reply = co_await std::move(op);
+  if (!reply.body) co_return reply.body.error();
+  auto items = reply.body->find("items");
+  if (items == reply.body->end() || !items->is_array())
+    co_return k8s::Error{member() + ": HorizontalPodAutoscalerList without items"};
+  co_return std::vector<json>(items->begin(), items->end());
 }
 
-void RestMemberHPAs::get(const std::string& namespace_name, const std::string& name,
-                         controller::Done<std::optional<json>> done) {
-  call("GET", item(namespace_name, name), "", [done = std::move(done)](int status, k8s::Expected<json> doc) {
-    if (status == 404) return done(std::optional<json>());
-    if (!doc) return done(doc.error());
-    done(std::optional<json>(std::move(*doc)));
-  });
+async::Task<k8s::Expected<std::optional<json>>> RestMemberHPAs::get(const std::string& namespace_name,
+                                                                    const std::string& name) {
+  auto op = call("GET", item(namespace_name, name), "");
+  auto reply = co_await std::move(op);
+  if (reply.status == 404) co_return std::optional<json>();
+  if (!reply.body) co_return reply.body.error();
+  co_return std::optional<json>(std::move(*reply.body));
 }
 
-void RestMemberHPAs::create(json hpa, controller::Done<json> done) {
-  const std::string ns = meta(hpa, "namespace");
-  call("POST", collection(ns), hpa.dump(), [done = std::move(done)](int, k8s::Expected<json> doc) { done(std::move(doc)); });
+async::Task<k8s::Expected<json>> RestMemberHPAs::create(const json& hpa) {
+  auto op = call("POST", collection(meta(hpa, "namespace")), hpa.dump());
+  auto reply = co_await std::move(op);
+  co_return std::move(reply.body);
 }
 
-void RestMemberHPAs::update(json hpa, controller::Done<json> done) {
+async::Task<k8s::Expected<json>> RestMemberHPAs::update(const json& hpa) {
   if (meta(hpa, "resourceVersion").empty())
-    return done(k8s::Error{member_ + ": an update of HorizontalPodAutoscaler " + meta(hpa, "name") +
-                           " needs the resourceVersion it was read at"});
-  const std::string path = item(meta(hpa, "namespace"), meta(hpa, "name"));
-  call("PUT", path, hpa.dump(), [done = std::move(done)](int, k8s::Expected<json> doc) { done(std::move(doc)); });
+    co_return k8s::Error{member() + ": an update of HorizontalPodAutoscaler " + meta(hpa, "name") +
+                         " needs the resourceVersion it was read at"};
+  auto op = call("PUT", item(meta(hpa, "namespace"), meta(hpa, "name")), hpa.dump());
+  auto reply = co_await std::move(op);
+  co_return std::move(reply.body);
 }
 
-void RestMemberHPAs::has_target(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
-                                controller::Done<bool> done) {
-  const auto r = controller::target_resource(target);
-  const std::string path = (r.group.empty() ? "/api/" + r.version : "/apis/" + r.group + "/" + r.version) +
-                           "/namespaces/" + clusterclient::escape_path_segment(namespace_name) + "/" + r.resource + "/" +
-                           clusterclient::escape_path_segment(target.name);
-  call("GET", path, "", [done = std::move(done)](int status, k8s::Expected<json> doc) {
-    if (status == 404) return done(false);
-    if (!doc) return done(doc.error());
-    done(true);
-  });
+async::Task<k8s::Expected<bool>> RestMemberHPAs::has_target(const std::string& namespace_name,
+                                                            const autoscaler::CrossVersionObjectReference& target) {
+  auto op = call("GET", target_path(namespace_name, target), "");
+  auto reply = co_await std::move(op);
+  if (reply.status == 404) co_return false;
+  co_return written(reply);
 }
 
-void RestMemberHPAs::remove(const std::string& namespace_name, const std::string& name, const std::string& uid,
-                            controller::Done<bool> done) {
+async::Task<k8s::Expected<bool>> RestMemberHPAs::remove(const std::string& namespace_name, const std::string& name,
+                                                        const std::string& uid) {
   std::string options;
   if (!uid.empty())
     options = json{{"apiVersion", "v1"}, {"kind", "DeleteOptions"}, {"preconditions", {{"uid", uid}}}}.dump();
-  call("DELETE", item(namespace_name, name), std::move(options), [done = std::move(done)](int status, k8s::Expected<json> doc) {
-    if (status == 404) return done(false);
-    if (!doc) return done(doc.error());
-    done(true);
-  });
+  auto op = call("DELETE", item(namespace_name, name), std::move(options));
+  auto reply = co_await std::move(op);
+  if (reply.status == 404) co_return false;
+  co_return written(reply);
 }
 
 std::shared_ptr<controller::MemberHPAs> make_member_hpas(clusterclient::ClientRuntime& runtime,

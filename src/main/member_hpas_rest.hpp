@@ -11,6 +11,7 @@
 
 #include "fedmetrics/clusterclient/https_client.hpp"
 #include "fedmetrics/controller/member_hpas.hpp"
+#include "main/rest_json.hpp"
 
 namespace fedmetrics::cli {
 
@@ -20,23 +21,21 @@ class RestMemberHPAs final : public controller::MemberHPAs {
   RestMemberHPAs(std::shared_ptr<clusterclient::HttpsClient> client, std::string member,
                  std::chrono::milliseconds timeout);
 
-  [[nodiscard]] const std::string& member() const override { return member_; }
-  void list(const std::string& namespace_name, const k8s::LabelSelector& selector,
-            controller::Done<std::vector<nlohmann::json>> done) override;
-  void get(const std::string& namespace_name, const std::string& name,
-           controller::Done<std::optional<nlohmann::json>> done) override;
-  void create(nlohmann::json hpa, controller::Done<nlohmann::json> done) override;
-  void update(nlohmann::json hpa, controller::Done<nlohmann::json> done) override;
-  void has_target(const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target,
-                  controller::Done<bool> done) override;
-  void remove(const std::string& namespace_name, const std::string& name, const std::string& uid,
-              controller::Done<bool> done) override;
+  async::Task<k8s::Expected<std::vector<nlohmann::json>>> list(const std::string& namespace_name,
+                                                               const k8s::LabelSelector& selector) override;
+  async::Task<k8s::Expected<std::optional<nlohmann::json>>> get(const std::string& namespace_name,
+                                                                const std::string& name) override;
+  async::Task<k8s::Expected<nlohmann::json>> create(const nlohmann::json& hpa) override;
+  async::Task<k8s::Expected<nlohmann::json>> update(const nlohmann::json& hpa) override;
+  async::Task<k8s::Expected<bool>> has_target(const std::string& namespace_name,
+                                              const autoscaler::CrossVersionObjectReference& target) override;
+  async::Task<k8s::Expected<bool>> remove(const std::string& namespace_name, const std::string& name,
+                                          const std::string& uid) override;
 
  private:
-  void call(std::string method, std::string path, std::string body,
-            std::function<void(int, k8s::Expected<nlohmann::json>)> done);
+  // The request, its error prefixed with the member's name.
+  async::Task<JsonReply> call(std::string method, std::string path, std::string body);
   std::shared_ptr<clusterclient::HttpsClient> client_;
-  std::string member_;
   std::chrono::milliseconds timeout_;
 };
 

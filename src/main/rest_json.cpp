@@ -1,14 +1,33 @@
 #include "main/rest_json.hpp"
 
+#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/controller/scale_client.hpp"
 #include "fedmetrics/k8s/status.hpp"
+#include "fedmetrics/transport/async.hpp"
 
 namespace fedmetrics::cli {
 
 using nlohmann::json;
 
+namespace {
+
+JsonReply decode(const std::string& what, clusterclient::HttpResult result) {
+  if (auto* e = std::get_if<aggregator::MemberError>(&result)) return {0, k8s::Error{what + ": " + e->message}};
+  auto& reply = std::get<clusterclient::HttpReply>(result);
+  auto doc = json::parse(reply.body, nullptr, false);
+  if (reply.status < 200 || reply.status > 299) {
+    std::string message = what + ": HTTP " + std::to_string(reply.status);
+    if (auto status = k8s::Status::from_json(doc)) message = what + ": " + status->message;
+    return {reply.status, k8s::Error{message}};
+  }
+  if (doc.is_discarded()) return {reply.status, k8s::Error{what + ": the answer is not JSON"}};
+  return {reply.status, std::move(doc)};
+}
+
+}  // namespace
+
 void send_json(clusterclient::HttpsClient& client, std::string method, std::string path, std::string content_type,
-               std::string body, std::chrono::steady_clock::time_point deadline,
-               std::function<void(int, k8s::Expected<json>)> done) {
+               std::string body, std::chrono::steady_clock::time_point deadline, std::function<void(JsonReply)> done) {
   clusterclient::OutgoingRequest request;
   request.method = std::move(method);
   std::string what = request.method + " " + path;
@@ -23,17 +42,30 @@ void send_json(clusterclient::HttpsClient& client, std::string method, std::stri
   // POSTs (a new Event, a new Lease) are not replayed.
   request.replayable = request.method == "PATCH";
   client.send(std::move(request), deadline, [what, done = std::move(done)](clusterclient::HttpResult result) {
-    if (auto* e = std::get_if<aggregator::MemberError>(&result)) return done(0, k8s::Error{what + ": " + e->message});
-    auto& reply = std::get<clusterclient::HttpReply>(result);
-    auto doc = json::parse(reply.body, nullptr, false);
-    if (reply.status < 200 || reply.status > 299) {
-      std::string message = what + ": HTTP " + std::to_string(reply.status);
-      if (auto status = k8s::Status::from_json(doc)) message = what + ": " + status->message;
-      return done(reply.status, k8s::Error{message});
-    }
-    if (doc.is_discarded()) return done(reply.status, k8s::Error{what + ": the answer is not JSON"});
-    done(reply.status, std::move(doc));
+    done(decode(what, std::move(result)));
   });
+}
+
+async::Task<JsonReply> request_json(clusterclient::HttpsClient& client, std::string method, std::string path,
+                                    std::string content_type, std::string body,
+                                    std::chrono::steady_clock::time_point deadline) {
+  // The HTTPS client is callback-shaped this round: the one bridge to it.
+  co_return co_await async::await_callback<JsonReply>([&](auto done) {
+    send_json(client, std::move(method), std::move(path), std::move(content_type), std::move(body), deadline,
+              std::move(done));
+  });
+}
+
+k8s::Expected<bool> written(const JsonReply& reply) {
+  if (!reply.body) return reply.body.error();
+  return true;
+}
+
+std::string target_path(const std::string& ns, const autoscaler::CrossVersionObjectReference& target) {
+  auto r = controller::target_resource(target);
+  std::string base = r.group.empty() ? "/api/" + r.version : "/apis/" + r.group + "/" + r.version;
+  return base + "/namespaces/" + clusterclient::escape_path_segment(ns) + "/" + r.resource + "/" +
+         clusterclient::escape_path_segment(target.name);
 }
 
 }  // namespace fedmetrics::cli

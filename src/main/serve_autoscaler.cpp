@@ -153,8 +153,9 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient
     throw std::runtime_error("--cron-default-time-zone: " + zone.error().message);
   cron.missed_run_deadline = duration_flag("--cron-missed-run-deadline", o.cron_missed_run_deadline);
   cron.active = options.active;
-  out->cron = std::make_shared<controller::CronController>(runtime.executor(), control_plane, std::move(cron));
-  out->loop = std::make_unique<controller::HpaController>(runtime.executor(), std::move(control_plane), std::move(metrics),
+  out->cron = std::make_shared<controller::CronController>(runtime.executor(), RestControlPlane::ports(control_plane),
+                                                           std::move(cron));
+  out->loop = std::make_unique<controller::HpaController>(runtime.executor(), RestControlPlane::ports(control_plane), std::move(metrics),
                                                           std::move(member_view), std::move(options));
   return out;
 }

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "fedmetrics/controller/event_correlator.hpp"
+#include "support/fake_event_writer.hpp"
 
 namespace fedmetrics::controller {
 namespace {
@@ -117,32 +118,8 @@ TEST_CASE("EventCorrelator: the caches are LRUs: an Event evicted from them is c
             small);
 }
 
-// Records what would be written; patches of names in `gone` answer 404.
-struct FakeSink : EventSink {
-  std::mutex mutex;
-  std::vector<Event> created;
-  std::vector<Event> patched;
-  std::set<std::string> gone;
-  void create_event(const Event& e, Done<bool> done) override {
-    {
-      std::lock_guard lock(mutex);
-      created.push_back(e);
-    }
-    done(true);
-  }
-  void patch_event(const Event& e, Done<bool> done) override {
-    bool found = false;
-    {
-      std::lock_guard lock(mutex);
-      found = !gone.count(e.name);
-      if (found) patched.push_back(e);
-    }
-    done(found);
-  }
-};
-
 TEST_CASE("EventRecorder: 1,000 failing FederatedHPAs write 1,000 Events, then patches at the spam filter's rate") {
-  auto sink = std::make_shared<FakeSink>();
+  auto sink = std::make_shared<testing::FakeEventWriter>();
   double now = 0;
   EventRecorder recorder(sink, [&] { return at(now); });
   // Each FederatedHPA fails its sync every 15 s for an hour, each time with
@@ -163,7 +140,7 @@ TEST_CASE("EventRecorder: 1,000 failing FederatedHPAs write 1,000 Events, then p
 }
 
 TEST_CASE("EventRecorder: a patch of an Event the control plane no longer has creates it again, count kept") {
-  auto sink = std::make_shared<FakeSink>();
+  auto sink = std::make_shared<testing::FakeEventWriter>();
   double now = 0;
   EventRecorder recorder(sink, [&] { return at(now); });
   recorder.record({fhpa("web"), "Warning", "FailedGetScale", "gone"});

@@ -1,9 +1,8 @@
 // The FederatedHPA loop across restarts and leadership changes: the previous
 // status comes from the object (as upstream's reconcile reads hpa.Status),
 // and losing the lease cancels a sync in flight before its next write.
-// Its own small fakes (hpa_controller_test.cpp has richer ones): a control
-// plane whose scale reads can be held back, one member, and pod metrics
-// from a table.
+// The control plane's fakes (test/support) with its scale reads or status
+// writes held back, one member, and pod metrics from a table.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -11,7 +10,8 @@
 #include <mutex>
 
 #include "fedmetrics/controller/federated_hpa_status.hpp"
-#include "async_test_support.hpp"
+#include "support/eventually.hpp"
+#include "support/fake_control_plane.hpp"
 #include "fedmetrics/controller/hpa_controller.hpp"
 #include "fedmetrics/k8s/pod.hpp"
 
@@ -22,68 +22,6 @@ using nlohmann::json;
 
 k8s::Timestamp at(int second) { return k8s::Timestamp(std::chrono::seconds(1'787'000'000 + second)); }
 std::string stamp(int second) { return k8s::format_time(at(second)); }
-
-struct HeldControlPlane : ControlPlane {
-  std::vector<json> hpas;
-  Scale scale{2, 2, "app=web", "7"};
-  std::atomic<bool> hold_scale_reads{false};
-  std::atomic<bool> hold_status_writes{false};  // written, but answered only when released
-  std::mutex held_mutex;
-  std::vector<std::function<void()>> held;  // scale reads or status writes not yet answered
-  std::vector<std::int32_t> scale_updates;
-  std::vector<json> statuses;  // every status written, in order
-  std::vector<std::string> events;
-
-  void list_federated_hpas(const k8s::LabelSelector&, Done<std::vector<json>> done) override { done(hpas); }
-  void get_scale(const std::string&, const autoscaler::CrossVersionObjectReference& target, Done<Scale> done) override {
-    auto answer = [this, target, done] {
-      if (target.name != "web") return done(k8s::Error{"deployments.apps \"" + target.name + "\" not found"});
-      done(scale);
-    };
-    if (hold_scale_reads) {
-      std::lock_guard lock(held_mutex);
-      held.push_back(answer);
-    } else {
-      answer();
-    }
-  }
-  std::size_t held_count() {
-    std::lock_guard lock(held_mutex);
-    return held.size();
-  }
-  void update_scale(const std::string&, const autoscaler::CrossVersionObjectReference&, std::int32_t replicas,
-                    const std::string&, Done<Scale> done) override {
-    scale_updates.push_back(replicas);
-    scale.spec_replicas = replicas;
-    done(scale);
-  }
-  void update_status(const std::string&, const std::string&, json status, Done<bool> done) override {
-    statuses.push_back(std::move(status));
-    if (hold_status_writes) {
-      std::lock_guard lock(held_mutex);
-      held.push_back([done] { done(true); });
-    } else {
-      done(true);
-    }
-  }
-  // Answers what was held, after the test's own changes (taken out of the
-  // fake first: a kept callback holds the controller's state, which holds
-  // the fake, a cycle LeakSanitizer reports).
-  void release_held() {
-    std::vector<std::function<void()>> answers;
-    {
-      std::lock_guard lock(held_mutex);
-      answers.swap(held);
-    }
-    for (auto& answer : answers) answer();
-  }
-  void record_event(const EventSubject&, const std::string& type, const std::string& reason,
-                    const std::string&) override {
-    events.push_back(type + " " + reason);
-  }
-  // As the API server would: the last status written is on the object.
-  void store_last_status() { hpas.at(0)["status"] = statuses.back(); }
-};
 
 struct OneMember : aggregator::MemberCluster {
   std::string member_name = "member1";
@@ -204,7 +142,7 @@ const json& condition(const json& status, std::string_view type) {
 
 struct Fixture {
   clusterclient::ClientRuntime runtime{1};  // first: it outlives the controller
-  std::shared_ptr<HeldControlPlane> cp = std::make_shared<HeldControlPlane>();
+  std::shared_ptr<testing::FakeControlPlane> cp = std::make_shared<testing::FakeControlPlane>();
   std::shared_ptr<CpuMetrics> metrics = std::make_shared<CpuMetrics>();
   std::atomic<bool> leading{true};
   std::unique_ptr<HpaController> controller;
@@ -212,21 +150,21 @@ struct Fixture {
     ControllerOptions options;
     options.clock = [] { return at(0); };
     options.active = [this] { return leading.load(); };
-    controller = std::make_unique<HpaController>(runtime.executor(), cp, metrics, std::make_shared<Members>(), options);
+    controller = std::make_unique<HpaController>(runtime.executor(), cp->ports(), metrics, std::make_shared<Members>(), options);
   }
   bool pass() { return testing::complete_pass(*controller); }
 };
 
 TEST_CASE("HpaController: a restarted controller starts from the object's status") {
   Fixture f;  // a new process: nothing in memory
-  f.cp->hpas.push_back(fhpa());
-  f.cp->hpas[0]["status"] = written_status();
+  f.cp->federated_hpas->objects.push_back(fhpa());
+  f.cp->federated_hpas->objects[0]["status"] = written_status();
 
   SECTION("metrics on target: lastScaleTime and every lastTransitionTime kept") {
     f.metrics->cpu = "50m";  // 50 % of 100m: on target
     REQUIRE(f.pass());
-    REQUIRE(f.cp->scale_updates.empty());
-    const json& s = f.cp->statuses.at(0);
+    REQUIRE(f.cp->scales->updates.empty());
+    const json& s = f.cp->federated_hpas->status_history.at(0);
     CHECK(s["lastScaleTime"] == stamp(-600));
     CHECK(s["desiredReplicas"] == 2);
     CHECK(condition(s, "AbleToScale")["lastTransitionTime"] == stamp(-600));
@@ -235,7 +173,7 @@ TEST_CASE("HpaController: a restarted controller starts from the object's status
   }
   SECTION("no metrics: desiredReplicas stays the object's, not 0; only the condition that changed moves") {
     REQUIRE(f.pass());
-    const json& s = f.cp->statuses.at(0);
+    const json& s = f.cp->federated_hpas->status_history.at(0);
     CHECK(s["desiredReplicas"] == 2);
     CHECK(s["lastScaleTime"] == stamp(-600));
     CHECK(condition(s, "ScalingActive")["status"] == "False");
@@ -243,9 +181,9 @@ TEST_CASE("HpaController: a restarted controller starts from the object's status
     CHECK(condition(s, "AbleToScale")["lastTransitionTime"] == stamp(-600));  // still True: kept
   }
   SECTION("the target's scale cannot be read: the status written back keeps the object's") {
-    f.cp->hpas[0]["spec"]["scaleTargetRef"]["name"] = "gone";
+    f.cp->federated_hpas->objects[0]["spec"]["scaleTargetRef"]["name"] = "gone";
     REQUIRE(f.pass());
-    const json& s = f.cp->statuses.at(0);
+    const json& s = f.cp->federated_hpas->status_history.at(0);
     CHECK(s["desiredReplicas"] == 2);
     CHECK(s["lastScaleTime"] == stamp(-600));
     CHECK(condition(s, "AbleToScale")["reason"] == "FailedGetScale");
@@ -255,48 +193,40 @@ TEST_CASE("HpaController: a restarted controller starts from the object's status
 
 TEST_CASE("HpaController: a FederatedHPA without a status never gets desiredReplicas 0") {
   Fixture f;
-  f.cp->hpas.push_back(fhpa());  // no metrics either: the calculation cannot decide
+  f.cp->federated_hpas->objects.push_back(fhpa());  // no metrics either: the calculation cannot decide
   REQUIRE(f.pass());
-  CHECK(f.cp->statuses.at(0)["desiredReplicas"] == 2);  // the target's replicas
+  CHECK(f.cp->federated_hpas->status_history.at(0)["desiredReplicas"] == 2);  // the target's replicas
 }
 
 TEST_CASE("HpaController: losing the lease cancels a sync in flight before its next write") {
   Fixture f;
-  f.cp->hpas.push_back(fhpa());
+  f.cp->federated_hpas->objects.push_back(fhpa());
   f.metrics->cpu = "150m";  // 150 % of a 50 % target: a scale-up to 4 is due
-  f.cp->hold_scale_reads = true;
+  f.cp->scales->hold_reads.on = true;
   auto done = std::make_shared<std::atomic<bool>>(false);
   f.controller->sync_all([done] { *done = true; });
-  REQUIRE(testing::eventually([&] { return f.cp->held_count() == 1; }));  // the sync waits for the control plane
+  REQUIRE(testing::eventually([&] { return f.cp->scales->hold_reads.count() == 1; }));  // the sync waits for the control plane
 
   // The elector's OnStoppedLeading: the term's syncs are cancelled.
   f.leading = false;
   f.controller->cancel_in_flight();
 
-  // The scale arrives after the lease was lost. (Taken out of the fake
-  // first: a kept callback holds the controller's state, which holds the
-  // fake, a cycle LeakSanitizer reports.)
-  std::function<void()> arrives;
-  {
-    std::lock_guard lock(f.cp->held_mutex);
-    arrives = std::move(f.cp->held[0]);
-    f.cp->held.clear();
-  }
-  arrives();
+  // The scale arrives after the lease was lost.
+  f.cp->scales->hold_reads.release();
   REQUIRE(testing::eventually([&] { return done->load(); }));
-  CHECK(f.cp->scale_updates.empty());
-  CHECK(f.cp->statuses.empty());
-  CHECK(f.cp->events.empty());
+  CHECK(f.cp->scales->updates.empty());
+  CHECK(f.cp->federated_hpas->status_history.empty());
+  CHECK(f.cp->events->recorded.empty());
   CHECK(f.controller->stats().cancelled_syncs == 1);
 
   // Leading again: the sync writes, and its previous status is the object's
   // (here none), not what the cancelled term had computed.
   f.leading = true;
   f.controller->cancel_in_flight();  // what a new term begins with
-  f.cp->hold_scale_reads = false;
+  f.cp->scales->hold_reads.on = false;
   REQUIRE(f.pass());
-  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{4});
-  CHECK(f.cp->statuses.size() == 1);
+  CHECK(f.cp->scales->updates == std::vector<std::int32_t>{4});
+  CHECK(f.cp->federated_hpas->status_history.size() == 1);
 }
 
 // The loop's gauges of a FederatedHPA's replicas, as a test sees them.
@@ -323,7 +253,7 @@ struct ReplicaGauges : AutoscalerMetrics {
 
 TEST_CASE("HpaController: a status write answered after the lease was lost leaves no replica gauge behind") {
   clusterclient::ClientRuntime runtime{1};
-  auto cp = std::make_shared<HeldControlPlane>();
+  auto cp = std::make_shared<testing::FakeControlPlane>();
   auto metrics = std::make_shared<CpuMetrics>();
   auto gauges = std::make_shared<ReplicaGauges>();
   std::atomic<bool> leading{true};
@@ -331,20 +261,20 @@ TEST_CASE("HpaController: a status write answered after the lease was lost leave
   options.clock = [] { return at(0); };
   options.active = [&leading] { return leading.load(); };
   options.monitor = gauges;
-  auto controller = std::make_unique<HpaController>(runtime.executor(), cp, metrics, std::make_shared<Members>(), options);
-  cp->hpas.push_back(fhpa());
+  auto controller = std::make_unique<HpaController>(runtime.executor(), cp->ports(), metrics, std::make_shared<Members>(), options);
+  cp->federated_hpas->objects.push_back(fhpa());
   metrics->cpu = "150m";
   REQUIRE(testing::complete_pass(*controller));
   REQUIRE(gauges->count() == 1);
 
-  cp->hold_status_writes = true;
+  cp->federated_hpas->hold_status_writes.on = true;
   auto done = std::make_shared<std::atomic<bool>>(false);
   controller->sync_all([done] { *done = true; });
-  REQUIRE(testing::eventually([&] { return cp->held_count() == 1; }));  // the status is on its way
+  REQUIRE(testing::eventually([&] { return cp->federated_hpas->hold_status_writes.count() == 1; }));  // the status is on its way
   leading = false;
   controller->cancel_in_flight();  // the term ends: its gauges are forgotten
   REQUIRE(testing::eventually([&] { return gauges->count() == 0; }));
-  cp->release_held();  // the API server answers the write only now
+  cp->federated_hpas->hold_status_writes.release();  // the API server answers the write only now
   REQUIRE(testing::eventually([&] { return done->load(); }));
   CHECK(gauges->count() == 0);
   controller.reset();
@@ -352,20 +282,20 @@ TEST_CASE("HpaController: a status write answered after the lease was lost leave
 
 TEST_CASE("HpaController: a new term forgets the remembered status and reads the object again") {
   Fixture f;
-  f.cp->hpas.push_back(fhpa());
+  f.cp->federated_hpas->objects.push_back(fhpa());
   f.metrics->cpu = "150m";
   REQUIRE(f.pass());  // scales 2 -> 4 at 0 s, remembered
-  REQUIRE(f.cp->scale_updates == std::vector<std::int32_t>{4});
+  REQUIRE(f.cp->scales->updates == std::vector<std::int32_t>{4});
   // Meanwhile another leader wrote its own status (scaled at 30 s to 5).
-  json theirs = f.cp->statuses.back();
+  json theirs = f.cp->federated_hpas->status_history.back();
   theirs["lastScaleTime"] = stamp(30);
   theirs["desiredReplicas"] = 5;
-  f.cp->hpas[0]["status"] = theirs;
+  f.cp->federated_hpas->objects[0]["status"] = theirs;
   f.controller->cancel_in_flight();  // this replica lost the lease, then got it back
   f.metrics->cpu = "";               // no metrics: the status carries the previous values over
   REQUIRE(f.pass());
-  CHECK(f.cp->statuses.back()["lastScaleTime"] == stamp(30));
-  CHECK(f.cp->statuses.back()["desiredReplicas"] == 5);
+  CHECK(f.cp->federated_hpas->status_history.back()["lastScaleTime"] == stamp(30));
+  CHECK(f.cp->federated_hpas->status_history.back()["desiredReplicas"] == 5);
 }
 
 TEST_CASE("observed_status: the object's status read back, tolerant of what others broke") {

@@ -12,7 +12,10 @@
 #include <mutex>
 #include <thread>
 
-#include "async_test_support.hpp"
+#include "support/eventually.hpp"
+#include "support/fake_clock.hpp"
+#include "support/fake_control_plane.hpp"
+#include "support/fake_member_hpas.hpp"
 #include "fedmetrics/controller/hpa_controller.hpp"
 #include "fedmetrics/controller/metrics_gatherer.hpp"
 #include "fedmetrics/k8s/pod.hpp"
@@ -24,89 +27,6 @@ using nlohmann::json;
 
 k8s::Quantity q(std::string_view text) { return *k8s::Quantity::parse(text); }
 k8s::Timestamp at(int second) { return k8s::Timestamp(std::chrono::seconds(1'787'000'000 + second)); }
-
-struct MemoryControlPlane : ControlPlane {
-  std::vector<json> hpas;
-  Scale scale{2, 2, "app=web", "7"};
-  std::vector<std::int32_t> scale_updates;
-  bool conflict = false;
-  std::map<std::string, json> statuses;
-  std::vector<std::string> events;  // "Type Reason: message"
-  std::function<void(json)> on_added;  // set while watched
-  std::optional<std::vector<TargetCluster>> target_clusters;  // the ResourceBinding's; nullopt = none
-  std::atomic<bool> watching{false};
-
-  void list_federated_hpas(const k8s::LabelSelector& selector, Done<std::vector<json>> done) override {
-    std::vector<json> out;
-    for (const auto& h : hpas) {
-      k8s::Labels labels;
-      const json raw = h["metadata"].value("labels", json::object());
-      for (const auto& [k, v] : raw.items()) labels[k] = v.get<std::string>();
-      if (selector.matches(labels)) out.push_back(h);
-    }
-    done(out);
-  }
-  void watch_federated_hpas(const k8s::LabelSelector&, std::function<void(json)> added) override {
-    on_added = std::move(added);
-    watching = true;
-  }
-  void stop_watching() override { watching = false; }
-  bool binding_fails = false;  // the ResourceBinding cannot be read
-  void get_target_clusters(const std::string&, const autoscaler::CrossVersionObjectReference&,
-                           Done<std::optional<std::vector<TargetCluster>>> done) override {
-    if (binding_fails) return done(k8s::Error{"the server is currently unable to handle the request"});
-    done(target_clusters);
-  }
-  void get_scale(const std::string&, const autoscaler::CrossVersionObjectReference& target, Done<Scale> done) override {
-    if (target.name != "web") return done(k8s::Error{"deployments.apps \"" + target.name + "\" not found"});
-    done(scale);
-  }
-  void update_scale(const std::string&, const autoscaler::CrossVersionObjectReference&, std::int32_t replicas,
-                    const std::string& rv, Done<Scale> done) override {
-    if (conflict || rv != scale.resource_version)
-      return done(k8s::Error{"Operation cannot be fulfilled on deployments.apps \"web\": the object has been modified"});
-    scale_updates.push_back(replicas);
-    scale.spec_replicas = replicas;
-    done(scale);
-  }
-  void update_status(const std::string& ns, const std::string& name, json status, Done<bool> done) override {
-    statuses[ns + "/" + name] = std::move(status);
-    done(true);
-  }
-  // Distributed mode's writes to the control plane, as the API server would keep them.
-  std::optional<bool> retain;  // the template's retain-replicas label
-  std::optional<std::string> distribution;  // the FederatedHPA's distribution annotation
-  void set_retain_replicas(const std::string&, const autoscaler::CrossVersionObjectReference&, bool value,
-                           Done<bool> done) override {
-    retain = value;
-    done(true);
-  }
-  void set_distribution_annotation(const std::string&, const std::string&, std::optional<std::string> value,
-                                   Done<bool> done) override {
-    distribution = value;
-    for (auto& h : hpas) {
-      if (value) h["metadata"]["annotations"]["autoscaling.fedmetrics.io/distribution"] = *value;
-      else if (h["metadata"].contains("annotations")) h["metadata"]["annotations"].erase("autoscaling.fedmetrics.io/distribution");
-    }
-    done(true);
-  }
-  // metadata.finalizers as the API server keeps them: an object being
-  // deleted goes when its last finalizer does.
-  void set_federated_hpa_finalizers(const std::string&, const std::string& name, std::vector<std::string> finalizers,
-                                    const std::string&, Done<bool> done) override {
-    for (auto it = hpas.begin(); it != hpas.end(); ++it) {
-      if ((*it)["metadata"]["name"] != name) continue;
-      if (finalizers.empty() && (*it)["metadata"].contains("deletionTimestamp")) hpas.erase(it);
-      else (*it)["metadata"]["finalizers"] = finalizers;
-      return done(true);
-    }
-    done(k8s::Error{"federatedhpas \"" + name + "\" not found"});
-  }
-  void record_event(const EventSubject&, const std::string& type, const std::string& reason,
-                    const std::string& message) override {
-    events.push_back(type + " " + reason + ": " + message);
-  }
-};
 
 // A member whose pods request 100m cpu each.
 struct PodMember : aggregator::MemberCluster {
@@ -256,7 +176,7 @@ struct RecordingMetrics : AutoscalerMetrics {
 
 struct Fixture {
   clusterclient::ClientRuntime runtime{1};  // first: it outlives the controller
-  std::shared_ptr<MemoryControlPlane> cp = std::make_shared<MemoryControlPlane>();
+  std::shared_ptr<testing::FakeControlPlane> cp = std::make_shared<testing::FakeControlPlane>();
   std::shared_ptr<TableMetrics> metrics = std::make_shared<TableMetrics>();
   std::shared_ptr<PodMember> member1 = std::make_shared<PodMember>("member1", std::vector<std::string>{"web-a"});
   std::shared_ptr<PodMember> member2 = std::make_shared<PodMember>("member2", std::vector<std::string>{"web-a"});
@@ -266,22 +186,22 @@ struct Fixture {
   explicit Fixture(ControllerOptions options = {}) {
     members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{member1, member2});
     options.clock = [] { return at(0); };
-    controller = std::make_unique<HpaController>(runtime.executor(), cp, metrics, members, options);
+    controller = std::make_unique<HpaController>(runtime.executor(), cp->ports(), metrics, members, options);
   }
   void pass() { REQUIRE(testing::complete_pass(*controller)); }
 };
 
 TEST_CASE("HpaController: scales up from the pods of every member, same-named pods counted apart") {
   Fixture f;
-  f.cp->hpas.push_back(fhpa("web"));
+  f.cp->federated_hpas->objects.push_back(fhpa("web"));
   // Two pods named web-a, one per member, each at 150m of 100m requested: 150 % vs 50 %.
   f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
   f.pass();
   // ceil(2 * 150 / 50) = 6, limited without behavior to max(2 * 2, 4) = 4, as upstream.
-  REQUIRE(f.cp->scale_updates == std::vector<std::int32_t>{4});
-  REQUIRE(f.cp->events.size() == 1);
-  CHECK(f.cp->events[0].starts_with("Normal SuccessfulRescale: New size: 4; reason: cpu resource utilization"));
-  const auto& status = f.cp->statuses.at("shop/web");
+  REQUIRE(f.cp->scales->updates == std::vector<std::int32_t>{4});
+  REQUIRE(f.cp->events->recorded.size() == 1);
+  CHECK(f.cp->events->recorded[0].starts_with("Normal SuccessfulRescale: New size: 4; reason: cpu resource utilization"));
+  const auto& status = f.cp->federated_hpas->statuses.at("shop/web");
   CHECK(status["desiredReplicas"] == 4);
   CHECK(status["currentReplicas"] == 2);
   CHECK(status["observedGeneration"] == 3);
@@ -292,8 +212,8 @@ TEST_CASE("HpaController: scales up from the pods of every member, same-named po
 
 TEST_CASE("HpaController: only the members the target's ResourceBinding names are asked") {
   Fixture f;
-  f.cp->hpas.push_back(fhpa("web"));
-  f.cp->target_clusters = std::vector<TargetCluster>{{"member1", 2}};
+  f.cp->federated_hpas->objects.push_back(fhpa("web"));
+  f.cp->placement->clusters = std::vector<TargetCluster>{{"member1", 2}};
   // member2 runs a pod with the same labels that is not the target's: it must not count.
   f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
   f.pass();
@@ -302,37 +222,37 @@ TEST_CASE("HpaController: only the members the target's ResourceBinding names ar
   REQUIRE(f.metrics->asked.size() == 1);
   CHECK(f.metrics->asked[0].label_selector.to_string() == "app=web,fedmetrics/cluster in (member1)");
   // One pod at 150 % of a 50 % target: ceil(1 * 150 / 50) = 3, not the 4 two pods would give.
-  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{3});
+  CHECK(f.cp->scales->updates == std::vector<std::int32_t>{3});
 }
 
 TEST_CASE("HpaController: a stale scale is a FailedRescale, retried at the next pass") {
   Fixture f;
-  f.cp->hpas.push_back(fhpa("web"));
+  f.cp->federated_hpas->objects.push_back(fhpa("web"));
   f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
-  f.cp->conflict = true;
+  f.cp->scales->conflict = true;
   f.pass();
-  CHECK(f.cp->scale_updates.empty());
-  REQUIRE(f.cp->events.size() == 1);
-  CHECK(f.cp->events[0].starts_with("Warning FailedRescale: New size: 4;"));
-  CHECK(f.cp->events[0].find("the object has been modified") != std::string::npos);
-  auto conditions = f.cp->statuses.at("shop/web")["conditions"];
+  CHECK(f.cp->scales->updates.empty());
+  REQUIRE(f.cp->events->recorded.size() == 1);
+  CHECK(f.cp->events->recorded[0].starts_with("Warning FailedRescale: New size: 4;"));
+  CHECK(f.cp->events->recorded[0].find("the object has been modified") != std::string::npos);
+  auto conditions = f.cp->federated_hpas->statuses.at("shop/web")["conditions"];
   CHECK(conditions[0]["type"] == "AbleToScale");
   CHECK(conditions[0]["status"] == "False");
   CHECK(conditions[0]["reason"] == "FailedUpdateScale");
-  f.cp->conflict = false;
+  f.cp->scales->conflict = false;
   f.pass();
-  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{4});
+  CHECK(f.cp->scales->updates == std::vector<std::int32_t>{4});
 }
 
 TEST_CASE("HpaController: a target without a scale gives FailedGetScale and a status saying so") {
   Fixture f;
-  f.cp->hpas.push_back(fhpa("orphan", "missing"));
+  f.cp->federated_hpas->objects.push_back(fhpa("orphan", "missing"));
   f.pass();
-  REQUIRE(f.cp->events.size() == 1);
-  CHECK(f.cp->events[0] ==
+  REQUIRE(f.cp->events->recorded.size() == 1);
+  CHECK(f.cp->events->recorded[0] ==
         "Warning FailedGetScale: the HPA controller was unable to get the target's current scale: deployments.apps "
         "\"missing\" not found");
-  CHECK(f.cp->statuses.at("shop/orphan")["conditions"][0]["reason"] == "FailedGetScale");
+  CHECK(f.cp->federated_hpas->statuses.at("shop/orphan")["conditions"][0]["reason"] == "FailedGetScale");
 }
 
 TEST_CASE("HpaController: the mode annotation: invalid is InvalidMode, distributed is refused, centralized scales") {
@@ -344,54 +264,54 @@ TEST_CASE("HpaController: the mode annotation: invalid is InvalidMode, distribut
     return h;
   };
   auto scaling_active = [&] {
-    for (const auto& c : f.cp->statuses.at("shop/web")["conditions"])
+    for (const auto& c : f.cp->federated_hpas->statuses.at("shop/web")["conditions"])
       if (c["type"] == "ScalingActive") return c;
     return json();
   };
   SECTION("an unknown value: ScalingActive False, InvalidMode, a Warning, no scale") {
-    f.cp->hpas.push_back(with_mode("Distributed"));  // values are case-sensitive
+    f.cp->federated_hpas->objects.push_back(with_mode("Distributed"));  // values are case-sensitive
     f.pass();
-    CHECK(f.cp->scale_updates.empty());
+    CHECK(f.cp->scales->updates.empty());
     CHECK(scaling_active()["status"] == "False");
     CHECK(scaling_active()["reason"] == "InvalidMode");
-    REQUIRE(f.cp->events.size() == 1);
-    CHECK(f.cp->events[0].starts_with("Warning InvalidMode: "));
+    REQUIRE(f.cp->events->recorded.size() == 1);
+    CHECK(f.cp->events->recorded[0].starts_with("Warning InvalidMode: "));
   }
   SECTION("distributed: not scaled centrally, and the status says why") {
-    f.cp->hpas.push_back(with_mode("distributed"));
+    f.cp->federated_hpas->objects.push_back(with_mode("distributed"));
     f.pass();
-    CHECK(f.cp->scale_updates.empty());
+    CHECK(f.cp->scales->updates.empty());
     CHECK(scaling_active()["reason"] == "DistributedModeUnavailable");
-    CHECK(f.cp->events.size() == 1);
+    CHECK(f.cp->events->recorded.size() == 1);
   }
   SECTION("centralized: as without the annotation") {
-    f.cp->hpas.push_back(with_mode("centralized"));
+    f.cp->federated_hpas->objects.push_back(with_mode("centralized"));
     f.pass();
-    CHECK(f.cp->scale_updates.size() == 1);
+    CHECK(f.cp->scales->updates.size() == 1);
   }
 }
 
 TEST_CASE("HpaController: a member that is down makes its pods missing, not the sync fail") {
   Fixture f;
-  f.cp->hpas.push_back(fhpa("web"));
+  f.cp->federated_hpas->objects.push_back(fhpa("web"));
   f.member2->down = true;
   f.metrics->cpu = {{{"member1", "web-a"}, "150m"}};
   f.pass();
   // One known pod at 150 %: still a scale-up, from the pods that answered.
-  REQUIRE(f.cp->scale_updates.size() == 1);
-  CHECK(f.cp->scale_updates[0] > 2);
+  REQUIRE(f.cp->scales->updates.size() == 1);
+  CHECK(f.cp->scales->updates[0] > 2);
 }
 
 TEST_CASE("HpaController: --autoscaler-label-selector picks the FederatedHPAs it manages") {
   ControllerOptions options;
   options.selector = *k8s::LabelSelector::parse("autoscaler=fedmetrics");
   Fixture f(options);
-  f.cp->hpas.push_back(fhpa("web"));
-  f.cp->hpas.push_back(fhpa("mine", "web", json::object({{"autoscaler", "fedmetrics"}})));
+  f.cp->federated_hpas->objects.push_back(fhpa("web"));
+  f.cp->federated_hpas->objects.push_back(fhpa("mine", "web", json::object({{"autoscaler", "fedmetrics"}})));
   f.metrics->cpu = {{{"member1", "web-a"}, "50m"}, {{"member2", "web-a"}, "50m"}};
   f.pass();
-  CHECK(f.cp->statuses.count("shop/web") == 0);
-  CHECK(f.cp->statuses.count("shop/mine") == 1);
+  CHECK(f.cp->federated_hpas->statuses.count("shop/web") == 0);
+  CHECK(f.cp->federated_hpas->statuses.count("shop/mine") == 1);
 }
 
 TEST_CASE("HpaController: pure pieces: pods, scale target resources") {
@@ -425,44 +345,51 @@ TEST_CASE("HpaController: pure pieces: pods, scale target resources") {
 namespace fedmetrics::controller {
 namespace {
 
+// The ticker on the fake clock: a tick at a time, no wall time waited for.
 TEST_CASE("HpaController: only syncs while active (the leader election)") {
   ControllerOptions options;
   options.sync_period = std::chrono::milliseconds(20);
-  bool leading = false;
-  std::mutex mutex;
-  options.active = [&] {
-    std::lock_guard lock(mutex);
-    return leading;
-  };
+  auto clock = std::make_shared<testing::FakeClock>();
+  options.monotonic = clock;
+  std::atomic<bool> leading{false};
+  options.active = [&] { return leading.load(); };
   Fixture f(options);
-  f.cp->hpas.push_back(fhpa("web"));
+  f.cp->federated_hpas->objects.push_back(fhpa("web"));
   f.metrics->cpu = {{{"member1", "web-a"}, "50m"}, {{"member2", "web-a"}, "50m"}};
+  const auto started = clock->now();
   f.controller->start();
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
-  CHECK(f.controller->stats().syncs == 0);  // ticks, but not leading
-  {
-    std::lock_guard lock(mutex);
-    leading = true;
+  for (int tick = 0; tick < 5; ++tick) {
+    REQUIRE(testing::eventually([&] { return clock->sleepers() == 1; }));  // the ticker waits for its next tick
+    clock->advance_to_next();
   }
-  for (int i = 0; i < 100 && f.controller->stats().syncs == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(clock->now() - started == 5 * options.sync_period);  // a fixed cadence
+  CHECK(f.controller->stats().syncs == 0);  // ticks, but not leading
+  leading = true;
+  REQUIRE(testing::eventually([&] { return clock->sleepers() == 1; }));
+  clock->advance_to_next();
+  REQUIRE(testing::eventually([&] { return f.controller->stats().syncs == 1; }));
   f.controller->stop();
-  CHECK(f.controller->stats().syncs > 0);
+  CHECK(f.controller->stats().syncs == 1);
 }
 
 TEST_CASE("HpaController: sync_soon starts a pass at once, not at the next tick (a new leader)") {
   ControllerOptions options;
   options.sync_period = std::chrono::hours(1);
+  auto clock = std::make_shared<testing::FakeClock>();
+  options.monotonic = clock;
   std::atomic<bool> leading{false};
   options.active = [&] { return leading.load(); };
   Fixture f(options);
-  f.cp->hpas.push_back(fhpa("web"));
+  f.cp->federated_hpas->objects.push_back(fhpa("web"));
   f.metrics->cpu = {{{"member1", "web-a"}, "50m"}, {{"member2", "web-a"}, "50m"}};
+  const auto started = clock->now();
   f.controller->start();  // the first tick finds it not leading; the next is an hour away
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(testing::eventually([&] { return clock->sleepers() == 1; }));
   CHECK(f.controller->stats().syncs == 0);
   leading = true;
   f.controller->sync_soon();
-  for (int i = 0; i < 200 && f.controller->stats().syncs == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(testing::eventually([&] { return f.controller->stats().syncs == 1; }));
+  CHECK(clock->now() == started);  // no time passed: not the next tick
   f.controller->stop();
   CHECK(f.controller->stats().syncs == 1);
 }
@@ -473,7 +400,7 @@ TEST_CASE("HpaController: a FederatedHPA created between ticks is synced at once
   std::atomic<bool> leading{true};
   options.active = [&] { return leading.load(); };
   Fixture f(options);
-  f.cp->hpas.push_back(fhpa("web"));
+  f.cp->federated_hpas->objects.push_back(fhpa("web"));
   f.metrics->cpu = {{{"member1", "web-a"}, "50m"}, {{"member2", "web-a"}, "50m"}};
   f.controller->start();
   auto syncs_become = [&](std::uint64_t n) {
@@ -481,25 +408,25 @@ TEST_CASE("HpaController: a FederatedHPA created between ticks is synced at once
     return f.controller->stats().syncs == n;
   };
   REQUIRE(syncs_become(1));  // the first pass
-  REQUIRE(f.cp->watching);
-  REQUIRE(f.cp->on_added);
-  f.cp->on_added(fhpa("web2"));  // the watch's ADDED event; the next tick is an hour away
+  REQUIRE(f.cp->federated_hpas->watching);
+  REQUIRE(f.cp->federated_hpas->on_added);
+  f.cp->federated_hpas->on_added(fhpa("web2"));  // the watch's ADDED event; the next tick is an hour away
   CHECK(syncs_become(2));
   CHECK(f.controller->stats().synced_on_create == 1);
   // An object the loop already knows (a relist reporting it again) waits for its tick.
-  f.cp->on_added(fhpa("web"));
+  f.cp->federated_hpas->on_added(fhpa("web"));
   // A follower does not sync what it is told about.
   leading = false;
-  f.cp->on_added(fhpa("web3"));
+  f.cp->federated_hpas->on_added(fhpa("web3"));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   CHECK(f.controller->stats().syncs == 2);
   CHECK(f.controller->stats().synced_on_create == 1);
   f.controller->stop();
-  CHECK_FALSE(f.cp->watching);  // the watch ends with the loop
+  CHECK_FALSE(f.cp->federated_hpas->watching);  // the watch ends with the loop
 }
 
-json scaling_active_of(const MemoryControlPlane& cp, const std::string& key) {
-  for (const auto& c : cp.statuses.at(key)["conditions"])
+json scaling_active_of(const testing::FakeControlPlane& cp, const std::string& key) {
+  for (const auto& c : cp.federated_hpas->statuses.at(key)["conditions"])
     if (c["type"] == "ScalingActive") return c;
   return json();
 }
@@ -527,21 +454,21 @@ TEST_CASE("HpaController: a spec the API server would refuse is never acted on, 
       f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};  // a scale-up is due
       json h = fhpa("web");
       c.edit(h["spec"]);
-      f.cp->hpas.push_back(h);
+      f.cp->federated_hpas->objects.push_back(h);
       f.pass();
-      CHECK(f.cp->scale_updates.empty());
+      CHECK(f.cp->scales->updates.empty());
       const json active = scaling_active_of(*f.cp, "shop/web");
       CHECK(active["status"] == "False");
       CHECK(active["reason"] == "FailedConvertHPA");
       CHECK(active["message"] == c.message);
-      CHECK(f.cp->events == std::vector<std::string>{"Warning FailedConvertHPA: " + c.message});
+      CHECK(f.cp->events->recorded == std::vector<std::string>{"Warning FailedConvertHPA: " + c.message});
       SECTION("before the target is looked at") {
         h["spec"]["scaleTargetRef"]["name"] = "missing";
-        f.cp->hpas = {h};
+        f.cp->federated_hpas->objects = {h};
         f.pass();
         CHECK(scaling_active_of(*f.cp, "shop/web")["reason"] == "FailedConvertHPA");
-        REQUIRE(f.cp->events.size() == 2);
-        CHECK(f.cp->events[1] == f.cp->events[0]);  // the same Event again: the recorder counts it
+        REQUIRE(f.cp->events->recorded.size() == 2);
+        CHECK(f.cp->events->recorded[1] == f.cp->events->recorded[0]);  // the same Event again: the recorder counts it
       }
     }
   }
@@ -550,9 +477,9 @@ TEST_CASE("HpaController: a spec the API server would refuse is never acted on, 
 TEST_CASE("HpaController: two FederatedHPAs on one target: AmbiguousSelector on both, neither scales it") {
   Fixture f;
   f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};  // a scale-up is due
-  f.cp->hpas = {fhpa("web"), fhpa("web-cpu"), fhpa("other", "missing")};
+  f.cp->federated_hpas->objects = {fhpa("web"), fhpa("web-cpu"), fhpa("other", "missing")};
   f.pass();
-  CHECK(f.cp->scale_updates.empty());
+  CHECK(f.cp->scales->updates.empty());
   const std::string message = "pods by selector app=web are controlled by multiple HPAs: [shop/web shop/web-cpu]";
   for (const std::string key : {"shop/web", "shop/web-cpu"}) {
     const json active = scaling_active_of(*f.cp, key);
@@ -560,18 +487,18 @@ TEST_CASE("HpaController: two FederatedHPAs on one target: AmbiguousSelector on 
     CHECK(active["reason"] == "AmbiguousSelector");
     CHECK(active["message"] == message);
   }
-  CHECK(std::count(f.cp->events.begin(), f.cp->events.end(), "Warning AmbiguousSelector: " + message) == 2);
+  CHECK(std::count(f.cp->events->recorded.begin(), f.cp->events->recorded.end(), "Warning AmbiguousSelector: " + message) == 2);
   SECTION("the same workload named by another API version is the same target") {
-    f.cp->hpas[1]["spec"]["scaleTargetRef"]["apiVersion"] = "apps/v1beta2";
+    f.cp->federated_hpas->objects[1]["spec"]["scaleTargetRef"]["apiVersion"] = "apps/v1beta2";
     f.pass();
-    CHECK(f.cp->scale_updates.empty());
+    CHECK(f.cp->scales->updates.empty());
   }
   SECTION("the other one deleted: scaled once the loop has forgotten it (two lists without it)") {
-    f.cp->hpas.erase(f.cp->hpas.begin() + 1);
+    f.cp->federated_hpas->objects.erase(f.cp->federated_hpas->objects.begin() + 1);
     f.pass();
-    CHECK(f.cp->scale_updates.empty());
+    CHECK(f.cp->scales->updates.empty());
     f.pass();
-    CHECK(f.cp->scale_updates.size() == 1);
+    CHECK(f.cp->scales->updates.size() == 1);
     CHECK(scaling_active_of(*f.cp, "shop/web")["reason"] == "ValidMetricFound");
   }
 }
@@ -587,15 +514,15 @@ json one_pod_per_ten_minutes(std::string uid) {
 TEST_CASE("HpaController: history belongs to the object: one created again under its name starts afresh") {
   Fixture f;
   f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};  // 300 %: 6 wanted
-  f.cp->hpas = {one_pod_per_ten_minutes("uid-1")};
+  f.cp->federated_hpas->objects = {one_pod_per_ten_minutes("uid-1")};
   f.pass();
-  REQUIRE(f.cp->scale_updates == std::vector<std::int32_t>{3});  // 2 -> 3: one pod per period
+  REQUIRE(f.cp->scales->updates == std::vector<std::int32_t>{3});  // 2 -> 3: one pod per period
   f.pass();
-  REQUIRE(f.cp->scale_updates.size() == 1);  // the same object waits for its period
+  REQUIRE(f.cp->scales->updates.size() == 1);  // the same object waits for its period
   SECTION("deleted and created again: a new uid, no scale event behind it: 3 -> 4") {
-    f.cp->hpas = {one_pod_per_ten_minutes("uid-2")};
+    f.cp->federated_hpas->objects = {one_pod_per_ten_minutes("uid-2")};
     f.pass();
-    CHECK(f.cp->scale_updates == std::vector<std::int32_t>{3, 4});
+    CHECK(f.cp->scales->updates == std::vector<std::int32_t>{3, 4});
   }
 }
 
@@ -604,18 +531,18 @@ TEST_CASE("HpaController: a FederatedHPA created again under a known name is syn
   options.sync_period = std::chrono::hours(1);
   Fixture f(options);
   f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
-  f.cp->hpas = {one_pod_per_ten_minutes("uid-1")};
+  f.cp->federated_hpas->objects = {one_pod_per_ten_minutes("uid-1")};
   f.controller->start();
   REQUIRE(testing::eventually([&] { return f.controller->stats().syncs == 1; }));
-  REQUIRE(f.cp->scale_updates == std::vector<std::int32_t>{3});
-  REQUIRE(f.cp->on_added);
+  REQUIRE(f.cp->scales->updates == std::vector<std::int32_t>{3});
+  REQUIRE(f.cp->federated_hpas->on_added);
   // Deleted and created again between two ticks (an hour apart): the watch reports the new object.
-  f.cp->hpas = {one_pod_per_ten_minutes("uid-2")};
-  f.cp->on_added(f.cp->hpas[0]);
+  f.cp->federated_hpas->objects = {one_pod_per_ten_minutes("uid-2")};
+  f.cp->federated_hpas->on_added(f.cp->federated_hpas->objects[0]);
   CHECK(testing::eventually([&] { return f.controller->stats().syncs == 2; }));
   CHECK(f.controller->stats().synced_on_create == 1);
   f.controller->stop();
-  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{3, 4});
+  CHECK(f.cp->scales->updates == std::vector<std::int32_t>{3, 4});
 }
 
 }  // namespace
@@ -639,8 +566,8 @@ ControllerOptions no_window() {
   return options;
 }
 
-bool has_event(const MemoryControlPlane& cp, const std::string& prefix, const std::string& part) {
-  for (const auto& e : cp.events)
+bool has_event(const testing::FakeControlPlane& cp, const std::string& prefix, const std::string& part) {
+  for (const auto& e : cp.events->recorded)
     if (e.starts_with(prefix) && e.find(part) != std::string::npos) return true;
   return false;
 }
@@ -657,67 +584,67 @@ TEST_CASE("HpaController: Duplicated placement is calibrated: 2 replicas on 3 me
   f.member1->pod_names = {"web-a", "web-b"};
   f.member2->pod_names = {"web-a", "web-b"};
   f.members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{f.member1, f.member2, member3});
-  f.cp->hpas.push_back(fhpa("web"));
-  f.cp->target_clusters = std::vector<TargetCluster>{{"member1", 2}, {"member2", 2}, {"member3", 2}};
+  f.cp->federated_hpas->objects.push_back(fhpa("web"));
+  f.cp->placement->clusters = std::vector<TargetCluster>{{"member1", 2}, {"member2", 2}, {"member3", 2}};
   // 6 pods at 25 % of 100m, half the 50 % target: ceil(0.5 * 6) = 3 uncalibrated.
   for (const char* m : {"member1", "member2", "member3"})
     for (const char* p : {"web-a", "web-b"}) f.metrics->cpu[{m, p}] = "25m";
   f.pass();
   // ceil(0.5 * 6 / 3) = 1: a scale-down, never the scale-up to 3.
-  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{1});
+  CHECK(f.cp->scales->updates == std::vector<std::int32_t>{1});
 }
 
 TEST_CASE("HpaController: a member whose pods could not be read cannot cause a scale-down") {
   Fixture f(no_window());
-  f.cp->hpas.push_back(fhpa("web"));
-  f.cp->target_clusters = std::vector<TargetCluster>{{"member1", 1}, {"member2", 1}};
+  f.cp->federated_hpas->objects.push_back(fhpa("web"));
+  f.cp->placement->clusters = std::vector<TargetCluster>{{"member1", 1}, {"member2", 1}};
   f.member2->down = true;
   // member1's pod at 10 % of the 50 % target; member2's is missing: at 100 %
   // of its request on a scale-down, (10 + 100) / 200 = 55 %: no scale-down.
   f.metrics->cpu = {{{"member1", "web-a"}, "10m"}};
   f.pass();
-  CHECK(f.cp->scale_updates.empty());
-  CHECK(f.cp->statuses.at("shop/web")["desiredReplicas"] == 2);
+  CHECK(f.cp->scales->updates.empty());
+  CHECK(f.cp->federated_hpas->statuses.at("shop/web")["desiredReplicas"] == 2);
   CHECK(has_event(*f.cp, "Warning IncompleteMetrics:", "pods of member2 could not be read (1 placed replicas"));
-  CHECK_THAT(scaling_active_message(f.cp->statuses.at("shop/web")), Catch::Contains("member2"));
+  CHECK_THAT(scaling_active_message(f.cp->federated_hpas->statuses.at("shop/web")), Catch::Contains("member2"));
 
   // Read again, the same load scales down.
   f.member2->down = false;
   f.metrics->cpu = {{{"member1", "web-a"}, "10m"}, {{"member2", "web-a"}, "10m"}};
   f.pass();
-  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{1});
+  CHECK(f.cp->scales->updates == std::vector<std::int32_t>{1});
 }
 
 TEST_CASE("HpaController: a member left out (its Cluster NotReady) has missing pods, not absent ones") {
   Fixture f(no_window());
-  f.cp->hpas.push_back(fhpa("web"));
-  f.cp->target_clusters = std::vector<TargetCluster>{{"member1", 1}, {"member2", 1}};
+  f.cp->federated_hpas->objects.push_back(fhpa("web"));
+  f.cp->placement->clusters = std::vector<TargetCluster>{{"member1", 1}, {"member2", 1}};
   // member2 is not a member to ask at all: the member source left it out.
   f.members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{f.member1});
   f.members->left_out = {{"member2", "Cluster NotReady (ClusterNotReachable)"}};
   f.metrics->cpu = {{{"member1", "web-a"}, "10m"}};
   f.pass();
   // Without it, member1's pod alone at 10 % of a 50 % target would scale 2 -> 1.
-  CHECK(f.cp->scale_updates.empty());
+  CHECK(f.cp->scales->updates.empty());
   CHECK(has_event(*f.cp, "Warning IncompleteMetrics:", "member2"));
 
   // Without a binding, every left-out member's share of the replicas is missing too.
-  f.cp->target_clusters = std::nullopt;
+  f.cp->placement->clusters = std::nullopt;
   f.pass();
-  CHECK(f.cp->scale_updates.empty());
+  CHECK(f.cp->scales->updates.empty());
 
   // Ready again: the same load scales down.
   f.members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{f.member1, f.member2});
   f.members->left_out.clear();
-  f.cp->target_clusters = std::vector<TargetCluster>{{"member1", 1}, {"member2", 1}};
+  f.cp->placement->clusters = std::vector<TargetCluster>{{"member1", 1}, {"member2", 1}};
   f.metrics->cpu = {{{"member1", "web-a"}, "10m"}, {{"member2", "web-a"}, "10m"}};
   f.pass();
-  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{1});
+  CHECK(f.cp->scales->updates == std::vector<std::int32_t>{1});
 }
 
 TEST_CASE("HpaController: an External value that misses a member scales up, never down") {
   Fixture f(no_window());
-  f.cp->hpas.push_back(fhpa_with(json::parse(R"([{"type":"External","external":{"metric":{"name":"queue"},
+  f.cp->federated_hpas->objects.push_back(fhpa_with(json::parse(R"([{"type":"External","external":{"metric":{"name":"queue"},
       "target":{"type":"Value","value":"10"}}}])")));
   // The decision reads missing_members, never the Warning texts.
   auto answer = [](const std::string& value, std::vector<std::string> missing) {
@@ -732,26 +659,26 @@ TEST_CASE("HpaController: an External value that misses a member scales up, neve
   // 2 ready pods; 2 of a target of 10: ceil(0.2 * 2) = 1 when complete.
   f.metrics->external["queue"] = answer("2", {"member2"});
   f.pass();
-  CHECK(f.cp->scale_updates.empty());
-  const json status = f.cp->statuses.at("shop/web");
+  CHECK(f.cp->scales->updates.empty());
+  const json status = f.cp->federated_hpas->statuses.at("shop/web");
   CHECK(status["currentMetrics"][0]["external"]["current"]["value"] == "2");
   CHECK_THAT(scaling_active_message(status), Catch::Contains("external metric queue") && Catch::Contains("misses member2"));
   CHECK(has_event(*f.cp, "Warning IncompleteMetrics:", "misses member2"));
 
   f.metrics->external["queue"] = answer("30", {"member2"});
   f.pass();
-  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{4});  // ceil(3 * 2) = 6, limited to 4
+  CHECK(f.cp->scales->updates == std::vector<std::int32_t>{4});  // ceil(3 * 2) = 6, limited to 4
 
   f.metrics->external["queue"] = answer("2", {});
   f.pass();
-  CHECK(f.cp->scale_updates == std::vector<std::int32_t>{4, 1});
+  CHECK(f.cp->scales->updates == std::vector<std::int32_t>{4, 1});
 }
 
 TEST_CASE("HpaController: a replica that is not the leader writes no IncompleteMetrics Event either") {
   auto options = no_window();
   options.active = [] { return false; };  // the lease is someone else's
   Fixture f(options);
-  f.cp->hpas.push_back(fhpa_with(json::parse(R"([{"type":"External","external":{"metric":{"name":"queue"},
+  f.cp->federated_hpas->objects.push_back(fhpa_with(json::parse(R"([{"type":"External","external":{"metric":{"name":"queue"},
       "target":{"type":"Value","value":"10"}}}])")));
   k8s::ExternalMetricValue v;
   v.metric_name = "queue";
@@ -759,14 +686,14 @@ TEST_CASE("HpaController: a replica that is not the leader writes no IncompleteM
   f.metrics->external["queue"] =
       aggregator::ExternalMetricsAnswer{std::vector<k8s::ExternalMetricValue>{v}, {"member2: timeout: deadline"}};
   f.pass();
-  CHECK(f.cp->events.empty());
-  CHECK(f.cp->statuses.empty());
-  CHECK(f.cp->scale_updates.empty());
+  CHECK(f.cp->events->recorded.empty());
+  CHECK(f.cp->federated_hpas->statuses.empty());
+  CHECK(f.cp->scales->updates.empty());
 }
 
 TEST_CASE("HpaController: a Namespace's Object metric is always the FederatedHPA's own namespace") {
   Fixture f;
-  f.cp->hpas.push_back(fhpa_with(json::parse(R"([{"type":"Object","object":{
+  f.cp->federated_hpas->objects.push_back(fhpa_with(json::parse(R"([{"type":"Object","object":{
       "describedObject":{"apiVersion":"v1","kind":"Namespace","name":"other-team"},
       "metric":{"name":"backlog"},"target":{"type":"Value","value":"10"}}}])")));
   f.pass();
@@ -778,7 +705,7 @@ TEST_CASE("HpaController: a Namespace's Object metric is always the FederatedHPA
 
 TEST_CASE("HpaController: Pods and Object metrics of one name with different selectors are asked apart") {
   Fixture f;
-  f.cp->hpas.push_back(fhpa_with(json::parse(R"([
+  f.cp->federated_hpas->objects.push_back(fhpa_with(json::parse(R"([
       {"type":"Object","object":{"describedObject":{"apiVersion":"v1","kind":"Service","name":"web"},
         "metric":{"name":"rps","selector":{"matchLabels":{"verb":"GET"}}},"target":{"type":"Value","value":"10"}}},
       {"type":"Object","object":{"describedObject":{"apiVersion":"v1","kind":"Service","name":"web"},
@@ -825,71 +752,10 @@ TEST_CASE("HpaController: pure pieces: placement, native sidecars") {
 }
 
 // Distributed mode in the live loop (docs/distributed-mode.md), with the members' HPAs in memory.
-struct MemoryMemberHPAs : MemberHPAs {
-  explicit MemoryMemberHPAs(std::string name) : name_(std::move(name)) {}
-  const std::string& member() const override { return name_; }
-  std::map<std::string, json> stored;  // by "namespace/name"
-  int version = 1;
-  int writes = 0;
-  void list(const std::string& ns, const k8s::LabelSelector& selector, Done<std::vector<json>> done) override {
-    std::vector<json> out;
-    for (const auto& [key, h] : stored) {
-      k8s::Labels labels;
-      const json raw = h["metadata"].value("labels", json::object());  // named: items() refers to it
-      for (const auto& [k, v] : raw.items()) labels[k] = v.get<std::string>();
-      if ((ns.empty() || h["metadata"]["namespace"] == ns) && selector.matches(labels)) out.push_back(h);
-    }
-    done(out);
-  }
-  void get(const std::string& ns, const std::string& name, Done<std::optional<json>> done) override {
-    auto it = stored.find(ns + "/" + name);
-    done(it == stored.end() ? std::optional<json>() : std::optional<json>(it->second));
-  }
-  void create(json hpa, Done<json> done) override {
-    const std::string key = hpa["metadata"].value("namespace", "") + "/" + hpa["metadata"].value("name", "");
-    if (stored.count(key)) return done(k8s::Error{name_ + ": AlreadyExists"});
-    ++writes;
-    hpa["metadata"]["resourceVersion"] = std::to_string(++version);
-    hpa["metadata"]["uid"] = name_ + "-uid-" + std::to_string(version);
-    stored[key] = hpa;
-    done(hpa);
-  }
-  void update(json hpa, Done<json> done) override {
-    const std::string key = hpa["metadata"].value("namespace", "") + "/" + hpa["metadata"].value("name", "");
-    auto it = stored.find(key);
-    if (it == stored.end() || it->second["metadata"]["resourceVersion"] != hpa["metadata"]["resourceVersion"])
-      return done(k8s::Error{name_ + ": Conflict"});
-    ++writes;
-    hpa["metadata"]["resourceVersion"] = std::to_string(++version);
-    hpa["status"] = it->second.value("status", json::object());  // the status subresource is the member's
-    it->second = hpa;
-    done(hpa);
-  }
-  // The member's workloads, for has_target: every target unless listed as missing; an error when it fails.
-  std::set<std::string> missing_targets;  // "namespace/name"
-  bool target_check_fails = false;
-  void has_target(const std::string& ns, const autoscaler::CrossVersionObjectReference& target, Done<bool> done) override {
-    if (target_check_fails) return done(k8s::Error{name_ + ": connection refused"});
-    done(!missing_targets.count(ns + "/" + target.name));
-  }
-  void remove(const std::string& ns, const std::string& name, const std::string& uid, Done<bool> done) override {
-    auto it = stored.find(ns + "/" + name);
-    if (it == stored.end()) return done(false);
-    if (!uid.empty() && it->second["metadata"].value("uid", "") != uid)
-      return done(k8s::Error{name_ + ": Conflict: Precondition failed: UID in precondition: " + uid});
-    ++writes;
-    stored.erase(it);
-    done(true);
-  }
-
- private:
-  std::string name_;
-};
-
 struct DistributedFixture {
   std::shared_ptr<RecordingMetrics> monitor = std::make_shared<RecordingMetrics>();
-  std::shared_ptr<MemoryMemberHPAs> hpas1 = std::make_shared<MemoryMemberHPAs>("member1");
-  std::shared_ptr<MemoryMemberHPAs> hpas2 = std::make_shared<MemoryMemberHPAs>("member2");
+  std::shared_ptr<testing::FakeMemberHPAs> hpas1 = std::make_shared<testing::FakeMemberHPAs>("member1");
+  std::shared_ptr<testing::FakeMemberHPAs> hpas2 = std::make_shared<testing::FakeMemberHPAs>("member2");
   Fixture f;
   DistributedFixture() : f(options()) {}
   ControllerOptions options() {
@@ -909,10 +775,10 @@ struct DistributedFixture {
     h["spec"]["maxReplicas"] = 9;
     return h;
   }
-  json& hpa(MemoryMemberHPAs& m) { return m.stored.at("shop/web"); }
+  json& hpa(testing::FakeMemberHPAs& m) { return m.stored.at("shop/web"); }
   // The FederatedHPA web in distributed mode, synced once: an HPA in each member.
   void distribute_web() {
-    f.cp->hpas.push_back(distributed(fhpa("web")));
+    f.cp->federated_hpas->objects.push_back(distributed(fhpa("web")));
     f.pass();
     REQUIRE(hpas1->stored.count("shop/web"));
     REQUIRE(hpas2->stored.count("shop/web"));
@@ -931,13 +797,13 @@ TEST_CASE("HpaController distributed: a member HPA each with its share, the temp
   CHECK(share(d.hpa(*d.hpas2)) == "1/4");
   CHECK(d.hpa(*d.hpas1)["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "fedmetrics");
   CHECK(d.hpa(*d.hpas1)["spec"]["scaleTargetRef"]["name"] == "web");
-  CHECK(d.f.cp->retain == std::optional<bool>(true));
-  REQUIRE(d.f.cp->distribution);
-  CHECK(json::parse(*d.f.cp->distribution) ==
+  CHECK(d.f.cp->scales->retain == std::optional<bool>(true));
+  REQUIRE(d.f.cp->federated_hpas->distribution);
+  CHECK(json::parse(*d.f.cp->federated_hpas->distribution) ==
         json::parse(R"({"member1":{"minReplicas":1,"maxReplicas":5},"member2":{"minReplicas":1,"maxReplicas":4}})"));
-  CHECK(d.f.cp->scale_updates.empty());  // the members' own HPAs scale, not the loop
-  REQUIRE(d.f.cp->statuses.count("shop/web"));
-  CHECK(d.f.cp->statuses.at("shop/web")["observedGeneration"] == 3);
+  CHECK(d.f.cp->scales->updates.empty());  // the members' own HPAs scale, not the loop
+  REQUIRE(d.f.cp->federated_hpas->statuses.count("shop/web"));
+  CHECK(d.f.cp->federated_hpas->statuses.at("shop/web")["observedGeneration"] == 3);
 
   // The next sync reads the HPAs back and changes nothing.
   const int writes = d.hpas1->writes + d.hpas2->writes;
@@ -947,7 +813,7 @@ TEST_CASE("HpaController distributed: a member HPA each with its share, the temp
 
 TEST_CASE("HpaController distributed: a member pegged at its max gets max from the member with room (Rebalanced)") {
   DistributedFixture d;
-  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
+  d.f.cp->federated_hpas->objects.push_back(DistributedFixture::distributed(fhpa("web")));
   d.f.pass();
   // member1 wants more: ScalingLimited TooManyReplicas at its max 5; member2 idles at 1 of 4.
   d.hpa(*d.hpas1)["status"] = json::parse(R"({"currentReplicas":5,"desiredReplicas":5,
@@ -957,9 +823,9 @@ TEST_CASE("HpaController distributed: a member pegged at its max gets max from t
   CHECK(share(d.hpa(*d.hpas1)) == "1/8");  // 3 moved: member2's spare (4 - max(1, 1, 1))
   CHECK(share(d.hpa(*d.hpas2)) == "1/1");
   bool rebalanced = false;
-  for (const auto& e : d.f.cp->events) rebalanced = rebalanced || e.starts_with("Normal Rebalanced: ");
+  for (const auto& e : d.f.cp->events->recorded) rebalanced = rebalanced || e.starts_with("Normal Rebalanced: ");
   CHECK(rebalanced);
-  CHECK(d.f.cp->statuses.at("shop/web")["currentReplicas"] == 6);
+  CHECK(d.f.cp->federated_hpas->statuses.at("shop/web")["currentReplicas"] == 6);
 }
 
 TEST_CASE("HpaController distributed: a spec the API server would refuse writes no member HPA") {
@@ -967,11 +833,11 @@ TEST_CASE("HpaController distributed: a spec the API server would refuse writes 
   json h = DistributedFixture::distributed(fhpa("web"));
   h["spec"]["minReplicas"] = 7;
   h["spec"]["maxReplicas"] = 3;
-  d.f.cp->hpas.push_back(h);
+  d.f.cp->federated_hpas->objects.push_back(h);
   d.f.pass();
   CHECK(d.hpas1->stored.empty());
   CHECK(d.hpas2->stored.empty());
-  CHECK_FALSE(d.f.cp->retain.has_value());
+  CHECK_FALSE(d.f.cp->scales->retain.has_value());
   CHECK(scaling_active_of(*d.f.cp, "shop/web")["message"] ==
         "spec.maxReplicas: Invalid value: 3: must be greater than or equal to `minReplicas`");
 }
@@ -979,12 +845,12 @@ TEST_CASE("HpaController distributed: a spec the API server would refuse writes 
 TEST_CASE("HpaController distributed: one of two FederatedHPAs on a target: neither acts") {
   DistributedFixture d;
   d.f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};  // a scale-up is due
-  d.f.cp->hpas = {fhpa("web"), DistributedFixture::distributed(fhpa("web-cpu"))};
+  d.f.cp->federated_hpas->objects = {fhpa("web"), DistributedFixture::distributed(fhpa("web-cpu"))};
   d.f.pass();
-  CHECK(d.f.cp->scale_updates.empty());
+  CHECK(d.f.cp->scales->updates.empty());
   CHECK(d.hpas1->stored.empty());
   CHECK(d.hpas2->stored.empty());
-  CHECK_FALSE(d.f.cp->retain.has_value());
+  CHECK_FALSE(d.f.cp->scales->retain.has_value());
   CHECK(scaling_active_of(*d.f.cp, "shop/web")["reason"] == "AmbiguousSelector");
   CHECK(scaling_active_of(*d.f.cp, "shop/web-cpu")["message"] ==
         "pods of Deployment/web are controlled by multiple HPAs: [shop/web shop/web-cpu]");
@@ -996,31 +862,31 @@ TEST_CASE("HpaController distributed: an HPA of that name fedmetrics did not cre
       "metadata":{"name":"web","namespace":"shop","resourceVersion":"1","labels":{"team":"shop"}},
       "spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"},"minReplicas":3,"maxReplicas":30}})");
   d.hpas2->stored["shop/web"] = theirs;
-  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
+  d.f.cp->federated_hpas->objects.push_back(DistributedFixture::distributed(fhpa("web")));
   d.f.pass();
   CHECK(d.hpa(*d.hpas2) == theirs);
   CHECK(d.hpas2->writes == 0);
   // member2 takes no part: member1 holds the whole distribution (n = 1), so
   // the member HPAs that exist still sum to maxReplicas.
   CHECK(share(d.hpa(*d.hpas1)) == "2/9");
-  REQUIRE(d.f.cp->distribution);
-  CHECK(json::parse(*d.f.cp->distribution) == json::parse(R"({"member1":{"minReplicas":2,"maxReplicas":9}})"));
+  REQUIRE(d.f.cp->federated_hpas->distribution);
+  CHECK(json::parse(*d.f.cp->federated_hpas->distribution) == json::parse(R"({"member1":{"minReplicas":2,"maxReplicas":9}})"));
   bool warned = false;
-  for (const auto& e : d.f.cp->events) warned = warned || e.starts_with("Warning ForeignMemberHPA: ");
+  for (const auto& e : d.f.cp->events->recorded) warned = warned || e.starts_with("Warning ForeignMemberHPA: ");
   CHECK(warned);
 }
 
 TEST_CASE("HpaController distributed: without the ResourceBinding nothing is written (it could name other members)") {
   DistributedFixture d;
-  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
-  d.f.cp->binding_fails = true;
+  d.f.cp->federated_hpas->objects.push_back(DistributedFixture::distributed(fhpa("web")));
+  d.f.cp->placement->fails = true;
   d.f.pass();
   CHECK(d.hpas1->stored.empty());
   CHECK(d.hpas2->stored.empty());
-  CHECK_FALSE(d.f.cp->distribution);
-  CHECK_FALSE(d.f.cp->retain);
-  d.f.cp->binding_fails = false;  // the next sync, with the binding: member1 only
-  d.f.cp->target_clusters = std::vector<TargetCluster>{{"member1", 2}};
+  CHECK_FALSE(d.f.cp->federated_hpas->distribution);
+  CHECK_FALSE(d.f.cp->scales->retain);
+  d.f.cp->placement->fails = false;  // the next sync, with the binding: member1 only
+  d.f.cp->placement->clusters = std::vector<TargetCluster>{{"member1", 2}};
   d.f.pass();
   CHECK(share(d.hpa(*d.hpas1)) == "2/9");
   CHECK(d.hpas2->stored.empty());
@@ -1028,12 +894,12 @@ TEST_CASE("HpaController distributed: without the ResourceBinding nothing is wri
 
 TEST_CASE("HpaController distributed: back to centralized deletes our member HPAs, then scales centrally") {
   DistributedFixture d;
-  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
+  d.f.cp->federated_hpas->objects.push_back(DistributedFixture::distributed(fhpa("web")));
   d.f.pass();
   REQUIRE(d.hpas1->stored.size() == 1);
   json theirs = json::parse(R"({"metadata":{"name":"other","namespace":"shop","labels":{"autoscaling.fedmetrics.io/federatedhpa":"web"}},"spec":{}})");
   d.hpas1->stored["shop/other"] = theirs;  // matches the selector but is not managed by fedmetrics: kept
-  d.f.cp->hpas[0]["metadata"]["annotations"].erase("autoscaling.fedmetrics.io/mode");
+  d.f.cp->federated_hpas->objects[0]["metadata"]["annotations"].erase("autoscaling.fedmetrics.io/mode");
   d.f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
   // A member NotReady that never held one of our HPAs does not hold the way back up.
   d.f.members->left_out = {aggregator::LeftOutMember{"member9", "Cluster NotReady"}};
@@ -1041,26 +907,26 @@ TEST_CASE("HpaController distributed: back to centralized deletes our member HPA
   CHECK_FALSE(d.hpas1->stored.count("shop/web"));
   CHECK_FALSE(d.hpas2->stored.count("shop/web"));
   CHECK(d.hpas1->stored.count("shop/other"));
-  CHECK(d.f.cp->retain == std::optional<bool>(false));
-  CHECK_FALSE(d.f.cp->distribution);
-  CHECK(d.f.cp->scale_updates.size() == 1);  // scaled centrally in the same sync
+  CHECK(d.f.cp->scales->retain == std::optional<bool>(false));
+  CHECK_FALSE(d.f.cp->federated_hpas->distribution);
+  CHECK(d.f.cp->scales->updates.size() == 1);  // scaled centrally in the same sync
 }
 
 TEST_CASE("HpaController distributed: a FederatedHPA deleted cleans up as the way back does, then goes") {
   DistributedFixture d;
   d.distribute_web();
-  CHECK(d.f.cp->hpas.at(0)["metadata"]["finalizers"] == json::array({"autoscaling.fedmetrics.io/member-hpas"}));
-  CHECK(d.f.cp->retain == std::optional<bool>(true));
+  CHECK(d.f.cp->federated_hpas->objects.at(0)["metadata"]["finalizers"] == json::array({"autoscaling.fedmetrics.io/member-hpas"}));
+  CHECK(d.f.cp->scales->retain == std::optional<bool>(true));
 
   // kubectl delete: the API server marks it; member2 is NotReady by then.
-  d.f.cp->hpas.at(0)["metadata"]["deletionTimestamp"] = "2026-08-17T21:33:20Z";
+  d.f.cp->federated_hpas->objects.at(0)["metadata"]["deletionTimestamp"] = "2026-08-17T21:33:20Z";
   d.f.members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{d.f.member1});
   d.f.members->left_out = {{"member2", "Cluster NotReady (ClusterNotReachable)"}};
   d.f.pass();
   CHECK_FALSE(d.hpas1->stored.count("shop/web"));
-  CHECK(d.f.cp->retain == std::optional<bool>(false));  // kubectl scale and cron work on the template again
-  CHECK(d.f.cp->hpas.empty());  // the finalizer removed: deleted, member2 does not hold it up
-  CHECK(d.f.cp->scale_updates.empty());
+  CHECK(d.f.cp->scales->retain == std::optional<bool>(false));  // kubectl scale and cron work on the template again
+  CHECK(d.f.cp->federated_hpas->objects.empty());  // the finalizer removed: deleted, member2 does not hold it up
+  CHECK(d.f.cp->scales->updates.empty());
 
   // member2 Ready again: the orphan sweep deletes the member HPA it kept.
   REQUIRE(d.hpas2->stored.count("shop/web"));
@@ -1072,9 +938,9 @@ TEST_CASE("HpaController distributed: a FederatedHPA deleted cleans up as the wa
 
 TEST_CASE("HpaController distributed: without a binding, the Ready members that have the target") {
   DistributedFixture d;
-  REQUIRE_FALSE(d.f.cp->target_clusters);  // no ResourceBinding
+  REQUIRE_FALSE(d.f.cp->placement->clusters);  // no ResourceBinding
   d.hpas2->missing_targets = {"shop/web"};
-  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
+  d.f.cp->federated_hpas->objects.push_back(DistributedFixture::distributed(fhpa("web")));
   d.f.pass();
   CHECK(share(d.hpa(*d.hpas1)) == "2/9");  // member1 alone: n = 1
   CHECK(d.hpas2->stored.empty());
@@ -1082,12 +948,12 @@ TEST_CASE("HpaController distributed: without a binding, the Ready members that 
   d.hpas2->missing_targets.clear();
   d.f.pass();
   REQUIRE(d.hpas2->stored.count("shop/web"));
-  CHECK(json::parse(*d.f.cp->distribution).size() == 2);
+  CHECK(json::parse(*d.f.cp->federated_hpas->distribution).size() == 2);
   // member2 cannot say any more: it keeps its part (it had one), nothing moves.
-  const auto before = *d.f.cp->distribution;
+  const auto before = *d.f.cp->federated_hpas->distribution;
   d.hpas2->target_check_fails = true;
   d.f.pass();
-  CHECK(*d.f.cp->distribution == before);
+  CHECK(*d.f.cp->federated_hpas->distribution == before);
   // member2 no longer has the workload: it leaves, its HPA deleted, member1 holds all.
   d.hpas2->target_check_fails = false;
   d.hpas2->missing_targets = {"shop/web"};
@@ -1098,7 +964,7 @@ TEST_CASE("HpaController distributed: without a binding, the Ready members that 
 
 TEST_CASE("HpaController distributed: the orphan sweep collects member HPAs whose FederatedHPA is gone or gives no share") {
   DistributedFixture d;
-  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
+  d.f.cp->federated_hpas->objects.push_back(DistributedFixture::distributed(fhpa("web")));
   d.f.pass();
   REQUIRE(d.hpas1->stored.count("shop/web"));
   REQUIRE(d.hpas2->stored.count("shop/web"));
@@ -1123,7 +989,7 @@ TEST_CASE("HpaController distributed: the orphan sweep collects member HPAs whos
   CHECK(d.f.controller->stats().orphan_member_hpas_deleted == 1);
 
   // The FederatedHPA deleted: both member HPAs collected at the next pass.
-  d.f.cp->hpas.clear();
+  d.f.cp->federated_hpas->objects.clear();
   d.f.pass();
   CHECK_FALSE(d.hpas1->stored.count("shop/web"));
   CHECK_FALSE(d.hpas2->stored.count("shop/web"));
@@ -1137,16 +1003,10 @@ TEST_CASE("HpaController distributed: the sweep deletes what it listed, not an H
       "labels":{"app.kubernetes.io/managed-by":"fedmetrics","autoscaling.fedmetrics.io/federatedhpa":"old"}},"spec":{}})");
   d.hpas1->stored["shop/old"] = stale;
   // The member answers the list with the object as it was; by the delete, another stands under the name.
-  struct Swapping : MemoryMemberHPAs {
-    using MemoryMemberHPAs::MemoryMemberHPAs;
-    void list(const std::string& ns, const k8s::LabelSelector& selector, Done<std::vector<json>> done) override {
-      MemoryMemberHPAs::list(ns, selector, [this, done](k8s::Expected<std::vector<json>> listed) {
-        for (auto& [key, h] : stored) h["metadata"]["uid"] = "uid-2";
-        done(std::move(listed));
-      });
-    }
+  auto swapping = std::make_shared<testing::FakeMemberHPAs>("member1");
+  swapping->after_list = [m = swapping.get()] {
+    for (auto& [key, h] : m->stored) h["metadata"]["uid"] = "uid-2";
   };
-  auto swapping = std::make_shared<Swapping>("member1");
   swapping->stored = d.hpas1->stored;
   ControllerOptions o;
   o.orphan_sweep_period = std::chrono::milliseconds(0);
@@ -1182,10 +1042,10 @@ struct MonitoredFixture {
 
 TEST_CASE("HpaController metrics: a scale-up is a scale_up reconciliation after a scale_up computation") {
   MonitoredFixture m;
-  m.f.cp->hpas.push_back(fhpa("web"));
+  m.f.cp->federated_hpas->objects.push_back(fhpa("web"));
   m.f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
   m.f.pass();
-  REQUIRE(m.f.cp->scale_updates == std::vector<std::int32_t>{4});
+  REQUIRE(m.f.cp->scales->updates == std::vector<std::int32_t>{4});
   CHECK(m.reconciliations() == std::vector<std::string>{"scale_up none"});
   CHECK(m.computations() == std::vector<std::string>{"scale_up none Resource"});
   // The status written: currentReplicas 2, desiredReplicas 4.
@@ -1198,14 +1058,14 @@ TEST_CASE("HpaController metrics: a scale-up is a scale_up reconciliation after 
 
 TEST_CASE("HpaController metrics: a scale-down, and a sync that keeps the count") {
   MonitoredFixture m;
-  m.f.cp->hpas.push_back(fhpa("web"));
-  m.f.cp->scale = Scale{4, 4, "app=web", "7"};
+  m.f.cp->federated_hpas->objects.push_back(fhpa("web"));
+  m.f.cp->scales->scale = Scale{4, 4, "app=web", "7"};
   SECTION("at the target: none / none, the computation's proposal equal to the current replicas") {
     // 2 pods at 50 % of their request, target 50 %: the status's currentReplicas (seeded 0
     // on a first sync) is below the proposal, so the first computation says scale_up as
     // upstream's does against an empty status; the second, against the status written, none.
     m.f.metrics->cpu = {{{"member1", "web-a"}, "50m"}, {{"member2", "web-a"}, "50m"}};
-    m.f.cp->scale = Scale{2, 2, "app=web", "7"};
+    m.f.cp->scales->scale = Scale{2, 2, "app=web", "7"};
     m.f.pass();
     m.f.pass();
     CHECK(m.reconciliations() == std::vector<std::string>{"none none", "none none"});
@@ -1215,11 +1075,11 @@ TEST_CASE("HpaController metrics: a scale-down, and a sync that keeps the count"
   SECTION("idle: scale_down, once the stabilization window allows it") {
     json h = fhpa("web");
     h["spec"]["behavior"] = json::parse(R"({"scaleDown":{"stabilizationWindowSeconds":0}})");
-    m.f.cp->hpas = {h};
+    m.f.cp->federated_hpas->objects = {h};
     m.f.metrics->cpu = {{{"member1", "web-a"}, "10m"}, {{"member2", "web-a"}, "10m"}};
     m.f.pass();
-    REQUIRE(m.f.cp->scale_updates.size() == 1);
-    CHECK(m.f.cp->scale_updates[0] < 4);
+    REQUIRE(m.f.cp->scales->updates.size() == 1);
+    CHECK(m.f.cp->scales->updates[0] < 4);
     CHECK(m.reconciliations() == std::vector<std::string>{"scale_down none"});
   }
 }
@@ -1227,21 +1087,21 @@ TEST_CASE("HpaController metrics: a scale-down, and a sync that keeps the count"
 TEST_CASE("HpaController metrics: errors: internal for reads, writes and metrics, spec for the object itself") {
   MonitoredFixture m;
   SECTION("a target without a scale: internal, and no metric computed") {
-    m.f.cp->hpas.push_back(fhpa("orphan", "missing"));
+    m.f.cp->federated_hpas->objects.push_back(fhpa("orphan", "missing"));
     m.f.pass();
     CHECK(m.reconciliations() == std::vector<std::string>{"none internal"});
     CHECK(m.computations().empty());
   }
   SECTION("a conflict on the scale: internal, action none, though the computation wanted scale_up") {
-    m.f.cp->hpas.push_back(fhpa("web"));
+    m.f.cp->federated_hpas->objects.push_back(fhpa("web"));
     m.f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
-    m.f.cp->conflict = true;
+    m.f.cp->scales->conflict = true;
     m.f.pass();
     CHECK(m.reconciliations() == std::vector<std::string>{"none internal"});
     CHECK(m.computations() == std::vector<std::string>{"scale_up none Resource"});
   }
   SECTION("no metrics: the computation and the reconciliation are internal errors") {
-    m.f.cp->hpas.push_back(fhpa("web"));
+    m.f.cp->federated_hpas->objects.push_back(fhpa("web"));
     m.f.pass();
     CHECK(m.reconciliations() == std::vector<std::string>{"none internal"});
     CHECK(m.computations() == std::vector<std::string>{"none internal Resource"});
@@ -1249,14 +1109,14 @@ TEST_CASE("HpaController metrics: errors: internal for reads, writes and metrics
   SECTION("an invalid mode annotation: spec") {
     json h = fhpa("web");
     h["metadata"]["annotations"] = {{"autoscaling.fedmetrics.io/mode", "Distributed"}};
-    m.f.cp->hpas.push_back(h);
+    m.f.cp->federated_hpas->objects.push_back(h);
     m.f.pass();
     CHECK(m.reconciliations() == std::vector<std::string>{"none spec"});
   }
   SECTION("an object that cannot be decoded: spec") {
     json h = fhpa("web");
     h["spec"]["maxReplicas"] = "ten";
-    m.f.cp->hpas.push_back(h);
+    m.f.cp->federated_hpas->objects.push_back(h);
     m.f.pass();
     CHECK(m.reconciliations() == std::vector<std::string>{"none spec"});
   }
@@ -1264,7 +1124,7 @@ TEST_CASE("HpaController metrics: errors: internal for reads, writes and metrics
     json h = fhpa("web");
     h["spec"]["metrics"].push_back(json::parse(
         R"({"type":"External","external":{"metric":{"name":"queue_depth"},"target":{"type":"Value","value":"10"}}})"));
-    m.f.cp->hpas.push_back(h);
+    m.f.cp->federated_hpas->objects.push_back(h);
     m.f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
     m.f.pass();
     CHECK(m.computations() == std::vector<std::string>{"scale_up none Resource", "none internal External"});
@@ -1275,12 +1135,12 @@ TEST_CASE("HpaController metrics: errors: internal for reads, writes and metrics
 
 TEST_CASE("HpaController metrics: the replicas are forgotten with the FederatedHPA, and when leadership ends") {
   MonitoredFixture m;
-  m.f.cp->hpas.push_back(fhpa("web"));
+  m.f.cp->federated_hpas->objects.push_back(fhpa("web"));
   m.f.metrics->cpu = {{{"member1", "web-a"}, "50m"}, {{"member2", "web-a"}, "50m"}};
   m.f.pass();
   REQUIRE(m.replicas().count("shop/web"));
   SECTION("deleted: gone after two lists without it") {
-    m.f.cp->hpas.clear();
+    m.f.cp->federated_hpas->objects.clear();
     m.f.pass();
     m.f.pass();
     CHECK(m.replicas().empty());
@@ -1293,7 +1153,7 @@ TEST_CASE("HpaController metrics: the replicas are forgotten with the FederatedH
 
 TEST_CASE("HpaController metrics: distributed mode counts member HPA writes by result, and rebalances") {
   DistributedFixture d;
-  d.f.cp->hpas.push_back(DistributedFixture::distributed(fhpa("web")));
+  d.f.cp->federated_hpas->objects.push_back(DistributedFixture::distributed(fhpa("web")));
   d.f.pass();
   auto writes = [&] { return d.monitor->read([](auto& r) { return r.writes; }); };
   CHECK(writes() == std::vector<std::string>{"create success", "create success"});
@@ -1307,7 +1167,7 @@ TEST_CASE("HpaController metrics: distributed mode counts member HPA writes by r
   CHECK(d.monitor->read([](auto& r) { return r.rebalances; }) == 1);
   CHECK(writes() == std::vector<std::string>{"create success", "create success", "update success", "update success"});
   // Back to centralized: our two member HPAs deleted.
-  d.f.cp->hpas[0]["metadata"]["annotations"].erase("autoscaling.fedmetrics.io/mode");
+  d.f.cp->federated_hpas->objects[0]["metadata"]["annotations"].erase("autoscaling.fedmetrics.io/mode");
   d.f.pass();
   const auto after = writes();
   REQUIRE(after.size() == 6);

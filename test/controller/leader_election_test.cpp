@@ -9,6 +9,9 @@
 
 #include "fedmetrics/clusterclient/https_client.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
+#include "support/eventually.hpp"
+#include "support/fake_clock.hpp"
+#include "support/fake_leases.hpp"
 
 namespace fedmetrics::controller {
 namespace {
@@ -72,51 +75,9 @@ TEST_CASE("LeaderElection: the holder renews without a transition; a released Le
   CHECK_FALSE(released_lease(lease("a", 10), "b"));
 }
 
-// One Lease with a resourceVersion, as the control plane keeps it. Answers at once.
-struct MemoryLeases : LeaseClient {
-  std::mutex mutex;
-  std::optional<json> stored;
-  int version = 1;
-  void get(const std::string& ns, const std::string& name, Deadline deadline,
-           Done<std::optional<json>> done) override {
-    done(get_now(ns, name, deadline));
-  }
-  void create(const std::string& ns, const json& l, Deadline deadline, Done<json> done) override {
-    done(create_now(ns, l, deadline));
-  }
-  void update(const std::string& ns, const std::string& name, const json& l, Deadline deadline,
-              Done<json> done) override {
-    done(update_now(ns, name, l, deadline));
-  }
-  k8s::Expected<std::optional<json>> get_now(const std::string&, const std::string&, Deadline) {
-    std::lock_guard lock(mutex);
-    return stored;
-  }
-  k8s::Expected<json> create_now(const std::string&, const json& l, Deadline) {
-    std::lock_guard lock(mutex);
-    if (stored) return k8s::Error{"AlreadyExists"};
-    return write(l);
-  }
-  k8s::Expected<json> update_now(const std::string&, const std::string&, const json& l, Deadline) {
-    std::lock_guard lock(mutex);
-    if (!stored || l["metadata"].value("resourceVersion", "") != (*stored)["metadata"]["resourceVersion"])
-      return k8s::Error{"Conflict"};
-    return write(l);
-  }
-  json write(json l) {
-    l["metadata"]["resourceVersion"] = std::to_string(++version);
-    stored = l;
-    return l;
-  }
-  std::string holder() {
-    std::lock_guard lock(mutex);
-    return stored ? (*stored)["spec"].value("holderIdentity", "") : "";
-  }
-};
-
 TEST_CASE("LeaderElection: two electors, one leader; the other takes over when it stops") {
   clusterclient::ClientRuntime runtime(1);
-  auto leases = std::make_shared<MemoryLeases>();
+  auto leases = std::make_shared<testing::FakeLeases>();
   std::atomic<int> started_a{0}, started_b{0};
   auto options = [&](std::string id) {
     ElectionOptions o;
@@ -149,92 +110,53 @@ TEST_CASE("LeaderElection: two electors, one leader; the other takes over when i
   CHECK(started_b.load() == 1);
 }
 
-// A control plane that turns slow: every call then takes until its deadline
-// and fails, as the HTTPS client does when the control plane does not answer
-// (the answer comes from a thread of the fake's, as the client's would).
-struct SlowLeases : MemoryLeases {
-  using Clock = std::chrono::steady_clock;
-  std::atomic<bool> slow{false};
-  std::mutex times_mutex;
-  std::vector<Clock::duration> budgets;  // deadline - call time, of every call made while slow
-  Clock::time_point last_write{};        // when the last successful write was made
-  std::vector<std::thread> stalled;      // guarded by times_mutex
-  ~SlowLeases() override {
-    for (auto& t : stalled) t.join();
-  }
-  void get(const std::string& ns, const std::string& name, Deadline deadline,
-           Done<std::optional<json>> done) override {
-    if (stall(deadline, [done] { done(k8s::Error{"GET lease: timeout"}); })) return;
-    done(get_now(ns, name, deadline));
-  }
-  void create(const std::string& ns, const json& l, Deadline deadline, Done<json> done) override {
-    if (stall(deadline, [done] { done(k8s::Error{"POST lease: timeout"}); })) return;
-    auto out = create_now(ns, l, deadline);
-    if (out) wrote();
-    done(std::move(out));
-  }
-  void update(const std::string& ns, const std::string& name, const json& l, Deadline deadline,
-              Done<json> done) override {
-    if (stall(deadline, [done] { done(k8s::Error{"PUT lease: timeout"}); })) return;
-    auto out = update_now(ns, name, l, deadline);
-    if (out) wrote();
-    done(std::move(out));
-  }
-  bool stall(Deadline deadline, std::function<void()> fail) {
-    if (!slow) return false;
-    std::lock_guard lock(times_mutex);
-    budgets.push_back(deadline - Clock::now());
-    stalled.emplace_back([deadline, fail] {
-      std::this_thread::sleep_until(deadline);
-      fail();
-    });
-    return true;
-  }
-  void wrote() {
-    std::lock_guard lock(times_mutex);
-    last_write = Clock::now();
-  }
-};
-
+// On the fake clock: the renewals, the stalled calls and the step-down
+// happen at the times the elector computes, not when a scheduler gets to them.
 TEST_CASE("LeaderElection: a slow control plane: the leader steps down within the renew deadline, before the lease expires") {
   using namespace std::chrono_literals;
   clusterclient::ClientRuntime runtime(1);
-  auto leases = std::make_shared<SlowLeases>();
+  auto clock = std::make_shared<testing::FakeClock>();
+  auto leases = std::make_shared<testing::FakeLeases>();
+  leases->clock = clock;
   std::atomic<int> stopped{0};
-  std::atomic<std::int64_t> stopped_at{0};
+  std::atomic<Clock::Duration::rep> stopped_at{0};
   ElectionOptions o;
   o.identity = "a";
   o.lease_duration = 2s;  // what another replica waits after it last saw a renewal
   o.renew_deadline = 800ms;
   o.retry_period = 100ms;
+  o.monotonic = clock;
   o.on_stopped_leading = [&] {
     ++stopped;
-    stopped_at = std::chrono::steady_clock::now().time_since_epoch().count();
+    stopped_at = clock->now().time_since_epoch().count();
   };
   LeaderElector a(runtime.executor(), leases, o);
   a.start();
-  auto until = [](auto predicate, int tenths) {
-    for (int i = 0; i < tenths * 10 && !predicate(); ++i) std::this_thread::sleep_for(10ms);
-    return predicate();
+  // One sleep at a time: the elector's retry, or a Lease call stalled until its deadline.
+  auto next_sleep = [&] {
+    REQUIRE(testing::eventually([&] { return clock->sleepers() == 1; }));
+    clock->advance_to_next();
   };
-  REQUIRE(until([&] { return a.leading(); }, 30));
-  std::this_thread::sleep_for(250ms);  // a few renewals
+  REQUIRE(testing::eventually([&] { return a.leading(); }));  // created at once
+  for (int renewal = 0; renewal < 3; ++renewal) next_sleep();
+  REQUIRE(a.leading());
   leases->slow = true;
-  REQUIRE(until([&] { return !a.leading() && stopped.load() >= 1; }, 30));  // the callback just after
+  while (stopped.load() == 0) next_sleep();
+  CHECK_FALSE(a.leading());
   CHECK(stopped.load() == 1);
-  std::chrono::steady_clock::time_point last_write;
+  Clock::TimePoint last_write;
   {
-    std::lock_guard lock(leases->times_mutex);
+    std::lock_guard lock(leases->mutex);
     last_write = leases->last_write;
     // One overall deadline: no call was given more than the renew deadline
     // (today's GET and PUT had the client's 10 s each).
     REQUIRE_FALSE(leases->budgets.empty());
     for (auto budget : leases->budgets) CHECK(budget <= o.renew_deadline);
   }
-  auto stepped_down = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(stopped_at.load()));
-  // Within the renew deadline of the last renewal (some slack for the
-  // scheduler), so well before another replica could take the Lease.
-  CHECK(stepped_down - last_write < o.renew_deadline + 150ms);
+  const auto stepped_down = Clock::TimePoint(Clock::Duration(stopped_at.load()));
+  // Exactly the renew deadline after the last renewal, so well before
+  // another replica could take the Lease.
+  CHECK(stepped_down - last_write == o.renew_deadline);
   CHECK(stepped_down - last_write < o.lease_duration);
   a.stop();
   CHECK(stopped.load() == 1);  // stop() after stepping down is no second OnStoppedLeading
@@ -243,7 +165,7 @@ TEST_CASE("LeaderElection: a slow control plane: the leader steps down within th
 TEST_CASE("LeaderElection: the Lease seen held by another replica: stop leading at once") {
   using namespace std::chrono_literals;
   clusterclient::ClientRuntime runtime(1);
-  auto leases = std::make_shared<MemoryLeases>();
+  auto leases = std::make_shared<testing::FakeLeases>();
   std::atomic<int> stopped{0};
   ElectionOptions o;
   o.identity = "a";
@@ -255,12 +177,13 @@ TEST_CASE("LeaderElection: the Lease seen held by another replica: stop leading 
   a.start();
   for (int i = 0; i < 300 && !a.leading(); ++i) std::this_thread::sleep_for(10ms);
   REQUIRE(a.leading());
+  json taken;
   {
     std::lock_guard lock(leases->mutex);
-    json taken = *leases->stored;
-    taken["spec"]["holderIdentity"] = "b";  // b took it (a's view of the Lease had expired elsewhere)
-    leases->write(taken);
+    taken = *leases->stored;
   }
+  taken["spec"]["holderIdentity"] = "b";  // b took it (a's view of the Lease had expired elsewhere)
+  leases->write(taken);
   // (The callback comes just after leading() turns false, on the elector's strand.)
   for (int i = 0; i < 300 && (a.leading() || stopped.load() == 0); ++i) std::this_thread::sleep_for(10ms);
   CHECK_FALSE(a.leading());

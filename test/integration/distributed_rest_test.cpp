@@ -21,6 +21,7 @@
 #include "fedmetrics/clusterclient/kubeconfig.hpp"
 #include "fedmetrics/clusterclient/member_plan.hpp"
 #include "fedmetrics/controller/member_hpa.hpp"
+#include "fedmetrics/transport/async.hpp"
 #include "main/control_plane_rest.hpp"
 #include "main/member_hpas_rest.hpp"
 
@@ -70,7 +71,7 @@ struct World {
   }
 };
 
-// Waits for a callback-style answer.
+// Waits for a callback-style answer (the HTTPS client's).
 template <class T, class F>
 k8s::Expected<T> wait_for(F&& start) {
   auto promise = std::make_shared<std::promise<k8s::Expected<T>>>();
@@ -78,6 +79,20 @@ k8s::Expected<T> wait_for(F&& start) {
   start([promise](k8s::Expected<T> result) { promise->set_value(std::move(result)); });
   if (future.wait_for(15s) != std::future_status::ready) throw std::runtime_error("no answer within 15 s");
   return future.get();
+}
+
+template <class T>
+async::Task<void> into(async::Task<k8s::Expected<T>> task, std::optional<k8s::Expected<T>>* out) {
+  *out = co_await std::move(task);
+}
+
+// Runs a port's call on the runtime and waits for its answer (the client
+// answers by its deadline).
+template <class T>
+k8s::Expected<T> answer(clusterclient::ClientRuntime& runtime, async::Task<k8s::Expected<T>> task) {
+  std::optional<k8s::Expected<T>> out;
+  async::run_and_wait(async::make_strand(runtime.executor()), [&] { return into<T>(std::move(task), &out); });
+  return std::move(*out);
 }
 
 json federated_hpa() {
@@ -139,32 +154,32 @@ TEST_CASE("member HPAs over HTTPS: direct and through the cluster proxy", "[inte
   // Whether a member has the target (distributed mode without a binding):
   // nginx is propagated to member1 and member2, not member3.
   autoscaler::CrossVersionObjectReference nginx{"Deployment", "nginx", "apps/v1"};
-  auto has = wait_for<bool>([&](auto done) { member1->has_target("default", nginx, done); });
+  auto has = answer(runtime, member1->has_target("default", nginx));
   REQUIRE(has);
   CHECK(*has);
   auto member3 = cli::make_member_hpas(runtime, endpoint_of("member3"), 10s);
-  auto lacks = wait_for<bool>([&](auto done) { member3->has_target("default", nginx, done); });
+  auto lacks = answer(runtime, member3->has_target("default", nginx));
   REQUIRE(lacks);
   CHECK_FALSE(*lacks);
   autoscaler::CrossVersionObjectReference other{"Deployment", "other", "apps/v1"};
-  auto unknown = wait_for<bool>([&](auto done) { member1->has_target("default", other, done); });
+  auto unknown = answer(runtime, member1->has_target("default", other));
   REQUIRE(unknown);
   CHECK_FALSE(*unknown);
 
   // Nothing there at first: the plan says create.
-  auto absent = wait_for<std::optional<json>>([&](auto done) { member1->get("default", "nginx", done); });
+  auto absent = answer(runtime, member1->get("default", "nginx"));
   REQUIRE(absent);
   REQUIRE_FALSE(absent->has_value());
   autoscaler::MemberDecision decision{{1, 3}, autoscaler::MemberAction::Create};
   auto plan = controller::plan_member_hpa(fhpa, "member1", decision, *absent);
   REQUIRE(plan.op == controller::MemberHPAOp::Create);
-  auto created = wait_for<json>([&](auto done) { member1->create(plan.object, done); });
+  auto created = answer(runtime, member1->create(plan.object));
   REQUIRE(created);
   CHECK((*created)["spec"]["maxReplicas"] == 3);
   CHECK_FALSE((*created)["metadata"]["resourceVersion"].get<std::string>().empty());
 
   // Read back as the member stores it (defaulted): equal, so nothing to do.
-  auto stored = wait_for<std::optional<json>>([&](auto done) { member1->get("default", "nginx", done); });
+  auto stored = answer(runtime, member1->get("default", "nginx"));
   REQUIRE(stored);
   REQUIRE(stored->has_value());
   CHECK(controller::plan_member_hpa(fhpa, "member1", {{1, 3}, autoscaler::MemberAction::None}, *stored).op ==
@@ -174,16 +189,16 @@ TEST_CASE("member HPAs over HTTPS: direct and through the cluster proxy", "[inte
   CHECK(observed.state == autoscaler::MemberHPAState::Read);
   CHECK(observed.hpa.max_replicas == 3);
 
-  auto listed = wait_for<std::vector<json>>([&](auto done) { member1->list("", ours, done); });
+  auto listed = answer(runtime, member1->list("", ours));
   REQUIRE(listed);
   REQUIRE(listed->size() == 1);
   CHECK((*listed)[0]["metadata"]["name"] == "nginx");
-  auto elsewhere = wait_for<std::vector<json>>([&](auto done) { member2->list("default", ours, done); });
+  auto elsewhere = answer(runtime, member2->list("default", ours));
   REQUIRE(elsewhere);
   CHECK(elsewhere->empty());  // each member its own
 
   // Create again: the member's AlreadyExists, naming the member.
-  auto again = wait_for<json>([&](auto done) { member1->create(plan.object, done); });
+  auto again = answer(runtime, member1->create(plan.object));
   REQUIRE_FALSE(again);
   CHECK_THAT(again.error().message, Catch::StartsWith("member1: POST /apis/autoscaling/v2/namespaces/default/"
                                                       "horizontalpodautoscalers: "));
@@ -192,29 +207,29 @@ TEST_CASE("member HPAs over HTTPS: direct and through the cluster proxy", "[inte
   // Max moved: a conditional update.
   auto update = controller::plan_member_hpa(fhpa, "member1", {{1, 5}, autoscaler::MemberAction::Update}, **stored);
   REQUIRE(update.op == controller::MemberHPAOp::Update);
-  auto updated = wait_for<json>([&](auto done) { member1->update(update.object, done); });
+  auto updated = answer(runtime, member1->update(update.object));
   REQUIRE(updated);
   CHECK((*updated)["spec"]["maxReplicas"] == 5);
   // The same update again carries the old resourceVersion: the member's Conflict.
-  auto stale = wait_for<json>([&](auto done) { member1->update(update.object, done); });
+  auto stale = answer(runtime, member1->update(update.object));
   REQUIRE_FALSE(stale);
   CHECK_THAT(stale.error().message, Catch::Contains("the object has been modified"));
   json no_version = update.object;
   no_version["metadata"].erase("resourceVersion");
-  auto unconditional = wait_for<json>([&](auto done) { member1->update(no_version, done); });
+  auto unconditional = answer(runtime, member1->update(no_version));
   REQUIRE_FALSE(unconditional);
   CHECK_THAT(unconditional.error().message, Catch::Contains("resourceVersion"));
 
   // An HPA of that name that fedmetrics did not create, on member2: refused, and left as it is.
   json foreign = plan.object;
   foreign["metadata"].erase("labels");
-  REQUIRE(wait_for<json>([&](auto done) { member2->create(foreign, done); }));
-  auto theirs = wait_for<std::optional<json>>([&](auto done) { member2->get("default", "nginx", done); });
+  REQUIRE(answer(runtime, member2->create(foreign)));
+  auto theirs = answer(runtime, member2->get("default", "nginx"));
   REQUIRE(theirs);
   auto refused = controller::plan_member_hpa(fhpa, "member2", {{1, 6}, autoscaler::MemberAction::Update}, *theirs);
   CHECK(refused.op == controller::MemberHPAOp::Refuse);
   CHECK_THAT(refused.message, Catch::StartsWith("member2 has a HorizontalPodAutoscaler default/nginx"));
-  auto none_of_ours = wait_for<std::vector<json>>([&](auto done) { member2->list("default", ours, done); });
+  auto none_of_ours = answer(runtime, member2->list("default", ours));
   REQUIRE(none_of_ours);
   CHECK(none_of_ours->empty());
 
@@ -222,24 +237,24 @@ TEST_CASE("member HPAs over HTTPS: direct and through the cluster proxy", "[inte
   // HPA stays; the right one deletes it; then false (already gone), then the
   // get says absent.
   for (auto* m : {member1.get(), member2.get()}) {
-    auto read = wait_for<std::optional<json>>([&](auto done) { m->get("default", "nginx", done); });
+    auto read = answer(runtime, m->get("default", "nginx"));
     REQUIRE(read);
     REQUIRE(read->has_value());
     const std::string uid = (**read)["metadata"]["uid"];
-    auto stale = wait_for<bool>([&](auto done) { m->remove("default", "nginx", "not-" + uid, done); });
+    auto stale = answer(runtime, m->remove("default", "nginx", "not-" + uid));
     REQUIRE_FALSE(stale);
     CHECK_THAT(stale.error().message, Catch::Contains("Precondition failed: UID in precondition: not-" + uid));
-    auto still = wait_for<std::optional<json>>([&](auto done) { m->get("default", "nginx", done); });
+    auto still = answer(runtime, m->get("default", "nginx"));
     REQUIRE(still);
     CHECK(still->has_value());
-    auto deleted = wait_for<bool>([&](auto done) { m->remove("default", "nginx", uid, done); });
+    auto deleted = answer(runtime, m->remove("default", "nginx", uid));
     REQUIRE(deleted);
     CHECK(*deleted);
-    auto gone = wait_for<bool>([&](auto done) { m->remove("default", "nginx", "", done); });
+    auto gone = answer(runtime, m->remove("default", "nginx", ""));
     REQUIRE(gone);
     CHECK_FALSE(*gone);
   }
-  auto after = wait_for<std::optional<json>>([&](auto done) { member1->get("default", "nginx", done); });
+  auto after = answer(runtime, member1->get("default", "nginx"));
   REQUIRE(after);
   CHECK_FALSE(after->has_value());
   runtime.stop();
@@ -248,12 +263,12 @@ TEST_CASE("member HPAs over HTTPS: direct and through the cluster proxy", "[inte
 TEST_CASE("control plane: the retain label and the distribution annotation", "[integration][distributed]") {
   World& world = World::get();
   clusterclient::ClientRuntime runtime;
-  cli::RestControlPlane control_plane(runtime, world.kubeconfig(), 10s);
+  auto control_plane = std::make_shared<cli::RestControlPlane>(runtime, world.kubeconfig(), 10s);
   const autoscaler::CrossVersionObjectReference target{"Deployment", "nginx", "apps/v1"};
   const std::string deployment = "/apis/apps/v1/namespaces/default/deployments/nginx";
   const json before = control_plane_get(runtime, deployment);
 
-  auto labelled = wait_for<bool>([&](auto done) { control_plane.set_retain_replicas("default", target, true, done); });
+  auto labelled = answer(runtime, control_plane->set_retain_replicas("default", target, true));
   REQUIRE(labelled);
   json d = control_plane_get(runtime, deployment);
   CHECK(d["metadata"]["labels"]["resourcetemplate.karmada.io/retain-replicas"] == "true");
@@ -265,13 +280,13 @@ TEST_CASE("control plane: the retain label and the distribution annotation", "[i
   }
   CHECK(d["spec"]["replicas"] == before["spec"]["replicas"]);
 
-  auto unlabelled = wait_for<bool>([&](auto done) { control_plane.set_retain_replicas("default", target, false, done); });
+  auto unlabelled = answer(runtime, control_plane->set_retain_replicas("default", target, false));
   REQUIRE(unlabelled);
   CHECK_FALSE(control_plane_get(runtime, deployment)["metadata"].value("labels", json::object()).contains(
       "resourcetemplate.karmada.io/retain-replicas"));
 
   const autoscaler::CrossVersionObjectReference missing{"Deployment", "nowhere", "apps/v1"};
-  auto no_template = wait_for<bool>([&](auto done) { control_plane.set_retain_replicas("default", missing, true, done); });
+  auto no_template = answer(runtime, control_plane->set_retain_replicas("default", missing, true));
   REQUIRE_FALSE(no_template);
   CHECK_THAT(no_template.error().message, Catch::Contains("not found"));
 
@@ -280,7 +295,7 @@ TEST_CASE("control plane: the retain label and the distribution annotation", "[i
                              federated_hpa()) == 201);
   const std::string fhpa = "/apis/autoscaling.karmada.io/v1alpha1/namespaces/default/federatedhpas/nginx";
   const std::string shares = autoscaler::distribution_annotation({{"member1", {1, 6}}, {"member2", {1, 3}}});
-  auto annotated = wait_for<bool>([&](auto done) { control_plane.set_distribution_annotation("default", "nginx", shares, done); });
+  auto annotated = answer(runtime, control_plane->set_distribution_annotation("default", "nginx", shares));
   REQUIRE(annotated);
   json f = control_plane_get(runtime, fhpa);
   CHECK(f["metadata"]["annotations"]["autoscaling.fedmetrics.io/distribution"] == shares);
@@ -290,24 +305,22 @@ TEST_CASE("control plane: the retain label and the distribution annotation", "[i
   REQUIRE(parsed);
   CHECK(parsed->at("member1").max_replicas == 6);
 
-  auto cleared = wait_for<bool>([&](auto done) {
-    control_plane.set_distribution_annotation("default", "nginx", std::nullopt, done);
-  });
+  auto cleared = answer(runtime, control_plane->set_distribution_annotation("default", "nginx", std::nullopt));
   REQUIRE(cleared);
   f = control_plane_get(runtime, fhpa);
   CHECK_FALSE(f["metadata"]["annotations"].contains("autoscaling.fedmetrics.io/distribution"));
   CHECK(f["metadata"]["annotations"]["autoscaling.fedmetrics.io/mode"] == "distributed");
 
-  auto no_fhpa = wait_for<bool>([&](auto done) { control_plane.set_distribution_annotation("default", "other", shares, done); });
+  auto no_fhpa = answer(runtime, control_plane->set_distribution_annotation("default", "other", shares));
   REQUIRE_FALSE(no_fhpa);
   CHECK_THAT(no_fhpa.error().message, Catch::Contains("not found"));
-  control_plane.stop_watching();
   runtime.stop();
 }
 
 TEST_CASE("control plane: CronFederatedHPAs, a FederatedHPA's min and max, the cron status", "[integration][cron]") {
   clusterclient::ClientRuntime runtime;
-  cli::RestControlPlane control_plane(runtime, World::get().kubeconfig(), 10s);
+  auto control_plane = std::make_shared<cli::RestControlPlane>(runtime, World::get().kubeconfig(), 10s);
+  cli::RestCronStore crons(control_plane);
   const std::string base = "/apis/autoscaling.karmada.io/v1alpha1/namespaces/default/";
   REQUIRE(control_plane_post(runtime, base + "federatedhpas", federated_hpa()) == 201);
   const json cron = json::parse(R"({"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "CronFederatedHPA",
@@ -316,37 +329,29 @@ TEST_CASE("control plane: CronFederatedHPAs, a FederatedHPA's min and max, the c
                "rules": [{"name": "morning", "schedule": "30 8 * * 1-5", "targetMinReplicas": 4}]}})");
   REQUIRE(control_plane_post(runtime, base + "cronfederatedhpas", cron) == 201);
 
-  auto listed = wait_for<std::vector<json>>([&](auto done) {
-    control_plane.list_cron_federated_hpas(*k8s::LabelSelector::parse("team=web"), done);
-  });
+  auto listed = answer(runtime, crons.list(*k8s::LabelSelector::parse("team=web")));
   REQUIRE(listed);
   REQUIRE(listed->size() == 1);
   CHECK((*listed)[0]["metadata"]["name"] == "nginx-hours");
-  auto none = wait_for<std::vector<json>>([&](auto done) {
-    control_plane.list_cron_federated_hpas(*k8s::LabelSelector::parse("team=other"), done);
-  });
+  auto none = answer(runtime, crons.list(*k8s::LabelSelector::parse("team=other")));
   REQUIRE(none);
   CHECK(none->empty());
 
   // min and max in one write, conditional on the resourceVersion read.
-  auto fhpa = wait_for<json>([&](auto done) { control_plane.get_federated_hpa("default", "nginx", done); });
+  auto fhpa = answer(runtime, control_plane->get("default", "nginx"));
   REQUIRE(fhpa);
   const std::string rv = (*fhpa)["metadata"]["resourceVersion"];
-  auto written = wait_for<bool>([&](auto done) {
-    control_plane.update_federated_hpa_replicas("default", "nginx", 4, 12, rv, done);
-  });
+  auto written = answer(runtime, control_plane->update_replicas("default", "nginx", 4, 12, rv));
   REQUIRE(written);
   json after = control_plane_get(runtime, base + "federatedhpas/nginx");
   CHECK(after["spec"]["minReplicas"] == 4);
   CHECK(after["spec"]["maxReplicas"] == 12);
   CHECK(after["spec"]["metrics"] == (*fhpa)["spec"]["metrics"]);  // the rest kept
-  auto stale = wait_for<bool>([&](auto done) {
-    control_plane.update_federated_hpa_replicas("default", "nginx", 1, 2, rv, done);  // the old resourceVersion
-  });
+  auto stale = answer(runtime, control_plane->update_replicas("default", "nginx", 1, 2, rv));  // the old resourceVersion
   REQUIRE_FALSE(stale);
   CHECK_THAT(stale.error().message, Catch::Contains("the object has been modified"));
   CHECK(control_plane_get(runtime, base + "federatedhpas/nginx")["spec"]["minReplicas"] == 4);
-  auto missing = wait_for<json>([&](auto done) { control_plane.get_federated_hpa("default", "nowhere", done); });
+  auto missing = answer(runtime, control_plane->get("default", "nowhere"));
   REQUIRE_FALSE(missing);
 
   // Watched: a change is reported (the list stays a read from the server).
@@ -355,16 +360,14 @@ TEST_CASE("control plane: CronFederatedHPAs, a FederatedHPA's min and max, the c
     for (int i = 0; i < 1000 && !condition(); ++i) std::this_thread::sleep_for(10ms);
     return condition();
   };
-  control_plane.watch_cron_federated_hpas(*k8s::LabelSelector::parse("team=web"), [changes] { ++*changes; });
+  auto watch = crons.watch(*k8s::LabelSelector::parse("team=web"), [changes] { ++*changes; });
   REQUIRE(eventually([&] { return changes->load() >= 1; }));  // the first list
   json second = cron;
   second["metadata"]["name"] = "nginx-nights";
   const int before = changes->load();
   REQUIRE(control_plane_post(runtime, base + "cronfederatedhpas", second) == 201);
   REQUIRE(eventually([&] { return changes->load() > before; }));
-  auto watched = wait_for<std::vector<json>>([&](auto done) {
-    control_plane.list_cron_federated_hpas(*k8s::LabelSelector::parse("team=web"), done);
-  });
+  auto watched = answer(runtime, crons.list(*k8s::LabelSelector::parse("team=web")));
   REQUIRE(watched);
   CHECK(watched->size() == 2);
 
@@ -373,12 +376,12 @@ TEST_CASE("control plane: CronFederatedHPAs, a FederatedHPA's min and max, the c
       "nextExecutionTime": "2026-11-26T08:30:00Z",
       "successfulExecutions": [{"scheduleTime": "2026-11-25T08:30:00Z", "executionTime": "2026-11-25T08:30:00Z",
                                 "appliedMinReplicas": 4, "appliedMaxReplicas": 12}]}]})");
-  auto recorded = wait_for<bool>([&](auto done) { control_plane.update_cron_status("default", "nginx-hours", status, done); });
+  auto recorded = answer(runtime, crons.update_status("default", "nginx-hours", status));
   REQUIRE(recorded);
   json stored = control_plane_get(runtime, base + "cronfederatedhpas/nginx-hours");
   CHECK(stored["status"] == status);
   CHECK(stored["spec"] == cron["spec"]);
-  control_plane.stop_watching();
+  watch.reset();
   runtime.stop();
 }
 

@@ -220,12 +220,10 @@ TEST_CASE("send_json: only a merge PATCH is sent again when the control plane cl
   ClosingUnderNextRequest closing;
   auto& [server, rt, client] = closing;
 
-  std::promise<std::pair<int, k8s::Expected<nlohmann::json>>> answered;
+  std::promise<cli::JsonReply> answered;
   cli::send_json(client, method, "/apis/apps/v1/namespaces/default/deployments/nginx/scale", "application/json",
                  R"({"metadata":{"resourceVersion":"7"},"spec":{"replicas":3}})",
-                 std::chrono::steady_clock::now() + 3s, [&answered](int status, k8s::Expected<nlohmann::json> doc) {
-                   answered.set_value({status, std::move(doc)});
-                 });
+                 std::chrono::steady_clock::now() + 3s, [&answered](cli::JsonReply reply) { answered.set_value(std::move(reply)); });
   auto [status, doc] = answered.get_future().get();
   if (replayed) {
     REQUIRE(doc);

@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 
+#include "fedmetrics/controller/clock.hpp"
 #include "fedmetrics/controller/control_plane.hpp"
 #include "fedmetrics/k8s/time.hpp"
 #include "fedmetrics/transport/executor.hpp"
@@ -33,6 +34,7 @@ struct CronControllerOptions {
   std::string default_time_zone = "UTC";                    // --cron-default-time-zone
   std::chrono::nanoseconds missed_run_deadline = std::chrono::minutes(5);  // --cron-missed-run-deadline
   std::function<k8s::Timestamp()> clock;                    // wall clock
+  std::shared_ptr<Clock> monotonic;                         // what the loop waits on; unset: steady_clock()
   std::function<bool()> active;                             // the leader election; unset: always
 };
 
@@ -65,7 +67,9 @@ struct CronControllerStats {
 
 class CronController {
  public:
-  CronController(async::Executor executor, std::shared_ptr<ControlPlane> control_plane, CronControllerOptions options);
+  // Uses the ports' crons (required), federated_hpas, federated_hpa_writer,
+  // scales and events.
+  CronController(async::Executor executor, ControlPlanePorts control_plane, CronControllerOptions options);
   ~CronController();
   CronController(const CronController&) = delete;
   CronController& operator=(const CronController&) = delete;

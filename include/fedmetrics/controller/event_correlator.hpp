@@ -20,23 +20,17 @@
 // an argument and nothing is written here; EventRecorder does the writes.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <string>
 #include <unordered_map>
 
-#include "fedmetrics/controller/control_plane.hpp"
+#include "fedmetrics/controller/event_sink.hpp"
+#include "fedmetrics/k8s/expected.hpp"
 #include "fedmetrics/k8s/time.hpp"
 
 namespace fedmetrics::controller {
-
-// One occurrence to record.
-struct EventOccurrence {
-  EventSubject subject;  // the involvedObject, a FederatedHPA
-  std::string type;      // Normal, Warning
-  std::string reason;
-  std::string message;
-};
 
 // A core/v1 Event as written.
 struct Event {
@@ -84,14 +78,17 @@ class EventCorrelator {
 };
 
 // Where the recorder writes Events (the control plane's core/v1 Events).
-class EventSink {
+// Callback style still: the recorder is called from any thread and runs no
+// coroutines of its own.
+class EventWriter {
  public:
-  virtual ~EventSink() = default;
-  virtual void create_event(const Event& event, Done<bool> done) = 0;
+  using Done = std::function<void(k8s::Expected<bool>)>;
+  virtual ~EventWriter() = default;
+  virtual void create_event(const Event& event, Done done) = 0;
   // Sets count, lastTimestamp and message of the Event named `event.name`.
   // false (not an error) when that Event no longer exists (404: the control
   // plane's --event-ttl removed it).
-  virtual void patch_event(const Event& event, Done<bool> done) = 0;
+  virtual void patch_event(const Event& event, Done done) = 0;
 };
 
 struct EventRecorderStats {
@@ -104,11 +101,11 @@ struct EventRecorderStats {
 // Records occurrences through the correlator (client-go's recordToSink):
 // a patch that finds the Event gone creates it again with the count it
 // would have had. Thread-safe.
-class EventRecorder {
+class EventRecorder final : public EventSink {
  public:
-  EventRecorder(std::shared_ptr<EventSink> sink, std::function<k8s::Timestamp()> clock,
+  EventRecorder(std::shared_ptr<EventWriter> writer, std::function<k8s::Timestamp()> clock,
                 CorrelatorOptions options = {});
-  void record(const EventOccurrence& occurrence);
+  void record(const EventOccurrence& occurrence) override;
   [[nodiscard]] EventRecorderStats stats() const;
 
  private:

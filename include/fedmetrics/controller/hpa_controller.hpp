@@ -29,6 +29,7 @@
 #include "fedmetrics/aggregator/metrics_service.hpp"
 #include "fedmetrics/autoscaler/autoscaler.hpp"
 #include "fedmetrics/controller/autoscaler_metrics.hpp"
+#include "fedmetrics/controller/clock.hpp"
 #include "fedmetrics/controller/control_plane.hpp"
 #include "fedmetrics/controller/member_hpas.hpp"
 #include "fedmetrics/transport/executor.hpp"
@@ -47,6 +48,7 @@ struct ControllerOptions {
   std::chrono::milliseconds member_timeout{3'000};  // pod lists
   autoscaler::ControllerConfig algorithm;
   std::function<k8s::Timestamp()> clock;          // wall clock (status times, readiness)
+  std::shared_ptr<Clock> monotonic;               // the ticks and the sweep period; unset: steady_clock()
   // Distributed mode (docs/distributed-mode.md): the member HPA clients (unset: a
   // distributed FederatedHPA is refused, DistributedModeUnavailable) and
   // --distributed-rebalance-window.
@@ -78,7 +80,9 @@ struct ControllerStats {
 class HpaController {
  public:
   // Its coroutines run on a strand of `executor` (the member clients' runtime).
-  HpaController(async::Executor executor, std::shared_ptr<ControlPlane> control_plane, std::shared_ptr<aggregator::MetricsService> metrics,
+  // Uses every port of `control_plane` but the cron store (placement may be
+  // null: every member is then asked).
+  HpaController(async::Executor executor, ControlPlanePorts control_plane, std::shared_ptr<aggregator::MetricsService> metrics,
                 std::shared_ptr<aggregator::MemberSource> members, ControllerOptions options);
   ~HpaController();
   HpaController(const HpaController&) = delete;

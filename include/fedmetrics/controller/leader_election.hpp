@@ -21,10 +21,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fedmetrics/controller/clock.hpp"
 #include "fedmetrics/k8s/expected.hpp"
-#include "fedmetrics/controller/control_plane.hpp"
 #include "fedmetrics/k8s/time.hpp"
 #include "fedmetrics/transport/executor.hpp"
+#include "fedmetrics/transport/task.hpp"
 
 namespace fedmetrics::controller {
 
@@ -44,6 +45,9 @@ struct ElectionOptions {
   // holder was seen, or stop(). The loop cancels its syncs in flight here,
   // before any further write.
   std::function<void()> on_stopped_leading;
+  // The clock its retries, deadlines and lease expiry are measured on
+  // (unset: steady_clock()); the Lease calls' deadlines are on it too.
+  std::shared_ptr<Clock> monotonic;
 };
 
 // What to do with the Lease as read (nullopt: it does not exist). Whether
@@ -61,20 +65,20 @@ LeaseStep next_lease_step(const std::optional<nlohmann::json>& current, const El
 // The Lease with holderIdentity cleared (release on shutdown), or nullopt when `identity` does not hold it.
 std::optional<nlohmann::json> released_lease(const nlohmann::json& current, const std::string& identity);
 
-// The Lease calls the elector makes. Each calls `done` once, by `deadline`
-// (no answer by then is an error), from any thread.
+// The Lease calls the elector makes. Each is answered by `deadline` (no
+// answer by then is an error).
 class LeaseClient {
  public:
   using Deadline = std::chrono::steady_clock::time_point;
   virtual ~LeaseClient() = default;
   // nullopt when the Lease does not exist.
-  virtual void get(const std::string& ns, const std::string& name, Deadline deadline,
-                   Done<std::optional<nlohmann::json>> done) = 0;
-  virtual void create(const std::string& ns, const nlohmann::json& lease, Deadline deadline,
-                      Done<nlohmann::json> done) = 0;
+  virtual async::Task<k8s::Expected<std::optional<nlohmann::json>>> get(const std::string& ns, const std::string& name,
+                                                                        Deadline deadline) = 0;
+  virtual async::Task<k8s::Expected<nlohmann::json>> create(const std::string& ns, const nlohmann::json& lease,
+                                                            Deadline deadline) = 0;
   // Conditional on the lease's metadata.resourceVersion (a conflict is an error).
-  virtual void update(const std::string& ns, const std::string& name, const nlohmann::json& lease, Deadline deadline,
-                      Done<nlohmann::json> done) = 0;
+  virtual async::Task<k8s::Expected<nlohmann::json>> update(const std::string& ns, const std::string& name,
+                                                            const nlohmann::json& lease, Deadline deadline) = 0;
 };
 
 // The election is one coroutine on a strand of `executor` (transport/async.hpp).

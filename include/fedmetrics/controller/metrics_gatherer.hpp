@@ -20,7 +20,7 @@
 #include "fedmetrics/autoscaler/hpa_spec.hpp"
 #include "fedmetrics/autoscaler/member_placement.hpp"
 #include "fedmetrics/autoscaler/pod_state.hpp"
-#include "fedmetrics/controller/control_plane.hpp"
+#include "fedmetrics/controller/placement_reader.hpp"
 
 namespace fedmetrics::controller {
 

@@ -8,9 +8,9 @@
 //   stopped it.
 // - TaskGroup: children of a coroutine (the syncs of one pass, the writes of
 //   one leadership term) that are cancelled together and waited for.
-// - await_callback: the ports (ControlPlane, MetricsService, HttpsClient, the
-//   Lease client) keep their callback form, which the test fakes implement;
-//   a coroutine awaits them through this adapter, resuming on its strand.
+// - await_callback: the ports still in callback form (MetricsService,
+//   MemberCluster, HttpsClient) are awaited through this adapter, resuming
+//   on the coroutine's strand.
 //
 // Cancellation is Asio's: a terminal cancellation makes the coroutine's
 // next co_await throw boost::system::system_error(operation_aborted), so a

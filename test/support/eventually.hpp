@@ -12,7 +12,7 @@
 #include "fedmetrics/clusterclient/https_client.hpp"
 #include "fedmetrics/controller/hpa_controller.hpp"
 
-namespace fedmetrics::controller::testing {
+namespace fedmetrics::testing {
 
 // True once `condition` holds, false when `limit` passed first.
 inline bool eventually(const std::function<bool()>& condition,
@@ -26,10 +26,10 @@ inline bool eventually(const std::function<bool()>& condition,
 }
 
 // One sync_all() waited for; false when it did not end within 10 s.
-inline bool complete_pass(HpaController& controller) {
+inline bool complete_pass(controller::HpaController& controller) {
   auto done = std::make_shared<std::atomic<bool>>(false);
   controller.sync_all([done] { *done = true; });
   return eventually([done] { return done->load(); });
 }
 
-}  // namespace fedmetrics::controller::testing
+}  // namespace fedmetrics::testing

@@ -1,0 +1,67 @@
+#pragma once
+// Time that moves only when the test moves it: now() and sleeps on it. A
+// sleep ends when advance() passes its deadline (or when its coroutine is
+// cancelled), resuming on the sleeper's own executor. Thread-safe: the
+// loops sleep on their runtime's thread while the test advances.
+#include <chrono>
+#include <functional>
+#include <map>
+#include <mutex>
+
+#include "fedmetrics/controller/clock.hpp"
+#include "fedmetrics/transport/async.hpp"
+
+namespace fedmetrics::testing {
+
+class FakeClock final : public controller::Clock {
+ public:
+  [[nodiscard]] TimePoint now() const override {
+    std::lock_guard lock(mutex_);
+    return now_;
+  }
+  async::Task<bool> sleep_for(Duration duration) override {
+    bool cancelled = false;  // a named local (transport/async.hpp, GCC 12)
+    const bool woken = co_await async::await_callback_or<bool>(
+        [this, duration](std::function<void(bool)> wake) {
+          std::lock_guard lock(mutex_);
+          sleepers_.emplace(now_ + std::max(duration, Duration::zero()), std::move(wake));
+        },
+        std::move(cancelled));
+    co_return woken;
+  }
+  // Moves time on by `duration`, waking every sleep due by then.
+  void advance(Duration duration) {
+    std::multimap<TimePoint, std::function<void(bool)>> due;
+    {
+      std::lock_guard lock(mutex_);
+      now_ += duration;
+      auto end = sleepers_.upper_bound(now_);
+      due.insert(sleepers_.begin(), end);
+      sleepers_.erase(sleepers_.begin(), end);
+    }
+    for (auto& [deadline, wake] : due) wake(true);
+  }
+  // Moves time to the earliest sleep's deadline; false when nothing sleeps.
+  bool advance_to_next() {
+    Duration step;
+    {
+      std::lock_guard lock(mutex_);
+      if (sleepers_.empty()) return false;
+      step = sleepers_.begin()->first - now_;
+    }
+    advance(step);
+    return true;
+  }
+  [[nodiscard]] std::size_t sleepers() const {
+    std::lock_guard lock(mutex_);
+    return sleepers_.size();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  TimePoint now_{std::chrono::hours(1)};
+  // A cancelled sleep's entry stays until it is due; waking it then is ignored.
+  std::multimap<TimePoint, std::function<void(bool)>> sleepers_;
+};
+
+}  // namespace fedmetrics::testing

@@ -1,0 +1,44 @@
+#pragma once
+// Calls a fake answers only when the test says so: a slow control plane, a
+// write in flight while the lease is lost. Off by default.
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "fedmetrics/transport/async.hpp"
+
+namespace fedmetrics::testing {
+
+class Held {
+ public:
+  std::atomic<bool> on{false};
+  // In a fake's coroutine: returns at once when off, else when released.
+  async::Task<void> wait() {
+    if (!on) co_return;
+    co_await async::await_callback<bool>([this](std::function<void(bool)> resume) {
+      std::lock_guard lock(mutex_);
+      waiting_.push_back(std::move(resume));
+    });
+  }
+  [[nodiscard]] std::size_t count() {
+    std::lock_guard lock(mutex_);
+    return waiting_.size();
+  }
+  // Resumes every held call; each reads the fake's state only now.
+  void release() {
+    std::vector<std::function<void(bool)>> resumes;
+    {
+      std::lock_guard lock(mutex_);
+      resumes.swap(waiting_);
+    }
+    for (auto& resume : resumes) resume(true);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::function<void(bool)>> waiting_;
+};
+
+}  // namespace fedmetrics::testing
