@@ -651,7 +651,7 @@ TEST_CASE("Aggregator: a get by name that found nothing while a member failed is
   CHECK(status_of(custom_answer).code == 503);
 }
 
-TEST_CASE("Aggregator: a left-out member chosen by the query is unasked, reported with its reason; excluded, it is not",
+TEST_CASE("Aggregator: a left-out member chosen by the query is unasked, reported with its reason, excluded, it is not",
           "[aggregator][merge][left_out]") {
   auto member1 = std::make_shared<FakeMember>("member1");
   auto caps = std::make_shared<MemberCapabilities>();

@@ -462,7 +462,7 @@ TEST_CASE("distributor: a member that cannot be reached is named while held, lef
   CHECK(reasons(d) == "");
 }
 
-TEST_CASE("distributor: a Ready member whose HPA cannot be read is held; no condition when all answer",
+TEST_CASE("distributor: a Ready member whose HPA cannot be read is held, no condition when all answer",
           "[autoscaler][distributor]") {
   DistributionInput in = input(spec(2, 6), {read({"member1", 1, 3, 1, 1}), read({"member2", 1, 3, 1, 1})}, 300);
   Distribution d = distribute(in);

@@ -55,7 +55,7 @@ void run_table(const std::vector<Step>& steps, CorrelatorOptions options = {}) {
   }
 }
 
-TEST_CASE("EventCorrelator: a repeated Event is a patch of its count; what differs is a new Event") {
+TEST_CASE("EventCorrelator: a repeated Event is a patch of its count, what differs is a new Event") {
   run_table({
       {0, "web", "FailedGetScale", "deployments.apps \"web\" not found", Action::Create, 0, 1, ""},
       {15, "web", "FailedGetScale", "deployments.apps \"web\" not found", Action::Patch, 0, 2, ""},
@@ -90,7 +90,7 @@ TEST_CASE("EventCorrelator: different messages spread out over more than 10 minu
   run_table(steps);
 }
 
-TEST_CASE("EventCorrelator: 25 Events per object, then one every 5 minutes; other objects unaffected") {
+TEST_CASE("EventCorrelator: 25 Events per object, then one every 5 minutes, other objects unaffected") {
   std::vector<Step> steps;
   // Messages alternate between two reasons (so the aggregation stays out of it).
   for (int i = 0; i < 25; ++i)

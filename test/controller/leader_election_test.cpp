@@ -50,7 +50,7 @@ TEST_CASE("LeaderElection: no Lease: create it, holding it") {
   CHECK(step.lease["metadata"]["namespace"] == "kube-system");
 }
 
-TEST_CASE("LeaderElection: another holder within its lease: wait; after it: take over, counting the transition") {
+TEST_CASE("LeaderElection: another holder within its lease: wait, after it: take over, counting the transition") {
   // Expiry is the caller's observation on its own clock: b's renewTime far in the past does not matter.
   auto held = next_lease_step(lease("b", 10), as("a"), at(1000), false);
   CHECK(held.action == Action::Wait);
@@ -63,7 +63,7 @@ TEST_CASE("LeaderElection: another holder within its lease: wait; after it: take
   CHECK(expired.lease["metadata"]["resourceVersion"] == "7");  // the write is conditional
 }
 
-TEST_CASE("LeaderElection: the holder renews without a transition; a released Lease is free") {
+TEST_CASE("LeaderElection: the holder renews without a transition, a released Lease is free") {
   auto renew = next_lease_step(lease("a", 10, 4), as("a"), at(12), false);
   CHECK(renew.action == Action::Update);
   CHECK(renew.lease["spec"]["leaseTransitions"] == 4);
@@ -75,7 +75,7 @@ TEST_CASE("LeaderElection: the holder renews without a transition; a released Le
   CHECK_FALSE(released_lease(lease("a", 10), "b"));
 }
 
-TEST_CASE("LeaderElection: two electors, one leader; the other takes over when it stops") {
+TEST_CASE("LeaderElection: two electors, one leader, the other takes over when it stops") {
   clusterclient::ClientRuntime runtime(1);
   auto leases = std::make_shared<testing::FakeLeases>();
   std::atomic<int> started_a{0}, started_b{0};

@@ -97,7 +97,7 @@ TEST_CASE("ObjectCache: watch events add, modify, delete and move the resourceVe
   CHECK(keys(cache) == std::vector<std::string>{"default/late", "other/web"});
 }
 
-TEST_CASE("ObjectCache: 410 means list again; any other ERROR or junk is a failure", "[k8s][object_cache]") {
+TEST_CASE("ObjectCache: 410 means list again, any other ERROR or junk is a failure", "[k8s][object_cache]") {
   ObjectCache cache;
   REQUIRE(cache.replace(json{{"metadata", {{"resourceVersion", "3"}}}, {"items", {object("", "a", "2")}}}.dump()));
   json gone = {{"kind", "Status"},          {"apiVersion", "v1"}, {"status", "Failure"},

@@ -93,7 +93,7 @@ TEST_CASE("ApiHandler: a list answer is a PodMetricsList, partial failures becom
   CHECK(service->asked[0].label_selector.to_string() == "app=web");
 }
 
-TEST_CASE("ApiHandler: a get by name is the bare object; a Status answer keeps its code", "[server][handler]") {
+TEST_CASE("ApiHandler: a get by name is the bare object, a Status answer keeps its code", "[server][handler]") {
   auto service = std::make_shared<FakeMetricsService>();
   service->pods = {std::vector<k8s::PodMetrics>{pod("a")}, {}};
   ApiHandler handler(service, nullptr, {});
@@ -122,7 +122,7 @@ TEST_CASE("ApiHandler: custom metrics are written in the version asked", "[serve
   CHECK(v2["items"][0]["value"] == "700m");
 }
 
-TEST_CASE("ApiHandler: discovery comes from the service's cache; readiness from its state", "[server][handler]") {
+TEST_CASE("ApiHandler: discovery comes from the service's cache, readiness from its state", "[server][handler]") {
   auto service = std::make_shared<FakeMetricsService>();
   ApiHandler handler(service, nullptr, {});
   auto list = json::parse(call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta1").body_bytes());
@@ -183,7 +183,7 @@ TEST_CASE("ApiHandler: a selector over the limits is a 400 and the service is ne
   CHECK(service->asked.empty());
 }
 
-TEST_CASE("ApiHandler: 405 answers carry Allow; writes to health and metrics endpoints are 405",
+TEST_CASE("ApiHandler: 405 answers carry Allow, writes to health and metrics endpoints are 405",
           "[server][handler]") {
   ApiHandler handler(nullptr, nullptr, {});
   for (const char* target : {"/healthz", "/livez", "/readyz", "/metrics", "/version", "/apis",
@@ -321,7 +321,7 @@ TEST_CASE("ApiHandler: an Accept that admits nothing we write is a 406, before a
   CHECK(call(handler, "GET", "/healthz", {{"Accept", "text/html"}}).status == 200);
 }
 
-TEST_CASE("ApiHandler: cancelled while the aggregator has not answered, a query ends at once; the late answer is dropped",
+TEST_CASE("ApiHandler: cancelled while the aggregator has not answered, a query ends at once, the late answer is dropped",
           "[server][handler]") {
   auto service = std::make_shared<FakeMetricsService>();
   service->hold = true;

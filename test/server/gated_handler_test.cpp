@@ -35,7 +35,7 @@ bool counted(telemetry::PrometheusServerMetrics& metrics, const std::string& cod
 
 }  // namespace
 
-TEST_CASE("handle_gated: the gate's refusals are answered and counted; what it lets through reaches the ApiHandler",
+TEST_CASE("handle_gated: the gate's refusals are answered and counted, what it lets through reaches the ApiHandler",
           "[server][gate]") {
   auto metrics = std::make_shared<telemetry::PrometheusServerMetrics>();
   auto handler = std::make_shared<const ApiHandler>(nullptr, metrics, BuildInfo{});

@@ -197,7 +197,7 @@ TEST_CASE("SelfSubjectAccessReview and SelfSubjectReview answer about the caller
   CHECK(who["status"]["userInfo"]["groups"] == json({"viewers", "system:authenticated"}));
 }
 
-TEST_CASE("TokenReview: a ServiceAccount token for its audiences only; a world token for any", "[sim][access]") {
+TEST_CASE("TokenReview: a ServiceAccount token for its audiences only, a world token for any", "[sim][access]") {
   auto store = rbac_store();
   sim::detail::ServiceAccountTokens tokens;
   sim::World world;

@@ -44,7 +44,7 @@ TEST_CASE("pod_usage: share of the load plus baseline, capped at the limit", "[s
   }
 }
 
-TEST_CASE("pod_usage: no limit means no cap; requests per second are shared", "[sim][load]") {
+TEST_CASE("pod_usage: no limit means no cap, requests per second are shared", "[sim][load]") {
   auto w = nginx();
   w.containers[0].limits.clear();
   auto u = pod_usage(w, Load{q("3"), q("5")}, 2, true);

@@ -21,7 +21,7 @@ std::vector<std::string> names(const json& list) {
 }
 }  // namespace
 
-TEST_CASE("MemberApi: bearer tokens, 401 Status otherwise; health is open", "[sim][member]") {
+TEST_CASE("MemberApi: bearer tokens, 401 Status otherwise, health is open", "[sim][member]") {
   auto f = sim_test::federation();
   CHECK(call(f, kMember1, "/api/v1/pods").status == 200);
   for (const char* token : {"", "wrong", "member2-token"}) {
@@ -92,7 +92,7 @@ TEST_CASE("MemberApi: core pods list, get, selectors", "[sim][member]") {
   CHECK(missing.body["details"] == json::parse(R"({"name":"nope","kind":"pods"})"));
 }
 
-TEST_CASE("MemberApi: pods being deleted carry deletionTimestamp; unready pods say so", "[sim][member]") {
+TEST_CASE("MemberApi: pods being deleted carry deletionTimestamp, unready pods say so", "[sim][member]") {
   using namespace std::chrono_literals;
   auto w = sim_test::world();
   w.workloads[0].termination_grace = 30s;
@@ -377,7 +377,7 @@ TEST_CASE("MemberApi: discovery follows the member's configured APIs", "[sim][me
   CHECK(call(f, kMember1, "/nope").status == 404);
 }
 
-TEST_CASE("MemberApi: only reads; watch is not supported", "[sim][member]") {
+TEST_CASE("MemberApi: only reads, watch is not supported", "[sim][member]") {
   auto f = sim_test::federation();
   auto post = sim_test::get("/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods");
   post.method = "POST";
@@ -437,7 +437,7 @@ TEST_CASE("MemberApi: kubectl get receives a Table when it asks for one", "[sim]
   CHECK(call(f, kMember1, "/api/v1/namespaces/shop/pods").body["kind"] == "PodList");
 }
 
-TEST_CASE("MemberApi: a new pod is Pending, then Running, then Ready; metrics only once it runs", "[sim][member]") {
+TEST_CASE("MemberApi: a new pod is Pending, then Running, then Ready, metrics only once it runs", "[sim][member]") {
   using namespace std::chrono_literals;
   auto w = sim_test::world();
   w.workloads[0].startup_delay = 10s;

@@ -650,7 +650,7 @@ TEST_CASE("ObjectStore: selector transitions turn MODIFIED into ADDED and DELETE
   CHECK(replay.summary() == web.summary());
 }
 
-TEST_CASE("ObjectStore: a sink returning false ends its watch; unwatch stops delivery", "[sim][object_store]") {
+TEST_CASE("ObjectStore: a sink returning false ends its watch, unwatch stops delivery", "[sim][object_store]") {
   auto store = make_store();
   int once_calls = 0;
   REQUIRE(store.watch(fhpa_type(), "", {}, {}, "", [&](const WatchEvent&) {
@@ -706,7 +706,7 @@ TEST_CASE("ObjectStore: a sink may read and write the store and unwatch itself",
   CHECK(store.watch_count() == 0);
 }
 
-TEST_CASE("ObjectStore: concurrent writers; every watch sees its events in resourceVersion order",
+TEST_CASE("ObjectStore: concurrent writers, every watch sees its events in resourceVersion order",
           "[sim][object_store]") {
   auto store = make_store(100);
   ok(store.create(fhpa_type(), "default", fhpa("one", 0, {{"app", "web"}})));

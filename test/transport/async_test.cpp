@@ -110,7 +110,7 @@ Task<void> cancel_two_of_three(Strand strand, Outcomes* out) {
   out->running_after_join = group.size();
 }
 
-TEST_CASE("async: a cancelled TaskGroup child stops at its next co_await; join waits for every child") {
+TEST_CASE("async: a cancelled TaskGroup child stops at its next co_await, join waits for every child") {
   clusterclient::ClientRuntime runtime(1);
   auto strand = make_strand(runtime.executor());
   Outcomes out;
@@ -197,7 +197,7 @@ Task<void> await_late_answer(std::function<void(std::string)>* kept, std::atomic
   co_await throw_if_cancelled();
 }
 
-TEST_CASE("async: await_callback_or resumes a cancelled coroutine at once; the late answer is ignored") {
+TEST_CASE("async: await_callback_or resumes a cancelled coroutine at once, the late answer is ignored") {
   clusterclient::ClientRuntime runtime(1);
   std::function<void(std::string)> kept;
   std::atomic<bool> asked{false}, resumed{false};
