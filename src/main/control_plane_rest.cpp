@@ -6,8 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include "fedmetrics/autoscaler/distributor.hpp"
-#include "fedmetrics/clusterclient/kubeconfig.hpp"
-#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/kube/kubeconfig.hpp"
+#include "fedmetrics/kube/resource_path.hpp"
 #include "fedmetrics/k8s/karmada_cluster.hpp"
 #include "fedmetrics/k8s/status.hpp"
 #include "fedmetrics/k8s/time.hpp"
@@ -25,8 +25,8 @@ constexpr std::string_view kFederatedHpas = "/apis/autoscaling.karmada.io/v1alph
 std::string target_path(const std::string& ns, const autoscaler::CrossVersionObjectReference& target) {
   auto r = controller::target_resource(target);
   std::string base = r.group.empty() ? "/api/" + r.version : "/apis/" + r.group + "/" + r.version;
-  return base + "/namespaces/" + clusterclient::escape_path_segment(ns) + "/" + r.resource + "/" +
-         clusterclient::escape_path_segment(target.name);
+  return base + "/namespaces/" + kube::escape_path_segment(ns) + "/" + r.resource + "/" +
+         kube::escape_path_segment(target.name);
 }
 
 std::string scale_path(const std::string& ns, const autoscaler::CrossVersionObjectReference& target) {
@@ -53,7 +53,7 @@ k8s::Expected<controller::Scale> scale_from(const json& doc) {
 // merge-PATCH the count of an existing one).
 class RestEventSink : public controller::EventSink {
  public:
-  RestEventSink(std::shared_ptr<clusterclient::HttpsClient> client, std::chrono::milliseconds timeout)
+  RestEventSink(std::shared_ptr<kube::HttpsClient> client, std::chrono::milliseconds timeout)
       : client_(std::move(client)), timeout_(timeout) {}
 
   void create_event(const controller::Event& e, controller::Done<bool> done) override {
@@ -83,7 +83,7 @@ class RestEventSink : public controller::EventSink {
 
   void patch_event(const controller::Event& e, controller::Done<bool> done) override {
     json patch = {{"count", e.count}, {"lastTimestamp", k8s::format_time(e.last_timestamp)}, {"message", e.message}};
-    send_json(*client_, "PATCH", events_path(e.subject.namespace_name) + "/" + clusterclient::escape_path_segment(e.name),
+    send_json(*client_, "PATCH", events_path(e.subject.namespace_name) + "/" + kube::escape_path_segment(e.name),
               "application/merge-patch+json", patch.dump(), std::chrono::steady_clock::now() + timeout_,
               [done = std::move(done)](int status, k8s::Expected<json> doc) {
                 if (status == 404) return done(false);
@@ -94,23 +94,23 @@ class RestEventSink : public controller::EventSink {
 
  private:
   static std::string events_path(const std::string& ns) {
-    return "/api/v1/namespaces/" + clusterclient::escape_path_segment(ns) + "/events";
+    return "/api/v1/namespaces/" + kube::escape_path_segment(ns) + "/events";
   }
-  std::shared_ptr<clusterclient::HttpsClient> client_;
+  std::shared_ptr<kube::HttpsClient> client_;
   std::chrono::milliseconds timeout_;
 };
 
 }  // namespace
 
-RestControlPlane::RestControlPlane(clusterclient::ClientRuntime& runtime, const std::string& kubeconfig,
+RestControlPlane::RestControlPlane(kube::ClientRuntime& runtime, const std::string& kubeconfig,
                                    std::chrono::milliseconds timeout)
     : timeout_(timeout) {
-  auto endpoint = clusterclient::load_kubeconfig_current_context(kubeconfig);
+  auto endpoint = kube::load_kubeconfig_current_context(kubeconfig);
   if (!endpoint) throw std::runtime_error("--kubeconfig: " + endpoint.error().message);
   try {
-    clusterclient::ClientOptions options;
+    kube::ClientOptions options;
     options.peer_name = "the control plane";
-    client_ = std::make_shared<clusterclient::HttpsClient>(runtime, std::move(*endpoint), options);
+    client_ = std::make_shared<kube::HttpsClient>(runtime, std::move(*endpoint), options);
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("--kubeconfig: ") + e.what());
   }
@@ -145,23 +145,23 @@ void RestControlPlane::stop_watching() {
   if (cron_federated_hpas_) cron_federated_hpas_->stop();
 }
 
-void RestControlPlane::watch(std::unique_ptr<clusterclient::Reflector>& reflector, std::string* watched_selector,
+void RestControlPlane::watch(std::unique_ptr<kube::Reflector>& reflector, std::string* watched_selector,
                              const std::string& resource, const char* what, const k8s::LabelSelector& selector,
-                             std::function<void(const clusterclient::ReflectorChange&)> on_change) {
+                             std::function<void(const kube::ReflectorChange&)> on_change) {
   if (reflector) reflector->stop();
-  clusterclient::ReflectorOptions options;
+  kube::ReflectorOptions options;
   options.what = what;
   options.collection_path = std::string(kFederatedHpas) + "/" + resource;
   options.label_selector = selector.to_string();
   options.request_timeout = timeout_;
   if (watched_selector != nullptr) *watched_selector = options.label_selector;
-  reflector = std::make_unique<clusterclient::Reflector>(client_, options, std::move(on_change));
+  reflector = std::make_unique<kube::Reflector>(client_, options, std::move(on_change));
   reflector->start();
 }
 
 void RestControlPlane::watch_cron_federated_hpas(const k8s::LabelSelector& selector, std::function<void()> on_change) {
   watch(cron_federated_hpas_, nullptr, "cronfederatedhpas", "cron: CronFederatedHPAs", selector,
-        [on_change = std::move(on_change)](const clusterclient::ReflectorChange&) {
+        [on_change = std::move(on_change)](const kube::ReflectorChange&) {
           if (on_change) on_change();
         });
 }
@@ -169,7 +169,7 @@ void RestControlPlane::watch_cron_federated_hpas(const k8s::LabelSelector& selec
 void RestControlPlane::watch_federated_hpas(const k8s::LabelSelector& selector,
                                             std::function<void(nlohmann::json)> on_added) {
   watch(federated_hpas_, &watched_selector_, "federatedhpas", "autoscaler: FederatedHPAs", selector,
-        [on_added = std::move(on_added)](const clusterclient::ReflectorChange& change) {
+        [on_added = std::move(on_added)](const kube::ReflectorChange& change) {
           if (on_added)
             for (const auto& object : change.added) on_added(object);
         });
@@ -197,7 +197,7 @@ void RestControlPlane::list_federated_hpas_from_server(const k8s::LabelSelector&
 void RestControlPlane::list_items(const std::string& resource, const std::string& kind,
                                   const k8s::LabelSelector& selector, controller::Done<std::vector<json>> done) {
   std::string path = std::string(kFederatedHpas) + "/" + resource;
-  if (!selector.empty()) path += "?labelSelector=" + clusterclient::escape_query_value(selector.to_string());
+  if (!selector.empty()) path += "?labelSelector=" + kube::escape_query_value(selector.to_string());
   call("GET", path, "", "", [done = std::move(done), kind](k8s::Expected<json> doc) {
     if (!doc) return done(doc.error());
     if (!doc->contains("items") || !(*doc)["items"].is_array()) return done(k8s::Error{kind + " list without items"});
@@ -208,8 +208,8 @@ void RestControlPlane::list_items(const std::string& resource, const std::string
 
 std::string RestControlPlane::object_path(const std::string& resource, const std::string& namespace_name,
                                           const std::string& name) {
-  return std::string(kFederatedHpas) + "/namespaces/" + clusterclient::escape_path_segment(namespace_name) + "/" +
-         resource + "/" + clusterclient::escape_path_segment(name);
+  return std::string(kFederatedHpas) + "/namespaces/" + kube::escape_path_segment(namespace_name) + "/" +
+         resource + "/" + kube::escape_path_segment(name);
 }
 
 void RestControlPlane::get_federated_hpa(const std::string& namespace_name, const std::string& name,
@@ -266,8 +266,8 @@ void RestControlPlane::get_target_clusters(const std::string& namespace_name,
                                            const autoscaler::CrossVersionObjectReference& target,
                                            controller::Done<std::optional<std::vector<controller::TargetCluster>>> done) {
   const std::string binding = k8s::resource_binding_name(target.name, target.kind);
-  const std::string path = "/apis/work.karmada.io/v1alpha2/namespaces/" + clusterclient::escape_path_segment(namespace_name) +
-                           "/resourcebindings/" + clusterclient::escape_path_segment(binding);
+  const std::string path = "/apis/work.karmada.io/v1alpha2/namespaces/" + kube::escape_path_segment(namespace_name) +
+                           "/resourcebindings/" + kube::escape_path_segment(binding);
   call_with_status("GET", path, "", "", [done = std::move(done), path](int status, k8s::Expected<json> doc) {
     using Clusters = std::optional<std::vector<controller::TargetCluster>>;
     // No binding (not propagated by Karmada, or no Karmada at all): every member.
@@ -290,8 +290,8 @@ void RestControlPlane::update_status(const std::string& namespace_name, const st
   for (const char* field : {"observedGeneration", "lastScaleTime", "currentMetrics", "conditions"})
     if (!status.contains(field)) status[field] = nullptr;
   call("PATCH",
-       std::string(kFederatedHpas) + "/namespaces/" + clusterclient::escape_path_segment(namespace_name) +
-           "/federatedhpas/" + clusterclient::escape_path_segment(name) + "/status",
+       std::string(kFederatedHpas) + "/namespaces/" + kube::escape_path_segment(namespace_name) +
+           "/federatedhpas/" + kube::escape_path_segment(name) + "/status",
        "application/merge-patch+json", json{{"status", std::move(status)}}.dump(),
        [done = std::move(done)](k8s::Expected<json> doc) {
          if (!doc) return done(doc.error());
@@ -345,8 +345,8 @@ void RestControlPlane::set_distribution_annotation(const std::string& namespace_
   json annotation = value ? json(std::move(*value)) : json(nullptr);
   json patch = {{"metadata", {{"annotations", {{std::string(autoscaler::kDistributionAnnotation), annotation}}}}}};
   call("PATCH",
-       std::string(kFederatedHpas) + "/namespaces/" + clusterclient::escape_path_segment(namespace_name) +
-           "/federatedhpas/" + clusterclient::escape_path_segment(name),
+       std::string(kFederatedHpas) + "/namespaces/" + kube::escape_path_segment(namespace_name) +
+           "/federatedhpas/" + kube::escape_path_segment(name),
        "application/merge-patch+json", patch.dump(), [done = std::move(done)](k8s::Expected<json> doc) {
          if (!doc) return done(doc.error());
          done(true);

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
-#include "fedmetrics/clusterclient/reflector.hpp"
+#include "fedmetrics/kube/https_client.hpp"
+#include "fedmetrics/kube/reflector.hpp"
 #include "fedmetrics/controller/control_plane.hpp"
 #include "fedmetrics/controller/event_correlator.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
@@ -17,7 +17,7 @@ namespace fedmetrics::cli {
 class RestControlPlane : public controller::ControlPlane {
  public:
   // Throws std::runtime_error naming --kubeconfig when it cannot be used.
-  RestControlPlane(clusterclient::ClientRuntime& runtime, const std::string& kubeconfig,
+  RestControlPlane(kube::ClientRuntime& runtime, const std::string& kubeconfig,
                    std::chrono::milliseconds timeout);
 
   ~RestControlPlane() override;
@@ -62,9 +62,9 @@ class RestControlPlane : public controller::ControlPlane {
  private:
   // (Re)starts `reflector` on an autoscaling.karmada.io/v1alpha1 collection.
   // `watched_selector` (may be null): where to keep the selector, for a list served from the cache.
-  void watch(std::unique_ptr<clusterclient::Reflector>& reflector, std::string* watched_selector,
+  void watch(std::unique_ptr<kube::Reflector>& reflector, std::string* watched_selector,
              const std::string& resource, const char* what, const k8s::LabelSelector& selector,
-             std::function<void(const clusterclient::ReflectorChange&)> on_change);
+             std::function<void(const kube::ReflectorChange&)> on_change);
   // GET of an autoscaling.karmada.io/v1alpha1 collection (all namespaces): its items.
   void list_items(const std::string& resource, const std::string& kind, const k8s::LabelSelector& selector,
                   controller::Done<std::vector<nlohmann::json>> done);
@@ -79,16 +79,16 @@ class RestControlPlane : public controller::ControlPlane {
                   std::chrono::steady_clock::time_point deadline,
                   std::function<void(int, k8s::Expected<nlohmann::json>)> done);
 
-  std::shared_ptr<clusterclient::HttpsClient> client_;
+  std::shared_ptr<kube::HttpsClient> client_;
   std::chrono::milliseconds timeout_;
   // Events go through client-go's correlation: repeats patch one Event's count.
   std::unique_ptr<controller::EventRecorder> events_;
   // The FederatedHPAs, once watch_federated_hpas was called (for that selector only).
-  std::unique_ptr<clusterclient::Reflector> federated_hpas_;
+  std::unique_ptr<kube::Reflector> federated_hpas_;
   std::string watched_selector_;
   // The CronFederatedHPAs, once watch_cron_federated_hpas was called: a
   // change signal only (their lists are read from the server).
-  std::unique_ptr<clusterclient::Reflector> cron_federated_hpas_;
+  std::unique_ptr<kube::Reflector> cron_federated_hpas_;
   friend class RestLeaseClient;
 };
 

@@ -14,9 +14,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
-#include "fedmetrics/clusterclient/kubectl_config.hpp"
-#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/kube/https_client.hpp"
+#include "fedmetrics/kube/kubectl_config.hpp"
+#include "fedmetrics/kube/resource_path.hpp"
 #include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/label_selector.hpp"
 #include "fedmetrics/k8s/metrics_types.hpp"
@@ -26,8 +26,8 @@
 
 namespace fedmetrics::cli {
 
-using clusterclient::HttpReply;
-using clusterclient::HttpResult;
+using kube::HttpReply;
+using kube::HttpResult;
 using nlohmann::json;
 
 bool invoked_as_kubectl_plugin(std::string_view argv0) {
@@ -64,7 +64,7 @@ constexpr std::string_view kMetricsApi = "/apis/metrics.k8s.io/v1beta1";
 std::vector<std::string> kubeconfig_paths(const PluginOptions& o) {
   if (!o.kubeconfig.empty()) return {o.kubeconfig};
   if (const char* list = std::getenv("KUBECONFIG"); list != nullptr && *list != '\0') {
-    auto paths = clusterclient::split_kubeconfig_path_list(list);
+    auto paths = kube::split_kubeconfig_path_list(list);
     if (!paths.empty()) return paths;
   }
   const char* home = std::getenv("HOME");
@@ -76,14 +76,14 @@ std::vector<std::string> kubeconfig_paths(const PluginOptions& o) {
 class Session {
  public:
   // `timeout`: each request's, as kubectl's --request-timeout.
-  Session(clusterclient::ClusterEndpoint endpoint, std::chrono::steady_clock::duration timeout)
+  Session(kube::ClusterEndpoint endpoint, std::chrono::steady_clock::duration timeout)
       : timeout_(timeout), host_(host_of(endpoint.server)) {
-    clusterclient::ClientOptions options;
+    kube::ClientOptions options;
     options.user_agent = "kubectl-fedmetrics/v0.1.0";
     options.peer_name = "the server";
     options.max_connections = 16;  // the members' node reads go out together
     try {
-      client_ = std::make_unique<clusterclient::HttpsClient>(runtime_, std::move(endpoint), options);
+      client_ = std::make_unique<kube::HttpsClient>(runtime_, std::move(endpoint), options);
     } catch (const std::exception& e) {
       throw Failure{std::string("error: ") + e.what()};
     }
@@ -91,7 +91,7 @@ class Session {
 
   // Sends GET `target`; the answer, or the reason there is none.
   std::future<HttpResult> get(std::string target) {
-    clusterclient::OutgoingRequest request;
+    kube::OutgoingRequest request;
     request.target = std::move(target);
     request.headers = {{"Accept", "application/json"}};
     request.want_headers = true;
@@ -102,8 +102,8 @@ class Session {
   }
 
   // kubectl's line for a request that got no answer.
-  [[nodiscard]] std::string connection_error(const aggregator::MemberError& e) const {
-    return plugin::connection_error_line(e.kind == aggregator::MemberError::Kind::Refused &&
+  [[nodiscard]] std::string connection_error(const k8s::Error& e) const {
+    return plugin::connection_error_line(e.kind == k8s::ErrorKind::Refused &&
                                              e.message.find("connection refused") != std::string::npos,
                                          host_, e.message);
   }
@@ -116,8 +116,8 @@ class Session {
     return host;
   }
 
-  clusterclient::ClientRuntime runtime_{1};
-  std::unique_ptr<clusterclient::HttpsClient> client_;  // destroyed before the runtime
+  kube::ClientRuntime runtime_{1};
+  std::unique_ptr<kube::HttpsClient> client_;  // destroyed before the runtime
   std::chrono::steady_clock::duration timeout_;
   std::string host_;
 };
@@ -134,7 +134,7 @@ std::vector<std::string> warning_values(const HttpReply& reply) {
 json metrics_answer(Session& session, const std::string& target, std::string_view resource, const std::string& name,
                     std::ostream& err) {
   HttpResult result = session.get(target).get();
-  if (auto* e = std::get_if<aggregator::MemberError>(&result)) throw Failure{session.connection_error(*e)};
+  if (auto* e = std::get_if<k8s::Error>(&result)) throw Failure{session.connection_error(*e)};
   auto& reply = std::get<HttpReply>(result);
   for (const auto& line : plugin::warning_lines(warning_values(reply))) err << line << "\n";
   if (reply.status < 200 || reply.status > 299) {
@@ -157,17 +157,17 @@ T decoded(k8s::Expected<T> value, const std::string& target) {
 
 std::string selector_query(const k8s::LabelSelector& selector) {
   std::string canonical = selector.to_string();
-  return canonical.empty() ? "" : "?labelSelector=" + clusterclient::escape_query_value(canonical);
+  return canonical.empty() ? "" : "?labelSelector=" + kube::escape_query_value(canonical);
 }
 
 void top_pod(const PluginOptions& o, const std::string& namespace_name, const k8s::LabelSelector& selector,
              plugin::SortBy sort_by, Session& session, std::ostream& out, std::ostream& err) {
   std::string target(kMetricsApi);
   // A pod by name is looked for in the namespace, even with -A (kubectl would ask /pods/NAME, which no server serves).
-  if (!o.all_namespaces || !o.name.empty()) target += "/namespaces/" + clusterclient::escape_path_segment(namespace_name);
+  if (!o.all_namespaces || !o.name.empty()) target += "/namespaces/" + kube::escape_path_segment(namespace_name);
   target += "/pods";
   if (!o.name.empty())
-    target += "/" + clusterclient::escape_path_segment(o.name);
+    target += "/" + kube::escape_path_segment(o.name);
   else
     target += selector_query(selector);
   json doc = metrics_answer(session, target, "pods.metrics.k8s.io", o.name, err);
@@ -191,7 +191,7 @@ void top_node(const PluginOptions& o, const k8s::LabelSelector& selector, plugin
               std::ostream& out, std::ostream& err) {
   std::string target = std::string(kMetricsApi) + "/nodes";
   if (!o.name.empty())
-    target += "/" + clusterclient::escape_path_segment(o.name);
+    target += "/" + kube::escape_path_segment(o.name);
   else
     target += selector_query(selector);
   json doc = metrics_answer(session, target, "nodes.metrics.k8s.io", o.name, err);
@@ -210,12 +210,12 @@ void top_node(const PluginOptions& o, const k8s::LabelSelector& selector, plugin
   std::map<std::string, std::future<HttpResult>> pending;
   for (const auto& member : members)
     pending.emplace(member, session.get("/apis/cluster.karmada.io/v1alpha1/clusters/" +
-                                        clusterclient::escape_path_segment(member) + "/proxy/api/v1/nodes"));
+                                        kube::escape_path_segment(member) + "/proxy/api/v1/nodes"));
   plugin::MemberNodes nodes;
   for (auto& [member, answer] : pending) {
     HttpResult result = answer.get();
     std::string why;
-    if (auto* e = std::get_if<aggregator::MemberError>(&result)) {
+    if (auto* e = std::get_if<k8s::Error>(&result)) {
       why = e->message;
     } else if (auto& reply = std::get<HttpReply>(result); reply.status < 200 || reply.status > 299) {
       why = plugin::server_error_line(reply.status, reply.body, "get", "nodes", "");
@@ -358,7 +358,7 @@ int run_kubectl_plugin(int argc, char** argv, std::ostream& out, std::ostream& e
                     (timeout.count() > 0 ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout)
                                          : std::chrono::hours(24));
 
-    auto context = clusterclient::load_kubectl_context(kubeconfig_paths(o), o.context);
+    auto context = kube::load_kubectl_context(kubeconfig_paths(o), o.context);
     if (!context) throw Failure{"error: " + context.error().message};
     std::string namespace_name = !o.namespace_name.empty()      ? o.namespace_name
                                  : !context->namespace_name.empty() ? context->namespace_name

@@ -1,6 +1,6 @@
 #include "main/member_hpas_rest.hpp"
 
-#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/kube/resource_path.hpp"
 #include "main/rest_json.hpp"
 
 namespace fedmetrics::cli {
@@ -13,11 +13,11 @@ constexpr std::string_view kHpas = "/apis/autoscaling/v2";
 
 std::string collection(const std::string& ns) {
   if (ns.empty()) return std::string(kHpas) + "/horizontalpodautoscalers";
-  return std::string(kHpas) + "/namespaces/" + clusterclient::escape_path_segment(ns) + "/horizontalpodautoscalers";
+  return std::string(kHpas) + "/namespaces/" + kube::escape_path_segment(ns) + "/horizontalpodautoscalers";
 }
 
 std::string item(const std::string& ns, const std::string& name) {
-  return collection(ns) + "/" + clusterclient::escape_path_segment(name);
+  return collection(ns) + "/" + kube::escape_path_segment(name);
 }
 
 std::string meta(const json& hpa, const char* field) {
@@ -28,7 +28,7 @@ std::string meta(const json& hpa, const char* field) {
 
 }  // namespace
 
-RestMemberHPAs::RestMemberHPAs(std::shared_ptr<clusterclient::HttpsClient> client, std::string member,
+RestMemberHPAs::RestMemberHPAs(std::shared_ptr<kube::HttpsClient> client, std::string member,
                                std::chrono::milliseconds timeout)
     : client_(std::move(client)), member_(std::move(member)), timeout_(timeout) {}
 
@@ -45,7 +45,7 @@ void RestMemberHPAs::call(std::string method, std::string path, std::string body
 void RestMemberHPAs::list(const std::string& namespace_name, const k8s::LabelSelector& selector,
                           controller::Done<std::vector<json>> done) {
   std::string path = collection(namespace_name);
-  if (!selector.empty()) path += "?labelSelector=" + clusterclient::escape_query_value(selector.to_string());
+  if (!selector.empty()) path += "?labelSelector=" + kube::escape_query_value(selector.to_string());
   call("GET", path, "", [member = member_, done = std::move(done)](int, k8s::Expected<json> doc) {
     if (!doc) return done(doc.error());
     auto items = doc->find("items");
@@ -81,8 +81,8 @@ void RestMemberHPAs::has_target(const std::string& namespace_name, const autosca
                                 controller::Done<bool> done) {
   const auto r = controller::target_resource(target);
   const std::string path = (r.group.empty() ? "/api/" + r.version : "/apis/" + r.group + "/" + r.version) +
-                           "/namespaces/" + clusterclient::escape_path_segment(namespace_name) + "/" + r.resource + "/" +
-                           clusterclient::escape_path_segment(target.name);
+                           "/namespaces/" + kube::escape_path_segment(namespace_name) + "/" + r.resource + "/" +
+                           kube::escape_path_segment(target.name);
   call("GET", path, "", [done = std::move(done)](int status, k8s::Expected<json> doc) {
     if (status == 404) return done(false);
     if (!doc) return done(doc.error());
@@ -102,12 +102,12 @@ void RestMemberHPAs::remove(const std::string& namespace_name, const std::string
   });
 }
 
-std::shared_ptr<controller::MemberHPAs> make_member_hpas(clusterclient::ClientRuntime& runtime,
-                                                         const clusterclient::ClusterEndpoint& endpoint,
+std::shared_ptr<controller::MemberHPAs> make_member_hpas(kube::ClientRuntime& runtime,
+                                                         const kube::ClusterEndpoint& endpoint,
                                                          std::chrono::milliseconds timeout,
-                                                         clusterclient::ClientOptions options) {
+                                                         kube::ClientOptions options) {
   if (options.peer_name.empty()) options.peer_name = endpoint.name;
-  auto client = std::make_shared<clusterclient::HttpsClient>(runtime, endpoint, options);
+  auto client = std::make_shared<kube::HttpsClient>(runtime, endpoint, options);
   return std::make_shared<RestMemberHPAs>(std::move(client), endpoint.name, timeout);
 }
 

@@ -6,10 +6,10 @@ namespace fedmetrics::cli {
 
 using nlohmann::json;
 
-void send_json(clusterclient::HttpsClient& client, std::string method, std::string path, std::string content_type,
+void send_json(kube::HttpsClient& client, std::string method, std::string path, std::string content_type,
                std::string body, std::chrono::steady_clock::time_point deadline,
                std::function<void(int, k8s::Expected<json>)> done) {
-  clusterclient::OutgoingRequest request;
+  kube::OutgoingRequest request;
   request.method = std::move(method);
   std::string what = request.method + " " + path;
   request.target = std::move(path);
@@ -22,9 +22,9 @@ void send_json(clusterclient::HttpsClient& client, std::string method, std::stri
   // failed when it was not (Go's transport does not replay PUT either).
   // POSTs (a new Event, a new Lease) are not replayed.
   request.replayable = request.method == "PATCH";
-  client.send(std::move(request), deadline, [what, done = std::move(done)](clusterclient::HttpResult result) {
-    if (auto* e = std::get_if<aggregator::MemberError>(&result)) return done(0, k8s::Error{what + ": " + e->message});
-    auto& reply = std::get<clusterclient::HttpReply>(result);
+  client.send(std::move(request), deadline, [what, done = std::move(done)](kube::HttpResult result) {
+    if (auto* e = std::get_if<k8s::Error>(&result)) return done(0, k8s::Error{what + ": " + e->message});
+    auto& reply = std::get<kube::HttpReply>(result);
     auto doc = json::parse(reply.body, nullptr, false);
     if (reply.status < 200 || reply.status > 299) {
       std::string message = what + ": HTTP " + std::to_string(reply.status);

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/k8s/expected.hpp"
 
 namespace fedmetrics::cli {
@@ -17,7 +17,7 @@ namespace fedmetrics::cli {
 // `done` gets the HTTP status (0 when there was no answer) and the JSON
 // answer, or an error naming the request ("PUT /apis/...: <Status message>").
 // Only merge PATCHes are replayed on a reused connection that turns out closed.
-void send_json(clusterclient::HttpsClient& client, std::string method, std::string path, std::string content_type,
+void send_json(kube::HttpsClient& client, std::string method, std::string path, std::string content_type,
                std::string body, std::chrono::steady_clock::time_point deadline,
                std::function<void(int, k8s::Expected<nlohmann::json>)> done);
 

@@ -341,7 +341,7 @@ class ReviewFailureLog {
   aggregator::LogRateLimiter limiter_{std::chrono::seconds(10)};  // guarded by mutex_
 };
 
-std::shared_ptr<server::RequestGate> make_gate(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
+std::shared_ptr<server::RequestGate> make_gate(const ServeOptions& o, kube::ClientRuntime& runtime,
                                                const std::shared_ptr<server::ServerMetrics>& metrics,
                                                std::shared_ptr<HttpsReviewClient>& authentication_out) {
   server::GateOptions gate_options;
@@ -496,7 +496,7 @@ void Reloader::stop() { job_.stop(); }
 
 // The member source the flags choose, or null when none is configured.
 std::shared_ptr<clusterclient::RefreshingMemberSource> make_member_source(const ServeOptions& o,
-                                                                          clusterclient::ClientRuntime& runtime) {
+                                                                          kube::ClientRuntime& runtime) {
   if (!o.karmada_kubeconfig.empty() && !o.member_kubeconfigs.empty())
     throw std::runtime_error("--karmada-kubeconfig and --member-kubeconfig cannot be used together: the member clusters "
                              "come either from the control plane's Cluster objects or from kubeconfig contexts");
@@ -556,9 +556,9 @@ std::string election_identity() {
 // Distributed mode's member HPA clients, one per member and endpoint, made
 // when first needed and replaced when the member's endpoint changes (a
 // rotated token): the member reached as the metrics reads reach it.
-controller::MemberHPAsFactory member_hpas_factory(clusterclient::ClientRuntime& runtime, std::chrono::milliseconds timeout) {
+controller::MemberHPAsFactory member_hpas_factory(kube::ClientRuntime& runtime, std::chrono::milliseconds timeout) {
   struct Client {
-    clusterclient::ClusterEndpoint endpoint;
+    kube::ClusterEndpoint endpoint;
     std::shared_ptr<controller::MemberHPAs> hpas;
     std::chrono::steady_clock::time_point used;
   };
@@ -593,7 +593,7 @@ controller::MemberHPAsFactory member_hpas_factory(clusterclient::ClientRuntime& 
   };
 }
 
-std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
+std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, kube::ClientRuntime& runtime,
                                                            std::shared_ptr<aggregator::Aggregator> metrics,
                                                            std::shared_ptr<aggregator::MemberSource> members,
                                                            std::chrono::milliseconds member_timeout,
@@ -741,7 +741,7 @@ int run_serve(const ServeOptions& o) {
 
   // The member clients' I/O thread. Member answers complete server requests,
   // the autoscaler's syncs and the member source's polls: it stops last.
-  auto client_runtime = std::make_shared<clusterclient::ClientRuntime>(1);
+  auto client_runtime = std::make_shared<kube::ClientRuntime>(1);
   lifecycle.start("member clients", {}, [client_runtime] { client_runtime->stop(); });
 
   // Member clusters: from kubeconfig files or from the Karmada control plane.

@@ -11,7 +11,7 @@
 #include <mutex>
 
 #include "async_test_support.hpp"
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/controller/cron_controller.hpp"
 
 namespace fedmetrics::controller {
@@ -118,7 +118,7 @@ const char* kFhpaTarget = R"({"apiVersion": "autoscaling.karmada.io/v1alpha1", "
 const char* kDeploymentTarget = R"({"apiVersion": "apps/v1", "kind": "Deployment", "name": "batch"})";
 
 struct Fixture {
-  clusterclient::ClientRuntime runtime{1};  // first: it outlives the controller
+  kube::ClientRuntime runtime{1};  // first: it outlives the controller
   std::shared_ptr<CronControlPlane> cp = std::make_shared<CronControlPlane>();
   std::shared_ptr<std::atomic<std::int64_t>> now = std::make_shared<std::atomic<std::int64_t>>(0);
   std::unique_ptr<CronController> controller;

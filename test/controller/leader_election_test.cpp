@@ -7,7 +7,7 @@
 #include <mutex>
 #include <thread>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
 
 namespace fedmetrics::controller {
@@ -115,7 +115,7 @@ struct MemoryLeases : LeaseClient {
 };
 
 TEST_CASE("LeaderElection: two electors, one leader; the other takes over when it stops") {
-  clusterclient::ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   auto leases = std::make_shared<MemoryLeases>();
   std::atomic<int> started_a{0}, started_b{0};
   auto options = [&](std::string id) {
@@ -198,7 +198,7 @@ struct SlowLeases : MemoryLeases {
 
 TEST_CASE("LeaderElection: a slow control plane: the leader steps down within the renew deadline, before the lease expires") {
   using namespace std::chrono_literals;
-  clusterclient::ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   auto leases = std::make_shared<SlowLeases>();
   std::atomic<int> stopped{0};
   std::atomic<std::int64_t> stopped_at{0};
@@ -242,7 +242,7 @@ TEST_CASE("LeaderElection: a slow control plane: the leader steps down within th
 
 TEST_CASE("LeaderElection: the Lease seen held by another replica: stop leading at once") {
   using namespace std::chrono_literals;
-  clusterclient::ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   auto leases = std::make_shared<MemoryLeases>();
   std::atomic<int> stopped{0};
   ElectionOptions o;

@@ -17,8 +17,8 @@
 
 #include "child_process.hpp"
 #include "fedmetrics/autoscaler/distributor.hpp"
-#include "fedmetrics/clusterclient/https_client.hpp"
-#include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include "fedmetrics/kube/https_client.hpp"
+#include "fedmetrics/kube/kubeconfig.hpp"
 #include "fedmetrics/clusterclient/member_plan.hpp"
 #include "fedmetrics/controller/member_hpa.hpp"
 #include "main/control_plane_rest.hpp"
@@ -28,7 +28,7 @@ namespace fedmetrics {
 namespace {
 
 using namespace std::chrono_literals;
-using clusterclient::ClusterEndpoint;
+using kube::ClusterEndpoint;
 using nlohmann::json;
 
 struct World {
@@ -44,10 +44,10 @@ struct World {
         FEDMETRICS_BINARY, "sim", "--world", FEDMETRICS_SOURCE_DIR "/test/e2e/karmada.world.yaml", "--out-dir",
         dir.string()});
     sim->read_until("world ready", 10s);
-    auto loaded = clusterclient::load_kubeconfig((dir / "members.kubeconfig").string());
+    auto loaded = kube::load_kubeconfig((dir / "members.kubeconfig").string());
     if (!loaded) throw std::runtime_error(loaded.error().message);
     for (auto& e : *loaded) members[e.name] = e;
-    auto cp = clusterclient::load_kubeconfig_current_context(kubeconfig());
+    auto cp = kube::load_kubeconfig_current_context(kubeconfig());
     if (!cp) throw std::runtime_error(cp.error().message);
     control_plane = *cp;
   }
@@ -92,12 +92,12 @@ json federated_hpa() {
 }
 
 // A GET on the control plane, for checking what the patches did.
-json control_plane_get(clusterclient::ClientRuntime& runtime, const std::string& path) {
-  clusterclient::HttpsClient client(runtime, World::get().control_plane);
+json control_plane_get(kube::ClientRuntime& runtime, const std::string& path) {
+  kube::HttpsClient client(runtime, World::get().control_plane);
   auto result = wait_for<json>([&](auto done) {
-    client.get(path, std::chrono::steady_clock::now() + 10s, [done](clusterclient::HttpResult r) {
-      auto* reply = std::get_if<clusterclient::HttpReply>(&r);
-      if (reply == nullptr || reply->status != 200) return done(k8s::Error{clusterclient::describe(r)});
+    client.get(path, std::chrono::steady_clock::now() + 10s, [done](kube::HttpResult r) {
+      auto* reply = std::get_if<kube::HttpReply>(&r);
+      if (reply == nullptr || reply->status != 200) return done(k8s::Error{kube::describe(r)});
       done(json::parse(reply->body));
     });
   });
@@ -106,16 +106,16 @@ json control_plane_get(clusterclient::ClientRuntime& runtime, const std::string&
 }
 
 // POSTs `object` to the control plane's collection `path` as kubectl would; the HTTP status.
-int control_plane_post(clusterclient::ClientRuntime& runtime, const std::string& path, const json& object) {
-  clusterclient::HttpsClient client(runtime, World::get().control_plane);
-  clusterclient::OutgoingRequest post;
+int control_plane_post(kube::ClientRuntime& runtime, const std::string& path, const json& object) {
+  kube::HttpsClient client(runtime, World::get().control_plane);
+  kube::OutgoingRequest post;
   post.method = "POST";
   post.target = path;
   post.content_type = "application/json";
   post.body = object.dump();
   auto status = wait_for<int>([&](auto done) {
-    client.send(post, std::chrono::steady_clock::now() + 10s, [done](clusterclient::HttpResult r) {
-      auto* reply = std::get_if<clusterclient::HttpReply>(&r);
+    client.send(post, std::chrono::steady_clock::now() + 10s, [done](kube::HttpResult r) {
+      auto* reply = std::get_if<kube::HttpReply>(&r);
       done(reply != nullptr ? reply->status : 0);
     });
   });
@@ -124,7 +124,7 @@ int control_plane_post(clusterclient::ClientRuntime& runtime, const std::string&
 
 TEST_CASE("member HPAs over HTTPS: direct and through the cluster proxy", "[integration][distributed]") {
   World& world = World::get();
-  clusterclient::ClientRuntime runtime;
+  kube::ClientRuntime runtime;
   const bool proxy = GENERATE(false, true);
   INFO((proxy ? "through the cluster proxy" : "directly"));
   auto endpoint_of = [&](const std::string& member) {
@@ -247,7 +247,7 @@ TEST_CASE("member HPAs over HTTPS: direct and through the cluster proxy", "[inte
 
 TEST_CASE("control plane: the retain label and the distribution annotation", "[integration][distributed]") {
   World& world = World::get();
-  clusterclient::ClientRuntime runtime;
+  kube::ClientRuntime runtime;
   cli::RestControlPlane control_plane(runtime, world.kubeconfig(), 10s);
   const autoscaler::CrossVersionObjectReference target{"Deployment", "nginx", "apps/v1"};
   const std::string deployment = "/apis/apps/v1/namespaces/default/deployments/nginx";
@@ -306,7 +306,7 @@ TEST_CASE("control plane: the retain label and the distribution annotation", "[i
 }
 
 TEST_CASE("control plane: CronFederatedHPAs, a FederatedHPA's min and max, the cron status", "[integration][cron]") {
-  clusterclient::ClientRuntime runtime;
+  kube::ClientRuntime runtime;
   cli::RestControlPlane control_plane(runtime, World::get().kubeconfig(), 10s);
   const std::string base = "/apis/autoscaling.karmada.io/v1alpha1/namespaces/default/";
   REQUIRE(control_plane_post(runtime, base + "federatedhpas", federated_hpa()) == 201);

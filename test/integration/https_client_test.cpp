@@ -17,15 +17,16 @@
 #include <nlohmann/json.hpp>
 
 #include "child_process.hpp"
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/clusterclient/karmada_cluster_source.hpp"
 #include "fedmetrics/clusterclient/kubeconfig_member_source.hpp"
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
 
 using namespace fedmetrics;
 using namespace fedmetrics::clusterclient;
+using namespace fedmetrics::kube;
 using namespace std::chrono_literals;
-using Kind = aggregator::MemberError::Kind;
+using Kind = k8s::ErrorKind;
 
 namespace {
 
@@ -69,8 +70,8 @@ HttpResult get_sync(HttpsClient& client, const std::string& path, std::chrono::m
   return p.get_future().get();
 }
 
-const aggregator::MemberError& expect_error(const HttpResult& r) {
-  const auto* e = std::get_if<aggregator::MemberError>(&r);
+const k8s::Error& expect_error(const HttpResult& r) {
+  const auto* e = std::get_if<k8s::Error>(&r);
   if (!e) FAIL("expected an error, got HTTP " << std::get<HttpReply>(r).status);
   return *e;
 }
@@ -161,7 +162,7 @@ TEST_CASE("HttpsClient: every fault of a member maps to its error class", "[inte
     std::promise<aggregator::MemberResult<std::vector<k8s::PodMetrics>>> p;
     member->pod_metrics("", {}, {}, std::chrono::steady_clock::now() + 2s, [&p](auto r) { p.set_value(std::move(r)); });
     auto result = p.get_future().get();
-    const auto* e = std::get_if<aggregator::MemberError>(&result);
+    const auto* e = std::get_if<k8s::Error>(&result);
     REQUIRE(e != nullptr);
     CHECK(e->kind == row.kind);
     CHECK(e->http_status == row.http_status);
@@ -621,7 +622,7 @@ TEST_CASE("HttpsClient: a stream's refusal, silence and cancellation each end it
   }
 }
 
-#include "fedmetrics/clusterclient/reflector.hpp"
+#include "fedmetrics/kube/reflector.hpp"
 #include "fedmetrics/transport/gzip.hpp"
 
 TEST_CASE("HttpsClient: gzip answers are asked for and inflated, within the size cap", "[integration][clusterclient]") {

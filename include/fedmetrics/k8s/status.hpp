@@ -11,9 +11,12 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "fedmetrics/k8s/expected.hpp"
-
 namespace fedmetrics::k8s {
+
+// expected.hpp includes this header (its Error holds a Status), and is
+// included at the end of it for the callers of from_json.
+template <class T>
+class Expected;
 
 // "pods" or "pods.metrics.k8s.io": a resource qualified by its group (core has none).
 struct GroupResource {
@@ -82,3 +85,5 @@ struct Status {
 };
 
 }  // namespace fedmetrics::k8s
+
+#include "fedmetrics/k8s/expected.hpp"  // IWYU pragma: export

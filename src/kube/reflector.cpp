@@ -1,14 +1,14 @@
-#include "fedmetrics/clusterclient/reflector.hpp"
+#include "fedmetrics/kube/reflector.hpp"
 
 #include <condition_variable>
 #include <mutex>
 
 #include <spdlog/spdlog.h>
 
-#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/kube/resource_path.hpp"
 #include "fedmetrics/k8s/object_cache.hpp"
 
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 
 using nlohmann::json;
 
@@ -273,4 +273,4 @@ ReflectorStats Reflector::stats() const {
   return state_->stats;
 }
 
-}  // namespace fedmetrics::clusterclient
+}  // namespace fedmetrics::kube

@@ -3,7 +3,7 @@
 // plane's), behind a thin header (no Beast here). Keep-alive connections are
 // pooled, checked before reuse and closed when idle too long; every request
 // carries a deadline applied to every phase (connect, TLS handshake, write,
-// read); every failure comes back as a classified MemberError, never an
+// read); every failure comes back as a classified k8s::Error, never an
 // exception and never later than the deadline.
 #include <array>
 #include <atomic>
@@ -18,14 +18,15 @@
 #include <variant>
 #include <vector>
 
-#include "fedmetrics/aggregator/member_cluster.hpp"
-#include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include "fedmetrics/k8s/expected.hpp"
+#include "fedmetrics/kube/kubeconfig.hpp"
 #include "fedmetrics/transport/executor.hpp"
 
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 
-using aggregator::Deadline;
-using aggregator::MemberError;
+// When a request must have its answer.
+using Deadline = std::chrono::steady_clock::time_point;
+using k8s::Error;
 
 struct HttpReply {
   int status = 0;
@@ -50,9 +51,9 @@ struct OutgoingRequest {
   bool replayable = false;
 };
 
-using HttpResult = std::variant<HttpReply, MemberError>;
+using HttpResult = std::variant<HttpReply, Error>;
 
-// For logs and errors: the MemberError's message, or "HTTP 403" with the
+// For logs and errors: the Error's message, or "HTTP 403" with the
 // Status message of the body when it has one ("HTTP 403: secrets ... is forbidden").
 std::string describe(const HttpResult& result);
 using HttpCallback = std::function<void(HttpResult)>;
@@ -113,7 +114,7 @@ struct ClientStats {
   std::size_t open_connections = 0;
   std::size_t idle_connections = 0;
   std::size_t in_flight = 0;
-  // Completed requests by outcome: "success" or a MemberError kind name.
+  // Completed requests by outcome: "success" or an error kind name (k8s::to_string).
   std::map<std::string, std::uint64_t, std::less<>> outcomes;
   // Cumulative counts per kLatencyBuckets bound (Prometheus "le"), plus the total.
   std::array<std::uint64_t, kLatencyBuckets.size()> latency_le{};
@@ -131,7 +132,7 @@ struct LineStreamCallbacks {
   // Exactly once, last (unless the ClientRuntime stops first: then never):
   // HttpReply{200} with an empty body when the member
   // ended the stream (its timeoutSeconds passed), HttpReply with the member's
-  // status and body when it refused the request, or the MemberError that ended
+  // status and body when it refused the request, or the Error that ended
   // it (after cancel(): Kind::Timeout, "cancelled").
   HttpCallback on_end;
 };
@@ -183,4 +184,4 @@ class HttpsClient {
   std::shared_ptr<Impl> impl_;
 };
 
-}  // namespace fedmetrics::clusterclient
+}  // namespace fedmetrics::kube

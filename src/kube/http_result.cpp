@@ -1,12 +1,12 @@
 #include <nlohmann/json.hpp>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/k8s/status.hpp"
 
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 
 std::string describe(const HttpResult& result) {
-  if (const auto* e = std::get_if<MemberError>(&result)) return e->message;
+  if (const auto* e = std::get_if<Error>(&result)) return e->message;
   const auto& reply = std::get<HttpReply>(result);
   std::string out = "HTTP " + std::to_string(reply.status);
   auto doc = nlohmann::json::parse(reply.body, nullptr, false);
@@ -15,4 +15,4 @@ std::string describe(const HttpResult& result) {
   return status && !status->message.empty() ? out + ": " + status->message : out;
 }
 
-}  // namespace fedmetrics::clusterclient
+}  // namespace fedmetrics::kube

@@ -1,8 +1,8 @@
 #include <spdlog/spdlog.h>
 
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 
 // A completion handler of the member client threw (a bug): logged, not fatal.
 void report_handler_failure(const char* what) { spdlog::error("member client: a completion handler failed: {}", what); }
 
-}  // namespace fedmetrics::clusterclient
+}  // namespace fedmetrics::kube

@@ -1,6 +1,6 @@
-#include "fedmetrics/clusterclient/https_client.hpp"
-#include "fedmetrics/clusterclient/retry_policy.hpp"
-#include "fedmetrics/clusterclient/token_bucket.hpp"
+#include "fedmetrics/kube/https_client.hpp"
+#include "fedmetrics/kube/retry_policy.hpp"
+#include "fedmetrics/kube/token_bucket.hpp"
 #include "fedmetrics/k8s/base64.hpp"
 #include "fedmetrics/transport/gzip.hpp"
 #include "fedmetrics/transport/tls_http.hpp"
@@ -34,7 +34,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/url/parse.hpp>
 
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -42,7 +42,7 @@ namespace http = beast::http;
 namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
 using asio::awaitable;
-using Kind = MemberError::Kind;
+using Kind = Error::Kind;
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
 struct ClientRuntime::Impl {
@@ -100,7 +100,7 @@ namespace {
 // A member connection: TLS straight on the socket (transport/tls_socket.hpp).
 using Stream = transport::TlsSocket;
 
-MemberError error(Kind kind, std::string message) { return MemberError{kind, std::move(message), 0, std::nullopt}; }
+Error error(Kind kind, std::string message) { return Error{kind, std::move(message), 0, std::nullopt}; }
 
 // Maps a transport error to its class. `phase` says what we were doing.
 // Digits only, 1 to 65535: what std::stoi and the endpoint can take without surprise.
@@ -111,7 +111,7 @@ bool valid_port(const std::string& port) {
 }
 
 // `peer` names who is at `address` ("member2", "the control plane", "the proxy").
-MemberError classify(const boost::system::error_code& ec, std::string_view phase, const std::string& address,
+Error classify(const boost::system::error_code& ec, std::string_view phase, const std::string& address,
                      long verify_result, const std::string& peer) {
   std::string where = std::string(phase) + " " + address + ": ";
   if (ec == beast::error::timeout || ec == asio::error::timed_out || ec == asio::error::operation_aborted)
@@ -203,9 +203,9 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
   void record(const HttpResult& result, std::optional<double> seconds) {
     std::lock_guard lock(mutex);
     --in_flight;
-    const auto* e = std::get_if<MemberError>(&result);
+    const auto* e = std::get_if<Error>(&result);
     // An answer with an error status is an outcome of its own kind.
-    std::string outcome = e ? std::string(aggregator::to_string(e->kind))
+    std::string outcome = e ? std::string(k8s::to_string(e->kind))
                             : (std::get<HttpReply>(result).status < 400 ? "success" : "http_status");
     ++outcomes[outcome];
     if (outcome == "success") last_success = std::chrono::system_clock::now();
@@ -257,7 +257,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
 
   std::string address() const { return host + ":" + port; }
 
-  MemberError classify_error(const boost::system::error_code& ec, std::string_view phase, long verify_result = X509_V_OK) const {
+  Error classify_error(const boost::system::error_code& ec, std::string_view phase, long verify_result = X509_V_OK) const {
     return classify(ec, phase, address(), verify_result, peer);
   }
 
@@ -298,7 +298,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     explicit Lookup(const asio::any_io_executor& ex) : timer(ex) {}
   };
 
-  awaitable<std::variant<tcp::resolver::results_type, MemberError>> resolve(const std::string& name,
+  awaitable<std::variant<tcp::resolver::results_type, Error>> resolve(const std::string& name,
                                                                             const std::string& service,
                                                                             Deadline deadline) {
     boost::system::error_code literal_error;
@@ -334,7 +334,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
   }
 
   // Opens the tunnel on a socket connected to the proxy. nullopt on success.
-  awaitable<std::optional<MemberError>> connect_tunnel(beast::tcp_stream& socket) {
+  awaitable<std::optional<Error>> connect_tunnel(beast::tcp_stream& socket) {
     const std::string proxy = proxy_host + ":" + proxy_port;
     // The authority form with the port always (RFC 9110 9.3.6), even when the server URL leaves it out.
     const std::string authority = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + port;
@@ -482,7 +482,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     arm_sweep();
   }
 
-  awaitable<std::variant<std::unique_ptr<Stream>, MemberError>> connect(Deadline deadline) {
+  awaitable<std::variant<std::unique_ptr<Stream>, Error>> connect(Deadline deadline) {
     auto executor = co_await asio::this_coro::executor;
     // Through a proxy, the TCP connection goes to the proxy and the member's
     // name is resolved by it.
@@ -491,7 +491,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
     const std::string& connect_host = proxied ? proxy_host : host;
     const std::string& connect_port = proxied ? proxy_port : port;
     auto resolved = co_await resolve(connect_host, connect_port, deadline);
-    if (auto* e = std::get_if<MemberError>(&resolved)) co_return *e;
+    if (auto* e = std::get_if<Error>(&resolved)) co_return *e;
     tcp::resolver::results_type results = std::get<tcp::resolver::results_type>(resolved);
     // TCP (and the proxy's tunnel) on a Beast stream for its connect with a
     // deadline; TLS then runs on the bare socket.
@@ -655,7 +655,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
                                      const std::function<void(std::string)>& on_line) {
     ++requests;
     auto connected = co_await connect(header_deadline);
-    if (auto* e = std::get_if<MemberError>(&connected)) co_return *e;
+    if (auto* e = std::get_if<Error>(&connected)) co_return *e;
     auto stream = std::move(std::get<std::unique_ptr<Stream>>(connected));
     if (state->cancelled) co_return error(Kind::Timeout, "stream from " + address() + " cancelled");
     state->stream = stream.get();
@@ -732,7 +732,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
       const bool reused = stream != nullptr;
       if (!stream) {
         auto connected = co_await connect(deadline);
-        if (auto* e = std::get_if<MemberError>(&connected)) {
+        if (auto* e = std::get_if<Error>(&connected)) {
           release(nullptr);
           co_return *e;
         }
@@ -740,7 +740,7 @@ struct HttpsClient::Impl : std::enable_shared_from_this<HttpsClient::Impl> {
       }
       bool reusable = false, answer_began = false;
       HttpResult result = co_await exchange(*stream, out, deadline, reusable, answer_began);
-      if (const auto* e = std::get_if<MemberError>(&result)) {
+      if (const auto* e = std::get_if<Error>(&result)) {
         release(nullptr);  // the connection is dropped, its slot freed
         FailedAttempt attempt{reused, answer_began, e->kind, std::chrono::steady_clock::now() >= deadline};
         if (!fresh && retry_on_new_connection(attempt, replayable)) {
@@ -809,7 +809,7 @@ void HttpsClient::send(OutgoingRequest request, Deadline deadline, HttpCallback 
       impl->strand, Impl::rate_limited_send(impl, std::move(request), deadline),
       [impl, started, done = std::move(done)](std::exception_ptr e, HttpResult result) {
         if (e) result = error(Kind::Network, "internal error talking to " + impl->address());
-        if (std::holds_alternative<MemberError>(result)) ++impl->failures;
+        if (std::holds_alternative<Error>(result)) ++impl->failures;
         impl->record(result, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         done(std::move(result));
       });
@@ -833,7 +833,7 @@ std::shared_ptr<LineStream> HttpsClient::stream_lines(std::string path_and_query
       impl->strand, Impl::line_stream(impl, std::move(request), header_deadline, idle_timeout, state, on_line),
       [impl, on_end = std::move(callbacks.on_end)](std::exception_ptr e, HttpResult result) {
         if (e) result = error(Kind::Network, "internal error streaming from " + impl->address());
-        if (std::holds_alternative<MemberError>(result)) ++impl->failures;
+        if (std::holds_alternative<Error>(result)) ++impl->failures;
         impl->record(result, std::nullopt);
         on_end(std::move(result));
       });
@@ -866,4 +866,4 @@ ClientStats HttpsClient::stats() const {
 
 const ClusterEndpoint& HttpsClient::endpoint() const { return impl_->endpoint; }
 
-}  // namespace fedmetrics::clusterclient
+}  // namespace fedmetrics::kube

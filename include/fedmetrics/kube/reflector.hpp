@@ -19,9 +19,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 
 struct ReflectorOptions {
   std::string what;             // "Cluster objects": for the log
@@ -74,4 +74,4 @@ class Reflector {
   std::shared_ptr<State> state_;
 };
 
-}  // namespace fedmetrics::clusterclient
+}  // namespace fedmetrics::kube
