@@ -26,21 +26,10 @@ void add_query(std::string& target, std::string_view key, const std::string& val
 // the member is data (an empty answer) when `not_found_is_empty`.
 template <class T, class Decode>
 aggregator::MemberResult<T> decode_reply(kube::HttpResult result, Decode decode, bool not_found_is_empty) {
-  if (auto* e = std::get_if<MemberError>(&result)) return std::move(*e);
-  auto& reply = std::get<kube::HttpReply>(result);
-  auto document = k8s::parse_document(reply.body);
-  if (reply.status == 404 && not_found_is_empty) return T{};
-  if (reply.status != 200) {
-    MemberError e{Kind::HttpStatus, "HTTP " + std::to_string(reply.status), reply.status, std::nullopt};
-    if (document.ok()) {
-      if (auto status = k8s::Status::from_json(*document); status.ok()) {
-        e.message += ": " + status->message;
-        e.status = std::move(*status);
-      }
-    }
-    return e;
-  }
-  if (!document.ok()) return MemberError{Kind::MalformedResponse, "response is not JSON", 0, std::nullopt};
+  if (const auto* reply = std::get_if<kube::HttpReply>(&result); reply && reply->status == 404 && not_found_is_empty)
+    return T{};
+  auto document = kube::json_of(result);
+  if (!document.ok()) return document.error();
   auto decoded = decode(*document);
   if (!decoded.ok())
     return MemberError{Kind::MalformedResponse, "unexpected response: " + decoded.error().message, 0, std::nullopt};

@@ -14,6 +14,7 @@
 #include <regex>
 #include <thread>
 
+#include <boost/asio/use_future.hpp>
 #include <nlohmann/json.hpp>
 
 #include "child_process.hpp"
@@ -21,6 +22,7 @@
 #include "fedmetrics/clusterclient/karmada_cluster_source.hpp"
 #include "fedmetrics/clusterclient/kubeconfig_member_source.hpp"
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/transport/async.hpp"
 
 using namespace fedmetrics;
 using namespace fedmetrics::clusterclient;
@@ -68,6 +70,30 @@ HttpResult get_sync(HttpsClient& client, const std::string& path, std::chrono::m
   std::promise<HttpResult> p;
   client.get(path, std::chrono::steady_clock::now() + timeout, [&p](HttpResult r) { p.set_value(std::move(r)); });
   return p.get_future().get();
+}
+
+// Runs a coroutine on the runtime's io_context (not the client's strand) and
+// waits for its value.
+template <class T>
+T run_sync(ClientRuntime& rt, async::Task<T> task) {
+  return boost::asio::co_spawn(rt.executor().impl()->executor, std::move(task), boost::asio::use_future).get();
+}
+
+// `count` requests in turn, each awaited before the next is sent.
+async::Task<std::vector<HttpResult>> requests_in_turn(HttpsClient& client, std::string path, int count) {
+  std::vector<HttpResult> results;
+  for (int i = 0; i < count; ++i) {
+    OutgoingRequest get;
+    get.target = path;
+    results.push_back(co_await client.request(std::move(get), std::chrono::steady_clock::now() + 2s));
+  }
+  co_return results;
+}
+
+// get_json's answer (in an optional: a co_spawned coroutine's value must be
+// default-constructible).
+async::Task<std::optional<k8s::Expected<nlohmann::json>>> json_from(HttpsClient& client, std::string path) {
+  co_return co_await client.get_json(std::move(path), std::chrono::steady_clock::now() + 2s);
 }
 
 const k8s::Error& expect_error(const HttpResult& r) {
@@ -142,6 +168,70 @@ TEST_CASE("HttpsClient: parallel requests share a bounded pool", "[integration][
   }
   CHECK(client.stats().tls_handshakes <= 3);
   CHECK(client.stats().open_connections <= 3);
+}
+
+TEST_CASE("HttpsClient::request: a coroutine's requests share the pool, the statistics and the error kinds",
+          "[integration][kube]") {
+  ClientRuntime rt(2);
+  auto& world = World::get();
+  HttpsClient client(rt, world.members.at("healthy"));
+  auto results = run_sync(rt, requests_in_turn(client, "/apis/metrics.k8s.io/v1beta1/nodes", 5));
+  REQUIRE(results.size() == 5);
+  for (const auto& r : results) {
+    REQUIRE(std::holds_alternative<HttpReply>(r));
+    CHECK(std::get<HttpReply>(r).status == 200);
+  }
+  auto stats = client.stats();
+  CHECK(stats.requests == 5);
+  CHECK(stats.tls_handshakes == 1);  // kept alive between the awaits
+  CHECK(stats.in_flight == 0);
+  CHECK(stats.outcomes["success"] == 5);
+  CHECK(stats.latency_count == 5);
+
+  HttpsClient refusing(rt, world.members.at("refusing"));
+  auto refused = run_sync(rt, requests_in_turn(refusing, "/apis/metrics.k8s.io/v1beta1/nodes", 1));
+  CHECK(expect_error(refused.at(0)).kind == Kind::Refused);
+  CHECK(refusing.stats().failures == 1);
+}
+
+TEST_CASE("HttpsClient::request: the task holds the client, which may go before it is awaited", "[integration][kube]") {
+  ClientRuntime rt(1);
+  auto client = std::make_unique<HttpsClient>(rt, World::get().members.at("healthy"));
+  OutgoingRequest get;
+  get.target = "/apis/metrics.k8s.io/v1beta1/nodes";
+  auto task = client->request(std::move(get), std::chrono::steady_clock::now() + 2s);
+  client.reset();
+  auto r = run_sync(rt, std::move(task));
+  REQUIRE(std::holds_alternative<HttpReply>(r));
+  CHECK(std::get<HttpReply>(r).status == 200);
+}
+
+TEST_CASE("HttpsClient::get_json: the document, or an error of its kind", "[integration][kube]") {
+  ClientRuntime rt(2);
+  auto& world = World::get();
+  auto get_json = [&](const char* member) {
+    HttpsClient client(rt, world.members.at(member));
+    return *run_sync(rt, json_from(client, "/apis/metrics.k8s.io/v1beta1/nodes"));
+  };
+  auto healthy = get_json("healthy");
+  REQUIRE(healthy.ok());
+  CHECK(healthy->at("kind") == "NodeMetricsList");
+
+  auto expired = get_json("expired");
+  REQUIRE_FALSE(expired.ok());
+  CHECK(expired.error().kind == Kind::HttpStatus);
+  CHECK(expired.error().http_status == 401);
+  REQUIRE(expired.error().status.has_value());
+  CHECK(expired.error().status->reason == "Unauthorized");
+  CHECK(expired.error().message.rfind("HTTP 401: ", 0) == 0);
+
+  auto garbage = get_json("garbage");
+  REQUIRE_FALSE(garbage.ok());
+  CHECK(garbage.error().kind == Kind::MalformedResponse);
+
+  auto refusing = get_json("refusing");
+  REQUIRE_FALSE(refusing.ok());
+  CHECK(refusing.error().kind == Kind::Refused);
 }
 
 TEST_CASE("HttpsClient: every fault of a member maps to its error class", "[integration][clusterclient]") {

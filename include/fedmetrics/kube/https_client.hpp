@@ -18,15 +18,19 @@
 #include <variant>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "fedmetrics/k8s/expected.hpp"
 #include "fedmetrics/kube/kubeconfig.hpp"
 #include "fedmetrics/transport/executor.hpp"
+#include "fedmetrics/transport/task.hpp"
 
 namespace fedmetrics::kube {
 
 // When a request must have its answer.
 using Deadline = std::chrono::steady_clock::time_point;
 using k8s::Error;
+using k8s::ErrorKind;
 
 struct HttpReply {
   int status = 0;
@@ -52,6 +56,12 @@ struct OutgoingRequest {
 };
 
 using HttpResult = std::variant<HttpReply, Error>;
+
+// The document of a 2xx answer, or why there is none: the transport's
+// Error as it is; an error status as HttpStatus with the code and the
+// server's Status when it sent one ("HTTP 403: secrets ... is forbidden");
+// a body that is not JSON as MalformedResponse.
+k8s::Expected<nlohmann::json> json_of(const HttpResult& result);
 
 // For logs and errors: the Error's message, or "HTTP 403" with the
 // Status message of the body when it has one ("HTTP 403: secrets ... is forbidden").
@@ -153,6 +163,17 @@ class HttpsClient {
   HttpsClient(const HttpsClient&) = delete;
   HttpsClient& operator=(const HttpsClient&) = delete;
 
+  // The coroutine API: `request` on the client's strand, the answer back on
+  // the caller's executor by `deadline` at the latest. The client may be
+  // destroyed once the call returned, even before the task is awaited (the
+  // task holds what it needs). The same rules
+  // as send(): the rate limit, one retry on a new connection when a reused
+  // one failed and the request is replayable, one after a 401 with a token file.
+  async::Task<HttpResult> request(OutgoingRequest request, Deadline deadline);
+  // GET of a JSON document (json_of).
+  async::Task<k8s::Expected<nlohmann::json>> get_json(std::string path_and_query, Deadline deadline);
+
+  // The callback API, for the callers not yet written as coroutines.
   // GET `path_and_query` (already escaped), calling `done` exactly once, on an
   // I/O thread, by `deadline` at the latest.
   void get(std::string path_and_query, Deadline deadline, HttpCallback done);
