@@ -18,10 +18,10 @@ using kube::Deadline;
 
 namespace {
 
-constexpr const char* kClustersPath = "/apis/cluster.karmada.io/v1alpha1/clusters";
+kube::ResourcePath clusters() { return kube::ResourcePath::in_group("cluster.karmada.io", "v1alpha1", "clusters"); }
 
 std::string secret_path(const k8s::SecretReference& ref) {
-  return "/api/v1/namespaces/" + kube::escape_path_segment(ref.namespace_name) + "/secrets/" + kube::escape_path_segment(ref.name);
+  return kube::ResourcePath::core("secrets", ref.namespace_name, ref.name).target();
 }
 
 // The body of a 200 answer, or why there is none.
@@ -101,7 +101,7 @@ struct KarmadaClusterSource::Loop {
                              {"items", self.clusters_->items()}};
       co_return k8s::parse_cluster_list(list.dump());
     }
-    std::vector<std::string> paths{std::string(kClustersPath)};
+    std::vector<std::string> paths{clusters().target()};
     auto listed = co_await fetch(self.client_, std::move(paths), deadline);
     if (!listed) co_return std::nullopt;
     auto body = body_of(listed->front());
@@ -232,7 +232,7 @@ void KarmadaClusterSource::watch_clusters() {
   if (clusters_) clusters_->stop();
   kube::ReflectorOptions options;
   options.what = "karmada: Cluster objects";
-  options.collection_path = kClustersPath;
+  options.collection = clusters();
   options.request_timeout = options_.poll_timeout;
   options.max_backoff = std::max(options_.poll_interval, std::chrono::milliseconds(1'000));
   last_plan_inputs_.clear();

@@ -134,7 +134,9 @@ MemberPlan plan_members(const ClusterObjects& clusters, const SecretLookup& secr
 std::string cluster_proxy_server(std::string_view control_plane_server, std::string_view cluster) {
   std::string server(control_plane_server);
   while (!server.empty() && server.back() == '/') server.pop_back();
-  return server + "/apis/cluster.karmada.io/v1alpha1/clusters/" + kube::escape_path_segment(cluster) + "/proxy";
+  auto proxy = kube::ResourcePath::in_group("cluster.karmada.io", "v1alpha1", "clusters", {}, std::string(cluster));
+  proxy.subresource = "proxy";
+  return server + proxy.target();
 }
 
 }  // namespace fedmetrics::clusterclient

@@ -15,11 +15,10 @@ using Kind = MemberError::Kind;
 
 namespace {
 
-// Appends `key=value` to a query string when value is not empty.
-void add_query(std::string& target, std::string_view key, const std::string& value) {
-  if (value.empty()) return;
-  target += target.find('?') == std::string::npos ? '?' : '&';
-  target += std::string(key) + "=" + kube::escape_query_value(value);
+using kube::ResourcePath;
+
+ResourcePath metrics_api(std::string resource, std::string namespace_name = {}) {
+  return ResourcePath::in_group("metrics.k8s.io", "v1beta1", std::move(resource), std::move(namespace_name));
 }
 
 // Turns a reply into a decoded value or a classified error. A NotFound from
@@ -36,19 +35,29 @@ aggregator::MemberResult<T> decode_reply(kube::HttpResult result, Decode decode,
   return std::move(*decoded);
 }
 
+// custom.metrics.k8s.io's paths: a metric of a namespace itself is
+// /namespaces/{name}/metrics/{metric}; any other object's (or a selector's,
+// name "*") is [/namespaces/{ns}]/{resource.group}/{name}/{metric}.
 std::string custom_metrics_path(const aggregator::CustomMetricsQuery& q, k8s::CustomMetricsVersion version) {
-  std::string path = "/apis/" + std::string(k8s::group_version(version)) + "/";
+  const std::string_view group_version = k8s::group_version(version);
+  const auto slash = group_version.find('/');
+  ResourcePath path;
+  path.group = std::string(group_version.substr(0, slash));
+  path.version = std::string(group_version.substr(slash + 1));
   bool namespace_metric = q.resource.group.empty() && q.resource.resource == "namespaces" && q.namespace_name.empty();
   if (namespace_metric) {
-    path += "namespaces/" + kube::escape_path_segment(q.name) + "/metrics/" + kube::escape_path_segment(q.metric);
+    path.namespace_name = q.name;
+    path.resource = "metrics";
+    path.name = q.metric;
   } else {
-    if (!q.namespace_name.empty()) path += "namespaces/" + kube::escape_path_segment(q.namespace_name) + "/";
-    path += kube::escape_path_segment(q.resource.to_string()) + "/" + kube::escape_path_segment(q.name) + "/" +
-            kube::escape_path_segment(q.metric);
+    path.namespace_name = q.namespace_name;
+    path.resource = q.resource.to_string();
+    path.name = q.name;
+    path.subresource = q.metric;
   }
-  if (q.wildcard()) add_query(path, "labelSelector", q.label_selector.to_string());
-  add_query(path, "metricLabelSelector", q.metric_selector.to_string());
-  return path;
+  if (q.wildcard()) path.with("labelSelector", q.label_selector.to_string());
+  path.with("metricLabelSelector", q.metric_selector.to_string());
+  return path.target();
 }
 
 }  // namespace
@@ -59,12 +68,9 @@ RestMemberCluster::RestMemberCluster(kube::ClientRuntime& runtime, kube::Cluster
 void RestMemberCluster::pod_metrics(const std::string& namespace_name, const k8s::LabelSelector& labels,
                                     const k8s::FieldSelector& fields, Deadline deadline,
                                     MemberCallback<std::vector<k8s::PodMetrics>> done) {
-  std::string path = namespace_name.empty()
-                         ? "/apis/metrics.k8s.io/v1beta1/pods"
-                         : "/apis/metrics.k8s.io/v1beta1/namespaces/" + kube::escape_path_segment(namespace_name) + "/pods";
-  add_query(path, "labelSelector", labels.to_string());
-  add_query(path, "fieldSelector", fields.to_string());
-  client_->get(path, deadline, [done = std::move(done)](kube::HttpResult r) {
+  const auto path =
+      metrics_api("pods", namespace_name).with("labelSelector", labels.to_string()).with("fieldSelector", fields.to_string());
+  client_->get(path.target(), deadline, [done = std::move(done)](kube::HttpResult r) {
     // The common shape without a document tree; anything else through the tree decoder.
     if (auto* reply = std::get_if<kube::HttpReply>(&r); reply && reply->status == 200) {
       if (auto items = k8s::try_decode_pod_metrics_list(reply->body)) return done(std::move(*items));
@@ -75,19 +81,16 @@ void RestMemberCluster::pod_metrics(const std::string& namespace_name, const k8s
 
 void RestMemberCluster::pods(const std::string& namespace_name, const k8s::LabelSelector& labels, Deadline deadline,
                              MemberCallback<std::vector<k8s::Pod>> done) {
-  std::string path = "/api/v1/namespaces/" + kube::escape_path_segment(namespace_name) + "/pods";
-  add_query(path, "labelSelector", labels.to_string());
-  client_->get(path, deadline, [done = std::move(done)](kube::HttpResult r) {
+  const auto path = ResourcePath::core("pods", namespace_name).with("labelSelector", labels.to_string());
+  client_->get(path.target(), deadline, [done = std::move(done)](kube::HttpResult r) {
     done(decode_reply<std::vector<k8s::Pod>>(std::move(r), k8s::pod_list_from_json, false));
   });
 }
 
 void RestMemberCluster::node_metrics(const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
                                      Deadline deadline, MemberCallback<std::vector<k8s::NodeMetrics>> done) {
-  std::string path = "/apis/metrics.k8s.io/v1beta1/nodes";
-  add_query(path, "labelSelector", labels.to_string());
-  add_query(path, "fieldSelector", fields.to_string());
-  client_->get(path, deadline, [done = std::move(done)](kube::HttpResult r) {
+  const auto path = metrics_api("nodes").with("labelSelector", labels.to_string()).with("fieldSelector", fields.to_string());
+  client_->get(path.target(), deadline, [done = std::move(done)](kube::HttpResult r) {
     done(decode_reply<std::vector<k8s::NodeMetrics>>(std::move(r), k8s::node_metrics_list_from_json, false));
   });
 }
@@ -104,10 +107,9 @@ void RestMemberCluster::custom_metrics(const aggregator::CustomMetricsQuery& que
 
 void RestMemberCluster::external_metrics(const aggregator::ExternalMetricsQuery& query, Deadline deadline,
                                          MemberCallback<std::vector<k8s::ExternalMetricValue>> done) {
-  std::string path = "/apis/external.metrics.k8s.io/v1beta1/namespaces/" + kube::escape_path_segment(query.namespace_name) +
-                     "/" + kube::escape_path_segment(query.metric);
-  add_query(path, "labelSelector", query.metric_selector.to_string());
-  client_->get(path, deadline, [done = std::move(done)](kube::HttpResult r) {
+  auto path = ResourcePath::in_group("external.metrics.k8s.io", "v1beta1", query.metric, query.namespace_name);
+  path.with("labelSelector", query.metric_selector.to_string());
+  client_->get(path.target(), deadline, [done = std::move(done)](kube::HttpResult r) {
     done(decode_reply<std::vector<k8s::ExternalMetricValue>>(std::move(r), k8s::external_metric_value_list_from_json,
                                                              true));
   });

@@ -151,10 +151,10 @@ void RestControlPlane::watch(std::unique_ptr<kube::Reflector>& reflector, std::s
   if (reflector) reflector->stop();
   kube::ReflectorOptions options;
   options.what = what;
-  options.collection_path = std::string(kFederatedHpas) + "/" + resource;
-  options.label_selector = selector.to_string();
+  options.collection =
+      kube::ResourcePath::in_group("autoscaling.karmada.io", "v1alpha1", resource).with("labelSelector", selector.to_string());
   options.request_timeout = timeout_;
-  if (watched_selector != nullptr) *watched_selector = options.label_selector;
+  if (watched_selector != nullptr) *watched_selector = selector.to_string();
   reflector = std::make_unique<kube::Reflector>(client_, options, std::move(on_change));
   reflector->start();
 }

@@ -823,8 +823,7 @@ TEST_CASE("Reflector: lists, then follows the watch, resuming after the server e
   auto seen = std::make_shared<Seen>();
   ReflectorOptions options;
   options.what = "test leases";
-  options.collection_path = "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases";
-  options.label_selector = "app=x";
+  options.collection = ResourcePath::in_group("coordination.k8s.io", "v1", "leases", ns).with("labelSelector", "app=x");
   options.watch_timeout = 1s;  // the server ends each watch after a second: resumed, not relisted
   Reflector reflector(control, options, [seen](const ReflectorChange& change) {
     std::lock_guard lock(seen->mutex);
@@ -882,7 +881,7 @@ TEST_CASE("Reflector: a failing server is retried with backoff, keeping what it 
   auto control = std::make_shared<HttpsClient>(rt, endpoint);
   ReflectorOptions options;
   options.what = "test clusters";
-  options.collection_path = "/apis/cluster.karmada.io/v1alpha1/clusters";
+  options.collection = ResourcePath::in_group("cluster.karmada.io", "v1alpha1", "clusters");
   options.min_backoff = 100ms;
   options.max_backoff = 400ms;
   Reflector reflector(control, options, nullptr);
