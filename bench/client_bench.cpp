@@ -14,10 +14,10 @@
 #include <string_view>
 #include <vector>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
-#include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include "fedmetrics/kube/https_client.hpp"
+#include "fedmetrics/kube/kubeconfig.hpp"
 
-using namespace fedmetrics::clusterclient;
+using namespace fedmetrics::kube;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -131,7 +131,7 @@ struct Run {
       if (auto* reply = std::get_if<HttpReply>(&result)) {
         if (reply->status != 200 || reply->body.empty()) error = "HTTP " + std::to_string(reply->status);
       } else {
-        error = std::get<MemberError>(result).message;
+        error = std::get<Error>(result).message;
       }
       if (!error.empty()) failures.fetch_add(1);
       send();  // the chain's next request, before this one counts as done

@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include "fedmetrics/kube/kubeconfig.hpp"
 #include "fuzz_check.hpp"
 
 namespace {
 
-using fedmetrics::clusterclient::ClusterEndpoint;
+using fedmetrics::kube::ClusterEndpoint;
 
 void check_endpoints(const std::vector<ClusterEndpoint>& endpoints) {
   for (const auto& e : endpoints) {
@@ -39,7 +39,7 @@ void check_endpoints(const std::vector<ClusterEndpoint>& endpoints) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(fedmetrics::fuzz::as_text(data, size));
-  const auto all = fedmetrics::clusterclient::parse_kubeconfig(text, "/nonexistent-fuzz-dir");
+  const auto all = fedmetrics::kube::parse_kubeconfig(text, "/nonexistent-fuzz-dir");
   if (!all) {
     FUZZ_CHECK(!all.error().message.empty(), "an error without a message");
     if (all.error().message.starts_with("not valid YAML")) return 0;
@@ -47,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check_endpoints(*all);
   }
 
-  const auto one = fedmetrics::clusterclient::parse_kubeconfig(text, "/nonexistent-fuzz-dir", {"member1"});
+  const auto one = fedmetrics::kube::parse_kubeconfig(text, "/nonexistent-fuzz-dir", {"member1"});
   if (!one) {
     FUZZ_CHECK(!one.error().message.empty(), "an error without a message (--member-contexts member1)");
   } else {

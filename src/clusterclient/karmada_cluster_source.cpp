@@ -10,37 +10,40 @@
 
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
 #include "fedmetrics/k8s/status.hpp"
+#include "fedmetrics/kube/resource_path.hpp"
 
 namespace fedmetrics::clusterclient {
 
+using kube::Deadline;
+
 namespace {
 
-constexpr const char* kClustersPath = "/apis/cluster.karmada.io/v1alpha1/clusters";
+kube::ResourcePath clusters() { return kube::ResourcePath::in_group("cluster.karmada.io", "v1alpha1", "clusters"); }
 
 std::string secret_path(const k8s::SecretReference& ref) {
-  return "/api/v1/namespaces/" + escape_path_segment(ref.namespace_name) + "/secrets/" + escape_path_segment(ref.name);
+  return kube::ResourcePath::core("secrets", ref.namespace_name, ref.name).target();
 }
 
 // The body of a 200 answer, or why there is none.
-k8s::Expected<std::string> body_of(const HttpResult& result) {
-  if (const auto* e = std::get_if<MemberError>(&result)) return k8s::Error{e->message};
-  const auto& reply = std::get<HttpReply>(result);
-  if (reply.status != 200) return k8s::Error{describe(result)};
+k8s::Expected<std::string> body_of(const kube::HttpResult& result) {
+  if (const auto* e = std::get_if<k8s::Error>(&result)) return *e;
+  const auto& reply = std::get<kube::HttpReply>(result);
+  if (reply.status != 200) return k8s::Error{kube::describe(result)};
   return reply.body;
 }
 
-ClusterEndpoint control_plane_from(const std::string& kubeconfig_file) {
-  auto loaded = load_kubeconfig_current_context(kubeconfig_file);
+kube::ClusterEndpoint control_plane_from(const std::string& kubeconfig_file) {
+  auto loaded = kube::load_kubeconfig_current_context(kubeconfig_file);
   if (!loaded) throw std::runtime_error("--karmada-kubeconfig " + loaded.error().message);
   return std::move(*loaded);
 }
 
-std::shared_ptr<HttpsClient> control_plane_client(ClientRuntime& runtime, const ClusterEndpoint& control_plane,
-                                                  const ClientOptions& options) {
+std::shared_ptr<kube::HttpsClient> control_plane_client(kube::ClientRuntime& runtime, const kube::ClusterEndpoint& control_plane,
+                                                  const kube::ClientOptions& options) {
   try {
-    ClientOptions named = options;
+    kube::ClientOptions named = options;
     named.peer_name = "the control plane";
-    return std::make_shared<HttpsClient>(runtime, control_plane, named);
+    return std::make_shared<kube::HttpsClient>(runtime, control_plane, named);
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("--karmada-kubeconfig: ") + e.what());
   }
@@ -57,15 +60,15 @@ struct KarmadaClusterSource::Loop {
   async::Job job;
 
   // GETs `paths` at once; every answer, or nullopt when the poll was cancelled (stop()) first.
-  static async::Task<std::optional<std::vector<HttpResult>>> fetch(std::shared_ptr<HttpsClient> client,
+  static async::Task<std::optional<std::vector<kube::HttpResult>>> fetch(std::shared_ptr<kube::HttpsClient> client,
                                                                    std::vector<std::string> paths, Deadline deadline) {
     struct Pending {
       std::mutex mutex;
-      std::vector<std::optional<HttpResult>> results;
+      std::vector<std::optional<kube::HttpResult>> results;
       std::size_t remaining = 0;
     };
-    using Answers = std::optional<std::vector<HttpResult>>;
-    if (paths.empty()) co_return std::vector<HttpResult>{};
+    using Answers = std::optional<std::vector<kube::HttpResult>>;
+    if (paths.empty()) co_return std::vector<kube::HttpResult>{};
     Answers cancelled;  // a named local (transport/async.hpp, GCC 12)
     // Bounded: HttpsClient answers every request by its deadline.
     auto answers = co_await async::await_callback_or<Answers>(
@@ -74,8 +77,8 @@ struct KarmadaClusterSource::Loop {
           pending->results.resize(paths.size());
           pending->remaining = paths.size();
           for (std::size_t i = 0; i < paths.size(); ++i)
-            client->get(paths[i], deadline, [pending, i, done](HttpResult result) {
-              std::vector<HttpResult> all;
+            client->get(paths[i], deadline, [pending, i, done](kube::HttpResult result) {
+              std::vector<kube::HttpResult> all;
               {
                 std::lock_guard lock(pending->mutex);
                 pending->results[i] = std::move(result);
@@ -98,7 +101,7 @@ struct KarmadaClusterSource::Loop {
                              {"items", self.clusters_->items()}};
       co_return k8s::parse_cluster_list(list.dump());
     }
-    std::vector<std::string> paths{std::string(kClustersPath)};
+    std::vector<std::string> paths{clusters().target()};
     auto listed = co_await fetch(self.client_, std::move(paths), deadline);
     if (!listed) co_return std::nullopt;
     auto body = body_of(listed->front());
@@ -126,10 +129,10 @@ struct KarmadaClusterSource::Loop {
     SecretLookup secrets;
     for (std::size_t i = 0; i < refs.size(); ++i) {
       const auto& result = (*read)[i];
-      const auto* reply = std::get_if<HttpReply>(&result);
+      const auto* reply = std::get_if<kube::HttpReply>(&result);
       // A missing or forbidden Secret is about that cluster; any other failure is about the control plane.
       if (reply != nullptr && (reply->status == 404 || reply->status == 403)) {
-        secrets.emplace(refs[i], k8s::Error{describe(result)});
+        secrets.emplace(refs[i], k8s::Error{kube::describe(result)});
         continue;
       }
       auto secret_body = body_of(result);
@@ -163,7 +166,7 @@ std::filesystem::file_time_type modified_at(const std::string& file) {
 }
 }  // namespace
 
-KarmadaClusterSource::KarmadaClusterSource(ClientRuntime& runtime, KarmadaSourceOptions options)
+KarmadaClusterSource::KarmadaClusterSource(kube::ClientRuntime& runtime, KarmadaSourceOptions options)
     : runtime_(runtime),
       options_(std::move(options)),
       kubeconfig_mtime_(modified_at(options_.kubeconfig_file)),
@@ -187,7 +190,7 @@ void KarmadaClusterSource::stop() {
   if (clusters_) clusters_->stop();
   clusters_.reset();  // its hold on the control plane's client released
   members_.stop();
-  client_.reset();  // its strand belongs to the ClientRuntime, which the caller is about to destroy
+  client_.reset();  // its strand belongs to the kube::ClientRuntime, which the caller is about to destroy
 }
 
 void KarmadaClusterSource::wait_for_first_discovery(std::chrono::milliseconds timeout) {
@@ -204,7 +207,7 @@ void KarmadaClusterSource::reload_kubeconfig_if_changed() {
       spdlog::warn("karmada: --karmada-kubeconfig changed but cannot be used ({}); keeping the one read before", why);
     kubeconfig_failure_ = why;
   };
-  auto loaded = load_kubeconfig_current_context(options_.kubeconfig_file);
+  auto loaded = kube::load_kubeconfig_current_context(options_.kubeconfig_file);
   if (!loaded) return unusable(loaded.error().message);
   if (*loaded == control_plane_) {
     kubeconfig_mtime_ = mtime;
@@ -212,7 +215,7 @@ void KarmadaClusterSource::reload_kubeconfig_if_changed() {
     return;
   }
   try {
-    client_ = std::make_shared<HttpsClient>(runtime_, *loaded, options_.members.client);
+    client_ = std::make_shared<kube::HttpsClient>(runtime_, *loaded, options_.members.client);
   } catch (const std::exception& e) {
     return unusable(e.what());
   }
@@ -227,17 +230,17 @@ void KarmadaClusterSource::reload_kubeconfig_if_changed() {
 
 void KarmadaClusterSource::watch_clusters() {
   if (clusters_) clusters_->stop();
-  ReflectorOptions options;
+  kube::ReflectorOptions options;
   options.what = "karmada: Cluster objects";
-  options.collection_path = kClustersPath;
+  options.collection = clusters();
   options.request_timeout = options_.poll_timeout;
   options.max_backoff = std::max(options_.poll_interval, std::chrono::milliseconds(1'000));
   last_plan_inputs_.clear();
   // The callback reads the reflector it belongs to, never clusters_, which
   // this thread replaces and stop() resets: a reflector outlives its
   // callbacks (its stop() waits for them), clusters_ does not.
-  auto self = std::make_shared<const Reflector*>(nullptr);
-  auto reflector = std::make_unique<Reflector>(client_, options, [this, self](const ReflectorChange&) {
+  auto self = std::make_shared<const kube::Reflector*>(nullptr);
+  auto reflector = std::make_unique<kube::Reflector>(client_, options, [this, self](const kube::ReflectorChange&) {
     // Karmada rewrites a Cluster's status every few seconds (resource
     // summaries, probe times): only a change of what the member plan reads
     // (spec, the Ready condition) is applied now rather than at the next interval.

@@ -18,7 +18,7 @@ MemberSetOptions member_set_options(const KubeconfigSourceOptions& o) {
 
 }  // namespace
 
-KubeconfigMemberSource::KubeconfigMemberSource(ClientRuntime& runtime, KubeconfigSourceOptions options)
+KubeconfigMemberSource::KubeconfigMemberSource(kube::ClientRuntime& runtime, KubeconfigSourceOptions options)
     : options_(std::move(options)), members_(runtime, member_set_options(options_)) {
   load(true);
   file_watcher_.start(runtime.executor(), "--member-kubeconfig file check", options_.file_check_interval,
@@ -39,11 +39,11 @@ void KubeconfigMemberSource::wait_for_first_discovery(std::chrono::milliseconds 
 // Reads every file and hands their endpoints to the member set. At start a bad
 // file is fatal; later the previous member set stays and the error is logged.
 void KubeconfigMemberSource::load(bool initial) {
-  std::vector<ClusterEndpoint> endpoints;
+  std::vector<kube::ClusterEndpoint> endpoints;
   for (const auto& file : options_.kubeconfig_files) {
     std::error_code ec;
     file_times_[file] = std::filesystem::last_write_time(file, ec);
-    auto loaded = load_kubeconfig(file, options_.only_contexts);
+    auto loaded = kube::load_kubeconfig(file, options_.only_contexts);
     if (!loaded) {
       if (initial) throw std::runtime_error("--member-kubeconfig " + loaded.error().message);
       spdlog::error("--member-kubeconfig: keeping the previous member set: {}", loaded.error().message);

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
 #include "fedmetrics/k8s/ascii.hpp"
+#include "fedmetrics/kube/resource_path.hpp"
 
 namespace fedmetrics::clusterclient {
 
@@ -42,7 +42,7 @@ k8s::Expected<std::string> server_url(const std::string& api_endpoint) {
 }
 
 // Karmada's BuildClusterConfig, in its order: endpoint, secretRef, token, caBundle.
-k8s::Expected<ClusterEndpoint> direct_endpoint(const k8s::KarmadaCluster& c, const SecretLookup& secrets) {
+k8s::Expected<kube::ClusterEndpoint> direct_endpoint(const k8s::KarmadaCluster& c, const SecretLookup& secrets) {
   auto server = server_url(c.api_endpoint);
   if (!server) return server.error();
   if (!c.secret_ref)
@@ -56,7 +56,7 @@ k8s::Expected<ClusterEndpoint> direct_endpoint(const k8s::KarmadaCluster& c, con
     auto it = data.find(key);
     return it == data.end() ? std::string() : it->second;
   };
-  ClusterEndpoint e;
+  kube::ClusterEndpoint e;
   e.name = c.name;
   e.server = std::move(*server);
   e.token = value("token");
@@ -69,8 +69,8 @@ k8s::Expected<ClusterEndpoint> direct_endpoint(const k8s::KarmadaCluster& c, con
   return e;
 }
 
-ClusterEndpoint proxy_endpoint(const k8s::KarmadaCluster& c, const ClusterEndpoint& control_plane) {
-  ClusterEndpoint e = control_plane;  // its CA, token or client certificate, and TLS settings
+kube::ClusterEndpoint proxy_endpoint(const k8s::KarmadaCluster& c, const kube::ClusterEndpoint& control_plane) {
+  kube::ClusterEndpoint e = control_plane;  // its CA, token or client certificate, and TLS settings
   e.name = c.name;
   e.server = cluster_proxy_server(control_plane.server, c.name);
   return e;
@@ -100,7 +100,7 @@ std::vector<k8s::SecretReference> secrets_to_read(const ClusterObjects& clusters
   return out;
 }
 
-MemberPlan plan_members(const ClusterObjects& clusters, const SecretLookup& secrets, const ClusterEndpoint& control_plane,
+MemberPlan plan_members(const ClusterObjects& clusters, const SecretLookup& secrets, const kube::ClusterEndpoint& control_plane,
                         MemberAccess access) {
   MemberPlan plan;
   for (const auto& c : clusters) {
@@ -134,7 +134,9 @@ MemberPlan plan_members(const ClusterObjects& clusters, const SecretLookup& secr
 std::string cluster_proxy_server(std::string_view control_plane_server, std::string_view cluster) {
   std::string server(control_plane_server);
   while (!server.empty() && server.back() == '/') server.pop_back();
-  return server + "/apis/cluster.karmada.io/v1alpha1/clusters/" + escape_path_segment(cluster) + "/proxy";
+  auto proxy = kube::ResourcePath::in_group("cluster.karmada.io", "v1alpha1", "clusters", {}, std::string(cluster));
+  proxy.subresource = "proxy";
+  return server + proxy.target();
 }
 
 }  // namespace fedmetrics::clusterclient

@@ -40,7 +40,7 @@ void MemberSet::Shared::changed() {
   wakeup->notify();
 }
 
-MemberSet::MemberSet(ClientRuntime& runtime, MemberSetOptions options) : runtime_(runtime), options_(std::move(options)) {
+MemberSet::MemberSet(kube::ClientRuntime& runtime, MemberSetOptions options) : runtime_(runtime), options_(std::move(options)) {
   snapshot_.store(std::make_shared<const aggregator::MemberSnapshot>());
   auto strand = async::make_strand(runtime.executor());
   shared_->wakeup = std::make_shared<async::Wakeup>(strand);
@@ -66,14 +66,14 @@ void MemberSet::stop() {
   shared_->discovery_waiters.clear();  // never called after stop()
 }
 
-void MemberSet::reconcile(const std::vector<ClusterEndpoint>& desired, OnBadEndpoint on_bad,
+void MemberSet::reconcile(const std::vector<kube::ClusterEndpoint>& desired, OnBadEndpoint on_bad,
                           std::vector<aggregator::LeftOutMember> left_out) {
   std::lock_guard lock(shared_->mutex);
   const auto& current = shared_->members;
   const bool log_changes = shared_->reconciled;
   // Built aside and swapped in at the end, so that a throw leaves the set as it was.
   std::map<std::string, Member> next;
-  std::map<std::string, ClusterEndpoint> rejected;
+  std::map<std::string, kube::ClusterEndpoint> rejected;
   std::vector<std::string> changes;
   for (const auto& e : desired) {
     if (next.count(e.name)) {

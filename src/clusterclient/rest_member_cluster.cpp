@@ -3,103 +3,76 @@
 #include <algorithm>
 
 #include "fedmetrics/k8s/discovery.hpp"
+#include "fedmetrics/kube/resource_path.hpp"
 
 namespace fedmetrics::clusterclient {
 
 using aggregator::Deadline;
+using aggregator::MemberError;
 using aggregator::MemberCallback;
 using aggregator::MemberCapabilities;
 using Kind = MemberError::Kind;
 
-std::string escape_path_segment(std::string_view segment) {
-  static constexpr char hex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : segment) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 15]);
-    }
-  }
-  return out;
-}
-
-std::string escape_query_value(std::string_view value) {
-  std::string out;
-  for (char c : value) {
-    if (c == ' ') out.push_back('+');
-    else out += escape_path_segment(std::string_view(&c, 1));
-  }
-  return out;
-}
-
 namespace {
 
-// Appends `key=value` to a query string when value is not empty.
-void add_query(std::string& target, std::string_view key, const std::string& value) {
-  if (value.empty()) return;
-  target += target.find('?') == std::string::npos ? '?' : '&';
-  target += std::string(key) + "=" + escape_query_value(value);
+using kube::ResourcePath;
+
+ResourcePath metrics_api(std::string resource, std::string namespace_name = {}) {
+  return ResourcePath::in_group("metrics.k8s.io", "v1beta1", std::move(resource), std::move(namespace_name));
 }
 
 // Turns a reply into a decoded value or a classified error. A NotFound from
 // the member is data (an empty answer) when `not_found_is_empty`.
 template <class T, class Decode>
-aggregator::MemberResult<T> decode_reply(HttpResult result, Decode decode, bool not_found_is_empty) {
-  if (auto* e = std::get_if<MemberError>(&result)) return std::move(*e);
-  auto& reply = std::get<HttpReply>(result);
-  auto document = k8s::parse_document(reply.body);
-  if (reply.status == 404 && not_found_is_empty) return T{};
-  if (reply.status != 200) {
-    MemberError e{Kind::HttpStatus, "HTTP " + std::to_string(reply.status), reply.status, std::nullopt};
-    if (document.ok()) {
-      if (auto status = k8s::Status::from_json(*document); status.ok()) {
-        e.message += ": " + status->message;
-        e.status = std::move(*status);
-      }
-    }
-    return e;
-  }
-  if (!document.ok()) return MemberError{Kind::MalformedResponse, "response is not JSON", 0, std::nullopt};
+aggregator::MemberResult<T> decode_reply(kube::HttpResult result, Decode decode, bool not_found_is_empty) {
+  if (const auto* reply = std::get_if<kube::HttpReply>(&result); reply && reply->status == 404 && not_found_is_empty)
+    return T{};
+  auto document = kube::json_of(result);
+  if (!document.ok()) return document.error();
   auto decoded = decode(*document);
   if (!decoded.ok())
     return MemberError{Kind::MalformedResponse, "unexpected response: " + decoded.error().message, 0, std::nullopt};
   return std::move(*decoded);
 }
 
+// custom.metrics.k8s.io's paths: a metric of a namespace itself is
+// /namespaces/{name}/metrics/{metric}; any other object's (or a selector's,
+// name "*") is [/namespaces/{ns}]/{resource.group}/{name}/{metric}.
 std::string custom_metrics_path(const aggregator::CustomMetricsQuery& q, k8s::CustomMetricsVersion version) {
-  std::string path = "/apis/" + std::string(k8s::group_version(version)) + "/";
+  const std::string_view group_version = k8s::group_version(version);
+  const auto slash = group_version.find('/');
+  ResourcePath path;
+  path.group = std::string(group_version.substr(0, slash));
+  path.version = std::string(group_version.substr(slash + 1));
   bool namespace_metric = q.resource.group.empty() && q.resource.resource == "namespaces" && q.namespace_name.empty();
   if (namespace_metric) {
-    path += "namespaces/" + escape_path_segment(q.name) + "/metrics/" + escape_path_segment(q.metric);
+    path.namespace_name = q.name;
+    path.resource = "metrics";
+    path.name = q.metric;
   } else {
-    if (!q.namespace_name.empty()) path += "namespaces/" + escape_path_segment(q.namespace_name) + "/";
-    path += escape_path_segment(q.resource.to_string()) + "/" + escape_path_segment(q.name) + "/" +
-            escape_path_segment(q.metric);
+    path.namespace_name = q.namespace_name;
+    path.resource = q.resource.to_string();
+    path.name = q.name;
+    path.subresource = q.metric;
   }
-  if (q.wildcard()) add_query(path, "labelSelector", q.label_selector.to_string());
-  add_query(path, "metricLabelSelector", q.metric_selector.to_string());
-  return path;
+  if (q.wildcard()) path.with("labelSelector", q.label_selector.to_string());
+  path.with("metricLabelSelector", q.metric_selector.to_string());
+  return path.target();
 }
 
 }  // namespace
 
-RestMemberCluster::RestMemberCluster(ClientRuntime& runtime, ClusterEndpoint endpoint, ClientOptions options)
-    : name_(endpoint.name), client_(std::make_shared<HttpsClient>(runtime, std::move(endpoint), std::move(options))) {}
+RestMemberCluster::RestMemberCluster(kube::ClientRuntime& runtime, kube::ClusterEndpoint endpoint, kube::ClientOptions options)
+    : name_(endpoint.name), client_(std::make_shared<kube::HttpsClient>(runtime, std::move(endpoint), std::move(options))) {}
 
 void RestMemberCluster::pod_metrics(const std::string& namespace_name, const k8s::LabelSelector& labels,
                                     const k8s::FieldSelector& fields, Deadline deadline,
                                     MemberCallback<std::vector<k8s::PodMetrics>> done) {
-  std::string path = namespace_name.empty()
-                         ? "/apis/metrics.k8s.io/v1beta1/pods"
-                         : "/apis/metrics.k8s.io/v1beta1/namespaces/" + escape_path_segment(namespace_name) + "/pods";
-  add_query(path, "labelSelector", labels.to_string());
-  add_query(path, "fieldSelector", fields.to_string());
-  client_->get(path, deadline, [done = std::move(done)](HttpResult r) {
+  const auto path =
+      metrics_api("pods", namespace_name).with("labelSelector", labels.to_string()).with("fieldSelector", fields.to_string());
+  client_->get(path.target(), deadline, [done = std::move(done)](kube::HttpResult r) {
     // The common shape without a document tree; anything else through the tree decoder.
-    if (auto* reply = std::get_if<HttpReply>(&r); reply && reply->status == 200) {
+    if (auto* reply = std::get_if<kube::HttpReply>(&r); reply && reply->status == 200) {
       if (auto items = k8s::try_decode_pod_metrics_list(reply->body)) return done(std::move(*items));
     }
     done(decode_reply<std::vector<k8s::PodMetrics>>(std::move(r), k8s::pod_metrics_list_from_json, false));
@@ -108,9 +81,8 @@ void RestMemberCluster::pod_metrics(const std::string& namespace_name, const k8s
 
 void RestMemberCluster::pods(const std::string& namespace_name, const k8s::LabelSelector& labels, Deadline deadline,
                              MemberCallback<std::vector<k8s::Pod>> done) {
-  std::string path = "/api/v1/namespaces/" + escape_path_segment(namespace_name) + "/pods";
-  add_query(path, "labelSelector", labels.to_string());
-  client_->get(path, deadline, [done = std::move(done)](HttpResult r) {
+  const auto path = ResourcePath::core("pods", namespace_name).with("labelSelector", labels.to_string());
+  client_->get(path.target(), deadline, [done = std::move(done)](kube::HttpResult r) {
     done(decode_reply<std::vector<k8s::Pod>>(std::move(r), k8s::pod_list_from_json, false));
   });
 }
@@ -126,10 +98,8 @@ void RestMemberCluster::probe(Deadline deadline, std::function<void(std::optiona
 
 void RestMemberCluster::node_metrics(const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
                                      Deadline deadline, MemberCallback<std::vector<k8s::NodeMetrics>> done) {
-  std::string path = "/apis/metrics.k8s.io/v1beta1/nodes";
-  add_query(path, "labelSelector", labels.to_string());
-  add_query(path, "fieldSelector", fields.to_string());
-  client_->get(path, deadline, [done = std::move(done)](HttpResult r) {
+  const auto path = metrics_api("nodes").with("labelSelector", labels.to_string()).with("fieldSelector", fields.to_string());
+  client_->get(path.target(), deadline, [done = std::move(done)](kube::HttpResult r) {
     done(decode_reply<std::vector<k8s::NodeMetrics>>(std::move(r), k8s::node_metrics_list_from_json, false));
   });
 }
@@ -139,17 +109,16 @@ void RestMemberCluster::custom_metrics(const aggregator::CustomMetricsQuery& que
   // Ask in the version the member prefers; the decoder converts to the hub shape.
   auto caps = capabilities();
   auto version = caps && caps->custom_metrics ? *caps->custom_metrics : k8s::CustomMetricsVersion::V1beta2;
-  client_->get(custom_metrics_path(query, version), deadline, [done = std::move(done)](HttpResult r) {
+  client_->get(custom_metrics_path(query, version), deadline, [done = std::move(done)](kube::HttpResult r) {
     done(decode_reply<std::vector<k8s::MetricValue>>(std::move(r), k8s::metric_value_list_from_json, true));
   });
 }
 
 void RestMemberCluster::external_metrics(const aggregator::ExternalMetricsQuery& query, Deadline deadline,
                                          MemberCallback<std::vector<k8s::ExternalMetricValue>> done) {
-  std::string path = "/apis/external.metrics.k8s.io/v1beta1/namespaces/" + escape_path_segment(query.namespace_name) +
-                     "/" + escape_path_segment(query.metric);
-  add_query(path, "labelSelector", query.metric_selector.to_string());
-  client_->get(path, deadline, [done = std::move(done)](HttpResult r) {
+  auto path = ResourcePath::in_group("external.metrics.k8s.io", "v1beta1", query.metric, query.namespace_name);
+  path.with("labelSelector", query.metric_selector.to_string());
+  client_->get(path.target(), deadline, [done = std::move(done)](kube::HttpResult r) {
     done(decode_reply<std::vector<k8s::ExternalMetricValue>>(std::move(r), k8s::external_metric_value_list_from_json,
                                                              true));
   });
@@ -160,14 +129,14 @@ namespace {
 // Discovery in three steps: /apis, then the resource lists of the custom and
 // external groups the member serves. State shared by the steps' callbacks.
 struct DiscoveryRun {
-  std::shared_ptr<HttpsClient> client;
+  std::shared_ptr<kube::HttpsClient> client;
   Deadline deadline;
   std::function<void(std::shared_ptr<const MemberCapabilities>, std::string)> finish;
   MemberCapabilities caps;
   std::string custom_group_version;
 
   void start(std::shared_ptr<DiscoveryRun> self) {
-    client->get("/apis", deadline, [self](HttpResult r) {
+    client->get("/apis", deadline, [self](kube::HttpResult r) {
       auto groups = decode_reply<std::vector<k8s::APIGroup>>(std::move(r), k8s::api_group_list_from_json, false);
       if (auto* e = std::get_if<MemberError>(&groups)) return self->finish(nullptr, "/apis: " + e->message);
       for (const auto& g : std::get<0>(groups)) {
@@ -193,7 +162,7 @@ struct DiscoveryRun {
   void custom_step(std::shared_ptr<DiscoveryRun> self) {
     if (!caps.custom_metrics) return external_step(self);
     std::string path = "/apis/" + std::string(k8s::group_version(*caps.custom_metrics));
-    client->get(path, deadline, [self, path](HttpResult r) {
+    client->get(path, deadline, [self, path](kube::HttpResult r) {
       auto list = decode_reply<k8s::APIResourceList>(std::move(r), k8s::api_resource_list_from_json, false);
       if (auto* e = std::get_if<MemberError>(&list)) return self->finish(nullptr, path + ": " + e->message);
       self->caps.custom_metric_resources = std::move(std::get<0>(list).resources);
@@ -203,7 +172,7 @@ struct DiscoveryRun {
 
   void external_step(std::shared_ptr<DiscoveryRun> self) {
     if (!caps.external_metrics) return finish(std::make_shared<const MemberCapabilities>(std::move(caps)), {});
-    client->get("/apis/external.metrics.k8s.io/v1beta1", deadline, [self](HttpResult r) {
+    client->get("/apis/external.metrics.k8s.io/v1beta1", deadline, [self](kube::HttpResult r) {
       auto list = decode_reply<k8s::APIResourceList>(std::move(r), k8s::api_resource_list_from_json, false);
       if (auto* e = std::get_if<MemberError>(&list))
         return self->finish(nullptr, "/apis/external.metrics.k8s.io/v1beta1: " + e->message);
@@ -235,13 +204,13 @@ void RestMemberCluster::probe_health(Deadline deadline, std::function<void(const
     slot->store(shared);
     if (done) done(*shared);
   };
-  auto judge = [](const std::string& path, const HttpResult& result) {
+  auto judge = [](const std::string& path, const kube::HttpResult& result) {
     MemberHealth h;
     if (const auto* e = std::get_if<MemberError>(&result)) {
       h.reason = "GET " + path + ": " + e->message;
       return h;
     }
-    const auto& reply = std::get<HttpReply>(result);
+    const auto& reply = std::get<kube::HttpReply>(result);
     // Karmada's healthEndpointCheck looks at the status only.
     h.healthy = reply.status == 200;
     h.reason = h.healthy ? "ok"
@@ -249,11 +218,11 @@ void RestMemberCluster::probe_health(Deadline deadline, std::function<void(const
                                (reply.body.empty() ? "" : ": " + first_line(reply.body));
     return h;
   };
-  client->get("/readyz", deadline, [client, deadline, finish, judge](HttpResult result) {
-    const auto* reply = std::get_if<HttpReply>(&result);
+  client->get("/readyz", deadline, [client, deadline, finish, judge](kube::HttpResult result) {
+    const auto* reply = std::get_if<kube::HttpReply>(&result);
     if (reply == nullptr || reply->status != 404) return finish(judge("/readyz", result));
     // An API server older than /readyz (Kubernetes < 1.16): /healthz, as Karmada falls back.
-    client->get("/healthz", deadline, [finish, judge](HttpResult fallback) { finish(judge("/healthz", fallback)); });
+    client->get("/healthz", deadline, [finish, judge](kube::HttpResult fallback) { finish(judge("/healthz", fallback)); });
   });
 }
 

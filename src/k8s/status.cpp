@@ -10,7 +10,54 @@ namespace {
 Status make(int code, std::string reason, std::string message, StatusDetails details = {}) {
   return Status{code, std::move(reason), std::move(message), std::move(details)};
 }
+// apimachinery's reason for an HTTP code (errors.go, NewGenericServerResponse).
+std::string reason_for(int code) {
+  switch (code) {
+    case 400: return "BadRequest";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "NotFound";
+    case 405: return "MethodNotAllowed";
+    case 406: return "NotAcceptable";
+    case 409: return "Conflict";
+    case 415: return "UnsupportedMediaType";
+    case 422: return "Invalid";
+    case 429: return "TooManyRequests";
+    case 503: return "ServiceUnavailable";
+    case 504: return "Timeout";
+    default: return code >= 500 ? "InternalError" : "";
+  }
+}
+
 }  // namespace
+
+Status to_status(const Error& error) {
+  switch (error.kind) {
+    case ErrorKind::NotFound: return make(404, "NotFound", error.message);
+    case ErrorKind::Conflict: return make(409, "Conflict", error.message);
+    case ErrorKind::Invalid: return make(422, "Invalid", error.message);
+    case ErrorKind::Unauthorized: return Status::unauthorized(error.message);
+    case ErrorKind::Forbidden: return make(403, "Forbidden", error.message);
+    case ErrorKind::Throttled: return make(429, "TooManyRequests", error.message);
+    case ErrorKind::Timeout: return Status::timeout(error.message);
+    case ErrorKind::Internal: return Status::internal_error(error.message);
+    case ErrorKind::HttpStatus:
+      if (error.status) {
+        Status passed = *error.status;
+        if (error.http_status != 0) passed.code = error.http_status;  // the code that came with it
+        return passed;
+      }
+      if (error.http_status >= 400) return make(error.http_status, reason_for(error.http_status), error.message);
+      break;
+    case ErrorKind::Refused:
+    case ErrorKind::Tls:
+    case ErrorKind::Network:
+    case ErrorKind::MalformedResponse:
+    case ErrorKind::TooLarge:
+    case ErrorKind::LeftOut: break;
+  }
+  return Status::service_unavailable(error.message);
+}
 
 Status Status::not_found(const GroupResource& what, std::string_view name) {
   return make(404, "NotFound", what.to_string() + " \"" + std::string(name) + "\" not found",

@@ -8,8 +8,8 @@
 #include <spdlog/spdlog.h>
 
 #include "fedmetrics/autoscaler/distributor.hpp"
-#include "fedmetrics/clusterclient/kubeconfig.hpp"
-#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/kube/kubeconfig.hpp"
+#include "fedmetrics/kube/resource_path.hpp"
 #include "fedmetrics/k8s/karmada_cluster.hpp"
 #include "fedmetrics/k8s/status.hpp"
 #include "fedmetrics/k8s/time.hpp"
@@ -47,7 +47,7 @@ k8s::Expected<controller::Scale> scale_from(const json& doc) {
 // merge-PATCH the count of an existing one).
 class RestEventWriter : public controller::EventWriter {
  public:
-  RestEventWriter(std::shared_ptr<clusterclient::HttpsClient> client, std::chrono::milliseconds timeout)
+  RestEventWriter(std::shared_ptr<kube::HttpsClient> client, std::chrono::milliseconds timeout)
       : client_(std::move(client)), timeout_(timeout) {}
 
   void create_event(const controller::Event& e, Done done) override {
@@ -75,7 +75,7 @@ class RestEventWriter : public controller::EventWriter {
 
   void patch_event(const controller::Event& e, Done done) override {
     json patch = {{"count", e.count}, {"lastTimestamp", k8s::format_time(e.last_timestamp)}, {"message", e.message}};
-    send_json(*client_, "PATCH", events_path(e.subject.namespace_name) + "/" + clusterclient::escape_path_segment(e.name),
+    send_json(*client_, "PATCH", events_path(e.subject.namespace_name) + "/" + kube::escape_path_segment(e.name),
               "application/merge-patch+json", patch.dump(), std::chrono::steady_clock::now() + timeout_,
               [done = std::move(done)](JsonReply reply) {
                 if (reply.status == 404) return done(false);
@@ -85,19 +85,19 @@ class RestEventWriter : public controller::EventWriter {
 
  private:
   static std::string events_path(const std::string& ns) {
-    return "/api/v1/namespaces/" + clusterclient::escape_path_segment(ns) + "/events";
+    return "/api/v1/namespaces/" + kube::escape_path_segment(ns) + "/events";
   }
-  std::shared_ptr<clusterclient::HttpsClient> client_;
+  std::shared_ptr<kube::HttpsClient> client_;
   std::chrono::milliseconds timeout_;
 };
 
 std::string selector_query(const k8s::LabelSelector& selector) {
   if (selector.empty()) return {};
-  return "?labelSelector=" + clusterclient::escape_query_value(selector.to_string());
+  return "?labelSelector=" + kube::escape_query_value(selector.to_string());
 }
 
 std::string lease_path(const std::string& ns) {
-  return "/apis/coordination.k8s.io/v1/namespaces/" + clusterclient::escape_path_segment(ns) + "/leases";
+  return "/apis/coordination.k8s.io/v1/namespaces/" + kube::escape_path_segment(ns) + "/leases";
 }
 
 }  // namespace
@@ -105,7 +105,7 @@ std::string lease_path(const std::string& ns) {
 // A watch of a collection: the reflector runs while this lives.
 struct RestControlPlane::CacheWatch final : controller::Watch {
   RestControlPlane* owner = nullptr;  // set when list() is served from it; the owner outlives its watches
-  std::shared_ptr<clusterclient::Reflector> reflector;
+  std::shared_ptr<kube::Reflector> reflector;
   ~CacheWatch() override {
     if (owner != nullptr) {
       std::lock_guard lock(owner->cache_mutex_);
@@ -115,15 +115,15 @@ struct RestControlPlane::CacheWatch final : controller::Watch {
   }
 };
 
-RestControlPlane::RestControlPlane(clusterclient::ClientRuntime& runtime, const std::string& kubeconfig,
+RestControlPlane::RestControlPlane(kube::ClientRuntime& runtime, const std::string& kubeconfig,
                                    std::chrono::milliseconds timeout)
     : timeout_(timeout) {
-  auto endpoint = clusterclient::load_kubeconfig_current_context(kubeconfig);
+  auto endpoint = kube::load_kubeconfig_current_context(kubeconfig);
   if (!endpoint) throw std::runtime_error("--kubeconfig: " + endpoint.error().message);
   try {
-    clusterclient::ClientOptions options;
+    kube::ClientOptions options;
     options.peer_name = "the control plane";
-    client_ = std::make_shared<clusterclient::HttpsClient>(runtime, std::move(*endpoint), options);
+    client_ = std::make_shared<kube::HttpsClient>(runtime, std::move(*endpoint), options);
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("--kubeconfig: ") + e.what());
   }
@@ -160,19 +160,19 @@ async::Task<JsonReply> RestControlPlane::call_until(std::string method, std::str
 
 std::unique_ptr<controller::Watch> RestControlPlane::watch_collection(
     const std::string& resource, const char* what, const k8s::LabelSelector& selector,
-    std::function<void(const clusterclient::ReflectorChange&)> on_change, bool serves_list) {
-  clusterclient::ReflectorOptions options;
+    std::function<void(const kube::ReflectorChange&)> on_change, bool serves_list) {
+  kube::ReflectorOptions options;
   options.what = what;
-  options.collection_path = std::string(kFederatedHpas) + "/" + resource;
-  options.label_selector = selector.to_string();
+  options.collection = kube::ResourcePath::in_group("autoscaling.karmada.io", "v1alpha1", resource)
+                           .with("labelSelector", selector.to_string());
   options.request_timeout = timeout_;
   auto watch = std::make_unique<CacheWatch>();
-  watch->reflector = std::make_shared<clusterclient::Reflector>(client_, options, std::move(on_change));
+  watch->reflector = std::make_shared<kube::Reflector>(client_, options, std::move(on_change));
   if (serves_list) {
     watch->owner = this;
     std::lock_guard lock(cache_mutex_);
     cache_ = watch->reflector;
-    cached_selector_ = options.label_selector;
+    cached_selector_ = selector.to_string();
   }
   watch->reflector->start();
   return watch;
@@ -181,7 +181,7 @@ std::unique_ptr<controller::Watch> RestControlPlane::watch_collection(
 std::unique_ptr<controller::Watch> RestControlPlane::watch(const k8s::LabelSelector& selector,
                                                            std::function<void(json)> on_added) {
   return watch_collection("federatedhpas", "autoscaler: FederatedHPAs", selector,
-                          [on_added = std::move(on_added)](const clusterclient::ReflectorChange& change) {
+                          [on_added = std::move(on_added)](const kube::ReflectorChange& change) {
                             if (on_added)
                               for (const auto& object : change.added) on_added(object);
                           },
@@ -215,8 +215,8 @@ async::Task<k8s::Expected<std::vector<json>>> RestControlPlane::list_items(std::
 
 std::string RestControlPlane::object_path(const std::string& resource, const std::string& namespace_name,
                                           const std::string& name) {
-  return std::string(kFederatedHpas) + "/namespaces/" + clusterclient::escape_path_segment(namespace_name) + "/" +
-         resource + "/" + clusterclient::escape_path_segment(name);
+  return std::string(kFederatedHpas) + "/namespaces/" + kube::escape_path_segment(namespace_name) + "/" +
+         resource + "/" + kube::escape_path_segment(name);
 }
 
 async::Task<k8s::Expected<json>> RestControlPlane::get(const std::string& namespace_name, const std::string& name) {
@@ -324,8 +324,8 @@ async::Task<k8s::Expected<std::optional<std::vector<controller::TargetCluster>>>
     const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target) {
   using Clusters = std::optional<std::vector<controller::TargetCluster>>;
   const std::string binding = k8s::resource_binding_name(target.name, target.kind);
-  const std::string path = "/apis/work.karmada.io/v1alpha2/namespaces/" + clusterclient::escape_path_segment(namespace_name) +
-                           "/resourcebindings/" + clusterclient::escape_path_segment(binding);
+  const std::string path = "/apis/work.karmada.io/v1alpha2/namespaces/" + kube::escape_path_segment(namespace_name) +
+                           "/resourcebindings/" + kube::escape_path_segment(binding);
   auto op = call("GET", path, "", "");
   auto reply = co_await std::move(op);
   // No binding (not propagated by Karmada, or no Karmada at all): every member.
@@ -359,7 +359,7 @@ async::Task<k8s::Expected<bool>> RestCronStore::update_status(const std::string&
 std::unique_ptr<controller::Watch> RestCronStore::watch(const k8s::LabelSelector& selector,
                                                         std::function<void()> on_change) {
   return control_plane_->watch_collection("cronfederatedhpas", "cron: CronFederatedHPAs", selector,
-                                          [on_change = std::move(on_change)](const clusterclient::ReflectorChange&) {
+                                          [on_change = std::move(on_change)](const kube::ReflectorChange&) {
                                             if (on_change) on_change();
                                           },
                                           /*serves_list=*/false);
@@ -368,7 +368,7 @@ std::unique_ptr<controller::Watch> RestCronStore::watch(const k8s::LabelSelector
 // The HTTPS client answers every request by its deadline (https_client.hpp).
 async::Task<k8s::Expected<std::optional<json>>> RestLeaseClient::get(const std::string& ns, const std::string& name,
                                                                      Deadline deadline) {
-  auto op = control_plane_->call_until("GET", lease_path(ns) + "/" + clusterclient::escape_path_segment(name), "", "",
+  auto op = control_plane_->call_until("GET", lease_path(ns) + "/" + kube::escape_path_segment(name), "", "",
                                        deadline);
   auto reply = co_await std::move(op);
   if (reply.body) co_return std::optional<json>(std::move(*reply.body));
@@ -384,7 +384,7 @@ async::Task<k8s::Expected<json>> RestLeaseClient::create(const std::string& ns, 
 
 async::Task<k8s::Expected<json>> RestLeaseClient::update(const std::string& ns, const std::string& name,
                                                          const json& lease, Deadline deadline) {
-  auto op = control_plane_->call_until("PUT", lease_path(ns) + "/" + clusterclient::escape_path_segment(name),
+  auto op = control_plane_->call_until("PUT", lease_path(ns) + "/" + kube::escape_path_segment(name),
                                        "application/json", lease.dump(), deadline);
   auto reply = co_await std::move(op);
   co_return std::move(reply.body);

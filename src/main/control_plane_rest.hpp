@@ -10,8 +10,8 @@
 #include <mutex>
 #include <string>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
-#include "fedmetrics/clusterclient/reflector.hpp"
+#include "fedmetrics/kube/https_client.hpp"
+#include "fedmetrics/kube/reflector.hpp"
 #include "fedmetrics/controller/control_plane.hpp"
 #include "fedmetrics/controller/event_correlator.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
@@ -25,7 +25,7 @@ class RestControlPlane final : public controller::FederatedHPAStore,
                                public controller::PlacementReader {
  public:
   // Throws std::runtime_error naming --kubeconfig when it cannot be used.
-  RestControlPlane(clusterclient::ClientRuntime& runtime, const std::string& kubeconfig,
+  RestControlPlane(kube::ClientRuntime& runtime, const std::string& kubeconfig,
                    std::chrono::milliseconds timeout);
 
   // Every port, on this client (the cron store and the Events beside it).
@@ -74,19 +74,19 @@ class RestControlPlane final : public controller::FederatedHPAStore,
   // A watch of an autoscaling.karmada.io/v1alpha1 collection, running while the result lives.
   std::unique_ptr<controller::Watch> watch_collection(const std::string& resource, const char* what,
                                                       const k8s::LabelSelector& selector,
-                                                      std::function<void(const clusterclient::ReflectorChange&)> on_change,
+                                                      std::function<void(const kube::ReflectorChange&)> on_change,
                                                       bool serves_list);
   static std::string object_path(const std::string& resource, const std::string& namespace_name, const std::string& name);
 
  private:
   struct CacheWatch;
-  std::shared_ptr<clusterclient::HttpsClient> client_;
+  std::shared_ptr<kube::HttpsClient> client_;
   std::chrono::milliseconds timeout_;
   // Events go through client-go's correlation: repeats patch one Event's count.
   std::shared_ptr<controller::EventRecorder> events_;
   // The FederatedHPAs' watch while one runs (list() is served from it for its selector).
   std::mutex cache_mutex_;
-  std::shared_ptr<clusterclient::Reflector> cache_;
+  std::shared_ptr<kube::Reflector> cache_;
   std::string cached_selector_;
 };
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fedmetrics/auth/authenticators.hpp"
-#include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include "fedmetrics/kube/kubeconfig.hpp"
 
 namespace fedmetrics::cli {
 
@@ -17,11 +17,11 @@ namespace {
 constexpr auto kReviewTimeout = std::chrono::seconds(10);
 
 // `done` gets the HTTP status (0 without an answer) and the body, or an error naming the request.
-std::function<void(clusterclient::HttpResult)> status_and_body_of(
+std::function<void(kube::HttpResult)> status_and_body_of(
     std::string what, std::function<void(int, k8s::Expected<std::string>)> done) {
-  return [what = std::move(what), done = std::move(done)](clusterclient::HttpResult result) {
-    if (auto* e = std::get_if<aggregator::MemberError>(&result)) return done(0, k8s::Error{what + ": " + e->message});
-    auto& reply = std::get<clusterclient::HttpReply>(result);
+  return [what = std::move(what), done = std::move(done)](kube::HttpResult result) {
+    if (auto* e = std::get_if<k8s::Error>(&result)) return done(0, k8s::Error{what + ": " + e->message});
+    auto& reply = std::get<kube::HttpReply>(result);
     if (reply.status < 200 || reply.status > 299) {
       std::string message = "HTTP " + std::to_string(reply.status);
       auto parsed = nlohmann::json::parse(reply.body, nullptr, false);
@@ -32,7 +32,7 @@ std::function<void(clusterclient::HttpResult)> status_and_body_of(
   };
 }
 
-std::function<void(clusterclient::HttpResult)> body_of(std::string what,
+std::function<void(kube::HttpResult)> body_of(std::string what,
                                                        std::function<void(k8s::Expected<std::string>)> done) {
   return status_and_body_of(std::move(what), [done = std::move(done)](int, k8s::Expected<std::string> body) {
     done(std::move(body));
@@ -43,21 +43,21 @@ constexpr std::string_view kAuthenticationConfigMap = "kube-system/extension-api
 
 }  // namespace
 
-HttpsReviewClient::HttpsReviewClient(clusterclient::ClientRuntime& runtime, const std::string& kubeconfig,
+HttpsReviewClient::HttpsReviewClient(kube::ClientRuntime& runtime, const std::string& kubeconfig,
                                      const std::string& flag) {
-  auto endpoint = clusterclient::load_kubeconfig_current_context(kubeconfig);
+  auto endpoint = kube::load_kubeconfig_current_context(kubeconfig);
   if (!endpoint) throw std::runtime_error(flag + ": " + endpoint.error().message);
   try {
-    clusterclient::ClientOptions options;
+    kube::ClientOptions options;
     options.peer_name = "the control plane";
-    client_ = std::make_unique<clusterclient::HttpsClient>(runtime, std::move(*endpoint), options);
+    client_ = std::make_unique<kube::HttpsClient>(runtime, std::move(*endpoint), options);
   } catch (const std::exception& e) {
     throw std::runtime_error(flag + ": " + e.what());
   }
 }
 
 void HttpsReviewClient::post(std::string path, std::string body, std::function<void(k8s::Expected<std::string>)> done) {
-  clusterclient::OutgoingRequest request;
+  kube::OutgoingRequest request;
   request.method = "POST";
   std::string what = "POST " + path;
   request.target = std::move(path);

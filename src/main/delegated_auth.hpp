@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 #include "server/request_gate.hpp"
 
 namespace fedmetrics::cli {
@@ -18,13 +18,13 @@ namespace fedmetrics::cli {
 class HttpsReviewClient : public server::ReviewClient {
  public:
   // Throws std::runtime_error naming `flag` when the kubeconfig is unusable.
-  HttpsReviewClient(clusterclient::ClientRuntime& runtime, const std::string& kubeconfig, const std::string& flag);
+  HttpsReviewClient(kube::ClientRuntime& runtime, const std::string& kubeconfig, const std::string& flag);
   void post(std::string path, std::string body, std::function<void(k8s::Expected<std::string>)> done) override;
   // GET, for the ConfigMap: `done` gets the HTTP status too (0 without an answer).
   void get(std::string path, std::function<void(int, k8s::Expected<std::string>)> done);
 
  private:
-  std::unique_ptr<clusterclient::HttpsClient> client_;
+  std::unique_ptr<kube::HttpsClient> client_;
 };
 
 // Reads extension-apiserver-authentication: nullopt when it does not exist

@@ -14,11 +14,11 @@ constexpr std::string_view kHpas = "/apis/autoscaling/v2";
 
 std::string collection(const std::string& ns) {
   if (ns.empty()) return std::string(kHpas) + "/horizontalpodautoscalers";
-  return std::string(kHpas) + "/namespaces/" + clusterclient::escape_path_segment(ns) + "/horizontalpodautoscalers";
+  return std::string(kHpas) + "/namespaces/" + kube::escape_path_segment(ns) + "/horizontalpodautoscalers";
 }
 
 std::string item(const std::string& ns, const std::string& name) {
-  return collection(ns) + "/" + clusterclient::escape_path_segment(name);
+  return collection(ns) + "/" + kube::escape_path_segment(name);
 }
 
 std::string meta(const json& hpa, const char* field) {
@@ -29,7 +29,7 @@ std::string meta(const json& hpa, const char* field) {
 
 }  // namespace
 
-RestMemberHPAs::RestMemberHPAs(std::shared_ptr<clusterclient::HttpsClient> client, std::string member,
+RestMemberHPAs::RestMemberHPAs(std::shared_ptr<kube::HttpsClient> client, std::string member,
                                std::chrono::milliseconds timeout)
     : MemberHPAs(std::move(member)), client_(std::move(client)), timeout_(timeout) {}
 
@@ -46,7 +46,7 @@ async::Task<JsonReply> RestMemberHPAs::call(std::string method, std::string path
 async::Task<k8s::Expected<std::vector<json>>> RestMemberHPAs::list(const std::string& namespace_name,
                                                                    const k8s::LabelSelector& selector) {
   std::string path = collection(namespace_name);
-  if (!selector.empty()) path += "?labelSelector=" + clusterclient::escape_query_value(selector.to_string());
+  if (!selector.empty()) path += "?labelSelector=" + kube::escape_query_value(selector.to_string());
   auto op = call("GET", std::move(path), "");
   auto reply = co_await std::move(op);
   if (!reply.body) co_return reply.body.error();
@@ -99,12 +99,12 @@ async::Task<k8s::Expected<bool>> RestMemberHPAs::remove(const std::string& names
   co_return written(reply);
 }
 
-std::shared_ptr<controller::MemberHPAs> make_member_hpas(clusterclient::ClientRuntime& runtime,
-                                                         const clusterclient::ClusterEndpoint& endpoint,
+std::shared_ptr<controller::MemberHPAs> make_member_hpas(kube::ClientRuntime& runtime,
+                                                         const kube::ClusterEndpoint& endpoint,
                                                          std::chrono::milliseconds timeout,
-                                                         clusterclient::ClientOptions options) {
+                                                         kube::ClientOptions options) {
   if (options.peer_name.empty()) options.peer_name = endpoint.name;
-  auto client = std::make_shared<clusterclient::HttpsClient>(runtime, endpoint, options);
+  auto client = std::make_shared<kube::HttpsClient>(runtime, endpoint, options);
   return std::make_shared<RestMemberHPAs>(std::move(client), endpoint.name, timeout);
 }
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/controller/member_hpas.hpp"
 #include "main/rest_json.hpp"
 
@@ -18,7 +18,7 @@ namespace fedmetrics::cli {
 class RestMemberHPAs final : public controller::MemberHPAs {
  public:
   // `member` names the member in errors ("member2: PUT ...: <Status message>").
-  RestMemberHPAs(std::shared_ptr<clusterclient::HttpsClient> client, std::string member,
+  RestMemberHPAs(std::shared_ptr<kube::HttpsClient> client, std::string member,
                  std::chrono::milliseconds timeout);
 
   async::Task<k8s::Expected<std::vector<nlohmann::json>>> list(const std::string& namespace_name,
@@ -35,7 +35,7 @@ class RestMemberHPAs final : public controller::MemberHPAs {
  private:
   // The request, its error prefixed with the member's name.
   async::Task<JsonReply> call(std::string method, std::string path, std::string body);
-  std::shared_ptr<clusterclient::HttpsClient> client_;
+  std::shared_ptr<kube::HttpsClient> client_;
   std::chrono::milliseconds timeout_;
 };
 
@@ -45,9 +45,9 @@ class RestMemberHPAs final : public controller::MemberHPAs {
 // --member-access=proxy and for Pull clusters). A client of its own on
 // `runtime` (writes do not queue behind metric reads). Throws
 // std::runtime_error naming the member when its TLS material cannot be used.
-std::shared_ptr<controller::MemberHPAs> make_member_hpas(clusterclient::ClientRuntime& runtime,
-                                                         const clusterclient::ClusterEndpoint& endpoint,
+std::shared_ptr<controller::MemberHPAs> make_member_hpas(kube::ClientRuntime& runtime,
+                                                         const kube::ClusterEndpoint& endpoint,
                                                          std::chrono::milliseconds timeout,
-                                                         clusterclient::ClientOptions options = {});
+                                                         kube::ClientOptions options = {});
 
 }  // namespace fedmetrics::cli

@@ -11,9 +11,9 @@ using nlohmann::json;
 
 namespace {
 
-JsonReply decode(const std::string& what, clusterclient::HttpResult result) {
+JsonReply decode(const std::string& what, kube::HttpResult result) {
   if (auto* e = std::get_if<aggregator::MemberError>(&result)) return {0, k8s::Error{what + ": " + e->message}};
-  auto& reply = std::get<clusterclient::HttpReply>(result);
+  auto& reply = std::get<kube::HttpReply>(result);
   auto doc = json::parse(reply.body, nullptr, false);
   if (reply.status < 200 || reply.status > 299) {
     std::string message = what + ": HTTP " + std::to_string(reply.status);
@@ -26,9 +26,9 @@ JsonReply decode(const std::string& what, clusterclient::HttpResult result) {
 
 }  // namespace
 
-void send_json(clusterclient::HttpsClient& client, std::string method, std::string path, std::string content_type,
+void send_json(kube::HttpsClient& client, std::string method, std::string path, std::string content_type,
                std::string body, std::chrono::steady_clock::time_point deadline, std::function<void(JsonReply)> done) {
-  clusterclient::OutgoingRequest request;
+  kube::OutgoingRequest request;
   request.method = std::move(method);
   std::string what = request.method + " " + path;
   request.target = std::move(path);
@@ -41,12 +41,12 @@ void send_json(clusterclient::HttpsClient& client, std::string method, std::stri
   // failed when it was not (Go's transport does not replay PUT either).
   // POSTs (a new Event, a new Lease) are not replayed.
   request.replayable = request.method == "PATCH";
-  client.send(std::move(request), deadline, [what, done = std::move(done)](clusterclient::HttpResult result) {
+  client.send(std::move(request), deadline, [what, done = std::move(done)](kube::HttpResult result) {
     done(decode(what, std::move(result)));
   });
 }
 
-async::Task<JsonReply> request_json(clusterclient::HttpsClient& client, std::string method, std::string path,
+async::Task<JsonReply> request_json(kube::HttpsClient& client, std::string method, std::string path,
                                     std::string content_type, std::string body,
                                     std::chrono::steady_clock::time_point deadline) {
   // The HTTPS client is callback-shaped this round: the one bridge to it.
@@ -64,8 +64,8 @@ k8s::Expected<bool> written(const JsonReply& reply) {
 std::string target_path(const std::string& ns, const autoscaler::CrossVersionObjectReference& target) {
   auto r = controller::target_resource(target);
   std::string base = r.group.empty() ? "/api/" + r.version : "/apis/" + r.group + "/" + r.version;
-  return base + "/namespaces/" + clusterclient::escape_path_segment(ns) + "/" + r.resource + "/" +
-         clusterclient::escape_path_segment(target.name);
+  return base + "/namespaces/" + kube::escape_path_segment(ns) + "/" + r.resource + "/" +
+         kube::escape_path_segment(target.name);
 }
 
 }  // namespace fedmetrics::cli

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fedmetrics/autoscaler/hpa_spec.hpp"
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/k8s/expected.hpp"
 #include "fedmetrics/transport/task.hpp"
 
@@ -24,13 +24,13 @@ struct JsonReply {
 // The error names the request ("PUT /apis/...: <Status message>"). Only
 // merge PATCHes are replayed on a reused connection that turns out closed.
 // Answered by `deadline` (the HTTPS client's guarantee).
-async::Task<JsonReply> request_json(clusterclient::HttpsClient& client, std::string method, std::string path,
+async::Task<JsonReply> request_json(kube::HttpsClient& client, std::string method, std::string path,
                                     std::string content_type, std::string body,
                                     std::chrono::steady_clock::time_point deadline);
 
 // The same through a callback (`done` once, from the client's thread): for
 // the Event writes, which nothing awaits.
-void send_json(clusterclient::HttpsClient& client, std::string method, std::string path, std::string content_type,
+void send_json(kube::HttpsClient& client, std::string method, std::string path, std::string content_type,
                std::string body, std::chrono::steady_clock::time_point deadline, std::function<void(JsonReply)> done);
 
 // The body as `true` when the request succeeded: for writes whose answer is not read.

@@ -49,12 +49,12 @@ std::string election_identity() {
 // token). One that no sync or sweep asked for in 10 minutes is dropped
 // (its member left the member set: every Ready member is asked at least
 // once a sweep), so that member churn does not keep clients forever.
-controller::MemberHPAsFactory member_hpas_factory(clusterclient::ClientRuntime& runtime,
+controller::MemberHPAsFactory member_hpas_factory(kube::ClientRuntime& runtime,
                                                   std::shared_ptr<clusterclient::RefreshingMemberSource> members,
                                                   std::chrono::milliseconds timeout) {
   using Cache = clusterclient::MemberClientCache<controller::MemberHPAs>;
   auto cache = std::make_shared<Cache>(
-      [&runtime, timeout](const clusterclient::ClusterEndpoint& endpoint) {
+      [&runtime, timeout](const kube::ClusterEndpoint& endpoint) {
         return make_member_hpas(runtime, endpoint, timeout);
       },
       std::chrono::minutes(10));
@@ -73,7 +73,7 @@ controller::MemberHPAsFactory member_hpas_factory(clusterclient::ClientRuntime& 
 
 }  // namespace
 
-std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
+std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, kube::ClientRuntime& runtime,
                                             std::shared_ptr<aggregator::Aggregator> metrics,
                                             std::shared_ptr<clusterclient::RefreshingMemberSource> members,
                                             std::shared_ptr<aggregator::MemberSource> member_view,

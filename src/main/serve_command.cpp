@@ -40,7 +40,7 @@ namespace {
 
 // The member source the flags choose, or null when none is configured.
 std::shared_ptr<clusterclient::RefreshingMemberSource> make_member_source(const ServeOptions& o,
-                                                                          clusterclient::ClientRuntime& runtime) {
+                                                                          kube::ClientRuntime& runtime) {
   if (!o.karmada_kubeconfig.empty() && !o.member_kubeconfigs.empty())
     throw std::runtime_error("--karmada-kubeconfig and --member-kubeconfig cannot be used together: the member clusters "
                              "come either from the control plane's Cluster objects or from kubeconfig contexts");
@@ -165,7 +165,7 @@ int run_serve(const ServeOptions& o) {
 
   // The member clients' I/O thread. Member answers complete server requests,
   // the autoscaler's syncs and the member source's polls: it stops last.
-  auto client_runtime = std::make_shared<clusterclient::ClientRuntime>(1);
+  auto client_runtime = std::make_shared<kube::ClientRuntime>(1);
   lifecycle.start("member clients", {}, [client_runtime] { client_runtime->stop(); });
   const auto executor = client_runtime->executor();
 

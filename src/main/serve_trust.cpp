@@ -68,7 +68,7 @@ async::Task<PublishedTrust> fetch_published_trust(HttpsReviewClient& client) {
 
 }  // namespace
 
-Gate make_gate(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
+Gate make_gate(const ServeOptions& o, kube::ClientRuntime& runtime,
                std::shared_ptr<telemetry::PrometheusServerMetrics> metrics) {
   server::GateOptions gate_options;
   gate_options.on_review_failure = [log = std::make_shared<telemetry::ReviewFailureLog>(std::move(metrics))](

@@ -43,7 +43,7 @@ struct Gate {
   std::shared_ptr<HttpsReviewClient> authentication;  // null without --authentication-kubeconfig
 };
 // The gate and its review clients, without certificate trust until load_trust().
-Gate make_gate(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
+Gate make_gate(const ServeOptions& o, kube::ClientRuntime& runtime,
                std::shared_ptr<telemetry::PrometheusServerMetrics> metrics);
 // At start-up: reads the certificate trust (the ConfigMap the control plane
 // publishes, awaited, and the flags on top) into the gate. Throws
@@ -82,7 +82,7 @@ struct Autoscaler {
 };
 
 // Null without --enable-autoscaler. Made (its flags checked) before the server starts, started after it.
-std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, clusterclient::ClientRuntime& runtime,
+std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, kube::ClientRuntime& runtime,
                                             std::shared_ptr<aggregator::Aggregator> metrics,
                                             std::shared_ptr<clusterclient::RefreshingMemberSource> members,
                                             std::shared_ptr<aggregator::MemberSource> member_view,

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
-#include "fedmetrics/clusterclient/kubectl_config.hpp"
+#include "fedmetrics/kube/https_client.hpp"
+#include "fedmetrics/kube/kubectl_config.hpp"
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
 #include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/label_selector.hpp"
@@ -24,8 +24,8 @@
 
 namespace fedmetrics::plugin {
 
-using clusterclient::HttpReply;
-using clusterclient::HttpResult;
+using kube::HttpReply;
+using kube::HttpResult;
 using nlohmann::json;
 
 namespace {
@@ -42,7 +42,7 @@ constexpr std::string_view kMetricsApi = "/apis/metrics.k8s.io/v1beta1";
 std::vector<std::string> kubeconfig_paths(const TopOptions& o) {
   if (!o.kubeconfig.empty()) return {o.kubeconfig};
   if (const char* list = std::getenv("KUBECONFIG"); list != nullptr && *list != '\0') {
-    auto paths = clusterclient::split_kubeconfig_path_list(list);
+    auto paths = kube::split_kubeconfig_path_list(list);
     if (!paths.empty()) return paths;
   }
   const char* home = std::getenv("HOME");
@@ -54,14 +54,14 @@ std::vector<std::string> kubeconfig_paths(const TopOptions& o) {
 class Session {
  public:
   // `timeout`: each request's, as kubectl's --request-timeout.
-  Session(clusterclient::ClusterEndpoint endpoint, std::chrono::steady_clock::duration timeout)
+  Session(kube::ClusterEndpoint endpoint, std::chrono::steady_clock::duration timeout)
       : timeout_(timeout), host_(host_of(endpoint.server)) {
-    clusterclient::ClientOptions options;
+    kube::ClientOptions options;
     options.user_agent = "kubectl-fedmetrics/v0.1.0";
     options.peer_name = "the server";
     options.max_connections = 16;  // the members' node reads go out together
     try {
-      client_ = std::make_unique<clusterclient::HttpsClient>(runtime_, std::move(endpoint), options);
+      client_ = std::make_unique<kube::HttpsClient>(runtime_, std::move(endpoint), options);
     } catch (const std::exception& e) {
       throw Failure{std::string("error: ") + e.what()};
     }
@@ -69,7 +69,7 @@ class Session {
 
   // Sends GET `target`; the answer, or the reason there is none.
   std::future<HttpResult> get(std::string target) {
-    clusterclient::OutgoingRequest request;
+    kube::OutgoingRequest request;
     request.target = std::move(target);
     request.headers = {{"Accept", "application/json"}};
     request.want_headers = true;
@@ -94,8 +94,8 @@ class Session {
     return host;
   }
 
-  clusterclient::ClientRuntime runtime_{1};
-  std::unique_ptr<clusterclient::HttpsClient> client_;  // destroyed before the runtime
+  kube::ClientRuntime runtime_{1};
+  std::unique_ptr<kube::HttpsClient> client_;  // destroyed before the runtime
   std::chrono::steady_clock::duration timeout_;
   std::string host_;
 };
@@ -135,17 +135,17 @@ T decoded(k8s::Expected<T> value, const std::string& target) {
 
 std::string selector_query(const k8s::LabelSelector& selector) {
   std::string canonical = selector.to_string();
-  return canonical.empty() ? "" : "?labelSelector=" + clusterclient::escape_query_value(canonical);
+  return canonical.empty() ? "" : "?labelSelector=" + kube::escape_query_value(canonical);
 }
 
 void top_pod(const TopOptions& o, const std::string& namespace_name, const k8s::LabelSelector& selector,
              SortBy sort_by, Session& session, std::ostream& out, std::ostream& err) {
   std::string target(kMetricsApi);
   // A pod by name is looked for in the namespace, even with -A (kubectl would ask /pods/NAME, which no server serves).
-  if (!o.all_namespaces || !o.name.empty()) target += "/namespaces/" + clusterclient::escape_path_segment(namespace_name);
+  if (!o.all_namespaces || !o.name.empty()) target += "/namespaces/" + kube::escape_path_segment(namespace_name);
   target += "/pods";
   if (!o.name.empty())
-    target += "/" + clusterclient::escape_path_segment(o.name);
+    target += "/" + kube::escape_path_segment(o.name);
   else
     target += selector_query(selector);
   json doc = metrics_answer(session, target, "pods.metrics.k8s.io", o.name, err);
@@ -169,7 +169,7 @@ void top_node(const TopOptions& o, const k8s::LabelSelector& selector, SortBy so
               std::ostream& out, std::ostream& err) {
   std::string target = std::string(kMetricsApi) + "/nodes";
   if (!o.name.empty())
-    target += "/" + clusterclient::escape_path_segment(o.name);
+    target += "/" + kube::escape_path_segment(o.name);
   else
     target += selector_query(selector);
   json doc = metrics_answer(session, target, "nodes.metrics.k8s.io", o.name, err);
@@ -188,7 +188,7 @@ void top_node(const TopOptions& o, const k8s::LabelSelector& selector, SortBy so
   std::map<std::string, std::future<HttpResult>> pending;
   for (const auto& member : members)
     pending.emplace(member, session.get("/apis/cluster.karmada.io/v1alpha1/clusters/" +
-                                        clusterclient::escape_path_segment(member) + "/proxy/api/v1/nodes"));
+                                        kube::escape_path_segment(member) + "/proxy/api/v1/nodes"));
   MemberNodes nodes;
   for (auto& [member, answer] : pending) {
     HttpResult result = answer.get();
@@ -237,7 +237,7 @@ int run_top(const TopOptions& o, std::ostream& out, std::ostream& err) {
                     (timeout.count() > 0 ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout)
                                          : std::chrono::hours(24));
 
-    auto context = clusterclient::load_kubectl_context(kubeconfig_paths(o), o.context);
+    auto context = kube::load_kubectl_context(kubeconfig_paths(o), o.context);
     if (!context) throw Failure{"error: " + context.error().message};
     std::string namespace_name = !o.namespace_name.empty()      ? o.namespace_name
                                  : !context->namespace_name.empty() ? context->namespace_name

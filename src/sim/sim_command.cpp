@@ -21,7 +21,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/time.hpp"
 #include "fedmetrics/sim/control_api.hpp"
@@ -63,9 +63,9 @@ struct Simulation {
   std::unique_ptr<TlsServer> karmada_server;
   // The control plane's client side (cluster proxy, aggregation layer):
   // declared before the clients so that it outlives them.
-  std::unique_ptr<clusterclient::ClientRuntime> runtime;
+  std::unique_ptr<kube::ClientRuntime> runtime;
   std::mutex upstreams_mutex;
-  std::map<std::string, std::unique_ptr<clusterclient::HttpsClient>> upstreams;
+  std::map<std::string, std::unique_ptr<kube::HttpsClient>> upstreams;
   std::string front_proxy_cert_pem, front_proxy_key_pem;
   // Some APIService failed its last check: re-check soon (the aggregator backs off from 5 ms to 30 s).
   std::atomic<bool> any_unavailable{false};
@@ -212,11 +212,11 @@ struct Simulation {
     }
   }
 
-  clusterclient::HttpsClient& upstream(const Upstream& up) {
+  kube::HttpsClient& upstream(const Upstream& up) {
     std::lock_guard lock(upstreams_mutex);
     auto& client = upstreams[up.key()];
     if (!client) {
-      clusterclient::ClusterEndpoint endpoint;
+      kube::ClusterEndpoint endpoint;
       endpoint.name = up.server;
       endpoint.server = up.server;
       endpoint.ca_pem = up.ca_pem;
@@ -227,7 +227,7 @@ struct Simulation {
         endpoint.client_cert_pem = front_proxy_cert_pem;
         endpoint.client_key_pem = front_proxy_key_pem;
       }
-      client = std::make_unique<clusterclient::HttpsClient>(*runtime, std::move(endpoint));
+      client = std::make_unique<kube::HttpsClient>(*runtime, std::move(endpoint));
     }
     return *client;
   }
@@ -272,7 +272,7 @@ struct Simulation {
   // rewritten by KarmadaApi), the answer relayed with its headers (Warning).
   void forward(const Upstream& up, HttpRequest request, std::function<void(HttpResponse)> respond,
                std::chrono::seconds timeout = std::chrono::seconds(60)) {
-    clusterclient::OutgoingRequest out;
+    kube::OutgoingRequest out;
     out.method = request.method;
     out.target = request.target;
     out.body = std::move(request.body);
@@ -283,7 +283,7 @@ struct Simulation {
       else if (lower != "connection" && lower != "accept-encoding" && lower != "transfer-encoding" && lower != "te")
         out.headers.emplace_back(name, value);
     }
-    clusterclient::HttpsClient* client = nullptr;
+    kube::HttpsClient* client = nullptr;
     try {
       client = &upstream(up);
     } catch (const std::exception& e) {
@@ -292,12 +292,12 @@ struct Simulation {
     }
     // kube-apiserver bounds a proxied request by its own request timeout (60 s).
     client->send(std::move(out), std::chrono::steady_clock::now() + timeout,
-                 [respond = std::move(respond), server = up.server](clusterclient::HttpResult result) {
-                   if (auto* e = std::get_if<aggregator::MemberError>(&result)) {
+                 [respond = std::move(respond), server = up.server](kube::HttpResult result) {
+                   if (auto* e = std::get_if<k8s::Error>(&result)) {
                      respond(detail_status(503, "error trying to reach service: " + e->message));
                      return;
                    }
-                   auto& reply = std::get<clusterclient::HttpReply>(result);
+                   auto& reply = std::get<kube::HttpReply>(result);
                    HttpResponse response{reply.status, reply.content_type.empty() ? "application/json" : reply.content_type,
                                          std::move(reply.body), {}};
                    for (auto& [name, value] : reply.headers) {
@@ -443,7 +443,7 @@ int run_sim(const SimOptions& options) {
   front_proxy_ca.issue_client_certificate(front_proxy_cert, front_proxy_key, "front-proxy-client");
   sim->front_proxy_cert_pem = read_file(front_proxy_cert);
   sim->front_proxy_key_pem = read_file(front_proxy_key);
-  sim->runtime = std::make_unique<clusterclient::ClientRuntime>(1);
+  sim->runtime = std::make_unique<kube::ClientRuntime>(1);
   for (std::size_t i = 0; i < world.members.size(); ++i) {
     const auto& m = world.members[i];
     MemberCertificates c;

@@ -71,8 +71,8 @@ std::vector<MetricFamily> MemberClientMetrics::Collect() const {
     auto h = labelled({{"cluster", cluster}});
     h.histogram.sample_count = s.latency_count;
     h.histogram.sample_sum = s.latency_sum_seconds;
-    for (std::size_t i = 0; i < clusterclient::kLatencyBuckets.size(); ++i)
-      h.histogram.bucket.push_back({s.latency_le[i], clusterclient::kLatencyBuckets[i]});
+    for (std::size_t i = 0; i < kube::kLatencyBuckets.size(); ++i)
+      h.histogram.bucket.push_back({s.latency_le[i], kube::kLatencyBuckets[i]});
     h.histogram.bucket.push_back({s.latency_count, std::numeric_limits<double>::infinity()});
     latency.metric.push_back(std::move(h));
     auto f = labelled({{"cluster", cluster}});

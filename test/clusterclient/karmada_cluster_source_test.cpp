@@ -61,8 +61,8 @@ SecretLookup secrets_of(const std::vector<std::string>& names) {
   return out;
 }
 
-ClusterEndpoint control_plane() {
-  ClusterEndpoint e;
+kube::ClusterEndpoint control_plane() {
+  kube::ClusterEndpoint e;
   e.name = "karmada-apiserver";
   e.server = "https://127.0.0.1:5443";
   e.ca_pem = "CONTROL-PLANE-CA";
@@ -76,7 +76,7 @@ ClusterObjects parse(const std::vector<json>& items) {
   return std::move(*parsed);
 }
 
-std::vector<std::string> names_of(const std::vector<ClusterEndpoint>& members) {
+std::vector<std::string> names_of(const std::vector<kube::ClusterEndpoint>& members) {
   std::vector<std::string> out;
   for (const auto& m : members) out.push_back(m.name);
   return out;

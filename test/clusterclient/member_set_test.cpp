@@ -14,12 +14,13 @@
 #include "fedmetrics/clusterclient/member_set.hpp"
 
 using namespace fedmetrics::clusterclient;
+namespace kube = fedmetrics::kube;
 using namespace std::chrono_literals;
 
 namespace {
 
-ClusterEndpoint endpoint(const std::string& name) {
-  ClusterEndpoint e;
+kube::ClusterEndpoint endpoint(const std::string& name) {
+  kube::ClusterEndpoint e;
   e.name = name;
   e.server = "https://127.0.0.1:9";
   e.insecure_skip_tls_verify = true;
@@ -43,7 +44,7 @@ std::vector<std::string> names_of(const fedmetrics::aggregator::MemberList& list
 }  // namespace
 
 TEST_CASE("MemberSet: reconcile adds, keeps, replaces and drops members", "[clusterclient][member_set]") {
-  ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   MemberSet set(runtime, quiet());
   CHECK(set.members()->empty());
   set.reconcile({endpoint("a"), endpoint("b")}, OnBadEndpoint::Throw);
@@ -72,7 +73,7 @@ TEST_CASE("MemberSet: reconcile adds, keeps, replaces and drops members", "[clus
 }
 
 TEST_CASE("MemberSet: an endpoint the client cannot use", "[clusterclient][member_set]") {
-  ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   MemberSet set(runtime, quiet());
   auto bad = endpoint("b");
   bad.insecure_skip_tls_verify = false;
@@ -100,7 +101,7 @@ TEST_CASE("MemberSet: an endpoint the client cannot use", "[clusterclient][membe
 
 TEST_CASE("MemberSet: the snapshot holds the members left out, with why, and never a member among them",
           "[clusterclient][member_set][left_out]") {
-  ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   MemberSet set(runtime, quiet());
   using fedmetrics::aggregator::LeftOutMember;
   set.reconcile({endpoint("a")}, OnBadEndpoint::Throw,

@@ -13,7 +13,7 @@
 #include "support/eventually.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fake_control_plane.hpp"
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/controller/cron_controller.hpp"
 
 namespace fedmetrics::controller {
@@ -49,7 +49,7 @@ const char* kFhpaTarget = R"({"apiVersion": "autoscaling.karmada.io/v1alpha1", "
 const char* kDeploymentTarget = R"({"apiVersion": "apps/v1", "kind": "Deployment", "name": "batch"})";
 
 struct Fixture {
-  clusterclient::ClientRuntime runtime{1};  // first: it outlives the controller
+  kube::ClientRuntime runtime{1};  // first: it outlives the controller
   std::shared_ptr<testing::FakeControlPlane> cp = cron_control_plane();
   std::shared_ptr<std::atomic<std::int64_t>> now = std::make_shared<std::atomic<std::int64_t>>(0);
   std::unique_ptr<CronController> controller;
@@ -275,7 +275,7 @@ TEST_CASE("CronController: a Deployment whose replicas the members keep is a fai
 // clock, with the wall clock moving with it: no minute boundary waited for.
 TEST_CASE("CronController: the loop wakes at the rule's firing time and runs it") {
   using namespace std::chrono_literals;
-  clusterclient::ClientRuntime runtime{1};
+  kube::ClientRuntime runtime{1};
   auto cp = cron_control_plane();
   auto clock = std::make_shared<testing::FakeClock>();
   const auto started = clock->now();

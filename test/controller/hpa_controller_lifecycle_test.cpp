@@ -141,7 +141,7 @@ const json& condition(const json& status, std::string_view type) {
 }
 
 struct Fixture {
-  clusterclient::ClientRuntime runtime{1};  // first: it outlives the controller
+  kube::ClientRuntime runtime{1};  // first: it outlives the controller
   std::shared_ptr<testing::FakeControlPlane> cp = std::make_shared<testing::FakeControlPlane>();
   std::shared_ptr<CpuMetrics> metrics = std::make_shared<CpuMetrics>();
   std::atomic<bool> leading{true};
@@ -252,7 +252,7 @@ struct ReplicaGauges : AutoscalerMetrics {
 };
 
 TEST_CASE("HpaController: a status write answered after the lease was lost leaves no replica gauge behind") {
-  clusterclient::ClientRuntime runtime{1};
+  kube::ClientRuntime runtime{1};
   auto cp = std::make_shared<testing::FakeControlPlane>();
   auto metrics = std::make_shared<CpuMetrics>();
   auto gauges = std::make_shared<ReplicaGauges>();

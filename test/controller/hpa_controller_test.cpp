@@ -175,7 +175,7 @@ struct RecordingMetrics : AutoscalerMetrics {
 };
 
 struct Fixture {
-  clusterclient::ClientRuntime runtime{1};  // first: it outlives the controller
+  kube::ClientRuntime runtime{1};  // first: it outlives the controller
   std::shared_ptr<testing::FakeControlPlane> cp = std::make_shared<testing::FakeControlPlane>();
   std::shared_ptr<TableMetrics> metrics = std::make_shared<TableMetrics>();
   std::shared_ptr<PodMember> member1 = std::make_shared<PodMember>("member1", std::vector<std::string>{"web-a"});

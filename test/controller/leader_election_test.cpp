@@ -7,7 +7,7 @@
 #include <mutex>
 #include <thread>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
 #include "support/eventually.hpp"
 #include "support/fake_clock.hpp"
@@ -76,7 +76,7 @@ TEST_CASE("LeaderElection: the holder renews without a transition, a released Le
 }
 
 TEST_CASE("LeaderElection: two electors, one leader, the other takes over when it stops") {
-  clusterclient::ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   auto leases = std::make_shared<testing::FakeLeases>();
   std::atomic<int> started_a{0}, started_b{0};
   auto options = [&](std::string id) {
@@ -114,7 +114,7 @@ TEST_CASE("LeaderElection: two electors, one leader, the other takes over when i
 // happen at the times the elector computes, not when a scheduler gets to them.
 TEST_CASE("LeaderElection: a slow control plane: the leader steps down within the renew deadline, before the lease expires") {
   using namespace std::chrono_literals;
-  clusterclient::ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   auto clock = std::make_shared<testing::FakeClock>();
   auto leases = std::make_shared<testing::FakeLeases>();
   leases->clock = clock;
@@ -164,7 +164,7 @@ TEST_CASE("LeaderElection: a slow control plane: the leader steps down within th
 
 TEST_CASE("LeaderElection: the Lease seen held by another replica: stop leading at once") {
   using namespace std::chrono_literals;
-  clusterclient::ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   auto leases = std::make_shared<testing::FakeLeases>();
   std::atomic<int> stopped{0};
   ElectionOptions o;

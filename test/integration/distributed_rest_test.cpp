@@ -17,8 +17,8 @@
 
 #include "child_process.hpp"
 #include "fedmetrics/autoscaler/distributor.hpp"
-#include "fedmetrics/clusterclient/https_client.hpp"
-#include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include "fedmetrics/kube/https_client.hpp"
+#include "fedmetrics/kube/kubeconfig.hpp"
 #include "fedmetrics/clusterclient/member_plan.hpp"
 #include "fedmetrics/controller/member_hpa.hpp"
 #include "fedmetrics/transport/async.hpp"
@@ -29,7 +29,7 @@ namespace fedmetrics {
 namespace {
 
 using namespace std::chrono_literals;
-using clusterclient::ClusterEndpoint;
+using kube::ClusterEndpoint;
 using nlohmann::json;
 
 struct World {
@@ -45,10 +45,10 @@ struct World {
         FEDMETRICS_BINARY, "sim", "--world", FEDMETRICS_SOURCE_DIR "/test/e2e/karmada.world.yaml", "--out-dir",
         dir.string()});
     sim->read_until("world ready", 10s);
-    auto loaded = clusterclient::load_kubeconfig((dir / "members.kubeconfig").string());
+    auto loaded = kube::load_kubeconfig((dir / "members.kubeconfig").string());
     if (!loaded) throw std::runtime_error(loaded.error().message);
     for (auto& e : *loaded) members[e.name] = e;
-    auto cp = clusterclient::load_kubeconfig_current_context(kubeconfig());
+    auto cp = kube::load_kubeconfig_current_context(kubeconfig());
     if (!cp) throw std::runtime_error(cp.error().message);
     control_plane = *cp;
   }
@@ -89,7 +89,7 @@ async::Task<void> into(async::Task<k8s::Expected<T>> task, std::optional<k8s::Ex
 // Runs a port's call on the runtime and waits for its answer (the client
 // answers by its deadline).
 template <class T>
-k8s::Expected<T> answer(clusterclient::ClientRuntime& runtime, async::Task<k8s::Expected<T>> task) {
+k8s::Expected<T> answer(kube::ClientRuntime& runtime, async::Task<k8s::Expected<T>> task) {
   std::optional<k8s::Expected<T>> out;
   async::run_and_wait(async::make_strand(runtime.executor()), [&] { return into<T>(std::move(task), &out); });
   return std::move(*out);
@@ -107,12 +107,12 @@ json federated_hpa() {
 }
 
 // A GET on the control plane, for checking what the patches did.
-json control_plane_get(clusterclient::ClientRuntime& runtime, const std::string& path) {
-  clusterclient::HttpsClient client(runtime, World::get().control_plane);
+json control_plane_get(kube::ClientRuntime& runtime, const std::string& path) {
+  kube::HttpsClient client(runtime, World::get().control_plane);
   auto result = wait_for<json>([&](auto done) {
-    client.get(path, std::chrono::steady_clock::now() + 10s, [done](clusterclient::HttpResult r) {
-      auto* reply = std::get_if<clusterclient::HttpReply>(&r);
-      if (reply == nullptr || reply->status != 200) return done(k8s::Error{clusterclient::describe(r)});
+    client.get(path, std::chrono::steady_clock::now() + 10s, [done](kube::HttpResult r) {
+      auto* reply = std::get_if<kube::HttpReply>(&r);
+      if (reply == nullptr || reply->status != 200) return done(k8s::Error{kube::describe(r)});
       done(json::parse(reply->body));
     });
   });
@@ -121,16 +121,16 @@ json control_plane_get(clusterclient::ClientRuntime& runtime, const std::string&
 }
 
 // POSTs `object` to the control plane's collection `path` as kubectl would; the HTTP status.
-int control_plane_post(clusterclient::ClientRuntime& runtime, const std::string& path, const json& object) {
-  clusterclient::HttpsClient client(runtime, World::get().control_plane);
-  clusterclient::OutgoingRequest post;
+int control_plane_post(kube::ClientRuntime& runtime, const std::string& path, const json& object) {
+  kube::HttpsClient client(runtime, World::get().control_plane);
+  kube::OutgoingRequest post;
   post.method = "POST";
   post.target = path;
   post.content_type = "application/json";
   post.body = object.dump();
   auto status = wait_for<int>([&](auto done) {
-    client.send(post, std::chrono::steady_clock::now() + 10s, [done](clusterclient::HttpResult r) {
-      auto* reply = std::get_if<clusterclient::HttpReply>(&r);
+    client.send(post, std::chrono::steady_clock::now() + 10s, [done](kube::HttpResult r) {
+      auto* reply = std::get_if<kube::HttpReply>(&r);
       done(reply != nullptr ? reply->status : 0);
     });
   });
@@ -139,7 +139,7 @@ int control_plane_post(clusterclient::ClientRuntime& runtime, const std::string&
 
 TEST_CASE("member HPAs over HTTPS: direct and through the cluster proxy", "[integration][distributed]") {
   World& world = World::get();
-  clusterclient::ClientRuntime runtime;
+  kube::ClientRuntime runtime;
   const bool proxy = GENERATE(false, true);
   INFO((proxy ? "through the cluster proxy" : "directly"));
   auto endpoint_of = [&](const std::string& member) {
@@ -262,7 +262,7 @@ TEST_CASE("member HPAs over HTTPS: direct and through the cluster proxy", "[inte
 
 TEST_CASE("control plane: the retain label and the distribution annotation", "[integration][distributed]") {
   World& world = World::get();
-  clusterclient::ClientRuntime runtime;
+  kube::ClientRuntime runtime;
   auto control_plane = std::make_shared<cli::RestControlPlane>(runtime, world.kubeconfig(), 10s);
   const autoscaler::CrossVersionObjectReference target{"Deployment", "nginx", "apps/v1"};
   const std::string deployment = "/apis/apps/v1/namespaces/default/deployments/nginx";
@@ -318,7 +318,7 @@ TEST_CASE("control plane: the retain label and the distribution annotation", "[i
 }
 
 TEST_CASE("control plane: CronFederatedHPAs, a FederatedHPA's min and max, the cron status", "[integration][cron]") {
-  clusterclient::ClientRuntime runtime;
+  kube::ClientRuntime runtime;
   auto control_plane = std::make_shared<cli::RestControlPlane>(runtime, World::get().kubeconfig(), 10s);
   cli::RestCronStore crons(control_plane);
   const std::string base = "/apis/autoscaling.karmada.io/v1alpha1/namespaces/default/";

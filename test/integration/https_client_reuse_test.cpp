@@ -19,15 +19,15 @@
 #include <string>
 #include <thread>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/transport/self_signed.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
 #include "main/rest_json.hpp"
 
 using namespace fedmetrics;
-using namespace fedmetrics::clusterclient;
+using namespace fedmetrics::kube;
 using namespace std::chrono_literals;
-using Kind = aggregator::MemberError::Kind;
+using Kind = k8s::ErrorKind;
 
 namespace {
 
@@ -107,7 +107,7 @@ HttpResult send_sync(HttpsClient& client, const std::string& method, bool replay
 }
 
 void require_ok(const HttpResult& r) {
-  if (const auto* e = std::get_if<aggregator::MemberError>(&r)) FAIL("expected 200, got: " << e->message);
+  if (const auto* e = std::get_if<k8s::Error>(&r)) FAIL("expected 200, got: " << e->message);
   REQUIRE(std::get<HttpReply>(r).status == 200);
 }
 
@@ -131,7 +131,7 @@ struct ClosingUnderNextRequest {
 
 }  // namespace
 
-TEST_CASE("HttpsClient: a connection the server closed while idle is never reused", "[integration][clusterclient]") {
+TEST_CASE("HttpsClient: a connection the server closed while idle is never reused", "[integration][kube]") {
   ClosingServer server(300ms);
   ClientRuntime rt(1);
   HttpsClient client(rt, server.endpoint());
@@ -148,7 +148,7 @@ TEST_CASE("HttpsClient: a connection the server closed while idle is never reuse
   CHECK(server.handled() == 3);
 }
 
-TEST_CASE("HttpsClient: idle connections are closed after the client's idle timeout", "[integration][clusterclient]") {
+TEST_CASE("HttpsClient: idle connections are closed after the client's idle timeout", "[integration][kube]") {
   ClosingServer server(10s);
   ClientRuntime rt(1);
   ClientOptions options;
@@ -167,7 +167,7 @@ TEST_CASE("HttpsClient: idle connections are closed after the client's idle time
 }
 
 TEST_CASE("HttpsClient: a request that meets a connection closing under it is retried only when replayable",
-          "[integration][clusterclient]") {
+          "[integration][kube]") {
   ClosingUnderNextRequest closing;
   auto& [server, rt, client] = closing;
 
@@ -183,7 +183,7 @@ TEST_CASE("HttpsClient: a request that meets a connection closing under it is re
   }
   SECTION("a POST nobody marked replayable is not sent twice, and the error names the peer") {
     auto r = send_sync(client, "POST", false);
-    const auto* e = std::get_if<aggregator::MemberError>(&r);
+    const auto* e = std::get_if<k8s::Error>(&r);
     REQUIRE(e != nullptr);
     CHECK(e->kind == Kind::Refused);
     CHECK(e->message.find("connection closed by the control plane") != std::string::npos);
@@ -193,14 +193,14 @@ TEST_CASE("HttpsClient: a request that meets a connection closing under it is re
   }
 }
 
-TEST_CASE("HttpsClient: a member's errors name the member", "[integration][clusterclient]") {
+TEST_CASE("HttpsClient: a member's errors name the member", "[integration][kube]") {
   ClosingServer server(10s);
   ClientRuntime rt(1);
   HttpsClient client(rt, server.endpoint());
   require_ok(send_sync(client, "GET", false));
   server.close_kept_alive_on_next_request();
   auto r = send_sync(client, "PUT", false);
-  const auto* e = std::get_if<aggregator::MemberError>(&r);
+  const auto* e = std::get_if<k8s::Error>(&r);
   REQUIRE(e != nullptr);
   CHECK(e->message.find("connection closed by member2") != std::string::npos);
 }
@@ -213,7 +213,7 @@ TEST_CASE("HttpsClient: a member's errors name the member", "[integration][clust
 // DELETE answered 404 the second time. Each request meets a kept-alive
 // connection that the server closes when the request arrives, unanswered.
 TEST_CASE("send_json: only a merge PATCH is sent again when the control plane closes the connection under it",
-          "[integration][clusterclient]") {
+          "[integration][kube]") {
   const auto [method, replayed] = GENERATE(table<std::string, bool>(
       {{"PATCH", true}, {"PUT", false}, {"POST", false}, {"DELETE", false}}));
   CAPTURE(method);

@@ -14,18 +14,21 @@
 #include <regex>
 #include <thread>
 
+#include <boost/asio/use_future.hpp>
 #include <nlohmann/json.hpp>
 
 #include "child_process.hpp"
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/clusterclient/karmada_cluster_source.hpp"
 #include "fedmetrics/clusterclient/kubeconfig_member_source.hpp"
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/transport/async.hpp"
 
 using namespace fedmetrics;
 using namespace fedmetrics::clusterclient;
+using namespace fedmetrics::kube;
 using namespace std::chrono_literals;
-using Kind = aggregator::MemberError::Kind;
+using Kind = k8s::ErrorKind;
 
 namespace {
 
@@ -69,8 +72,32 @@ HttpResult get_sync(HttpsClient& client, const std::string& path, std::chrono::m
   return p.get_future().get();
 }
 
-const aggregator::MemberError& expect_error(const HttpResult& r) {
-  const auto* e = std::get_if<aggregator::MemberError>(&r);
+// Runs a coroutine on the runtime's io_context (not the client's strand) and
+// waits for its value.
+template <class T>
+T run_sync(ClientRuntime& rt, async::Task<T> task) {
+  return boost::asio::co_spawn(rt.executor().impl()->executor, std::move(task), boost::asio::use_future).get();
+}
+
+// `count` requests in turn, each awaited before the next is sent.
+async::Task<std::vector<HttpResult>> requests_in_turn(HttpsClient& client, std::string path, int count) {
+  std::vector<HttpResult> results;
+  for (int i = 0; i < count; ++i) {
+    OutgoingRequest get;
+    get.target = path;
+    results.push_back(co_await client.request(std::move(get), std::chrono::steady_clock::now() + 2s));
+  }
+  co_return results;
+}
+
+// get_json's answer (in an optional: a co_spawned coroutine's value must be
+// default-constructible).
+async::Task<std::optional<k8s::Expected<nlohmann::json>>> json_from(HttpsClient& client, std::string path) {
+  co_return co_await client.get_json(std::move(path), std::chrono::steady_clock::now() + 2s);
+}
+
+const k8s::Error& expect_error(const HttpResult& r) {
+  const auto* e = std::get_if<k8s::Error>(&r);
   if (!e) FAIL("expected an error, got HTTP " << std::get<HttpReply>(r).status);
   return *e;
 }
@@ -143,6 +170,70 @@ TEST_CASE("HttpsClient: parallel requests share a bounded pool", "[integration][
   CHECK(client.stats().open_connections <= 3);
 }
 
+TEST_CASE("HttpsClient::request: a coroutine's requests share the pool, the statistics and the error kinds",
+          "[integration][kube]") {
+  ClientRuntime rt(2);
+  auto& world = World::get();
+  HttpsClient client(rt, world.members.at("healthy"));
+  auto results = run_sync(rt, requests_in_turn(client, "/apis/metrics.k8s.io/v1beta1/nodes", 5));
+  REQUIRE(results.size() == 5);
+  for (const auto& r : results) {
+    REQUIRE(std::holds_alternative<HttpReply>(r));
+    CHECK(std::get<HttpReply>(r).status == 200);
+  }
+  auto stats = client.stats();
+  CHECK(stats.requests == 5);
+  CHECK(stats.tls_handshakes == 1);  // kept alive between the awaits
+  CHECK(stats.in_flight == 0);
+  CHECK(stats.outcomes["success"] == 5);
+  CHECK(stats.latency_count == 5);
+
+  HttpsClient refusing(rt, world.members.at("refusing"));
+  auto refused = run_sync(rt, requests_in_turn(refusing, "/apis/metrics.k8s.io/v1beta1/nodes", 1));
+  CHECK(expect_error(refused.at(0)).kind == Kind::Refused);
+  CHECK(refusing.stats().failures == 1);
+}
+
+TEST_CASE("HttpsClient::request: the task holds the client, which may go before it is awaited", "[integration][kube]") {
+  ClientRuntime rt(1);
+  auto client = std::make_unique<HttpsClient>(rt, World::get().members.at("healthy"));
+  OutgoingRequest get;
+  get.target = "/apis/metrics.k8s.io/v1beta1/nodes";
+  auto task = client->request(std::move(get), std::chrono::steady_clock::now() + 2s);
+  client.reset();
+  auto r = run_sync(rt, std::move(task));
+  REQUIRE(std::holds_alternative<HttpReply>(r));
+  CHECK(std::get<HttpReply>(r).status == 200);
+}
+
+TEST_CASE("HttpsClient::get_json: the document, or an error of its kind", "[integration][kube]") {
+  ClientRuntime rt(2);
+  auto& world = World::get();
+  auto get_json = [&](const char* member) {
+    HttpsClient client(rt, world.members.at(member));
+    return *run_sync(rt, json_from(client, "/apis/metrics.k8s.io/v1beta1/nodes"));
+  };
+  auto healthy = get_json("healthy");
+  REQUIRE(healthy.ok());
+  CHECK(healthy->at("kind") == "NodeMetricsList");
+
+  auto expired = get_json("expired");
+  REQUIRE_FALSE(expired.ok());
+  CHECK(expired.error().kind == Kind::HttpStatus);
+  CHECK(expired.error().http_status == 401);
+  REQUIRE(expired.error().status.has_value());
+  CHECK(expired.error().status->reason == "Unauthorized");
+  CHECK(expired.error().message.rfind("HTTP 401: ", 0) == 0);
+
+  auto garbage = get_json("garbage");
+  REQUIRE_FALSE(garbage.ok());
+  CHECK(garbage.error().kind == Kind::MalformedResponse);
+
+  auto refusing = get_json("refusing");
+  REQUIRE_FALSE(refusing.ok());
+  CHECK(refusing.error().kind == Kind::Refused);
+}
+
 TEST_CASE("HttpsClient: every fault of a member maps to its error class", "[integration][clusterclient]") {
   ClientRuntime rt(2);
   auto& world = World::get();
@@ -161,7 +252,7 @@ TEST_CASE("HttpsClient: every fault of a member maps to its error class", "[inte
     std::promise<aggregator::MemberResult<std::vector<k8s::PodMetrics>>> p;
     member->pod_metrics("", {}, {}, std::chrono::steady_clock::now() + 2s, [&p](auto r) { p.set_value(std::move(r)); });
     auto result = p.get_future().get();
-    const auto* e = std::get_if<aggregator::MemberError>(&result);
+    const auto* e = std::get_if<k8s::Error>(&result);
     REQUIRE(e != nullptr);
     CHECK(e->kind == row.kind);
     CHECK(e->http_status == row.http_status);
@@ -621,7 +712,7 @@ TEST_CASE("HttpsClient: a stream's refusal, silence and cancellation each end it
   }
 }
 
-#include "fedmetrics/clusterclient/reflector.hpp"
+#include "fedmetrics/kube/reflector.hpp"
 #include "fedmetrics/transport/gzip.hpp"
 
 TEST_CASE("HttpsClient: gzip answers are asked for and inflated, within the size cap", "[integration][clusterclient]") {
@@ -732,8 +823,7 @@ TEST_CASE("Reflector: lists, then follows the watch, resuming after the server e
   auto seen = std::make_shared<Seen>();
   ReflectorOptions options;
   options.what = "test leases";
-  options.collection_path = "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases";
-  options.label_selector = "app=x";
+  options.collection = ResourcePath::in_group("coordination.k8s.io", "v1", "leases", ns).with("labelSelector", "app=x");
   options.watch_timeout = 1s;  // the server ends each watch after a second: resumed, not relisted
   Reflector reflector(control, options, [seen](const ReflectorChange& change) {
     std::lock_guard lock(seen->mutex);
@@ -791,7 +881,7 @@ TEST_CASE("Reflector: a failing server is retried with backoff, keeping what it 
   auto control = std::make_shared<HttpsClient>(rt, endpoint);
   ReflectorOptions options;
   options.what = "test clusters";
-  options.collection_path = "/apis/cluster.karmada.io/v1alpha1/clusters";
+  options.collection = ResourcePath::in_group("cluster.karmada.io", "v1alpha1", "clusters");
   options.min_backoff = 100ms;
   options.max_backoff = 400ms;
   Reflector reflector(control, options, nullptr);

@@ -27,7 +27,9 @@ expect_violation() {
 }
 expect_violation "a module including one above it" src/aggregator/merge.cpp '#include "fedmetrics/controller/hpa_controller.hpp"'
 expect_violation "the wire library including a module" include/fedmetrics/k8s/quantity.hpp '#include <fedmetrics/transport/tls_server.hpp>'
-expect_violation "Asio outside the transport and member client" src/autoscaler/behavior.cpp '#include <boost/asio/io_context.hpp>'
+expect_violation "Asio outside the transport and the kube client" src/autoscaler/behavior.cpp '#include <boost/asio/io_context.hpp>'
+expect_violation "the kube client including member access" src/kube/reflector.cpp '#include "fedmetrics/clusterclient/member_set.hpp"'
+expect_violation "member access including Asio" src/clusterclient/member_set.cpp '#include <boost/asio/strand.hpp>'
 expect_violation "prometheus-cpp outside telemetry" src/server/request_gate.cpp '#include <prometheus/counter.h>'
 expect_violation "the wire library including a third-party header" src/k8s/quantity.cpp '#include <spdlog/spdlog.h>'
 expect_violation "a module missing from the table" src/newmod/x.cpp '#include <string>'

@@ -9,7 +9,7 @@
 #include <memory>
 #include <thread>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/controller/hpa_controller.hpp"
 
 namespace fedmetrics::testing {

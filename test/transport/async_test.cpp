@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 
 namespace fedmetrics::async {
 namespace {
@@ -38,7 +38,7 @@ Task<void> rounds(std::atomic<int>* count) {
 }
 
 TEST_CASE("async: two jobs on one runtime run until stopped, and stop() returns once each has ended") {
-  clusterclient::ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   std::atomic<int> a{0}, b{0};
   Job job_a, job_b;
   job_a.start(make_strand(runtime.executor()), "a", [&] { return rounds(&a); });
@@ -72,7 +72,7 @@ Task<void> sum_answers(Strand strand, std::vector<std::thread>* answerers, std::
 }
 
 TEST_CASE("async: await_callback resumes on the coroutine's strand when another thread answers") {
-  clusterclient::ClientRuntime runtime(2);
+  kube::ClientRuntime runtime(2);
   auto strand = make_strand(runtime.executor());
   std::vector<std::thread> answerers;
   std::atomic<int> sum{0};
@@ -111,7 +111,7 @@ Task<void> cancel_two_of_three(Strand strand, Outcomes* out) {
 }
 
 TEST_CASE("async: a cancelled TaskGroup child stops at its next co_await, join waits for every child") {
-  clusterclient::ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   auto strand = make_strand(runtime.executor());
   Outcomes out;
   run_and_wait(strand, [&] { return cancel_two_of_three(strand, &out); });
@@ -141,7 +141,7 @@ Task<void> parent_of_three(Strand strand, std::atomic<int>* children_ended, std:
 }
 
 TEST_CASE("async: a Job stopped while its TaskGroup joins cancels the children and still waits for them") {
-  clusterclient::ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   auto strand = make_strand(runtime.executor());
   std::atomic<int> children_ended{0};
   std::atomic<bool> parent_ended{false};
@@ -174,7 +174,7 @@ Task<void> six_holders(Strand strand, Holders* h) {
 }
 
 TEST_CASE("async: the Semaphore lets `limit` holders in at a time") {
-  clusterclient::ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   auto strand = make_strand(runtime.executor());
   Holders h;
   run_and_wait(strand, [&] { return six_holders(strand, &h); });
@@ -198,7 +198,7 @@ Task<void> await_late_answer(std::function<void(std::string)>* kept, std::atomic
 }
 
 TEST_CASE("async: await_callback_or resumes a cancelled coroutine at once, the late answer is ignored") {
-  clusterclient::ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   std::function<void(std::string)> kept;
   std::atomic<bool> asked{false}, resumed{false};
   std::string got;
@@ -225,7 +225,7 @@ Task<void> ask_a_throwing_port(std::string* got) {
 }
 
 TEST_CASE("async: a port that throws instead of answering gives an error answer, not a lost coroutine") {
-  clusterclient::ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   std::string got;
   run_and_wait(make_strand(runtime.executor()), [&] { return ask_a_throwing_port(&got); });
   CHECK(got == "malformed object");

@@ -22,27 +22,12 @@ namespace fedmetrics::aggregator {
 
 using Deadline = std::chrono::steady_clock::time_point;
 
-// Why a call to a member failed. A member's NotFound for an object or metric
-// is not a failure: the calls below turn it into an empty answer.
-struct MemberError {
-  enum class Kind {
-    Refused,            // connection refused or reset
-    Timeout,            // the deadline passed (connect, handshake, write or read)
-    Tls,                // certificate verification or handshake failure
-    Network,            // name resolution or another transport error
-    HttpStatus,         // the member answered an error status (see `status`)
-    MalformedResponse,  // not JSON, or not the document asked for
-    TooLarge,           // the response exceeded the size cap
-    Throttled,          // our own rate limit for this member refused the call
-    LeftOut,            // not asked at all: the member source or the plan left it out, or it stopped answering (see LeftOutMember)
-  };
-  Kind kind = Kind::Network;
-  std::string message;                // for people: "dial 127.0.0.1:9443: connection refused"
-  int http_status = 0;                // HttpStatus only
-  std::optional<k8s::Status> status;  // HttpStatus only, when the member sent a Status body
-};
-
-std::string_view to_string(MemberError::Kind kind);
+// Why a call to a member failed: the wire library's one error type, whose
+// kinds include every way a member call fails (k8s/expected.hpp). A
+// member's NotFound for an object or metric is not a failure: the calls
+// below turn it into an empty answer.
+using MemberError = k8s::Error;
+using k8s::to_string;
 
 template <class T>
 using MemberResult = std::variant<T, MemberError>;

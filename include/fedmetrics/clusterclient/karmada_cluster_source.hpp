@@ -27,10 +27,10 @@
 #include <string>
 #include <vector>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/clusterclient/member_plan.hpp"
 #include "fedmetrics/clusterclient/member_set.hpp"
-#include "fedmetrics/clusterclient/reflector.hpp"
+#include "fedmetrics/kube/reflector.hpp"
 
 namespace fedmetrics::clusterclient {
 
@@ -48,7 +48,7 @@ class KarmadaClusterSource final : public RefreshingMemberSource {
   // be used) and polls the control plane once before returning; a failure of
   // that poll is logged, not thrown: the set starts empty and fills when the
   // control plane answers. Then polls in the background.
-  KarmadaClusterSource(ClientRuntime& runtime, KarmadaSourceOptions options);
+  KarmadaClusterSource(kube::ClientRuntime& runtime, KarmadaSourceOptions options);
   ~KarmadaClusterSource() override;
 
   std::shared_ptr<const aggregator::MemberList> members() const override { return members_.members(); }
@@ -72,12 +72,12 @@ class KarmadaClusterSource final : public RefreshingMemberSource {
   void poll_failed(const std::string& why);
   void report(const MemberPlan& plan);
 
-  ClientRuntime& runtime_;
+  kube::ClientRuntime& runtime_;
   KarmadaSourceOptions options_;
   std::filesystem::file_time_type kubeconfig_mtime_{};  // of the file last read successfully
   std::string kubeconfig_failure_;                      // why the changed file could not be used
-  ClusterEndpoint control_plane_;
-  std::shared_ptr<HttpsClient> client_;
+  kube::ClusterEndpoint control_plane_;
+  std::shared_ptr<kube::HttpsClient> client_;
   MemberSet members_;
 
   // The poller's own state, for logging changes once.
@@ -88,7 +88,7 @@ class KarmadaClusterSource final : public RefreshingMemberSource {
   std::unique_ptr<Loop> loop_;  // started once the rest is in place
   // After the loop: destroyed first, so that its callback (which wakes the
   // loop) never outlives it, even when the constructor throws.
-  std::unique_ptr<Reflector> clusters_;  // replaced with client_, on the loop's strand (and in the constructor)
+  std::unique_ptr<kube::Reflector> clusters_;  // replaced with client_, on the loop's strand (and in the constructor)
   std::string last_plan_inputs_;         // the callback's own: what the member plan reads, last time
 };
 

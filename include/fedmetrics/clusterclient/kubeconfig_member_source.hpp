@@ -22,14 +22,14 @@ struct KubeconfigSourceOptions {
   std::chrono::milliseconds discovery_interval{30'000};
   std::chrono::milliseconds discovery_timeout{5'000};
   std::chrono::milliseconds file_check_interval{1'000};
-  ClientOptions client;
+  kube::ClientOptions client;
 };
 
 class KubeconfigMemberSource final : public RefreshingMemberSource {
  public:
   // Loads the files once; throws std::runtime_error naming the file and field
   // when one cannot be used. Starts the background refresh threads.
-  KubeconfigMemberSource(ClientRuntime& runtime, KubeconfigSourceOptions options);
+  KubeconfigMemberSource(kube::ClientRuntime& runtime, KubeconfigSourceOptions options);
   ~KubeconfigMemberSource() override;
 
   std::shared_ptr<const aggregator::MemberList> members() const override { return members_.members(); }

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "fedmetrics/aggregator/member_cluster.hpp"
-#include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include "fedmetrics/kube/kubeconfig.hpp"
 #include "fedmetrics/k8s/karmada_cluster.hpp"
 
 namespace fedmetrics::clusterclient {
@@ -36,7 +36,7 @@ using ClusterObjects = std::vector<k8s::Expected<k8s::KarmadaCluster>>;
 using SecretLookup = std::map<k8s::SecretReference, k8s::Expected<k8s::Secret>>;
 
 struct MemberPlan {
-  std::vector<ClusterEndpoint> members;          // Ready clusters that can be reached
+  std::vector<kube::ClusterEndpoint> members;          // Ready clusters that can be reached
   // Every named cluster that is not a member, in the objects' order, with the
   // reason the answers' Warnings give: `Cluster NotReady (ClusterNotReachable)`.
   std::vector<aggregator::LeftOutMember> left_out;
@@ -58,7 +58,7 @@ struct MemberPlan {
 [[nodiscard]] std::vector<k8s::SecretReference> secrets_to_read(const ClusterObjects& clusters, MemberAccess access);
 
 [[nodiscard]] MemberPlan plan_members(const ClusterObjects& clusters, const SecretLookup& secrets,
-                                      const ClusterEndpoint& control_plane, MemberAccess access);
+                                      const kube::ClusterEndpoint& control_plane, MemberAccess access);
 
 // The server URL of a cluster's proxy on the control plane; HttpsClient puts
 // its path in front of every request.

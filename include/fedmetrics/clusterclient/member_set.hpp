@@ -33,7 +33,7 @@ namespace fedmetrics::clusterclient {
 struct MemberSetOptions {
   std::chrono::milliseconds discovery_interval{30'000};
   std::chrono::milliseconds discovery_timeout{5'000};
-  ClientOptions client;
+  kube::ClientOptions client;
 };
 
 // What to do with an endpoint the set cannot use (its name given twice, or
@@ -46,7 +46,7 @@ enum class OnBadEndpoint {
 class MemberSet {
  public:
   // Starts the discovery loop; the set is empty until the first reconcile().
-  MemberSet(ClientRuntime& runtime, MemberSetOptions options);
+  MemberSet(kube::ClientRuntime& runtime, MemberSetOptions options);
   ~MemberSet();
   MemberSet(const MemberSet&) = delete;
   MemberSet& operator=(const MemberSet&) = delete;
@@ -65,7 +65,7 @@ class MemberSet {
   // no endpoint for) and the endpoints it could not use that have no previous
   // one. Changes are logged, except on the first call (the caller reports the
   // initial set). Called by one thread at a time.
-  void reconcile(const std::vector<ClusterEndpoint>& desired, OnBadEndpoint on_bad,
+  void reconcile(const std::vector<kube::ClusterEndpoint>& desired, OnBadEndpoint on_bad,
                  std::vector<aggregator::LeftOutMember> left_out = {});
 
   // Blocks until every member has had one discovery attempt or `timeout` passed.
@@ -105,7 +105,7 @@ class MemberSet {
     std::shared_ptr<async::Wakeup> wakeup;    // the discovery loop
     void changed();                           // both, with `mutex` held
     std::map<std::string, Member> members;  // by name
-    std::map<std::string, ClusterEndpoint> rejected;  // endpoints already refused and logged, by name
+    std::map<std::string, kube::ClusterEndpoint> rejected;  // endpoints already refused and logged, by name
     struct Waiter {
       std::chrono::steady_clock::time_point deadline;
       std::function<void()> ready;
@@ -121,7 +121,7 @@ class MemberSet {
   // whose wait is over called; when to look again. On the loop's strand.
   std::chrono::steady_clock::time_point discover_due();
 
-  ClientRuntime& runtime_;
+  kube::ClientRuntime& runtime_;
   MemberSetOptions options_;
   std::atomic<std::shared_ptr<const aggregator::MemberSnapshot>> snapshot_;
   std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();

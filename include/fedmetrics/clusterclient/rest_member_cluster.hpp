@@ -9,7 +9,7 @@
 #include <string>
 
 #include "fedmetrics/aggregator/member_cluster.hpp"
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
 
 namespace fedmetrics::clusterclient {
 
@@ -23,7 +23,7 @@ struct MemberHealth {
 
 class RestMemberCluster final : public aggregator::MemberCluster {
  public:
-  RestMemberCluster(ClientRuntime& runtime, ClusterEndpoint endpoint, ClientOptions options = {});
+  RestMemberCluster(kube::ClientRuntime& runtime, kube::ClusterEndpoint endpoint, kube::ClientOptions options = {});
 
   const std::string& name() const override { return name_; }
   std::shared_ptr<const aggregator::MemberCapabilities> capabilities() const override { return capabilities_.load(); }
@@ -54,21 +54,16 @@ class RestMemberCluster final : public aggregator::MemberCluster {
   // The last probe's outcome; null before the first one finished.
   [[nodiscard]] std::shared_ptr<const MemberHealth> last_health() const { return health_->load(); }
 
-  [[nodiscard]] ClientStats stats() const { return client_->stats(); }
-  [[nodiscard]] const ClusterEndpoint& endpoint() const { return client_->endpoint(); }
+  [[nodiscard]] kube::ClientStats stats() const { return client_->stats(); }
+  [[nodiscard]] const kube::ClusterEndpoint& endpoint() const { return client_->endpoint(); }
 
  private:
   std::string name_;
-  std::shared_ptr<HttpsClient> client_;
+  std::shared_ptr<kube::HttpsClient> client_;
   std::atomic<std::shared_ptr<const aggregator::MemberCapabilities>> capabilities_;
   // Shared with probes in flight, which may answer after this member is gone.
   std::shared_ptr<std::atomic<std::shared_ptr<const MemberHealth>>> health_ =
       std::make_shared<std::atomic<std::shared_ptr<const MemberHealth>>>();
 };
-
-// Percent-encodes one path segment (everything but RFC 3986 unreserved characters).
-std::string escape_path_segment(std::string_view segment);
-// Go's url.QueryEscape: space becomes '+'.
-std::string escape_query_value(std::string_view value);
 
 }  // namespace fedmetrics::clusterclient

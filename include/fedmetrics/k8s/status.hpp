@@ -11,9 +11,12 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "fedmetrics/k8s/expected.hpp"
-
 namespace fedmetrics::k8s {
+
+// expected.hpp includes this header (its Error holds a Status), and is
+// included at the end of it for the callers of from_json.
+template <class T>
+class Expected;
 
 // "pods" or "pods.metrics.k8s.io": a resource qualified by its group (core has none).
 struct GroupResource {
@@ -81,4 +84,15 @@ struct Status {
   friend bool operator==(const Status&, const Status&) = default;
 };
 
+struct Error;
+// The one mapping of an Error to what a client is answered: the Status a
+// server sent, passed on as it is; otherwise by kind: NotFound 404,
+// Conflict 409, Invalid 422, Unauthorized 401, Forbidden 403, Throttled 429,
+// Timeout 504, Internal 500, an error status by its code, and a server
+// that could not be reached or read (refused, TLS, network, malformed, too
+// large, left out) 503, as kube-aggregator answers for an unavailable backend.
+Status to_status(const Error& error);
+
 }  // namespace fedmetrics::k8s
+
+#include "fedmetrics/k8s/expected.hpp"  // IWYU pragma: export

@@ -1,4 +1,4 @@
-#include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include "fedmetrics/kube/kubeconfig.hpp"
 
 #include "fedmetrics/k8s/base64.hpp"
 
@@ -12,9 +12,9 @@
 #include <openssl/evp.h>
 #include <yaml-cpp/yaml.h>
 
-#include "clusterclient/yaml_fields.hpp"
+#include "kube/yaml_fields.hpp"
 
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 
 using k8s::Error;
 using k8s::Expected;
@@ -156,4 +156,4 @@ Expected<ClusterEndpoint> load_kubeconfig_current_context(const std::string& pat
   return Error{path + ": context \"" + current + "\" is not defined"};
 }
 
-}  // namespace fedmetrics::clusterclient
+}  // namespace fedmetrics::kube

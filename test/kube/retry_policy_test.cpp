@@ -1,10 +1,10 @@
 // The one retry rule of HttpsClient (retry_policy.hpp), case by case.
 #include <catch2/catch.hpp>
 
-#include "fedmetrics/clusterclient/retry_policy.hpp"
+#include "fedmetrics/kube/retry_policy.hpp"
 
-using namespace fedmetrics::clusterclient;
-using Kind = fedmetrics::aggregator::MemberError::Kind;
+using namespace fedmetrics::kube;
+using Kind = fedmetrics::k8s::ErrorKind;
 
 TEST_CASE("retry policy: which methods are replayable", "[clusterclient][retry]") {
   CHECK(is_replayable("GET", false));

@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include "fedmetrics/kube/kubeconfig.hpp"
 
-using namespace fedmetrics::clusterclient;
+using namespace fedmetrics::kube;
 
 namespace {
 // base64 of "PEM-CA"

@@ -6,7 +6,7 @@
 
 #include "fedmetrics/k8s/expected.hpp"
 
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 
 // How to reach one cluster's API server: everything from its context, with
 // file references already read (certificates) or resolved (token files).
@@ -35,4 +35,4 @@ k8s::Expected<std::vector<ClusterEndpoint>> load_kubeconfig(const std::string& p
 // one: the control plane's --authentication-kubeconfig, --kubeconfig).
 k8s::Expected<ClusterEndpoint> load_kubeconfig_current_context(const std::string& path);
 
-}  // namespace fedmetrics::clusterclient
+}  // namespace fedmetrics::kube

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "fedmetrics/clusterclient/token_bucket.hpp"
+#include "fedmetrics/kube/token_bucket.hpp"
 
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 namespace {
 
 using namespace std::chrono_literals;
@@ -36,4 +36,4 @@ TEST_CASE("TokenBucket: qps 0 is unlimited") {
 }
 
 }  // namespace
-}  // namespace fedmetrics::clusterclient
+}  // namespace fedmetrics::kube

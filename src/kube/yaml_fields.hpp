@@ -10,7 +10,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-namespace fedmetrics::clusterclient::yaml_fields {
+namespace fedmetrics::kube::yaml_fields {
 
 // The scalar at `key` of a mapping; empty when absent, not a scalar, or when
 // `node` is not a mapping (yaml-cpp's operator[] throws on a scalar).
@@ -36,4 +36,4 @@ inline std::string resolve(const std::string& path, const std::string& base_dir)
   return (std::filesystem::path(base_dir) / path).string();
 }
 
-}  // namespace fedmetrics::clusterclient::yaml_fields
+}  // namespace fedmetrics::kube::yaml_fields

@@ -1,8 +1,8 @@
-#include "fedmetrics/clusterclient/token_bucket.hpp"
+#include "fedmetrics/kube/token_bucket.hpp"
 
 #include <algorithm>
 
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 
 TokenBucket::TokenBucket(double qps, int burst)
     : qps_(qps), burst_(std::max(1, burst)), tokens_(std::max(1, burst)) {}
@@ -22,4 +22,4 @@ std::optional<TokenBucket::Clock::duration> TokenBucket::reserve(Clock::time_poi
   return wait;
 }
 
-}  // namespace fedmetrics::clusterclient
+}  // namespace fedmetrics::kube

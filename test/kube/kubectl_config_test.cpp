@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "fedmetrics/clusterclient/kubectl_config.hpp"
+#include "fedmetrics/kube/kubectl_config.hpp"
 
-using namespace fedmetrics::clusterclient;
+using namespace fedmetrics::kube;
 
 TEST_CASE("kubectl config: the context's namespace, kubectl's default -n", "[clusterclient][kubeconfig]") {
   auto dir = std::filesystem::temp_directory_path() / "fedmetrics-kubectl-config-test";

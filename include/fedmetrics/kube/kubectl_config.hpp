@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include "fedmetrics/kube/kubeconfig.hpp"
 #include "fedmetrics/k8s/expected.hpp"
 
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 
 struct KubectlContext {
   ClusterEndpoint endpoint;    // endpoint.name is the context's name
@@ -28,4 +28,4 @@ k8s::Expected<KubectlContext> load_kubectl_context(const std::vector<std::string
 // KUBECONFIG's value split on ':' (empty entries dropped, a repeated path kept once).
 std::vector<std::string> split_kubeconfig_path_list(const std::string& value);
 
-}  // namespace fedmetrics::clusterclient
+}  // namespace fedmetrics::kube

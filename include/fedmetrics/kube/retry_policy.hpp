@@ -14,15 +14,15 @@
 // after the answer began, because the peer may have acted on the request.
 #include <string_view>
 
-#include "fedmetrics/aggregator/member_cluster.hpp"
+#include "fedmetrics/k8s/expected.hpp"
 
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 
-// What happened to one attempt that ended in a MemberError.
+// What happened to one attempt that ended in an error.
 struct FailedAttempt {
   bool reused_connection = false;  // it ran on a pooled connection, not one opened for it
   bool answer_began = false;       // at least one byte of the answer had arrived
-  aggregator::MemberError::Kind kind = aggregator::MemberError::Kind::Network;
+  k8s::ErrorKind kind = k8s::ErrorKind::Network;
   bool deadline_passed = false;
 };
 
@@ -37,11 +37,11 @@ inline bool is_replayable(std::string_view method, bool marked_replayable) {
 }
 
 inline bool retry_on_new_connection(const FailedAttempt& attempt, bool replayable) {
-  using Kind = aggregator::MemberError::Kind;
+  using Kind = k8s::ErrorKind;
   if (!replayable || !attempt.reused_connection || attempt.answer_began || attempt.deadline_passed) return false;
   // Only a connection that went away: a timeout already used the request's
   // time, a TLS or size failure would fail the same way again.
   return attempt.kind == Kind::Refused || attempt.kind == Kind::Network;
 }
 
-}  // namespace fedmetrics::clusterclient
+}  // namespace fedmetrics::kube

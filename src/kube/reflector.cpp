@@ -1,14 +1,13 @@
-#include "fedmetrics/clusterclient/reflector.hpp"
+#include "fedmetrics/kube/reflector.hpp"
 
 #include <condition_variable>
 #include <mutex>
 
 #include <spdlog/spdlog.h>
 
-#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
 #include "fedmetrics/k8s/object_cache.hpp"
 
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 
 using nlohmann::json;
 
@@ -36,16 +35,13 @@ struct Reflector::State : std::enable_shared_from_this<Reflector::State> {
   ReflectorStats stats;
 
   std::string query(bool watch) const {
-    std::string q;
-    auto add = [&q](const std::string& part) { q += (q.empty() ? "?" : "&") + part; };
-    if (!options.label_selector.empty()) add("labelSelector=" + escape_query_value(options.label_selector));
-    if (watch) {
-      add("watch=true");
-      add("allowWatchBookmarks=true");
-      add("resourceVersion=" + escape_query_value(cache.resource_version()));
-      add("timeoutSeconds=" + std::to_string(options.watch_timeout.count()));
-    }
-    return options.collection_path + q;
+    ResourcePath path = options.collection;
+    if (watch)
+      path.with("watch", "true")
+          .with("allowWatchBookmarks", "true")
+          .with("resourceVersion", cache.resource_version())
+          .with("timeoutSeconds", std::to_string(options.watch_timeout.count()));
+    return path.target();
   }
 
   // Runs `body` unless stopped; stop() waits until it has returned.
@@ -273,4 +269,4 @@ ReflectorStats Reflector::stats() const {
   return state_->stats;
 }
 
-}  // namespace fedmetrics::clusterclient
+}  // namespace fedmetrics::kube

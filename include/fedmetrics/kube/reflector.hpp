@@ -19,14 +19,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fedmetrics/clusterclient/https_client.hpp"
+#include "fedmetrics/kube/https_client.hpp"
+#include "fedmetrics/kube/resource_path.hpp"
 
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 
 struct ReflectorOptions {
   std::string what;             // "Cluster objects": for the log
-  std::string collection_path;  // "/apis/cluster.karmada.io/v1alpha1/clusters"
-  std::string label_selector;   // optional, on both the list and the watch
+  // What to list and watch ("/apis/cluster.karmada.io/v1alpha1/clusters"),
+  // with its query (a labelSelector) on both the list and the watch.
+  ResourcePath collection;
   std::chrono::milliseconds request_timeout{10'000};  // the list, and the watch's response header
   // Asked of the server as timeoutSeconds; a watch silent for longer than
   // this plus request_timeout is taken as dead (a half-open connection).
@@ -74,4 +76,4 @@ class Reflector {
   std::shared_ptr<State> state_;
 };
 
-}  // namespace fedmetrics::clusterclient
+}  // namespace fedmetrics::kube

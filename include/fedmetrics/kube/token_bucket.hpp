@@ -8,7 +8,7 @@
 #include <chrono>
 #include <optional>
 
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 
 class TokenBucket {
  public:
@@ -27,4 +27,4 @@ class TokenBucket {
   std::optional<Clock::time_point> last_;
 };
 
-}  // namespace fedmetrics::clusterclient
+}  // namespace fedmetrics::kube

@@ -3,7 +3,7 @@
 // plane's), behind a thin header (no Beast here). Keep-alive connections are
 // pooled, checked before reuse and closed when idle too long; every request
 // carries a deadline applied to every phase (connect, TLS handshake, write,
-// read); every failure comes back as a classified MemberError, never an
+// read); every failure comes back as a classified k8s::Error, never an
 // exception and never later than the deadline.
 #include <array>
 #include <atomic>
@@ -18,14 +18,19 @@
 #include <variant>
 #include <vector>
 
-#include "fedmetrics/aggregator/member_cluster.hpp"
-#include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include <nlohmann/json_fwd.hpp>
+
+#include "fedmetrics/k8s/expected.hpp"
+#include "fedmetrics/kube/kubeconfig.hpp"
 #include "fedmetrics/transport/executor.hpp"
+#include "fedmetrics/transport/task.hpp"
 
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 
-using aggregator::Deadline;
-using aggregator::MemberError;
+// When a request must have its answer.
+using Deadline = std::chrono::steady_clock::time_point;
+using k8s::Error;
+using k8s::ErrorKind;
 
 struct HttpReply {
   int status = 0;
@@ -50,9 +55,15 @@ struct OutgoingRequest {
   bool replayable = false;
 };
 
-using HttpResult = std::variant<HttpReply, MemberError>;
+using HttpResult = std::variant<HttpReply, Error>;
 
-// For logs and errors: the MemberError's message, or "HTTP 403" with the
+// The document of a 2xx answer, or why there is none: the transport's
+// Error as it is; an error status as HttpStatus with the code and the
+// server's Status when it sent one ("HTTP 403: secrets ... is forbidden");
+// a body that is not JSON as MalformedResponse.
+k8s::Expected<nlohmann::json> json_of(const HttpResult& result);
+
+// For logs and errors: the Error's message, or "HTTP 403" with the
 // Status message of the body when it has one ("HTTP 403: secrets ... is forbidden").
 std::string describe(const HttpResult& result);
 using HttpCallback = std::function<void(HttpResult)>;
@@ -113,7 +124,7 @@ struct ClientStats {
   std::size_t open_connections = 0;
   std::size_t idle_connections = 0;
   std::size_t in_flight = 0;
-  // Completed requests by outcome: "success" or a MemberError kind name.
+  // Completed requests by outcome: "success" or an error kind name (k8s::to_string).
   std::map<std::string, std::uint64_t, std::less<>> outcomes;
   // Cumulative counts per kLatencyBuckets bound (Prometheus "le"), plus the total.
   std::array<std::uint64_t, kLatencyBuckets.size()> latency_le{};
@@ -131,7 +142,7 @@ struct LineStreamCallbacks {
   // Exactly once, last (unless the ClientRuntime stops first: then never):
   // HttpReply{200} with an empty body when the member
   // ended the stream (its timeoutSeconds passed), HttpReply with the member's
-  // status and body when it refused the request, or the MemberError that ended
+  // status and body when it refused the request, or the Error that ended
   // it (after cancel(): Kind::Timeout, "cancelled").
   HttpCallback on_end;
 };
@@ -152,6 +163,17 @@ class HttpsClient {
   HttpsClient(const HttpsClient&) = delete;
   HttpsClient& operator=(const HttpsClient&) = delete;
 
+  // The coroutine API: `request` on the client's strand, the answer back on
+  // the caller's executor by `deadline` at the latest. The client may be
+  // destroyed once the call returned, even before the task is awaited (the
+  // task holds what it needs). The same rules
+  // as send(): the rate limit, one retry on a new connection when a reused
+  // one failed and the request is replayable, one after a 401 with a token file.
+  async::Task<HttpResult> request(OutgoingRequest request, Deadline deadline);
+  // GET of a JSON document (json_of).
+  async::Task<k8s::Expected<nlohmann::json>> get_json(std::string path_and_query, Deadline deadline);
+
+  // The callback API, for the callers not yet written as coroutines.
   // GET `path_and_query` (already escaped), calling `done` exactly once, on an
   // I/O thread, by `deadline` at the latest.
   void get(std::string path_and_query, Deadline deadline, HttpCallback done);
@@ -183,4 +205,4 @@ class HttpsClient {
   std::shared_ptr<Impl> impl_;
 };
 
-}  // namespace fedmetrics::clusterclient
+}  // namespace fedmetrics::kube

@@ -1,4 +1,4 @@
-#include "fedmetrics/clusterclient/kubectl_config.hpp"
+#include "fedmetrics/kube/kubectl_config.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,9 +9,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "clusterclient/yaml_fields.hpp"
+#include "kube/yaml_fields.hpp"
 
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 
 using k8s::Error;
 using k8s::Expected;
@@ -104,4 +104,4 @@ Expected<KubectlContext> load_kubectl_context(const std::vector<std::string>& pa
   return KubectlContext{std::move(parsed->front()), body ? scalar(body, "namespace") : ""};
 }
 
-}  // namespace fedmetrics::clusterclient
+}  // namespace fedmetrics::kube
