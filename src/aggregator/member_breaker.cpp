@@ -14,12 +14,18 @@ Reply classify(const MemberError& error) {
     // The member sent something: it is there.
     case MemberError::Kind::HttpStatus:
     case MemberError::Kind::MalformedResponse:
-    case MemberError::Kind::TooLarge: return Reply::Answered;
+    case MemberError::Kind::TooLarge:
+    case MemberError::Kind::NotFound:
+    case MemberError::Kind::Conflict:
+    case MemberError::Kind::Invalid:
+    case MemberError::Kind::Unauthorized:
+    case MemberError::Kind::Forbidden: return Reply::Answered;
     // A certificate the client refuses fails at once, and waiting would not
     // mend it; our own rate limit and a member not asked say nothing of it.
     case MemberError::Kind::Tls:
     case MemberError::Kind::Throttled:
-    case MemberError::Kind::LeftOut: return Reply::Neither;
+    case MemberError::Kind::LeftOut:
+    case MemberError::Kind::Internal: return Reply::Neither;  // the client's own failure
   }
   return Reply::Neither;
 }

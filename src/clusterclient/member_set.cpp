@@ -224,7 +224,7 @@ std::vector<std::shared_ptr<const RestMemberCluster>> MemberSet::clients() const
   return out;
 }
 
-std::optional<ClusterEndpoint> MemberSet::endpoint_of(const std::string& name) const {
+std::optional<kube::ClusterEndpoint> MemberSet::endpoint_of(const std::string& name) const {
   std::lock_guard lock(shared_->mutex);
   auto it = shared_->members.find(name);
   if (it == shared_->members.end()) return std::nullopt;

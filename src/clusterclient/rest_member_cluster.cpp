@@ -90,7 +90,7 @@ void RestMemberCluster::pods(const std::string& namespace_name, const k8s::Label
 void RestMemberCluster::probe(Deadline deadline, std::function<void(std::optional<MemberError>)> done) {
   // The cheapest request an API server answers, the one Karmada's health
   // check makes; whether it is ready does not matter here, only that it answers.
-  client_->get("/readyz", deadline, [done = std::move(done)](HttpResult r) {
+  client_->get("/readyz", deadline, [done = std::move(done)](kube::HttpResult r) {
     if (auto* e = std::get_if<MemberError>(&r)) return done(std::move(*e));
     done(std::nullopt);
   });

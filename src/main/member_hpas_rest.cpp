@@ -1,6 +1,6 @@
 #include "main/member_hpas_rest.hpp"
 
-#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/kube/resource_path.hpp"
 #include "fedmetrics/transport/async.hpp"
 #include "main/rest_json.hpp"
 

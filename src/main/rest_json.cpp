@@ -1,6 +1,6 @@
 #include "main/rest_json.hpp"
 
-#include "fedmetrics/clusterclient/rest_member_cluster.hpp"
+#include "fedmetrics/kube/resource_path.hpp"
 #include "fedmetrics/controller/scale_client.hpp"
 #include "fedmetrics/k8s/status.hpp"
 #include "fedmetrics/transport/async.hpp"
@@ -12,7 +12,7 @@ using nlohmann::json;
 namespace {
 
 JsonReply decode(const std::string& what, kube::HttpResult result) {
-  if (auto* e = std::get_if<aggregator::MemberError>(&result)) return {0, k8s::Error{what + ": " + e->message}};
+  if (auto* e = std::get_if<k8s::Error>(&result)) return {0, k8s::Error{what + ": " + e->message}};
   auto& reply = std::get<kube::HttpReply>(result);
   auto doc = json::parse(reply.body, nullptr, false);
   if (reply.status < 200 || reply.status > 299) {

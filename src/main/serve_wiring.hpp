@@ -16,8 +16,10 @@
 namespace fedmetrics::aggregator {
 class Aggregator;
 }
-namespace fedmetrics::clusterclient {
+namespace fedmetrics::kube {
 class ClientRuntime;
+}
+namespace fedmetrics::clusterclient {
 class RefreshingMemberSource;
 }
 namespace fedmetrics::server {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fedmetrics/kube/https_client.hpp"
+#include "fedmetrics/kube/resource_path.hpp"
 #include "fedmetrics/kube/kubectl_config.hpp"
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
 #include "fedmetrics/k8s/ascii.hpp"

@@ -16,11 +16,11 @@ namespace {
 using namespace std::chrono_literals;
 
 struct Client {
-  ClusterEndpoint endpoint;
+  kube::ClusterEndpoint endpoint;
 };
 
-ClusterEndpoint endpoint(const std::string& name, const std::string& token = "t") {
-  ClusterEndpoint e;
+kube::ClusterEndpoint endpoint(const std::string& name, const std::string& token = "t") {
+  kube::ClusterEndpoint e;
   e.name = name;
   e.server = "https://" + name + ".example:6443";
   e.token = token;
@@ -29,7 +29,7 @@ ClusterEndpoint endpoint(const std::string& name, const std::string& token = "t"
 
 struct Counting {
   int made = 0;
-  MemberClientCache<Client> cache{[this](const ClusterEndpoint& e) {
+  MemberClientCache<Client> cache{[this](const kube::ClusterEndpoint& e) {
                                     ++made;
                                     if (e.token == "unusable") throw std::runtime_error("member: bad CA");
                                     return std::make_shared<Client>(Client{e});

@@ -157,7 +157,7 @@ struct SilentListener {
 
 TEST_CASE("MemberSet: when_discovered calls back once every member had a discovery attempt",
           "[clusterclient][member_set]") {
-  ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   MemberSet set(runtime, quiet());
   set.reconcile({endpoint("a"), endpoint("b")}, OnBadEndpoint::Throw);
   std::promise<void> ready;
@@ -172,7 +172,7 @@ TEST_CASE("MemberSet: when_discovered calls back once every member had a discove
 TEST_CASE("MemberSet: when_discovered calls back at its timeout when a member does not answer",
           "[clusterclient][member_set]") {
   SilentListener silent;
-  ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   auto options = quiet();
   options.discovery_timeout = 1h;
   MemberSet set(runtime, options);
@@ -188,7 +188,7 @@ TEST_CASE("MemberSet: when_discovered calls back at its timeout when a member do
 }
 
 TEST_CASE("MemberSet: endpoint_of names where a member is reached", "[clusterclient][member_set]") {
-  ClientRuntime runtime(1);
+  kube::ClientRuntime runtime(1);
   MemberSet set(runtime, quiet());
   set.reconcile({endpoint("a")}, OnBadEndpoint::Throw);
   REQUIRE(set.endpoint_of("a"));

@@ -12,7 +12,7 @@
 #include <mutex>
 #include <string>
 
-#include "fedmetrics/clusterclient/kubeconfig.hpp"
+#include "fedmetrics/kube/kubeconfig.hpp"
 
 namespace fedmetrics::clusterclient {
 
@@ -21,14 +21,14 @@ class MemberClientCache {
  public:
   using Clock = std::chrono::steady_clock;
   // `make(endpoint)` builds a client, or throws (unusable TLS material).
-  using Make = std::function<std::shared_ptr<Client>(const ClusterEndpoint&)>;
+  using Make = std::function<std::shared_ptr<Client>(const kube::ClusterEndpoint&)>;
 
   MemberClientCache(Make make, Clock::duration unused_for) : make_(std::move(make)), unused_for_(unused_for) {}
 
   // The client of the member `endpoint` names (endpoint.name), made when it
   // has none or its endpoint changed; what `make` throws propagates, and the
   // member then has no client until it is asked for again.
-  std::shared_ptr<Client> get(const ClusterEndpoint& endpoint, Clock::time_point now) {
+  std::shared_ptr<Client> get(const kube::ClusterEndpoint& endpoint, Clock::time_point now) {
     std::lock_guard lock(mutex_);
     std::erase_if(clients_, [&](const auto& entry) { return now - entry.second.used > unused_for_; });
     auto it = clients_.find(endpoint.name);
@@ -48,7 +48,7 @@ class MemberClientCache {
 
  private:
   struct Entry {
-    ClusterEndpoint endpoint;
+    kube::ClusterEndpoint endpoint;
     std::shared_ptr<Client> client;
     Clock::time_point used;
   };

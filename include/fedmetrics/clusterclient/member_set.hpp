@@ -78,7 +78,7 @@ class MemberSet {
   // The endpoint the set reaches member `name` at (as planned, with its
   // credentials); nullopt when it is no member. For clients of another API
   // of the member (distributed mode's member HPAs) that reach it the same way.
-  [[nodiscard]] std::optional<ClusterEndpoint> endpoint_of(const std::string& name) const;
+  [[nodiscard]] std::optional<kube::ClusterEndpoint> endpoint_of(const std::string& name) const;
   // The member clients, by name: what /metrics reads of each (their stats
   // and last health probe) without casting the aggregator's members.
   [[nodiscard]] std::vector<std::shared_ptr<const RestMemberCluster>> clients() const;

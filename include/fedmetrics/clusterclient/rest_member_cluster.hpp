@@ -40,7 +40,7 @@ class RestMemberCluster final : public aggregator::MemberCluster {
   void pods(const std::string& namespace_name, const k8s::LabelSelector& labels, aggregator::Deadline deadline,
             aggregator::MemberCallback<std::vector<k8s::Pod>> done) override;
   // GET /readyz: any answer, whatever its status, is an answer.
-  void probe(aggregator::Deadline deadline, std::function<void(std::optional<MemberError>)> done) override;
+  void probe(aggregator::Deadline deadline, std::function<void(std::optional<aggregator::MemberError>)> done) override;
 
   // Re-reads the member's discovery documents; `done(true)` once the
   // capabilities are replaced, `done(false)` when the member could not be read
