@@ -1,0 +1,285 @@
+#include "fedmetrics/promsource/prometheus_answer.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+namespace fedmetrics::promsource {
+
+using k8s::Error;
+using k8s::Expected;
+using nlohmann::json;
+
+namespace {
+
+// Reads the envelope {"status","data","errorType","error"}: data on success,
+// Prometheus' own error otherwise.
+Expected<json> envelope(std::string_view body, const AnswerLimits& limits) {
+  if (body.size() > limits.max_bytes) {
+    return Error{"answer of " + std::to_string(body.size()) + " bytes is above the limit of " +
+                 std::to_string(limits.max_bytes)};
+  }
+  json doc = json::parse(body.begin(), body.end(), nullptr, false);
+  if (doc.is_discarded()) return Error{"answer is not JSON"};
+  if (!doc.is_object()) return Error{"answer is not a JSON object"};
+  const auto status = doc.find("status");
+  if (status == doc.end() || !status->is_string()) return Error{"answer has no status"};
+  if (*status != "success") {
+    std::string type = "unknown";
+    std::string message;
+    if (auto t = doc.find("errorType"); t != doc.end() && t->is_string()) type = t->get<std::string>();
+    if (auto e = doc.find("error"); e != doc.end() && e->is_string()) message = e->get<std::string>();
+    return Error{"Prometheus answered " + status->dump() + " (" + type + "): " + message};
+  }
+  auto data = doc.find("data");
+  if (data == doc.end()) return Error{"answer has no data"};
+  return std::move(*data);
+}
+
+// Go's strconv.ParseFloat on the sample string ("1.5", "NaN", "+Inf", "1e3").
+std::optional<double> parse_float(const json& v) {
+  if (!v.is_string()) return std::nullopt;
+  const std::string& s = v.get_ref<const std::string&>();
+  if (s.empty() || s.size() > 64) return std::nullopt;
+  char* end = nullptr;
+  const double d = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size()) return std::nullopt;
+  return d;
+}
+
+// [<unix seconds, float>, "<value>"]
+Expected<Sample> read_pair(const json& pair, Sample sample, const std::string& where) {
+  if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number()) {
+    return Error{where + ": expected [<unix time>, \"<value>\"]"};
+  }
+  const double seconds = pair[0].get<double>();
+  // Prometheus keeps milliseconds (model.Time); bounded to what a Timestamp holds.
+  if (!std::isfinite(seconds) || std::fabs(seconds) > 9.0e9) return Error{where + ": timestamp out of range"};
+  sample.timestamp = k8s::Timestamp{std::chrono::milliseconds{std::llround(seconds * 1000)}};
+  auto value = parse_float(pair[1]);
+  if (!value) return Error{where + ": sample value is not a number"};
+  sample.value = *value;
+  return sample;
+}
+
+Expected<k8s::Labels> read_labels(const json& object, const std::string& where) {
+  if (!object.is_object()) return Error{where + ": expected an object of labels"};
+  k8s::Labels labels;
+  for (const auto& [k, v] : object.items()) {
+    if (!v.is_string()) return Error{where + "." + k + ": expected a string"};
+    labels.emplace(k, v.get<std::string>());
+  }
+  return labels;
+}
+
+}  // namespace
+
+Expected<QueryResult> parse_query_answer(std::string_view body, const AnswerLimits& limits) {
+  auto data = envelope(body, limits);
+  if (!data) return data.error();
+  if (!data->is_object()) return Error{"data: expected an object"};
+  auto type = data->find("resultType");
+  auto result = data->find("result");
+  if (type == data->end() || !type->is_string() || result == data->end()) {
+    return Error{"data: expected resultType and result"};
+  }
+  QueryResult out;
+  out.result_type = type->get<std::string>();
+  if (out.result_type == "scalar") {
+    auto sample = read_pair(*result, Sample{}, "data.result");
+    if (!sample) return sample.error();
+    out.samples.push_back(std::move(*sample));
+    return out;
+  }
+  if (out.result_type != "vector") {
+    return Error{"unexpected results from prometheus: expected vector, got " + out.result_type};
+  }
+  if (!result->is_array()) return Error{"data.result: expected a list"};
+  if (result->size() > limits.max_samples) {
+    return Error{"answer of " + std::to_string(result->size()) + " samples is above the limit of " +
+                 std::to_string(limits.max_samples)};
+  }
+  for (std::size_t i = 0; i < result->size(); ++i) {
+    const std::string where = "data.result[" + std::to_string(i) + "]";
+    const json& item = (*result)[i];
+    if (!item.is_object() || !item.contains("metric") || !item.contains("value")) {
+      return Error{where + ": expected metric and value"};
+    }
+    auto labels = read_labels(item["metric"], where + ".metric");
+    if (!labels) return labels.error();
+    auto sample = read_pair(item["value"], Sample{std::move(*labels), {}, 0}, where + ".value");
+    if (!sample) return sample.error();
+    out.samples.push_back(std::move(*sample));
+  }
+  return out;
+}
+
+Expected<std::vector<Series>> parse_series_answer(std::string_view body, const AnswerLimits& limits) {
+  auto data = envelope(body, limits);
+  if (!data) return data.error();
+  if (!data->is_array()) return Error{"data: expected a list of series"};
+  if (data->size() > limits.max_samples) {
+    return Error{"answer of " + std::to_string(data->size()) + " series is above the limit of " +
+                 std::to_string(limits.max_samples)};
+  }
+  std::vector<Series> out;
+  for (std::size_t i = 0; i < data->size(); ++i) {
+    auto labels = read_labels((*data)[i], "data[" + std::to_string(i) + "]");
+    if (!labels) return labels.error();
+    Series s;
+    if (auto n = labels->find("__name__"); n != labels->end()) {
+      s.name = n->second;
+      labels->erase(n);
+    }
+    s.labels = std::move(*labels);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+Expected<k8s::Quantity> sample_quantity(double value, k8s::QuantityFormat format) {
+  if (std::isnan(value)) return k8s::Quantity::from_value(0, format);
+  const double milli = value * 1000.0;
+  // Go's int64(float) truncates toward zero.
+  if (!std::isfinite(milli) || milli >= 9.2233720368547758e18 || milli <= -9.2233720368547758e18) {
+    return Error{"sample value " + std::to_string(value) + " is out of the range of a quantity"};
+  }
+  return k8s::Quantity::from_milli(static_cast<std::int64_t>(milli), format);
+}
+
+Expected<std::vector<k8s::MetricValue>> custom_metric_values(const QueryResult& result, const ResourceInfo& info,
+                                                             std::string_view resource_label,
+                                                             std::string_view namespace_name,
+                                                             const std::vector<std::string>& names,
+                                                             std::string_view metric,
+                                                             const k8s::LabelSelector& metric_selector,
+                                                             k8s::Timestamp now) {
+  if (result.result_type != "vector") {
+    return Error{"unexpected results from prometheus: expected vector, got " + result.result_type};
+  }
+  // MatchValuesToNames (series_registry.go): the last sample of a name wins.
+  std::map<std::string, double, std::less<>> by_name;
+  for (const auto& s : result.samples) {
+    auto it = s.metric.find(resource_label);
+    by_name[it == s.metric.end() ? std::string{} : it->second] = s.value;
+  }
+  std::vector<k8s::MetricValue> out;
+  for (const auto& name : names) {
+    auto it = by_name.find(name);
+    if (it == by_name.end()) continue;
+    auto quantity = sample_quantity(it->second);
+    if (!quantity) return quantity.error().at(name);
+    k8s::MetricValue v;
+    // helpers.ReferenceFor (custom-metrics-apiserver): apiVersion is
+    // group + "/" + version, so "/v1" for the core group.
+    v.described_object.kind = info.kind;
+    v.described_object.namespace_name = std::string(namespace_name);
+    v.described_object.name = name;
+    v.described_object.api_version = info.group_resource.group + "/" + info.version;
+    v.metric_name = std::string(metric);
+    v.metric_selector = metric_selector.empty() ? json(nullptr) : metric_selector.to_object();
+    v.timestamp = now;
+    v.value = std::move(*quantity);
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+Expected<std::vector<k8s::ExternalMetricValue>> external_metric_values(const QueryResult& result,
+                                                                       std::string_view metric) {
+  std::vector<k8s::ExternalMetricValue> out;
+  for (const auto& s : result.samples) {
+    auto quantity = sample_quantity(s.value);
+    if (!quantity) return quantity.error();
+    out.push_back({std::string(metric), s.metric, s.timestamp, std::nullopt, std::move(*quantity)});
+  }
+  return out;
+}
+
+namespace {
+
+std::string label_or_empty(const k8s::Labels& labels, std::string_view key) {
+  auto it = labels.find(key);
+  return it == labels.end() ? std::string{} : it->second;
+}
+
+using Key = std::vector<std::string>;
+
+Expected<std::map<Key, const Sample*>> index_by(const QueryResult& result, const std::vector<std::string_view>& labels) {
+  if (result.result_type != "vector") {
+    return Error{"unexpected results from prometheus: expected vector, got " + result.result_type};
+  }
+  std::map<Key, const Sample*> out;
+  for (const auto& s : result.samples) {
+    Key key;
+    for (auto l : labels) key.push_back(label_or_empty(s.metric, l));
+    out[key] = &s;
+  }
+  return out;
+}
+
+// cpu in cores (DecimalSI) and memory in bytes (BinarySI), each as
+// NewMilliQuantity(int64(v*1000)) (prometheus-adapter pkg/resourceprovider/provider.go).
+Expected<k8s::ResourceList> usage(const Sample& cpu, const Sample& memory) {
+  auto cores = sample_quantity(cpu.value, k8s::QuantityFormat::DecimalSI);
+  if (!cores) return cores.error().at("cpu");
+  auto bytes = sample_quantity(memory.value, k8s::QuantityFormat::BinarySI);
+  if (!bytes) return bytes.error().at("memory");
+  return k8s::ResourceList{{"cpu", std::move(*cores)}, {"memory", std::move(*bytes)}};
+}
+
+}  // namespace
+
+Expected<std::vector<k8s::PodMetrics>> pod_metrics(const QueryResult& cpu, const QueryResult& memory,
+                                                  std::string_view namespace_label, std::string_view pod_label,
+                                                  std::string_view container_label, std::chrono::nanoseconds window) {
+  const std::vector<std::string_view> labels{namespace_label, pod_label, container_label};
+  auto cpu_index = index_by(cpu, labels);
+  if (!cpu_index) return cpu_index.error().at("cpu");
+  auto memory_index = index_by(memory, labels);
+  if (!memory_index) return memory_index.error().at("memory");
+  std::map<std::pair<std::string, std::string>, k8s::PodMetrics> pods;
+  for (const auto& [key, cpu_sample] : *cpu_index) {
+    auto mem = memory_index->find(key);
+    if (mem == memory_index->end() || key[1].empty()) continue;
+    auto used = usage(*cpu_sample, *mem->second);
+    if (!used) return used.error();
+    auto& pod = pods[{key[0], key[1]}];
+    const k8s::Timestamp ts = std::min(cpu_sample->timestamp, mem->second->timestamp);
+    if (pod.containers.empty() || ts < pod.timestamp) pod.timestamp = ts;
+    pod.metadata.namespace_name = key[0];
+    pod.metadata.name = key[1];
+    pod.window = window;
+    pod.containers.push_back({key[2], std::move(*used)});
+  }
+  std::vector<k8s::PodMetrics> out;
+  for (auto& [key, pod] : pods) out.push_back(std::move(pod));  // map order: namespace, name; containers sorted
+  return out;
+}
+
+Expected<std::vector<k8s::NodeMetrics>> node_metrics(const QueryResult& cpu, const QueryResult& memory,
+                                                    std::string_view node_label, std::chrono::nanoseconds window) {
+  auto cpu_index = index_by(cpu, {node_label});
+  if (!cpu_index) return cpu_index.error().at("cpu");
+  auto memory_index = index_by(memory, {node_label});
+  if (!memory_index) return memory_index.error().at("memory");
+  std::vector<k8s::NodeMetrics> out;
+  for (const auto& [key, cpu_sample] : *cpu_index) {
+    auto mem = memory_index->find(key);
+    if (mem == memory_index->end() || key[0].empty()) continue;
+    auto used = usage(*cpu_sample, *mem->second);
+    if (!used) return used.error();
+    k8s::NodeMetrics node;
+    node.metadata.name = key[0];
+    node.timestamp = std::min(cpu_sample->timestamp, mem->second->timestamp);
+    node.window = window;
+    node.usage = std::move(*used);
+    out.push_back(std::move(node));
+  }
+  return out;
+}
+
+}  // namespace fedmetrics::promsource
