@@ -1,5 +1,6 @@
 #include "promsource/go_regexp.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace fedmetrics::promsource {
@@ -16,6 +17,8 @@ k8s::Expected<GoRegexp> GoRegexp::compile(std::string_view pattern) {
   std::string ecma;
   ecma.reserve(pattern.size());
   bool in_class = false;
+  std::size_t depth = 0;    // open groups
+  std::size_t repeats = 0;  // sum of {n,m} counts
   for (std::size_t i = 0; i < pattern.size(); ++i) {
     const char c = pattern[i];
     if (c == '\\') {
@@ -54,7 +57,33 @@ k8s::Expected<GoRegexp> GoRegexp::compile(std::string_view pattern) {
       i = j - 1;
       continue;
     }
+    if (c == '{') {
+      // {n}, {n,} or {n,m}: Go refuses counts above 1000; std::regex builds
+      // a copy of the repeated part per count, so the counts of the whole
+      // pattern are held to 1000 together.
+      std::size_t j = i + 1;
+      std::size_t count = 0;  // the larger bound
+      std::size_t number = 0;
+      bool digits = false;
+      while (j < pattern.size() && ((pattern[j] >= '0' && pattern[j] <= '9') || pattern[j] == ',')) {
+        if (pattern[j] == ',') {
+          number = 0;
+        } else {
+          digits = true;
+          number = std::min<std::size_t>(number * 10 + (pattern[j] - '0'), 100000);
+          count = std::max(count, number);
+        }
+        ++j;
+      }
+      if (digits && j < pattern.size() && pattern[j] == '}') {
+        repeats += count;
+        if (repeats > 1000) return k8s::Error{"error parsing regexp: invalid repeat count (above 1000 in all)"};
+      }
+    }
+    if (c == ')' && depth > 0) --depth;
     if (c == '(') {
+      // Go refuses nesting past 1000; std::regex compiles by recursion, so less.
+      if (++depth > 100) return k8s::Error{"error parsing regexp: expression nests too deeply"};
       if (i + 1 < pattern.size() && pattern[i + 1] == '?') {
         const std::string_view rest = pattern.substr(i + 2);
         if (rest.starts_with(":")) {
