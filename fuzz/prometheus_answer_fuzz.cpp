@@ -28,7 +28,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (custom) FUZZ_CHECK(custom->size() <= 2, "%zu values for 2 names", custom->size());
   auto external = external_metric_values(*result, "m");
   if (external) FUZZ_CHECK(external->size() == result->samples.size(), "external values lost samples");
-  (void)pod_metrics(*result, *result, "namespace", "pod", "container", std::chrono::minutes(1));
-  (void)node_metrics(*result, *result, "node", std::chrono::minutes(1));
+  auto pod = pod_metrics(*result, *result, "default", {"a", "b"}, "pod", "container", "container",
+                         std::chrono::minutes(1), k8s::Timestamp{});
+  if (pod) FUZZ_CHECK(pod->size() <= 2, "%zu pods for 2 names", pod->size());
+  (void)node_metrics(*result, *result, {"n1"}, "node", std::chrono::minutes(1), k8s::Timestamp{});
   return 0;
 }

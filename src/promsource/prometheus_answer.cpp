@@ -201,82 +201,111 @@ Expected<std::vector<k8s::ExternalMetricValue>> external_metric_values(const Que
 
 namespace {
 
-std::string label_or_empty(const k8s::Labels& labels, std::string_view key) {
-  auto it = labels.find(key);
-  return it == labels.end() ? std::string{} : it->second;
-}
-
-using Key = std::vector<std::string>;
-
-Expected<std::map<Key, const Sample*>> index_by(const QueryResult& result, const std::vector<std::string_view>& labels) {
+// runQuery of pkg/resourceprovider/provider.go: the samples of each object,
+// by its resource label, NaN and negative values as 0.
+Expected<std::map<std::string, std::vector<Sample>, std::less<>>> by_object(const QueryResult& result,
+                                                                            std::string_view label) {
   if (result.result_type != "vector") {
-    return Error{"unexpected results from prometheus: expected vector, got " + result.result_type};
+    return Error{"invalid or empty value of non-vector type (" + result.result_type + ") returned"};
   }
-  std::map<Key, const Sample*> out;
-  for (const auto& s : result.samples) {
-    Key key;
-    for (auto l : labels) key.push_back(label_or_empty(s.metric, l));
-    out[key] = &s;
+  std::map<std::string, std::vector<Sample>, std::less<>> out;
+  for (Sample s : result.samples) {
+    if (std::isnan(s.value) || s.value < 0) s.value = 0;
+    auto it = s.metric.find(label);
+    out[it == s.metric.end() ? std::string{} : it->second].push_back(std::move(s));
   }
   return out;
 }
 
-// cpu in cores (DecimalSI) and memory in bytes (BinarySI), each as
-// NewMilliQuantity(int64(v*1000)) (prometheus-adapter pkg/resourceprovider/provider.go).
-Expected<k8s::ResourceList> usage(const Sample& cpu, const Sample& memory) {
-  auto cores = sample_quantity(cpu.value, k8s::QuantityFormat::DecimalSI);
-  if (!cores) return cores.error().at("cpu");
-  auto bytes = sample_quantity(memory.value, k8s::QuantityFormat::BinarySI);
-  if (!bytes) return bytes.error().at("memory");
-  return k8s::ResourceList{{"cpu", std::move(*cores)}, {"memory", std::move(*bytes)}};
+using ByObject = std::map<std::string, std::vector<Sample>, std::less<>>;
+
+// queryBoth: the cpu and the memory answer, each by object.
+Expected<std::pair<ByObject, ByObject>> by_object_both(const QueryResult& cpu, const QueryResult& memory,
+                                                       std::string_view label) {
+  auto c = by_object(cpu, label);
+  if (!c) return c.error().at("cpu");
+  auto m = by_object(memory, label);
+  if (!m) return m.error().at("memory");
+  return std::pair{std::move(*c), std::move(*m)};
+}
+
+// cpu in cores (DecimalSI), memory in bytes (BinarySI).
+Expected<k8s::Quantity> usage_of(const Sample& s, std::string_view resource) {
+  const bool is_cpu = resource == "cpu";
+  auto q = sample_quantity(s.value, is_cpu ? k8s::QuantityFormat::DecimalSI : k8s::QuantityFormat::BinarySI);
+  if (!q) return q.error().at(resource);
+  return q;
 }
 
 }  // namespace
 
 Expected<std::vector<k8s::PodMetrics>> pod_metrics(const QueryResult& cpu, const QueryResult& memory,
-                                                  std::string_view namespace_label, std::string_view pod_label,
-                                                  std::string_view container_label, std::chrono::nanoseconds window) {
-  const std::vector<std::string_view> labels{namespace_label, pod_label, container_label};
-  auto cpu_index = index_by(cpu, labels);
-  if (!cpu_index) return cpu_index.error().at("cpu");
-  auto memory_index = index_by(memory, labels);
-  if (!memory_index) return memory_index.error().at("memory");
-  std::map<std::pair<std::string, std::string>, k8s::PodMetrics> pods;
-  for (const auto& [key, cpu_sample] : *cpu_index) {
-    auto mem = memory_index->find(key);
-    if (mem == memory_index->end() || key[1].empty()) continue;
-    auto used = usage(*cpu_sample, *mem->second);
-    if (!used) return used.error();
-    auto& pod = pods[{key[0], key[1]}];
-    const k8s::Timestamp ts = std::min(cpu_sample->timestamp, mem->second->timestamp);
-    if (pod.containers.empty() || ts < pod.timestamp) pod.timestamp = ts;
-    pod.metadata.namespace_name = key[0];
-    pod.metadata.name = key[1];
-    pod.window = window;
-    pod.containers.push_back({key[2], std::move(*used)});
-  }
+                                                  std::string_view namespace_name, const std::vector<std::string>& pods,
+                                                  std::string_view pod_label, std::string_view cpu_container_label,
+                                                  std::string_view memory_container_label,
+                                                  std::chrono::nanoseconds window, k8s::Timestamp now) {
+  auto both = by_object_both(cpu, memory, pod_label);
+  if (!both) return both.error();
+  auto& [cpu_by_pod, memory_by_pod] = *both;
   std::vector<k8s::PodMetrics> out;
-  for (auto& [key, pod] : pods) out.push_back(std::move(pod));  // map order: namespace, name; containers sorted
+  for (const auto& name : pods) {
+    auto c = cpu_by_pod.find(name);
+    auto m = memory_by_pod.find(name);
+    if (c == cpu_by_pod.end() || m == memory_by_pod.end()) continue;
+    std::map<std::string, k8s::ResourceList, std::less<>> containers;
+    k8s::Timestamp earliest = k8s::Timestamp::max();
+    for (auto [samples, label, resource] : {std::tuple{&c->second, cpu_container_label, std::string_view("cpu")},
+                                            std::tuple{&m->second, memory_container_label, std::string_view("memory")}}) {
+      for (const auto& s : *samples) {
+        auto q = usage_of(s, resource);
+        if (!q) return q.error().at(name);
+        auto it = s.metric.find(label);
+        containers[it == s.metric.end() ? std::string{} : it->second][std::string(resource)] = std::move(*q);
+        earliest = std::min(earliest, s.timestamp);
+      }
+    }
+    k8s::PodMetrics pod;
+    pod.metadata.name = name;
+    pod.metadata.namespace_name = std::string(namespace_name);
+    pod.metadata.creation_timestamp = now;
+    pod.timestamp = earliest;
+    pod.window = window;
+    for (auto& [container, usage] : containers) {
+      // One resource without the other: the other is 0 (BinarySI for both, as the adapter writes it).
+      for (const char* resource : {"cpu", "memory"}) {
+        if (!usage.contains(resource)) usage[resource] = k8s::Quantity::from_milli(0, k8s::QuantityFormat::BinarySI);
+      }
+      pod.containers.push_back({container, std::move(usage)});
+    }
+    out.push_back(std::move(pod));
+  }
   return out;
 }
 
 Expected<std::vector<k8s::NodeMetrics>> node_metrics(const QueryResult& cpu, const QueryResult& memory,
-                                                    std::string_view node_label, std::chrono::nanoseconds window) {
-  auto cpu_index = index_by(cpu, {node_label});
-  if (!cpu_index) return cpu_index.error().at("cpu");
-  auto memory_index = index_by(memory, {node_label});
-  if (!memory_index) return memory_index.error().at("memory");
+                                                    const std::vector<std::string>& nodes, std::string_view node_label,
+                                                    std::chrono::nanoseconds window, k8s::Timestamp now) {
+  auto both = by_object_both(cpu, memory, node_label);
+  if (!both) return both.error();
+  auto& [cpu_by_node, memory_by_node] = *both;
   std::vector<k8s::NodeMetrics> out;
-  for (const auto& [key, cpu_sample] : *cpu_index) {
-    auto mem = memory_index->find(key);
-    if (mem == memory_index->end() || key[0].empty()) continue;
-    auto used = usage(*cpu_sample, *mem->second);
-    if (!used) return used.error();
+  for (const auto& name : nodes) {
+    auto c = cpu_by_node.find(name);
+    auto m = memory_by_node.find(name);
+    if (c == cpu_by_node.end() || m == memory_by_node.end()) continue;
+    // The first sample of each, as the adapter takes it.
+    const Sample& cpu_sample = c->second.front();
+    const Sample& memory_sample = m->second.front();
+    auto used_cpu = usage_of(cpu_sample, "cpu");
+    if (!used_cpu) return used_cpu.error().at(name);
+    auto used_memory = usage_of(memory_sample, "memory");
+    if (!used_memory) return used_memory.error().at(name);
     k8s::NodeMetrics node;
-    node.metadata.name = key[0];
-    node.timestamp = std::min(cpu_sample->timestamp, mem->second->timestamp);
+    node.metadata.name = name;
+    node.metadata.creation_timestamp = now;
+    node.timestamp = std::min(cpu_sample.timestamp, memory_sample.timestamp);
     node.window = window;
-    node.usage = std::move(*used);
+    node.usage = {{"cpu", std::move(*used_cpu)}, {"memory", std::move(*used_memory)}};
     out.push_back(std::move(node));
   }
   return out;

@@ -101,37 +101,50 @@ TEST_CASE("promsource: external values keep each sample's labels and time") {
 
 TEST_CASE("promsource: resource rules' answers become PodMetrics and NodeMetrics") {
   const QueryResult cpu = parsed(R"({"status":"success","data":{"resultType":"vector","result":[
-    {"metric":{"namespace":"default","pod":"web","container":"b"},"value":[1724321730,"0.0125"]},
-    {"metric":{"namespace":"default","pod":"web","container":"a"},"value":[1724321729,"1"]},
-    {"metric":{"namespace":"default","pod":"only-cpu","container":"a"},"value":[1724321730,"1"]}]}})");
+    {"metric":{"pod":"web","container":"b"},"value":[1724321730,"0.0125"]},
+    {"metric":{"pod":"web","container":"a"},"value":[1724321729,"1"]},
+    {"metric":{"pod":"web","container":"cpu-only"},"value":[1724321730,"-2"]},
+    {"metric":{"pod":"no-memory","container":"a"},"value":[1724321730,"1"]}]}})");
   const QueryResult memory = parsed(R"({"status":"success","data":{"resultType":"vector","result":[
-    {"metric":{"namespace":"default","pod":"web","container":"a"},"value":[1724321730,"1048576"]},
-    {"metric":{"namespace":"default","pod":"web","container":"b"},"value":[1724321730,"1000"]}]}})");
-  auto pods = pod_metrics(cpu, memory, "namespace", "pod", "container", std::chrono::minutes(5));
+    {"metric":{"pod":"web","container":"a"},"value":[1724321730,"1048576"]},
+    {"metric":{"pod":"web","container":"b"},"value":[1724321730,"1000"]},
+    {"metric":{"pod":"web","container":"memory-only"},"value":[1724321731,"NaN"]}]}})");
+  auto now = k8s::parse_time("2026-08-22T10:15:30Z");
+  REQUIRE(now.ok());
+  auto pods = pod_metrics(cpu, memory, "default", {"no-memory", "web", "absent"}, "pod", "container", "container",
+                          std::chrono::minutes(5), *now);
   REQUIRE(pods.ok());
-  REQUIRE(pods->size() == 1);
+  REQUIRE(pods->size() == 1);  // a pod needs both answers
   const auto& pod = (*pods)[0];
   CHECK(pod.metadata.namespace_name == "default");
   CHECK(pod.metadata.name == "web");
+  CHECK(pod.metadata.creation_timestamp == *now);
   CHECK(k8s::format_time(pod.timestamp) == "2024-08-22T10:15:29Z");  // the oldest sample
   CHECK(pod.window == std::chrono::minutes(5));
-  REQUIRE(pod.containers.size() == 2);
-  CHECK(pod.containers[0].name == "a");
-  CHECK(pod.containers[0].usage.at("cpu").to_string() == "1");
-  CHECK(pod.containers[0].usage.at("memory").to_string() == "1Mi");
-  CHECK(pod.containers[1].name == "b");
-  // 0.0125 cores: int64(12.5) milli-cores truncates to 12m, as Go's conversion does.
-  CHECK(pod.containers[1].usage.at("cpu").to_string() == "12m");
-  CHECK(pod.containers[1].usage.at("memory").to_string() == "1k");
+  std::vector<std::string> usage;
+  for (const auto& c : pod.containers) {
+    usage.push_back(c.name + " cpu=" + c.usage.at("cpu").to_string() + " memory=" + c.usage.at("memory").to_string());
+  }
+  // 0.0125 cores: int64(12.5) milli-cores truncates to 12m, as Go's
+  // conversion does; a negative or NaN sample is 0; a container with one
+  // resource gets 0 for the other.
+  CHECK(usage == std::vector<std::string>{"a cpu=1 memory=1Mi", "b cpu=12m memory=1k", "cpu-only cpu=0 memory=0",
+                                          "memory-only cpu=0 memory=0"});
   const QueryResult node_cpu = parsed(R"({"status":"success","data":{"resultType":"vector","result":[
-    {"metric":{"node":"n1"},"value":[1724321730,"2.5"]}]}})");
+    {"metric":{"node":"n2"},"value":[1724321730,"2.5"]},{"metric":{"node":"n1"},"value":[1724321730,"0.5"]}]}})");
   const QueryResult node_memory = parsed(R"({"status":"success","data":{"resultType":"vector","result":[
-    {"metric":{"node":"n1"},"value":[1724321730,"2147483648"]}]}})");
-  auto nodes = node_metrics(node_cpu, node_memory, "node", std::chrono::minutes(1));
+    {"metric":{"node":"n2"},"value":[1724321725,"2147483648"]}]}})");
+  auto nodes = node_metrics(node_cpu, node_memory, {"n1", "n2"}, "node", std::chrono::minutes(1), *now);
   REQUIRE(nodes.ok());
-  REQUIRE(nodes->size() == 1);
+  REQUIRE(nodes->size() == 1);  // n1 has no memory sample
+  CHECK((*nodes)[0].metadata.name == "n2");
   CHECK((*nodes)[0].usage.at("cpu").to_string() == "2500m");
   CHECK((*nodes)[0].usage.at("memory").to_string() == "2Gi");
+  CHECK(k8s::format_time((*nodes)[0].timestamp) == "2024-08-22T10:15:25Z");
+  const QueryResult matrix{"matrix", {}};
+  auto bad = node_metrics(matrix, node_memory, {"n2"}, "node", std::chrono::minutes(1), *now);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message == "cpu: invalid or empty value of non-vector type (matrix) returned");
 }
 
 TEST_CASE("promsource: errors, garbage and huge answers are error values") {

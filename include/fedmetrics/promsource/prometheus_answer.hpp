@@ -63,17 +63,28 @@ k8s::Expected<std::vector<k8s::MetricValue>> custom_metric_values(
 k8s::Expected<std::vector<k8s::ExternalMetricValue>> external_metric_values(const QueryResult& result,
                                                                             std::string_view metric);
 
-// PodMetrics from the cpu and memory answers of containerQuery: grouped by
-// the namespace, pod and container labels; cpu as DecimalSI cores, memory as
-// BinarySI bytes; a container needs both samples. Sorted by namespace, name;
-// containers by name. Timestamp: the oldest sample of the pod.
+// The resource rules' answers as metrics.k8s.io values
+// (prometheus-adapter pkg/resourceprovider/provider.go): samples go to the
+// object their resource label names; NaN and negative values count as 0;
+// cpu is written in cores (DecimalSI), memory in bytes (BinarySI).
+//
+// PodMetrics of `pods` (of one namespace, the containerQuery answers for
+// them) in that order: a pod needs cpu and memory samples, else it is left
+// out; a container with only one of them gets 0 for the other; containers
+// sorted by name (the adapter's order is a Go map's); timestamp the oldest
+// sample of the pod; creationTimestamp `now`, as the adapter writes it.
+// Labels are the caller's (the adapter copies the pod's own).
 k8s::Expected<std::vector<k8s::PodMetrics>> pod_metrics(const QueryResult& cpu, const QueryResult& memory,
-                                                       std::string_view namespace_label, std::string_view pod_label,
-                                                       std::string_view container_label,
-                                                       std::chrono::nanoseconds window);
-// NodeMetrics from nodeQuery's cpu and memory answers, by the node label.
+                                                       std::string_view namespace_name,
+                                                       const std::vector<std::string>& pods, std::string_view pod_label,
+                                                       std::string_view cpu_container_label,
+                                                       std::string_view memory_container_label,
+                                                       std::chrono::nanoseconds window, k8s::Timestamp now);
+// NodeMetrics of `nodes` in that order, from the first cpu and memory sample
+// of each (a node without both is left out); timestamp the older of the two.
 k8s::Expected<std::vector<k8s::NodeMetrics>> node_metrics(const QueryResult& cpu, const QueryResult& memory,
-                                                         std::string_view node_label,
-                                                         std::chrono::nanoseconds window);
+                                                         const std::vector<std::string>& nodes,
+                                                         std::string_view node_label, std::chrono::nanoseconds window,
+                                                         k8s::Timestamp now);
 
 }  // namespace fedmetrics::promsource
