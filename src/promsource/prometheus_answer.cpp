@@ -75,6 +75,39 @@ Expected<k8s::Labels> read_labels(const json& object, const std::string& where) 
   return labels;
 }
 
+// metav1.ParseToLabelSelector (apimachinery pkg/apis/meta/v1/helpers.go),
+// which the adapter writes as metric.selector: = and == as matchLabels, in,
+// notin, exists and !exists as matchExpressions (values sorted), and any
+// other operator an error.
+Expected<json> selector_object(const k8s::LabelSelector& selector) {
+  json match_labels = json::object();
+  json match_expressions = json::array();
+  for (const auto& r : selector.requirements()) {
+    std::string op;
+    switch (r.op) {
+      case k8s::SelectorOperator::Equals:
+      case k8s::SelectorOperator::DoubleEquals:
+        if (r.values.size() != 1) return Error{"equals operator must have exactly one value"};
+        match_labels[r.key] = r.values.front();
+        continue;
+      case k8s::SelectorOperator::In: op = "In"; break;
+      case k8s::SelectorOperator::NotIn: op = "NotIn"; break;
+      case k8s::SelectorOperator::Exists: op = "Exists"; break;
+      case k8s::SelectorOperator::DoesNotExist: op = "DoesNotExist"; break;
+      case k8s::SelectorOperator::GreaterThan: return Error{"\"gt\" isn't supported in label selectors"};
+      case k8s::SelectorOperator::LessThan: return Error{"\"lt\" isn't supported in label selectors"};
+      case k8s::SelectorOperator::NotEquals: return Error{"\"!=\" is not a valid label selector operator"};
+    }
+    json expression = {{"key", r.key}, {"operator", op}};
+    if (!r.values.empty()) expression["values"] = r.values;
+    match_expressions.push_back(std::move(expression));
+  }
+  json out = json::object();
+  if (!match_labels.empty()) out["matchLabels"] = std::move(match_labels);
+  if (!match_expressions.empty()) out["matchExpressions"] = std::move(match_expressions);
+  return out;
+}
+
 }  // namespace
 
 Expected<QueryResult> parse_query_answer(std::string_view body, const AnswerLimits& limits) {
@@ -166,6 +199,12 @@ Expected<std::vector<k8s::MetricValue>> custom_metric_values(const QueryResult& 
     auto it = s.metric.find(resource_label);
     by_name[it == s.metric.end() ? std::string{} : it->second] = s.value;
   }
+  json selector_json = nullptr;
+  if (!metric_selector.empty()) {
+    auto object = selector_object(metric_selector);
+    if (!object) return object.error();
+    selector_json = std::move(*object);
+  }
   std::vector<k8s::MetricValue> out;
   for (const auto& name : names) {
     auto it = by_name.find(name);
@@ -180,7 +219,7 @@ Expected<std::vector<k8s::MetricValue>> custom_metric_values(const QueryResult& 
     v.described_object.name = name;
     v.described_object.api_version = info.group_resource.group + "/" + info.version;
     v.metric_name = std::string(metric);
-    v.metric_selector = metric_selector.empty() ? json(nullptr) : metric_selector.to_object();
+    v.metric_selector = selector_json;
     v.timestamp = now;
     v.value = std::move(*quantity);
     out.push_back(std::move(v));

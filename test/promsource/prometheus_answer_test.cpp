@@ -71,6 +71,22 @@ TEST_CASE("promsource: a vector answer gives one custom value per named object, 
         R"("timestamp":"2026-08-22T10:15:30Z","value":"1500m"})");
   CHECK(v1beta2["items"][1]["describedObject"]["name"] == "b");
   CHECK(v1beta2["items"][1]["value"] == "0");
+  struct SelectorCase {
+    std::string selector, object;
+  };
+  // As metav1.ParseToLabelSelector writes them; != has no object form.
+  for (const auto& c : std::vector<SelectorCase>{
+           {"verb in (GET)", R"({"matchExpressions":[{"key":"verb","operator":"In","values":["GET"]}]})"},
+           {"a=1,b notin (y,x),c,!d",
+            R"({"matchExpressions":[{"key":"b","operator":"NotIn","values":["x","y"]},{"key":"c","operator":"Exists"},)"
+            R"({"key":"d","operator":"DoesNotExist"}],"matchLabels":{"a":"1"}})"},
+           {"verb!=GET", "<error> \"!=\" is not a valid label selector operator"}}) {
+    INFO(c.selector);
+    auto s = k8s::LabelSelector::parse(c.selector);
+    REQUIRE(s.ok());
+    auto v = custom_metric_values(result, *pods, "pod", "default", {"a"}, "m", *s, *now);
+    CHECK((v ? (*v)[0].metric_selector.dump() : "<error> " + v.error().message) == c.object);
+  }
   const ResourceInfo* deployments = ResourceCatalog::builtin().find({"", "deployments"});
   REQUIRE(deployments != nullptr);
   auto d = custom_metric_values(result, *deployments, "pod", "default", {"a"}, "m", {}, *now);

@@ -51,7 +51,9 @@ k8s::Expected<k8s::Quantity> sample_quantity(double value, k8s::QuantityFormat f
 // The custom metric values of `names` (in that order; a name without a
 // sample is left out) from a vector answer: describedObject from `info`,
 // the name from the sample's `resource_label`, timestamp `now`, no window,
-// metric.selector the selector's object form when not empty. The adapter
+// metric.selector the selector's object form when not empty (= as
+// matchLabels, in/notin/exists/!exists as matchExpressions; a != cannot be
+// written there and is an error, as in the adapter). The adapter
 // answers the values of the objects it listed; callers pass those names.
 k8s::Expected<std::vector<k8s::MetricValue>> custom_metric_values(
     const QueryResult& result, const ResourceInfo& info, std::string_view resource_label,
