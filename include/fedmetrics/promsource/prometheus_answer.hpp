@@ -1,5 +1,6 @@
 #pragma once
-// Prometheus HTTP API answers (prometheus/prometheus docs/querying/api.md)
+// Prometheus HTTP API answers
+// (https://github.com/prometheus/prometheus/blob/main/docs/querying/api.md)
 // read from untrusted text, and turned into the metrics APIs' values as
 // prometheus-adapter writes them (pkg/custom-provider/provider.go metricFor,
 // pkg/external-provider/metric_converter.go, pkg/resourceprovider/provider.go).

@@ -34,8 +34,8 @@ struct RegexFilter {
 struct ResourceMapping {
   std::string template_text;  // `template`, delimiters << >>, fields .Group and .Resource
   std::map<std::string, GroupResource> overrides;  // label -> group-resource
-  // externalRules only: false leaves the request's namespace out of the
-  // query (the adapter's docs/externalmetrics.md).
+  // externalRules only: false leaves the request's namespace out of the query
+  // (https://github.com/kubernetes-sigs/prometheus-adapter/blob/master/docs/externalmetrics.md).
   std::optional<bool> namespaced;
 };
 
