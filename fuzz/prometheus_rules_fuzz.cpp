@@ -8,6 +8,7 @@
 // a rendered query is never empty.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -46,9 +47,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                compiled.error().message.c_str());
     return 0;
   }
-  const std::vector<std::vector<Series>> custom(compiled->rules.size(), series());
-  const std::vector<std::vector<Series>> external(compiled->external_rules.size(), series());
-  const SeriesRegistry registry(*compiled, custom, external);
+  const auto rules = std::make_shared<const CompiledRules>(std::move(*compiled));
+  const std::vector<std::vector<Series>> custom(rules->rules.size(), series());
+  const std::vector<std::vector<Series>> external(rules->external_rules.size(), series());
+  const SeriesRegistry registry(rules, custom, external);
   for (const auto& info : registry.custom_metrics()) {
     auto query = registry.query_for_metric(info.group_resource, info.metric, info.namespaced ? "default" : "", {},
                                            {"a", "b"});
@@ -59,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto query = registry.query_for_external_metric(name, "default", {});
     FUZZ_CHECK(query.has_value(), "listed external metric %s not found", name.c_str());
   }
-  if (compiled->cpu) (void)compiled->cpu->container_query("default", {"a"});
-  if (compiled->memory) (void)compiled->memory->node_query({"n1", "n2"});
+  if (rules->cpu) (void)rules->cpu->container_query("default", {"a"});
+  if (rules->memory) (void)rules->memory->node_query({"n1", "n2"});
   return 0;
 }

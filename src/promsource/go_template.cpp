@@ -51,7 +51,7 @@ k8s::Expected<std::string> string_literal(std::string_view s, std::size_t& used)
 
 }  // namespace
 
-k8s::Expected<GoTemplate> GoTemplate::parse(std::string_view text, const std::set<std::string>& fields) {
+k8s::Expected<GoTemplate> GoTemplate::parse(std::string_view text, const std::map<std::string, FieldKind>& fields) {
   GoTemplate out;
   std::size_t pos = 0;
   bool trim_next_left = false;
@@ -120,10 +120,14 @@ k8s::Expected<GoTemplate> GoTemplate::parse(std::string_view text, const std::se
     } else {
       return k8s::Error{"unsupported action " + shown + " (only fields, map keys and index are supported)"};
     }
-    if (!fields.contains(field.name)) {
+    const auto kind = fields.find(field.name);
+    if (kind == fields.end()) {
       std::string known;
-      for (const auto& f : fields) known += (known.empty() ? "." : ", .") + f;
+      for (const auto& [f, k] : fields) known += (known.empty() ? "." : ", .") + f;
       return k8s::Error{"in " + shown + ": can't evaluate field " + field.name + " (the fields are " + known + ")"};
+    }
+    if (field.has_key && kind->second != FieldKind::Map) {
+      return k8s::Error{"in " + shown + ": ." + field.name + " is not a map, it has no keys"};
     }
     out.nodes_.push_back(std::move(field));
   }

@@ -13,7 +13,6 @@
 // is an error when the template is parsed, where Go would fail some of them
 // only when the query runs.
 #include <map>
-#include <set>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -30,10 +29,14 @@ struct TemplateContext {
   std::map<std::string, std::vector<std::string>> slices;
 };
 
+// What a field of the context holds: a key or index applies to a map only.
+enum class FieldKind { String, Map, Slice };
+
 class GoTemplate {
  public:
-  // `fields`: the field names the context will offer (anything else is an error).
-  static k8s::Expected<GoTemplate> parse(std::string_view text, const std::set<std::string>& fields);
+  // `fields`: the fields the context will offer, with their kinds (any other
+  // field, or a key of a field that is not a map, is an error).
+  static k8s::Expected<GoTemplate> parse(std::string_view text, const std::map<std::string, FieldKind>& fields);
   [[nodiscard]] std::string render(const TemplateContext& context) const;
   [[nodiscard]] bool empty() const { return nodes_.empty(); }
 

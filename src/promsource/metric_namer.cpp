@@ -40,7 +40,11 @@ std::string label_matcher(std::string_view label, std::string_view op, std::stri
 
 namespace {
 
-const std::set<std::string> kQueryFields = {"Series", "LabelMatchers", "LabelValuesByName", "GroupBy", "GroupBySlice"};
+const std::map<std::string, FieldKind> kQueryFields = {{"Series", FieldKind::String},
+                                                      {"LabelMatchers", FieldKind::String},
+                                                      {"LabelValuesByName", FieldKind::Map},
+                                                      {"GroupBy", FieldKind::String},
+                                                      {"GroupBySlice", FieldKind::Slice}};
 const GroupResource kNamespaces{"", "namespaces"};
 const GroupResource kNodes{"", "nodes"};
 const GroupResource kPods{"", "pods"};
@@ -158,7 +162,8 @@ struct Compiler {
   Expected<ResourceConverter> converter(const ResourceMapping& mapping, const std::string& where) {
     auto impl = std::make_shared<ResourceConverter::Impl>();
     if (!mapping.template_text.empty()) {
-      auto templ = GoTemplate::parse(mapping.template_text, {"Group", "Resource"});
+      auto templ = GoTemplate::parse(mapping.template_text,
+                                     {{"Group", FieldKind::String}, {"Resource", FieldKind::String}});
       if (!templ) return templ.error().at(where + ".template");
       TemplateContext pattern;
       pattern.strings["Group"] = "(?P<group>.+?)";

@@ -2,9 +2,10 @@
 
 namespace fedmetrics::promsource {
 
-SeriesRegistry::SeriesRegistry(const CompiledRules& rules, const std::vector<std::vector<Series>>& series,
+SeriesRegistry::SeriesRegistry(std::shared_ptr<const CompiledRules> rules,
+                               const std::vector<std::vector<Series>>& series,
                                const std::vector<std::vector<Series>>& external_series)
-    : rules_(std::make_shared<const CompiledRules>(rules)) {
+    : rules_(std::move(rules)) {
   static const GroupResource cluster_scoped[] = {{"", "namespaces"}, {"", "nodes"}, {"", "persistentvolumes"}};
   for (std::size_t i = 0; i < rules_->rules.size() && i < series.size(); ++i) {
     const MetricNamer& namer = rules_->rules[i];

@@ -104,7 +104,7 @@ TEST_CASE("promsource: stock rules name the series the adapter names") {
       {"up", {{"namespace", "shop"}, {"service", "cart"}}},
   };
   const std::vector<Series> queue{{"queue_depth", {{"topic", "orders"}}}};
-  SeriesRegistry registry(rules, {http, cadvisor, cadvisor, generic}, {queue, {}});
+  SeriesRegistry registry(std::make_shared<const CompiledRules>(rules), {http, cadvisor, cadvisor, generic}, {queue, {}});
   // Sorted by group, resource, metric; a label the template maps to a
   // resource counts (job -> jobs.batch), one naming none does not (instance).
   CHECK(names_of(registry.custom_metrics()) == std::vector<std::string>{
@@ -126,7 +126,7 @@ TEST_CASE("promsource: stock rules name the series the adapter names") {
 TEST_CASE("promsource: metricsQuery renders what the adapter renders for names and selectors") {
   const CompiledRules rules = compile(kStock);
   const std::vector<Series> http{{"http_requests_total", {{"namespace", "default"}, {"pod", "a"}}}};
-  SeriesRegistry registry(rules, {http, {}, {}, {}}, {});
+  SeriesRegistry registry(std::make_shared<const CompiledRules>(rules), {http, {}, {}, {}}, {});
   struct Case {
     std::vector<std::string> names;
     std::string selector;
@@ -196,7 +196,7 @@ TEST_CASE("promsource: template fields as the adapter's query builder gives them
 
 TEST_CASE("promsource: external queries: selector, then namespace unless namespaced is false") {
   const CompiledRules rules = compile(kStock + "  resources: {template: \"<<.Resource>>\"}\n");
-  SeriesRegistry registry(rules, {}, {{{"queue_depth", {{"topic", "a"}}}}, {{"queue_consumer_lag", {{"name", "q"}}}}});
+  SeriesRegistry registry(std::make_shared<const CompiledRules>(rules), {}, {{{"queue_depth", {{"topic", "a"}}}}, {{"queue_consumer_lag", {{"name", "q"}}}}});
   auto depth = registry.query_for_external_metric("queue_depth", "default", selector("topic in (a,b)"));
   REQUIRE(depth.has_value());
   REQUIRE(depth->ok());
@@ -274,6 +274,10 @@ TEST_CASE("promsource: a bad rule is refused at load, naming the file and the ru
        "rules.yaml: rules[1].metricsQuery: in <<.Serie>>: can't evaluate field Serie (the fields are .GroupBy, .GroupBySlice, .LabelMatchers, .LabelValuesByName, .Series)"},
       {head + "- seriesQuery: y\n  metricsQuery: 'sum(<<.Series>>'\n  resources: {template: '<<.Resource'}\n",
        "rules.yaml: rules[1].resources.template: unclosed action (no >> after <<)"},
+      {head + "- seriesQuery: y\n  metricsQuery: '<<index .Series \"a\">>'\n",
+       "rules.yaml: rules[1].metricsQuery: in <<index .Series \"a\">>: .Series is not a map, it has no keys"},
+      {head + "- seriesQuery: y\n  metricsQuery: '<<.GroupBySlice.x>>'\n",
+       "rules.yaml: rules[1].metricsQuery: in <<.GroupBySlice.x>>: .GroupBySlice is not a map, it has no keys"},
       {head + "- seriesQuery: y\n  metricsQuery: '<<if .Series>>x<<end>>'\n",
        "rules.yaml: rules[1].metricsQuery: unsupported action <<if .Series>> (only fields, map keys and index are supported)"},
       {head + "- seriesQuery: y\n  metricsQuery: x\n  seriesFilters: [{is: a, isNot: b}]\n",

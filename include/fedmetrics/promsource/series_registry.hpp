@@ -5,6 +5,7 @@
 // pkg/external-provider/external_series_registry.go). Built whole from one
 // relist and never changed afterwards: the caller swaps the snapshot.
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,7 +29,8 @@ class SeriesRegistry {
   // `series[i]` is what rules[i]'s seriesQuery returned (unfiltered; rules
   // sharing a seriesQuery may share one answer). A series whose name
   // name.matches does not match is skipped, as the adapter skips it.
-  SeriesRegistry(const CompiledRules& rules, const std::vector<std::vector<Series>>& series,
+  // The registry keeps `rules` (shared by every relist's registry).
+  SeriesRegistry(std::shared_ptr<const CompiledRules> rules, const std::vector<std::vector<Series>>& series,
                  const std::vector<std::vector<Series>>& external_series);
 
   // Sorted by group-resource, then metric. namespaces, nodes and
