@@ -299,3 +299,36 @@ TEST_CASE("promsource: a bad rule is refused at load, naming the file and the ru
     CHECK_THAT(compile_error(c.yaml), Catch::StartsWith(c.error));
   }
 }
+
+TEST_CASE("promsource: config-gen's default rules for counters: _total is a rate, _seconds_total its own rule") {
+  // The shape of prometheus-adapter's generated defaults
+  // (cmd/config-gen/utils/default.go): template resources, a 5m rate.
+  const CompiledRules rules = compile(R"yaml(
+rules:
+- seriesQuery: '{namespace!="",__name__=~"^.*_seconds_total$"}'
+  resources: {template: "<<.Resource>>"}
+  name: {matches: "^(.*)_seconds_total$"}
+  metricsQuery: sum(rate(<<.Series>>{<<.LabelMatchers>>}[5m])) by (<<.GroupBy>>)
+- seriesQuery: '{namespace!="",__name__=~"^.*_total$"}'
+  resources: {template: "<<.Resource>>"}
+  seriesFilters: [{isNot: "^.*_seconds_total$"}]
+  name: {matches: "^(.*)_total$"}
+  metricsQuery: sum(rate(<<.Series>>{<<.LabelMatchers>>}[5m])) by (<<.GroupBy>>)
+)yaml");
+  const std::vector<Series> relist{
+      {"http_requests_total", {{"namespace", "default"}, {"pod", "a"}}},
+      {"http_request_duration_seconds_total", {{"namespace", "default"}, {"pod", "a"}}},
+  };
+  SeriesRegistry registry(std::make_shared<const CompiledRules>(rules), {relist, relist}, {});
+  CHECK(names_of(registry.custom_metrics()) == std::vector<std::string>{
+      "namespaces/http_request_duration", "namespaces/http_requests", "pods/http_request_duration (namespaced)",
+      "pods/http_requests (namespaced)"});
+  auto pods = registry.query_for_metric({"", "pods"}, "http_requests", "default", {}, {"a", "b"});
+  REQUIRE(pods.has_value());
+  REQUIRE(pods->ok());
+  CHECK(**pods == R"(sum(rate(http_requests_total{namespace="default",pod=~"a|b"}[5m])) by (pod))");
+  auto ns = registry.query_for_metric({"", "namespaces"}, "http_request_duration", "", {}, {"default"});
+  REQUIRE(ns.has_value());
+  REQUIRE(ns->ok());
+  CHECK(**ns == R"(sum(rate(http_request_duration_seconds_total{namespace="default"}[5m])) by (namespace))");
+}
