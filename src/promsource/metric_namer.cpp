@@ -1,5 +1,6 @@
 #include "fedmetrics/promsource/metric_namer.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "promsource/go_regexp.hpp"
@@ -22,6 +23,7 @@ struct ResourceConverter::Impl {
 struct MetricNamer::Impl {
   std::string series_query;
   bool namespaced = true;  // externalRules' resources.namespaced
+  std::vector<LabelValueReplacement> replacements;
   std::vector<std::pair<GoRegexp, bool>> filters;  // regexp, must match
   GoRegexp name_matches;
   std::string name_as;
@@ -55,6 +57,30 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
     if (i) out += sep;
     out += parts[i];
   }
+  return out;
+}
+
+// Go's strings.ReplaceAll.
+std::string replace_all(std::string_view text, std::string_view find, std::string_view replace) {
+  std::string out;
+  if (find.empty()) {
+    // Go inserts `replace` before each UTF-8 sequence and at the end.
+    for (std::size_t i = 0; i < text.size();) {
+      out += replace;
+      const std::size_t n = std::max<std::size_t>(1, k8s::detail::utf8_sequence_length(text, i));
+      out += text.substr(i, n);
+      i += n;
+    }
+    out += replace;
+    return out;
+  }
+  std::size_t pos = 0;
+  for (auto hit = text.find(find); hit != std::string_view::npos; hit = text.find(find, pos)) {
+    out += text.substr(pos, hit - pos);
+    out += replace;
+    pos = hit + find.size();
+  }
+  out += text.substr(pos);
   return out;
 }
 
@@ -205,6 +231,7 @@ struct Compiler {
     auto impl = std::make_shared<MetricNamer::Impl>();
     impl->series_query = rule.series_query;
     impl->namespaced = rule.resources.namespaced.value_or(true);
+    impl->replacements = rule.label_value_replacements;
     if (rule.series_query.empty()) return Error{where + ".seriesQuery: required"};
     auto query = query_template(rule.metrics_query, where + ".metricsQuery");
     if (!query) return query.error();
@@ -351,6 +378,11 @@ Expected<std::string> MetricNamer::query_for_external_series(std::string_view se
   std::map<std::string, std::string> values_by_name;
   const std::string_view scope = impl_->namespaced ? namespace_name : std::string_view{};
   if (auto ok = base_matchers(converter_, metric_selector, scope, values_by_name, exprs); !ok) return ok.error();
+  // BuildExternal runs labelValueReplacements on .LabelValuesByName only
+  // (strings.ReplaceAll; an empty find inserts between characters, as Go does).
+  for (const auto& r : impl_->replacements) {
+    for (auto& [label, value] : values_by_name) value = replace_all(value, r.find, r.replace);
+  }
   return render_query(impl_->metrics_query, series, std::move(exprs), std::move(values_by_name), {}, "");
 }
 

@@ -64,6 +64,27 @@ Expected<ResourceMapping> read_resources(const YAML::Node& node, const std::stri
   return out;
 }
 
+// A list of mappings with two string fields (seriesFilters' is and isNot,
+// labelValueReplacements' find and replace).
+Expected<std::vector<std::pair<std::string, std::string>>> string_pairs(const YAML::Node& map, const char* key,
+                                                                        const char* first, const char* second,
+                                                                        const std::string& where) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const YAML::Node list = map[key];
+  if (!list || list.IsNull()) return out;
+  if (!list.IsSequence()) return Error{where + "." + key + ": expected a list"};
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string at = where + "." + key + "[" + std::to_string(i) + "]";
+    if (!list[i].IsMap()) return Error{at + ": expected a mapping with " + first + " or " + second};
+    auto a = string_field(list[i], first, at);
+    if (!a) return a.error();
+    auto b = string_field(list[i], second, at);
+    if (!b) return b.error();
+    out.emplace_back(std::move(*a), std::move(*b));
+  }
+  return out;
+}
+
 Expected<DiscoveryRule> read_rule(const YAML::Node& node, const std::string& where) {
   if (!node.IsMap()) return Error{where + ": expected a mapping"};
   DiscoveryRule rule;
@@ -73,22 +94,12 @@ Expected<DiscoveryRule> read_rule(const YAML::Node& node, const std::string& whe
   auto metrics_query = string_field(node, "metricsQuery", where);
   if (!metrics_query) return metrics_query.error();
   rule.metrics_query = *metrics_query;
-  const YAML::Node filters = node["seriesFilters"];
-  if (filters && !filters.IsNull()) {
-    if (!filters.IsSequence()) return Error{where + ".seriesFilters: expected a list"};
-    for (std::size_t i = 0; i < filters.size(); ++i) {
-      const std::string at = where + ".seriesFilters[" + std::to_string(i) + "]";
-      if (!filters[i].IsMap()) return Error{at + ": expected a mapping with is or isNot"};
-      RegexFilter f;
-      auto is = string_field(filters[i], "is", at);
-      if (!is) return is.error();
-      auto is_not = string_field(filters[i], "isNot", at);
-      if (!is_not) return is_not.error();
-      f.is = *is;
-      f.is_not = *is_not;
-      rule.series_filters.push_back(std::move(f));
-    }
-  }
+  auto filters = string_pairs(node, "seriesFilters", "is", "isNot", where);
+  if (!filters) return filters.error();
+  for (auto& [is, is_not] : *filters) rule.series_filters.push_back({std::move(is), std::move(is_not)});
+  auto replacements = string_pairs(node, "labelValueReplacements", "find", "replace", where);
+  if (!replacements) return replacements.error();
+  for (auto& [find, replace] : *replacements) rule.label_value_replacements.push_back({std::move(find), std::move(replace)});
   auto resources = read_resources(node["resources"], where + ".resources");
   if (!resources) return resources.error();
   rule.resources = std::move(*resources);

@@ -332,3 +332,17 @@ rules:
   REQUIRE(ns->ok());
   CHECK(**ns == R"(sum(rate(http_request_duration_seconds_total{namespace="default"}[5m])) by (namespace))");
 }
+
+TEST_CASE("promsource: labelValueReplacements change an external query's LabelValuesByName only") {
+  const CompiledRules rules = compile(R"yaml(
+externalRules:
+- seriesQuery: '{__name__="queue_depth"}'
+  resources: {namespaced: false}
+  labelValueReplacements:
+  - {find: "_", replace: "#"}
+  metricsQuery: 'sum(<<.Series>>{<<.LabelMatchers>>,queue="<<index .LabelValuesByName "queue">>"})'
+)yaml");
+  auto query = rules.external_rules[0].query_for_external_series("queue_depth", "default", selector("queue=a_b"));
+  REQUIRE(query.ok());
+  CHECK(*query == R"(sum(queue_depth{queue="a_b",queue="a#b"}))");
+}

@@ -32,6 +32,7 @@ externalRules:
 - seriesQuery: '{__name__="queue_depth"}'
   metricsQuery: sum(<<.Series>>{<<.LabelMatchers>>})
   resources: {namespaced: false}
+  labelValueReplacements: [{find: "_", replace: "#"}]
 resourceRules:
   cpu:
     containerQuery: 'sum by (<<.GroupBy>>) (irate(container_cpu_usage_seconds_total{<<.LabelMatchers>>,container!="",pod!=""}[4m]))'
@@ -63,6 +64,8 @@ resourceRules:
   CHECK(rule.metrics_query == "sum(rate(<<.Series>>{<<.LabelMatchers>>}[2m])) by (<<.GroupBy>>)");
   REQUIRE(config->external_rules.size() == 1);
   CHECK(config->external_rules[0].resources.namespaced == false);
+  REQUIRE(config->external_rules[0].label_value_replacements.size() == 1);
+  CHECK(config->external_rules[0].label_value_replacements[0].replace == "#");
   REQUIRE(config->resource_rules.has_value());
   CHECK(config->resource_rules->window == 5min);
   CHECK(config->resource_rules->memory.container_label == "container");

@@ -44,12 +44,20 @@ struct NameMapping {
   std::string as;       // expansion; empty means $0 or $1 (see metric_namer.hpp)
 };
 
+// A find/replace run on the label values an external query's
+// .LabelValuesByName gives (values Kubernetes cannot hold, such as '#').
+struct LabelValueReplacement {
+  std::string find;
+  std::string replace;
+};
+
 struct DiscoveryRule {
   std::string series_query;
   std::vector<RegexFilter> series_filters;
   ResourceMapping resources;
   NameMapping name;
   std::string metrics_query;
+  std::vector<LabelValueReplacement> label_value_replacements;  // labelValueReplacements
 };
 
 struct ResourceRule {
