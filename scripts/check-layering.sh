@@ -18,6 +18,7 @@ root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 declare -A allowed=(
   [k8s]=""
   [cron]="k8s"
+  [promsource]="k8s"
   [transport]="k8s"
   [aggregator]="k8s transport"
   [auth]="k8s"
