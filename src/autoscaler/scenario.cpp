@@ -65,7 +65,7 @@ struct DecodedPod {
 
 DecodedPod decode_pod(const Fields& f, Timestamp step_time, Timestamp start, const std::string& default_namespace) {
   f.allow({"name", "namespace", "cluster", "phase", "ready", "startTime", "readyTransitionTime", "deleting",
-           "containers", "usage", "usageTimestamp", "usageWindowSeconds", "metrics"});
+           "containers", "resources", "usage", "usageTimestamp", "usageWindowSeconds", "metrics"});
   DecodedPod out;
   Pod& pod = out.pod;
   auto name = f.string("name");
@@ -93,6 +93,11 @@ DecodedPod decode_pod(const Fields& f, Timestamp step_time, Timestamp start, con
     container.name = *cname;
     if (auto requests = c.object("requests")) container.requests = resource_list(*requests);
     pod.containers.push_back(std::move(container));
+  }
+  // Pod-level resources, as pod.spec.resources: {"requests": {"cpu": "1"}}.
+  if (auto resources = f.object("resources")) {
+    resources->allow({"requests"});
+    if (auto requests = resources->object("requests")) pod.requests = resource_list(*requests);
   }
 
   if (auto usage = f.object("usage")) {

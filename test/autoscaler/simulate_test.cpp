@@ -241,6 +241,21 @@ TEST_CASE("simulate: the step rules of a scenario file", "[autoscaler][simulate]
     Run scaled = simulate_text(scenario(read_all, R"(, "config": {"downscaleStabilizationSeconds": 0})"));
     CHECK(desired(scaled) == std::vector<int>{1});
   }
+  SECTION("a pod's pod-level requests replace its containers' in the utilization") {
+    // containers 100m: 80m is 80 % of 50 % -> 2; pod-level 400m: 20 % -> 1
+    const std::string pod_level =
+        R"({"name": "web-1", "resources": {"requests": {"cpu": "400m"}},
+            "containers": [{"name": "app", "requests": {"cpu": "100m"}}], "usage": {"cpu": "80m"}})";
+    Run run = simulate_text(scenario("[{\"at\": 0, \"replicas\": 1, \"pods\": [" + pod_level + "]}]"));
+    REQUIRE(run.exit == 0);
+    CHECK(desired(run) == std::vector<int>{1});
+    CHECK(run.lines[0].at("currentMetrics")[0].at("resource").at("current").at("averageUtilization") == 20);
+    // A container without requests counts nothing once the pod has them.
+    const std::string bare =
+        R"({"name": "web-1", "resources": {"requests": {"cpu": "40m"}}, "containers": [{"name": "app"}], "usage": {"cpu": "80m"}})";
+    Run counted = simulate_text(scenario("[{\"at\": 0, \"replicas\": 1, \"pods\": [" + bare + "]}]"));
+    CHECK(desired(counted) == std::vector<int>{4});
+  }
   SECTION("minReplicas 0 without Object or External metrics is evaluated with a warning") {
     const std::string text = std::string(R"({"hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"},
       "minReplicas": 0, "maxReplicas": 10, "metrics": [{"type": "Resource", "resource": {"name": "cpu",
@@ -295,6 +310,11 @@ TEST_CASE("simulate: malformed scenario files exit 2 with the field named and pr
       {"unparsable request",
        scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "containers": [{"name": "app", "requests": {"cpu": "lots"}}]}]}])"),
        "steps[0].pods[0].containers[0].requests.cpu: "},
+      {"unparsable pod-level request",
+       scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "resources": {"requests": {"cpu": "lots"}}}]}])"),
+       "steps[0].pods[0].resources.requests.cpu: "},
+      {"pod-level limits", scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "resources": {"limits": {}}}]}])"),
+       "steps[0].pods[0].resources.limits: unknown field"},
       {"bad phase", scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "phase": "Sleeping"}]}])"),
        "steps[0].pods[0].phase: must be Pending, Running, Succeeded, Failed or Unknown"},
       {"bad ready", scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "ready": "Maybe"}]}])"),

@@ -749,6 +749,16 @@ TEST_CASE("HpaController: pure pieces: placement, native sidecars") {
   auto requests = autoscaler::calculate_requests({converted}, "", "cpu");
   REQUIRE(requests.ok());
   CHECK(requests->at(converted.key) == 250);
+
+  // Pod-level requests (spec.resources) and the overhead reach the calculation.
+  auto pod_level = k8s::pod_from_json(json::parse(R"({"metadata":{"name":"q","namespace":"n"},"spec":{
+      "resources":{"requests":{"cpu":"1"}},"overhead":{"cpu":"100m"},
+      "containers":[{"name":"app","resources":{"requests":{"cpu":"200m"}}},{"name":"log"}]}})"));
+  REQUIRE(pod_level.ok());
+  auto with_pod_level = to_autoscaler_pod("member1", *pod_level);
+  auto pod_requests = autoscaler::calculate_requests({with_pod_level}, "", "cpu");
+  REQUIRE(pod_requests.ok());
+  CHECK(pod_requests->at(with_pod_level.key) == 1100);
 }
 
 // Distributed mode in the live loop (docs/distributed-mode.md), with the members' HPAs in memory.

@@ -22,6 +22,11 @@ replicas=$(python3 -c "import json,sys; print([json.loads(l)['desiredReplicas'] 
 check "nginx walkthrough reaches 10 replicas ($replicas)" python3 -c "import sys; r=eval(sys.argv[1]); sys.exit(0 if max(r)==10 else 1)" "$replicas"
 check "nginx walkthrough ends at 1 replica ($replicas)" python3 -c "import sys; r=eval(sys.argv[1]); sys.exit(0 if r[-1]==1 else 1)" "$replicas"
 
+# Pod-level requests: 80m of a pod's 400m is 20 % (of its container's 100m, 80 %).
+printf '%s' '{"hpa":{"spec":{"scaleTargetRef":{"kind":"Deployment","name":"web","apiVersion":"apps/v1"},"maxReplicas":10,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}}]}},"steps":[{"at":0,"replicas":1,"pods":[{"name":"web-1","resources":{"requests":{"cpu":"400m"}},"containers":[{"name":"app","requests":{"cpu":"100m"}}],"usage":{"cpu":"80m"}}]}]}' >"$E2E_TMP/pod-level.json"
+utilization=$("$bin" simulate "$E2E_TMP/pod-level.json" | python3 -c "import json,sys; print(json.loads(sys.stdin.readline())['currentMetrics'][0]['resource']['current']['averageUtilization'])")
+check "pod-level requests are the denominator ($utilization %)" test "$utilization" = 20
+
 # Broken files: exit 2, the field named on stderr, nothing on stdout.
 printf '%s' '{"hpa":{"spec":{"scaleTargetRef":{"kind":"Deployment","name":"web","apiVersion":"apps/v1"},"maxReplicas":"ten","metrics":[]}},"steps":[{"at":0,"replicas":1}]}' >"$E2E_TMP/bad.json"
 set +e
