@@ -695,7 +695,7 @@ aggregator::ExternalMetricsAnswer queue(const std::string& value) {
   return aggregator::ExternalMetricsAnswer{std::vector<k8s::ExternalMetricValue>{v}, {}};
 }
 
-TEST_CASE("HpaController: ScaledToZero on the status marks its own zero, which it wakes; a manual zero is left alone") {
+TEST_CASE("HpaController: ScaledToZero on the status marks its own zero, which it wakes, and a manual zero is left alone") {
   Fixture f(no_window());
   f.cp->federated_hpas->objects.push_back(queue_fhpa());
   f.metrics->external["queue"] = queue("0");
