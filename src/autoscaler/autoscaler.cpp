@@ -14,6 +14,7 @@ namespace {
 constexpr std::string_view kAbleToScale = "AbleToScale";
 constexpr std::string_view kScalingActive = "ScalingActive";
 constexpr std::string_view kScalingLimited = "ScalingLimited";
+constexpr std::string_view kScaledToZero = "ScaledToZero";
 
 std::string milli_string(std::int64_t milli) {
   return k8s::Quantity::from_milli(milli, k8s::QuantityFormat::DecimalSI).to_string();
@@ -388,6 +389,17 @@ const HorizontalPodAutoscalerCondition* find_condition(const std::vector<Horizon
   return it == conditions.end() ? nullptr : &*it;
 }
 
+bool scaled_to_zero(const std::vector<HorizontalPodAutoscalerCondition>& conditions) {
+  const auto* c = find_condition(conditions, kScaledToZero);
+  return c != nullptr && c->status == ConditionStatus::True;
+}
+
+bool has_object_or_external_metrics(const FederatedHPASpec& spec) {
+  return std::any_of(spec.metrics.begin(), spec.metrics.end(), [](const MetricSpec& m) {
+    return m.type == MetricSourceType::Object || m.type == MetricSourceType::External;
+  });
+}
+
 Tolerances tolerances_for(const FederatedHPASpec& spec, const ControllerConfig& config) {
   Tolerances t{config.tolerance, config.tolerance};
   if (spec.behavior) {
@@ -439,15 +451,27 @@ SyncResult sync(const FederatedHPA& hpa, const FederatedHPAStatus& previous, Sca
   std::int32_t desired = 0;
   bool rescale = true;
 
-  if (current == 0 && min_replicas != 0) {
-    // A target scaled to zero by hand is left alone.
+  // Scale to zero as Kubernetes 1.37 does it (HPAScaleToZero, beta and on
+  // by default; the condition-based semantics of kubernetes/kubernetes#135118,
+  // pkg/controller/podautoscaler/horizontal.go reconcileAutoscaler): the
+  // ScaledToZero condition tells a zero the autoscaler made from one an
+  // operator made. From a zero of its own the autoscaler computes the metrics
+  // again when an Object or External metric can wake the target, or when
+  // minReplicas was raised above 0 since; any other target at 0 replicas is
+  // left alone.
+  const bool was_scaled_to_zero = scaled_to_zero(previous.conditions);
+  const bool object_or_external = has_object_or_external_metrics(spec);
+  const bool from_own_zero = current == 0 && was_scaled_to_zero && (min_replicas != 0 || object_or_external);
+
+  if (current == 0 && !from_own_zero) {
+    // A target scaled to zero by hand (or before this condition existed) is left alone.
     rescale = false;
     set_condition(conditions, kScalingActive, ConditionStatus::False, "ScalingDisabled",
                   "scaling is disabled since the replica count of the target is zero", now);
   } else if (current > max_replicas) {
     result.rescale_reason = "Current number of replicas above Spec.MaxReplicas";
     desired = max_replicas;
-  } else if (current < min_replicas) {
+  } else if (current != 0 && current < min_replicas) {
     result.rescale_reason = "Current number of replicas below Spec.MinReplicas";
     desired = min_replicas;
   } else {
@@ -485,6 +509,8 @@ SyncResult sync(const FederatedHPA& hpa, const FederatedHPAStatus& previous, Sca
     set_condition(conditions, kScalingLimited, norm.scaling_limited ? ConditionStatus::True : ConditionStatus::False,
                   norm.scaling_limited_reason, norm.scaling_limited_message, now);
     desired = norm.desired_replicas;
+    // From its own zero the target comes back to at least minReplicas.
+    if (current == 0 && min_replicas != 0 && was_scaled_to_zero && desired < min_replicas) desired = min_replicas;
     rescale = desired != current;
   }
 
@@ -494,6 +520,16 @@ SyncResult sync(const FederatedHPA& hpa, const FederatedHPAStatus& previous, Sca
                   "the HPA controller was able to update the target scale to " + std::to_string(desired), now);
     store_scale_event(history, spec.behavior, current, desired, now);
     status.last_scale_time = now;
+    if (current > 0 && desired == 0 && min_replicas == 0 && object_or_external) {
+      set_condition(conditions, kScaledToZero, ConditionStatus::True, "ScaledToZero",
+                    "the HPA controller scaled the workload to zero", now);
+    } else {
+      // Any other scale, from zero or not, as the merged upstream code and its
+      // integration test (test/integration/podautoscaler, TestHPAScaleToZero)
+      // have it.
+      set_condition(conditions, kScaledToZero, ConditionStatus::False, "NotScaledToZero",
+                    "the HPA controller did not scale the workload to zero", now);
+    }
   } else {
     desired = current;
   }
@@ -511,6 +547,10 @@ RescaleFailure rescale_failed(const SyncResult& result, const FederatedHPAStatus
                 "the HPA controller was unable to update the target scale: " + error, now);
   out.status.desired_replicas = previous.desired_replicas;
   out.status.last_scale_time = previous.last_scale_time;
+  // Upstream sets ScaledToZero only once the scale was written.
+  auto& conditions = out.status.conditions;
+  std::erase_if(conditions, [](const auto& c) { return c.type == kScaledToZero; });
+  if (const auto* before = find_condition(previous.conditions, kScaledToZero)) conditions.push_back(*before);
   return out;
 }
 

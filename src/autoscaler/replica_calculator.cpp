@@ -110,6 +110,68 @@ std::int64_t per_pod_usage(std::int64_t usage, std::int32_t status_replicas) {
   return saturate64(static_cast<Int128>(std::ceil(static_cast<double>(usage) / status_replicas)));
 }
 
+// Upstream IsSupportedPodLevelResource
+// (staging/src/k8s.io/component-helpers/resource/helpers.go): cpu, memory
+// and huge pages can be requested for the pod as a whole.
+bool is_supported_pod_level_resource(std::string_view resource) {
+  return resource == "cpu" || resource == "memory" || resource.starts_with("hugepages-");
+}
+
+// Upstream IsPodLevelRequestsSet: the pod requests a supported resource at pod level.
+bool has_pod_level_requests(const Pod& pod) {
+  return std::any_of(pod.requests.begin(), pod.requests.end(),
+                     [](const auto& entry) { return is_supported_pod_level_resource(entry.first); });
+}
+
+// Upstream calculatePodLevelRequests over resourcehelpers.PodRequests: the
+// pod-level request of `resource` when the pod has one, else what its
+// containers request of it (a container without it adds nothing here), plus
+// the pod's overhead. Neither anywhere is an error. (PodRequests also takes
+// the largest non-sidecar init container into account for a resource that is
+// not set at pod level; init containers that are not sidecars are not kept.)
+k8s::Expected<std::int64_t> pod_level_request(const Pod& pod, std::string_view resource) {
+  bool found = false;
+  Int128 request = 0;
+  auto pod_level = pod.requests.find(resource);
+  if (pod_level != pod.requests.end() && is_supported_pod_level_resource(resource)) {
+    found = true;
+    request = pod_level->second.milli_value();
+  } else {
+    for (const auto& c : pod.containers) {
+      auto it = c.requests.find(resource);
+      if (it == c.requests.end()) continue;
+      found = true;
+      request += it->second.milli_value();
+    }
+  }
+  if (auto it = pod.overhead.find(resource); it != pod.overhead.end()) {
+    found = true;
+    request += it->second.milli_value();
+  }
+  if (!found) return Error{"missing pod-level request for " + std::string(resource) + " in Pod " + to_string(pod.key)};
+  return saturate64(request);
+}
+
+// Upstream calculatePodRequestsFromContainers: the sum over the containers
+// (and sidecars), or only `container` when given. A pod without the named
+// container (one of an older template during a rollout) requests nothing of
+// it: it has no value for the metric either, so it is a missing pod, not a
+// failed metric (Karmada's calculatePodRequests; upstream fails the metric).
+k8s::Expected<std::int64_t> containers_request(const Pod& pod, std::string_view container, std::string_view resource) {
+  Int128 request = 0;
+  for (const auto& c : pod.containers) {
+    if (!container.empty() && c.name != container) continue;
+    auto it = c.requests.find(resource);
+    if (it == c.requests.end()) {
+      return Error{"missing request for " + std::string(resource) + " in container " + c.name + " of Pod " +
+                   to_string(pod.key)};
+    }
+    request += it->second.milli_value();
+    if (!container.empty()) break;  // container names are unique inside the pod
+  }
+  return saturate64(request);
+}
+
 }  // namespace
 
 std::int32_t ceil_to_int32(double x) {
@@ -166,23 +228,12 @@ k8s::Expected<std::map<PodKey, std::int64_t>> calculate_requests(const std::vect
                                                                  std::string_view resource) {
   std::map<PodKey, std::int64_t> requests;
   for (const auto& pod : pods) {
-    // A pod without the named container (one of an older template during a
-    // rollout) requests nothing of it: it has no value for the metric either,
-    // so it is a missing pod, not a failed metric (Karmada's
-    // calculatePodRequests, and upstream's metrics client since it logs a
-    // pod without the container instead of failing).
-    Int128 request = 0;
-    for (const auto& c : pod.containers) {
-      if (!container.empty() && c.name != container) continue;
-      auto it = c.requests.find(resource);
-      if (it == c.requests.end()) {
-        return Error{"missing request for " + std::string(resource) + " in container " + c.name + " of Pod " +
-                     to_string(pod.key)};
-      }
-      request += it->second.milli_value();
-      if (!container.empty()) break;  // container names are unique inside the pod
-    }
-    requests[pod.key] = saturate64(request);
+    // A named container takes precedence over the pod-level requests
+    // (upstream calculateRequests, pkg/controller/podautoscaler/replica_calculator.go).
+    auto request = container.empty() && has_pod_level_requests(pod) ? pod_level_request(pod, resource)
+                                                                     : containers_request(pod, container, resource);
+    if (!request) return request.error();
+    requests[pod.key] = *request;
   }
   return requests;
 }

@@ -65,7 +65,7 @@ struct DecodedPod {
 
 DecodedPod decode_pod(const Fields& f, Timestamp step_time, Timestamp start, const std::string& default_namespace) {
   f.allow({"name", "namespace", "cluster", "phase", "ready", "startTime", "readyTransitionTime", "deleting",
-           "containers", "usage", "usageTimestamp", "usageWindowSeconds", "metrics"});
+           "containers", "resources", "usage", "usageTimestamp", "usageWindowSeconds", "metrics"});
   DecodedPod out;
   Pod& pod = out.pod;
   auto name = f.string("name");
@@ -93,6 +93,11 @@ DecodedPod decode_pod(const Fields& f, Timestamp step_time, Timestamp start, con
     container.name = *cname;
     if (auto requests = c.object("requests")) container.requests = resource_list(*requests);
     pod.containers.push_back(std::move(container));
+  }
+  // Pod-level resources, as pod.spec.resources: {"requests": {"cpu": "1"}}.
+  if (auto resources = f.object("resources")) {
+    resources->allow({"requests"});
+    if (auto requests = resources->object("requests")) pod.requests = resource_list(*requests);
   }
 
   if (auto usage = f.object("usage")) {
@@ -323,6 +328,33 @@ CronFederatedHPA decode_cron(const json& json, const FederatedHPA& hpa) {
   return *cron;
 }
 
+// hpa.status.conditions (type, status, reason, message), as on the object.
+std::vector<HorizontalPodAutoscalerCondition> decode_conditions(const Fields& top, Timestamp start) {
+  std::vector<HorizontalPodAutoscalerCondition> out;
+  auto hpa = top.object("hpa");
+  if (!hpa) return out;
+  auto status = hpa->object("status");
+  if (!status) return out;
+  // The rest of a status copied from the API server is ignored.
+  const auto& conditions = status->array("conditions");
+  for (std::size_t i = 0; i < conditions.size(); ++i) {
+    const Fields c = status->child(conditions[i], detail::index(status->path_of("conditions"), i));
+    c.allow({"type", "status", "reason", "message", "lastTransitionTime"});
+    HorizontalPodAutoscalerCondition condition;
+    auto type = c.string("type");
+    if (!type || type->empty()) fail(c.path_of("type"), "is required");
+    condition.type = *type;
+    const auto* value = c.raw("status");
+    if (value == nullptr) fail(c.path_of("status"), "is required");
+    condition.status = ready_value(*value, c.path_of("status"));
+    condition.reason = c.string("reason").value_or("");
+    condition.message = c.string("message").value_or("");
+    condition.last_transition_time = optional_time(c, "lastTransitionTime", start).value_or(start);
+    out.push_back(std::move(condition));
+  }
+  return out;
+}
+
 Scenario decode(const json& json) {
   if (!json.is_object()) fail("scenario", "not a JSON object");
   const Fields top(json, "", UnknownFields::Refuse);
@@ -334,6 +366,7 @@ Scenario decode(const json& json) {
   if (auto config = top.object("config")) scenario.config = decode_config(*config);
 
   scenario.start = detail::scenario_start(top);
+  scenario.conditions = decode_conditions(top, scenario.start);
 
   if (const auto* cron = top.raw("cron")) scenario.cron = decode_cron(*cron, scenario.hpa);
 

@@ -31,7 +31,7 @@ constexpr int kBadScenario = 2;
 // Conditions in a fixed order, whatever order they were first set in.
 ordered_json conditions_json(const std::vector<HorizontalPodAutoscalerCondition>& conditions) {
   ordered_json out = ordered_json::array();
-  for (std::string_view type : {"AbleToScale", "ScalingActive", "ScalingLimited"}) {
+  for (std::string_view type : {"AbleToScale", "ScalingActive", "ScalingLimited", "ScaledToZero"}) {
     if (const auto* c = find_condition(conditions, type)) {
       out.push_back({{"type", c->type},
                      {"status", std::string(to_string(c->status))},
@@ -383,6 +383,7 @@ k8s::Expected<Replay> replay_centralized(const nlohmann::json& parsed, std::ostr
   replay.start = scenario->start;
   replay.name = scenario->hpa.name;
   FederatedHPAStatus status;
+  status.conditions = scenario->conditions;
   ScalingHistory history;
   std::int32_t previous_decision = 0;
   FederatedHPA hpa = scenario->hpa;  // a CronFederatedHPA may change its min/max

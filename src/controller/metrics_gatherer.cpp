@@ -99,6 +99,8 @@ autoscaler::Pod to_autoscaler_pod(const std::string& cluster, const k8s::Pod& po
   // calculateRequests counts them; other init containers have finished.
   for (const auto& c : pod.init_containers)
     if (c.restart_policy == "Always") out.containers.push_back({c.name, c.requests});
+  out.requests = pod.requests;
+  out.overhead = pod.overhead;
   return out;
 }
 

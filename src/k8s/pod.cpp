@@ -39,6 +39,15 @@ Expected<Pod> pod_from_json(const json& in, std::string_view path) {
       into->push_back({std::move(*name), std::move(*requests), std::move(*restart_policy)});
     }
   }
+  // Pod-level resources (KEP-2837): requests for the pod as a whole.
+  auto pod_resources = spec->object("resources", Need::Optional);
+  if (!pod_resources) return pod_resources.error();
+  auto pod_requests = pod_resources->resource_list("requests");
+  if (!pod_requests) return pod_requests.error();
+  pod.requests = std::move(*pod_requests);
+  auto overhead = spec->resource_list("overhead");
+  if (!overhead) return overhead.error();
+  pod.overhead = std::move(*overhead);
   auto status = r.object("status", Need::Optional);
   if (!status) return status.error();
   auto phase = status->string("phase", Need::Optional);

@@ -18,7 +18,20 @@ json pod_template(const WorkloadSpec& w) {
   }
   json labels = json::object();
   for (const auto& [k, v] : w.labels) labels[k] = v;
-  return {{"metadata", {{"labels", labels}}}, {"spec", {{"containers", containers}}}};
+  json spec = {{"containers", containers}};
+  // Only when set, so that the templates (and their hashes) of worlds without
+  // pod-level resources stay as they were.
+  if (!w.pod_requests.empty() || !w.pod_limits.empty()) {
+    json resources = json::object();
+    for (auto [key, list] : {std::pair{"requests", &w.pod_requests}, std::pair{"limits", &w.pod_limits}}) {
+      if (list->empty()) continue;
+      json values = json::object();
+      for (const auto& [k, q] : *list) values[k] = q.to_string();
+      resources[key] = std::move(values);
+    }
+    spec["resources"] = std::move(resources);
+  }
+  return {{"metadata", {{"labels", labels}}}, {"spec", std::move(spec)}};
 }
 
 // nlohmann::json keeps object keys sorted, so equal templates dump to equal text.

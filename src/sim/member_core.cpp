@@ -92,7 +92,7 @@ std::string MemberResponder::pod_text(const SimPod& p, bool item) const {
   const std::string rs = w.name + "-" + p.template_hash;
   const std::string pod_ip =
       "10.244." + std::to_string(m_ + 1) + "." + std::to_string(2 + (p.uid[0] % 16) * 16 + (p.uid[1] % 16));
-  bool any_resources = false, guaranteed = true;
+  bool any_resources = !w.pod_requests.empty() || !w.pod_limits.empty(), guaranteed = true;
   for (const auto& c : w.containers) {
     any_resources = any_resources || !c.requests.empty() || !c.limits.empty();
     for (const char* r : {"cpu", "memory"}) {
@@ -140,6 +140,12 @@ std::string MemberResponder::pod_text(const SimPod& p, bool item) const {
     j.end_object();
   }
   j.end_array().key("dnsPolicy").string("ClusterFirst").key("nodeName").string(p.node);
+  if (!w.pod_requests.empty() || !w.pod_limits.empty()) {
+    j.key("resources").begin_object();
+    if (!w.pod_limits.empty()) resource_list(j.key("limits"), w.pod_limits);
+    if (!w.pod_requests.empty()) resource_list(j.key("requests"), w.pod_requests);
+    j.end_object();
+  }
   j.key("restartPolicy").string("Always").key("schedulerName").string("default-scheduler");
   j.key("serviceAccountName").string("default").key("terminationGracePeriodSeconds").number(w.termination_grace.count());
   j.end_object();

@@ -48,6 +48,7 @@ MemberView view_of(const Federation& f, std::size_t member, std::size_t workload
       for (const auto& [name, q] : c.requests) container.requests.emplace(name, q);
       pod.containers.push_back(std::move(container));
     }
+    for (const auto& [name, q] : spec.pod_requests) pod.requests.emplace(name, q);
     view.pods.push_back(pod);
     if (!running) continue;  // no metrics before the containers run
     auto usage = f.usage(member, p, now, shares);

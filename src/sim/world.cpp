@@ -304,7 +304,7 @@ Propagation parse_propagation(const YAML::Node& n, const std::string& path, cons
 
 WorkloadSpec parse_workload(const YAML::Node& n, const std::string& path, const std::vector<MemberSpec>& members) {
   Fields f(n, path,
-           {"name", "namespace", "kind", "replicas", "labels", "containers", "propagation", "load", "metrics",
+           {"name", "namespace", "kind", "replicas", "labels", "containers", "resources", "propagation", "load", "metrics",
             "startupDelay", "readinessDelay", "terminationGracePeriod", "baseline"});
   WorkloadSpec w;
   w.name = f.string("name", true);
@@ -324,6 +324,11 @@ WorkloadSpec parse_workload(const YAML::Node& n, const std::string& path, const 
     w.containers.push_back(parse_container(containers[i], item(f.path("containers"), i)));
     if (!names.insert(w.containers.back().name).second)
       fail(item(f.path("containers"), i) + ".name", "duplicate container name");
+  }
+  if (f.has("resources")) {
+    Fields r(f.get("resources"), f.path("resources"), {"requests", "limits"});
+    w.pod_requests = r.resources("requests");
+    w.pod_limits = r.resources("limits");
   }
   if (!f.has("propagation")) fail(f.path("propagation"), "required");
   w.propagation = parse_propagation(f.get("propagation"), f.path("propagation"), members);

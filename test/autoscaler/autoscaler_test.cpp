@@ -125,11 +125,15 @@ TEST_CASE("sync: a scale-up sets the status and the upstream conditions", "[auto
   CHECK(status.at("desiredReplicas") == 7);
   CHECK(status.at("currentMetrics").size() == 1);
   CHECK(status.at("conditions")[0].at("lastTransitionTime") == "2024-01-01T00:10:00Z");
-  // Upstream order: AbleToScale is set first, then ScalingActive, then ScalingLimited.
-  REQUIRE(r.status.conditions.size() == 3);
+  // Upstream order: AbleToScale is set first, then ScalingActive, then
+  // ScalingLimited; a scale (here not to zero) then sets ScaledToZero False.
+  REQUIRE(r.status.conditions.size() == 4);
   CHECK(r.status.conditions[0].type == "AbleToScale");
   CHECK(r.status.conditions[1].type == "ScalingActive");
   CHECK(r.status.conditions[2].type == "ScalingLimited");
+  CHECK(r.status.conditions[3].type == "ScaledToZero");
+  CHECK(r.status.conditions[3].status == ConditionStatus::False);
+  CHECK(r.status.conditions[3].reason == "NotScaledToZero");
 }
 
 TEST_CASE("sync: no change keeps the replicas and reports ReadyForNewScale", "[autoscaler][sync]") {
@@ -293,56 +297,117 @@ TEST_CASE("sync: same-name pods in two clusters are two pods", "[autoscaler][syn
   CHECK(r.desired_replicas == 4);
 }
 
-TEST_CASE("sync: minReplicas 0 scales to zero and back on External and Object metrics", "[autoscaler][sync]") {
+// Scale to zero as upstream 1.37 (HPAScaleToZero beta, condition-based,
+// kubernetes/kubernetes#135118 and #139648): the cases of upstream's
+// TestHPAScaleToZero phases (up, to 0 and back on an External metric) and of
+// reconcileAutoscaler's branches at zero (pkg/controller/podautoscaler/horizontal.go).
+TEST_CASE("sync: ScaledToZero marks the autoscaler's own zero, other zeros are left alone", "[autoscaler][sync]") {
   ControllerConfig config;
   config.downscale_stabilization = 0s;
-  SECTION("External Value") {
-    FederatedHPA hpa = make_hpa({external_metric("queue", MetricTargetType::Value, "10")}, 0, 5);
-    hpa.spec.metrics[0].metric.selector = k8s::LabelSelector{};
-    SyncInput in;
-    in.now = t0();
-    in.scale = {2, 2};
-    in.pods = {ready_pod("w-0"), ready_pod("w-1")};
-    in.metrics.externals = {ExternalMetricValues{"queue", "", std::vector<k8s::Quantity>{q("0")}}};
-    SyncResult down = sync(hpa, {}, {}, in, config);
-    CHECK(down.desired_replicas == 0);
-    CHECK(condition(down, "ScalingLimited").reason == "DesiredWithinRange");
+  enum class Metric { External, Object, Cpu };
+  struct Case {
+    std::string name;
+    Metric metric;
+    std::int32_t min;
+    std::int32_t current;
+    std::string value;                                 // the metric's value (cpu: per-pod usage)
+    std::optional<ConditionStatus> before;            // ScaledToZero on the previous status
+    std::int32_t desired;
+    std::optional<std::pair<ConditionStatus, std::string>> after;  // ScaledToZero status and reason
+    std::string active;                                // ScalingActive reason
+  };
+  using CS = ConditionStatus;
+  const std::pair<CS, std::string> to_zero{CS::True, "ScaledToZero"};
+  const std::pair<CS, std::string> not_zero{CS::False, "NotScaledToZero"};
+  const std::vector<Case> cases = {
+      // upstream phase 1: a scale that is not to zero sets the condition False
+      {"External 1 -> 4: False", Metric::External, 0, 1, "40", std::nullopt, 4, not_zero, "ValidMetricFound"},
+      // phase 2: to zero with minReplicas 0 and an External metric
+      {"External 2 -> 0: True", Metric::External, 0, 2, "0", std::nullopt, 0, to_zero, "ValidMetricFound"},
+      {"Object 3 -> 0: True", Metric::Object, 0, 3, "0", CS::False, 0, to_zero, "ValidMetricFound"},
+      // phase 3: its own zero is woken by the metric, and the condition turns False
+      {"External 0 -> 3 from its own zero", Metric::External, 0, 0, "25", CS::True, 3, not_zero, "ValidMetricFound"},
+      {"Object 0 -> 4 from its own zero, limited", Metric::Object, 0, 0, "950", CS::True, 4, not_zero,
+       "ValidMetricFound"},
+      {"its own zero stays at zero while the metric is idle", Metric::External, 0, 0, "0", CS::True, 0, to_zero,
+       "ValidMetricFound"},
+      // a zero without the condition is an operator's: left alone
+      {"manual zero without the condition", Metric::External, 0, 0, "25", std::nullopt, 0, std::nullopt,
+       "ScalingDisabled"},
+      {"manual zero after a wake-up (condition False)", Metric::External, 0, 0, "25", CS::False, 0,
+       std::pair{CS::False, std::string("NotScaledToZero")}, "ScalingDisabled"},
+      {"manual zero with minReplicas 1", Metric::Object, 1, 0, "950", std::nullopt, 0, std::nullopt,
+       "ScalingDisabled"},
+      // minReplicas raised above 0 after the autoscaler's zero: back to minReplicas
+      {"minReplicas raised: its own zero comes back to min", Metric::External, 2, 0, "0", CS::True, 2, not_zero,
+       "ValidMetricFound"},
+      // a Resource metric alone can reach 0 with minReplicas 0, but that zero is not its own
+      {"cpu alone to zero: False", Metric::Cpu, 0, 2, "0", std::nullopt, 0, not_zero, "ValidMetricFound"},
+      {"cpu alone at zero with the condition: left alone", Metric::Cpu, 0, 0, "0", CS::True, 0, to_zero,
+       "ScalingDisabled"},
+  };
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      MetricSpec spec = c.metric == Metric::External ? external_metric("queue", MetricTargetType::AverageValue, "10")
+                        : c.metric == Metric::Object ? object_metric("Service", "web", "rps", "100")
+                                                     : cpu_utilization(50);
+      if (c.metric == Metric::External) spec.metric.selector = k8s::LabelSelector{};
+      FederatedHPA hpa = make_hpa({spec}, c.min, 10);
+      SyncInput in = c.metric == Metric::Cpu ? cpu_input(c.current, c.value + "m") : SyncInput{};
+      in.now = t0();
+      in.scale = {c.current, c.current};
+      for (std::int32_t i = 0; i < c.current && c.metric != Metric::Cpu; ++i) in.pods.push_back(ready_pod("w-" + std::to_string(i)));
+      if (c.metric == Metric::External) in.metrics.externals = {ExternalMetricValues{"queue", "", std::vector{q(c.value)}}};
+      if (c.metric == Metric::Object) in.metrics.objects = {ObjectMetricValue{"Service", "web", "rps", q(c.value)}};
+      FederatedHPAStatus previous;
+      if (c.before) {
+        previous.conditions.push_back({"ScaledToZero", *c.before, *c.before == CS::True ? "ScaledToZero" : "NotScaledToZero",
+                                       "", t0() - 1h});
+      }
+      SyncResult r = sync(hpa, previous, {}, in, config);
+      CHECK(r.desired_replicas == c.desired);
+      CHECK(r.rescale == (c.desired != c.current));
+      CHECK(condition(r, "ScalingActive").reason == c.active);
+      const auto* zero = find_condition(r.status.conditions, "ScaledToZero");
+      if (!c.after) {
+        CHECK(zero == nullptr);
+      } else {
+        REQUIRE(zero != nullptr);
+        CHECK(zero->status == c.after->first);
+        CHECK(zero->reason == c.after->second);
+        if (r.rescale) {
+          CHECK(zero->message == (c.after->first == CS::True ? "the HPA controller scaled the workload to zero"
+                                                             : "the HPA controller did not scale the workload to zero"));
+        }
+      }
+    }
+  }
+}
 
-    SyncInput idle;
-    idle.now = t0() + 15s;
-    idle.scale = {0, 0};
-    idle.metrics.externals = in.metrics.externals;
-    SyncResult stay = sync(hpa, down.status, down.history, idle, config);
-    CHECK(stay.desired_replicas == 0);
-    CHECK(condition(stay, "ScalingActive").reason == "ValidMetricFound");  // not ScalingDisabled
-
-    SyncInput busy = idle;
-    busy.now = t0() + 30s;
-    busy.metrics.externals = {ExternalMetricValues{"queue", "", std::vector<k8s::Quantity>{q("25")}}};
-    SyncResult up = sync(hpa, stay.status, stay.history, busy, config);
-    CHECK(up.desired_replicas == 3);  // ceil(25 / 10)
-  }
-  SECTION("Object Value from zero") {
-    FederatedHPA hpa = make_hpa({object_metric("Service", "web", "rps", "100")}, 0, 20);
-    SyncInput in;
-    in.now = t0();
-    in.scale = {0, 0};
-    in.metrics.objects = {ObjectMetricValue{"Service", "web", "rps", q("950")}};
-    SyncResult r = sync(hpa, {}, {}, in, config);
-    // ceil(9.5) = 10, limited to 4 from zero (no behavior: max(2 x 0, 4))
-    CHECK(r.desired_replicas == 4);
-    CHECK(condition(r, "ScalingLimited").reason == "ScaleUpLimit");
-  }
-  SECTION("minReplicas 1 with a target at zero is ScalingDisabled") {
-    FederatedHPA hpa = make_hpa({object_metric("Service", "web", "rps", "100")}, 1, 20);
-    SyncInput in;
-    in.now = t0();
-    in.scale = {0, 0};
-    in.metrics.objects = {ObjectMetricValue{"Service", "web", "rps", q("950")}};
-    SyncResult r = sync(hpa, {}, {}, in, config);
-    CHECK(r.desired_replicas == 0);
-    CHECK(condition(r, "ScalingActive").reason == "ScalingDisabled");
-  }
+TEST_CASE("sync: a failed scale to zero keeps the previous ScaledToZero condition", "[autoscaler][sync]") {
+  ControllerConfig config;
+  config.downscale_stabilization = 0s;
+  MetricSpec spec = external_metric("queue", MetricTargetType::AverageValue, "10");
+  spec.metric.selector = k8s::LabelSelector{};
+  FederatedHPA hpa = make_hpa({spec}, 0, 5);
+  SyncInput in;
+  in.now = t0();
+  in.scale = {2, 2};
+  in.pods = {ready_pod("w-0"), ready_pod("w-1")};
+  in.metrics.externals = {ExternalMetricValues{"queue", "", std::vector{q("0")}}};
+  SyncResult down = sync(hpa, {}, {}, in, config);
+  REQUIRE(down.desired_replicas == 0);
+  REQUIRE(find_condition(down.status.conditions, "ScaledToZero") != nullptr);
+  // Never scaled to zero: the condition is not written.
+  CHECK(find_condition(rescale_failed(down, {}, "conflict", t0()).status.conditions, "ScaledToZero") == nullptr);
+  // It was False (a wake-up before): it stays False.
+  FederatedHPAStatus woke;
+  woke.conditions.push_back({"ScaledToZero", ConditionStatus::False, "NotScaledToZero", "m", t0() - 1h});
+  SyncResult again = sync(hpa, woke, {}, in, config);
+  const auto* kept = find_condition(rescale_failed(again, woke, "conflict", t0()).status.conditions, "ScaledToZero");
+  REQUIRE(kept != nullptr);
+  CHECK(kept->status == ConditionStatus::False);
+  CHECK(kept->last_transition_time == t0() - 1h);
 }
 
 TEST_CASE("sync: per-HPA tolerances override the controller's per direction", "[autoscaler][sync]") {

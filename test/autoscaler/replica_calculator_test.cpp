@@ -586,6 +586,73 @@ TEST_CASE("replica calculator: requests are summed over containers or taken from
   CHECK(other->at(pod.key) == 50);
 }
 
+// Upstream TestCalculateRequests (pod-level resources, KEP-2837, on by
+// default since Kubernetes 1.34), with cases for overhead, memory-only
+// pod-level requests and a resource requested nowhere.
+TEST_CASE("replica calculator: pod-level requests replace the containers' sum", "[autoscaler][replica_calculator]") {
+  struct Case {
+    std::string name;
+    ResourceList pod_level;
+    std::vector<Container> containers;
+    std::string container;
+    std::int64_t expected = 0;  // millicores
+    std::string error{};
+    ResourceList overhead{};
+  };
+  const Container c1{"container1", {{"cpu", q("100m")}}};
+  const Container c2{"container2", {{"cpu", q("50m")}}};
+  const Container bare{"container1", {}};
+  const std::vector<Case> cases = {
+      {"not set: the containers' sum", {}, {c1, c2}, "", 150},
+      {"pod-level requests override the containers'", {{"cpu", q("800m")}}, {c1, c2}, "", 800},
+      {"a container without requests fails without pod-level requests", {}, {bare, c2}, "", 0,
+       "missing request for cpu in container container1 of Pod member1/default/test-pod"},
+      {"pod-level requests override a missing container request", {{"cpu", q("800m")}}, {bare, c2}, "", 800},
+      {"a named container is summed alone", {}, {c1, c2}, "container1", 100},
+      {"a named container ignores pod-level requests", {{"cpu", q("800m")}}, {c1, c2}, "container1", 100},
+      {"pod-level memory only: cpu is the containers' sum", {{"memory", q("1Gi")}}, {c1, bare}, "", 100},
+      {"pod-level memory only and no container requests cpu", {{"memory", q("1Gi")}}, {bare}, "", 0,
+       "missing pod-level request for cpu in Pod member1/default/test-pod"},
+      {"an unsupported pod-level resource is not pod-level requests", {{"example.com/gpu", q("1")}}, {bare, c2}, "", 0,
+       "missing request for cpu in container container1 of Pod member1/default/test-pod"},
+      {"overhead adds to pod-level requests", {{"cpu", q("800m")}}, {c1}, "", 900, "", {{"cpu", q("100m")}}},
+      {"overhead does not add to the containers' sum", {}, {c1}, "", 100, "", {{"cpu", q("100m")}}},
+  };
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      Pod pod{};
+      pod.key = key("test-pod");
+      pod.requests = c.pod_level;
+      pod.overhead = c.overhead;
+      pod.containers = c.containers;
+      auto requests = calculate_requests({pod}, c.container, "cpu");
+      if (c.error.empty()) {
+        REQUIRE(requests.ok());
+        CHECK(requests->at(pod.key) == c.expected);
+      } else {
+        REQUIRE_FALSE(requests.ok());
+        CHECK(requests.error().message == c.error);
+      }
+    }
+  }
+}
+
+// A pod-level request carries through to the utilization: 2 pods each using
+// 400m of a pod-level 1 cpu (containers 100m + 50m) are at 40 %.
+TEST_CASE("replica calculator: utilization is measured against pod-level requests", "[autoscaler][replica_calculator]") {
+  std::vector<Pod> pods = {ready_pod("web-0", "member1"), ready_pod("web-1", "member1")};
+  for (auto& pod : pods) {
+    pod.containers = {Container{"app", {{"cpu", q("100m")}}}, Container{"proxy", {{"cpu", q("50m")}}}};
+    pod.requests = {{"cpu", q("1")}};
+  }
+  std::vector<PodResourceSample> samples = {cpu_sample(pods[0].key, "400m"), cpu_sample(pods[1].key, "400m")};
+  // 800m / 2000m = 40 %; target 80 % -> 0.5 -> ceil(2 * 0.5) = 1
+  auto cpu = resource_replicas(2, 80, "cpu", "", kDefault, pods, samples, t0(), CalculatorConfig{});
+  REQUIRE(cpu.ok());
+  CHECK(cpu->utilization == 40);
+  CHECK(cpu->replicas == 1);
+}
+
 TEST_CASE("replica calculator: same-name pods in two clusters are two pods", "[autoscaler][replica_calculator]") {
   // StatefulSet web-0 in member1 and in member2. Keyed by name only, one
   // value would overwrite the other (as in Karmada's controller).

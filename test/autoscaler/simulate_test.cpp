@@ -128,6 +128,21 @@ TEST_CASE("simulate: example External metric scales to zero and back", "[autosca
   CHECK(run.err.empty());  // minReplicas 0 with only External metrics: no warning
   CHECK(desired(run) == std::vector<int>{0, 3, 3, 0, 2});
   CHECK(reason(run.lines[0], "ScalingActive") == "ValidMetricFound");
+  // The autoscaler's own zero (hpa.status.conditions), woken, made again and woken again.
+  std::vector<std::string> zero;
+  for (const auto& line : run.lines) zero.push_back(reason(line, "ScaledToZero"));
+  CHECK(zero == std::vector<std::string>{"ScaledToZero", "NotScaledToZero", "NotScaledToZero", "ScaledToZero",
+                                         "NotScaledToZero"});
+
+  // Without the condition the first zero is an operator's: left alone, whatever the queue.
+  std::ifstream file(examples_dir() / "external-queue-scale-to-zero.json");
+  json scenario = json::parse(file);
+  scenario["hpa"].erase("status");
+  Run manual = simulate_text(scenario.dump());
+  REQUIRE(manual.exit == 0);
+  CHECK(desired(manual) == std::vector<int>{0, 0, 0, 0, 0});
+  CHECK(reason(manual.lines[1], "ScalingActive") == "ScalingDisabled");
+  CHECK(reason(manual.lines[1], "ScaledToZero").empty());
 }
 
 TEST_CASE("simulate: example StatefulSet with the same pod names in two members", "[autoscaler][simulate]") {
@@ -241,6 +256,21 @@ TEST_CASE("simulate: the step rules of a scenario file", "[autoscaler][simulate]
     Run scaled = simulate_text(scenario(read_all, R"(, "config": {"downscaleStabilizationSeconds": 0})"));
     CHECK(desired(scaled) == std::vector<int>{1});
   }
+  SECTION("a pod's pod-level requests replace its containers' in the utilization") {
+    // containers 100m: 80m is 80 % of 50 % -> 2; pod-level 400m: 20 % -> 1
+    const std::string pod_level =
+        R"({"name": "web-1", "resources": {"requests": {"cpu": "400m"}},
+            "containers": [{"name": "app", "requests": {"cpu": "100m"}}], "usage": {"cpu": "80m"}})";
+    Run run = simulate_text(scenario("[{\"at\": 0, \"replicas\": 1, \"pods\": [" + pod_level + "]}]"));
+    REQUIRE(run.exit == 0);
+    CHECK(desired(run) == std::vector<int>{1});
+    CHECK(run.lines[0].at("currentMetrics")[0].at("resource").at("current").at("averageUtilization") == 20);
+    // A container without requests counts nothing once the pod has them.
+    const std::string bare =
+        R"({"name": "web-1", "resources": {"requests": {"cpu": "40m"}}, "containers": [{"name": "app"}], "usage": {"cpu": "80m"}})";
+    Run counted = simulate_text(scenario("[{\"at\": 0, \"replicas\": 1, \"pods\": [" + bare + "]}]"));
+    CHECK(desired(counted) == std::vector<int>{4});
+  }
   SECTION("minReplicas 0 without Object or External metrics is evaluated with a warning") {
     const std::string text = std::string(R"({"hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"},
       "minReplicas": 0, "maxReplicas": 10, "metrics": [{"type": "Resource", "resource": {"name": "cpu",
@@ -295,6 +325,19 @@ TEST_CASE("simulate: malformed scenario files exit 2 with the field named and pr
       {"unparsable request",
        scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "containers": [{"name": "app", "requests": {"cpu": "lots"}}]}]}])"),
        "steps[0].pods[0].containers[0].requests.cpu: "},
+      {"unparsable pod-level request",
+       scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "resources": {"requests": {"cpu": "lots"}}}]}])"),
+       "steps[0].pods[0].resources.requests.cpu: "},
+      {"pod-level limits", scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "resources": {"limits": {}}}]}])"),
+       "steps[0].pods[0].resources.limits: unknown field"},
+      {"hpa status condition without type",
+       R"({"hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3},
+           "status": {"conditions": [{"status": "True"}]}}, "steps": [{"at": 0, "replicas": 0}]})",
+       "hpa.status.conditions[0].type: is required"},
+      {"hpa status condition with a bad status",
+       R"({"hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3},
+           "status": {"conditions": [{"type": "ScaledToZero", "status": "Yes"}]}}, "steps": [{"at": 0, "replicas": 0}]})",
+       "hpa.status.conditions[0].status: must be True, False or Unknown"},
       {"bad phase", scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "phase": "Sleeping"}]}])"),
        "steps[0].pods[0].phase: must be Pending, Running, Succeeded, Failed or Unknown"},
       {"bad ready", scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "ready": "Maybe"}]}])"),

@@ -674,6 +674,75 @@ TEST_CASE("HpaController: an External value that misses a member scales up, neve
   CHECK(f.cp->scales->updates == std::vector<std::int32_t>{4, 1});
 }
 
+json scaled_to_zero(const json& status) {
+  for (const auto& c : status["conditions"])
+    if (c["type"] == "ScaledToZero") return c;
+  return nullptr;
+}
+
+// minReplicas 0 on an External queue with a target value of 10.
+json queue_fhpa() {
+  json h = fhpa_with(json::parse(R"([{"type":"External","external":{"metric":{"name":"queue"},
+      "target":{"type":"Value","value":"10"}}}])"));
+  h["spec"]["minReplicas"] = 0;
+  return h;
+}
+
+aggregator::ExternalMetricsAnswer queue(const std::string& value) {
+  k8s::ExternalMetricValue v;
+  v.metric_name = "queue";
+  v.value = q(value);
+  return aggregator::ExternalMetricsAnswer{std::vector<k8s::ExternalMetricValue>{v}, {}};
+}
+
+TEST_CASE("HpaController: ScaledToZero on the status marks its own zero, which it wakes, and a manual zero is left alone") {
+  Fixture f(no_window());
+  f.cp->federated_hpas->objects.push_back(queue_fhpa());
+  f.metrics->external["queue"] = queue("0");
+  f.pass();
+  REQUIRE(f.cp->scales->updates == std::vector<std::int32_t>{0});
+  json zero = scaled_to_zero(f.cp->federated_hpas->statuses.at("shop/web"));
+  REQUIRE(zero.is_object());
+  CHECK(zero["status"] == "True");
+  CHECK(zero["reason"] == "ScaledToZero");
+  CHECK(has_event(*f.cp, "Normal SuccessfulRescale:", "New size: 0; reason: All metrics below target"));
+
+  f.metrics->external["queue"] = queue("30");
+  f.pass();
+  CHECK(f.cp->scales->updates == std::vector<std::int32_t>{0, 3});  // ceil(30 / 10) from zero
+  zero = scaled_to_zero(f.cp->federated_hpas->statuses.at("shop/web"));
+  CHECK(zero["status"] == "False");
+  CHECK(zero["reason"] == "NotScaledToZero");
+
+  // An operator scales it to 0: the status says ScaledToZero False, so it stays.
+  f.cp->scales->scale.spec_replicas = 0;
+  f.pass();
+  CHECK(f.cp->scales->updates == std::vector<std::int32_t>{0, 3});
+  const json& status = f.cp->federated_hpas->statuses.at("shop/web");
+  CHECK_THAT(scaling_active_message(status), Catch::Equals("scaling is disabled since the replica count of the target is zero"));
+}
+
+TEST_CASE("HpaController: a target found at zero without ScaledToZero on the object is a manual zero") {
+  Fixture f(no_window());
+  json h = queue_fhpa();
+  f.cp->federated_hpas->objects.push_back(h);
+  f.metrics->external["queue"] = queue("30");
+  f.cp->scales->scale.spec_replicas = 0;
+  f.pass();
+  CHECK(f.cp->scales->updates.empty());
+  CHECK(scaled_to_zero(f.cp->federated_hpas->statuses.at("shop/web")).is_null());
+
+  // The same object whose status carries ScaledToZero=True (written before a restart): woken.
+  Fixture g(no_window());
+  h["status"] = json::parse(R"({"conditions":[{"type":"ScaledToZero","status":"True","reason":"ScaledToZero",
+      "message":"the HPA controller scaled the workload to zero","lastTransitionTime":"2026-08-22T10:00:00Z"}]})");
+  g.cp->federated_hpas->objects.push_back(h);
+  g.metrics->external["queue"] = queue("30");
+  g.cp->scales->scale.spec_replicas = 0;
+  g.pass();
+  CHECK(g.cp->scales->updates == std::vector<std::int32_t>{3});
+}
+
 TEST_CASE("HpaController: a replica that is not the leader writes no IncompleteMetrics Event either") {
   auto options = no_window();
   options.active = [] { return false; };  // the lease is someone else's
@@ -749,6 +818,16 @@ TEST_CASE("HpaController: pure pieces: placement, native sidecars") {
   auto requests = autoscaler::calculate_requests({converted}, "", "cpu");
   REQUIRE(requests.ok());
   CHECK(requests->at(converted.key) == 250);
+
+  // Pod-level requests (spec.resources) and the overhead reach the calculation.
+  auto pod_level = k8s::pod_from_json(json::parse(R"({"metadata":{"name":"q","namespace":"n"},"spec":{
+      "resources":{"requests":{"cpu":"1"}},"overhead":{"cpu":"100m"},
+      "containers":[{"name":"app","resources":{"requests":{"cpu":"200m"}}},{"name":"log"}]}})"));
+  REQUIRE(pod_level.ok());
+  auto with_pod_level = to_autoscaler_pod("member1", *pod_level);
+  auto pod_requests = autoscaler::calculate_requests({with_pod_level}, "", "cpu");
+  REQUIRE(pod_requests.ok());
+  CHECK(pod_requests->at(with_pod_level.key) == 1100);
 }
 
 // Distributed mode in the live loop (docs/distributed-mode.md), with the members' HPAs in memory.

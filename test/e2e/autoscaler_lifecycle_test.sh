@@ -13,7 +13,11 @@ source "$(dirname "$0")/lib.sh"
 bin=$1
 src=$2
 
-start_sim "$src/examples/worlds/nginx.yaml"
+# The walkthrough's world with an External metric, for scale to zero.
+{ cat "$src/examples/worlds/nginx.yaml"
+  printf '%s\n' 'externalMetrics:' '  - {name: queue_depth, labels: {queue: jobs}, value: "0", members: [member1]}'
+} >"$E2E_TMP/nginx-queue.yaml"
+start_sim "$E2E_TMP/nginx-queue.yaml"
 WAIT_UNTIL_INTERVAL=0.2
 serve_loop() {  # LOG
   start_serve "$1" --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" \
@@ -143,4 +147,27 @@ check "and nginx still has its 4 replicas: no scale-down on member2's absence" r
 member2_faults DELETE
 check "member2 answering again: read again, nginx scales down to 1" wait_until 20 replicas_are 1
 check "the log says member2 answers again" grep -q 'member member2: answers again; asked again' "$E2E_TMP/serve-dead.log"
+kk delete fhpa quiet >/dev/null
+
+# Scale to zero (minReplicas 0, an External queue at 10 per replica): the
+# empty queue takes nginx to 0 and ScaledToZero=True marks that zero as the
+# loop's own; 20 queued wake it (2 replicas, ScaledToZero=False); a zero
+# made with kubectl is left alone (ScalingDisabled), whatever the queue.
+queue() { curl -sfk -X PUT "$control/sim/v1/externalmetrics/queue_depth" -d "{\"value\":\"$1\"}" >/dev/null; }
+zero_of() { kk get fhpa queue -o jsonpath='{range .status.conditions[?(@.type=="ScaledToZero")]}{.status} {.reason}{end}'; }
+zero_is() { test "$(zero_of)" = "$1"; }
+queue_fhpa='{"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "FederatedHPA", "metadata": {"name": "queue", "namespace": "default"},
+  "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "nginx"}, "minReplicas": 0, "maxReplicas": 4,
+    "metrics": [{"type": "External", "external": {"metric": {"name": "queue_depth", "selector": {"matchLabels": {"queue": "jobs"}}},
+      "target": {"type": "AverageValue", "averageValue": "10"}}}]}}'
+kk apply -f - <<<"$queue_fhpa" >/dev/null
+check "an empty queue scales nginx to 0" wait_until 10 replicas_are 0
+check "with ScaledToZero True ($(zero_of))" wait_until 5 zero_is "True ScaledToZero"
+queue 20
+check "20 queued wake it: 0 -> 2" wait_until 10 replicas_are 2
+check "with ScaledToZero False ($(zero_of))" wait_until 5 zero_is "False NotScaledToZero"
+kk scale deployment nginx --replicas=0 >/dev/null
+disabled='False ScalingDisabled scaling is disabled since the replica count of the target is zero'
+check "scaled to 0 with kubectl: ScalingDisabled" wait_until 10 active_is queue "$disabled"
+check "and left at 0 with 20 queued" bash -c "sleep 2; test \"\$(kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' get deploy nginx -o jsonpath='{.spec.replicas}')\" = 0"
 finish

@@ -22,6 +22,22 @@ replicas=$(python3 -c "import json,sys; print([json.loads(l)['desiredReplicas'] 
 check "nginx walkthrough reaches 10 replicas ($replicas)" python3 -c "import sys; r=eval(sys.argv[1]); sys.exit(0 if max(r)==10 else 1)" "$replicas"
 check "nginx walkthrough ends at 1 replica ($replicas)" python3 -c "import sys; r=eval(sys.argv[1]); sys.exit(0 if r[-1]==1 else 1)" "$replicas"
 
+# Scale to zero: the example starts from a zero of its own (ScaledToZero=True
+# on its status) and writes the condition at each scale; the same without the
+# condition is an operator's zero, left alone.
+"$bin" simulate "$src/examples/scenarios/external-queue-scale-to-zero.json" >"$E2E_TMP/zero.jsonl"
+zero=$(python3 -c "import json,sys; print([[c['reason'] for c in json.loads(l)['conditions'] if c['type']=='ScaledToZero'] for l in open(sys.argv[1])])" "$E2E_TMP/zero.jsonl")
+check "ScaledToZero on each step ($zero)" test "$zero" = "[['ScaledToZero'], ['NotScaledToZero'], ['NotScaledToZero'], ['ScaledToZero'], ['NotScaledToZero']]"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['hpa'].pop('status'); json.dump(d, open(sys.argv[2], 'w'))" \
+  "$src/examples/scenarios/external-queue-scale-to-zero.json" "$E2E_TMP/manual-zero.json"
+manual=$("$bin" simulate "$E2E_TMP/manual-zero.json" | python3 -c "import json,sys; print([json.loads(l)['desiredReplicas'] for l in sys.stdin])")
+check "a manual zero stays at zero ($manual)" test "$manual" = "[0, 0, 0, 0, 0]"
+
+# Pod-level requests: 80m of a pod's 400m is 20 % (of its container's 100m, 80 %).
+printf '%s' '{"hpa":{"spec":{"scaleTargetRef":{"kind":"Deployment","name":"web","apiVersion":"apps/v1"},"maxReplicas":10,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}}]}},"steps":[{"at":0,"replicas":1,"pods":[{"name":"web-1","resources":{"requests":{"cpu":"400m"}},"containers":[{"name":"app","requests":{"cpu":"100m"}}],"usage":{"cpu":"80m"}}]}]}' >"$E2E_TMP/pod-level.json"
+utilization=$("$bin" simulate "$E2E_TMP/pod-level.json" | python3 -c "import json,sys; print(json.loads(sys.stdin.readline())['currentMetrics'][0]['resource']['current']['averageUtilization'])")
+check "pod-level requests are the denominator ($utilization %)" test "$utilization" = 20
+
 # Broken files: exit 2, the field named on stderr, nothing on stdout.
 printf '%s' '{"hpa":{"spec":{"scaleTargetRef":{"kind":"Deployment","name":"web","apiVersion":"apps/v1"},"maxReplicas":"ten","metrics":[]}},"steps":[{"at":0,"replicas":1}]}' >"$E2E_TMP/bad.json"
 set +e

@@ -32,5 +32,18 @@ TEST_CASE("pod_from_json: a malformed init container is an error naming it", "[k
   CHECK_THAT(pod.error().message, Catch::Contains("spec.initContainers[0].restartPolicy"));
 }
 
+TEST_CASE("pod_from_json: pod-level requests and the overhead are read", "[k8s][pod]") {
+  auto pod = pod_from_json(nlohmann::json::parse(R"({"metadata":{"name":"p"},"spec":{
+      "resources":{"requests":{"cpu":"1","memory":"1Gi"},"limits":{"cpu":"2"}},"overhead":{"cpu":"250m"},
+      "containers":[{"name":"app"}]}})"));
+  REQUIRE(pod.ok());
+  CHECK(pod->requests.at("cpu") == *Quantity::parse("1"));
+  CHECK(pod->requests.at("memory") == *Quantity::parse("1Gi"));
+  CHECK(pod->overhead.at("cpu") == *Quantity::parse("250m"));
+  auto bad = pod_from_json(nlohmann::json::parse(R"({"metadata":{"name":"p"},"spec":{"resources":{"requests":{"cpu":"x"}}}})"));
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().message, Catch::Contains("spec.resources.requests"));
+}
+
 }  // namespace
 }  // namespace fedmetrics::k8s

@@ -117,6 +117,33 @@ TEST_CASE("MemberApi: pods being deleted carry deletionTimestamp, unready pods s
   CHECK(unready == 1);
 }
 
+TEST_CASE("MemberApi: a workload's pod-level resources are in its template and its pods", "[sim][member]") {
+  std::string text = sim_test::kWorld;
+  const std::string batch = "        requests: {cpu: 25m}\n";
+  auto at = text.find(batch);
+  REQUIRE(at != std::string::npos);
+  text.insert(at + batch.size(), "    resources:\n      requests: {cpu: 200m, memory: 128Mi}\n      limits: {cpu: \"1\"}\n");
+  auto world = fedmetrics::sim::parse_world(text);
+  REQUIRE(world.ok());
+  auto f = fedmetrics::sim::Federation::create(*world, sim_test::t0());
+  const auto expected = json::parse(R"({"requests":{"cpu":"200m","memory":"128Mi"},"limits":{"cpu":"1"}})");
+  auto pods = call(f, kMember3, "/api/v1/namespaces/default/pods");
+  REQUIRE(pods.status == 200);
+  REQUIRE(pods.body["items"].size() == 1);
+  CHECK(pods.body["items"][0]["spec"]["resources"] == expected);
+  CHECK(pods.body["items"][0]["spec"]["containers"][0]["resources"]["requests"] == json{{"cpu", "25m"}});
+  auto deployment = call(f, kMember3, "/apis/apps/v1/namespaces/default/deployments/batch");
+  REQUIRE(deployment.status == 200);
+  CHECK(deployment.body["spec"]["template"]["spec"]["resources"] == expected);
+  // Without them a pod has no spec.resources.
+  CHECK_FALSE(call(sim_test::federation(), kMember3, "/api/v1/namespaces/default/pods").body["items"][0]["spec"].contains("resources"));
+  // A misspelt field is an error naming it.
+  text.replace(text.find("requests: {cpu: 200m"), 8, "request");
+  auto bad = fedmetrics::sim::parse_world(text);
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().message, Catch::Contains("resources"));
+}
+
 TEST_CASE("MemberApi: nodes and namespaces", "[sim][member]") {
   auto f = sim_test::federation();
   auto nodes = call(f, kMember1, "/api/v1/nodes");

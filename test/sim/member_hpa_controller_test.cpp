@@ -87,3 +87,15 @@ TEST_CASE("Member HPA controller: a target that does not exist is FailedGetScale
   CHECK((*condition(actions[0].status, "AbleToScale"))["status"] == "False");
   CHECK((*condition(actions[0].status, "AbleToScale"))["reason"] == "FailedGetScale");
 }
+
+TEST_CASE("Member HPA controller: pod-level requests are the utilization's denominator", "[sim][member-hpa]") {
+  // web's pods request 100m in their container and 1 cpu for the pod: the
+  // 251m each uses is 25 % of the pod-level request (251 % of the container's).
+  auto world = sim_test::world();
+  world.workloads[0].pod_requests["cpu"] = *fedmetrics::k8s::Quantity::parse("1");
+  auto f = Federation::create(world, sim_test::t0());
+  MemberHpaController controller;
+  auto actions = controller.sync(f, 0, hpa_list(1, 3), sim_test::t0() + 10min);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].status["currentMetrics"][0]["resource"]["current"]["averageUtilization"] == 25);
+}

@@ -60,6 +60,11 @@ struct Pod {
   std::optional<Timestamp> start_time;     // absent: not started
   bool deleting = false;                   // metadata.deletionTimestamp is set
   std::vector<Container> containers;
+  // Pod-level resources (spec.resources.requests, KEP-2837): when they name
+  // cpu, memory or a hugepages-* resource, a Resource metric without a
+  // container uses them instead of the containers' sum.
+  ResourceList requests{};
+  ResourceList overhead{};  // spec.overhead, added to the pod-level requests as upstream's PodRequests adds it
 };
 
 // Running and Ready, as upstream's getReadyPodsCount counts.

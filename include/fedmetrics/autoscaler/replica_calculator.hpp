@@ -59,10 +59,14 @@ struct PodGroups {
 PodGroups group_pods(const std::vector<Pod>& pods, const PodMetricsInfo& metrics, bool is_cpu, Timestamp now,
                      const CalculatorConfig& config);
 
-// Per-pod requests of `resource` in milli-units: the sum over the containers
-// (and sidecar init containers), or only `container` when given. A container
-// without the request is an error ("missing request for cpu in container app
-// of Pod member1/default/web-1"); a pod without `container` requests 0 of it.
+// Per-pod requests of `resource` in milli-units. Without `container`, a pod
+// with pod-level requests (Pod::requests) counts those, plus its overhead;
+// a resource it requests neither at pod level nor in any container is an
+// error ("missing pod-level request for cpu in Pod member1/default/web-1").
+// Otherwise the sum over the containers (and sidecar init containers), or
+// only `container` when given: a container without the request is an error
+// ("missing request for cpu in container app of Pod member1/default/web-1");
+// a pod without `container` requests 0 of it.
 k8s::Expected<std::map<PodKey, std::int64_t>> calculate_requests(const std::vector<Pod>& pods,
                                                                  std::string_view container,
                                                                  std::string_view resource);

@@ -37,6 +37,9 @@ struct Scenario {
   // between the steps (UTC unless a rule says otherwise). Every rule is
   // valid (an invalid one is an error of the scenario, naming the field).
   std::optional<CronFederatedHPA> cron;
+  // hpa.status.conditions: the FederatedHPA's conditions before the first
+  // step, e.g. ScaledToZero=True for a target the autoscaler scaled to zero.
+  std::vector<HorizontalPodAutoscalerCondition> conditions;
 };
 
 // 2024-01-01T00:00:00Z, the default origin of numeric times.

@@ -1,8 +1,9 @@
 #pragma once
 // The fields of a core/v1 Pod that an autoscaler reads (the HPA controller's
 // replica calculator and its pod lister): labels, phase, the Ready condition,
-// start and deletion times, and the containers' resource requests (with the
-// init containers' and their restartPolicy: a native sidecar's count).
+// start and deletion times, the containers' resource requests (with the
+// init containers' and their restartPolicy: a native sidecar's count), and the
+// pod-level requests and overhead.
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,8 @@ struct Pod {
   std::optional<Timestamp> deletion_timestamp;
   std::vector<PodContainer> containers;  // spec.containers
   std::vector<PodContainer> init_containers;  // spec.initContainers
+  ResourceList requests;                 // spec.resources.requests (pod-level resources)
+  ResourceList overhead;                 // spec.overhead
   std::string phase;                     // status.phase; "" when absent
   std::vector<PodCondition> conditions;  // status.conditions
   std::optional<Timestamp> start_time;   // status.startTime

@@ -95,6 +95,10 @@ struct WorkloadSpec {
   std::int32_t replicas = 1;
   k8s::Labels labels;  // template labels, also the selector
   std::vector<ContainerSpec> containers;
+  // Pod-level resources (the template's spec.resources): the autoscaler's
+  // Utilization uses these requests in place of the containers' sum.
+  k8s::ResourceList pod_requests;
+  k8s::ResourceList pod_limits;
   Propagation propagation;
   Load load;
   std::vector<LoadChange> load_schedule;  // in time order
