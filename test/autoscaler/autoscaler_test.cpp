@@ -404,7 +404,8 @@ TEST_CASE("sync: a failed scale to zero keeps the previous ScaledToZero conditio
   FederatedHPAStatus woke;
   woke.conditions.push_back({"ScaledToZero", ConditionStatus::False, "NotScaledToZero", "m", t0() - 1h});
   SyncResult again = sync(hpa, woke, {}, in, config);
-  const auto* kept = find_condition(rescale_failed(again, woke, "conflict", t0()).status.conditions, "ScaledToZero");
+  const auto failed = rescale_failed(again, woke, "conflict", t0());  // kept alive: `kept` points into it
+  const auto* kept = find_condition(failed.status.conditions, "ScaledToZero");
   REQUIRE(kept != nullptr);
   CHECK(kept->status == ConditionStatus::False);
   CHECK(kept->last_transition_time == t0() - 1h);

@@ -367,9 +367,14 @@ TEST_CASE("HpaController: only syncs while active (the leader election)") {
   leading = true;
   REQUIRE(testing::eventually([&] { return clock->sleepers() == 1; }));
   clock->advance_to_next();
-  REQUIRE(testing::eventually([&] { return f.controller->stats().syncs == 1; }));
+  REQUIRE(testing::eventually([&] { return f.controller->stats().syncs >= 1; }));
+  // Not exactly one: a FederatedHPA the watch reported while not leading may
+  // also be synced at once when leadership comes (the per-object cadence of
+  // the next round settles that); none after stop.
   f.controller->stop();
-  CHECK(f.controller->stats().syncs == 1);
+  const auto synced = f.controller->stats().syncs;
+  clock->advance(10 * options.sync_period);
+  CHECK(f.controller->stats().syncs == synced);
 }
 
 TEST_CASE("HpaController: sync_soon starts a pass at once, not at the next tick (a new leader)") {
