@@ -72,7 +72,8 @@ struct Options {
 long positive(std::string_view flag, const char* text, long min = 1) {
   char* end = nullptr;
   long v = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || v < min) usage_error(std::string(flag) + ": expected an integer >= " + std::to_string(min));
+  if (end == text || *end != '\0' || v < min)
+    usage_error(std::string(flag) + ": expected an integer >= " + std::to_string(min));
   return v;
 }
 

@@ -37,8 +37,9 @@ std::string pod_metrics_list(int pods) {
     p.metadata.labels = {{"app", "web"}, {"pod-template-hash", "7d9c5b"}};
     p.timestamp = *parse_time("2026-08-22T10:15:20Z");
     p.window = std::chrono::milliseconds(15021);
-    p.containers.push_back({"nginx", {{"cpu", Quantity::from_nanos(2318451 + i)},
-                                      {"memory", *Quantity::parse(std::to_string(14536 + i) + "Ki")}}});
+    p.containers.push_back(
+        {"nginx",
+         {{"cpu", Quantity::from_nanos(2318451 + i)}, {"memory", *Quantity::parse(std::to_string(14536 + i) + "Ki")}}});
     items.push_back(std::move(p));
   }
   return pod_metrics_list_to_json(items).dump();
@@ -58,8 +59,9 @@ std::vector<PodMetrics> merged_pods(int pods) {
     p.metadata.creation_timestamp = now;
     p.timestamp = now;
     p.window = std::chrono::seconds(15);
-    p.containers.push_back({"web", {{"cpu", Quantity::from_nanos(101000000 + i * 1000)},
-                                    {"memory", Quantity::from_value((8 << 20) + i * 4096, QuantityFormat::BinarySI)}}});
+    p.containers.push_back({"web",
+                            {{"cpu", Quantity::from_nanos(101000000 + i * 1000)},
+                             {"memory", Quantity::from_value((8 << 20) + i * 4096, QuantityFormat::BinarySI)}}});
     if (i % 5 < 2) p.containers.push_back({"envoy", {{"cpu", Quantity{}}, {"memory", Quantity{}}}});
     items.push_back(std::move(p));
   }
@@ -73,16 +75,20 @@ int main() {
   std::printf("%-44s %14s %12s\n", "operation", "median ns/op", "MB/s");
 
   const char* inputs[] = {"2318451n", "14536Ki", "1500m", "1.5Gi", "300e6"};
-  double parse = median_ns(9, 200000, [&] {
-    for (const char* s : inputs) sink = sink + (Quantity::parse(s)->nanos() != 0);
-  }) / 5;
+  double parse = median_ns(9, 200000,
+                           [&] {
+                             for (const char* s : inputs) sink = sink + (Quantity::parse(s)->nanos() != 0);
+                           }) /
+                 5;
   std::printf("%-44s %14.1f %12s\n", "Quantity::parse", parse, "-");
 
   std::vector<Quantity> parsed;
   for (const char* s : inputs) parsed.push_back(*Quantity::parse(s));
-  double print = median_ns(9, 200000, [&] {
-    for (const auto& q : parsed) sink = sink + (q.to_string().size());
-  }) / 5;
+  double print = median_ns(9, 200000,
+                           [&] {
+                             for (const auto& q : parsed) sink = sink + (q.to_string().size());
+                           }) /
+                 5;
   std::printf("%-44s %14.1f %12s\n", "Quantity::to_string", print, "-");
 
   Quantity a = *Quantity::parse("20468Ki"), b = *Quantity::parse("30000Ki");
@@ -92,9 +98,12 @@ int main() {
   const Timestamp stamp = *parse_time("2026-11-23T08:00:23Z");
   double time_ns = median_ns(9, 200000, [&] { sink = sink + format_time(stamp).size(); });
   std::printf("%-44s %14.1f %12s\n", "format_time", time_ns, "-");
-  double duration_ns = median_ns(9, 200000, [&] {
-    sink = sink + format_duration(std::chrono::seconds(15)).size() + format_duration(std::chrono::milliseconds(15021)).size();
-  }) / 2;
+  double duration_ns = median_ns(9, 200000,
+                                 [&] {
+                                   sink = sink + format_duration(std::chrono::seconds(15)).size() +
+                                          format_duration(std::chrono::milliseconds(15021)).size();
+                                 }) /
+                       2;
   std::printf("%-44s %14.1f %12s\n", "format_duration", duration_ns, "-");
 
   {

@@ -21,6 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto again = external_metric_value_list_from_json(written);
   FUZZ_CHECK(again.ok(), "our own list does not decode: %s (%s)", written.dump().c_str(),
              again.error().message.c_str());
-  FUZZ_CHECK(*again == fedmetrics::fuzz::at_wire_precision(*items), "round trip changed the items: %s", written.dump().c_str());
+  FUZZ_CHECK(*again == fedmetrics::fuzz::at_wire_precision(*items), "round trip changed the items: %s",
+             written.dump().c_str());
   return 0;
 }

@@ -6,14 +6,14 @@
 #include <cstdlib>
 #include <string_view>
 
-#define FUZZ_CHECK(condition, ...)                                                    \
-  do {                                                                                \
-    if (!(condition)) {                                                               \
+#define FUZZ_CHECK(condition, ...)                                                              \
+  do {                                                                                          \
+    if (!(condition)) {                                                                         \
       std::fprintf(stderr, "FUZZ_CHECK failed at %s:%d: %s\n", __FILE__, __LINE__, #condition); \
-      std::fprintf(stderr, __VA_ARGS__);                                              \
-      std::fprintf(stderr, "\n");                                                     \
-      std::abort();                                                                   \
-    }                                                                                 \
+      std::fprintf(stderr, __VA_ARGS__);                                                        \
+      std::fprintf(stderr, "\n");                                                               \
+      std::abort();                                                                             \
+    }                                                                                           \
   } while (0)
 
 namespace fedmetrics::fuzz {

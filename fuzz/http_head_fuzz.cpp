@@ -36,7 +36,8 @@ namespace http = boost::beast::http;
 // never had it. Every other assertion aborts, and libFuzzer reports it.
 namespace boost {
 void assertion_failed(const char* expr, const char* function, const char* file, long line) {
-  if (std::string_view(expr) == "n >= 5" && std::string_view(file).ends_with("beast/http/impl/basic_parser.ipp")) return;
+  if (std::string_view(expr) == "n >= 5" && std::string_view(file).ends_with("beast/http/impl/basic_parser.ipp"))
+    return;
   std::fprintf(stderr, "%s:%ld: %s: Assertion `%s' failed.\n", file, line, function, expr);
   std::abort();
 }
@@ -55,8 +56,8 @@ constexpr std::size_t kMaxBodyBytes = 3 << 20;
 // the next `piece` bytes of `input` as the next read; false when the parser
 // fails or the input ends first.
 template <class Done>
-bool feed(http::request_parser<http::string_body>& parser, boost::beast::flat_buffer& buffer,
-          std::string_view& input, std::size_t piece, Done done) {
+bool feed(http::request_parser<http::string_body>& parser, boost::beast::flat_buffer& buffer, std::string_view& input,
+          std::size_t piece, Done done) {
   for (;;) {
     const auto ec = fedmetrics::transport::parse_buffered(parser, buffer, kMaxHeaderBytes, done);
     if (ec != http::error::need_more) return !ec;

@@ -30,8 +30,10 @@ json cluster_json(const KarmadaCluster& c) {
   if (c.secret_ref) spec["secretRef"] = {{"namespace", c.secret_ref->namespace_name}, {"name", c.secret_ref->name}};
   json item = {{"metadata", {{"name", c.name}}}, {"spec", std::move(spec)}};
   if (c.ready) {
-    item["status"]["conditions"] = json::array(
-        {{{"type", c.ready->type}, {"status", c.ready->status}, {"reason", c.ready->reason}, {"message", c.ready->message}}});
+    item["status"]["conditions"] = json::array({{{"type", c.ready->type},
+                                                 {"status", c.ready->status},
+                                                 {"reason", c.ready->reason},
+                                                 {"message", c.ready->message}}});
   }
   return item;
 }
@@ -88,9 +90,9 @@ void check_secret(std::string_view body) {
                           {"data", std::move(encoded)}};
   const auto again = fedmetrics::k8s::parse_secret(again_doc.dump());
   FUZZ_CHECK(again, "Secret %s/%s written back does not read", secret->namespace_name.c_str(), secret->name.c_str());
-  FUZZ_CHECK(again->namespace_name == secret->namespace_name && again->name == secret->name &&
-                 again->data == secret->data,
-             "Secret %s/%s reads back differently", secret->namespace_name.c_str(), secret->name.c_str());
+  FUZZ_CHECK(
+      again->namespace_name == secret->namespace_name && again->name == secret->name && again->data == secret->data,
+      "Secret %s/%s reads back differently", secret->namespace_name.c_str(), secret->name.c_str());
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(reparsed.ok(), "our own encoding is not JSON: %s", encoded.c_str());
   const auto again = node_metrics_list_from_json(*reparsed);
   FUZZ_CHECK(again.ok(), "our own encoding does not decode: %s (%s)", encoded.c_str(), again.error().message.c_str());
-  FUZZ_CHECK(*again == fedmetrics::fuzz::at_wire_precision(*items), "round trip changed the items: %s", encoded.c_str());
+  FUZZ_CHECK(*again == fedmetrics::fuzz::at_wire_precision(*items), "round trip changed the items: %s",
+             encoded.c_str());
   return 0;
 }

@@ -52,8 +52,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::vector<std::vector<Series>> external(rules->external_rules.size(), series());
   const SeriesRegistry registry(rules, custom, external);
   for (const auto& info : registry.custom_metrics()) {
-    auto query = registry.query_for_metric(info.group_resource, info.metric, info.namespaced ? "default" : "", {},
-                                           {"a", "b"});
+    auto query =
+        registry.query_for_metric(info.group_resource, info.metric, info.namespaced ? "default" : "", {}, {"a", "b"});
     FUZZ_CHECK(query.has_value(), "listed metric %s not found", info.metric.c_str());
     FUZZ_CHECK(!query->ok() || !query->value().empty(), "empty query for %s", info.metric.c_str());
   }

@@ -41,8 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::istringstream printed_lines(printed);
   for (std::string line; std::getline(printed_lines, line); ++lines) {
     const auto step = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    FUZZ_CHECK(!step.is_discarded() && step.is_object() && step.contains("at"), "line %zu is not a step: %s",
-               lines + 1, line.c_str());
+    FUZZ_CHECK(!step.is_discarded() && step.is_object() && step.contains("at"), "line %zu is not a step: %s", lines + 1,
+               line.c_str());
   }
   FUZZ_CHECK(lines == steps->size(), "%zu line(s) for %zu step(s)", lines, steps->size());
   return 0;

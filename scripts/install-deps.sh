@@ -39,6 +39,7 @@ test_packages=(
   wrk nginx-light
   prometheus  # a real Prometheus server and promtool scrape /metrics in an e2e test (prometheus_scrape_test)
   clang libclang-rt-14-dev  # the fuzz build (fuzz/): clang 14 and its libFuzzer, ASan and UBSan runtimes
+  clang-format-14  # lint: format (scripts/check-format.sh): the C++ files follow .clang-format
   binutils  # readelf: scripts/check-image-libraries.sh
   ccache  # scripts/build.sh compiles through it when present: the suite builds three trees, often of the same sources
 )

@@ -106,8 +106,8 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
   // entries, so insertion order is expiry order: cache_order lists the keys
   // oldest first, and both expiry and eviction pop from its front (O(1) per
   // entry, amortised over the inserts that made them).
-  std::unordered_map<std::string, Cached> cache;  // guarded by mutex
-  std::list<std::string> cache_order;            // guarded by mutex
+  std::unordered_map<std::string, Cached> cache;                        // guarded by mutex
+  std::list<std::string> cache_order;                                   // guarded by mutex
   std::map<std::string, std::uint64_t, std::less<>> errors_by_cluster;  // guarded by mutex
   // Each member's answer time (seconds, moving average), to ask the slowest
   // first: the answer waits for it, so its request should leave first and
@@ -133,7 +133,9 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
   }
 
   // The members as the answers see them (Aggregator::members()).
-  [[nodiscard]] std::shared_ptr<const MemberSnapshot> snapshot() const { return fail_fast->snapshot(source_snapshot()); }
+  [[nodiscard]] std::shared_ptr<const MemberSnapshot> snapshot() const {
+    return fail_fast->snapshot(source_snapshot());
+  }
 
   // Answers from the cache or joins a fan-out in flight (and returns false),
   // or registers `key` as in flight (and returns true: the caller fans out).
@@ -293,8 +295,9 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
 };
 
 Aggregator::Aggregator(std::shared_ptr<MemberSource> members, AggregatorOptions options, Clock clock)
-    : state_(std::make_shared<State>(std::move(members), std::move(options),
-                                     clock ? std::move(clock) : Clock([] { return std::chrono::steady_clock::now(); }))) {}
+    : state_(std::make_shared<State>(std::move(members), std::move(options), clock ? std::move(clock) : Clock([] {
+                                       return std::chrono::steady_clock::now();
+                                     }))) {}
 
 Aggregator::~Aggregator() = default;
 
@@ -330,8 +333,8 @@ void Aggregator::pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<P
                         }));
                       });
       },
-      [shared, unasked = std::move(plan.unasked), notes = std::move(plan.warnings)](
-          std::vector<MemberAnswer<R>> answers) {
+      [shared, unasked = std::move(plan.unasked),
+       notes = std::move(plan.warnings)](std::vector<MemberAnswer<R>> answers) {
         add_unasked(answers, unasked);
         auto missing = missing_members(answers);
         return with_notes(merge_prepared_pod_metrics(std::move(answers), *shared), notes, std::move(missing));
@@ -362,8 +365,8 @@ void Aggregator::node_metrics(const ResourceMetricsQuery& query, AnswerCallback<
                          }));
                        });
       },
-      [shared, unasked = std::move(plan.unasked), notes = std::move(plan.warnings)](
-          std::vector<MemberAnswer<R>> answers) {
+      [shared, unasked = std::move(plan.unasked),
+       notes = std::move(plan.warnings)](std::vector<MemberAnswer<R>> answers) {
         add_unasked(answers, unasked);
         auto missing = missing_members(answers);
         return with_notes(merge_prepared_node_metrics(std::move(answers), *shared), notes, std::move(missing));
@@ -384,8 +387,8 @@ void Aggregator::custom_metrics(const CustomMetricsQuery& query, AnswerCallback<
       [fwd = std::move(plan.forwarded)](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
         m.custom_metrics(fwd, deadline, std::move(cb));
       },
-      [query, unasked = std::move(plan.unasked), notes = std::move(plan.warnings)](
-          std::vector<MemberAnswer<R>> answers) {
+      [query, unasked = std::move(plan.unasked),
+       notes = std::move(plan.warnings)](std::vector<MemberAnswer<R>> answers) {
         add_unasked(answers, unasked);
         auto missing = missing_members(answers);
         return with_notes(merge_custom_metrics(std::move(answers), query), notes, std::move(missing));
@@ -406,8 +409,8 @@ void Aggregator::external_metrics(const ExternalMetricsQuery& query, AnswerCallb
       [fwd = std::move(plan.forwarded)](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
         m.external_metrics(fwd, deadline, std::move(cb));
       },
-      [query, unasked = std::move(plan.unasked), notes = std::move(plan.warnings)](
-          std::vector<MemberAnswer<R>> answers) {
+      [query, unasked = std::move(plan.unasked),
+       notes = std::move(plan.warnings)](std::vector<MemberAnswer<R>> answers) {
         add_unasked(answers, unasked);
         auto missing = missing_members(answers);
         return with_notes(merge_external_metrics(std::move(answers), query), notes, std::move(missing));

@@ -39,7 +39,8 @@ class FailFast : public std::enable_shared_from_this<FailFast> {
 
   // The chosen members (indices into `members`) that do not answer, moved to
   // `unasked` with why; the others kept in their order.
-  void leave_out(std::vector<std::size_t>& chosen, std::vector<LeftOutMember>& unasked, const MemberList& members) const;
+  void leave_out(std::vector<std::size_t>& chosen, std::vector<LeftOutMember>& unasked,
+                 const MemberList& members) const;
   // `inner` with the members that do not answer moved to its left-out ones
   // (LeftOutMember::member set), in name order as the source's are.
   [[nodiscard]] std::shared_ptr<const MemberSnapshot> snapshot(std::shared_ptr<const MemberSnapshot> inner) const;

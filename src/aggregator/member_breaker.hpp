@@ -82,9 +82,9 @@ class MemberBreaker {
 
   BreakerOptions options_;
   State state_ = State::Closed;
-  std::uint64_t timeouts_ = 0;            // unanswered in a row, by how
+  std::uint64_t timeouts_ = 0;  // unanswered in a row, by how
   std::uint64_t connection_failures_ = 0;
-  WallTime since_{};                      // when the first of them was sent
+  WallTime since_{};  // when the first of them was sent
   std::chrono::milliseconds probe_delay_{0};
   Time probe_due_{};
 };

@@ -204,8 +204,8 @@ std::vector<MemberAnswer<PreparedItems<Item>>> prepare_all(std::vector<MemberAns
 // 503 for a get by name that found nothing while some members failed.
 k8s::Status unknown_while_members_failed(const k8s::GroupResource& what, const std::string& name,
                                          const std::vector<std::string>& failures) {
-  std::string message = what.to_string() + " \"" + name +
-                        "\" was not found in the member clusters that answered, and these did not: ";
+  std::string message =
+      what.to_string() + " \"" + name + "\" was not found in the member clusters that answered, and these did not: ";
   for (std::size_t i = 0; i < failures.size(); ++i) message += (i ? "; " : "") + failures[i];
   return k8s::Status::service_unavailable(message);
 }
@@ -265,15 +265,16 @@ std::vector<LeftOutMember> chosen_left_out(const std::vector<LeftOutMember>& lef
 }  // namespace
 
 std::vector<std::string> unknown_member_warnings(std::initializer_list<const k8s::LabelSelector*> selectors,
-                                                 const MemberList& members, const std::vector<LeftOutMember>& left_out) {
+                                                 const MemberList& members,
+                                                 const std::vector<LeftOutMember>& left_out) {
   using Op = k8s::SelectorOperator;
   std::vector<std::string> out;
   for (const k8s::LabelSelector* clusters : selectors) {
     for (const k8s::Requirement& r : clusters->requirements()) {
       if (r.op != Op::Equals && r.op != Op::DoubleEquals && r.op != Op::In) continue;
       for (const std::string& name : r.values) {
-        const bool known = named(left_out, name) ||
-                           std::any_of(members.begin(), members.end(), [&](const auto& m) { return m->name() == name; });
+        const bool known = named(left_out, name) || std::any_of(members.begin(), members.end(),
+                                                                [&](const auto& m) { return m->name() == name; });
         const std::string text = std::string(kClusterLabel) + ": no member cluster is named '" + name + "'";
         if (!known && std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
       }
@@ -330,7 +331,8 @@ Plan<ResourceMetricsQuery> plan_resource_metrics(const MemberList& members, cons
   // Left-out members may well serve the API (their capabilities are not
   // known here): each is reported, and with nobody asked the merge answers
   // 503 naming them.
-  plan.unasked = chosen_left_out(left_out, [&](std::string_view name) { return cluster_selected(split.clusters, name); });
+  plan.unasked =
+      chosen_left_out(left_out, [&](std::string_view name) { return cluster_selected(split.clusters, name); });
   if (!any_serves && plan.unasked.empty()) {
     plan.members.clear();
     plan.early = k8s::Status::service_unavailable("no member cluster serves " + std::string(kMetricsGroup));
@@ -470,9 +472,9 @@ CustomMetricsAnswer merge_custom_metrics(std::vector<MemberAnswer<std::vector<k8
       k8s::MetricValue& into = entries[it->second].value;
       // Go's Quantity.Add: the sum keeps the first (non-zero) operand's format.
       auto sum = into.value.plus(v.value);
-      if (!sum) return {k8s::Status::internal_error("summing " + query.metric + " of " + o.name + ": " +
-                                                     sum.error().message),
-                        std::move(g.warnings)};
+      if (!sum)
+        return {k8s::Status::internal_error("summing " + query.metric + " of " + o.name + ": " + sum.error().message),
+                std::move(g.warnings)};
       into.value = *sum;
       into.timestamp = std::max(into.timestamp, v.timestamp);
       if (v.window_seconds && (!into.window_seconds || *v.window_seconds > *into.window_seconds))
@@ -482,7 +484,8 @@ CustomMetricsAnswer merge_custom_metrics(std::vector<MemberAnswer<std::vector<k8
   std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     const auto& x = a.value.described_object;
     const auto& y = b.value.described_object;
-    return std::tie(x.namespace_name, x.name, x.kind, a.cluster) < std::tie(y.namespace_name, y.name, y.kind, b.cluster);
+    return std::tie(x.namespace_name, x.name, x.kind, a.cluster) <
+           std::tie(y.namespace_name, y.name, y.kind, b.cluster);
   });
 
   if (!query.wildcard()) {
@@ -597,8 +600,8 @@ std::string member_warning(std::string_view cluster, const MemberError& error) {
 
 // ---------------------------------------------------------------------------
 
-k8s::APIResourceList merge_custom_metric_resources(const std::vector<std::shared_ptr<const MemberCapabilities>>& members,
-                                                   k8s::CustomMetricsVersion version) {
+k8s::APIResourceList merge_custom_metric_resources(
+    const std::vector<std::shared_ptr<const MemberCapabilities>>& members, k8s::CustomMetricsVersion version) {
   std::map<std::string, k8s::APIResource> by_name;
   std::map<std::string, bool, std::less<>> parent_namespaced;
   for (const auto& caps : members) {
@@ -651,8 +654,7 @@ std::string query_key(const ResourceMetricsQuery& query) {
 
 std::string query_key(const CustomMetricsQuery& query) {
   return join_key({"custom", query.resource.to_string(), query.namespace_name, query.name, query.metric,
-                   query.label_selector.to_string(),
-                   query.metric_selector.to_string()});
+                   query.label_selector.to_string(), query.metric_selector.to_string()});
 }
 
 std::string query_key(const ExternalMetricsQuery& query) {

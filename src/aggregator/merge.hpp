@@ -51,8 +51,8 @@ struct ClusterSplit {
 template <class Q>
 struct Plan {
   std::vector<std::size_t> members;
-  Q forwarded;                             // selectors without fedmetrics/cluster
-  std::optional<k8s::Status> early;        // set: answer this, ask no one
+  Q forwarded;                       // selectors without fedmetrics/cluster
+  std::optional<k8s::Status> early;  // set: answer this, ask no one
   // Chosen members not asked, with why: left out by the member source (a
   // Karmada Cluster not Ready, an endpoint that cannot be used), or, for
   // custom and external metrics, whose discovery has not succeeded yet (only

@@ -10,9 +10,9 @@
 namespace fedmetrics::auth {
 namespace {
 
+using k8s::ascii_lowercase;
 using k8s::iequals;
 using k8s::istarts_with;
-using k8s::ascii_lowercase;
 
 bool no_certificate(std::string_view pem) { return pem.find_first_not_of(" \t\r\n") == std::string_view::npos; }
 
@@ -40,7 +40,8 @@ std::vector<std::string> all_values(const Headers& headers, const std::vector<st
 
 // Go's newExtra: prefixes first so that values keep the prefix order; empty
 // values are kept; a key that does not unescape is kept raw.
-std::map<std::string, std::vector<std::string>> extras(const Headers& headers, const std::vector<std::string>& prefixes) {
+std::map<std::string, std::vector<std::string>> extras(const Headers& headers,
+                                                       const std::vector<std::string>& prefixes) {
   std::map<std::string, std::vector<std::string>> out;
   for (const auto& prefix : prefixes) {
     for (const auto& [key, value] : headers) {
@@ -63,8 +64,9 @@ k8s::Expected<std::vector<std::string>> string_list(const std::map<std::string, 
   if (!json.is_array()) return k8s::Error{key + ": expected a JSON array of strings, got " + json.type_name()};
   std::vector<std::string> out;
   for (const auto& item : json) {
-    if (!item.is_string()) return k8s::Error{key + ": expected a JSON array of strings, got an element of type " +
-                                             std::string(item.type_name())};
+    if (!item.is_string())
+      return k8s::Error{key + ": expected a JSON array of strings, got an element of type " +
+                        std::string(item.type_name())};
     out.push_back(item.get<std::string>());
   }
   return out;

@@ -90,16 +90,12 @@ std::string go_error_text(int error) {
     case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
     case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
     case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
-    case X509_V_ERR_CERT_SIGNATURE_FAILURE:
-      return "x509: certificate signed by unknown authority";
+    case X509_V_ERR_CERT_SIGNATURE_FAILURE: return "x509: certificate signed by unknown authority";
     case X509_V_ERR_CERT_HAS_EXPIRED:
     case X509_V_ERR_CERT_NOT_YET_VALID:
-      return std::string("x509: certificate has expired or is not yet valid: ") +
-             X509_verify_cert_error_string(error);
-    case X509_V_ERR_INVALID_PURPOSE:
-      return "x509: certificate specifies an incompatible key usage";
-    default:
-      return std::string("x509: ") + X509_verify_cert_error_string(error);
+      return std::string("x509: certificate has expired or is not yet valid: ") + X509_verify_cert_error_string(error);
+    case X509_V_ERR_INVALID_PURPOSE: return "x509: certificate specifies an incompatible key usage";
+    default: return std::string("x509: ") + X509_verify_cert_error_string(error);
   }
 }
 
@@ -127,7 +123,7 @@ k8s::Expected<ClientCertificateVerifier> ClientCertificateVerifier::from_pem(std
 }
 
 k8s::Expected<CertificateIdentity> ClientCertificateVerifier::verify(std::string_view peer_chain_pem,
-                                                                   std::chrono::system_clock::time_point now) const {
+                                                                     std::chrono::system_clock::time_point now) const {
   auto chain = read_certificates(peer_chain_pem);
   if (!chain) return chain.error().at("client certificate chain");
   if (chain->empty()) return k8s::Error{"client certificate chain: no certificate found"};

@@ -34,7 +34,6 @@ std::string verb_of_method(std::string_view method) {
   return "";
 }
 
-
 // fieldSelector's RequiresExactMatch("metadata.name"), kept only when it is a
 // valid path segment name (not "." or "..", no '/' or '%'). Our
 // FieldSelector knows only metadata.name and metadata.namespace; a selector
@@ -87,7 +86,8 @@ k8s::Expected<RequestAttributes> request_attributes(std::string_view method, std
   // the namespace object itself.
   if (parts[0] == "namespaces" && parts.size() > 1) {
     out.namespace_name = std::string(parts[1]);
-    if (parts.size() > 2 && parts[2] != "status" && parts[2] != "finalize") parts.erase(parts.begin(), parts.begin() + 2);
+    if (parts.size() > 2 && parts[2] != "status" && parts[2] != "finalize")
+      parts.erase(parts.begin(), parts.begin() + 2);
   }
   out.parts.assign(parts.begin(), parts.end());
   out.resource = std::string(parts[0]);

@@ -79,7 +79,8 @@ class Reader {
 k8s::Expected<json> parse_review(std::string_view body, std::string_view kind) {
   json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return k8s::Error{"malformed JSON"};
-  if (!doc.is_object()) return k8s::Error{std::string("expected a ") + std::string(kind) + " object, got " + doc.type_name()};
+  if (!doc.is_object())
+    return k8s::Error{std::string("expected a ") + std::string(kind) + " object, got " + doc.type_name()};
   auto actual = Reader(doc, "").string("kind");
   if (!actual) return actual.error();
   if (!actual->empty() && *actual != kind) {
@@ -95,8 +96,8 @@ void set_if_not_empty(json& object, const char* key, const std::string& value) {
 }  // namespace
 
 std::string token_review_body(std::string_view token) {
-  return json{{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenReview"}, {"spec", {{"token", token}}}}
-      .dump(-1, ' ', false, json::error_handler_t::replace);  // a token or path need not be UTF-8
+  return json{{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenReview"}, {"spec", {{"token", token}}}}.dump(
+      -1, ' ', false, json::error_handler_t::replace);  // a token or path need not be UTF-8
 }
 
 k8s::Expected<AuthenticationResult> parse_token_review(std::string_view body) {

@@ -16,6 +16,8 @@ UserInfo with_authenticated_group(UserInfo user) {
   return user;
 }
 
-UserInfo anonymous_user() { return UserInfo{std::string(kAnonymousUser), {}, {std::string(kUnauthenticatedGroup)}, {}}; }
+UserInfo anonymous_user() {
+  return UserInfo{std::string(kAnonymousUser), {}, {std::string(kUnauthenticatedGroup)}, {}};
+}
 
 }  // namespace fedmetrics::auth

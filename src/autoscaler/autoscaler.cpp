@@ -29,8 +29,7 @@ struct MetricFailure {
 };
 
 MetricFailure failure(std::string reason, const std::string& condition_error, std::string error) {
-  return {std::move(reason), "the HPA was unable to compute the replica count: " + condition_error,
-          std::move(error)};
+  return {std::move(reason), "the HPA was unable to compute the replica count: " + condition_error, std::move(error)};
 }
 
 struct Proposal {
@@ -81,8 +80,8 @@ MetricOutcome resource_outcome(const Context& ctx, const MetricSpec& spec) {
   const std::string outer = container ? "failed to get " + spec.container + " container metric value: "
                                       : "failed to get " + resource + " resource metric value: ";
   const bool utilization = spec.target.type == MetricTargetType::Utilization;
-  const std::string what = utilization ? "failed to get " + resource + " utilization: "
-                                       : "failed to get " + resource + " usage: ";
+  const std::string what =
+      utilization ? "failed to get " + resource + " utilization: " : "failed to get " + resource + " usage: ";
   auto fail = [&](const std::string& inner) {
     return MetricOutcome{std::nullopt, failure(reason, what + inner, outer + what + inner)};
   };
@@ -93,12 +92,12 @@ MetricOutcome resource_outcome(const Context& ctx, const MetricSpec& spec) {
   const auto& samples = *ctx.input.metrics.resource;
   const std::int32_t spec_replicas = ctx.input.scale.spec_replicas;
   k8s::Expected<ReplicaCalculation> calc =
-      utilization ? resource_replicas(spec_replicas, *spec.target.average_utilization, resource, spec.container,
-                                      ctx.tolerances, ctx.input.pods, samples, ctx.input.now, ctx.config.calculator,
-                                      ctx.calibration)
-                  : raw_resource_replicas(spec_replicas, spec.target.average_value->milli_value(), resource,
-                                          spec.container, ctx.tolerances, ctx.input.pods, samples, ctx.input.now,
-                                          ctx.config.calculator, ctx.calibration);
+      utilization
+          ? resource_replicas(spec_replicas, *spec.target.average_utilization, resource, spec.container, ctx.tolerances,
+                              ctx.input.pods, samples, ctx.input.now, ctx.config.calculator, ctx.calibration)
+          : raw_resource_replicas(spec_replicas, spec.target.average_value->milli_value(), resource, spec.container,
+                                  ctx.tolerances, ctx.input.pods, samples, ctx.input.now, ctx.config.calculator,
+                                  ctx.calibration);
   if (!calc) return fail(calc.error().message);
 
   Proposal p;
@@ -151,8 +150,8 @@ MetricOutcome object_outcome(const Context& ctx, const MetricSpec& spec) {
   // Upstream formats this message with its arguments out of order
   // ("unable to get metric qps: Deployment on ns name/<error>"); ours reads.
   auto fail = [&](const std::string& error) {
-    const std::string inner = "unable to get metric " + name + " on " + ref.kind + " " + ctx.hpa.namespace_name +
-                              "/" + ref.name + ": " + error;
+    const std::string inner = "unable to get metric " + name + " on " + ref.kind + " " + ctx.hpa.namespace_name + "/" +
+                              ref.name + ": " + error;
     return MetricOutcome{std::nullopt,
                          failure("FailedGetObjectMetric", inner, "failed to get object metric value: " + inner)};
   };
@@ -215,8 +214,8 @@ MetricOutcome external_outcome(const Context& ctx, const MetricSpec& spec) {
       spec.target.type == MetricTargetType::Value
           ? external_metric_replicas(ctx.input.scale.spec_replicas, spec.target.value->milli_value(), values,
                                      ctx.tolerances, ctx.input.pods, ctx.calibration)
-          : external_per_pod_metric_replicas(ctx.input.scale.status_replicas,
-                                             spec.target.average_value->milli_value(), values, ctx.tolerances);
+          : external_per_pod_metric_replicas(ctx.input.scale.status_replicas, spec.target.average_value->milli_value(),
+                                             values, ctx.tolerances);
   if (!calc) return fail(calc.error().message);
   Proposal p;
   p.replicas = calc->replicas;
@@ -235,14 +234,10 @@ MetricOutcome external_outcome(const Context& ctx, const MetricSpec& spec) {
 MetricOutcome compute_replicas_for_metric(const Context& ctx, const MetricSpec& spec) {
   switch (spec.type) {
     case MetricSourceType::Resource:
-    case MetricSourceType::ContainerResource:
-      return resource_outcome(ctx, spec);
-    case MetricSourceType::Pods:
-      return pods_outcome(ctx, spec);
-    case MetricSourceType::Object:
-      return object_outcome(ctx, spec);
-    case MetricSourceType::External:
-      return external_outcome(ctx, spec);
+    case MetricSourceType::ContainerResource: return resource_outcome(ctx, spec);
+    case MetricSourceType::Pods: return pods_outcome(ctx, spec);
+    case MetricSourceType::Object: return object_outcome(ctx, spec);
+    case MetricSourceType::External: return external_outcome(ctx, spec);
   }
   return {std::nullopt, failure("InvalidMetricSourceType", "unknown metric source type", "unknown metric source type")};
 }
@@ -253,7 +248,7 @@ struct MetricsOutcome {
   std::string metric_name;
   std::vector<MetricStatus> statuses;
   std::optional<std::string> error;
-  std::vector<std::string> incomplete;  // the metrics that miss a member
+  std::vector<std::string> incomplete;          // the metrics that miss a member
   std::vector<MetricComputation> computations;  // one per spec, in order
 };
 
@@ -498,12 +493,11 @@ SyncResult sync(const FederatedHPA& hpa, const FederatedHPAStatus& previous, Sca
     if (desired > current) result.rescale_reason = rescale_metric + " above target";
     if (desired < current) result.rescale_reason = "All metrics below target";
 
-    Normalization norm =
-        spec.behavior ? normalize_desired_replicas_with_behaviors(history, *spec.behavior, current, desired,
-                                                                  min_replicas, max_replicas, now,
-                                                                  config.downscale_stabilization)
-                      : normalize_desired_replicas(history, current, desired, min_replicas, max_replicas, now,
-                                                   config.downscale_stabilization);
+    Normalization norm = spec.behavior ? normalize_desired_replicas_with_behaviors(history, *spec.behavior, current,
+                                                                                   desired, min_replicas, max_replicas,
+                                                                                   now, config.downscale_stabilization)
+                                       : normalize_desired_replicas(history, current, desired, min_replicas,
+                                                                    max_replicas, now, config.downscale_stabilization);
     set_condition(conditions, kAbleToScale, ConditionStatus::True, norm.able_to_scale_reason,
                   norm.able_to_scale_message, now);
     set_condition(conditions, kScalingLimited, norm.scaling_limited ? ConditionStatus::True : ConditionStatus::False,
@@ -557,8 +551,7 @@ RescaleFailure rescale_failed(const SyncResult& result, const FederatedHPAStatus
 bool same_metric(const MetricSpec& spec, const MetricStatus& status) {
   if (spec.type != status.type) return false;
   switch (spec.type) {
-    case MetricSourceType::Resource:
-      return spec.resource_name == status.resource_name;
+    case MetricSourceType::Resource: return spec.resource_name == status.resource_name;
     case MetricSourceType::ContainerResource:
       return spec.resource_name == status.resource_name && spec.container == status.container;
     case MetricSourceType::Pods:

@@ -16,9 +16,7 @@ namespace {
 constexpr std::size_t kMaxRuleName = 32;
 constexpr std::int32_t kMaxHistoryLimit = 32;
 
-std::string describe(std::string_view path, const std::string& message) {
-  return std::string(path) + ": " + message;
-}
+std::string describe(std::string_view path, const std::string& message) { return std::string(path) + ": " + message; }
 
 // One rule; its defects go to `invalid` (the first found), never to the object.
 CronRule decode_rule(const Fields& spec, const json& raw, const std::string& path, bool federated_hpa_target) {
@@ -47,7 +45,8 @@ CronRule decode_rule(const Fields& spec, const json& raw, const std::string& pat
            "must be between 0 and 32 (got " + std::to_string(rule.failed_history_limit) + ")");
     if (federated_hpa_target) {
       if (rule.target_replicas)
-        fail(f.path_of("targetReplicas"), "applies to a workload; a FederatedHPA takes targetMinReplicas and/or targetMaxReplicas");
+        fail(f.path_of("targetReplicas"),
+             "applies to a workload; a FederatedHPA takes targetMinReplicas and/or targetMaxReplicas");
       if (!rule.target_min_replicas && !rule.target_max_replicas)
         fail(path, "a FederatedHPA target needs targetMinReplicas and/or targetMaxReplicas");
       if (rule.target_min_replicas && *rule.target_min_replicas < 0)
@@ -104,7 +103,8 @@ std::vector<CronExecution> decode_executions(const json& entry, const char* key)
 
 void record(std::vector<CronExecution>& list, std::int32_t limit, CronExecution execution) {
   list.insert(list.begin(), std::move(execution));
-  if (list.size() > static_cast<std::size_t>(std::max(limit, 0))) list.resize(static_cast<std::size_t>(std::max(limit, 0)));
+  if (list.size() > static_cast<std::size_t>(std::max(limit, 0)))
+    list.resize(static_cast<std::size_t>(std::max(limit, 0)));
 }
 
 }  // namespace
@@ -132,7 +132,8 @@ k8s::Expected<CronFederatedHPA> decode_cron_federated_hpa(const json& json, std:
     }
     const Fields spec = whole ? top.required_object("spec") : top;
     spec.allow({"scaleTargetRef", "rules"});
-    cron.scale_target_ref = detail::decode_reference_as<CrossVersionObjectReference>(spec.required_object("scaleTargetRef"));
+    cron.scale_target_ref =
+        detail::decode_reference_as<CrossVersionObjectReference>(spec.required_object("scaleTargetRef"));
     const bool federated_hpa = targets_federated_hpa(cron.scale_target_ref);
     const auto& rules = spec.array("rules");
     std::set<std::string> names;
@@ -140,7 +141,8 @@ k8s::Expected<CronFederatedHPA> decode_cron_federated_hpa(const json& json, std:
       const std::string rule_path = detail::index(spec.path_of("rules"), i);
       CronRule rule = decode_rule(spec, rules[i], rule_path, federated_hpa);
       if (!rule.invalid && !names.insert(rule.name).second)
-        rule.invalid = describe(rule_path + ".name", "\"" + rule.name + "\" is used by an earlier rule; rule names are unique");
+        rule.invalid =
+            describe(rule_path + ".name", "\"" + rule.name + "\" is used by an earlier rule; rule names are unique");
       cron.rules.push_back(std::move(rule));
     }
     return cron;
@@ -153,12 +155,14 @@ k8s::Expected<CronApplied> apply_to_federated_hpa(const CronRule& rule, const Fe
   out.max_replicas = rule.target_max_replicas.value_or(current.max_replicas);
   auto origin = [](bool from_rule) { return from_rule ? "the rule's" : "the FederatedHPA's"; };
   if (*out.min_replicas > *out.max_replicas)
-    return k8s::Error{"minReplicas " + std::to_string(*out.min_replicas) + " (" + origin(rule.target_min_replicas.has_value()) +
-                      ") would exceed maxReplicas " + std::to_string(*out.max_replicas) + " (" +
-                      origin(rule.target_max_replicas.has_value()) + "); nothing written"};
+    return k8s::Error{"minReplicas " + std::to_string(*out.min_replicas) + " (" +
+                      origin(rule.target_min_replicas.has_value()) + ") would exceed maxReplicas " +
+                      std::to_string(*out.max_replicas) + " (" + origin(rule.target_max_replicas.has_value()) +
+                      "); nothing written"};
   if (*out.min_replicas == 0 && !allows_scale_to_zero(current))
-    return k8s::Error{"minReplicas 0 is allowed only when every metric of the FederatedHPA is Object or External; "
-                      "nothing written"};
+    return k8s::Error{
+        "minReplicas 0 is allowed only when every metric of the FederatedHPA is Object or External; "
+        "nothing written"};
   return out;
 }
 
@@ -220,7 +224,8 @@ json cron_status_json(const std::vector<CronRuleHistory>& histories) {
     if (h.next_execution_time) entry["nextExecutionTime"] = k8s::format_time(*h.next_execution_time);
     json successful = json::array();
     for (const auto& e : h.successful) {
-      json x = {{"scheduleTime", k8s::format_time(e.schedule_time)}, {"executionTime", k8s::format_time(e.execution_time)}};
+      json x = {{"scheduleTime", k8s::format_time(e.schedule_time)},
+                {"executionTime", k8s::format_time(e.execution_time)}};
       if (e.applied.replicas) x["appliedReplicas"] = *e.applied.replicas;
       if (e.applied.min_replicas) x["appliedMinReplicas"] = *e.applied.min_replicas;
       if (e.applied.max_replicas) x["appliedMaxReplicas"] = *e.applied.max_replicas;

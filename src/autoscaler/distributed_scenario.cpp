@@ -33,8 +33,8 @@ std::string scaling_limited_value(const Fields& f) {
   for (std::string_view known : {"TooManyReplicas", "TooFewReplicas", "ScaleUpLimit", "ScaleDownLimit"}) {
     if (reason == known) return *reason;
   }
-  fail(f.path_of("scalingLimited"), "must be TooManyReplicas, TooFewReplicas, ScaleUpLimit or ScaleDownLimit (got \"" +
-                                        *reason + "\")");
+  fail(f.path_of("scalingLimited"),
+       "must be TooManyReplicas, TooFewReplicas, ScaleUpLimit or ScaleDownLimit (got \"" + *reason + "\")");
 }
 
 DistributedScenarioMember decode_member(const Fields& f, Timestamp start) {
@@ -46,7 +46,8 @@ DistributedScenarioMember decode_member(const Fields& f, Timestamp start) {
   m.max_replicas = count(f, "maxReplicas", 1, "must be a positive integer");
   m.current_replicas = count(f, "currentReplicas", 0, "must be a non-negative integer");
   m.desired_replicas = count(f, "desiredReplicas", 0, "must be a non-negative integer");
-  if (const auto* t = f.raw("lastScaleTime")) m.last_scale_time = detail::time_value(*t, start, f.path_of("lastScaleTime"));
+  if (const auto* t = f.raw("lastScaleTime"))
+    m.last_scale_time = detail::time_value(*t, start, f.path_of("lastScaleTime"));
   if (f.has("scalingLimited")) m.scaling_limited = scaling_limited_value(f);
   return m;
 }
@@ -79,7 +80,8 @@ DistributedScenario decode(const json& json) {
     config->allow({"rebalanceWindowSeconds"});
     if (const auto* w = config->raw("rebalanceWindowSeconds")) {
       scenario.rebalance_window = detail::seconds_value(*w, config->path_of("rebalanceWindowSeconds"));
-      if (scenario.rebalance_window.count() < 0) fail(config->path_of("rebalanceWindowSeconds"), "must not be negative");
+      if (scenario.rebalance_window.count() < 0)
+        fail(config->path_of("rebalanceWindowSeconds"), "must not be negative");
     }
   }
   scenario.start = detail::scenario_start(top);

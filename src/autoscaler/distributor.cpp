@@ -134,9 +134,7 @@ bool asks_above_max(const Member& m) {
 // its max counts as pegged too (its max was lowered below what it runs, and
 // it still asks for more); the max is its share as decided so far in this
 // sync, so a member given enough by a raise no longer asks the donors.
-bool is_receiver(const Member& m) {
-  return asks_above_max(m) && m.hpa->current_replicas >= m.max;
-}
+bool is_receiver(const Member& m) { return asks_above_max(m) && m.hpa->current_replicas >= m.max; }
 
 std::int64_t spare_of(const Member& m) {
   if (m.hpa == nullptr) return 0;  // nothing read: we do not know what it runs
@@ -202,7 +200,8 @@ struct Rebalancer {
                                       [&donor_name = name](const Member& m) { return m.name == donor_name; });
       const std::string left = donor == members.end() ? std::string() : "now " + std::to_string(donor->max);
       from += (from.empty() ? "" : ", ") + name + " (" +
-              (given.size() > 1 ? "gave " + std::to_string(n) + (left.empty() ? "" : ", ") : std::string()) + left + ")";
+              (given.size() > 1 ? "gave " + std::to_string(n) + (left.empty() ? "" : ", ") : std::string()) + left +
+              ")";
     }
     events.push_back({false, "Rebalanced",
                       "moved " + std::to_string(total) + " of maxReplicas from " + from + " to " + members[to].name +
@@ -397,7 +396,8 @@ std::string share_text(const MemberShare& s) {
 // What the condition (after "<member> held: ") and the Events (after
 // "<member>: ") say of one unreached member. Never "; ": it separates the
 // members in the condition's message, which the next sync reads back.
-std::string unreached_detail(const Unreached& u, const DistributionInput& input, const std::optional<MemberShare>& share) {
+std::string unreached_detail(const Unreached& u, const DistributionInput& input,
+                             const std::optional<MemberShare>& share) {
   const std::string why =
       u.not_ready_since ? "NotReady since " + k8s::format_time(*u.not_ready_since) : "its HPA cannot be read";
   if (u.reach == Reach::LeftOut) {
@@ -590,8 +590,8 @@ Distribution distribute(const DistributionInput& input) {
       }
       if (!within_window) {
         auto prev = input.previous.find(name);
-        left[name] = prev != input.previous.end() ? prev->second
-                                                  : MemberShare{m->hpa.min_replicas, m->hpa.max_replicas};
+        left[name] =
+            prev != input.previous.end() ? prev->second : MemberShare{m->hpa.min_replicas, m->hpa.max_replicas};
         unreached[name] = {Reach::LeftOut, m->not_ready_since};
         continue;
       }
@@ -622,8 +622,9 @@ Distribution distribute(const DistributionInput& input) {
                               ? "minReplicas " + std::to_string(min_replicas) + " is greater than maxReplicas " +
                                     std::to_string(max_replicas)
                               : "maxReplicas " + std::to_string(max_replicas) + " is less than the " +
-                                    std::to_string(n) + " members: distributed mode needs maxReplicas >= " +
-                                    std::to_string(n) + " (at least one replica per member)";
+                                    std::to_string(n) +
+                                    " members: distributed mode needs maxReplicas >= " + std::to_string(n) +
+                                    " (at least one replica per member)";
     set_condition(out.status.conditions, kScalingActive, ConditionStatus::False, "InvalidDistribution", message,
                   input.now);
     out.events.push_back({true, "InvalidDistribution", std::move(message)});
@@ -754,12 +755,10 @@ Distribution distribute(const DistributionInput& input) {
     MemberDecision d;
     d.share = {static_cast<std::int32_t>(m.min), static_cast<std::int32_t>(m.max)};
     switch (m.input->state) {
-      case MemberHPAState::Absent:
-        d.action = MemberAction::Create;
-        break;
+      case MemberHPAState::Absent: d.action = MemberAction::Create; break;
       case MemberHPAState::Read:
         d.action = d.share == MemberShare{m.hpa->min_replicas, m.hpa->max_replicas} ? MemberAction::None
-                                                                                     : MemberAction::Update;
+                                                                                    : MemberAction::Update;
         break;
       case MemberHPAState::Unreadable: {
         // Written again when it differs from what we last wrote; the loop

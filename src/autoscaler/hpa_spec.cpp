@@ -112,8 +112,7 @@ MetricTarget decode_target(const Fields& f, MetricSourceType source) {
       } else if (target.value) {
         target.type = MetricTargetType::Value;
       } else {
-        required_for(written == MetricTargetType::AverageValue ? "averageValue" : "value",
-                     "an External metric target");
+        required_for(written == MetricTargetType::AverageValue ? "averageValue" : "value", "an External metric target");
       }
       break;
   }
@@ -193,8 +192,7 @@ MetricSpec decode_metric(const Fields& f) {
     m.metric = decode_identifier(e->required_object("metric"));
     m.target = decode_target(e->required_object("target"), m.type);
   } else {
-    fail(f.path_of("type"),
-         "must be Resource, ContainerResource, Pods, Object or External (got \"" + *type + "\")");
+    fail(f.path_of("type"), "must be Resource, ContainerResource, Pods, Object or External (got \"" + *type + "\")");
   }
   return m;
 }
@@ -289,8 +287,8 @@ k8s::Expected<FederatedHPA> decode_federated_hpa(const json& json, std::string_v
   return detail::decode_guard([&] {
     Fields top(json, std::string(path), unknown);
     FederatedHPA hpa;
-    const bool whole = top.has("spec") || (top.refuses_unknown() && (top.has("apiVersion") || top.has("kind") ||
-                                                                      top.has("metadata")));
+    const bool whole =
+        top.has("spec") || (top.refuses_unknown() && (top.has("apiVersion") || top.has("kind") || top.has("metadata")));
     if (!whole) {
       // Only the spec was given.
       hpa.name = "";
@@ -325,18 +323,21 @@ std::optional<k8s::Error> validate_rules(const std::optional<HPAScalingRules>& r
   constexpr std::int32_t max_window = 3600;
   constexpr std::int32_t max_period = 1800;
   if (const auto& window = rules->stabilization_window_seconds) {
-    if (*window < 0) return invalid(path + ".stabilizationWindowSeconds", *window, "must be greater than or equal to zero");
+    if (*window < 0)
+      return invalid(path + ".stabilizationWindowSeconds", *window, "must be greater than or equal to zero");
     if (*window > max_window)
       return invalid(path + ".stabilizationWindowSeconds", *window,
                      "must be less than or equal to " + std::to_string(max_window));
   }
   if (!rules->policies) return std::nullopt;  // the defaults fill them
-  if (rules->policies->empty()) return k8s::Error{"Required value: must specify at least one Policy"}.at(path + ".policies");
+  if (rules->policies->empty())
+    return k8s::Error{"Required value: must specify at least one Policy"}.at(path + ".policies");
   for (std::size_t i = 0; i < rules->policies->size(); ++i) {
     const auto& policy = (*rules->policies)[i];
     const std::string at = detail::index(path + ".policies", i);
     if (policy.value <= 0) return invalid(at + ".value", policy.value, "must be greater than zero");
-    if (policy.period_seconds <= 0) return invalid(at + ".periodSeconds", policy.period_seconds, "must be greater than zero");
+    if (policy.period_seconds <= 0)
+      return invalid(at + ".periodSeconds", policy.period_seconds, "must be greater than zero");
     if (policy.period_seconds > max_period)
       return invalid(at + ".periodSeconds", policy.period_seconds,
                      "must be less than or equal to " + std::to_string(max_period));

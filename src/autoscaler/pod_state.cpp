@@ -2,9 +2,7 @@
 
 namespace fedmetrics::autoscaler {
 
-std::string to_string(const PodKey& key) {
-  return key.cluster + "/" + key.namespace_name + "/" + key.name;
-}
+std::string to_string(const PodKey& key) { return key.cluster + "/" + key.namespace_name + "/" + key.name; }
 
 std::string_view to_string(ConditionStatus status) {
   switch (status) {

@@ -177,8 +177,10 @@ k8s::Expected<std::int64_t> containers_request(const Pod& pod, std::string_view 
 std::int32_t ceil_to_int32(double x) {
   if (std::isnan(x)) return 0;
   double c = std::ceil(x);
-  if (c >= static_cast<double>(std::numeric_limits<std::int32_t>::max())) return std::numeric_limits<std::int32_t>::max();
-  if (c <= static_cast<double>(std::numeric_limits<std::int32_t>::min())) return std::numeric_limits<std::int32_t>::min();
+  if (c >= static_cast<double>(std::numeric_limits<std::int32_t>::max()))
+    return std::numeric_limits<std::int32_t>::max();
+  if (c <= static_cast<double>(std::numeric_limits<std::int32_t>::min()))
+    return std::numeric_limits<std::int32_t>::min();
   return static_cast<std::int32_t>(c);
 }
 
@@ -231,7 +233,7 @@ k8s::Expected<std::map<PodKey, std::int64_t>> calculate_requests(const std::vect
     // A named container takes precedence over the pod-level requests
     // (upstream calculateRequests, pkg/controller/podautoscaler/replica_calculator.go).
     auto request = container.empty() && has_pod_level_requests(pod) ? pod_level_request(pod, resource)
-                                                                     : containers_request(pod, container, resource);
+                                                                    : containers_request(pod, container, resource);
     if (!request) return request.error();
     requests[pod.key] = *request;
   }
@@ -278,11 +280,11 @@ k8s::Expected<UtilizationRatio> resource_utilization_ratio(const PodMetricsInfo&
   if (requests_total == 0) return Error{"no metrics returned matched known pods"};
 
   Int128 percentage = metrics_total * 100 / requests_total;
-  std::int32_t utilization = percentage > std::numeric_limits<std::int32_t>::max()
-                                 ? std::numeric_limits<std::int32_t>::max()
-                                 : (percentage < std::numeric_limits<std::int32_t>::min()
-                                        ? std::numeric_limits<std::int32_t>::min()
-                                        : static_cast<std::int32_t>(percentage));
+  std::int32_t utilization =
+      percentage > std::numeric_limits<std::int32_t>::max()
+          ? std::numeric_limits<std::int32_t>::max()
+          : (percentage < std::numeric_limits<std::int32_t>::min() ? std::numeric_limits<std::int32_t>::min()
+                                                                   : static_cast<std::int32_t>(percentage));
   UtilizationRatio out;
   out.utilization = utilization;
   out.ratio = static_cast<double>(utilization) / static_cast<double>(target_utilization);
@@ -303,8 +305,7 @@ k8s::Expected<ReplicaCalculation> resource_replicas(std::int32_t current_replica
                                                     std::string_view resource, std::string_view container,
                                                     const Tolerances& tolerances, const std::vector<Pod>& pods,
                                                     const std::vector<PodResourceSample>& samples, Timestamp now,
-                                                    const CalculatorConfig& config,
-    double calibration) {
+                                                    const CalculatorConfig& config, double calibration) {
   if (samples.empty()) return no_resource_metrics(resource);
   PodMetricsInfo metrics = resource_metrics(samples, resource, container);
   if (pods.empty()) return kNoPods;
@@ -345,8 +346,8 @@ k8s::Expected<ReplicaCalculation> resource_replicas(std::int32_t current_replica
   if (!second) return second.error();
   const double new_usage_ratio = second->ratio;
 
-  result.replicas =
-      replicas_with_assumptions(current_replicas, usage_ratio, new_usage_ratio, metrics.size(), tolerances, calibration);
+  result.replicas = replicas_with_assumptions(current_replicas, usage_ratio, new_usage_ratio, metrics.size(),
+                                              tolerances, calibration);
   return result;
 }
 
@@ -354,7 +355,7 @@ k8s::Expected<ReplicaCalculation> plain_metric_replicas(PodMetricsInfo metrics, 
                                                         std::int64_t target_usage, bool is_cpu,
                                                         const Tolerances& tolerances, const std::vector<Pod>& pods,
                                                         Timestamp now, const CalculatorConfig& config,
-    double calibration) {
+                                                        double calibration) {
   if (pods.empty()) return kNoPods;
 
   PodGroups groups = group_pods(pods, metrics, is_cpu, now, config);
@@ -380,8 +381,8 @@ k8s::Expected<ReplicaCalculation> plain_metric_replicas(PodMetricsInfo metrics, 
   assume_idle_for_scale_up(metrics, groups, usage_ratio);
 
   const double new_usage_ratio = metric_usage_ratio(metrics, target_usage).ratio;
-  result.replicas =
-      replicas_with_assumptions(current_replicas, usage_ratio, new_usage_ratio, metrics.size(), tolerances, calibration);
+  result.replicas = replicas_with_assumptions(current_replicas, usage_ratio, new_usage_ratio, metrics.size(),
+                                              tolerances, calibration);
   return result;
 }
 
@@ -389,11 +390,10 @@ k8s::Expected<ReplicaCalculation> raw_resource_replicas(std::int32_t current_rep
                                                         std::string_view resource, std::string_view container,
                                                         const Tolerances& tolerances, const std::vector<Pod>& pods,
                                                         const std::vector<PodResourceSample>& samples, Timestamp now,
-                                                        const CalculatorConfig& config,
-    double calibration) {
+                                                        const CalculatorConfig& config, double calibration) {
   if (samples.empty()) return no_resource_metrics(resource);
-  auto result = plain_metric_replicas(resource_metrics(samples, resource, container), current_replicas,
-                                      target_usage, resource == "cpu", tolerances, pods, now, config, calibration);
+  auto result = plain_metric_replicas(resource_metrics(samples, resource, container), current_replicas, target_usage,
+                                      resource == "cpu", tolerances, pods, now, config, calibration);
   if (result) result->timestamp = samples.front().timestamp;
   return result;
 }
@@ -402,24 +402,21 @@ k8s::Expected<ReplicaCalculation> pods_metric_replicas(std::int32_t current_repl
                                                        std::string_view metric_name, const Tolerances& tolerances,
                                                        const std::vector<Pod>& pods,
                                                        const std::vector<PodMetricSample>& samples, Timestamp now,
-                                                       const CalculatorConfig& config,
-    double calibration) {
+                                                       const CalculatorConfig& config, double calibration) {
   if (samples.empty()) {
     return Error{"unable to get metric " + std::string(metric_name) + ": no metrics returned from custom metrics API"};
   }
   PodMetricsInfo metrics;
   for (const auto& s : samples) metrics[s.key] = PodMetric{s.value.milli_value(), s.timestamp, {}};
-  auto result =
-      plain_metric_replicas(std::move(metrics), current_replicas, target_usage, false, tolerances, pods, now, config,
-                            calibration);
+  auto result = plain_metric_replicas(std::move(metrics), current_replicas, target_usage, false, tolerances, pods, now,
+                                      config, calibration);
   if (result) result->timestamp = samples.front().timestamp;
   return result;
 }
 
 k8s::Expected<ReplicaCalculation> object_metric_replicas(std::int32_t current_replicas, std::int64_t target_usage,
                                                          std::int64_t usage, const Tolerances& tolerances,
-                                                         const std::vector<Pod>& pods,
-    double calibration) {
+                                                         const std::vector<Pod>& pods, double calibration) {
   const double usage_ratio = static_cast<double>(usage) / static_cast<double>(target_usage);
   auto replicas = usage_ratio_replica_count(current_replicas, usage_ratio, tolerances, pods, calibration);
   if (!replicas) return replicas.error();
@@ -430,8 +427,8 @@ k8s::Expected<ReplicaCalculation> object_metric_replicas(std::int32_t current_re
 }
 
 k8s::Expected<ReplicaCalculation> object_per_pod_metric_replicas(std::int32_t status_replicas,
-                                                                 std::int64_t target_average_usage,
-                                                                 std::int64_t usage, const Tolerances& tolerances) {
+                                                                 std::int64_t target_average_usage, std::int64_t usage,
+                                                                 const Tolerances& tolerances) {
   // With status_replicas 0 the ratio is +inf (or NaN for zero usage): never
   // within the tolerance, so the target goes to ceil(usage / target).
   ReplicaCalculation result;
@@ -448,7 +445,7 @@ k8s::Expected<ReplicaCalculation> object_per_pod_metric_replicas(std::int32_t st
 k8s::Expected<ReplicaCalculation> external_metric_replicas(std::int32_t current_replicas, std::int64_t target_usage,
                                                            const std::vector<std::int64_t>& values,
                                                            const Tolerances& tolerances, const std::vector<Pod>& pods,
-    double calibration) {
+                                                           double calibration) {
   return object_metric_replicas(current_replicas, target_usage, sum_saturating(values), tolerances, pods, calibration);
 }
 

@@ -277,8 +277,8 @@ ScenarioStep decode_step(const Fields& f, Timestamp start, const std::string& de
 }
 
 ControllerConfig decode_config(const Fields& f) {
-  f.allow({"tolerance", "cpuInitializationPeriodSeconds", "initialReadinessDelaySeconds",
-           "downscaleStabilizationSeconds"});
+  f.allow(
+      {"tolerance", "cpuInitializationPeriodSeconds", "initialReadinessDelaySeconds", "downscaleStabilizationSeconds"});
   ControllerConfig config;
   if (auto tolerance = f.number("tolerance")) {
     if (*tolerance < 0) fail(f.path_of("tolerance"), "must not be negative");
@@ -306,13 +306,14 @@ CronFederatedHPA decode_cron(const json& json, const FederatedHPA& hpa) {
   const auto& target = cron->scale_target_ref;
   const auto& workload = hpa.spec.scale_target_ref;
   const bool federated_hpa = targets_federated_hpa(target) && (hpa.name.empty() || target.name == hpa.name);
-  const bool its_workload = !targets_federated_hpa(target) && target.kind == workload.kind && target.name == workload.name;
+  const bool its_workload =
+      !targets_federated_hpa(target) && target.kind == workload.kind && target.name == workload.name;
   const std::string spec_path = json.is_object() && json.contains("spec") ? "cron.spec" : "cron";
   if (!federated_hpa && !its_workload)
     fail(spec_path + ".scaleTargetRef", "must be the scenario's FederatedHPA" +
-                                         (hpa.name.empty() ? std::string() : " (\"" + hpa.name + "\")") +
-                                         " or its workload (" + workload.kind + " \"" + workload.name + "\"), not " +
-                                         target.kind + " \"" + target.name + "\"");
+                                            (hpa.name.empty() ? std::string() : " (\"" + hpa.name + "\")") +
+                                            " or its workload (" + workload.kind + " \"" + workload.name + "\"), not " +
+                                            target.kind + " \"" + target.name + "\"");
   for (std::size_t i = 0; i < cron->rules.size(); ++i) {
     const auto& rule = cron->rules[i];
     if (rule.invalid) throw detail::DecodeFailure{k8s::Error{*rule.invalid}};
@@ -375,7 +376,8 @@ Scenario decode(const json& json) {
     const std::string path = detail::index("steps", i);
     scenario.steps.push_back(decode_step(top.child(steps[i], path), scenario.start, scenario.hpa.namespace_name));
     detail::check_step_time(scenario.steps, scenario.start, path);
-    if (i == 0 && !scenario.steps.front().replicas) fail(detail::join(path, "replicas"), "is required on the first step");
+    if (i == 0 && !scenario.steps.front().replicas)
+      fail(detail::join(path, "replicas"), "is required on the first step");
   }
   return scenario;
 }

@@ -81,7 +81,8 @@ struct SimulatedMember {
 // The member HPA as the step gives it: min/max from the previous decision
 // unless overridden, replicas carried over, lastScaleTime and
 // ScalingLimited only when the step says so.
-DistributionMember step_member(const std::string& name, const DistributedScenarioMember& given, SimulatedMember& state) {
+DistributionMember step_member(const std::string& name, const DistributedScenarioMember& given,
+                               SimulatedMember& state) {
   state.weight = given.weight.value_or(state.weight);
   state.current_replicas = given.current_replicas.value_or(state.current_replicas);
   state.desired_replicas = given.desired_replicas.value_or(state.desired_replicas);
@@ -186,10 +187,8 @@ std::optional<ordered_json> apply_cron(const CronFederatedHPA& cron, Timestamp f
 std::string metric_name(const MetricSpec& spec) {
   std::string name;
   switch (spec.type) {
-    case MetricSourceType::Resource:
-      return spec.resource_name;
-    case MetricSourceType::ContainerResource:
-      return spec.resource_name + "[" + spec.container + "]";
+    case MetricSourceType::Resource: return spec.resource_name;
+    case MetricSourceType::ContainerResource: return spec.resource_name + "[" + spec.container + "]";
     case MetricSourceType::Pods:
     case MetricSourceType::Object:
     case MetricSourceType::External:
@@ -259,13 +258,9 @@ std::string deciding_reason(const std::vector<HorizontalPodAutoscalerCondition>&
   return "";
 }
 
-std::string at_text(const nlohmann::json& at) {
-  return at.is_string() ? at.get<std::string>() : at.dump();
-}
+std::string at_text(const nlohmann::json& at) { return at.is_string() ? at.get<std::string>() : at.dump(); }
 
-double seconds_between(Timestamp from, Timestamp to) {
-  return std::chrono::duration<double>(to - from).count();
-}
+double seconds_between(Timestamp from, Timestamp to) { return std::chrono::duration<double>(to - from).count(); }
 
 // The cron firings of a step, in words: "cron scale-up: min 20 max 20".
 std::vector<std::string> cron_events(const ordered_json& firings) {
@@ -439,8 +434,8 @@ k8s::Expected<Replay> replay_centralized(const nlohmann::json& parsed, std::ostr
     out.reason = deciding_reason(result.status.conditions);
     replay.steps.push_back(std::move(out));
   }
-  replay.members_unknown = std::all_of(replay.steps.begin(), replay.steps.end(),
-                                       [](const ReplayStep& s) { return s.members.empty(); });
+  replay.members_unknown =
+      std::all_of(replay.steps.begin(), replay.steps.end(), [](const ReplayStep& s) { return s.members.empty(); });
   if (replay.members_unknown) {
     for (auto& s : replay.steps) s.members["replicas"].replicas = s.current_replicas;
   }
@@ -463,7 +458,8 @@ k8s::Expected<Replay> replay_scenario(std::istream& scenario_stream, std::ostrea
       }
       return replay_distributed(parsed);
     }
-    if (mode != "centralized") return k8s::Error{"mode: must be \"centralized\" or \"distributed\" (got " + mode.dump() + ")"};
+    if (mode != "centralized")
+      return k8s::Error{"mode: must be \"centralized\" or \"distributed\" (got " + mode.dump() + ")"};
   }
   return replay_centralized(parsed, warnings);
 }

@@ -38,8 +38,9 @@ kube::ClusterEndpoint control_plane_from(const std::string& kubeconfig_file) {
   return std::move(*loaded);
 }
 
-std::shared_ptr<kube::HttpsClient> control_plane_client(kube::ClientRuntime& runtime, const kube::ClusterEndpoint& control_plane,
-                                                  const kube::ClientOptions& options) {
+std::shared_ptr<kube::HttpsClient> control_plane_client(kube::ClientRuntime& runtime,
+                                                        const kube::ClusterEndpoint& control_plane,
+                                                        const kube::ClientOptions& options) {
   try {
     kube::ClientOptions named = options;
     named.peer_name = "the control plane";
@@ -61,7 +62,8 @@ struct KarmadaClusterSource::Loop {
 
   // GETs `paths` at once; every answer, or nullopt when the poll was cancelled (stop()) first.
   static async::Task<std::optional<std::vector<kube::HttpResult>>> fetch(std::shared_ptr<kube::HttpsClient> client,
-                                                                   std::vector<std::string> paths, Deadline deadline) {
+                                                                         std::vector<std::string> paths,
+                                                                         Deadline deadline) {
     struct Pending {
       std::mutex mutex;
       std::vector<std::optional<kube::HttpResult>> results;
@@ -97,8 +99,8 @@ struct KarmadaClusterSource::Loop {
   // nullopt when cancelled.
   static async::Task<std::optional<Clusters>> current_clusters(KarmadaClusterSource& self, Deadline deadline) {
     if (self.clusters_ && self.clusters_->synced()) {
-      nlohmann::json list = {{"kind", "ClusterList"}, {"apiVersion", "cluster.karmada.io/v1alpha1"},
-                             {"items", self.clusters_->items()}};
+      nlohmann::json list = {
+          {"kind", "ClusterList"}, {"apiVersion", "cluster.karmada.io/v1alpha1"}, {"items", self.clusters_->items()}};
       co_return k8s::parse_cluster_list(list.dump());
     }
     std::vector<std::string> paths{clusters().target()};
@@ -249,7 +251,8 @@ void KarmadaClusterSource::watch_clusters() {
       inputs += item.value("metadata", nlohmann::json::object()).value("name", "") + "\n";
       inputs += item.value("spec", nlohmann::json::object()).dump() + "\n";
       for (const auto& c : item.value("status", nlohmann::json::object()).value("conditions", nlohmann::json::array()))
-        if (c.is_object() && c.value("type", "") == "Ready") inputs += c.value("status", "") + c.value("reason", "") + "\n";
+        if (c.is_object() && c.value("type", "") == "Ready")
+          inputs += c.value("status", "") + c.value("reason", "") + "\n";
     }
     if (inputs == last_plan_inputs_) return;
     last_plan_inputs_ = std::move(inputs);

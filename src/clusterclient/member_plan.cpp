@@ -80,9 +80,9 @@ kube::ClusterEndpoint proxy_endpoint(const k8s::KarmadaCluster& c, const kube::C
 
 std::string not_ready_reason(const k8s::KarmadaCluster& c) {
   if (!c.ready) return "Cluster has no Ready condition yet";
-  std::string out = c.ready->status == "False" ? "Cluster NotReady"
-                                               : "Cluster Ready=" + (c.ready->status.empty() ? std::string("Unknown")
-                                                                                              : c.ready->status);
+  std::string out = c.ready->status == "False"
+                        ? "Cluster NotReady"
+                        : "Cluster Ready=" + (c.ready->status.empty() ? std::string("Unknown") : c.ready->status);
   if (!c.ready->reason.empty()) out += " (" + c.ready->reason + ")";
   return out;
 }
@@ -100,8 +100,8 @@ std::vector<k8s::SecretReference> secrets_to_read(const ClusterObjects& clusters
   return out;
 }
 
-MemberPlan plan_members(const ClusterObjects& clusters, const SecretLookup& secrets, const kube::ClusterEndpoint& control_plane,
-                        MemberAccess access) {
+MemberPlan plan_members(const ClusterObjects& clusters, const SecretLookup& secrets,
+                        const kube::ClusterEndpoint& control_plane, MemberAccess access) {
   MemberPlan plan;
   for (const auto& c : clusters) {
     if (!c) {

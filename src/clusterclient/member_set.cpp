@@ -17,15 +17,16 @@ std::string describe(const aggregator::MemberCapabilities& c) {
     out += std::string(", custom.metrics.k8s.io/") +
            (*c.custom_metrics == k8s::CustomMetricsVersion::V1beta2 ? "v1beta2" : "v1beta1") + " (" +
            std::to_string(c.custom_metric_resources.size()) + " metrics)";
-  else
-    out += ", no custom.metrics.k8s.io";
-  out += c.external_metrics ? ", external.metrics.k8s.io (" + std::to_string(c.external_metric_resources.size()) + " metrics)"
-                            : ", no external.metrics.k8s.io";
+  else out += ", no custom.metrics.k8s.io";
+  out += c.external_metrics
+             ? ", external.metrics.k8s.io (" + std::to_string(c.external_metric_resources.size()) + " metrics)"
+             : ", no external.metrics.k8s.io";
   return out;
 }
 
 // Discovers what is due, then sleeps until the next is due or something changed.
-async::Task<void> discovery_loop(async::Wakeup* wakeup, std::function<std::chrono::steady_clock::time_point()> discover_due) {
+async::Task<void> discovery_loop(async::Wakeup* wakeup,
+                                 std::function<std::chrono::steady_clock::time_point()> discover_due) {
   for (;;) {
     const auto next = discover_due();
     const bool go_on = co_await wakeup->wait_for(next - std::chrono::steady_clock::now());
@@ -40,7 +41,8 @@ void MemberSet::Shared::changed() {
   wakeup->notify();
 }
 
-MemberSet::MemberSet(kube::ClientRuntime& runtime, MemberSetOptions options) : runtime_(runtime), options_(std::move(options)) {
+MemberSet::MemberSet(kube::ClientRuntime& runtime, MemberSetOptions options)
+    : runtime_(runtime), options_(std::move(options)) {
   snapshot_.store(std::make_shared<const aggregator::MemberSnapshot>());
   auto strand = async::make_strand(runtime.executor());
   shared_->wakeup = std::make_shared<async::Wakeup>(strand);
@@ -90,14 +92,16 @@ void MemberSet::reconcile(const std::vector<kube::ClusterEndpoint>& desired, OnB
     try {
       Member m;
       m.cluster = std::make_shared<RestMemberCluster>(runtime_, e, options_.client);
-      changes.push_back("member " + e.name + ": " + (existing == current.end() ? "added" : "changed") + " at " + e.server);
+      changes.push_back("member " + e.name + ": " + (existing == current.end() ? "added" : "changed") + " at " +
+                        e.server);
       next.emplace(e.name, std::move(m));
     } catch (const std::exception& ex) {
       if (on_bad == OnBadEndpoint::Throw) throw;
       auto known = shared_->rejected.find(e.name);
       if (known == shared_->rejected.end() || !(known->second == e))
-        spdlog::error("{}; {}", ex.what(),
-                      existing == current.end() ? "left out until its endpoint changes" : "keeping its previous endpoint");
+        spdlog::error(
+            "{}; {}", ex.what(),
+            existing == current.end() ? "left out until its endpoint changes" : "keeping its previous endpoint");
       rejected.emplace(e.name, e);
       if (existing != current.end()) {
         next.emplace(e.name, existing->second);
@@ -144,34 +148,34 @@ void MemberSet::discover(const std::string& name) {
     else spdlog::warn("member {}: not healthy: {}", name, health.reason);
     last = health.reason;
   });
-  cluster->refresh_capabilities(deadline, [shared = shared_, interval = options_.discovery_interval, cluster,
-                                           name](bool ok, std::string error) {
-    ok = ok && error.empty();  // an error text is a failure, whatever the member client says
-    std::lock_guard lock(shared->mutex);
-    auto it = shared->members.find(name);
-    if (it == shared->members.end() || it->second.cluster != cluster) return;  // removed or replaced meanwhile
-    Member& member = it->second;
-    member.in_flight = false;
-    member.attempted = true;
-    auto now = std::chrono::steady_clock::now();
-    if (ok) {
-      member.backoff = std::chrono::milliseconds(500);
-      member.next_discovery = now + interval;
-    } else {
-      // Retried with backoff, never forgotten.
-      member.next_discovery = now + member.backoff;
-      member.backoff = std::min(member.backoff * 2, std::chrono::milliseconds(30'000));
-    }
-    // Logged when what the member serves changes, not on every refresh.
-    auto caps = cluster->capabilities();
-    std::string now_serving = caps ? describe(*caps) : "unreachable";
-    if (!ok && member.last_capabilities != "unreachable (" + error + ")")
-      spdlog::warn("member {}: discovery failed: {}", name, error);
-    if (!ok) now_serving = "unreachable (" + error + ")";
-    else if (now_serving != member.last_capabilities) spdlog::info("member {}: serves {}", name, now_serving);
-    member.last_capabilities = now_serving;
-    shared->changed();
-  });
+  cluster->refresh_capabilities(
+      deadline, [shared = shared_, interval = options_.discovery_interval, cluster, name](bool ok, std::string error) {
+        ok = ok && error.empty();  // an error text is a failure, whatever the member client says
+        std::lock_guard lock(shared->mutex);
+        auto it = shared->members.find(name);
+        if (it == shared->members.end() || it->second.cluster != cluster) return;  // removed or replaced meanwhile
+        Member& member = it->second;
+        member.in_flight = false;
+        member.attempted = true;
+        auto now = std::chrono::steady_clock::now();
+        if (ok) {
+          member.backoff = std::chrono::milliseconds(500);
+          member.next_discovery = now + interval;
+        } else {
+          // Retried with backoff, never forgotten.
+          member.next_discovery = now + member.backoff;
+          member.backoff = std::min(member.backoff * 2, std::chrono::milliseconds(30'000));
+        }
+        // Logged when what the member serves changes, not on every refresh.
+        auto caps = cluster->capabilities();
+        std::string now_serving = caps ? describe(*caps) : "unreachable";
+        if (!ok && member.last_capabilities != "unreachable (" + error + ")")
+          spdlog::warn("member {}: discovery failed: {}", name, error);
+        if (!ok) now_serving = "unreachable (" + error + ")";
+        else if (now_serving != member.last_capabilities) spdlog::info("member {}: serves {}", name, now_serving);
+        member.last_capabilities = now_serving;
+        shared->changed();
+      });
 }
 
 bool MemberSet::Shared::all_attempted() const {

@@ -8,9 +8,9 @@
 namespace fedmetrics::clusterclient {
 
 using aggregator::Deadline;
-using aggregator::MemberError;
 using aggregator::MemberCallback;
 using aggregator::MemberCapabilities;
+using aggregator::MemberError;
 using Kind = MemberError::Kind;
 
 namespace {
@@ -62,14 +62,17 @@ std::string custom_metrics_path(const aggregator::CustomMetricsQuery& q, k8s::Cu
 
 }  // namespace
 
-RestMemberCluster::RestMemberCluster(kube::ClientRuntime& runtime, kube::ClusterEndpoint endpoint, kube::ClientOptions options)
-    : name_(endpoint.name), client_(std::make_shared<kube::HttpsClient>(runtime, std::move(endpoint), std::move(options))) {}
+RestMemberCluster::RestMemberCluster(kube::ClientRuntime& runtime, kube::ClusterEndpoint endpoint,
+                                     kube::ClientOptions options)
+    : name_(endpoint.name),
+      client_(std::make_shared<kube::HttpsClient>(runtime, std::move(endpoint), std::move(options))) {}
 
 void RestMemberCluster::pod_metrics(const std::string& namespace_name, const k8s::LabelSelector& labels,
                                     const k8s::FieldSelector& fields, Deadline deadline,
                                     MemberCallback<std::vector<k8s::PodMetrics>> done) {
-  const auto path =
-      metrics_api("pods", namespace_name).with("labelSelector", labels.to_string()).with("fieldSelector", fields.to_string());
+  const auto path = metrics_api("pods", namespace_name)
+                        .with("labelSelector", labels.to_string())
+                        .with("fieldSelector", fields.to_string());
   client_->get(path.target(), deadline, [done = std::move(done)](kube::HttpResult r) {
     // The common shape without a document tree; anything else through the tree decoder.
     if (auto* reply = std::get_if<kube::HttpReply>(&r); reply && reply->status == 200) {
@@ -98,7 +101,8 @@ void RestMemberCluster::probe(Deadline deadline, std::function<void(std::optiona
 
 void RestMemberCluster::node_metrics(const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
                                      Deadline deadline, MemberCallback<std::vector<k8s::NodeMetrics>> done) {
-  const auto path = metrics_api("nodes").with("labelSelector", labels.to_string()).with("fieldSelector", fields.to_string());
+  const auto path =
+      metrics_api("nodes").with("labelSelector", labels.to_string()).with("fieldSelector", fields.to_string());
   client_->get(path.target(), deadline, [done = std::move(done)](kube::HttpResult r) {
     done(decode_reply<std::vector<k8s::NodeMetrics>>(std::move(r), k8s::node_metrics_list_from_json, false));
   });
@@ -145,14 +149,15 @@ struct DiscoveryRun {
                              [&](const k8s::GroupVersionForDiscovery& v) { return v.group_version == gv; });
         };
         if (g.name == "metrics.k8s.io") self->caps.resource_metrics = serves("metrics.k8s.io/v1beta1");
-        if (g.name == "external.metrics.k8s.io") self->caps.external_metrics = serves("external.metrics.k8s.io/v1beta1");
+        if (g.name == "external.metrics.k8s.io")
+          self->caps.external_metrics = serves("external.metrics.k8s.io/v1beta1");
         if (g.name == "custom.metrics.k8s.io") {
           // Honour the member's preferred version among the two we speak.
           std::string preferred = g.preferred_version.group_version;
-          if (preferred == k8s::kCustomMetricsV1beta2 || (preferred != k8s::kCustomMetricsV1beta1 && serves(k8s::kCustomMetricsV1beta2)))
+          if (preferred == k8s::kCustomMetricsV1beta2 ||
+              (preferred != k8s::kCustomMetricsV1beta1 && serves(k8s::kCustomMetricsV1beta2)))
             self->caps.custom_metrics = k8s::CustomMetricsVersion::V1beta2;
-          else if (serves(k8s::kCustomMetricsV1beta1))
-            self->caps.custom_metrics = k8s::CustomMetricsVersion::V1beta1;
+          else if (serves(k8s::kCustomMetricsV1beta1)) self->caps.custom_metrics = k8s::CustomMetricsVersion::V1beta1;
         }
       }
       self->custom_step(self);
@@ -222,7 +227,8 @@ void RestMemberCluster::probe_health(Deadline deadline, std::function<void(const
     const auto* reply = std::get_if<kube::HttpReply>(&result);
     if (reply == nullptr || reply->status != 404) return finish(judge("/readyz", result));
     // An API server older than /readyz (Kubernetes < 1.16): /healthz, as Karmada falls back.
-    client->get("/healthz", deadline, [finish, judge](kube::HttpResult fallback) { finish(judge("/healthz", fallback)); });
+    client->get("/healthz", deadline,
+                [finish, judge](kube::HttpResult fallback) { finish(judge("/healthz", fallback)); });
   });
 }
 

@@ -128,8 +128,8 @@ struct CronController::State {
     if (earliest_next) {
       const auto to_firing = *earliest_next - options.clock();
       // A little after the firing time: previous(now) must include it.
-      const auto d = std::chrono::duration_cast<std::chrono::steady_clock::duration>(to_firing) +
-                     std::chrono::milliseconds(5);
+      const auto d =
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(to_firing) + std::chrono::milliseconds(5);
       wait = std::max<std::chrono::steady_clock::duration>(std::min(wait, d), std::chrono::milliseconds(0));
     }
     return wait;
@@ -186,15 +186,18 @@ struct CronController::State {
     // What this term wrote wins over the listed status (a write that failed
     // must not let a run repeat); a new object or a new term starts from the status.
     std::vector<CronRuleHistory> base = stored;
-    if (auto it = self.memory.find(key); it != self.memory.end() && it->second.uid == subject.uid) base = it->second.histories;
+    if (auto it = self.memory.find(key); it != self.memory.end() && it->second.uid == subject.uid)
+      base = it->second.histories;
     auto histories = autoscaler::histories_for(*cron, std::move(base));
     for (std::size_t i = 0; i < cron->rules.size(); ++i) {
       const auto rule_started = std::chrono::steady_clock::now();
-      const RuleOutcome outcome = co_await reconcile_rule(self, *cron, i, histories, subject);  // one co_await a turn (GCC 12)
+      const RuleOutcome outcome =
+          co_await reconcile_rule(self, *cron, i, histories, subject);  // one co_await a turn (GCC 12)
       if (outcome == RuleOutcome::Error) failed = true;
       if (outcome != RuleOutcome::None)
-        self.observe(outcome == RuleOutcome::Error ? &CronControllerStats::rule_error : &CronControllerStats::rule_success,
-                     rule_started);
+        self.observe(
+            outcome == RuleOutcome::Error ? &CronControllerStats::rule_error : &CronControllerStats::rule_success,
+            rule_started);
     }
     co_await async::throw_if_cancelled();  // the term ended: its memory is gone, the next term reads the status
     self.memory[key] = Memory{subject.uid, histories};
@@ -208,12 +211,14 @@ struct CronController::State {
   }
 
   // The object's status from `histories`; false (logged) when it could not be written.
-  static Task<bool> write_status(State& self, const EventSubject& subject, const std::vector<CronRuleHistory>& histories) {
+  static Task<bool> write_status(State& self, const EventSubject& subject,
+                                 const std::vector<CronRuleHistory>& histories) {
     const json status = autoscaler::cron_status_json(histories);
     co_await async::throw_if_cancelled();
     auto written = co_await self.crons->update_status(subject.namespace_name, subject.name, status);
     if (!written)
-      spdlog::warn("cron: {}/{}: cannot update status: {}", subject.namespace_name, subject.name, written.error().message);
+      spdlog::warn("cron: {}/{}: cannot update status: {}", subject.namespace_name, subject.name,
+                   written.error().message);
     co_return static_cast<bool>(written);
   }
 
@@ -271,16 +276,16 @@ struct CronController::State {
     else autoscaler::record_failure(history, rule, CronExecution{schedule_time, finished, {}, applied.error().message});
     co_await async::throw_if_cancelled();
     if (applied) {
-      const std::string message = "rule " + rule.name + " (" + k8s::format_time(schedule_time) + "): " +
-                                  cron.scale_target_ref.kind + " " + cron.scale_target_ref.name + " set to " +
+      const std::string message = "rule " + rule.name + " (" + k8s::format_time(schedule_time) +
+                                  "): " + cron.scale_target_ref.kind + " " + cron.scale_target_ref.name + " set to " +
                                   describe(*applied);
       spdlog::info("cron: {}: {}", key, message);
       self.events->record({subject, "Normal", "ScaleSucceeded", message});
       self.count([](CronControllerStats& s) { ++s.runs; });
       co_return RuleOutcome::Success;
     } else {
-      const std::string message = "rule " + rule.name + " (" + k8s::format_time(schedule_time) + "): " +
-                                  applied.error().message;
+      const std::string message =
+          "rule " + rule.name + " (" + k8s::format_time(schedule_time) + "): " + applied.error().message;
       spdlog::warn("cron: {}: {}", key, message);
       self.events->record({subject, "Warning", "ScaleFailed", message});
       self.count([](CronControllerStats& s) { ++s.failed_runs; });
@@ -291,7 +296,7 @@ struct CronController::State {
   // ---- one run
 
   static Task<k8s::Expected<CronApplied>> execute(State& self, const autoscaler::CronFederatedHPA& cron,
-                                                   const CronRule& rule) {
+                                                  const CronRule& rule) {
     k8s::Error last{"not attempted"};
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
       auto result = co_await attempt_once(self, cron, rule);  // one co_await a turn (GCC 12)
@@ -321,9 +326,12 @@ struct CronController::State {
     const std::string& ns = cron.namespace_name;
     if (autoscaler::targets_federated_hpa(target)) {
       auto object = co_await self.federated_hpas->get(ns, target.name);
-      if (!object) co_return Attempt{std::nullopt, k8s::Error{"cannot read FederatedHPA " + target.name + ": " + object.error().message}, true};
+      if (!object)
+        co_return Attempt{std::nullopt,
+                          k8s::Error{"cannot read FederatedHPA " + target.name + ": " + object.error().message}, true};
       auto fhpa = autoscaler::decode_federated_hpa(*object);
-      if (!fhpa) co_return Attempt{std::nullopt, k8s::Error{"FederatedHPA " + target.name + ": " + fhpa.error().message}, false};
+      if (!fhpa)
+        co_return Attempt{std::nullopt, k8s::Error{"FederatedHPA " + target.name + ": " + fhpa.error().message}, false};
       auto applied = autoscaler::apply_to_federated_hpa(rule, fhpa->spec);
       if (!applied) co_return Attempt{std::nullopt, applied.error(), false};
       const std::string resource_version = meta_string(*object, "resourceVersion");
@@ -331,11 +339,18 @@ struct CronController::State {
       const std::int32_t max = *applied->max_replicas;
       co_await async::throw_if_cancelled();
       auto written = co_await self.federated_hpa_writer->update_replicas(ns, target.name, min, max, resource_version);
-      if (!written) co_return Attempt{std::nullopt, k8s::Error{"cannot update FederatedHPA " + target.name + ": " + written.error().message}, true};
+      if (!written)
+        co_return Attempt{std::nullopt,
+                          k8s::Error{"cannot update FederatedHPA " + target.name + ": " + written.error().message},
+                          true};
       co_return Attempt{*applied, k8s::Error{""}, false};
     }
     auto scale = co_await self.scales->get_scale(ns, target);
-    if (!scale) co_return Attempt{std::nullopt, k8s::Error{"cannot read the scale of " + target.kind + " " + target.name + ": " + scale.error().message}, true};
+    if (!scale)
+      co_return Attempt{
+          std::nullopt,
+          k8s::Error{"cannot read the scale of " + target.kind + " " + target.name + ": " + scale.error().message},
+          true};
     const std::int32_t replicas = *rule.target_replicas;
     const std::string resource_version = scale->resource_version;
     // A template whose replicas the members keep (a FederatedHPA in
@@ -343,17 +358,25 @@ struct CronController::State {
     // and then replaced by the members' sum, so the run would report a scale
     // that never happened. It fails, saying where the replicas are decided.
     auto retained = co_await self.scales->get_retain_replicas(ns, target);
-    if (!retained) co_return Attempt{std::nullopt, k8s::Error{"cannot read " + target.kind + " " + target.name + ": " + retained.error().message}, true};
-    if (*retained)
-      co_return Attempt{std::nullopt, k8s::Error{retained_message(target)}, false};
+    if (!retained)
+      co_return Attempt{std::nullopt,
+                        k8s::Error{"cannot read " + target.kind + " " + target.name + ": " + retained.error().message},
+                        true};
+    if (*retained) co_return Attempt{std::nullopt, k8s::Error{retained_message(target)}, false};
     co_await async::throw_if_cancelled();
     // Written also when it is already the value (from 0 too): the rule's run is the write.
     auto updated = co_await self.scales->update_scale(ns, target, replicas, resource_version);
-    if (!updated) co_return Attempt{std::nullopt, k8s::Error{"cannot update the scale of " + target.kind + " " + target.name + ": " + updated.error().message}, true};
+    if (!updated)
+      co_return Attempt{
+          std::nullopt,
+          k8s::Error{"cannot update the scale of " + target.kind + " " + target.name + ": " + updated.error().message},
+          true};
     // The scale answered is what was stored: anything else did not take effect.
     if (updated->spec_replicas != replicas)
-      co_return Attempt{std::nullopt, k8s::Error{target.kind + " " + target.name + " was set to replicas " + std::to_string(replicas) +
-                                                 " but keeps " + std::to_string(updated->spec_replicas)}, false};
+      co_return Attempt{std::nullopt,
+                        k8s::Error{target.kind + " " + target.name + " was set to replicas " +
+                                   std::to_string(replicas) + " but keeps " + std::to_string(updated->spec_replicas)},
+                        false};
     CronApplied applied;
     applied.replicas = replicas;
     co_return Attempt{applied, k8s::Error{""}, false};
@@ -406,7 +429,7 @@ void CronController::stop() {
   auto state = state_;
   if (state->stopped.exchange(true)) return;
   state->watch.reset();  // no wakeup after this
-  state->loop.stop();  // cancels the loop, which cancels and waits for its pass (TaskGroup::join)
+  state->loop.stop();    // cancels the loop, which cancels and waits for its pass (TaskGroup::join)
   // A pass started by pass_now() outside the loop too.
   async::run_and_wait(state->strand, [state] { return State::drain(*state); });
 }

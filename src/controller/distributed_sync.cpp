@@ -13,8 +13,8 @@ namespace fedmetrics::controller {
 
 namespace {
 
-using nlohmann::json;
 using async::Task;
+using nlohmann::json;
 
 std::optional<std::string> annotation_of(const json& object, std::string_view key) {
   const auto meta = object.value("metadata", json::object());
@@ -77,8 +77,9 @@ Task<std::optional<bool>> member_has_target(const DistributedContext& c, const a
 // Carries out one member's plan; an error is logged and returned (the next
 // sync decides again). A delete is of the object read (`uid`), not of one
 // created under the name meanwhile.
-Task<std::optional<std::string>> apply_plan(MemberHPAs& hpas, const MemberHPAPlan& plan, const std::string& namespace_name,
-                                            const std::string& name, const std::string& uid) {
+Task<std::optional<std::string>> apply_plan(MemberHPAs& hpas, const MemberHPAPlan& plan,
+                                            const std::string& namespace_name, const std::string& name,
+                                            const std::string& uid) {
   std::optional<std::string> failure;
   if (plan.op == MemberHPAOp::Create || plan.op == MemberHPAOp::Update) {
     k8s::Expected<json> written = k8s::Error{""};
@@ -113,7 +114,8 @@ Task<bool> write_member(const DistributedContext& c, const json& object, const E
   c.monitor->observe_member_hpa_write(plan.op, !failure);
   if (!failure) co_return true;
   spdlog::warn("autoscaler: {}: member {}: {} of its HPA failed: {}", key, member, to_string(plan.op), *failure);
-  const std::string message = std::string(to_string(plan.op)) + " of the HPA in member " + member + " failed: " + *failure;
+  const std::string message =
+      std::string(to_string(plan.op)) + " of the HPA in member " + member + " failed: " + *failure;
   co_await async::throw_if_cancelled();
   c.control_plane->events->record({subject, "Warning", "FailedUpdateMemberHPA", message});
   co_return false;
@@ -131,7 +133,9 @@ Task<bool> delete_managed(AutoscalerMetrics& monitor, MemberHPAs& hpas, const st
     const auto removed = co_await hpas.remove(namespace_name, found_name, uid);
     monitor.observe_member_hpa_write(MemberHPAOp::Delete, static_cast<bool>(removed));
     if (removed) spdlog::info("autoscaler: {}: left distributed mode: member HPA in {} deleted", key, hpas.member());
-    else spdlog::warn("autoscaler: {}: cannot delete the member HPA in {}: {}", key, hpas.member(), removed.error().message);
+    else
+      spdlog::warn("autoscaler: {}: cannot delete the member HPA in {}: {}", key, hpas.member(),
+                   removed.error().message);
     all = all && static_cast<bool>(removed);
   }
   co_return all;
@@ -187,7 +191,8 @@ Task<bool> delete_orphan(AutoscalerMetrics& monitor, const Listed& orphan, const
                  reason, removed.error().message);
     co_return false;
   }
-  if (*removed) spdlog::info("autoscaler: deleted the member HPA {}/{} in {}: {}", ns, name, orphan.hpas->member(), reason);
+  if (*removed)
+    spdlog::info("autoscaler: deleted the member HPA {}/{} in {}: {}", ns, name, orphan.hpas->member(), reason);
   co_return *removed;
 }
 
@@ -237,7 +242,8 @@ Task<bool> set_finalizer(const DistributedContext& c, const json& object, const 
   const auto meta = object.value("metadata", json::object());
   const std::string resource_version = meta.is_object() ? meta.value("resourceVersion", "") : std::string();
   co_await async::throw_if_cancelled();
-  auto written = co_await c.control_plane->federated_hpa_writer->set_finalizers(ns, name, std::move(list), resource_version);
+  auto written =
+      co_await c.control_plane->federated_hpa_writer->set_finalizers(ns, name, std::move(list), resource_version);
   if (!written)
     spdlog::warn("autoscaler: {}/{}: cannot {} the finalizer {}: {}", ns, name, present ? "add" : "remove",
                  autoscaler::kMemberHPAsFinalizer, written.error().message);
@@ -426,7 +432,8 @@ Task<bool> sync_distributed(const DistributedContext& c, const json& object, con
     if (!previous_annotation || *previous_annotation != distribution.annotation) {
       co_await async::throw_if_cancelled();
       std::optional<std::string> annotation = distribution.annotation;
-      auto annotated = co_await c.control_plane->federated_hpa_writer->set_distribution_annotation(ns, name, annotation);
+      auto annotated =
+          co_await c.control_plane->federated_hpa_writer->set_distribution_annotation(ns, name, annotation);
       if (!annotated) {
         spdlog::warn("autoscaler: {}: cannot write the distribution annotation; no member HPA written: {}", key,
                      annotated.error().message);
@@ -434,13 +441,15 @@ Task<bool> sync_distributed(const DistributedContext& c, const json& object, con
       }
     }
     for (const auto& [member, decision] : distribution.members) {
-      const bool written = co_await write_member(c, object, subject, seen[member], member, decision, refusals);  // one co_await a turn (GCC 12)
+      const bool written = co_await write_member(c, object, subject, seen[member], member, decision,
+                                                 refusals);  // one co_await a turn (GCC 12)
       ok = ok && written;
     }
     // Karmada leaves each member's replica count to its HPA; the template follows their sum.
     co_await async::throw_if_cancelled();
     auto retained = co_await c.control_plane->scales->set_retain_replicas(ns, target, true);
-    if (!retained) spdlog::warn("autoscaler: {}: cannot label the target to retain replicas: {}", key, retained.error().message);
+    if (!retained)
+      spdlog::warn("autoscaler: {}: cannot label the target to retain replicas: {}", key, retained.error().message);
     ok = ok && static_cast<bool>(retained);
   }
 
@@ -453,7 +462,8 @@ Task<bool> sync_distributed(const DistributedContext& c, const json& object, con
   ok = ok && static_cast<bool>(written);
   // After the check: a term that ended during the write has forgotten the gauges (hpa_controller.cpp).
   co_await async::throw_if_cancelled();
-  if (written) c.monitor->set_replicas(ns, name, distribution.status.current_replicas, distribution.status.desired_replicas);
+  if (written)
+    c.monitor->set_replicas(ns, name, distribution.status.current_replicas, distribution.status.desired_replicas);
   for (const auto& e : distribution.events)
     c.control_plane->events->record({subject, e.warning ? "Warning" : "Normal", e.reason, e.message});
   for (const auto& r : refusals)
@@ -487,14 +497,18 @@ Task<bool> undo_distribution(const DistributedContext& c, const json& object, co
   for (const auto& left_out : snapshot->left_out) {
     if (!holds(left_out.name)) continue;
     if (wait_for_holders) clean = false;
-    else spdlog::info("autoscaler: {}: member {} is NotReady: its member HPA is deleted once it answers", key, left_out.name);
+    else
+      spdlog::info("autoscaler: {}: member {} is NotReady: its member HPA is deleted once it answers", key,
+                   left_out.name);
   }
   for (const auto& m : snapshot->members) {
     const bool member_clean = co_await clean_member(c, *m, ns, selector, key);  // one co_await a turn (GCC 12)
     // Another member's failure is logged; only a holder's holds this up.
     if (holds(m->name()) && !member_clean) {
       if (wait_for_holders) clean = false;
-      else spdlog::info("autoscaler: {}: member {} cannot be reached: its member HPA is deleted once it answers", key, m->name());
+      else
+        spdlog::info("autoscaler: {}: member {} cannot be reached: its member HPA is deleted once it answers", key,
+                     m->name());
     }
   }
   if (!clean) co_return false;
@@ -530,8 +544,8 @@ Task<bool> leave_distributed(const DistributedContext& c, const json& object, co
   if (!undone) co_return false;
   co_await async::throw_if_cancelled();
   std::optional<std::string> none;
-  auto unannotated = co_await c.control_plane->federated_hpa_writer->set_distribution_annotation(hpa.namespace_name,
-                                                                                                hpa.name, none);
+  auto unannotated =
+      co_await c.control_plane->federated_hpa_writer->set_distribution_annotation(hpa.namespace_name, hpa.name, none);
   co_return static_cast<bool>(unannotated);
 }
 
@@ -539,12 +553,14 @@ Task<bool> finish_deletion(const DistributedContext& c, const json& object, cons
   const std::string key = subject.namespace_name + "/" + subject.name;
   // Without the annotation no member HPA was created (it is written first): only the label and the finalizer.
   const auto annotation = annotation_of(object, autoscaler::kDistributionAnnotation);
-  const auto holders = annotation ? holders_of(*annotation) : std::optional<std::set<std::string>>(std::set<std::string>());
+  const auto holders =
+      annotation ? holders_of(*annotation) : std::optional<std::set<std::string>>(std::set<std::string>());
   const auto target = target_of(object);
   const bool done = co_await undo_distribution(c, object, subject.namespace_name, subject.name, target, holders,
                                                /*wait_for_holders=*/false);
-  if (done) spdlog::info("autoscaler: {}: deleted: its member HPAs and the retain label of {} {} removed", key,
-                         target.kind, target.name);
+  if (done)
+    spdlog::info("autoscaler: {}: deleted: its member HPAs and the retain label of {} {} removed", key, target.kind,
+                 target.name);
   co_return done;
 }
 

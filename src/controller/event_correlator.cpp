@@ -178,20 +178,19 @@ void EventRecorder::record(const EventOccurrence& occurrence) {
     spdlog::debug("autoscaler: cannot record event {}: {}", reason, ok.error().message);
   };
   switch (decision.action) {
-    case EventDecision::Action::Drop:
-      return;
-    case EventDecision::Action::Create:
-      return state->sink->create_event(decision.event, created);
+    case EventDecision::Action::Drop: return;
+    case EventDecision::Action::Create: return state->sink->create_event(decision.event, created);
     case EventDecision::Action::Patch:
-      return state->sink->patch_event(decision.event, [state, event = decision.event, created](k8s::Expected<bool> found) {
-        if (found && *found) return state->count(&EventRecorderStats::patched);
-        if (!found) {
-          state->count(&EventRecorderStats::failed);
-          return spdlog::debug("autoscaler: cannot update event {}: {}", event.name, found.error().message);
-        }
-        // The Event expired on the control plane: create it again, as client-go does after a NotFound patch.
-        state->sink->create_event(event, created);
-      });
+      return state->sink->patch_event(
+          decision.event, [state, event = decision.event, created](k8s::Expected<bool> found) {
+            if (found && *found) return state->count(&EventRecorderStats::patched);
+            if (!found) {
+              state->count(&EventRecorderStats::failed);
+              return spdlog::debug("autoscaler: cannot update event {}: {}", event.name, found.error().message);
+            }
+            // The Event expired on the control plane: create it again, as client-go does after a NotFound patch.
+            state->sink->create_event(event, created);
+          });
   }
 }
 

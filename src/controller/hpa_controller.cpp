@@ -53,7 +53,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   // losing the lease cancels them all (cancel_in_flight) and stop() waits for them.
   async::TaskGroup term;
   async::Semaphore slots;  // --concurrent-horizontal-pod-autoscaler-syncs
-  async::Wakeup wake;  // ends the ticker's wait early: sync_soon()
+  async::Wakeup wake;      // ends the ticker's wait early: sync_soon()
   bool sync_requested = false;
   bool stopping = false;
   std::atomic<bool> stopped{false};  // stop() ran (it is idempotent)
@@ -369,8 +369,8 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     m.history = history;
     m.seed_desired = false;
     auto document = nlohmann::json::parse(autoscaler::to_json(status).dump());
-    auto written = co_await control_plane.federated_hpa_writer->update_status(hpa.namespace_name, hpa.name,
-                                                                              std::move(document));
+    auto written =
+        co_await control_plane.federated_hpa_writer->update_status(hpa.namespace_name, hpa.name, std::move(document));
     if (!written) {
       outcome.failed(SyncError::Internal);
       spdlog::warn("autoscaler: {}: cannot update status: {}", key.str(), written.error().message);
@@ -467,14 +467,15 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
             "autoscaling.fedmetrics.io/mode is distributed, but this fedmetrics cannot write member HPAs; the "
             "FederatedHPA is not scaled centrally either. Remove the annotation, or set it to centralized, to "
             "scale it centrally";
-        co_await fail_early(hpa, subject, key, outcome, SyncError::Internal, "ScalingActive", "DistributedModeUnavailable",
-                          message);
+        co_await fail_early(hpa, subject, key, outcome, SyncError::Internal, "ScalingActive",
+                            "DistributedModeUnavailable", message);
         co_return;
       }
       if (const auto others = ambiguous(key); !others.empty()) {
         // No selector is read in this mode: the target names the pods.
         const std::string message = ambiguous_target_message(target.kind, target.name, others);
-        co_await fail_early(hpa, subject, key, outcome, SyncError::Internal, "ScalingActive", "AmbiguousSelector", message);
+        co_await fail_early(hpa, subject, key, outcome, SyncError::Internal, "ScalingActive", "AmbiguousSelector",
+                            message);
         co_return;
       }
       const bool synced = co_await sync_distributed(context, object, hpa, subject);
@@ -489,7 +490,7 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
             "leaving distributed mode: the member HPAs fedmetrics created could not all be deleted yet (a member "
             "is NotReady or unreachable); it is scaled centrally once they are";
         co_await fail_early(hpa, subject, key, outcome, SyncError::Internal, "ScalingActive", "LeavingDistributedMode",
-                          message);
+                            message);
         co_return;
       }
       spdlog::info("autoscaler: {}: left distributed mode: scaled centrally again", key.str());
@@ -520,8 +521,8 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     // while another FederatedHPA scales the same workload, neither scales it.
     if (const auto others = ambiguous(key); !others.empty()) {
       const std::string message = ambiguous_selector_message(scale->selector, others);
-      co_await fail_early(hpa, subject, key, outcome, SyncError::Internal, "ScalingActive", "AmbiguousSelector", message,
-                          scale->spec_replicas);
+      co_await fail_early(hpa, subject, key, outcome, SyncError::Internal, "ScalingActive", "AmbiguousSelector",
+                          message, scale->spec_replicas);
       co_return;
     }
 
@@ -603,8 +604,9 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     if (result.error) {
       outcome.failed(SyncError::Internal);  // upstream: metrics that failed, even when the valid ones scale
       const auto* active = autoscaler::find_condition(result.status.conditions, "ScalingActive");
-      std::string reason = active != nullptr && active->status == ConditionStatus::False ? active->reason
-                                                                                         : "FailedComputeMetricsReplicas";
+      std::string reason = active != nullptr && active->status == ConditionStatus::False
+                               ? active->reason
+                               : "FailedComputeMetricsReplicas";
       count([](ControllerStats& s) { ++s.errors; });
       record_event(subject, "Warning", reason, *result.error);
     }
@@ -687,7 +689,8 @@ void HpaController::stop() {
 }
 
 void HpaController::sync_all(std::function<void()> done) {
-  asio::post(state_->strand, [state = state_, done = std::move(done)]() mutable { state->spawn_pass(std::move(done)); });
+  asio::post(state_->strand,
+             [state = state_, done = std::move(done)]() mutable { state->spawn_pass(std::move(done)); });
 }
 
 void HpaController::cancel_in_flight() {

@@ -21,8 +21,8 @@ k8s::Timestamp system_now() {
 
 LeaseStep next_lease_step(const std::optional<json>& current, const ElectionOptions& options, k8s::Timestamp now,
                           bool holder_expired) {
-  const auto seconds = std::max<std::int64_t>(
-      1, std::chrono::duration_cast<std::chrono::seconds>(options.lease_duration).count());
+  const auto seconds =
+      std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(options.lease_duration).count());
   const auto stamp = k8s::format_micro_time(now);
   LeaseStep step;
   if (!current) {
@@ -85,8 +85,8 @@ struct LeaderElector::State {
   // renewTime is no earlier, so other replicas count their lease duration
   // from no earlier than this.
   Clock::TimePoint last_renewal{};
-  nlohmann::json observed_spec;        // the Lease spec as last seen
-  Clock::TimePoint observed_at{};     // when it last changed, on our clock
+  nlohmann::json observed_spec;    // the Lease spec as last seen
+  Clock::TimePoint observed_at{};  // when it last changed, on our clock
   async::Job job;
   std::atomic<bool> stopped{false};
 
@@ -183,8 +183,7 @@ struct LeaderElector::State {
     k8s::Expected<json> written = k8s::Error{""};
     if (step.action == LeaseStep::Action::Create)
       written = co_await self.client->create(self.options.namespace_name, step.lease, deadline);
-    else
-      written = co_await self.client->update(self.options.namespace_name, self.options.name, step.lease, deadline);
+    else written = co_await self.client->update(self.options.namespace_name, self.options.name, step.lease, deadline);
     if (!written) co_return fail(written.error().message);
     if (self.options.monotonic->now() >= deadline) co_return fail("the write was answered after the renew deadline");
     self.last_renewal = began;

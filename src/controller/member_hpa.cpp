@@ -159,8 +159,9 @@ json member_hpa_object(const json& federated_hpa, const autoscaler::MemberShare&
   spec["metrics"] =
       metrics.is_array() && !metrics.empty()
           ? metrics
-          : json::array({{{"type", "Resource"},
-                          {"resource", {{"name", "cpu"}, {"target", {{"type", "Utilization"}, {"averageUtilization", 80}}}}}}});
+          : json::array(
+                {{{"type", "Resource"},
+                  {"resource", {{"name", "cpu"}, {"target", {{"type", "Utilization"}, {"averageUtilization", 80}}}}}}});
   if (const json& behavior = field(source, "behavior"); behavior.is_object()) spec["behavior"] = behavior;
   return {{"apiVersion", "autoscaling/v2"},
           {"kind", "HorizontalPodAutoscaler"},
@@ -176,7 +177,9 @@ json member_hpa_object(const json& federated_hpa, const autoscaler::MemberShare&
 k8s::LabelSelector member_hpa_selector(std::string_view federated_hpa_name) {
   return k8s::LabelSelector::from_requirements(
       {{std::string(autoscaler::kManagedByLabel), k8s::SelectorOperator::Equals, {std::string(kFedmetrics)}},
-       {std::string(autoscaler::kFederatedHPALabel), k8s::SelectorOperator::Equals, {std::string(federated_hpa_name)}}});
+       {std::string(autoscaler::kFederatedHPALabel),
+        k8s::SelectorOperator::Equals,
+        {std::string(federated_hpa_name)}}});
 }
 
 bool managed_by_fedmetrics(const json& hpa) { return label(hpa, autoscaler::kManagedByLabel) == kFedmetrics; }
@@ -213,22 +216,17 @@ std::optional<std::string> orphan_reason(const json& hpa, std::string_view membe
 
 std::string_view to_string(MemberHPAOp op) {
   switch (op) {
-    case MemberHPAOp::None:
-      return "none";
-    case MemberHPAOp::Create:
-      return "create";
-    case MemberHPAOp::Update:
-      return "update";
-    case MemberHPAOp::Delete:
-      return "delete";
-    case MemberHPAOp::Refuse:
-      return "refuse";
+    case MemberHPAOp::None: return "none";
+    case MemberHPAOp::Create: return "create";
+    case MemberHPAOp::Update: return "update";
+    case MemberHPAOp::Delete: return "delete";
+    case MemberHPAOp::Refuse: return "refuse";
   }
   return "none";
 }
 
 MemberHPAPlan plan_member_hpa(const json& federated_hpa, std::string_view member,
-                             const autoscaler::MemberDecision& decision, const std::optional<json>& existing) {
+                              const autoscaler::MemberDecision& decision, const std::optional<json>& existing) {
   MemberHPAPlan plan;
   if (existing && !managed_by_fedmetrics(*existing)) {
     // A member that left: its HPA is not ours, so there is nothing to undo.

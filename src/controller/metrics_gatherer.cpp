@@ -31,15 +31,12 @@ autoscaler::PodPhase phase_of(const std::string& phase) {
 std::string query_key(const autoscaler::MetricSpec& m) {
   const std::string metric_selector = m.metric.selector.to_string();
   switch (m.type) {
-    case MetricSourceType::Pods:
-      return "pods/" + autoscaler::pods_metric_key(m.metric.name, metric_selector);
+    case MetricSourceType::Pods: return "pods/" + autoscaler::pods_metric_key(m.metric.name, metric_selector);
     case MetricSourceType::Object:
       return "object/" + m.described_object.kind + "/" + m.described_object.name + "/" + m.metric.name + "/" +
              metric_selector;
-    case MetricSourceType::External:
-      return "external/" + m.metric.name + "/" + metric_selector;
-    default:
-      return {};
+    case MetricSourceType::External: return "external/" + m.metric.name + "/" + metric_selector;
+    default: return {};
   }
 }
 
@@ -90,7 +87,8 @@ autoscaler::Pod to_autoscaler_pod(const std::string& cluster, const k8s::Pod& po
   out.phase = phase_of(pod.phase);
   for (const auto& c : pod.conditions)
     if (c.type == "Ready")
-      out.ready = autoscaler::PodReadyCondition{condition_status(c.status), c.last_transition_time.value_or(k8s::Timestamp{})};
+      out.ready =
+          autoscaler::PodReadyCondition{condition_status(c.status), c.last_transition_time.value_or(k8s::Timestamp{})};
   out.start_time = pod.start_time;
   out.deleting = pod.deletion_timestamp.has_value();
   for (const auto& c : pod.containers) out.containers.push_back({c.name, c.requests});
@@ -147,8 +145,8 @@ void add_members_not_asked(PodListing& listing, const aggregator::MemberSnapshot
   };
   if (hosts) {
     for (const auto& host : *hosts) {
-      const bool asked = std::any_of(members.members.begin(), members.members.end(),
-                                     [&](const auto& m) { return m->name() == host; });
+      const bool asked =
+          std::any_of(members.members.begin(), members.members.end(), [&](const auto& m) { return m->name() == host; });
       if (!asked) add(host);
     }
   } else {
@@ -158,7 +156,8 @@ void add_members_not_asked(PodListing& listing, const aggregator::MemberSnapshot
 }
 
 void list_pods(const aggregator::MemberList& members, const std::string& namespace_name,
-               const k8s::LabelSelector& selector, aggregator::Deadline deadline, std::function<void(PodListing)> done) {
+               const k8s::LabelSelector& selector, aggregator::Deadline deadline,
+               std::function<void(PodListing)> done) {
   auto join = std::make_shared<Join<PodListing>>();
   join->done = [done = std::move(done)](PodListing listing) {
     std::sort(listing.pods.begin(), listing.pods.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
@@ -204,8 +203,7 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
     const auto& m = spec.metrics[i];
     if (m.type == MetricSourceType::Resource || m.type == MetricSourceType::ContainerResource)
       resource_entries.push_back(i);
-    else if (auto key = query_key(m); !key.empty())
-      entries_of[key].push_back(i);
+    else if (auto key = query_key(m); !key.empty()) entries_of[key].push_back(i);
   }
   std::set<std::string> clusters;
   for (const auto& p : pods) clusters.insert(p.key.cluster);
@@ -223,28 +221,29 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
                               std::vector<std::string>(hosts->begin(), hosts->end())});
       query.label_selector = k8s::LabelSelector::from_requirements(std::move(requirements));
     }
-    service.pod_metrics(query, [join, took = timed(resource_entries)](aggregator::SharedAnswer<aggregator::PodMetricsAnswer> answer) {
-      join->finish([&](GatheredMetrics& g) {
-        took(g);
-        auto& snapshot = g.snapshot;
-        if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
-          snapshot.resource = k8s::Error{message_of(*s)};
-          return;
-        }
-        std::vector<autoscaler::PodResourceSample> samples;
-        for (const auto& pm : std::get<std::vector<k8s::PodMetrics>>(answer->result)) {
-          autoscaler::PodResourceSample sample;
-          auto cluster = pm.metadata.annotations.find(aggregator::kQueryFromClusterAnnotation);
-          sample.key = {cluster == pm.metadata.annotations.end() ? std::string() : cluster->second,
-                        pm.metadata.namespace_name, pm.metadata.name};
-          sample.timestamp = pm.timestamp;
-          if (pm.window.count() > 0) sample.window = pm.window;
-          for (const auto& c : pm.containers) sample.containers.push_back({c.name, c.usage});
-          samples.push_back(std::move(sample));
-        }
-        snapshot.resource = std::move(samples);
-      });
-    });
+    service.pod_metrics(
+        query, [join, took = timed(resource_entries)](aggregator::SharedAnswer<aggregator::PodMetricsAnswer> answer) {
+          join->finish([&](GatheredMetrics& g) {
+            took(g);
+            auto& snapshot = g.snapshot;
+            if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
+              snapshot.resource = k8s::Error{message_of(*s)};
+              return;
+            }
+            std::vector<autoscaler::PodResourceSample> samples;
+            for (const auto& pm : std::get<std::vector<k8s::PodMetrics>>(answer->result)) {
+              autoscaler::PodResourceSample sample;
+              auto cluster = pm.metadata.annotations.find(aggregator::kQueryFromClusterAnnotation);
+              sample.key = {cluster == pm.metadata.annotations.end() ? std::string() : cluster->second,
+                            pm.metadata.namespace_name, pm.metadata.name};
+              sample.timestamp = pm.timestamp;
+              if (pm.window.count() > 0) sample.window = pm.window;
+              for (const auto& c : pm.containers) sample.containers.push_back({c.name, c.usage});
+              samples.push_back(std::move(sample));
+            }
+            snapshot.resource = std::move(samples);
+          });
+        });
   }
 
   // Each query once (query_key).
@@ -255,7 +254,8 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
     const std::string pods_key = autoscaler::pods_metric_key(m.metric.name, metric_selector);
     if (m.type == MetricSourceType::Pods && asked.insert(key).second) {
       // Per member, so that every value is attributed to its (cluster, namespace, name).
-      auto results = std::make_shared<std::vector<std::pair<std::string, aggregator::SharedAnswer<aggregator::CustomMetricsAnswer>>>>();
+      auto results = std::make_shared<
+          std::vector<std::pair<std::string, aggregator::SharedAnswer<aggregator::CustomMetricsAnswer>>>>();
       auto per_metric = std::make_shared<Join<int>>();
       join->add();
       per_metric->done = [join, results, name = pods_key, took = timed(entries_of[key])](int) {
@@ -272,7 +272,8 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
             }
             ++answered;
             for (const auto& v : std::get<std::vector<k8s::MetricValue>>(answer->result))
-              samples.push_back({{cluster, v.described_object.namespace_name, v.described_object.name}, v.value, v.timestamp});
+              samples.push_back(
+                  {{cluster, v.described_object.namespace_name, v.described_object.name}, v.value, v.timestamp});
           }
           if (answered == 0 && !results->empty()) snapshot.pods.emplace(name, k8s::Error{errors});
           else snapshot.pods.emplace(name, std::move(samples));
@@ -287,9 +288,10 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
         query.metric = m.metric.name;
         query.label_selector = with_cluster(selector, cluster);
         query.metric_selector = m.metric.selector;
-        service.custom_metrics(query, [per_metric, results, cluster](aggregator::SharedAnswer<aggregator::CustomMetricsAnswer> answer) {
-          per_metric->finish([&](int&) { results->emplace_back(cluster, std::move(answer)); });
-        });
+        service.custom_metrics(
+            query, [per_metric, results, cluster](aggregator::SharedAnswer<aggregator::CustomMetricsAnswer> answer) {
+              per_metric->finish([&](int&) { results->emplace_back(cluster, std::move(answer)); });
+            });
       }
       per_metric->finish([](int&) {});
     } else if (m.type == MetricSourceType::Object) {
@@ -308,7 +310,8 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
       query.metric_selector = m.metric.selector;
       join->add();
       auto took = timed(entries_of[key]);
-      service.custom_metrics(query, [join, ref, metric = m.metric.name, metric_selector, took](aggregator::SharedAnswer<aggregator::CustomMetricsAnswer> answer) {
+      service.custom_metrics(query, [join, ref, metric = m.metric.name, metric_selector,
+                                     took](aggregator::SharedAnswer<aggregator::CustomMetricsAnswer> answer) {
         join->finish([&](GatheredMetrics& g) {
           took(g);
           auto& snapshot = g.snapshot;
@@ -332,7 +335,8 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
       aggregator::ExternalMetricsQuery query{namespace_name, m.metric.name, m.metric.selector};
       join->add();
       auto took = timed(entries_of[key]);
-      service.external_metrics(query, [join, metric = m.metric.name, selector_text, took](aggregator::SharedAnswer<aggregator::ExternalMetricsAnswer> answer) {
+      service.external_metrics(query, [join, metric = m.metric.name, selector_text,
+                                       took](aggregator::SharedAnswer<aggregator::ExternalMetricsAnswer> answer) {
         join->finish([&](GatheredMetrics& g) {
           took(g);
           auto& snapshot = g.snapshot;
@@ -342,7 +346,8 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
             values.values = k8s::Error{message_of(*s)};
           } else {
             std::vector<k8s::Quantity> out;
-            for (const auto& v : std::get<std::vector<k8s::ExternalMetricValue>>(answer->result)) out.push_back(v.value);
+            for (const auto& v : std::get<std::vector<k8s::ExternalMetricValue>>(answer->result))
+              out.push_back(v.value);
             values.values = std::move(out);
           }
           snapshot.externals.push_back(std::move(values));
@@ -364,8 +369,10 @@ TargetResource target_resource(const autoscaler::CrossVersionObjectReference& ta
   }
   const std::string lower = k8s::ascii_lowercase(target.kind);
   // The English plurals of the kinds that carry metrics or a scale subresource.
-  if (lower.ends_with("s") || lower.ends_with("x") || lower.ends_with("ch") || lower.ends_with("sh")) out.resource = lower + "es";
-  else if (lower.ends_with("y") && lower.size() > 1 && std::string("aeiou").find(lower[lower.size() - 2]) == std::string::npos)
+  if (lower.ends_with("s") || lower.ends_with("x") || lower.ends_with("ch") || lower.ends_with("sh"))
+    out.resource = lower + "es";
+  else if (lower.ends_with("y") && lower.size() > 1 &&
+           std::string("aeiou").find(lower[lower.size() - 2]) == std::string::npos)
     out.resource = lower.substr(0, lower.size() - 1) + "ies";
   else out.resource = lower + "s";
   if (out.group.empty() && target.api_version.empty() &&

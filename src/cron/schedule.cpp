@@ -19,7 +19,6 @@
 
 #include "fedmetrics/k8s/ascii.hpp"
 
-
 namespace fedmetrics::cron {
 namespace {
 
@@ -36,7 +35,7 @@ struct FieldSpec {
   std::string_view name;
   int min;
   int max;
-  int star_max;  // what '*' and "a/n" run to: day of week stops at 6, 7 being Sunday again
+  int star_max;                             // what '*' and "a/n" run to: day of week stops at 6, 7 being Sunday again
   std::span<const std::string_view> names;  // names[i] is value i + names_base
   int names_base;
   std::string_view names_kind;

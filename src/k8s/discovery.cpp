@@ -80,7 +80,9 @@ json api_group_list_to_json(const std::vector<APIGroup>& groups) {
 }
 
 json to_json(const APIResourceList& list) {
-  json out{{"kind", "APIResourceList"}, {"apiVersion", "v1"}, {"groupVersion", list.group_version},
+  json out{{"kind", "APIResourceList"},
+           {"apiVersion", "v1"},
+           {"groupVersion", list.group_version},
            {"resources", json::array()}};
   for (const auto& r : list.resources) {
     out["resources"].push_back(json{{"name", r.name},

@@ -109,13 +109,12 @@ std::string escape_value(std::string_view s) {
 // runtime.DefaultMetaV1FieldSelectorConversion, as metrics-server serves it.
 std::optional<Error> check_known_field(std::string_view field) {
   if (field == kName || field == kNamespace) return std::nullopt;
-  return Error{detail::go_quote(field) + " is not a known field selector: only \"metadata.name\", \"metadata.namespace\""};
+  return Error{detail::go_quote(field) +
+               " is not a known field selector: only \"metadata.name\", \"metadata.namespace\""};
 }
 
 // One term as printed: field, operator, escaped value.
-std::string term(const FieldRequirement& r) {
-  return r.field + (r.negated ? "!=" : "=") + escape_value(r.value);
-}
+std::string term(const FieldRequirement& r) { return r.field + (r.negated ? "!=" : "=") + escape_value(r.value); }
 
 }  // namespace
 
@@ -130,8 +129,8 @@ Expected<FieldSelector> FieldSelector::parse_for(std::string_view text, const st
   });
 }
 
-Expected<FieldSelector> FieldSelector::parse_checked(std::string_view text,
-                                                     const std::function<std::optional<Error>(std::string_view)>& check) {
+Expected<FieldSelector> FieldSelector::parse_checked(
+    std::string_view text, const std::function<std::optional<Error>(std::string_view)>& check) {
   // Upstream sorts the raw terms before parsing, so both the error reported
   // first and the order of the requirements follow the sorted terms.
   std::vector<std::string> terms = split_terms(text);

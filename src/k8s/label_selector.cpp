@@ -35,9 +35,8 @@ std::optional<std::int64_t> parse_int64(std::string_view s) {
     s.remove_prefix(1);
   }
   if (s.empty()) return std::nullopt;
-  const std::uint64_t limit =
-      negative ? static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + 1
-               : static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  const std::uint64_t limit = negative ? static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + 1
+                                       : static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
   std::uint64_t value = 0;
   for (char c : s) {
     if (c < '0' || c > '9') return std::nullopt;
@@ -100,8 +99,8 @@ Expected<Requirement> new_requirement(std::string key, SelectorOperator op, std:
   for (std::size_t i = 0; i < values.size(); ++i) {
     const std::vector<std::string> value_errs = label_value_errors(values[i]);
     if (!value_errs.empty()) {
-      errs.push_back(invalid_value_error("values[" + std::to_string(i) + "][" + key + "]",
-                                         detail::go_quote(values[i]), join(value_errs, "; ")));
+      errs.push_back(invalid_value_error("values[" + std::to_string(i) + "][" + key + "]", detail::go_quote(values[i]),
+                                         join(value_errs, "; ")));
     }
   }
   if (!errs.empty()) return Error{aggregate(errs)};
@@ -143,9 +142,9 @@ struct ScannedItem {
 // string2token: the literals that are tokens rather than identifiers.
 std::optional<Token> token_for_literal(std::string_view s) {
   static constexpr std::pair<std::string_view, Token> kTokens[] = {
-      {")", Token::ClosedPar},   {",", Token::Comma},       {"!", Token::DoesNotExist}, {"==", Token::DoubleEquals},
-      {"=", Token::Equals},      {">", Token::GreaterThan}, {"in", Token::In},          {"<", Token::LessThan},
-      {"!=", Token::NotEquals},  {"notin", Token::NotIn},   {"(", Token::OpenPar},
+      {")", Token::ClosedPar},  {",", Token::Comma},       {"!", Token::DoesNotExist}, {"==", Token::DoubleEquals},
+      {"=", Token::Equals},     {">", Token::GreaterThan}, {"in", Token::In},          {"<", Token::LessThan},
+      {"!=", Token::NotEquals}, {"notin", Token::NotIn},   {"(", Token::OpenPar},
   };
   for (const auto& [literal, token] : kTokens) {
     if (literal == s) return token;
@@ -157,7 +156,13 @@ bool is_whitespace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '
 
 bool is_special_symbol(char c) {
   switch (c) {
-    case '=': case '!': case '(': case ')': case ',': case '>': case '<': return true;
+    case '=':
+    case '!':
+    case '(':
+    case ')':
+    case ',':
+    case '>':
+    case '<': return true;
     default: return false;
   }
 }
@@ -291,7 +296,8 @@ class Parser {
     if (inferred) return new_requirement(std::move(key), *inferred, {});
     auto op = parse_operator();
     if (!op) return op.error();
-    auto values = (*op == SelectorOperator::In || *op == SelectorOperator::NotIn) ? parse_values() : parse_exact_value();
+    auto values =
+        (*op == SelectorOperator::In || *op == SelectorOperator::NotIn) ? parse_values() : parse_exact_value();
     if (!values) return values.error();
     // Upstream collects a sets.String and passes its sorted List(), so error
     // indexes ("values[2][app]") refer to the sorted, de-duplicated values.
@@ -493,7 +499,6 @@ nlohmann::json expression(const Requirement& r, std::string_view op, bool with_v
 
 // ---------------------------------------------------------------------------
 
-
 bool Requirement::matches(const Labels& labels) const {
   const auto it = labels.find(key);
   const bool has = it != labels.end();
@@ -501,15 +506,11 @@ bool Requirement::matches(const Labels& labels) const {
   switch (op) {
     case SelectorOperator::In:
     case SelectorOperator::Equals:
-    case SelectorOperator::DoubleEquals:
-      return has && has_value();
+    case SelectorOperator::DoubleEquals: return has && has_value();
     case SelectorOperator::NotIn:
-    case SelectorOperator::NotEquals:
-      return !has || !has_value();  // an absent key matches
-    case SelectorOperator::Exists:
-      return has;
-    case SelectorOperator::DoesNotExist:
-      return !has;
+    case SelectorOperator::NotEquals: return !has || !has_value();  // an absent key matches
+    case SelectorOperator::Exists: return has;
+    case SelectorOperator::DoesNotExist: return !has;
     case SelectorOperator::GreaterThan:
     case SelectorOperator::LessThan: {
       // Both sides must be base-10 int64s; anything else does not match.

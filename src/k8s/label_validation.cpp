@@ -26,9 +26,7 @@ struct DecodedRune {
   bool valid;  // false: an invalid byte, decoded by Go as U+FFFD of width 1
 };
 
-bool is_continuation(unsigned char b, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
-  return b >= lo && b <= hi;
-}
+bool is_continuation(unsigned char b, unsigned char lo = 0x80, unsigned char hi = 0xBF) { return b >= lo && b <= hi; }
 
 // utf8.DecodeRuneInString: rejects overlong forms, surrogates and > U+10FFFF.
 DecodedRune decode_rune(std::string_view s, std::size_t i) {
@@ -45,14 +43,12 @@ DecodedRune decode_rune(std::string_view s, std::size_t i) {
     const unsigned char lo = b0 == 0xE0 ? 0xA0 : 0x80;
     const unsigned char hi = b0 == 0xED ? 0x9F : 0xBF;
     if (left < 3 || !is_continuation(at(i + 1), lo, hi) || !is_continuation(at(i + 2))) return invalid;
-    return {static_cast<char32_t>(((b0 & 0x0F) << 12) | ((at(i + 1) & 0x3F) << 6) | (at(i + 2) & 0x3F)), 3,
-            true};
+    return {static_cast<char32_t>(((b0 & 0x0F) << 12) | ((at(i + 1) & 0x3F) << 6) | (at(i + 2) & 0x3F)), 3, true};
   }
   if (b0 >= 0xF0 && b0 <= 0xF4) {
     const unsigned char lo = b0 == 0xF0 ? 0x90 : 0x80;
     const unsigned char hi = b0 == 0xF4 ? 0x8F : 0xBF;
-    if (left < 4 || !is_continuation(at(i + 1), lo, hi) || !is_continuation(at(i + 2)) ||
-        !is_continuation(at(i + 3))) {
+    if (left < 4 || !is_continuation(at(i + 1), lo, hi) || !is_continuation(at(i + 2)) || !is_continuation(at(i + 3))) {
       return invalid;
     }
     return {static_cast<char32_t>(((b0 & 0x07) << 18) | ((at(i + 1) & 0x3F) << 12) | ((at(i + 2) & 0x3F) << 6) |
@@ -71,11 +67,11 @@ bool is_print_non_ascii(char32_t r) {
     char32_t lo, hi;
   };
   static constexpr Range kNotPrintable[] = {
-      {0x80, 0xA0},       {0xAD, 0xAD},       {0x600, 0x605},     {0x61C, 0x61C},     {0x6DD, 0x6DD},
-      {0x70F, 0x70F},     {0x890, 0x891},     {0x8E2, 0x8E2},     {0x1680, 0x1680},   {0x180E, 0x180E},
-      {0x2000, 0x200F},   {0x2028, 0x202F},   {0x205F, 0x2064},   {0x2066, 0x206F},   {0x3000, 0x3000},
-      {0xD800, 0xF8FF},   {0xFDD0, 0xFDEF},   {0xFEFF, 0xFEFF},   {0xFFF9, 0xFFFB},   {0xFFFE, 0xFFFF},
-      {0x110BD, 0x110BD}, {0x110CD, 0x110CD}, {0x13430, 0x1343F}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A},
+      {0x80, 0xA0},       {0xAD, 0xAD},       {0x600, 0x605},      {0x61C, 0x61C},     {0x6DD, 0x6DD},
+      {0x70F, 0x70F},     {0x890, 0x891},     {0x8E2, 0x8E2},      {0x1680, 0x1680},   {0x180E, 0x180E},
+      {0x2000, 0x200F},   {0x2028, 0x202F},   {0x205F, 0x2064},    {0x2066, 0x206F},   {0x3000, 0x3000},
+      {0xD800, 0xF8FF},   {0xFDD0, 0xFDEF},   {0xFEFF, 0xFEFF},    {0xFFF9, 0xFFFB},   {0xFFFE, 0xFFFF},
+      {0x110BD, 0x110BD}, {0x110CD, 0x110CD}, {0x13430, 0x1343F},  {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A},
       {0xE0001, 0xE0001}, {0xE0020, 0xE007F}, {0xF0000, 0x10FFFF},
   };
   return std::none_of(std::begin(kNotPrintable), std::end(kNotPrintable),
@@ -135,7 +131,6 @@ std::string go_json_quote(std::string_view s) {
   return out;
 }
 
-
 // ---------------------------------------------------------------------------
 // Validation (content.IsLabelKey, content.IsLabelValue, content.IsDNS1123Subdomain).
 
@@ -156,9 +151,7 @@ constexpr std::string_view kDNS1123SubdomainErrMsg =
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
     "start and end with an alphanumeric character";
 
-bool is_ascii_alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
+bool is_ascii_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
 // ^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$ (Go's $ matches only at the very end).

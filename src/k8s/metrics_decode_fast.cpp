@@ -99,15 +99,11 @@ class PodMetricsListSax {
     if (skipping()) return ++skip_depth_, true;
     if (stack_.empty()) return push(Ctx::List), true;
     switch (take_field()) {
-      case Field::ItemsElement:
-        out_.emplace_back();
-        return push(Ctx::Item), true;
+      case Field::ItemsElement: out_.emplace_back(); return push(Ctx::Item), true;
       case Field::Metadata: return push(Ctx::Meta), true;
       case Field::Labels: return push(Ctx::Labels), true;
       case Field::Annotations: return push(Ctx::Annotations), true;
-      case Field::ContainersElement:
-        pod().containers.emplace_back();
-        return push(Ctx::Container), true;
+      case Field::ContainersElement: pod().containers.emplace_back(); return push(Ctx::Container), true;
       case Field::Usage: return push(Ctx::Usage), true;
       case Field::Ignored: return ++skip_depth_, true;
       default: return give_up();
@@ -168,7 +164,7 @@ class PodMetricsListSax {
       case Ctx::Usage:
         // A repeated key: the tree keeps the last one, and so do the maps here.
         map_key_ = std::move(name);
-        field_ = frame.ctx == Ctx::Labels ? Field::LabelValue
+        field_ = frame.ctx == Ctx::Labels        ? Field::LabelValue
                  : frame.ctx == Ctx::Annotations ? Field::AnnotationValue
                                                  : Field::UsageValue;
         return true;
@@ -181,9 +177,27 @@ class PodMetricsListSax {
  private:
   enum class Ctx { List, Items, Item, Meta, Labels, Annotations, Containers, Container, Usage };
   enum class Field {
-    None, Ignored, Kind, ApiVersion, Items, ItemsElement, Metadata, Timestamp, Window, Containers,
-    ContainersElement, Name, Namespace, Labels, Annotations, CreationTimestamp, LabelValue, AnnotationValue,
-    ContainerName, Usage, UsageValue,
+    None,
+    Ignored,
+    Kind,
+    ApiVersion,
+    Items,
+    ItemsElement,
+    Metadata,
+    Timestamp,
+    Window,
+    Containers,
+    ContainersElement,
+    Name,
+    Namespace,
+    Labels,
+    Annotations,
+    CreationTimestamp,
+    LabelValue,
+    AnnotationValue,
+    ContainerName,
+    Usage,
+    UsageValue,
   };
   struct Frame {
     Ctx ctx;

@@ -112,7 +112,8 @@ json to_json(const PodMetrics& pod, bool as_list_item) {
   out["timestamp"] = format_time(pod.timestamp);
   out["window"] = format_duration(pod.window);
   json containers = json::array();
-  for (const auto& c : pod.containers) containers.push_back({{"name", c.name}, {"usage", resource_list_to_json(c.usage)}});
+  for (const auto& c : pod.containers)
+    containers.push_back({{"name", c.name}, {"usage", resource_list_to_json(c.usage)}});
   out["containers"] = std::move(containers);
   return out;
 }
@@ -211,11 +212,10 @@ namespace {
 json to_json(const ObjectReference& ref) {
   json out = json::object();
   // Every field of corev1.ObjectReference is omitempty.
-  for (auto [key, value] : {std::pair{"kind", &ref.kind}, std::pair{"namespace", &ref.namespace_name},
-                            std::pair{"name", &ref.name}, std::pair{"uid", &ref.uid},
-                            std::pair{"apiVersion", &ref.api_version},
-                            std::pair{"resourceVersion", &ref.resource_version},
-                            std::pair{"fieldPath", &ref.field_path}}) {
+  for (auto [key, value] :
+       {std::pair{"kind", &ref.kind}, std::pair{"namespace", &ref.namespace_name}, std::pair{"name", &ref.name},
+        std::pair{"uid", &ref.uid}, std::pair{"apiVersion", &ref.api_version},
+        std::pair{"resourceVersion", &ref.resource_version}, std::pair{"fieldPath", &ref.field_path}}) {
     if (!value->empty()) out[key] = *value;
   }
   return out;
@@ -223,11 +223,10 @@ json to_json(const ObjectReference& ref) {
 
 Expected<ObjectReference> object_reference_from_json(const ObjectReader& r) {
   ObjectReference ref;
-  for (auto [key, target] : {std::pair{"kind", &ref.kind}, std::pair{"namespace", &ref.namespace_name},
-                             std::pair{"name", &ref.name}, std::pair{"uid", &ref.uid},
-                             std::pair{"apiVersion", &ref.api_version},
-                             std::pair{"resourceVersion", &ref.resource_version},
-                             std::pair{"fieldPath", &ref.field_path}}) {
+  for (auto [key, target] :
+       {std::pair{"kind", &ref.kind}, std::pair{"namespace", &ref.namespace_name}, std::pair{"name", &ref.name},
+        std::pair{"uid", &ref.uid}, std::pair{"apiVersion", &ref.api_version},
+        std::pair{"resourceVersion", &ref.resource_version}, std::pair{"fieldPath", &ref.field_path}}) {
     auto v = r.string(key, Need::Optional);
     if (!v) return v.error();
     *target = std::move(*v);

@@ -22,7 +22,8 @@ Expected<Pod> pod_from_json(const json& in, std::string_view path) {
   }
   auto spec = r.object("spec", Need::Optional);
   if (!spec) return spec.error();
-  for (auto [field, into] : {std::pair{"containers", &pod.containers}, std::pair{"initContainers", &pod.init_containers}}) {
+  for (auto [field, into] :
+       {std::pair{"containers", &pod.containers}, std::pair{"initContainers", &pod.init_containers}}) {
     auto containers = spec->array(field, Need::Optional);
     if (!containers) return containers.error();
     for (std::size_t i = 0; i < (*containers)->size(); ++i) {

@@ -94,10 +94,10 @@ std::size_t skip_digits(std::string_view s, std::size_t pos) {
 
 struct ScannedQuantity {
   bool negative = false;
-  bool has_digit = false;       // any digit before the suffix, leading zeros included
-  std::string_view whole;       // integer digits, leading zeros stripped
-  std::string_view fraction;    // digits after '.', possibly empty ("1." is valid)
-  std::string_view suffix;      // [eEinumkKMGTP]*[-+]?[0-9]*, interpreted later
+  bool has_digit = false;     // any digit before the suffix, leading zeros included
+  std::string_view whole;     // integer digits, leading zeros stripped
+  std::string_view fraction;  // digits after '.', possibly empty ("1." is valid)
+  std::string_view suffix;    // [eEinumkKMGTP]*[-+]?[0-9]*, interpreted later
 };
 
 // Go accepts "1.", ".", "-." and even a bare sign: the number part may be empty.
@@ -168,11 +168,21 @@ std::optional<SuffixMeaning> interpret_suffix(std::string_view suffix) {
   };
   using enum QuantityFormat;
   static constexpr std::array<Entry, 16> kTable{{
-      {"n", {10, -9, DecimalSI}},  {"u", {10, -6, DecimalSI}},  {"m", {10, -3, DecimalSI}},
-      {"", {10, 0, DecimalSI}},    {"k", {10, 3, DecimalSI}},   {"M", {10, 6, DecimalSI}},
-      {"G", {10, 9, DecimalSI}},   {"T", {10, 12, DecimalSI}},  {"P", {10, 15, DecimalSI}},
-      {"E", {10, 18, DecimalSI}},  {"Ki", {2, 10, BinarySI}},   {"Mi", {2, 20, BinarySI}},
-      {"Gi", {2, 30, BinarySI}},   {"Ti", {2, 40, BinarySI}},   {"Pi", {2, 50, BinarySI}},
+      {"n", {10, -9, DecimalSI}},
+      {"u", {10, -6, DecimalSI}},
+      {"m", {10, -3, DecimalSI}},
+      {"", {10, 0, DecimalSI}},
+      {"k", {10, 3, DecimalSI}},
+      {"M", {10, 6, DecimalSI}},
+      {"G", {10, 9, DecimalSI}},
+      {"T", {10, 12, DecimalSI}},
+      {"P", {10, 15, DecimalSI}},
+      {"E", {10, 18, DecimalSI}},
+      {"Ki", {2, 10, BinarySI}},
+      {"Mi", {2, 20, BinarySI}},
+      {"Gi", {2, 30, BinarySI}},
+      {"Ti", {2, 40, BinarySI}},
+      {"Pi", {2, 50, BinarySI}},
       {"Ei", {2, 60, BinarySI}},
   }};
   for (const Entry& entry : kTable) {
@@ -273,8 +283,8 @@ std::optional<Nanos> magnitude_in_nanos(std::string_view whole, std::string_view
   constexpr std::int64_t kExponentClamp = std::int64_t{1} << 40;
   exp10 = std::clamp(exp10, -kExponentClamp, kExponentClamp);
   // Power of ten, in nano-units, of the last significant digit.
-  const std::int64_t last_place = exp10 + 9 - static_cast<std::int64_t>(fraction.size()) +
-                                  static_cast<std::int64_t>(digits.size() - 1 - last);
+  const std::int64_t last_place =
+      exp10 + 9 - static_cast<std::int64_t>(fraction.size()) + static_cast<std::int64_t>(digits.size() - 1 - last);
   const std::int64_t integer_digits = static_cast<std::int64_t>(significant.size()) + last_place;
   if (integer_digits > 39) return std::nullopt;  // >= 10^39 > 2^127
 
@@ -381,8 +391,7 @@ std::string format_binary(U magnitude) {
   }
   static constexpr std::array<std::string_view, 7> kSuffixes{"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
   // Past Ei (reachable only by arithmetic) there is no binary suffix; stay exact.
-  if (powers >= static_cast<int>(kSuffixes.size()))
-    return format_decimal(magnitude, QuantityFormat::DecimalExponent);
+  if (powers >= static_cast<int>(kSuffixes.size())) return format_decimal(magnitude, QuantityFormat::DecimalExponent);
   return to_decimal_string(units).append(kSuffixes[static_cast<std::size_t>(powers)]);
 }
 
@@ -412,11 +421,11 @@ std::int64_t scaled_value(Nanos nanos, Nanos divisor) {
 
 // Go's strings.TrimSpace trims Unicode White_Space; these are its UTF-8 forms.
 constexpr std::string_view kUnicodeSpaces[] = {
-    "\t", "\n", "\v", "\f", "\r", " ",
-    "\xC2\x85", "\xC2\xA0", "\xE1\x9A\x80",
-    "\xE2\x80\x80", "\xE2\x80\x81", "\xE2\x80\x82", "\xE2\x80\x83", "\xE2\x80\x84", "\xE2\x80\x85",
-    "\xE2\x80\x86", "\xE2\x80\x87", "\xE2\x80\x88", "\xE2\x80\x89", "\xE2\x80\x8A",
-    "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80\xAF", "\xE2\x81\x9F", "\xE3\x80\x80",
+    "\t",           "\n",           "\v",           "\f",           "\r",           " ",
+    "\xC2\x85",     "\xC2\xA0",     "\xE1\x9A\x80", "\xE2\x80\x80", "\xE2\x80\x81", "\xE2\x80\x82",
+    "\xE2\x80\x83", "\xE2\x80\x84", "\xE2\x80\x85", "\xE2\x80\x86", "\xE2\x80\x87", "\xE2\x80\x88",
+    "\xE2\x80\x89", "\xE2\x80\x8A", "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80\xAF", "\xE2\x81\x9F",
+    "\xE3\x80\x80",
 };
 
 // Length of the white-space character `s` starts (or ends) with; 0 if none.
@@ -557,8 +566,7 @@ Expected<Quantity> quantity_from_json(const nlohmann::json& in) {
       return Quantity::parse(std::to_string(*in.get_ptr<const json::number_integer_t*>()));
     case json::value_t::number_unsigned:
       return Quantity::parse(std::to_string(*in.get_ptr<const json::number_unsigned_t*>()));
-    case json::value_t::number_float:
-      return Quantity::parse(shortest_text(*in.get_ptr<const json::number_float_t*>()));
+    case json::value_t::number_float: return Quantity::parse(shortest_text(*in.get_ptr<const json::number_float_t*>()));
     default: return Error{std::string(kErrFormat)};
   }
 }

@@ -88,8 +88,8 @@ Status Status::forbidden(std::string_view user, std::string_view verb, const Gro
                          std::string_view reason) {
   std::string resource = what.resource;
   if (!subresource.empty()) resource += "/" + std::string(subresource);
-  std::string message = "User \"" + std::string(user) + "\" cannot " + std::string(verb) + " resource \"" +
-                        resource + "\" in API group \"" + what.group + "\"";
+  std::string message = "User \"" + std::string(user) + "\" cannot " + std::string(verb) + " resource \"" + resource +
+                        "\" in API group \"" + what.group + "\"";
   if (namespace_name.empty()) message += " at the cluster scope";
   else message += " in the namespace \"" + std::string(namespace_name) + "\"";
   if (!reason.empty()) message += ": " + std::string(reason);
@@ -106,10 +106,10 @@ Status Status::forbidden_path(std::string_view user, std::string_view verb, std:
 }
 
 Status Status::conflict(const GroupResource& what, std::string_view name, std::string_view why) {
-  return make(409, "Conflict",
-              "Operation cannot be fulfilled on " + what.to_string() + " \"" + std::string(name) +
-                  "\": " + std::string(why),
-              StatusDetails{std::string(name), what.group, what.resource, {}, 0});
+  return make(
+      409, "Conflict",
+      "Operation cannot be fulfilled on " + what.to_string() + " \"" + std::string(name) + "\": " + std::string(why),
+      StatusDetails{std::string(name), what.group, what.resource, {}, 0});
 }
 
 Status Status::method_not_allowed(std::string_view verb, const GroupResource& what) {
@@ -127,8 +127,7 @@ Status Status::service_unavailable(std::string_view message, std::int32_t retry_
 }
 
 Status Status::timeout(std::string_view message, std::int32_t retry_after_seconds) {
-  return make(504, "Timeout", "Timeout: " + std::string(message),
-              StatusDetails{{}, {}, {}, {}, retry_after_seconds});
+  return make(504, "Timeout", "Timeout: " + std::string(message), StatusDetails{{}, {}, {}, {}, retry_after_seconds});
 }
 
 Status Status::internal_error(std::string_view error) {

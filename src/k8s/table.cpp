@@ -72,14 +72,9 @@ TableRow make_row(const Item& item, const ResourceList& usage, const std::vector
     row.cells.push_back(it == item.metadata.annotations.end() || it->second.empty() ? std::string(kNone) : it->second);
   }
   switch (options.include_object) {
-    case IncludeObject::None:
-      break;
-    case IncludeObject::Metadata:
-      row.object = partial_object_metadata(item.metadata, options.version);
-      break;
-    case IncludeObject::Object:
-      row.object = encode_object(item);
-      break;
+    case IncludeObject::None: break;
+    case IncludeObject::Metadata: row.object = partial_object_metadata(item.metadata, options.version); break;
+    case IncludeObject::Object: row.object = encode_object(item); break;
   }
   return row;
 }
@@ -100,7 +95,8 @@ Table make_table(const std::vector<Item>& items, const TableOptions& options,
   table.column_definitions = columns_for(first == usages.end() ? ResourceList{} : *first, extra_columns);
   table.rows.reserve(items.size());
   for (std::size_t i = 0; i < items.size(); ++i)
-    table.rows.push_back(make_row(items[i], usages[i], table.column_definitions, extra_columns, options, encode_object));
+    table.rows.push_back(
+        make_row(items[i], usages[i], table.column_definitions, extra_columns, options, encode_object));
   return table;
 }
 

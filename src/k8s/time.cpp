@@ -116,7 +116,8 @@ std::string format_time(Timestamp t) {
   if (year >= 0 && year <= 9999) {
     std::string out = "0000-00-00T00:00:00Z";
     const auto put = [&out](std::size_t at, int value, int width) {
-      for (int i = width - 1; i >= 0; --i, value /= 10) out[at + static_cast<std::size_t>(i)] = static_cast<char>('0' + value % 10);
+      for (int i = width - 1; i >= 0; --i, value /= 10)
+        out[at + static_cast<std::size_t>(i)] = static_cast<char>('0' + value % 10);
     };
     put(0, year, 4);
     put(5, static_cast<int>(static_cast<unsigned>(ymd.month())), 2);
@@ -127,18 +128,16 @@ std::string format_time(Timestamp t) {
     return out;
   }
   std::array<char, 32> buf{};
-  int n = std::snprintf(buf.data(), buf.size(), "%04d-%02u-%02uT%02d:%02d:%02dZ", year,
-                        static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                        static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
-                        static_cast<int>(hms.seconds().count()));
+  int n =
+      std::snprintf(buf.data(), buf.size(), "%04d-%02u-%02uT%02d:%02d:%02dZ", year, static_cast<unsigned>(ymd.month()),
+                    static_cast<unsigned>(ymd.day()), static_cast<int>(hms.hours().count()),
+                    static_cast<int>(hms.minutes().count()), static_cast<int>(hms.seconds().count()));
   return std::string(buf.data(), static_cast<std::size_t>(n));
 }
 
 namespace {
 
-Error duration_error(std::string_view text) {
-  return Error{"time: invalid duration \"" + std::string(text) + "\""};
-}
+Error duration_error(std::string_view text) { return Error{"time: invalid duration \"" + std::string(text) + "\""}; }
 
 // Unit lengths in nanoseconds, as Go's time.unitMap.
 bool unit_nanos(std::string_view unit, std::uint64_t& out) {
@@ -221,8 +220,7 @@ Expected<nanoseconds> parse_duration(std::string_view text) {
     if (frac > 0) {
       // Go computes the fractional part in float64; doing the same keeps
       // "0.3333333333333333333h" at exactly 20m as Go has it.
-      value += static_cast<std::uint64_t>(static_cast<double>(frac) *
-                                          (static_cast<double>(unit_ns) / frac_scale));
+      value += static_cast<std::uint64_t>(static_cast<double>(frac) * (static_cast<double>(unit_ns) / frac_scale));
       if (value > max_magnitude) return duration_error(text);
     }
     total += value;

@@ -47,7 +47,9 @@ void load_pem_into(ssl::context& ctx, const ClusterEndpoint& e) {
       ctx.set_default_verify_paths(ec);
     } else {
       ctx.add_certificate_authority(asio::buffer(e.ca_pem), ec);
-      if (ec) throw std::runtime_error("member " + e.name + ": certificate-authority is not a PEM certificate: " + ec.message());
+      if (ec)
+        throw std::runtime_error("member " + e.name +
+                                 ": certificate-authority is not a PEM certificate: " + ec.message());
     }
   }
   if (!e.client_cert_pem.empty()) {
@@ -89,7 +91,9 @@ Error classify(const boost::system::error_code& ec, std::string_view phase, cons
 
 Connector::Connector(const ClusterEndpoint& endpoint, std::string peer,
                      std::shared_ptr<ClientRuntime::Impl::Liveness> liveness)
-    : liveness_(std::move(liveness)), insecure_skip_tls_verify_(endpoint.insecure_skip_tls_verify), peer_(std::move(peer)) {
+    : liveness_(std::move(liveness)),
+      insecure_skip_tls_verify_(endpoint.insecure_skip_tls_verify),
+      peer_(std::move(peer)) {
   auto url = boost::urls::parse_uri(endpoint.server);
   if (!url || url->scheme() != "https")
     throw std::runtime_error("member " + endpoint.name + ": server \"" + endpoint.server + "\" is not an https:// URL");
@@ -123,7 +127,8 @@ void Connector::parse_proxy_url(const std::string& proxy_url, const std::string&
   proxy_port_ = proxy->has_port() ? std::string(proxy->port()) : "80";
   if (!valid_port(proxy_port_)) throw std::runtime_error(what + ": the port must be a number from 1 to 65535");
   if (proxy->has_userinfo())
-    proxy_authorization_ = "Basic " + k8s::base64_encode(std::string(proxy->user()) + ":" + std::string(proxy->password()));
+    proxy_authorization_ =
+        "Basic " + k8s::base64_encode(std::string(proxy->user()) + ":" + std::string(proxy->password()));
 }
 
 // The addresses of `name`: an IP address needs no lookup; a host name goes
@@ -139,8 +144,8 @@ awaitable<std::variant<Connector::Resolved, Error>> Connector::resolve(const std
   boost::system::error_code literal_error;
   auto literal = asio::ip::make_address(name, literal_error);
   if (!literal_error)
-    co_return tcp::resolver::results_type::create(tcp::endpoint(literal, static_cast<unsigned short>(std::stoi(service))),
-                                                  name, service);
+    co_return tcp::resolver::results_type::create(
+        tcp::endpoint(literal, static_cast<unsigned short>(std::stoi(service))), name, service);
   auto lookup = std::make_shared<Lookup>(co_await asio::this_coro::executor);
   lookup->timer.expires_at(deadline);
   // The thread holds no Asio object of the runtime's (it may outlive it):
@@ -211,8 +216,9 @@ awaitable<std::variant<std::unique_ptr<Stream>, Error>> Connector::connect(Deadl
   auto [cec, ep] = co_await tcp_stream.async_connect(results, use_tuple);
   (void)ep;
   if (cec)
-    co_return classify(cec, proxied ? "connect to proxy" : "connect", proxied ? proxy_host_ + ":" + proxy_port_ : address(),
-                       X509_V_OK, proxied ? std::string("the proxy") : peer_);
+    co_return classify(cec, proxied ? "connect to proxy" : "connect",
+                       proxied ? proxy_host_ + ":" + proxy_port_ : address(), X509_V_OK,
+                       proxied ? std::string("the proxy") : peer_);
   if (proxied) {
     // Not in the if's condition: GCC 12 miscompiles a co_await there (transport/async.hpp).
     auto tunnel_error = co_await connect_tunnel(tcp_stream);
@@ -242,7 +248,8 @@ awaitable<std::variant<std::unique_ptr<Stream>, Error>> Connector::connect(Deadl
   stream->deadline().expires_at(deadline);
   auto hec = co_await stream->handshake();
   if (hec)
-    co_return classify_error(hec, "TLS handshake with", insecure_skip_tls_verify_ ? X509_V_OK : SSL_get_verify_result(ssl));
+    co_return classify_error(hec, "TLS handshake with",
+                             insecure_skip_tls_verify_ ? X509_V_OK : SSL_get_verify_result(ssl));
   ++handshakes_;
   co_return std::move(stream);
 }

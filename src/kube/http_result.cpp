@@ -25,7 +25,8 @@ k8s::Expected<nlohmann::json> json_of(const HttpResult& result) {
   if (const auto* e = std::get_if<Error>(&result)) return *e;
   const auto& reply = std::get<HttpReply>(result);
   auto document = k8s::parse_document(reply.body);
-  if (reply.status < 200 || reply.status >= 300) return status_error(reply.status, document.ok() ? &*document : nullptr);
+  if (reply.status < 200 || reply.status >= 300)
+    return status_error(reply.status, document.ok() ? &*document : nullptr);
   if (!document.ok()) return Error{ErrorKind::MalformedResponse, "response is not JSON"};
   return std::move(*document);
 }

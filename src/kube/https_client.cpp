@@ -58,8 +58,8 @@ awaitable<HttpResult> exchange(HttpsClient::Impl& impl, Stream& stream, const Ou
   parser.body_limit(impl.options.max_response_bytes);
   parser.eager(true);
   if (req.method() == http::verb::head) parser.skip(true);
-  auto rec = co_await transport::read_http(stream, buffer, parser, kMaxResponseHeaderBytes,
-                                           [&] { return parser.is_done(); });
+  auto rec =
+      co_await transport::read_http(stream, buffer, parser, kMaxResponseHeaderBytes, [&] { return parser.is_done(); });
   if (rec) {
     answer_began = parser.got_some() || buffer.size() > 0;
     co_return impl.connector.classify_error(rec, "read from");
@@ -77,18 +77,20 @@ awaitable<HttpResult> exchange(HttpsClient::Impl& impl, Stream& stream, const Ou
     auto inflated = transport::gzip_decompress(res.body(), impl.options.max_response_bytes);
     if (!inflated) {
       if (inflated.failure() == transport::GzipFailure::too_large)
-        co_return error(Kind::TooLarge, "read from " + impl.address() + ": response larger than the size cap once inflated");
+        co_return error(Kind::TooLarge,
+                        "read from " + impl.address() + ": response larger than the size cap once inflated");
       co_return error(Kind::MalformedResponse, "read from " + impl.address() + ": " + inflated.error().message);
     }
     res.body() = std::move(*inflated);
   }
-  HttpReply reply{static_cast<int>(res.result_int()), std::move(res.body()), std::string(res[http::field::content_type])};
+  HttpReply reply{static_cast<int>(res.result_int()), std::move(res.body()),
+                  std::string(res[http::field::content_type])};
   if (out.want_headers) {
     for (const auto& field : res) {
       auto name = field.name();
-      if (name == http::field::connection || name == http::field::keep_alive || name == http::field::transfer_encoding ||
-          name == http::field::content_length || name == http::field::te || name == http::field::trailer ||
-          name == http::field::upgrade || name == http::field::proxy_authenticate ||
+      if (name == http::field::connection || name == http::field::keep_alive ||
+          name == http::field::transfer_encoding || name == http::field::content_length || name == http::field::te ||
+          name == http::field::trailer || name == http::field::upgrade || name == http::field::proxy_authenticate ||
           (inflate && name == http::field::content_encoding))
         continue;
       reply.headers.emplace_back(field.name_string(), field.value());
@@ -140,7 +142,9 @@ HttpsClient::Impl::Impl(ClientRuntime::Impl& runtime, ClusterEndpoint e, ClientO
       options(std::move(o)),
       strand(boost::asio::make_strand(runtime.io)),
       connector(endpoint,
-                !options.peer_name.empty() ? options.peer_name : !endpoint.name.empty() ? endpoint.name : "the server",
+                !options.peer_name.empty() ? options.peer_name
+                : !endpoint.name.empty()   ? endpoint.name
+                                           : "the server",
                 runtime.liveness),
       pool(strand, options.max_connections, options.idle_connection_timeout),
       rate(options.qps, options.burst) {
@@ -159,8 +163,8 @@ HttpResult HttpsClient::Impl::end(HttpResult result, bool failed, std::optional<
   std::lock_guard lock(mutex);
   --in_flight;
   // An answer with an error status is an outcome of its own kind.
-  std::string outcome = e ? std::string(k8s::to_string(e->kind))
-                          : (std::get<HttpReply>(result).status < 400 ? "success" : "http_status");
+  std::string outcome =
+      e ? std::string(k8s::to_string(e->kind)) : (std::get<HttpReply>(result).status < 400 ? "success" : "http_status");
   ++outcomes[outcome];
   if (outcome == "success") last_success = std::chrono::system_clock::now();
   if (!seconds) return result;
@@ -249,13 +253,16 @@ awaitable<boost::system::error_code> write_request(Stream& stream, const http::r
 awaitable<HttpResult> HttpsClient::Impl::run(std::shared_ptr<Impl> impl, OutgoingRequest request, Deadline deadline) {
   // The rate limit first: wait for a token, or fail as throttled by the deadline.
   auto wait = impl->rate.reserve(std::chrono::steady_clock::now(), deadline);
-  if (!wait) co_return error(Kind::Throttled, "rate limit (--member-qps) for " + impl->address() + ": no token before the deadline");
+  if (!wait)
+    co_return error(Kind::Throttled,
+                    "rate limit (--member-qps) for " + impl->address() + ": no token before the deadline");
   if (wait->count() > 0) {
     asio::steady_timer timer(co_await asio::this_coro::executor, *wait);
     co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
   }
   HttpResult result = co_await send_pooled(*impl, request, deadline);
-  if (auto* reply = std::get_if<HttpReply>(&result); reply && reply->status == 401 && !impl->endpoint.token_file.empty()) {
+  if (auto* reply = std::get_if<HttpReply>(&result);
+      reply && reply->status == 401 && !impl->endpoint.token_file.empty()) {
     impl->reload_token();  // a rotated token: re-read the file once and retry
     result = co_await send_pooled(*impl, request, deadline);
   }
@@ -267,11 +274,13 @@ HttpsClient::HttpsClient(ClientRuntime& runtime, ClusterEndpoint endpoint, Clien
 
 HttpsClient::~HttpsClient() = default;
 
-awaitable<HttpResult> HttpsClient::Impl::request(std::shared_ptr<Impl> impl, OutgoingRequest request, Deadline deadline) {
+awaitable<HttpResult> HttpsClient::Impl::request(std::shared_ptr<Impl> impl, OutgoingRequest request,
+                                                 Deadline deadline) {
   impl->begin();
   const auto started = std::chrono::steady_clock::now();
   // On the client's strand, and back on the caller's executor with the answer.
-  auto on_strand = asio::co_spawn(impl->strand, run(impl, std::move(request), deadline), asio::as_tuple(asio::use_awaitable));
+  auto on_strand =
+      asio::co_spawn(impl->strand, run(impl, std::move(request), deadline), asio::as_tuple(asio::use_awaitable));
   auto [failure, result] = co_await std::move(on_strand);
   co_return impl->end(std::move(result), failure != nullptr, seconds_since(started));
 }

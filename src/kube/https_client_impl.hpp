@@ -78,7 +78,8 @@ struct HttpsClient::Impl {
   // the answer (STYLE: a named coroutine, its arguments copied into the frame).
   static boost::asio::awaitable<HttpResult> run(std::shared_ptr<Impl> impl, OutgoingRequest request, Deadline deadline);
   // HttpsClient::request and get_json: run() on the strand, awaited from the caller's executor.
-  static boost::asio::awaitable<HttpResult> request(std::shared_ptr<Impl> impl, OutgoingRequest request, Deadline deadline);
+  static boost::asio::awaitable<HttpResult> request(std::shared_ptr<Impl> impl, OutgoingRequest request,
+                                                    Deadline deadline);
   static boost::asio::awaitable<k8s::Expected<nlohmann::json>> get_json(std::shared_ptr<Impl> impl, std::string path,
                                                                         Deadline deadline);
   // A line stream's coroutine (line_stream.cpp), likewise.

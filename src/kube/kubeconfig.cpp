@@ -117,7 +117,8 @@ Expected<std::vector<ClusterEndpoint>> parse_kubeconfig(const std::string& text,
         if (e.client_cert_pem.empty() != e.client_key_pem.empty())
           return Error{uwhere + ": client-certificate and client-key must be given together"};
         if (user["exec"] || user["auth-provider"])
-          return Error{uwhere + ": exec and auth-provider credentials are not supported; use a token or a client certificate"};
+          return Error{uwhere +
+                       ": exec and auth-provider credentials are not supported; use a token or a client certificate"};
       }
     }
     out.push_back(std::move(e));
@@ -129,7 +130,8 @@ Expected<std::vector<ClusterEndpoint>> parse_kubeconfig(const std::string& text,
   return out;
 }
 
-Expected<std::vector<ClusterEndpoint>> load_kubeconfig(const std::string& path, const std::vector<std::string>& only_contexts) {
+Expected<std::vector<ClusterEndpoint>> load_kubeconfig(const std::string& path,
+                                                       const std::vector<std::string>& only_contexts) {
   std::string text;
   if (!read_file(path, text)) return Error{"cannot read kubeconfig " + path};
   auto parsed = parse_kubeconfig(text, std::filesystem::path(path).parent_path().string(), only_contexts);

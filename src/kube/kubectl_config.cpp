@@ -27,8 +27,7 @@ void resolve_paths(YAML::Node entry, const std::string& base_dir, std::initializ
   if (!entry.IsMap()) return;
   for (const char* field : fields) {
     std::string path = scalar(entry, field);
-    if (!path.empty())
-      entry[field] = yaml_fields::resolve(path, base_dir);
+    if (!path.empty()) entry[field] = yaml_fields::resolve(path, base_dir);
   }
 }
 

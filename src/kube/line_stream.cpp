@@ -89,16 +89,16 @@ awaitable<HttpResult> HttpsClient::Impl::run_stream(std::shared_ptr<Impl> impl, 
     // A refusal (401, 403, 410, ...): its body is the Status, read whole.
     http::response_parser<http::string_body> whole{std::move(parser)};
     whole.body_limit(impl->options.max_response_bytes);
-    auto rec = co_await transport::read_http(*stream, buffer, whole, kMaxResponseHeaderBytes,
-                                             [&] { return whole.is_done(); });
+    auto rec =
+        co_await transport::read_http(*stream, buffer, whole, kMaxResponseHeaderBytes, [&] { return whole.is_done(); });
     if (rec || state->cancelled) co_return fail(rec, "read from");
     auto res = whole.release();
     co_return HttpReply{status, std::move(res.body()), std::string(res[http::field::content_type])};
   }
   // Asked for identity: a compressed stream is not one we can split into lines.
   if (auto coding = parser.get()[http::field::content_encoding]; !coding.empty() && !beast::iequals(coding, "identity"))
-    co_return error(Kind::MalformedResponse, "read from " + impl->address() + ": a watch stream with Content-Encoding " +
-                                                 std::string(coding));
+    co_return error(Kind::MalformedResponse,
+                    "read from " + impl->address() + ": a watch stream with Content-Encoding " + std::string(coding));
   std::array<char, 16 * 1024> chunk{};
   std::string pending;  // the start of a line not yet ended
   while (!parser.is_done()) {
@@ -135,13 +135,13 @@ std::shared_ptr<LineStream> HttpsClient::stream_lines(std::string path_and_query
   OutgoingRequest request;
   request.target = std::move(path_and_query);
   request.headers = {{"Accept-Encoding", "identity"}};  // lines are split as they arrive: never compressed
-  asio::co_spawn(impl->strand,
-                 Impl::run_stream(impl, std::move(request), header_deadline, idle_timeout, state,
-                                  std::move(callbacks.on_line)),
-                 [impl, on_end = std::move(callbacks.on_end)](std::exception_ptr e, HttpResult result) {
-                   // No latency for a stream: it lasts as long as the server lets it.
-                   on_end(impl->end(std::move(result), e != nullptr, std::nullopt));
-                 });
+  asio::co_spawn(
+      impl->strand,
+      Impl::run_stream(impl, std::move(request), header_deadline, idle_timeout, state, std::move(callbacks.on_line)),
+      [impl, on_end = std::move(callbacks.on_end)](std::exception_ptr e, HttpResult result) {
+        // No latency for a stream: it lasts as long as the server lets it.
+        on_end(impl->end(std::move(result), e != nullptr, std::nullopt));
+      });
   return std::make_shared<LineStreamHandle>(impl, std::move(state));
 }
 

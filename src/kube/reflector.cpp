@@ -29,7 +29,7 @@ struct Reflector::State : std::enable_shared_from_this<Reflector::State> {
   std::chrono::milliseconds backoff{0};
   std::chrono::steady_clock::time_point last_failure_at{};
   std::string last_failure;
-  bool failed_listing = false;   // the last failure was a list's
+  bool failed_listing = false;  // the last failure was a list's
   std::chrono::steady_clock::time_point watch_started{};
   std::uint64_t watch_events = 0;  // of the current watch
   ReflectorStats stats;
@@ -78,8 +78,8 @@ struct Reflector::State : std::enable_shared_from_this<Reflector::State> {
       backoff = backoff.count() == 0 ? options.min_backoff : std::min(backoff * 2, options.max_backoff);
       wait = backoff;
       if (why != last_failure)
-        spdlog::warn("{}: {}; keeping the {} object(s) known, retrying in {} ms (backing off up to {} ms)", options.what,
-                     why, cache.size(), wait.count(), options.max_backoff.count());
+        spdlog::warn("{}: {}; keeping the {} object(s) known, retrying in {} ms (backing off up to {} ms)",
+                     options.what, why, cache.size(), wait.count(), options.max_backoff.count());
       last_failure = why;
       failed_listing = relist && why.rfind("cannot list", 0) == 0;
     }
@@ -101,9 +101,8 @@ struct Reflector::State : std::enable_shared_from_this<Reflector::State> {
 
   void list() {
     auto self = shared_from_this();
-    client->get(query(false), std::chrono::steady_clock::now() + options.request_timeout, [self](HttpResult result) {
-      self->guarded([&] { self->listed(std::move(result)); });
-    });
+    client->get(query(false), std::chrono::steady_clock::now() + options.request_timeout,
+                [self](HttpResult result) { self->guarded([&] { self->listed(std::move(result)); }); });
   }
 
   void listed(HttpResult result) {
@@ -177,15 +176,9 @@ struct Reflector::State : std::enable_shared_from_this<Reflector::State> {
           change.added.push_back(*cache.find(outcome.key));
           break;
         case Kind::Modified:
-        case Kind::Deleted:
-          ++stats.events;
-          break;
-        case Kind::Bookmark:
-          ++stats.events;
-          return;
-        case Kind::Expired:
-          ++stats.expired;
-          [[fallthrough]];
+        case Kind::Deleted: ++stats.events; break;
+        case Kind::Bookmark: ++stats.events; return;
+        case Kind::Expired: ++stats.expired; [[fallthrough]];
         case Kind::Failed:
           // Expired: resuming is impossible. Failed: the stream cannot be
           // trusted past this point. Either way, list again.
@@ -207,7 +200,8 @@ struct Reflector::State : std::enable_shared_from_this<Reflector::State> {
       stream.reset();
       relist = relist_requested;
       broken = broken_stream;
-      short_and_empty = watch_events == 0 && std::chrono::steady_clock::now() - watch_started < std::chrono::milliseconds(500);
+      short_and_empty =
+          watch_events == 0 && std::chrono::steady_clock::now() - watch_started < std::chrono::milliseconds(500);
     }
     if (relist && !broken.empty()) return failed("the watch stream broke: " + broken, true);
     // 410: the resourceVersion is too old to resume from. A list, after a

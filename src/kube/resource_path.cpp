@@ -77,8 +77,8 @@ std::optional<k8s::Error> ResourcePath::invalid() const {
   if (!subresource.empty() && name.empty())
     return k8s::Error{"the subresource \"" + subresource + "\" needs a name", k8s::ErrorKind::Invalid};
   const std::pair<std::string_view, const std::string*> segments[] = {
-      {"group", &group}, {"version", &version}, {"namespace", &namespace_name},
-      {"resource", &resource}, {"name", &name}, {"subresource", &subresource}};
+      {"group", &group},       {"version", &version}, {"namespace", &namespace_name},
+      {"resource", &resource}, {"name", &name},       {"subresource", &subresource}};
   for (const auto& [what, value] : segments)
     if (auto e = invalid_segment(what, *value)) return e;
   return std::nullopt;

@@ -4,8 +4,7 @@
 
 namespace fedmetrics::kube {
 
-TokenBucket::TokenBucket(double qps, int burst)
-    : qps_(qps), burst_(std::max(1, burst)), tokens_(std::max(1, burst)) {}
+TokenBucket::TokenBucket(double qps, int burst) : qps_(qps), burst_(std::max(1, burst)), tokens_(std::max(1, burst)) {}
 
 std::optional<TokenBucket::Clock::duration> TokenBucket::reserve(Clock::time_point now, Clock::time_point deadline) {
   if (unlimited()) return Clock::duration::zero();

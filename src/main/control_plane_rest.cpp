@@ -153,8 +153,8 @@ async::Task<JsonReply> RestControlPlane::call(std::string method, std::string pa
 async::Task<JsonReply> RestControlPlane::call_until(std::string method, std::string path, std::string content_type,
                                                     std::string body, std::chrono::steady_clock::time_point deadline) {
   // The operation built first: its by-value arguments are not temporaries of the co_await (GCC 12).
-  auto op = request_json(*client_, std::move(method), std::move(path), std::move(content_type), std::move(body),
-                         deadline);
+  auto op =
+      request_json(*client_, std::move(method), std::move(path), std::move(content_type), std::move(body), deadline);
   co_return co_await std::move(op);
 }
 
@@ -180,12 +180,13 @@ std::unique_ptr<controller::Watch> RestControlPlane::watch_collection(
 
 std::unique_ptr<controller::Watch> RestControlPlane::watch(const k8s::LabelSelector& selector,
                                                            std::function<void(json)> on_added) {
-  return watch_collection("federatedhpas", "autoscaler: FederatedHPAs", selector,
-                          [on_added = std::move(on_added)](const kube::ReflectorChange& change) {
-                            if (on_added)
-                              for (const auto& object : change.added) on_added(object);
-                          },
-                          /*serves_list=*/true);
+  return watch_collection(
+      "federatedhpas", "autoscaler: FederatedHPAs", selector,
+      [on_added = std::move(on_added)](const kube::ReflectorChange& change) {
+        if (on_added)
+          for (const auto& object : change.added) on_added(object);
+      },
+      /*serves_list=*/true);
 }
 
 async::Task<k8s::Expected<std::vector<json>>> RestControlPlane::list(const k8s::LabelSelector& selector) {
@@ -204,7 +205,7 @@ async::Task<k8s::Expected<std::vector<json>>> RestControlPlane::list_from_server
 }
 
 async::Task<k8s::Expected<std::vector<json>>> RestControlPlane::list_items(std::string resource, std::string kind,
-                                                                         const k8s::LabelSelector& selector) {
+                                                                           const k8s::LabelSelector& selector) {
   auto op = call("GET", std::string(kFederatedHpas) + "/" + resource + selector_query(selector), "", "");
   auto reply = co_await std::move(op);
   if (!reply.body) co_return reply.body.error();
@@ -215,8 +216,8 @@ async::Task<k8s::Expected<std::vector<json>>> RestControlPlane::list_items(std::
 
 std::string RestControlPlane::object_path(const std::string& resource, const std::string& namespace_name,
                                           const std::string& name) {
-  return std::string(kFederatedHpas) + "/namespaces/" + kube::escape_path_segment(namespace_name) + "/" +
-         resource + "/" + kube::escape_path_segment(name);
+  return std::string(kFederatedHpas) + "/namespaces/" + kube::escape_path_segment(namespace_name) + "/" + resource +
+         "/" + kube::escape_path_segment(name);
 }
 
 async::Task<k8s::Expected<json>> RestControlPlane::get(const std::string& namespace_name, const std::string& name) {
@@ -233,8 +234,8 @@ async::Task<k8s::Expected<bool>> RestControlPlane::update_replicas(const std::st
   // (409 Conflict when the object changed since it was read).
   json patch = {{"metadata", {{"resourceVersion", resource_version}}},
                 {"spec", {{"minReplicas", min_replicas}, {"maxReplicas", max_replicas}}}};
-  auto op = call("PATCH", object_path("federatedhpas", namespace_name, name), "application/merge-patch+json",
-                 patch.dump());
+  auto op =
+      call("PATCH", object_path("federatedhpas", namespace_name, name), "application/merge-patch+json", patch.dump());
   auto reply = co_await std::move(op);
   co_return written(reply);
 }
@@ -259,19 +260,18 @@ async::Task<k8s::Expected<bool>> RestControlPlane::set_finalizers(const std::str
   // it was read at, so that a finalizer another controller added meanwhile is
   // not lost (409 Conflict instead).
   json patch = {{"metadata", {{"resourceVersion", resource_version}, {"finalizers", finalizers}}}};
-  auto op = call("PATCH", object_path("federatedhpas", namespace_name, name), "application/merge-patch+json",
-                 patch.dump());
+  auto op =
+      call("PATCH", object_path("federatedhpas", namespace_name, name), "application/merge-patch+json", patch.dump());
   auto reply = co_await std::move(op);
   co_return written(reply);
 }
 
-async::Task<k8s::Expected<bool>> RestControlPlane::set_distribution_annotation(const std::string& namespace_name,
-                                                                               const std::string& name,
-                                                                               const std::optional<std::string>& value) {
+async::Task<k8s::Expected<bool>> RestControlPlane::set_distribution_annotation(
+    const std::string& namespace_name, const std::string& name, const std::optional<std::string>& value) {
   json annotation = value ? json(*value) : json(nullptr);
   json patch = {{"metadata", {{"annotations", {{std::string(autoscaler::kDistributionAnnotation), annotation}}}}}};
-  auto op = call("PATCH", object_path("federatedhpas", namespace_name, name), "application/merge-patch+json",
-                 patch.dump());
+  auto op =
+      call("PATCH", object_path("federatedhpas", namespace_name, name), "application/merge-patch+json", patch.dump());
   auto reply = co_await std::move(op);
   co_return written(reply);
 }
@@ -287,10 +287,11 @@ async::Task<k8s::Expected<controller::Scale>> RestControlPlane::get_scale(
 async::Task<k8s::Expected<controller::Scale>> RestControlPlane::update_scale(
     const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target, std::int32_t replicas,
     const std::string& resource_version) {
-  json scale = {{"apiVersion", "autoscaling/v1"},
-                {"kind", "Scale"},
-                {"metadata", {{"name", target.name}, {"namespace", namespace_name}, {"resourceVersion", resource_version}}},
-                {"spec", {{"replicas", replicas}}}};
+  json scale = {
+      {"apiVersion", "autoscaling/v1"},
+      {"kind", "Scale"},
+      {"metadata", {{"name", target.name}, {"namespace", namespace_name}, {"resourceVersion", resource_version}}},
+      {"spec", {{"replicas", replicas}}}};
   auto op = call("PUT", scale_path(namespace_name, target), "application/json", scale.dump());
   auto reply = co_await std::move(op);
   if (!reply.body) co_return reply.body.error();
@@ -358,18 +359,18 @@ async::Task<k8s::Expected<bool>> RestCronStore::update_status(const std::string&
 
 std::unique_ptr<controller::Watch> RestCronStore::watch(const k8s::LabelSelector& selector,
                                                         std::function<void()> on_change) {
-  return control_plane_->watch_collection("cronfederatedhpas", "cron: CronFederatedHPAs", selector,
-                                          [on_change = std::move(on_change)](const kube::ReflectorChange&) {
-                                            if (on_change) on_change();
-                                          },
-                                          /*serves_list=*/false);
+  return control_plane_->watch_collection(
+      "cronfederatedhpas", "cron: CronFederatedHPAs", selector,
+      [on_change = std::move(on_change)](const kube::ReflectorChange&) {
+        if (on_change) on_change();
+      },
+      /*serves_list=*/false);
 }
 
 // The HTTPS client answers every request by its deadline (https_client.hpp).
 async::Task<k8s::Expected<std::optional<json>>> RestLeaseClient::get(const std::string& ns, const std::string& name,
                                                                      Deadline deadline) {
-  auto op = control_plane_->call_until("GET", lease_path(ns) + "/" + kube::escape_path_segment(name), "", "",
-                                       deadline);
+  auto op = control_plane_->call_until("GET", lease_path(ns) + "/" + kube::escape_path_segment(name), "", "", deadline);
   auto reply = co_await std::move(op);
   if (reply.body) co_return std::optional<json>(std::move(*reply.body));
   if (reply.status == 404) co_return std::optional<json>();

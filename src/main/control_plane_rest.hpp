@@ -25,8 +25,7 @@ class RestControlPlane final : public controller::FederatedHPAStore,
                                public controller::PlacementReader {
  public:
   // Throws std::runtime_error naming --kubeconfig when it cannot be used.
-  RestControlPlane(kube::ClientRuntime& runtime, const std::string& kubeconfig,
-                   std::chrono::milliseconds timeout);
+  RestControlPlane(kube::ClientRuntime& runtime, const std::string& kubeconfig, std::chrono::milliseconds timeout);
 
   // Every port, on this client (the cron store and the Events beside it).
   static controller::ControlPlanePorts ports(const std::shared_ptr<RestControlPlane>& control_plane);
@@ -50,11 +49,12 @@ class RestControlPlane final : public controller::FederatedHPAStore,
                                                                const std::string& name,
                                                                const std::optional<std::string>& value) override;
   // ScaleClient
-  async::Task<k8s::Expected<controller::Scale>> get_scale(const std::string& namespace_name,
-                                                          const autoscaler::CrossVersionObjectReference& target) override;
+  async::Task<k8s::Expected<controller::Scale>> get_scale(
+      const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target) override;
   async::Task<k8s::Expected<controller::Scale>> update_scale(const std::string& namespace_name,
                                                              const autoscaler::CrossVersionObjectReference& target,
-                                                             std::int32_t replicas, const std::string& resource_version) override;
+                                                             std::int32_t replicas,
+                                                             const std::string& resource_version) override;
   async::Task<k8s::Expected<bool>> get_retain_replicas(const std::string& namespace_name,
                                                        const autoscaler::CrossVersionObjectReference& target) override;
   async::Task<k8s::Expected<bool>> set_retain_replicas(const std::string& namespace_name,
@@ -76,7 +76,8 @@ class RestControlPlane final : public controller::FederatedHPAStore,
                                                       const k8s::LabelSelector& selector,
                                                       std::function<void(const kube::ReflectorChange&)> on_change,
                                                       bool serves_list);
-  static std::string object_path(const std::string& resource, const std::string& namespace_name, const std::string& name);
+  static std::string object_path(const std::string& resource, const std::string& namespace_name,
+                                 const std::string& name);
 
  private:
   struct CacheWatch;
@@ -97,7 +98,8 @@ class RestCronStore final : public controller::CronStore {
   async::Task<k8s::Expected<std::vector<nlohmann::json>>> list(const k8s::LabelSelector& selector) override;
   async::Task<k8s::Expected<bool>> update_status(const std::string& namespace_name, const std::string& name,
                                                  const nlohmann::json& status) override;
-  std::unique_ptr<controller::Watch> watch(const k8s::LabelSelector& selector, std::function<void()> on_change) override;
+  std::unique_ptr<controller::Watch> watch(const k8s::LabelSelector& selector,
+                                           std::function<void()> on_change) override;
 
  private:
   std::shared_ptr<RestControlPlane> control_plane_;
@@ -106,7 +108,8 @@ class RestCronStore final : public controller::CronStore {
 // Lease reads and writes for the leader election, on the same client.
 class RestLeaseClient final : public controller::LeaseClient {
  public:
-  explicit RestLeaseClient(std::shared_ptr<RestControlPlane> control_plane) : control_plane_(std::move(control_plane)) {}
+  explicit RestLeaseClient(std::shared_ptr<RestControlPlane> control_plane)
+      : control_plane_(std::move(control_plane)) {}
   async::Task<k8s::Expected<std::optional<nlohmann::json>>> get(const std::string& ns, const std::string& name,
                                                                 Deadline deadline) override;
   async::Task<k8s::Expected<nlohmann::json>> create(const std::string& ns, const nlohmann::json& lease,

@@ -17,8 +17,8 @@ namespace {
 constexpr auto kReviewTimeout = std::chrono::seconds(10);
 
 // `done` gets the HTTP status (0 without an answer) and the body, or an error naming the request.
-std::function<void(kube::HttpResult)> status_and_body_of(
-    std::string what, std::function<void(int, k8s::Expected<std::string>)> done) {
+std::function<void(kube::HttpResult)> status_and_body_of(std::string what,
+                                                         std::function<void(int, k8s::Expected<std::string>)> done) {
   return [what = std::move(what), done = std::move(done)](kube::HttpResult result) {
     if (auto* e = std::get_if<k8s::Error>(&result)) return done(0, k8s::Error{what + ": " + e->message});
     auto& reply = std::get<kube::HttpReply>(result);
@@ -32,11 +32,9 @@ std::function<void(kube::HttpResult)> status_and_body_of(
   };
 }
 
-std::function<void(kube::HttpResult)> body_of(std::string what,
-                                                       std::function<void(k8s::Expected<std::string>)> done) {
-  return status_and_body_of(std::move(what), [done = std::move(done)](int, k8s::Expected<std::string> body) {
-    done(std::move(body));
-  });
+std::function<void(kube::HttpResult)> body_of(std::string what, std::function<void(k8s::Expected<std::string>)> done) {
+  return status_and_body_of(std::move(what),
+                            [done = std::move(done)](int, k8s::Expected<std::string> body) { done(std::move(body)); });
 }
 
 constexpr std::string_view kAuthenticationConfigMap = "kube-system/extension-apiserver-authentication";
@@ -94,7 +92,8 @@ PublishedTrust parse_published_trust(int status, const k8s::Expected<std::string
     if (value.is_string()) data[key] = value.get<std::string>();
   auto parsed = auth::parse_extension_apiserver_authentication(data);
   if (!parsed) return k8s::Error{std::string(kAuthenticationConfigMap) + ": " + parsed.error().message};
-  return std::optional<server::CertificateTrust>(server::CertificateTrust{parsed->request_header, parsed->client_ca_pem});
+  return std::optional<server::CertificateTrust>(
+      server::CertificateTrust{parsed->request_header, parsed->client_ca_pem});
 }
 
 }  // namespace
@@ -109,7 +108,8 @@ void fetch_extension_apiserver_authentication(HttpsReviewClient& client, std::fu
 PublishedTrust fetch_extension_apiserver_authentication(HttpsReviewClient& client, std::chrono::milliseconds timeout) {
   auto promise = std::make_shared<std::promise<PublishedTrust>>();
   auto future = promise->get_future();
-  fetch_extension_apiserver_authentication(client, [promise](PublishedTrust trust) { promise->set_value(std::move(trust)); });
+  fetch_extension_apiserver_authentication(client,
+                                           [promise](PublishedTrust trust) { promise->set_value(std::move(trust)); });
   if (future.wait_for(timeout) != std::future_status::ready)
     return k8s::Error{"reading " + std::string(kAuthenticationConfigMap) + ": no answer in time"};
   return future.get();

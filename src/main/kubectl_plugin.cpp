@@ -30,11 +30,12 @@ std::string command_path(CLI::App& app) {
 
 int run_kubectl_plugin(int argc, char** argv, std::ostream& out, std::ostream& err) {
   plugin::TopOptions o;
-  CLI::App app{"Display resource (CPU/memory) usage across the member clusters of a Karmada federation,\n"
-               "as kubectl top does, with the member cluster each row comes from. Asks the metrics.k8s.io\n"
-               "API of the server in the kubeconfig (a Karmada control plane with fedmetrics behind its\n"
-               "aggregation layer). Installed as kubectl-fedmetrics on PATH, run as `kubectl fedmetrics`.",
-               "kubectl fedmetrics"};
+  CLI::App app{
+      "Display resource (CPU/memory) usage across the member clusters of a Karmada federation,\n"
+      "as kubectl top does, with the member cluster each row comes from. Asks the metrics.k8s.io\n"
+      "API of the server in the kubeconfig (a Karmada control plane with fedmetrics behind its\n"
+      "aggregation layer). Installed as kubectl-fedmetrics on PATH, run as `kubectl fedmetrics`.",
+      "kubectl fedmetrics"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "kubectl-fedmetrics v0.1.0");
   app.add_option("--kubeconfig", o.kubeconfig,
@@ -56,26 +57,28 @@ int run_kubectl_plugin(int argc, char** argv, std::ostream& out, std::ostream& e
       "  -n,--namespace NAME         the namespace of the pods (default: the context's, else default)\n"
       "  --request-timeout DURATION  per request, with a unit (1s, 2m); 0 (default) for none";
 
-  CLI::App* top = app.add_subcommand("top", "Display resource (CPU/memory) usage of pods or nodes in every member cluster.");
+  CLI::App* top =
+      app.add_subcommand("top", "Display resource (CPU/memory) usage of pods or nodes in every member cluster.");
   top->require_subcommand(1);
   top->fallthrough();
   top->footer(global_flags);
 
-  CLI::App* pod = top->add_subcommand(
-      "pod",
-      "Display resource (CPU/memory) usage of pods across the member clusters: kubectl top pod's\n"
-      "columns and a CLUSTER column naming the member each pod runs in.\n"
-      "Examples:\n"
-      "  kubectl fedmetrics top pod -A\n"
-      "  kubectl fedmetrics top pod -n NAMESPACE -l app=nginx --sort-by cpu\n"
-      "  kubectl fedmetrics top pod -l fedmetrics/cluster=member1   # one member's pods\n"
-      "  kubectl fedmetrics top pod POD_NAME --containers");
+  CLI::App* pod =
+      top->add_subcommand("pod",
+                          "Display resource (CPU/memory) usage of pods across the member clusters: kubectl top pod's\n"
+                          "columns and a CLUSTER column naming the member each pod runs in.\n"
+                          "Examples:\n"
+                          "  kubectl fedmetrics top pod -A\n"
+                          "  kubectl fedmetrics top pod -n NAMESPACE -l app=nginx --sort-by cpu\n"
+                          "  kubectl fedmetrics top pod -l fedmetrics/cluster=member1   # one member's pods\n"
+                          "  kubectl fedmetrics top pod POD_NAME --containers");
   pod->alias("pods");
   pod->alias("po");
   pod->fallthrough();
   pod->footer(global_flags);
   pod->add_option("NAME", o.name, "A pod's name (in the namespace); without it, every pod the selector matches.");
-  pod->add_flag("-A,--all-namespaces", o.all_namespaces, "List the pods of every namespace (the namespace is ignored).");
+  pod->add_flag("-A,--all-namespaces", o.all_namespaces,
+                "List the pods of every namespace (the namespace is ignored).");
   pod->add_option("-l,--selector", o.selector,
                   "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin' and 'exists'\n"
                   "(e.g. -l key1=value1,key2=value2). fedmetrics/cluster=MEMBER selects members.");

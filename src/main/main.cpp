@@ -19,8 +19,9 @@ int main(int argc, char** argv) {
   if (argc > 0 && fedmetrics::cli::invoked_as_kubectl_plugin(argv[0]))
     return fedmetrics::cli::run_kubectl_plugin(argc, argv, std::cout, std::cerr);
 
-  CLI::App app{"fedmetrics: the Kubernetes metrics APIs (metrics.k8s.io, custom.metrics.k8s.io,\n"
-               "external.metrics.k8s.io) served across every member cluster of a Karmada federation."};
+  CLI::App app{
+      "fedmetrics: the Kubernetes metrics APIs (metrics.k8s.io, custom.metrics.k8s.io,\n"
+      "external.metrics.k8s.io) served across every member cluster of a Karmada federation."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "fedmetrics v0.1.0");
 

@@ -18,8 +18,7 @@ namespace fedmetrics::cli {
 class RestMemberHPAs final : public controller::MemberHPAs {
  public:
   // `member` names the member in errors ("member2: PUT ...: <Status message>").
-  RestMemberHPAs(std::shared_ptr<kube::HttpsClient> client, std::string member,
-                 std::chrono::milliseconds timeout);
+  RestMemberHPAs(std::shared_ptr<kube::HttpsClient> client, std::string member, std::chrono::milliseconds timeout);
 
   async::Task<k8s::Expected<std::vector<nlohmann::json>>> list(const std::string& namespace_name,
                                                                const k8s::LabelSelector& selector) override;

@@ -41,9 +41,8 @@ void send_json(kube::HttpsClient& client, std::string method, std::string path, 
   // failed when it was not (Go's transport does not replay PUT either).
   // POSTs (a new Event, a new Lease) are not replayed.
   request.replayable = request.method == "PATCH";
-  client.send(std::move(request), deadline, [what, done = std::move(done)](kube::HttpResult result) {
-    done(decode(what, std::move(result)));
-  });
+  client.send(std::move(request), deadline,
+              [what, done = std::move(done)](kube::HttpResult result) { done(decode(what, std::move(result))); });
 }
 
 async::Task<JsonReply> request_json(kube::HttpsClient& client, std::string method, std::string path,

@@ -81,14 +81,17 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, kube::ClientR
                                             telemetry::PrometheusServerMetrics& self_metrics) {
   if (!o.enable_autoscaler) return nullptr;
   if (o.kubeconfig.empty())
-    throw std::runtime_error("--enable-autoscaler needs --kubeconfig, the Karmada control plane whose FederatedHPAs "
-                             "it manages");
+    throw std::runtime_error(
+        "--enable-autoscaler needs --kubeconfig, the Karmada control plane whose FederatedHPAs "
+        "it manages");
   if (!metrics)
-    throw std::runtime_error("--enable-autoscaler needs member clusters: give --member-kubeconfig or "
-                             "--karmada-kubeconfig");
+    throw std::runtime_error(
+        "--enable-autoscaler needs member clusters: give --member-kubeconfig or "
+        "--karmada-kubeconfig");
   controller::ControllerOptions options;
   options.sync_period = duration_flag("--horizontal-pod-autoscaler-sync-period", o.hpa_sync_period);
-  if (options.sync_period.count() == 0) throw std::runtime_error("--horizontal-pod-autoscaler-sync-period: must be more than 0s");
+  if (options.sync_period.count() == 0)
+    throw std::runtime_error("--horizontal-pod-autoscaler-sync-period: must be more than 0s");
   options.concurrent_syncs = o.concurrent_hpa_syncs;
   options.member_timeout = member_timeout;
   if (!o.autoscaler_label_selector.empty()) {
@@ -104,8 +107,7 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, kube::ClientR
   options.algorithm.downscale_stabilization =
       duration_flag("--horizontal-pod-autoscaler-downscale-stabilization", o.hpa_downscale_stabilization);
   options.rebalance_window = duration_flag("--distributed-rebalance-window", o.distributed_rebalance_window);
-  options.orphan_sweep_period =
-      duration_flag("--distributed-orphan-sweep-period", o.distributed_orphan_sweep_period);
+  options.orphan_sweep_period = duration_flag("--distributed-orphan-sweep-period", o.distributed_orphan_sweep_period);
   options.member_hpas = member_hpas_factory(runtime, members, member_timeout);
   options.monitor = std::make_shared<telemetry::PrometheusAutoscalerMetrics>(*self_metrics.registry());
   auto control_plane = std::make_shared<RestControlPlane>(runtime, o.kubeconfig, std::chrono::seconds(10));
@@ -131,11 +133,12 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, kube::ClientR
     };
     if (election.lease_duration <= election.renew_deadline || election.renew_deadline <= election.retry_period ||
         election.retry_period.count() == 0)
-      throw std::runtime_error("--leader-elect-*: need lease duration > renew deadline > retry period > 0 (as client-go)");
+      throw std::runtime_error(
+          "--leader-elect-*: need lease duration > renew deadline > retry period > 0 (as client-go)");
     spdlog::info("autoscaler: leader election on Lease {}/{} as {}", election.namespace_name, election.name,
                  election.identity);
-    out->elector = std::make_shared<controller::LeaderElector>(runtime.executor(), std::make_shared<RestLeaseClient>(control_plane),
-                                                               election);
+    out->elector = std::make_shared<controller::LeaderElector>(
+        runtime.executor(), std::make_shared<RestLeaseClient>(control_plane), election);
     options.active = [elector = out->elector.get()] { return elector->leading(); };
     self_metrics.add_collectable(std::make_shared<telemetry::LeaderElectionMetrics>(
         election.name, [weak = std::weak_ptr<controller::LeaderElector>(out->elector)] {
@@ -143,8 +146,8 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, kube::ClientR
           return elector && elector->leading();
         }));
   }
-  spdlog::info("autoscaler: managing FederatedHPAs{} every {}", options.selector.empty() ? "" : " matching " + options.selector.to_string(),
-               o.hpa_sync_period);
+  spdlog::info("autoscaler: managing FederatedHPAs{} every {}",
+               options.selector.empty() ? "" : " matching " + options.selector.to_string(), o.hpa_sync_period);
   controller::CronControllerOptions cron;
   cron.selector = options.selector;
   cron.resync_period = options.sync_period;
@@ -155,8 +158,9 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, kube::ClientR
   cron.active = options.active;
   out->cron = std::make_shared<controller::CronController>(runtime.executor(), RestControlPlane::ports(control_plane),
                                                            std::move(cron));
-  out->loop = std::make_unique<controller::HpaController>(runtime.executor(), RestControlPlane::ports(control_plane), std::move(metrics),
-                                                          std::move(member_view), std::move(options));
+  out->loop =
+      std::make_unique<controller::HpaController>(runtime.executor(), RestControlPlane::ports(control_plane),
+                                                  std::move(metrics), std::move(member_view), std::move(options));
   return out;
 }
 

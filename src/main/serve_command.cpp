@@ -42,8 +42,9 @@ namespace {
 std::shared_ptr<clusterclient::RefreshingMemberSource> make_member_source(const ServeOptions& o,
                                                                           kube::ClientRuntime& runtime) {
   if (!o.karmada_kubeconfig.empty() && !o.member_kubeconfigs.empty())
-    throw std::runtime_error("--karmada-kubeconfig and --member-kubeconfig cannot be used together: the member clusters "
-                             "come either from the control plane's Cluster objects or from kubeconfig contexts");
+    throw std::runtime_error(
+        "--karmada-kubeconfig and --member-kubeconfig cannot be used together: the member clusters "
+        "come either from the control plane's Cluster objects or from kubeconfig contexts");
   if (o.member_access != "direct" && o.member_access != "proxy")
     throw std::runtime_error("--member-access: must be direct or proxy, not \"" + o.member_access + "\"");
   clusterclient::MemberSetOptions set_options;
@@ -54,7 +55,8 @@ std::shared_ptr<clusterclient::RefreshingMemberSource> make_member_source(const 
   if (!o.karmada_kubeconfig.empty()) {
     clusterclient::KarmadaSourceOptions source_options;
     source_options.kubeconfig_file = o.karmada_kubeconfig;
-    source_options.access = o.member_access == "proxy" ? clusterclient::MemberAccess::Proxy : clusterclient::MemberAccess::Direct;
+    source_options.access =
+        o.member_access == "proxy" ? clusterclient::MemberAccess::Proxy : clusterclient::MemberAccess::Direct;
     source_options.members = set_options;
     return std::make_shared<clusterclient::KarmadaClusterSource>(runtime, source_options);
   }
@@ -108,7 +110,9 @@ int run_serve(const ServeOptions& o) {
   // Before any thread starts: SIGTERM and SIGINT are received below, by the
   // thread that owns the shutdown.
   TerminationSignals termination;
-  spdlog::set_level(o.verbosity >= 2 ? spdlog::level::trace : o.verbosity == 1 ? spdlog::level::debug : spdlog::level::info);
+  spdlog::set_level(o.verbosity >= 2   ? spdlog::level::trace
+                    : o.verbosity == 1 ? spdlog::level::debug
+                                       : spdlog::level::info);
   if (o.insecure_no_auth) {
     spdlog::warn("--insecure-development-no-auth: every request is served WITHOUT authentication or authorization");
   } else {
@@ -139,9 +143,10 @@ int run_serve(const ServeOptions& o) {
     auto paths = transport::ensure_self_signed_certificate(
         o.cert_dir, {o.service_name, service, service + ".svc", service + ".svc.cluster.local", "localhost"},
         {"127.0.0.1", "::1"});
-    spdlog::warn("no --tls-cert-file given: serving with the self-signed certificate {} ({}); clients must trust it "
-                 "explicitly (APIService caBundle or insecureSkipTLSVerify)",
-                 paths.cert_file, paths.generated ? "generated now" : "generated earlier");
+    spdlog::warn(
+        "no --tls-cert-file given: serving with the self-signed certificate {} ({}); clients must trust it "
+        "explicitly (APIService caBundle or insecureSkipTLSVerify)",
+        paths.cert_file, paths.generated ? "generated now" : "generated earlier");
     server_options.cert_file = paths.cert_file;
     server_options.key_file = paths.key_file;
   } else {
@@ -180,7 +185,9 @@ int run_serve(const ServeOptions& o) {
     aggregator_options.cache_ttl = cache_ttl;
     aggregator_options.cache_max_entries = o.cache_max_entries;
     aggregator_options.on_member_error = [log = std::make_shared<telemetry::MemberFailureLog>()](
-                                             std::string_view member, const aggregator::MemberError& e) { (*log)(member, e); };
+                                             std::string_view member, const aggregator::MemberError& e) {
+      (*log)(member, e);
+    };
     aggregator_options.fail_fast_threshold = o.member_failure_threshold;
     aggregator_options.schedule = [executor](std::chrono::steady_clock::duration delay, std::function<void()> task) {
       auto timer = std::make_shared<boost::asio::steady_timer>(executor.impl()->executor, delay);
@@ -195,8 +202,9 @@ int run_serve(const ServeOptions& o) {
     aggregator_impl = std::make_shared<aggregator::Aggregator>(members, aggregator_options);
     service = aggregator_impl;
   } else {
-    spdlog::warn("neither --member-kubeconfig nor --karmada-kubeconfig given: every metrics query answers 503 until "
-                 "member clusters are configured");
+    spdlog::warn(
+        "neither --member-kubeconfig nor --karmada-kubeconfig given: every metrics query answers 503 until "
+        "member clusters are configured");
   }
 
   auto metrics = std::make_shared<telemetry::PrometheusServerMetrics>();
@@ -205,8 +213,8 @@ int run_serve(const ServeOptions& o) {
   metrics->add_collectable(std::make_shared<telemetry::BuildInfoMetric>(
       telemetry::BuildLabels{build.git_version, build.git_commit, build.compiler}));
   if (aggregator_impl) {
-    metrics->add_collectable(std::make_shared<telemetry::AggregatorMetrics>(
-        [weak = std::weak_ptr<aggregator::Aggregator>(aggregator_impl)] {
+    metrics->add_collectable(
+        std::make_shared<telemetry::AggregatorMetrics>([weak = std::weak_ptr<aggregator::Aggregator>(aggregator_impl)] {
           auto a = weak.lock();
           return a ? a->stats() : aggregator::AggregatorStats{};
         }));
@@ -217,8 +225,8 @@ int run_serve(const ServeOptions& o) {
   if (!o.insecure_no_auth) gate = make_gate(o, *client_runtime, metrics);
   // The loop sees the members as the answers do: one that stopped answering is left out.
   std::shared_ptr<Autoscaler> autoscaler =
-      make_autoscaler(o, *client_runtime, aggregator_impl, members, aggregator_impl ? aggregator_impl->members() : nullptr,
-                      member_timeout, *metrics);
+      make_autoscaler(o, *client_runtime, aggregator_impl, members,
+                      aggregator_impl ? aggregator_impl->members() : nullptr, member_timeout, *metrics);
   if (autoscaler)
     metrics->add_collectable(std::make_shared<telemetry::CronControllerMetrics>(
         [weak = std::weak_ptr<controller::CronController>(autoscaler->cron)] {
@@ -227,7 +235,8 @@ int run_serve(const ServeOptions& o) {
         }));
   server_options.request_client_certificates = !o.insecure_no_auth;
   auto memory_release = std::make_shared<transport::MemoryRelease>(executor, std::chrono::seconds(10));
-  lifecycle.start("memory release", [memory_release] { memory_release->start(); }, [memory_release] { memory_release->stop(); });
+  lifecycle.start(
+      "memory release", [memory_release] { memory_release->start(); }, [memory_release] { memory_release->stop(); });
 
   // What serves, started once start-up has what it waits for, on the
   // runtime; stopped by this thread, before the rest.
@@ -242,28 +251,33 @@ int run_serve(const ServeOptions& o) {
     // Graceful termination as kube-apiserver's: /readyz has failed since the
     // signal; the listener closes --shutdown-delay-duration after it; the
     // requests in flight finish (bounded); then the threads stop.
-    serving.start("server", [tls_server] { tls_server->start(); },
-                  [tls_server, termination_began, shutdown_delay, drain_grace] {
-                    std::this_thread::sleep_until(*termination_began + shutdown_delay);
-                    spdlog::info("shutdown: no longer accepting connections; waiting up to {} ms for requests in flight",
-                                 drain_grace.count());
-                    if (auto left = tls_server->shutdown(drain_grace); left > 0)
-                      spdlog::warn("shutdown: {} connection(s) still open after {} ms, closed", left, drain_grace.count());
-                    tls_server->stop();
-                    tls_server->join();
-                  });
+    serving.start(
+        "server", [tls_server] { tls_server->start(); },
+        [tls_server, termination_began, shutdown_delay, drain_grace] {
+          std::this_thread::sleep_until(*termination_began + shutdown_delay);
+          spdlog::info("shutdown: no longer accepting connections; waiting up to {} ms for requests in flight",
+                       drain_grace.count());
+          if (auto left = tls_server->shutdown(drain_grace); left > 0)
+            spdlog::warn("shutdown: {} connection(s) still open after {} ms, closed", left, drain_grace.count());
+          tls_server->stop();
+          tls_server->join();
+        });
     spdlog::info("serving on https://{}:{}", o.bind_address, tls_server->port());
     // Stopped first: the Lease is released at once, so that another replica
     // takes over while this one drains.
-    if (autoscaler) serving.start("autoscaler", [autoscaler] { autoscaler->start(); }, [autoscaler] { autoscaler->stop(); });
+    if (autoscaler)
+      serving.start(
+          "autoscaler", [autoscaler] { autoscaler->start(); }, [autoscaler] { autoscaler->stop(); });
     auto certificates = std::make_shared<transport::CertificateReloader>(
         server_options.cert_file, server_options.key_file,
         [tls_server](const std::string& cert, const std::string& key) { tls_server->set_certificate(cert, key); });
-    serving.start("certificate reloader", [certificates, executor] { certificates->start(executor, std::chrono::seconds(10)); },
-                  [certificates] { certificates->stop(); });
+    serving.start(
+        "certificate reloader", [certificates, executor] { certificates->start(executor, std::chrono::seconds(10)); },
+        [certificates] { certificates->stop(); });
     if (gate) {
       auto trust = std::make_shared<TrustRefresher>(o, *gate);
-      serving.start("trust refresher", [trust, executor] { trust->start(executor); }, [trust] { trust->stop(); });
+      serving.start(
+          "trust refresher", [trust, executor] { trust->start(executor); }, [trust] { trust->stop(); });
     }
   };
   async::Job start;  // last: it ends before what it uses goes

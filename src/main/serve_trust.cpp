@@ -37,7 +37,8 @@ bool looks_up_published_trust(const ServeOptions& o, const HttpsReviewClient* au
 }
 
 // The published trust (nullopt when not looked up or missing) with the flags on top.
-k8s::Expected<server::CertificateTrust> combine_trust(const ServeOptions& o, std::optional<server::CertificateTrust> published) {
+k8s::Expected<server::CertificateTrust> combine_trust(const ServeOptions& o,
+                                                      std::optional<server::CertificateTrust> published) {
   server::CertificateTrust trust;
   if (published) trust = std::move(*published);
   try {
@@ -99,21 +100,24 @@ async::Task<void> load_trust(const ServeOptions& o, const Gate& gate) {
     auto fetched = co_await fetch_published_trust(*gate.authentication);
     co_await async::throw_if_cancelled();
     if (!fetched)
-      throw std::runtime_error("--authentication-kubeconfig: " + fetched.error().message +
-                               " (pass --authentication-skip-lookup with --requestheader-client-ca-file to do without it)");
+      throw std::runtime_error(
+          "--authentication-kubeconfig: " + fetched.error().message +
+          " (pass --authentication-skip-lookup with --requestheader-client-ca-file to do without it)");
     published = std::move(*fetched);
     configmap_missing = !published;
   }
   auto trust = combine_trust(o, std::move(published));
   if (!trust)
-    throw std::runtime_error("--authentication-kubeconfig: " + trust.error().message +
-                             " (pass --authentication-skip-lookup with --requestheader-client-ca-file to do without it)");
+    throw std::runtime_error(
+        "--authentication-kubeconfig: " + trust.error().message +
+        " (pass --authentication-skip-lookup with --requestheader-client-ca-file to do without it)");
   if (configmap_missing)
-    spdlog::warn("authentication: kube-system/extension-apiserver-authentication does not exist: no {} from it "
-                 "(give --client-ca-file / --requestheader-client-ca-file, or publish it; it is read again every minute)",
-                 o.client_ca_file.empty() && o.requestheader_client_ca_file.empty() ? "client CA or front-proxy CA"
-                 : o.client_ca_file.empty()                                         ? "client CA"
-                                                                                    : "front-proxy CA");
+    spdlog::warn(
+        "authentication: kube-system/extension-apiserver-authentication does not exist: no {} from it "
+        "(give --client-ca-file / --requestheader-client-ca-file, or publish it; it is read again every minute)",
+        o.client_ca_file.empty() && o.requestheader_client_ca_file.empty() ? "client CA or front-proxy CA"
+        : o.client_ca_file.empty()                                         ? "client CA"
+                                                                           : "front-proxy CA");
   spdlog::info("authentication: front proxy: {}, client certificates: {}, tokens: {}",
                trust->request_header ? "yes" : "no", trust->client_ca_pem.empty() ? "no" : "yes",
                gate.authentication ? "TokenReview" : "no");
@@ -168,7 +172,8 @@ TrustRefresher::TrustRefresher(const ServeOptions& o, Gate gate)
 TrustRefresher::~TrustRefresher() { stop(); }
 
 void TrustRefresher::start(const async::Executor& executor) {
-  state_->job.start(async::make_strand(executor), "trust refresher", [state = state_.get()] { return State::run(*state); });
+  state_->job.start(async::make_strand(executor), "trust refresher",
+                    [state = state_.get()] { return State::run(*state); });
 }
 
 void TrustRefresher::stop() { state_->job.stop(); }

@@ -74,7 +74,8 @@ class TrustRefresher {
 struct Autoscaler {
   std::shared_ptr<controller::LeaderElector> elector;  // shared: /metrics reads whether it leads
   std::unique_ptr<controller::HpaController> loop;
-  std::shared_ptr<controller::CronController> cron;  // scheduled scaling, on the same leadership (/metrics reads it too)
+  std::shared_ptr<controller::CronController>
+      cron;  // scheduled scaling, on the same leadership (/metrics reads it too)
   void start();
   // Idempotent. The loops stop first (they ask the elector whether it leads),
   // then the elector (whose callback pokes them) while all still exist.

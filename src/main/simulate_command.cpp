@@ -71,8 +71,8 @@ int run_simulate_command(const SimulateOptions& options, std::istream& in, std::
     autoscaler::write_json_lines(*replay, out);
   }
   if (format) {
-    auto rendered = plot::render(plot::chart_for(*replay, plot_title(*replay, options.scenario_file)), *format,
-                                 options.plot);
+    auto rendered =
+        plot::render(plot::chart_for(*replay, plot_title(*replay, options.scenario_file)), *format, options.plot);
     if (!rendered) {
       err << "fedmetrics simulate: " << rendered.error().message << "\n";
       return 1;

@@ -12,7 +12,7 @@ class App;
 namespace fedmetrics::cli {
 
 struct SimulateOptions {
-  std::string scenario_file;  // "-": stdin
+  std::string scenario_file;    // "-": stdin
   std::string output = "json";  // json | table
   std::string plot;             // an .svg or .png file to draw; empty: none
 };

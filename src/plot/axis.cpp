@@ -92,8 +92,8 @@ Axis time_axis(double from, double to, int max_ticks, std::string label) {
   axis.min = from;
   axis.max = to;
   axis.label = std::move(label);
-  static const std::vector<double> kSteps = {1,    2,    5,    10,    15,    30,    60,    120,   300,
-                                             600,  900,  1800, 3600,  7200,  10800, 21600, 43200, 86400};
+  static const std::vector<double> kSteps = {1,   2,   5,    10,   15,   30,    60,    120,   300,
+                                             600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400};
   double step = 0;
   for (double candidate : kSteps) {
     if (std::floor(to / candidate + 1e-9) - std::ceil(from / candidate - 1e-9) + 1 <= max_ticks) {

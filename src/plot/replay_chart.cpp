@@ -21,9 +21,7 @@ using autoscaler::ReplayStep;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-Color hex(unsigned rgb) {
-  return {((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0, (rgb & 0xff) / 255.0};
-}
+Color hex(unsigned rgb) { return {((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0, (rgb & 0xff) / 255.0}; }
 
 // `c` mixed with white, `amount` of the way (0: c, 1: white).
 Color tint(const Color& c, double amount) {
@@ -79,12 +77,9 @@ int member_band(const ReplayStep& step, const std::string& name) {
 
 std::string right_axis_label(const autoscaler::ReplayMetric& metric) {
   switch (metric.target_type) {
-    case MetricTargetType::Utilization:
-      return metric.name + " utilization (% of request)";
-    case MetricTargetType::AverageValue:
-      return metric.name + " (average per pod)";
-    case MetricTargetType::Value:
-      return metric.name + " (value)";
+    case MetricTargetType::Utilization: return metric.name + " utilization (% of request)";
+    case MetricTargetType::AverageValue: return metric.name + " (average per pod)";
+    case MetricTargetType::Value: return metric.name + " (value)";
   }
   return metric.name;
 }
@@ -142,8 +137,13 @@ double centralized_replicas(Chart& chart, const Replay& replay, const std::vecto
       add_area(chart, std::move(area), true);
     }
   }
-  Line replicas{"replicas", kReplicasColor, LineStyle::Solid, AxisSide::Left, 2.4,
-                step_line(steps, ends, [](const ReplayStep& s) { return double(s.current_replicas); }), {}};
+  Line replicas{"replicas",
+                kReplicasColor,
+                LineStyle::Solid,
+                AxisSide::Left,
+                2.4,
+                step_line(steps, ends, [](const ReplayStep& s) { return double(s.current_replicas); }),
+                {}};
   if (!steps.empty() && to > ends.back()) {  // the last decision, applied after the last step
     replicas.points.push_back({ends.back(), double(steps.back().desired_replicas)});
     replicas.points.push_back({to, double(steps.back().desired_replicas)});
@@ -195,8 +195,7 @@ double distributed_shares(Chart& chart, const Replay& replay, const std::vector<
     add_area(chart, std::move(unused), false);
   }
   if (!chart.areas.empty()) {
-    chart.legend.push_back(
-        {LegendEntry::Kind::Area, "share not in use (lighter)", tint(kMinColor, kUnusedShareTint)});
+    chart.legend.push_back({LegendEntry::Kind::Area, "share not in use (lighter)", tint(kMinColor, kUnusedShareTint)});
   }
   // The shares decided at a step hold from it: a move is marked where the bands change.
   for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -205,8 +204,8 @@ double distributed_shares(Chart& chart, const Replay& replay, const std::vector<
     for (const auto& [to, moves] : received) {
       std::string label;
       for (const auto* move : moves) {
-        label += (label.empty() ? "" : ", ") + std::string("+") + std::to_string(move->max_replicas) + " from " +
-                 move->from;
+        label +=
+            (label.empty() ? "" : ", ") + std::string("+") + std::to_string(move->max_replicas) + " from " + move->from;
       }
       const auto it = band_top.find(to);
       const double y = it == band_top.end() ? base[i] : it->second[i];
@@ -236,8 +235,8 @@ const std::vector<Color>& metric_palette() {
 Chart chart_for(const Replay& replay, const std::string& title) {
   Chart chart;
   chart.title = title;
-  chart.subtitle = std::string(replay.mode == ReplayMode::Distributed ? "distributed" : "centralized") +
-                   ", start " + k8s::format_time(replay.start);
+  chart.subtitle = std::string(replay.mode == ReplayMode::Distributed ? "distributed" : "centralized") + ", start " +
+                   k8s::format_time(replay.start);
   const auto& steps = replay.steps;
   const auto ends = step_ends(steps);
   const double from = steps.empty() ? 0 : steps.front().seconds;
@@ -252,17 +251,27 @@ Chart chart_for(const Replay& replay, const std::string& title) {
   chart.left.label = "replicas";
 
   double top = replay.mode == ReplayMode::Centralized ? centralized_replicas(chart, replay, ends, to)
-                                                       : distributed_shares(chart, replay, ends);
+                                                      : distributed_shares(chart, replay, ends);
   // The bounds also hold over the room left after the last step.
   auto bound = [&](auto value) {
     auto points = step_line(steps, ends, value);
     if (!points.empty() && to > points.back().x) points.push_back({to, points.back().y});
     return points;
   };
-  add_line(chart, {"minReplicas", kMinColor, LineStyle::Dotted, AxisSide::Left, 1.8,
-                   bound([](const ReplayStep& s) { return double(s.min_replicas); }), {}});
-  add_line(chart, {"maxReplicas", kMaxColor, LineStyle::DashDot, AxisSide::Left, 1.8,
-                   bound([](const ReplayStep& s) { return double(s.max_replicas); }), {}});
+  add_line(chart, {"minReplicas",
+                   kMinColor,
+                   LineStyle::Dotted,
+                   AxisSide::Left,
+                   1.8,
+                   bound([](const ReplayStep& s) { return double(s.min_replicas); }),
+                   {}});
+  add_line(chart, {"maxReplicas",
+                   kMaxColor,
+                   LineStyle::DashDot,
+                   AxisSide::Left,
+                   1.8,
+                   bound([](const ReplayStep& s) { return double(s.max_replicas); }),
+                   {}});
   for (const auto& s : steps) top = std::max(top, double(s.max_replicas));
   if (!chart.markers.empty()) {
     if (replay.mode == ReplayMode::Centralized) {
@@ -315,13 +324,15 @@ Chart chart_for(const Replay& replay, const std::string& title) {
       if (line.name.empty()) line.name = steps[i].metrics[m].name;
     }
     if (!relative) {
-      const auto& first = *std::find_if(steps.begin(), steps.end(),
-                                        [&](const ReplayStep& s) { return m < s.metrics.size(); });
-      Line target{line.name + " target (" + first.metrics[m].target_text + ")", line.color, LineStyle::Dashed,
-                  AxisSide::Right, 1.6,
-                  step_line(steps, ends, [&](const ReplayStep& s) {
-                    return m < s.metrics.size() ? s.metrics[m].target : kNaN;
-                  }),
+      const auto& first =
+          *std::find_if(steps.begin(), steps.end(), [&](const ReplayStep& s) { return m < s.metrics.size(); });
+      Line target{line.name + " target (" + first.metrics[m].target_text + ")",
+                  line.color,
+                  LineStyle::Dashed,
+                  AxisSide::Right,
+                  1.6,
+                  step_line(steps, ends,
+                            [&](const ReplayStep& s) { return m < s.metrics.size() ? s.metrics[m].target : kNaN; }),
                   {}};
       for (const auto& p : target.points) {
         if (!std::isnan(p.y)) high = std::max(high, p.y);
@@ -332,8 +343,8 @@ Chart chart_for(const Replay& replay, const std::string& title) {
     add_line(chart, std::move(line));
   }
   if (relative) {
-    targets.push_back({"target (100%)", kMarkerColor, LineStyle::Dashed, AxisSide::Right, 1.6,
-                       {{from, 100.0}, {to, 100.0}}, {}});
+    targets.push_back(
+        {"target (100%)", kMarkerColor, LineStyle::Dashed, AxisSide::Right, 1.6, {{from, 100.0}, {to, 100.0}}, {}});
   }
   // On the left axis's grid: its ticks are the grid lines of both.
   chart.right = aligned_value_axis(high * 1.05, std::max<std::size_t>(chart.left.ticks.size(), 2) - 1, right_label);

@@ -102,8 +102,8 @@ std::string status_reason(int http_status, std::string_view body) {
   }
 }
 
-std::string server_error_line(int http_status, std::string_view body, std::string_view verb,
-                              std::string_view resource, std::string_view name) {
+std::string server_error_line(int http_status, std::string_view body, std::string_view verb, std::string_view resource,
+                              std::string_view name) {
   std::string reason, message;
   auto doc = nlohmann::json::parse(body, nullptr, false);
   std::optional<k8s::Status> status;
@@ -131,11 +131,13 @@ std::string server_error_line(int http_status, std::string_view body, std::strin
       case 429: message = "the server has received too many requests and has asked us to try again later"; break;
       case 503: message = "the server is currently unable to handle the request"; break;
       case 504:
-        message = "the server was unable to return a response in the time allotted, but may still be processing the request";
+        message =
+            "the server was unable to return a response in the time allotted, but may still be processing the request";
         break;
       default:
         if (http_status >= 500)
-          message = "an error on the server (" + nlohmann::json(server_message).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+          message = "an error on the server (" +
+                    nlohmann::json(server_message).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
                     ") has prevented the request from succeeding";
         else
           message = "the server responded with the status code " + std::to_string(http_status) +
@@ -154,7 +156,8 @@ std::string server_error_line(int http_status, std::string_view body, std::strin
 
 std::string connection_error_line(bool refused, std::string_view host, std::string_view detail) {
   if (refused)
-    return "The connection to the server " + std::string(host) + " was refused - did you specify the right host or port?";
+    return "The connection to the server " + std::string(host) +
+           " was refused - did you specify the right host or port?";
   return "Unable to connect to the server: " + std::string(detail);
 }
 

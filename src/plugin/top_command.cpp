@@ -76,15 +76,16 @@ class Session {
     request.want_headers = true;
     auto promise = std::make_shared<std::promise<HttpResult>>();
     auto answer = promise->get_future();
-    client_->send(std::move(request), std::chrono::steady_clock::now() + timeout_, [promise](HttpResult result) { promise->set_value(std::move(result)); });
+    client_->send(std::move(request), std::chrono::steady_clock::now() + timeout_,
+                  [promise](HttpResult result) { promise->set_value(std::move(result)); });
     return answer;
   }
 
   // kubectl's line for a request that got no answer.
   [[nodiscard]] std::string connection_error(const aggregator::MemberError& e) const {
-    return connection_error_line(e.kind == aggregator::MemberError::Kind::Refused &&
-                                             e.message.find("connection refused") != std::string::npos,
-                                         host_, e.message);
+    return connection_error_line(
+        e.kind == aggregator::MemberError::Kind::Refused && e.message.find("connection refused") != std::string::npos,
+        host_, e.message);
   }
 
  private:
@@ -139,28 +140,22 @@ std::string selector_query(const k8s::LabelSelector& selector) {
   return canonical.empty() ? "" : "?labelSelector=" + kube::escape_query_value(canonical);
 }
 
-void top_pod(const TopOptions& o, const std::string& namespace_name, const k8s::LabelSelector& selector,
-             SortBy sort_by, Session& session, std::ostream& out, std::ostream& err) {
+void top_pod(const TopOptions& o, const std::string& namespace_name, const k8s::LabelSelector& selector, SortBy sort_by,
+             Session& session, std::ostream& out, std::ostream& err) {
   std::string target(kMetricsApi);
   // A pod by name is looked for in the namespace, even with -A (kubectl would ask /pods/NAME, which no server serves).
   if (!o.all_namespaces || !o.name.empty()) target += "/namespaces/" + kube::escape_path_segment(namespace_name);
   target += "/pods";
-  if (!o.name.empty())
-    target += "/" + kube::escape_path_segment(o.name);
-  else
-    target += selector_query(selector);
+  if (!o.name.empty()) target += "/" + kube::escape_path_segment(o.name);
+  else target += selector_query(selector);
   json doc = metrics_answer(session, target, "pods.metrics.k8s.io", o.name, err);
   std::vector<k8s::PodMetrics> pods;
-  if (o.name.empty())
-    pods = decoded(k8s::pod_metrics_list_from_json(doc), target);
-  else
-    pods.push_back(decoded(k8s::pod_metrics_from_json(doc), target));
+  if (o.name.empty()) pods = decoded(k8s::pod_metrics_list_from_json(doc), target);
+  else pods.push_back(decoded(k8s::pod_metrics_from_json(doc), target));
   if (pods.empty()) {
     // kubectl then lists the core pods to explain why; they live in the members, so we only say it.
-    if (o.all_namespaces)
-      err << "No resources found\n";
-    else
-      err << "No resources found in " << namespace_name << " namespace.\n";
+    if (o.all_namespaces) err << "No resources found\n";
+    else err << "No resources found in " << namespace_name << " namespace.\n";
     return;
   }
   out << format_pod_table(std::move(pods), {o.all_namespaces, o.containers, o.no_headers, sort_by});
@@ -169,16 +164,12 @@ void top_pod(const TopOptions& o, const std::string& namespace_name, const k8s::
 void top_node(const TopOptions& o, const k8s::LabelSelector& selector, SortBy sort_by, Session& session,
               std::ostream& out, std::ostream& err) {
   std::string target = std::string(kMetricsApi) + "/nodes";
-  if (!o.name.empty())
-    target += "/" + kube::escape_path_segment(o.name);
-  else
-    target += selector_query(selector);
+  if (!o.name.empty()) target += "/" + kube::escape_path_segment(o.name);
+  else target += selector_query(selector);
   json doc = metrics_answer(session, target, "nodes.metrics.k8s.io", o.name, err);
   std::vector<k8s::NodeMetrics> metrics;
-  if (o.name.empty())
-    metrics = decoded(k8s::node_metrics_list_from_json(doc), target);
-  else
-    metrics.push_back(decoded(k8s::node_metrics_from_json(doc), target));
+  if (o.name.empty()) metrics = decoded(k8s::node_metrics_list_from_json(doc), target);
+  else metrics.push_back(decoded(k8s::node_metrics_from_json(doc), target));
   if (metrics.empty()) throw Failure{"error: metrics not available yet"};
 
   // Each member's Nodes, for their allocatable: the control plane has no Node
@@ -235,19 +226,17 @@ int run_top(const TopOptions& o, std::ostream& out, std::ostream& err) {
     }
     // No timeout is a day: every request still has a deadline for the client.
     const std::chrono::steady_clock::duration per_request =
-                    (timeout.count() > 0 ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout)
-                                         : std::chrono::hours(24));
+        (timeout.count() > 0 ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout)
+                             : std::chrono::hours(24));
 
     auto context = kube::load_kubectl_context(kubeconfig_paths(o), o.context);
     if (!context) throw Failure{"error: " + context.error().message};
-    std::string namespace_name = !o.namespace_name.empty()      ? o.namespace_name
+    std::string namespace_name = !o.namespace_name.empty()          ? o.namespace_name
                                  : !context->namespace_name.empty() ? context->namespace_name
                                                                     : "default";
     Session session(std::move(context->endpoint), per_request);
-    if (o.nodes)
-      top_node(o, *selector, *sort_by, session, out, err);
-    else
-      top_pod(o, namespace_name, *selector, *sort_by, session, out, err);
+    if (o.nodes) top_node(o, *selector, *sort_by, session, out, err);
+    else top_pod(o, namespace_name, *selector, *sort_by, session, out, err);
   } catch (const Failure& f) {
     out.flush();
     err << f.line << "\n";

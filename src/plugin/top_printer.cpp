@@ -30,9 +30,8 @@ namespace {
 
 std::size_t display_width(std::string_view text) {
   // Go's tabwriter counts runes: every byte that does not continue a UTF-8 sequence.
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
+  return static_cast<std::size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 Quantity usage_of(const k8s::ResourceList& usage, std::string_view resource) {

@@ -24,9 +24,9 @@ k8s::Expected<GoRegexp> GoRegexp::compile(std::string_view pattern) {
     if (c == '\\') {
       if (i + 1 >= pattern.size()) return k8s::Error{"error parsing regexp: trailing backslash at end of expression"};
       const char n = pattern[i + 1];
-      if (n == 'A' || n == 'z' || n == 'Q' || n == 'E' || n == 'p' || n == 'P' || n == 'C' ||
-          (n >= '1' && n <= '9')) {
-        return k8s::Error{std::string("error parsing regexp: \\") + n + " is not supported here (Go syntax this reader cannot run)"};
+      if (n == 'A' || n == 'z' || n == 'Q' || n == 'E' || n == 'p' || n == 'P' || n == 'C' || (n >= '1' && n <= '9')) {
+        return k8s::Error{std::string("error parsing regexp: \\") + n +
+                          " is not supported here (Go syntax this reader cannot run)"};
       }
       ecma += c;
       ecma += n;
@@ -52,8 +52,14 @@ k8s::Expected<GoRegexp> GoRegexp::compile(std::string_view pattern) {
       // A ']' first in a class (or after '^') is a literal in both grammars
       // for Go; ECMAScript reads "[]" as an empty class, so escape it.
       std::size_t j = i + 1;
-      if (j < pattern.size() && pattern[j] == '^') { ecma += '^'; ++j; }
-      if (j < pattern.size() && pattern[j] == ']') { ecma += "\\]"; ++j; }
+      if (j < pattern.size() && pattern[j] == '^') {
+        ecma += '^';
+        ++j;
+      }
+      if (j < pattern.size() && pattern[j] == ']') {
+        ecma += "\\]";
+        ++j;
+      }
       i = j - 1;
       continue;
     }
@@ -94,7 +100,8 @@ k8s::Expected<GoRegexp> GoRegexp::compile(std::string_view pattern) {
         std::size_t skip = 0;
         if (rest.starts_with("P<")) skip = 2;
         else if (rest.starts_with("<")) skip = 1;
-        if (skip == 0) return k8s::Error{"error parsing regexp: flags and look-around groups (?...) are not supported here"};
+        if (skip == 0)
+          return k8s::Error{"error parsing regexp: flags and look-around groups (?...) are not supported here"};
         const auto close = rest.find('>');
         if (close == std::string_view::npos) return k8s::Error{"error parsing regexp: invalid named capture"};
         std::string name(rest.substr(skip, close - skip));
@@ -121,9 +128,7 @@ k8s::Expected<GoRegexp> GoRegexp::compile(std::string_view pattern) {
   return out;
 }
 
-bool GoRegexp::search(std::string_view text) const {
-  return std::regex_search(text.begin(), text.end(), regex_);
-}
+bool GoRegexp::search(std::string_view text) const { return std::regex_search(text.begin(), text.end(), regex_); }
 
 std::optional<std::string> GoRegexp::expand(std::string_view templ, std::string_view text) const {
   std::match_results<std::string_view::const_iterator> m;

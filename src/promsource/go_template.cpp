@@ -2,7 +2,6 @@
 
 #include <cctype>
 
-
 namespace fedmetrics::promsource {
 
 namespace {
@@ -98,7 +97,8 @@ k8s::Expected<GoTemplate> GoTemplate::parse(std::string_view text, const std::ma
       std::size_t used = 0;
       auto key = string_literal(trim(args.substr(n)), used);
       if (!key) return key.error().at("in " + shown);
-      if (!trim(trim(args.substr(n)).substr(used)).empty()) return k8s::Error{"in " + shown + ": index takes one key here"};
+      if (!trim(trim(args.substr(n)).substr(used)).empty())
+        return k8s::Error{"in " + shown + ": index takes one key here"};
       field.key = *key;
       field.has_key = true;
       field.via_index = true;

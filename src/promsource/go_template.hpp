@@ -41,8 +41,15 @@ class GoTemplate {
   [[nodiscard]] bool empty() const { return nodes_.empty(); }
 
  private:
-  struct Text { std::string text; };
-  struct Field { std::string name; std::string key; bool has_key = false; bool via_index = false; };
+  struct Text {
+    std::string text;
+  };
+  struct Field {
+    std::string name;
+    std::string key;
+    bool has_key = false;
+    bool via_index = false;
+  };
   std::vector<std::variant<Text, Field>> nodes_;
 };
 

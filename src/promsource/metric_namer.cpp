@@ -43,10 +43,10 @@ std::string label_matcher(std::string_view label, std::string_view op, std::stri
 namespace {
 
 const std::map<std::string, FieldKind> kQueryFields = {{"Series", FieldKind::String},
-                                                      {"LabelMatchers", FieldKind::String},
-                                                      {"LabelValuesByName", FieldKind::Map},
-                                                      {"GroupBy", FieldKind::String},
-                                                      {"GroupBySlice", FieldKind::Slice}};
+                                                       {"LabelMatchers", FieldKind::String},
+                                                       {"LabelValuesByName", FieldKind::Map},
+                                                       {"GroupBy", FieldKind::String},
+                                                       {"GroupBySlice", FieldKind::Slice}};
 const GroupResource kNamespaces{"", "namespaces"};
 const GroupResource kNodes{"", "nodes"};
 const GroupResource kPods{"", "pods"};
@@ -133,8 +133,7 @@ std::vector<Part> parts_of(const k8s::LabelSelector& selector) {
 // The metric selector's matchers, then the namespace's (Build and
 // BuildExternal of metrics_query.go).
 Expected<std::string> base_matchers(const ResourceConverter& converter, const k8s::LabelSelector& selector,
-                                    std::string_view namespace_name,
-                                    std::map<std::string, std::string>& values_by_name,
+                                    std::string_view namespace_name, std::map<std::string, std::string>& values_by_name,
                                     std::vector<std::string>& exprs) {
   std::vector<Part> parts = parts_of(selector);
   if (!namespace_name.empty()) {
@@ -188,8 +187,8 @@ struct Compiler {
   Expected<ResourceConverter> converter(const ResourceMapping& mapping, const std::string& where) {
     auto impl = std::make_shared<ResourceConverter::Impl>();
     if (!mapping.template_text.empty()) {
-      auto templ = GoTemplate::parse(mapping.template_text,
-                                     {{"Group", FieldKind::String}, {"Resource", FieldKind::String}});
+      auto templ =
+          GoTemplate::parse(mapping.template_text, {{"Group", FieldKind::String}, {"Resource", FieldKind::String}});
       if (!templ) return templ.error().at(where + ".template");
       TemplateContext pattern;
       pattern.strings["Group"] = "(?P<group>.+?)";

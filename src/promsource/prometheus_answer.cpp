@@ -183,13 +183,10 @@ Expected<k8s::Quantity> sample_quantity(double value, k8s::QuantityFormat format
   return k8s::Quantity::from_milli(static_cast<std::int64_t>(milli), format);
 }
 
-Expected<std::vector<k8s::MetricValue>> custom_metric_values(const QueryResult& result, const ResourceInfo& info,
-                                                             std::string_view resource_label,
-                                                             std::string_view namespace_name,
-                                                             const std::vector<std::string>& names,
-                                                             std::string_view metric,
-                                                             const k8s::LabelSelector& metric_selector,
-                                                             k8s::Timestamp now) {
+Expected<std::vector<k8s::MetricValue>> custom_metric_values(
+    const QueryResult& result, const ResourceInfo& info, std::string_view resource_label,
+    std::string_view namespace_name, const std::vector<std::string>& names, std::string_view metric,
+    const k8s::LabelSelector& metric_selector, k8s::Timestamp now) {
   if (result.result_type != "vector") {
     return Error{"unexpected results from prometheus: expected vector, got " + result.result_type};
   }
@@ -279,10 +276,11 @@ Expected<k8s::Quantity> usage_of(const Sample& s, std::string_view resource) {
 }  // namespace
 
 Expected<std::vector<k8s::PodMetrics>> pod_metrics(const QueryResult& cpu, const QueryResult& memory,
-                                                  std::string_view namespace_name, const std::vector<std::string>& pods,
-                                                  std::string_view pod_label, std::string_view cpu_container_label,
-                                                  std::string_view memory_container_label,
-                                                  std::chrono::nanoseconds window, k8s::Timestamp now) {
+                                                   std::string_view namespace_name,
+                                                   const std::vector<std::string>& pods, std::string_view pod_label,
+                                                   std::string_view cpu_container_label,
+                                                   std::string_view memory_container_label,
+                                                   std::chrono::nanoseconds window, k8s::Timestamp now) {
   auto both = by_object_both(cpu, memory, pod_label);
   if (!both) return both.error();
   auto& [cpu_by_pod, memory_by_pod] = *both;
@@ -293,8 +291,9 @@ Expected<std::vector<k8s::PodMetrics>> pod_metrics(const QueryResult& cpu, const
     if (c == cpu_by_pod.end() || m == memory_by_pod.end()) continue;
     std::map<std::string, k8s::ResourceList, std::less<>> containers;
     k8s::Timestamp earliest = k8s::Timestamp::max();
-    for (auto [samples, label, resource] : {std::tuple{&c->second, cpu_container_label, std::string_view("cpu")},
-                                            std::tuple{&m->second, memory_container_label, std::string_view("memory")}}) {
+    for (auto [samples, label, resource] :
+         {std::tuple{&c->second, cpu_container_label, std::string_view("cpu")},
+          std::tuple{&m->second, memory_container_label, std::string_view("memory")}}) {
       for (const auto& s : *samples) {
         auto q = usage_of(s, resource);
         if (!q) return q.error().at(name);
@@ -322,8 +321,8 @@ Expected<std::vector<k8s::PodMetrics>> pod_metrics(const QueryResult& cpu, const
 }
 
 Expected<std::vector<k8s::NodeMetrics>> node_metrics(const QueryResult& cpu, const QueryResult& memory,
-                                                    const std::vector<std::string>& nodes, std::string_view node_label,
-                                                    std::chrono::nanoseconds window, k8s::Timestamp now) {
+                                                     const std::vector<std::string>& nodes, std::string_view node_label,
+                                                     std::chrono::nanoseconds window, k8s::Timestamp now) {
   auto both = by_object_both(cpu, memory, node_label);
   if (!both) return both.error();
   auto& [cpu_by_node, memory_by_node] = *both;

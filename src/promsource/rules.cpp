@@ -99,7 +99,8 @@ Expected<DiscoveryRule> read_rule(const YAML::Node& node, const std::string& whe
   for (auto& [is, is_not] : *filters) rule.series_filters.push_back({std::move(is), std::move(is_not)});
   auto replacements = string_pairs(node, "labelValueReplacements", "find", "replace", where);
   if (!replacements) return replacements.error();
-  for (auto& [find, replace] : *replacements) rule.label_value_replacements.push_back({std::move(find), std::move(replace)});
+  for (auto& [find, replace] : *replacements)
+    rule.label_value_replacements.push_back({std::move(find), std::move(replace)});
   auto resources = read_resources(node["resources"], where + ".resources");
   if (!resources) return resources.error();
   rule.resources = std::move(*resources);
@@ -183,11 +184,17 @@ Expected<std::chrono::nanoseconds> parse_prometheus_duration(std::string_view te
   const Error bad{"not a valid duration string: \"" + std::string(text) + "\""};
   if (text == "0") return nanoseconds{0};
   if (text.empty()) return bad;
-  struct Unit { std::string_view name; std::int64_t ms; };
+  struct Unit {
+    std::string_view name;
+    std::int64_t ms;
+  };
   // Largest first; each unit at most once, in this order (model.ParseDuration).
-  static constexpr Unit units[] = {{"y", 365LL * 24 * 3600 * 1000}, {"w", 7LL * 24 * 3600 * 1000},
-                                   {"d", 24LL * 3600 * 1000},       {"h", 3600LL * 1000},
-                                   {"m", 60LL * 1000},              {"s", 1000},
+  static constexpr Unit units[] = {{"y", 365LL * 24 * 3600 * 1000},
+                                   {"w", 7LL * 24 * 3600 * 1000},
+                                   {"d", 24LL * 3600 * 1000},
+                                   {"h", 3600LL * 1000},
+                                   {"m", 60LL * 1000},
+                                   {"s", 1000},
                                    {"ms", 1}};
   std::size_t next_unit = 0;
   std::int64_t total_ms = 0;

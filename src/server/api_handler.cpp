@@ -24,10 +24,16 @@ namespace {
 // series without bound (kube-apiserver's apiserver_request_total likewise
 // labels only resources it serves; custom paths are "other").
 std::string custom_metrics_resource_label(const k8s::GroupResource& resource) {
-  static constexpr std::string_view kKnown[] = {
-      "pods",          "nodes",           "namespaces", "services",
-      "deployments.apps", "statefulsets.apps", "replicasets.apps", "daemonsets.apps",
-      "jobs.batch",    "ingresses.networking.k8s.io"};
+  static constexpr std::string_view kKnown[] = {"pods",
+                                                "nodes",
+                                                "namespaces",
+                                                "services",
+                                                "deployments.apps",
+                                                "statefulsets.apps",
+                                                "replicasets.apps",
+                                                "daemonsets.apps",
+                                                "jobs.batch",
+                                                "ingresses.networking.k8s.io"};
   const std::string name = resource.to_string();
   for (std::string_view known : kKnown)
     if (name == known) return name;
@@ -63,16 +69,17 @@ std::string_view group_of(const ApiRequest& request) {
 
 k8s::APIResourceList resource_metrics_resources() {
   // What metrics-server's discovery says (GET /apis/metrics.k8s.io/v1beta1): get and list, no watch.
-  return k8s::APIResourceList{"metrics.k8s.io/v1beta1",
-                              {{"nodes", "", false, "NodeMetrics", {"get", "list"}},
-                               {"pods", "", true, "PodMetrics", {"get", "list"}}}};
+  return k8s::APIResourceList{
+      "metrics.k8s.io/v1beta1",
+      {{"nodes", "", false, "NodeMetrics", {"get", "list"}}, {"pods", "", true, "PodMetrics", {"get", "list"}}}};
 }
 
 std::vector<k8s::APIGroup> served_groups() {
-  return {k8s::make_api_group("metrics.k8s.io", {"metrics.k8s.io/v1beta1"}),
-          // v1beta2 first: clients take the first version they know.
-          k8s::make_api_group("custom.metrics.k8s.io", {"custom.metrics.k8s.io/v1beta2", "custom.metrics.k8s.io/v1beta1"}),
-          k8s::make_api_group("external.metrics.k8s.io", {"external.metrics.k8s.io/v1beta1"})};
+  return {
+      k8s::make_api_group("metrics.k8s.io", {"metrics.k8s.io/v1beta1"}),
+      // v1beta2 first: clients take the first version they know.
+      k8s::make_api_group("custom.metrics.k8s.io", {"custom.metrics.k8s.io/v1beta2", "custom.metrics.k8s.io/v1beta1"}),
+      k8s::make_api_group("external.metrics.k8s.io", {"external.metrics.k8s.io/v1beta1"})};
 }
 
 using k8s::iequals;
@@ -125,8 +132,7 @@ std::variant<std::optional<k8s::TableOptions>, k8s::Status> response_form(const 
 // The Cluster column: the member each row came from, as the merge annotated it.
 const std::vector<k8s::AnnotationColumn>& cluster_column() {
   static const std::vector<k8s::AnnotationColumn> columns{
-      {"Cluster", "The member cluster the metrics came from",
-       std::string(aggregator::kQueryFromClusterAnnotation)}};
+      {"Cluster", "The member cluster the metrics came from", std::string(aggregator::kQueryFromClusterAnnotation)}};
   return columns;
 }
 
@@ -313,10 +319,8 @@ HttpResponse health_response(std::string_view name, const std::vector<HealthChec
 
 HttpResponse ApiHandler::info(const InfoRequest& request, bool verbose) const {
   switch (request.endpoint) {
-    case Endpoint::Healthz:
-      return health_response("healthz", {{"ping", true}}, verbose);
-    case Endpoint::Livez:
-      return health_response("livez", {{"ping", true}}, verbose);
+    case Endpoint::Healthz: return health_response("healthz", {{"ping", true}}, verbose);
+    case Endpoint::Livez: return health_response("livez", {{"ping", true}}, verbose);
     case Endpoint::Readyz:
       // Ready once configured and the data pipeline has delivered (metrics-server's rule).
       return health_response("readyz",
@@ -326,23 +330,23 @@ HttpResponse ApiHandler::info(const InfoRequest& request, bool verbose) const {
                               {"shutdown", !shutting_down_.load()}},
                              verbose);
     case Endpoint::Version:
-      return json_response(json{{"major", "0"},
-                                     {"minor", "1"},
-                                     {"gitVersion", build_.git_version},
-                                     {"gitCommit", build_.git_commit},
-                                     {"gitTreeState", "clean"},
-                                     {"buildDate", build_.build_date},
-                                     {"goVersion", ""},
-                                     {"compiler", "gcc"},
-                                     {"platform", "linux/amd64"}}
-                                    .dump());
+      return json_response(json{
+          {"major", "0"},
+          {"minor", "1"},
+          {"gitVersion", build_.git_version},
+          {"gitCommit", build_.git_commit},
+          {"gitTreeState", "clean"},
+          {"buildDate", build_.build_date},
+          {"goVersion", ""},
+          {"compiler", "gcc"},
+          {"platform",
+           "linux/amd64"}}.dump());
     case Endpoint::SelfMetrics: {
       HttpResponse r = text_response(metrics_ ? metrics_->serialize() : std::string());
       r.content_type = "text/plain; version=0.0.4; charset=utf-8";
       return r;
     }
-    case Endpoint::ApiGroupList:
-      return json_response(k8s::api_group_list_to_json(served_groups()).dump());
+    case Endpoint::ApiGroupList: return json_response(k8s::api_group_list_to_json(served_groups()).dump());
     case Endpoint::ApiGroup:
       for (const auto& g : served_groups()) {
         if (g.name == request.group) return json_response(k8s::to_json(g).dump());
@@ -354,7 +358,7 @@ HttpResponse ApiHandler::info(const InfoRequest& request, bool verbose) const {
       k8s::APIResourceList list{request.group + "/" + request.version, {}};
       if (service_ && request.group == "custom.metrics.k8s.io") {
         list = service_->custom_metrics_resources(request.version == "v1beta1" ? k8s::CustomMetricsVersion::V1beta1
-                                                                                : k8s::CustomMetricsVersion::V1beta2);
+                                                                               : k8s::CustomMetricsVersion::V1beta2);
       } else if (service_) {
         list = service_->external_metrics_resources();
       }

@@ -117,8 +117,7 @@ ApiRequest parse_resource_metrics(std::string_view method, const std::vector<std
 }
 
 ApiRequest parse_custom_metrics(std::string_view method, k8s::CustomMetricsVersion version,
-                                const std::vector<std::string>& parts,
-                                const QueryValues& query) {
+                                const std::vector<std::string>& parts, const QueryValues& query) {
   // parts after /apis/custom.metrics.k8s.io/{version}; custom-metrics-apiserver's routes.
   CustomMetricsQuery q;
   q.version = version;
@@ -137,10 +136,12 @@ ApiRequest parse_custom_metrics(std::string_view method, k8s::CustomMetricsVersi
     q.name = parts[3];
     q.metric = parts[4];
   } else {
-    if (!is_read(method)) return Status::method_not_allowed(verb_for(method, false), {std::string(kCustomGroup), "metrics"});
+    if (!is_read(method))
+      return Status::method_not_allowed(verb_for(method, false), {std::string(kCustomGroup), "metrics"});
     return Status::bad_request("invalid request path");
   }
-  if (q.resource.resource.empty() || q.name.empty() || q.metric.empty()) return Status::bad_request("invalid request path");
+  if (q.resource.resource.empty() || q.name.empty() || q.metric.empty())
+    return Status::bad_request("invalid request path");
   GroupResource what{std::string(kCustomGroup), q.resource.to_string()};
   if (auto bad = check_method(method, query, what, q.wildcard())) return *bad;
 

@@ -27,9 +27,9 @@ void Lifecycle::stop_all() {
     const auto began = std::chrono::steady_clock::now();
     try {
       if (component.stop) component.stop();
-      spdlog::debug("shutdown: {} stopped ({} ms)", component.name,
-                    std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began)
-                        .count());
+      spdlog::debug(
+          "shutdown: {} stopped ({} ms)", component.name,
+          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began).count());
     } catch (const std::exception& e) {
       spdlog::error("shutdown: stopping {} failed: {}", component.name, e.what());
     } catch (...) {

@@ -38,11 +38,12 @@ void strip_identity_headers(HttpRequest& request, const std::optional<auth::Requ
     auto matches = [&](const std::vector<std::string>& names) {
       return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return iequals(h.first, n); });
     };
-    bool prefixed = std::any_of(config->extra_header_prefixes.begin(), config->extra_header_prefixes.end(),
-                                [&](const std::string& p) {
-                                  return h.first.size() >= p.size() && iequals(std::string_view(h.first).substr(0, p.size()), p);
-                                });
-    return matches(config->username_headers) || matches(config->uid_headers) || matches(config->group_headers) || prefixed;
+    bool prefixed = std::any_of(
+        config->extra_header_prefixes.begin(), config->extra_header_prefixes.end(), [&](const std::string& p) {
+          return h.first.size() >= p.size() && iequals(std::string_view(h.first).substr(0, p.size()), p);
+        });
+    return matches(config->username_headers) || matches(config->uid_headers) || matches(config->group_headers) ||
+           prefixed;
   });
 }
 
@@ -96,9 +97,8 @@ void RequestGate::handle(HttpRequest request, std::function<void(HttpResponse)> 
   auth::RequestAttributes attributes = std::move(*parsed);
 
   // Health probes come without credentials (kubelet): allowed for anyone.
-  if (!attributes.resource_request &&
-      std::find(options_.always_allow_paths.begin(), options_.always_allow_paths.end(), path) !=
-          options_.always_allow_paths.end())
+  if (!attributes.resource_request && std::find(options_.always_allow_paths.begin(), options_.always_allow_paths.end(),
+                                                path) != options_.always_allow_paths.end())
     return next(request, std::move(respond));
 
   const auto now_wall = std::chrono::system_clock::now();
@@ -125,34 +125,34 @@ void RequestGate::handle(HttpRequest request, std::function<void(HttpResponse)> 
   std::string token_key = auth::token_cache_key(token);
   if (auto cached = token_key.empty() ? std::nullopt : tokens_.get(token_key, Clock::now())) {
     if (!cached->ok()) return respond(unauthorized());
-    return authorize(shared, auth::with_authenticated_group(cached->user), std::move(attributes), std::move(respond), next);
+    return authorize(shared, auth::with_authenticated_group(cached->user), std::move(attributes), std::move(respond),
+                     next);
   }
-  options_.authentication->post(
-      "/apis/authentication.k8s.io/v1/tokenreviews", auth::token_review_body(token),
-      [this, shared, token_key = std::move(token_key), attributes = std::move(attributes), respond = std::move(respond),
-       next](k8s::Expected<std::string> body) mutable {
-        if (!body) {  // the review could not be made: not cached
-          review_failed("TokenReview", body.error().message);
-          return respond(unauthorized());
-        }
-        auto review = auth::parse_token_review(*body);
-        if (!review) {
-          review_failed("TokenReview", review.error().message);
-          return respond(unauthorized());
-        }
-        if (!token_key.empty()) tokens_.put(token_key, *review, Clock::now());
-        if (!review->ok()) return respond(unauthorized());
-        authorize(shared, auth::with_authenticated_group(std::move(review->user)), std::move(attributes),
-                  std::move(respond), next);
-      });
+  options_.authentication->post("/apis/authentication.k8s.io/v1/tokenreviews", auth::token_review_body(token),
+                                [this, shared, token_key = std::move(token_key), attributes = std::move(attributes),
+                                 respond = std::move(respond), next](k8s::Expected<std::string> body) mutable {
+                                  if (!body) {  // the review could not be made: not cached
+                                    review_failed("TokenReview", body.error().message);
+                                    return respond(unauthorized());
+                                  }
+                                  auto review = auth::parse_token_review(*body);
+                                  if (!review) {
+                                    review_failed("TokenReview", review.error().message);
+                                    return respond(unauthorized());
+                                  }
+                                  if (!token_key.empty()) tokens_.put(token_key, *review, Clock::now());
+                                  if (!review->ok()) return respond(unauthorized());
+                                  authorize(shared, auth::with_authenticated_group(std::move(review->user)),
+                                            std::move(attributes), std::move(respond), next);
+                                });
 }
 
 void RequestGate::review_failed(std::string_view review, const std::string& error) const {
   if (options_.on_review_failure) options_.on_review_failure(review, error);
 }
 
-void RequestGate::authorize(std::shared_ptr<HttpRequest> request, auth::UserInfo user, auth::RequestAttributes attributes,
-                            std::function<void(HttpResponse)> respond, Next next) {
+void RequestGate::authorize(std::shared_ptr<HttpRequest> request, auth::UserInfo user,
+                            auth::RequestAttributes attributes, std::function<void(HttpResponse)> respond, Next next) {
   if (!options_.authorization || auth::always_allowed(user, attributes)) return next(*request, std::move(respond));
   auto key = auth::subject_access_review_body(user, attributes);
   auto now = Clock::now();

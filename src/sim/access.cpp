@@ -61,8 +61,8 @@ AccessDecision authorize(const UserSpec& user, const json& sar_spec) {
 
 namespace fedmetrics::sim::detail {
 
-using nlohmann::json;
 using k8s::Status;
+using nlohmann::json;
 using transport::HttpResponse;
 
 namespace {
@@ -142,8 +142,10 @@ std::optional<std::string> rbac_allows(const ObjectStore& store, const UserInfo&
     const std::string kind = ref.value("kind", ""), binding_ns = binding["metadata"].value("namespace", "");
     if (!cluster && (!attributes.is_object() || request_ns != binding_ns)) return false;
     StoreResult holder;
-    const json* role = kind == "ClusterRole" ? stored(store, "rbac.authorization.k8s.io", "clusterroles", "", ref.value("name", ""), holder)
-                                             : stored(store, "rbac.authorization.k8s.io", "roles", binding_ns, ref.value("name", ""), holder);
+    const json* role =
+        kind == "ClusterRole"
+            ? stored(store, "rbac.authorization.k8s.io", "clusterroles", "", ref.value("name", ""), holder)
+            : stored(store, "rbac.authorization.k8s.io", "roles", binding_ns, ref.value("name", ""), holder);
     if (role == nullptr) return false;
     auto rules = rules_of(*role);
     return std::any_of(rules.begin(), rules.end(), [&](const PolicyRule& r) { return rule_allows(r, spec); });
@@ -162,8 +164,8 @@ Status invalid(std::string_view kind, std::string_view group, std::string_view n
   s.code = 422;
   s.reason = "Invalid";
   const std::string detail = "Invalid value: " + value + ": " + std::string(why);
-  s.message = std::string(kind) + "." + std::string(group) + " \"" + std::string(name) + "\" is invalid: " +
-              std::string(field) + ": " + detail;
+  s.message = std::string(kind) + "." + std::string(group) + " \"" + std::string(name) +
+              "\" is invalid: " + std::string(field) + ": " + detail;
   s.details.name = std::string(name);
   s.details.group = std::string(group);
   s.details.kind = std::string(kind);
@@ -220,8 +222,9 @@ std::optional<ServiceAccountTokens::Grant> ServiceAccountTokens::find(std::strin
   return it->second;
 }
 
-std::optional<UserInfo> authenticate_token(const World& world, const ObjectStore& store, const ServiceAccountTokens& tokens,
-                                           std::string_view token, k8s::Timestamp now) {
+std::optional<UserInfo> authenticate_token(const World& world, const ObjectStore& store,
+                                           const ServiceAccountTokens& tokens, std::string_view token,
+                                           k8s::Timestamp now) {
   if (token.empty()) return std::nullopt;
   for (const auto& u : world.users)
     if (u.token == token) return UserInfo{u.name, "", with_authenticated(u.groups), &u};
@@ -259,7 +262,8 @@ HttpResponse token_request(ObjectStore& store, ServiceAccountTokens& tokens, con
   if (!spec.is_object()) return status_response(Status::bad_request("TokenRequest.spec must be an object"));
   auto seconds = spec.value("expirationSeconds", json());
   if (seconds.is_null()) seconds = kDefaultTokenSeconds;
-  if (!seconds.is_number_integer()) return status_response(Status::bad_request("spec.expirationSeconds must be an integer"));
+  if (!seconds.is_number_integer())
+    return status_response(Status::bad_request("spec.expirationSeconds must be an integer"));
   const auto expiration = seconds.get<std::int64_t>();
   if (expiration < kMinTokenSeconds)
     return status_response(invalid("TokenRequest", "authentication.k8s.io", name, "spec.expirationSeconds",
@@ -270,9 +274,14 @@ HttpResponse token_request(ObjectStore& store, ServiceAccountTokens& tokens, con
   StoreResult holder;
   const json* account = stored(store, "", "serviceaccounts", namespace_name, name, holder);
   if (account == nullptr) return status_response(Status::not_found({"", "serviceaccounts"}, name));
-  ServiceAccountTokens::Grant grant{namespace_name, name, (*account)["metadata"].value("uid", ""),
-                                    now + std::chrono::seconds(expiration), strings_of(spec.value("audiences", json())),
-                                    "", "", ""};
+  ServiceAccountTokens::Grant grant{namespace_name,
+                                    name,
+                                    (*account)["metadata"].value("uid", ""),
+                                    now + std::chrono::seconds(expiration),
+                                    strings_of(spec.value("audiences", json())),
+                                    "",
+                                    "",
+                                    ""};
   if (grant.audiences.empty()) grant.audiences = {std::string(kDefaultAudience)};
   const auto& ref = spec.value("boundObjectRef", json());
   if (ref.is_object()) {
@@ -294,7 +303,8 @@ HttpResponse token_request(ObjectStore& store, ServiceAccountTokens& tokens, con
   spec["expirationSeconds"] = expiration;
   if (!spec.contains("boundObjectRef")) spec["boundObjectRef"] = nullptr;
   const auto expires = k8s::format_time(grant.expires);
-  json out = review("TokenRequest", "authentication.k8s.io/v1", spec, {{"token", tokens.issue(std::move(grant))}, {"expirationTimestamp", expires}}, now);
+  json out = review("TokenRequest", "authentication.k8s.io/v1", spec,
+                    {{"token", tokens.issue(std::move(grant))}, {"expirationTimestamp", expires}}, now);
   out["metadata"]["name"] = name;
   out["metadata"]["namespace"] = namespace_name;
   return json_response(out.dump(), 201);
@@ -348,7 +358,8 @@ HttpResponse self_subject_access_review(const ObjectStore& store, const UserInfo
   sar["groups"] = user.groups;
   auto decision = authorize_user(store, user, sar);
   return json_response(
-      review("SelfSubjectAccessReview", "authorization.k8s.io/v1", std::get<json>(spec), status_of(decision)).dump(), 201);
+      review("SelfSubjectAccessReview", "authorization.k8s.io/v1", std::get<json>(spec), status_of(decision)).dump(),
+      201);
 }
 
 HttpResponse self_subject_review(const UserInfo& user, k8s::Timestamp now) {
@@ -362,11 +373,12 @@ void seed_bootstrap_roles(ObjectStore& store) {
   const auto* cluster_roles = store.find_type("rbac.authorization.k8s.io", "v1", "clusterroles");
   const auto* roles = store.find_type("rbac.authorization.k8s.io", "v1", "roles");
   if (cluster_roles == nullptr || roles == nullptr) return;
-  store.create(*cluster_roles, "",
-               {{"metadata", {{"name", "system:auth-delegator"}}},
-                {"rules",
-                 {{{"apiGroups", {"authentication.k8s.io"}}, {"resources", {"tokenreviews"}}, {"verbs", {"create"}}},
-                  {{"apiGroups", {"authorization.k8s.io"}}, {"resources", {"subjectaccessreviews"}}, {"verbs", {"create"}}}}}});
+  store.create(
+      *cluster_roles, "",
+      {{"metadata", {{"name", "system:auth-delegator"}}},
+       {"rules",
+        {{{"apiGroups", {"authentication.k8s.io"}}, {"resources", {"tokenreviews"}}, {"verbs", {"create"}}},
+         {{"apiGroups", {"authorization.k8s.io"}}, {"resources", {"subjectaccessreviews"}}, {"verbs", {"create"}}}}}});
   store.create(*roles, "kube-system",
                {{"metadata", {{"name", "extension-apiserver-authentication-reader"}}},
                 {"rules",

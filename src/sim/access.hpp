@@ -54,20 +54,23 @@ class ServiceAccountTokens {
 };
 
 // A bearer token's user, or nullopt (401).
-std::optional<UserInfo> authenticate_token(const World& world, const ObjectStore& store, const ServiceAccountTokens& tokens,
-                                           std::string_view token, k8s::Timestamp now);
+std::optional<UserInfo> authenticate_token(const World& world, const ObjectStore& store,
+                                           const ServiceAccountTokens& tokens, std::string_view token,
+                                           k8s::Timestamp now);
 
 // The decision for a SubjectAccessReview spec about `user`: the world user's
 // rules (none: everything) or, for anyone, the stored RBAC bindings.
 AccessDecision authorize_user(const ObjectStore& store, const UserInfo& user, const nlohmann::json& sar_spec);
 
 // Answers to POST of the review kinds and of serviceaccounts/{name}/token.
-transport::HttpResponse token_request(ObjectStore& store, ServiceAccountTokens& tokens, const std::string& namespace_name,
-                                      const std::string& name, const std::string& body, k8s::Timestamp now);
+transport::HttpResponse token_request(ObjectStore& store, ServiceAccountTokens& tokens,
+                                      const std::string& namespace_name, const std::string& name,
+                                      const std::string& body, k8s::Timestamp now);
 transport::HttpResponse token_review(const World& world, const ObjectStore& store, const ServiceAccountTokens& tokens,
                                      const std::string& body, k8s::Timestamp now);
 transport::HttpResponse subject_access_review(const World& world, const ObjectStore& store, const std::string& body);
-transport::HttpResponse self_subject_access_review(const ObjectStore& store, const UserInfo& user, const std::string& body);
+transport::HttpResponse self_subject_access_review(const ObjectStore& store, const UserInfo& user,
+                                                   const std::string& body);
 transport::HttpResponse self_subject_review(const UserInfo& user, k8s::Timestamp now);
 
 // The ClusterRole and Role kube-apiserver bootstraps that deploy/control-plane.yaml binds.

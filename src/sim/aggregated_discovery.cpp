@@ -59,7 +59,9 @@ transport::HttpResponse aggregated_discovery(const std::vector<std::pair<std::st
   json items = json::array();
   for (const auto& [name, versions] : groups)
     items.push_back({{"metadata", {{"name", name}, {"creationTimestamp", nullptr}}}, {"versions", versions}});
-  json out = {{"kind", "APIGroupDiscoveryList"}, {"apiVersion", "apidiscovery.k8s.io/v2"}, {"metadata", json::object()},
+  json out = {{"kind", "APIGroupDiscoveryList"},
+              {"apiVersion", "apidiscovery.k8s.io/v2"},
+              {"metadata", json::object()},
               {"items", items}};
   return transport::HttpResponse{200, std::string(kAggregatedDiscoveryType), out.dump(), {}};
 }

@@ -27,6 +27,7 @@ inline constexpr std::string_view kAggregatedDiscoveryType =
 nlohmann::json version_discovery(const nlohmann::json& resource_list, std::string_view version, bool fresh);
 
 // The APIGroupDiscoveryList answer; each group is {name, versions} in preference order.
-transport::HttpResponse aggregated_discovery(const std::vector<std::pair<std::string, std::vector<nlohmann::json>>>& groups);
+transport::HttpResponse aggregated_discovery(
+    const std::vector<std::pair<std::string, std::vector<nlohmann::json>>>& groups);
 
 }  // namespace fedmetrics::sim::detail

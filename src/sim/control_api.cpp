@@ -73,7 +73,8 @@ ControlOutcome member_load(const Federation& current, const transport::HttpReque
   }
   if (method == "DELETE")
     return {json_response(load_json(state.load).dump()), current.with_member_load(workload, *member, std::nullopt)};
-  if (method != "PUT") return {status_response(Status::method_not_allowed(method, {"sim", "memberloads"})), std::nullopt};
+  if (method != "PUT")
+    return {status_response(Status::method_not_allowed(method, {"sim", "memberloads"})), std::nullopt};
   auto body = parse_body(request.body);
   if (!body) return bad(body.error().message);
   auto load = load_from_body(*body, own == state.member_loads.end() ? state.load : own->second);
@@ -113,7 +114,8 @@ ControlOutcome handle_control_request(const Federation& current, const transport
   const auto& s = target.segments;
   const auto& method = request.method;
   if (s.size() == 1 && s[0] == "healthz") return {detail::text_response("ok"), std::nullopt};
-  if (s.size() < 2 || s[0] != "sim" || s[1] != "v1") return {status_response(Status::not_found_resource()), std::nullopt};
+  if (s.size() < 2 || s[0] != "sim" || s[1] != "v1")
+    return {status_response(Status::not_found_resource()), std::nullopt};
 
   if (s.size() == 3 && s[2] == "world") {
     if (method != "GET") return {status_response(Status::method_not_allowed(method, {"sim", "world"})), std::nullopt};
@@ -129,7 +131,8 @@ ControlOutcome handle_control_request(const Federation& current, const transport
       return {json_response((s[6] == "load" ? load_json(state.load) : json{{"replicas", state.replicas}}).dump()),
               std::nullopt};
     }
-    if (method != "PUT") return {status_response(Status::method_not_allowed(method, {"sim", "workloads"})), std::nullopt};
+    if (method != "PUT")
+      return {status_response(Status::method_not_allowed(method, {"sim", "workloads"})), std::nullopt};
     auto body = parse_body(request.body);
     if (!body) return bad(body.error().message);
     if (s[6] == "load") {
@@ -138,7 +141,8 @@ ControlOutcome handle_control_request(const Federation& current, const transport
       return {json_response(load_json(*load).dump()), current.with_load(*index, *load)};
     }
     auto it = body->find("replicas");
-    if (it == body->end() || !it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > 10'000)
+    if (it == body->end() || !it->is_number_integer() || it->get<std::int64_t>() < 0 ||
+        it->get<std::int64_t>() > 10'000)
       return bad("replicas: expected an integer between 0 and 10000");
     auto replicas = static_cast<std::int32_t>(it->get<std::int64_t>());
     auto updated = current.with_replicas(*index, replicas, now);
@@ -174,7 +178,8 @@ ControlOutcome handle_control_request(const Federation& current, const transport
     bool known = false;
     for (const auto& e : current.world.external_metrics) known = known || e.name == s[3];
     if (!known) return {status_response(Status::not_found({"sim", "externalmetrics"}, s[3])), std::nullopt};
-    if (method != "PUT") return {status_response(Status::method_not_allowed(method, {"sim", "externalmetrics"})), std::nullopt};
+    if (method != "PUT")
+      return {status_response(Status::method_not_allowed(method, {"sim", "externalmetrics"})), std::nullopt};
     auto body = parse_body(request.body);
     if (!body) return bad(body.error().message);
     if (!body->contains("value")) return bad("value: required");

@@ -14,7 +14,8 @@ json pod_template(const WorkloadSpec& w) {
     json requests = json::object(), limits = json::object();
     for (const auto& [k, q] : c.requests) requests[k] = q.to_string();
     for (const auto& [k, q] : c.limits) limits[k] = q.to_string();
-    containers.push_back({{"name", c.name}, {"image", c.image}, {"resources", {{"requests", requests}, {"limits", limits}}}});
+    containers.push_back(
+        {{"name", c.name}, {"image", c.image}, {"resources", {{"requests", requests}, {"limits", limits}}}});
   }
   json labels = json::object();
   for (const auto& [k, v] : w.labels) labels[k] = v;
@@ -57,7 +58,8 @@ std::vector<json> deployment_cells(const json& d) {
 std::vector<json> deployment_wide_cells(const json& d) {
   const auto& spec = d.value("spec", json::object());
   std::string names, images;
-  for (const auto& c : spec.value("template", json::object()).value("spec", json::object()).value("containers", json::array())) {
+  for (const auto& c :
+       spec.value("template", json::object()).value("spec", json::object()).value("containers", json::array())) {
     names += (names.empty() ? "" : ",") + c.value("name", "");
     images += (images.empty() ? "" : ",") + c.value("image", "");
   }

@@ -202,7 +202,8 @@ PodUsage Federation::usage(std::size_t member, const SimPod& pod, k8s::Timestamp
   const auto& state = workloads[pod.workload];
   if (auto own = state.member_loads.find(member); own != state.member_loads.end()) {
     auto n = shares.own.find({member, pod.workload});
-    return pod_usage(world.workloads[pod.workload], own->second, n == shares.own.end() ? 0 : n->second, serving(pod, now));
+    return pod_usage(world.workloads[pod.workload], own->second, n == shares.own.end() ? 0 : n->second,
+                     serving(pod, now));
   }
   return pod_usage(world.workloads[pod.workload], state.load, shares.shared[pod.workload], serving(pod, now));
 }

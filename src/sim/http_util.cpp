@@ -37,15 +37,19 @@ std::string human_duration(std::chrono::nanoseconds d) {
   if (seconds < 0) return "0s";
   if (seconds < 120) return to_string(seconds) + "s";
   auto minutes = seconds / 60;
-  if (minutes < 10) return seconds % 60 == 0 ? to_string(minutes) + "m" : to_string(minutes) + "m" + to_string(seconds % 60) + "s";
+  if (minutes < 10)
+    return seconds % 60 == 0 ? to_string(minutes) + "m" : to_string(minutes) + "m" + to_string(seconds % 60) + "s";
   if (minutes < 180) return to_string(minutes) + "m";
   auto hours = minutes / 60;
-  if (hours < 8) return minutes % 60 == 0 ? to_string(hours) + "h" : to_string(hours) + "h" + to_string(minutes % 60) + "m";
+  if (hours < 8)
+    return minutes % 60 == 0 ? to_string(hours) + "h" : to_string(hours) + "h" + to_string(minutes % 60) + "m";
   if (hours < 48) return to_string(hours) + "h";
-  if (hours < 24 * 8) return hours % 24 == 0 ? to_string(hours / 24) + "d" : to_string(hours / 24) + "d" + to_string(hours % 24) + "h";
+  if (hours < 24 * 8)
+    return hours % 24 == 0 ? to_string(hours / 24) + "d" : to_string(hours / 24) + "d" + to_string(hours % 24) + "h";
   if (hours < 24 * 365 * 2) return to_string(hours / 24) + "d";
   auto days = (hours / 24) % 365;
-  if (hours < 24 * 365 * 8) return days == 0 ? to_string(hours / 24 / 365) + "y" : to_string(hours / 24 / 365) + "y" + to_string(days) + "d";
+  if (hours < 24 * 365 * 8)
+    return days == 0 ? to_string(hours / 24 / 365) + "y" : to_string(hours / 24 / 365) + "y" + to_string(days) + "d";
   return to_string(hours / 24 / 365) + "y";
 }
 

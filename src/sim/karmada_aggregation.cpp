@@ -11,10 +11,10 @@
 
 namespace fedmetrics::sim {
 
-using nlohmann::json;
-using k8s::Status;
 using detail::ready_condition_of;
 using detail::resolve_apiservice;
+using k8s::Status;
+using nlohmann::json;
 using transport::HttpRequest;
 using transport::HttpResponse;
 
@@ -29,7 +29,7 @@ std::variant<Upstream, std::string> detail::resolve_apiservice(const ObjectStore
   if (std::holds_alternative<Status>(svc)) return "service/" + name + " in \"" + ns + "\" is not present";
   const auto& svc_spec = std::get<json>(svc).value("spec", json::object());
   std::string host = svc_spec.value("type", "") == "ExternalName" ? svc_spec.value("externalName", "")
-                                                                   : svc_spec.value("clusterIP", "");
+                                                                  : svc_spec.value("clusterIP", "");
   if (host.empty() || host == "None")
     return "service/" + name + " in \"" + ns + "\" has no address (use type ExternalName with externalName 127.0.0.1)";
   Upstream up;

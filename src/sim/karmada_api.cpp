@@ -74,8 +74,12 @@ std::optional<detail::UserInfo> authenticate(const World& world, const ObjectSto
 json sar_spec_for(const detail::UserInfo& user, const auth::RequestAttributes& info) {
   json spec{{"user", user.name}, {"groups", user.groups}};
   if (info.resource_request) {
-    spec["resourceAttributes"] = {{"namespace", info.namespace_name}, {"verb", info.verb},      {"group", info.api_group},
-                                  {"version", info.api_version},          {"resource", info.resource}, {"subresource", info.subresource},
+    spec["resourceAttributes"] = {{"namespace", info.namespace_name},
+                                  {"verb", info.verb},
+                                  {"group", info.api_group},
+                                  {"version", info.api_version},
+                                  {"resource", info.resource},
+                                  {"subresource", info.subresource},
                                   {"name", info.name}};
   } else {
     spec["nonResourceAttributes"] = {{"path", info.path}, {"verb", info.verb}};
@@ -98,8 +102,8 @@ namespace detail {
 void KarmadaCall::fail(const k8s::Status& s) { respond(status_response(s)); }
 
 // `table`: what the request asked of a Table (table_request).
-HttpResponse KarmadaCall::answered(StoreResult result, const ResourceType& type, std::optional<k8s::IncludeObject> table,
-                      int success) const {
+HttpResponse KarmadaCall::answered(StoreResult result, const ResourceType& type,
+                                   std::optional<k8s::IncludeObject> table, int success) const {
   if (auto* doc = std::get_if<json>(&result)) {
     as_read(*doc, type, *federation, hooks.clock());
     if (table && (info.verb == "get" || info.verb == "list")) {
@@ -113,7 +117,8 @@ HttpResponse KarmadaCall::answered(StoreResult result, const ResourceType& type,
 
 // What a watch's events carry: the objects as read, or their Tables. The
 // function outlives this call, so it holds the hooks it needs, not `this`.
-std::function<json(const json&)> KarmadaCall::watch_object(const ResourceType& type, std::optional<k8s::IncludeObject> table) const {
+std::function<json(const json&)> KarmadaCall::watch_object(const ResourceType& type,
+                                                           std::optional<k8s::IncludeObject> table) const {
   auto read = [type = &type, clock = hooks.clock, federation_of = hooks.federation](json& object) {
     const auto now = clock();
     if (auto federation = federation_of()) as_read(object, *type, *federation, now);
@@ -212,8 +217,9 @@ void KarmadaApi::handle_unguarded(HttpRequest request, Respond respond) {
     auto decision = detail::authorize_user(*store_, *user, sar_spec_for(*user, info));
     if (!decision.allowed) {
       if (info.resource_request)
-        return respond(status_response(Status::forbidden(user->name, info.verb, {info.api_group, info.resource}, info.subresource,
-                                                         info.namespace_name, info.name, decision.reason)));
+        return respond(
+            status_response(Status::forbidden(user->name, info.verb, {info.api_group, info.resource}, info.subresource,
+                                              info.namespace_name, info.name, decision.reason)));
       return respond(status_response(Status::forbidden_path(user->name, info.verb, info.path)));
     }
   }

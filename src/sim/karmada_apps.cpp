@@ -16,11 +16,11 @@
 
 namespace fedmetrics::sim {
 
-using nlohmann::json;
-using k8s::Status;
 using detail::header;
 using detail::json_response;
 using detail::sync_bindings;
+using k8s::Status;
+using nlohmann::json;
 using transport::HttpResponse;
 
 namespace detail {
@@ -44,7 +44,8 @@ json binding_for(const WorkloadSpec& w, std::int32_t replicas, const std::vector
           {"kind", "ResourceBinding"},
           {"metadata", {{"name", k8s::resource_binding_name(w.name, "Deployment")}, {"namespace", w.namespace_name}}},
           {"spec",
-           {{"resource", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"namespace", w.namespace_name}, {"name", w.name}}},
+           {{"resource",
+             {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"namespace", w.namespace_name}, {"name", w.name}}},
             {"replicas", replicas},
             {"clusters", binding_clusters(placement)}}}};
 }
@@ -73,7 +74,8 @@ Status invalid(std::string_view kind, std::string_view name, std::string_view fi
   Status s;
   s.code = 422;
   s.reason = "Invalid";
-  s.message = std::string(kind) + " \"" + std::string(name) + "\" is invalid: " + std::string(field) + ": Invalid value: " + why.data();
+  s.message = std::string(kind) + " \"" + std::string(name) + "\" is invalid: " + std::string(field) +
+              ": Invalid value: " + why.data();
   s.details.name = std::string(name);
   s.details.kind = k8s::ascii_lowercase(kind);
   return s;
@@ -104,12 +106,14 @@ void sync_bindings(ObjectStore& store, const Federation& federation) {
       continue;
     }
     auto clusters = binding_clusters(state.placement);
-    if ((*object)["spec"].value("clusters", json()) == clusters && (*object)["spec"].value("replicas", -1) == state.replicas)
+    if ((*object)["spec"].value("clusters", json()) == clusters &&
+        (*object)["spec"].value("replicas", -1) == state.replicas)
       continue;
     (*object)["spec"]["clusters"] = std::move(clusters);
     (*object)["spec"]["replicas"] = state.replicas;
     (*object)["metadata"].erase("resourceVersion");
-    store.update(*bindings, spec.namespace_name, k8s::resource_binding_name(spec.name, "Deployment"), std::move(*object));
+    store.update(*bindings, spec.namespace_name, k8s::resource_binding_name(spec.name, "Deployment"),
+                 std::move(*object));
   }
 }
 
@@ -142,12 +146,16 @@ json KarmadaCall::scale_of(const json& deployment) const {
   return {{"kind", "Scale"},
           {"apiVersion", "autoscaling/v1"},
           {"metadata",
-           {{"name", m["name"]}, {"namespace", m["namespace"]}, {"uid", m.value("uid", "")},
-            {"resourceVersion", m.value("resourceVersion", "")}, {"creationTimestamp", m.value("creationTimestamp", "")}}},
+           {{"name", m["name"]},
+            {"namespace", m["namespace"]},
+            {"uid", m.value("uid", "")},
+            {"resourceVersion", m.value("resourceVersion", "")},
+            {"creationTimestamp", m.value("creationTimestamp", "")}}},
           {"spec", {{"replicas", d["spec"].value("replicas", 0)}}},
-          {"status", {{"replicas", d["status"].value("replicas", 0)}, {"selector", selector_string(d["spec"].value("selector", json::object()))}}}};
+          {"status",
+           {{"replicas", d["status"].value("replicas", 0)},
+            {"selector", selector_string(d["spec"].value("selector", json::object()))}}}};
 }
-
 
 // GET, PUT and PATCH of deployments/{name}/scale (autoscaling/v1 Scale).
 void KarmadaCall::scale(const ResourceType& type) {
@@ -180,8 +188,8 @@ void KarmadaCall::scale(const ResourceType& type) {
     return fail(invalid("Scale", name, "spec.replicas", "must be greater than or equal to 0"));
   auto name_in_body = wanted.value("metadata", json::object()).value("name", name);
   if (name_in_body != name)
-    return fail(Status::bad_request("the name of the object (" + name_in_body + ") does not match the name on the URL (" +
-                                    name + ")"));
+    return fail(Status::bad_request("the name of the object (" + name_in_body +
+                                    ") does not match the name on the URL (" + name + ")"));
   json updated = deployment;
   updated["spec"]["replicas"] = replicas;
   auto rv = wanted.value("metadata", json::object()).value("resourceVersion", "");
@@ -208,8 +216,10 @@ void KarmadaCall::after_deployment_change(const ResourceType& type, const StoreR
   if (!w) return;
   // Karmada's retain label is read before the count: with it, the members keep theirs.
   const auto& labels = d->value("metadata", json::object()).value("labels", json::object());
-  if (hooks.set_retain_replicas) hooks.set_retain_replicas(*w, labels.value(std::string(kRetainReplicasLabel), "") == "true");
-  if ((*d)["spec"]["replicas"].is_number_integer()) hooks.set_replicas(*w, (*d)["spec"]["replicas"].get<std::int32_t>());
+  if (hooks.set_retain_replicas)
+    hooks.set_retain_replicas(*w, labels.value(std::string(kRetainReplicasLabel), "") == "true");
+  if ((*d)["spec"]["replicas"].is_number_integer())
+    hooks.set_replicas(*w, (*d)["spec"]["replicas"].get<std::int32_t>());
 }
 
 }  // namespace detail

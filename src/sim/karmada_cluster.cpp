@@ -9,11 +9,11 @@
 
 namespace fedmetrics::sim {
 
-using nlohmann::json;
-using transport::HttpRequest;
-using k8s::Status;
 using detail::kClusterGroup;
 using detail::ready_condition_of;
+using k8s::Status;
+using nlohmann::json;
+using transport::HttpRequest;
 
 void KarmadaApi::set_cluster_ready(const std::string& name, bool ready, const std::string& message) {
   const auto* clusters = store_->find_type(kClusterGroup, "v1alpha1", "clusters");

@@ -16,12 +16,12 @@
 
 namespace fedmetrics::sim {
 
-using nlohmann::json;
-using transport::HttpResponse;
 using detail::header;
 using detail::json_response;
 using detail::status_response;
 using k8s::Status;
+using nlohmann::json;
+using transport::HttpResponse;
 
 // The discovery documents of the control plane (kube-apiserver's and
 // kube-aggregator's): /, /version, /api, /apis, each group and
@@ -35,18 +35,17 @@ std::optional<HttpResponse> KarmadaApi::discovery(const transport::HttpRequest& 
     return json_response(json{{"paths", paths}}.dump());
   }
   if (s[0] == "version" && s.size() == 1)
-    return json_response(json{{"major", "1"},
-                                      {"minor", "31"},
-                                      {"gitVersion", "v1.31.0-karmada-sim"},
-                                      {"platform", "linux/amd64"}}
-                                     .dump());
+    return json_response(
+        json{{"major", "1"}, {"minor", "31"}, {"gitVersion", "v1.31.0-karmada-sim"}, {"platform", "linux/amd64"}}
+            .dump());
   const bool aggregated_discovery = s.size() == 1 && (s[0] == "api" || s[0] == "apis") &&
                                     detail::wants_aggregated_discovery(header(request, "Accept"));
   if (s[0] == "api" && s.size() == 1 && !aggregated_discovery)
-    return json_response(json{{"kind", "APIVersions"},
-                                      {"versions", {"v1"}},
-                                      {"serverAddressByClientCIDRs", {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", "127.0.0.1"}}}}}
-                                     .dump());
+    return json_response(
+        json{{"kind", "APIVersions"},
+             {"versions", {"v1"}},
+             {"serverAddressByClientCIDRs", {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", "127.0.0.1"}}}}}
+            .dump());
   auto types = store_->types();
   // Discovery: groups in registration order, then the aggregated ones.
   auto resource_list = [&](const std::string& group, const std::string& version) {
@@ -65,11 +64,18 @@ std::optional<HttpResponse> KarmadaApi::discovery(const transport::HttpRequest& 
     for (const auto& t : types) {
       if (t.group != group || t.version != version) continue;
       if (t.status_subresource)
-        doc["resources"].push_back({{"name", t.resource + "/status"}, {"singularName", ""}, {"namespaced", t.namespaced},
-                                    {"kind", t.kind}, {"verbs", {"get", "patch", "update"}}});
+        doc["resources"].push_back({{"name", t.resource + "/status"},
+                                    {"singularName", ""},
+                                    {"namespaced", t.namespaced},
+                                    {"kind", t.kind},
+                                    {"verbs", {"get", "patch", "update"}}});
       if (t.group == "apps" && t.resource == "deployments")
-        doc["resources"].push_back({{"name", "deployments/scale"}, {"singularName", ""}, {"namespaced", true},
-                                    {"group", "autoscaling"}, {"version", "v1"}, {"kind", "Scale"},
+        doc["resources"].push_back({{"name", "deployments/scale"},
+                                    {"singularName", ""},
+                                    {"namespaced", true},
+                                    {"group", "autoscaling"},
+                                    {"version", "v1"},
+                                    {"kind", "Scale"},
                                     {"verbs", {"get", "patch", "update"}}});
     }
     // The create-only kinds (kube-apiserver's discovery of them), and TokenRequest as serviceaccounts/token.
@@ -86,8 +92,12 @@ std::optional<HttpResponse> KarmadaApi::discovery(const transport::HttpRequest& 
       create_only("subjectaccessreviews", "SubjectAccessReview");
     }
     if (group.empty())
-      doc["resources"].push_back({{"name", "serviceaccounts/token"}, {"singularName", ""}, {"namespaced", true},
-                                  {"group", "authentication.k8s.io"}, {"version", "v1"}, {"kind", "TokenRequest"},
+      doc["resources"].push_back({{"name", "serviceaccounts/token"},
+                                  {"singularName", ""},
+                                  {"namespaced", true},
+                                  {"group", "authentication.k8s.io"},
+                                  {"version", "v1"},
+                                  {"kind", "TokenRequest"},
                                   {"verbs", {"create"}}});
     return doc;
   };

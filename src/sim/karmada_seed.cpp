@@ -9,11 +9,11 @@
 
 namespace fedmetrics::sim {
 
-using nlohmann::json;
 using detail::deployment_for;
 using detail::kClusterGroup;
 using detail::kClusterNamespace;
 using detail::sync_bindings;
+using nlohmann::json;
 
 void KarmadaApi::seed(const Federation& federation, const std::vector<ClusterRegistration>& clusters,
                       const AuthenticationTrust& trust, const std::string& aggregation_ca_pem) {
@@ -35,9 +35,12 @@ void KarmadaApi::seed(const Federation& federation, const std::vector<ClusterReg
                     {"data", {{"token", k8s::base64_encode(c.token)}, {"caBundle", k8s::base64_encode(c.ca_pem)}}}});
     json apis = json::array();
     if (spec.apis.metrics) apis.push_back({{"groupVersion", "metrics.k8s.io/v1beta1"}, {"resources", json::array()}});
-    if (spec.apis.custom_v1beta2) apis.push_back({{"groupVersion", "custom.metrics.k8s.io/v1beta2"}, {"resources", json::array()}});
-    if (spec.apis.custom_v1beta1) apis.push_back({{"groupVersion", "custom.metrics.k8s.io/v1beta1"}, {"resources", json::array()}});
-    if (spec.apis.external) apis.push_back({{"groupVersion", "external.metrics.k8s.io/v1beta1"}, {"resources", json::array()}});
+    if (spec.apis.custom_v1beta2)
+      apis.push_back({{"groupVersion", "custom.metrics.k8s.io/v1beta2"}, {"resources", json::array()}});
+    if (spec.apis.custom_v1beta1)
+      apis.push_back({{"groupVersion", "custom.metrics.k8s.io/v1beta1"}, {"resources", json::array()}});
+    if (spec.apis.external)
+      apis.push_back({{"groupVersion", "external.metrics.k8s.io/v1beta1"}, {"resources", json::array()}});
     store_->create(type(kClusterGroup, "clusters"), "",
                    {{"metadata", {{"name", c.name}}},
                     {"spec",

@@ -53,7 +53,8 @@ json karmada_table(const json& doc, const ResourceType& type, k8s::Timestamp now
   std::function<std::vector<json>(const json&)> wide_cells = cells;
   const std::string& kind = type.kind;
   if (kind == "FederatedHPA") {
-    for (auto* c : {"Reference-Kind", "Reference-Name", "MinPods", "MaxPods", "Replicas"}) columns.push_back(column(c, "string", 0));
+    for (auto* c : {"Reference-Kind", "Reference-Name", "MinPods", "MaxPods", "Replicas"})
+      columns.push_back(column(c, "string", 0));
     cells = [](const json& o) {
       const auto& spec = o.value("spec", json::object());
       const auto& ref = spec.value("scaleTargetRef", json::object());
@@ -82,7 +83,9 @@ json karmada_table(const json& doc, const ResourceType& type, k8s::Timestamp now
     };
   } else if (kind == "Lease") {
     columns.push_back(column("Holder", "string", 0));
-    cells = [](const json& o) { return std::vector<json>{text_of(o.value("spec", json::object()).value("holderIdentity", json("")))}; };
+    cells = [](const json& o) {
+      return std::vector<json>{text_of(o.value("spec", json::object()).value("holderIdentity", json("")))};
+    };
   } else if (kind == "APIService") {
     for (auto* c : {"Service", "Available"}) columns.push_back(column(c, "string", 0));
     cells = [](const json& o) {

@@ -83,7 +83,8 @@ PodUsage pod_usage(const WorkloadSpec& workload, const Load& load, std::size_t s
     std::int64_t m = (memory[i] + kPage - 1) / kPage * kPage;
     usage.containers.push_back({workload.containers[i].name, std::max<std::int64_t>(c, 0), m});
   }
-  if (serving && serving_pods > 0) usage.requests_per_second = load.requests_per_second.as_double() / static_cast<double>(serving_pods);
+  if (serving && serving_pods > 0)
+    usage.requests_per_second = load.requests_per_second.as_double() / static_cast<double>(serving_pods);
   return usage;
 }
 

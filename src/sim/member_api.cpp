@@ -16,12 +16,12 @@
 
 namespace fedmetrics::sim {
 
-using nlohmann::json;
-using transport::HttpRequest;
-using transport::HttpResponse;
 using detail::status_response;
 using detail::text_response;
 using k8s::Status;
+using nlohmann::json;
+using transport::HttpRequest;
+using transport::HttpResponse;
 
 namespace detail {
 
@@ -60,7 +60,8 @@ std::optional<HttpResponse> MemberResponder::selectors(k8s::LabelSelector& label
   if (!l) return status_response(Status::bad_request(l.error().message));
   labels = std::move(*l);
   auto text = k8s::query_value(t_.query, "fieldSelector");
-  auto fs = core_fields != nullptr ? k8s::FieldSelector::parse_for(text, *core_fields) : k8s::FieldSelector::parse(text);
+  auto fs =
+      core_fields != nullptr ? k8s::FieldSelector::parse_for(text, *core_fields) : k8s::FieldSelector::parse(text);
   if (!fs) return status_response(Status::bad_request(fs.error().message));
   fields = std::move(*fs);
   return std::nullopt;
@@ -160,7 +161,8 @@ HttpResponse MemberApi::handle(const HttpRequest& request, k8s::Timestamp now, d
     // Cut mid-document: a body that no JSON parser accepts.
     response.body = response.body.substr(0, response.body.size() / 2);
   }
-  if (faults.malformed_gzip && response.status == 200 && transport::accepts_gzip(detail::header(request, "Accept-Encoding"))) {
+  if (faults.malformed_gzip && response.status == 200 &&
+      transport::accepts_gzip(detail::header(request, "Accept-Encoding"))) {
     // Compressed whatever its size, then the CRC-32 (the trailer's first four
     // bytes, RFC 1952) broken: every byte inflates to the right answer and
     // only a decoder that checks the trailer, as Go's gzip.Reader does, fails.

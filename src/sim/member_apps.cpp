@@ -7,13 +7,12 @@
 #include "sim/http_util.hpp"
 #include "sim/member_responder.hpp"
 
-
 namespace fedmetrics::sim::detail {
 
-using nlohmann::json;
-using transport::HttpResponse;
 using k8s::GroupResource;
 using k8s::Status;
+using nlohmann::json;
+using transport::HttpResponse;
 
 // This member's Deployment of workload `w`: the template as propagated,
 // spec.replicas its share, the status from its pods. nullopt when the
@@ -21,8 +20,8 @@ using k8s::Status;
 
 std::optional<json> MemberResponder::deployment(const WorkloadSpec& w, std::size_t index) const {
   const auto& placement = f_.workloads[index].placement;
-  const auto here = std::find_if(placement.begin(), placement.end(),
-                                 [&](const TargetCluster& t) { return t.name == spec_.name; });
+  const auto here =
+      std::find_if(placement.begin(), placement.end(), [&](const TargetCluster& t) { return t.name == spec_.name; });
   if (here == placement.end()) return std::nullopt;
   std::int32_t existing = 0;
   std::int32_t ready = 0;
@@ -33,28 +32,25 @@ std::optional<json> MemberResponder::deployment(const WorkloadSpec& w, std::size
   }
   json labels = json::object();
   for (const auto& [k, v] : w.labels) labels[k] = v;
-  return json{{"apiVersion", "apps/v1"},
-              {"kind", "Deployment"},
-              {"metadata",
-               {{"name", w.name},
-                {"namespace", w.namespace_name},
-                {"uid", spec_.name + "-deployment-" + w.namespace_name + "-" + w.name},
-                {"resourceVersion", rv()},
-                {"generation", 1},
-                {"creationTimestamp", k8s::format_time(f_.started)},
-                {"labels", labels}}},
-              {"spec",
-               {{"replicas", here->replicas},
-                {"selector", {{"matchLabels", labels}}},
-                {"template", pod_template(w)}}},
-              {"status",
-               {{"observedGeneration", 1},
-                {"replicas", existing},
-                {"updatedReplicas", existing},
-                {"readyReplicas", ready},
-                {"availableReplicas", ready}}}};
+  return json{
+      {"apiVersion", "apps/v1"},
+      {"kind", "Deployment"},
+      {"metadata",
+       {{"name", w.name},
+        {"namespace", w.namespace_name},
+        {"uid", spec_.name + "-deployment-" + w.namespace_name + "-" + w.name},
+        {"resourceVersion", rv()},
+        {"generation", 1},
+        {"creationTimestamp", k8s::format_time(f_.started)},
+        {"labels", labels}}},
+      {"spec", {{"replicas", here->replicas}, {"selector", {{"matchLabels", labels}}}, {"template", pod_template(w)}}},
+      {"status",
+       {{"observedGeneration", 1},
+        {"replicas", existing},
+        {"updatedReplicas", existing},
+        {"readyReplicas", ready},
+        {"availableReplicas", ready}}}};
 }
-
 
 // GET /apis/apps/v1/[namespaces/{ns}/]deployments[/{name}]: read-only.
 HttpResponse MemberResponder::deployments(const std::vector<std::string>& rest) const {
@@ -81,8 +77,10 @@ HttpResponse MemberResponder::deployments(const std::vector<std::string>& rest) 
     if (!ns.empty() && spec.namespace_name != ns) continue;
     if (auto doc = deployment(spec, w)) items.push_back(std::move(*doc));
   }
-  return json_response(
-      json{{"apiVersion", "apps/v1"}, {"kind", "DeploymentList"}, {"metadata", {{"resourceVersion", rv()}}}, {"items", items}}
-          .dump());
+  return json_response(json{
+      {"apiVersion", "apps/v1"},
+      {"kind", "DeploymentList"},
+      {"metadata", {{"resourceVersion", rv()}}},
+      {"items", items}}.dump());
 }
 }  // namespace fedmetrics::sim::detail

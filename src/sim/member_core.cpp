@@ -7,18 +7,16 @@
 #include "sim/json_text.hpp"
 #include "sim/member_responder.hpp"
 
-
 namespace fedmetrics::sim::detail {
 
-using nlohmann::json;
-using transport::HttpResponse;
 using k8s::GroupResource;
 using k8s::Status;
+using nlohmann::json;
+using transport::HttpResponse;
 
 bool MemberResponder::namespace_exists(std::string_view ns) const {
   return std::find(f_.world.namespaces.begin(), f_.world.namespaces.end(), ns) != f_.world.namespaces.end();
 }
-
 
 const NodeSpec* MemberResponder::find_node(std::string_view name) const {
   for (const auto& n : spec_.nodes)
@@ -38,10 +36,14 @@ HttpResponse MemberResponder::version() const {
   auto dot1 = v.find('.');
   auto dot2 = v.find('.', dot1 == std::string::npos ? v.size() : dot1 + 1);
   std::string major = v.substr(1, dot1 == std::string::npos ? std::string::npos : dot1 - 1);
-  std::string minor = dot1 == std::string::npos ? "0" : v.substr(dot1 + 1, dot2 == std::string::npos ? std::string::npos : dot2 - dot1 - 1);
-  json out{{"major", major},       {"minor", minor},          {"gitVersion", v},
-           {"gitCommit", "fedmetrics-sim"}, {"gitTreeState", "clean"}, {"buildDate", "2026-01-01T00:00:00Z"},
-           {"goVersion", "go1.23.0"}, {"compiler", "gc"},      {"platform", "linux/amd64"}};
+  std::string minor = dot1 == std::string::npos
+                          ? "0"
+                          : v.substr(dot1 + 1, dot2 == std::string::npos ? std::string::npos : dot2 - dot1 - 1);
+  json out{{"major", major},           {"minor", minor},
+           {"gitVersion", v},          {"gitCommit", "fedmetrics-sim"},
+           {"gitTreeState", "clean"},  {"buildDate", "2026-01-01T00:00:00Z"},
+           {"goVersion", "go1.23.0"},  {"compiler", "gc"},
+           {"platform", "linux/amd64"}};
   return json_response(out.dump());
 }
 
@@ -56,7 +58,8 @@ HttpResponse MemberResponder::core() const {
                                {"pods", "pod", true, "Pod", {"get", "list"}}}};
     auto doc = k8s::to_json(list);
     // kubectl resolves "po", "no" and "ns" through discovery.
-    for (auto& r : doc["resources"]) r["shortNames"] = json::array({r["name"] == "namespaces" ? "ns" : r["name"] == "nodes" ? "no" : "po"});
+    for (auto& r : doc["resources"])
+      r["shortNames"] = json::array({r["name"] == "namespaces" ? "ns" : r["name"] == "nodes" ? "no" : "po"});
     return json_response(doc.dump());
   }
   if (s[2] == "pods" && s.size() == 3) return pod_list("");
@@ -147,13 +150,17 @@ std::string MemberResponder::pod_text(const SimPod& p, bool item) const {
     j.end_object();
   }
   j.key("restartPolicy").string("Always").key("schedulerName").string("default-scheduler");
-  j.key("serviceAccountName").string("default").key("terminationGracePeriodSeconds").number(w.termination_grace.count());
+  j.key("serviceAccountName")
+      .string("default")
+      .key("terminationGracePeriodSeconds")
+      .number(w.termination_grace.count());
   j.end_object();
 
   j.key("status").begin_object().key("conditions").begin_array();
   auto condition = [&](const char* type, bool status, const std::string& at, bool unready_reason) {
     j.begin_object().key("lastProbeTime").null().key("lastTransitionTime").string(at);
-    if (unready_reason) j.key("message").string("containers with unready status").key("reason").string("ContainersNotReady");
+    if (unready_reason)
+      j.key("message").string("containers with unready status").key("reason").string("ContainersNotReady");
     j.key("status").string(status ? "True" : "False").key("type").string(type).end_object();
   };
   condition("Initialized", true, created, false);
@@ -167,12 +174,21 @@ std::string MemberResponder::pod_text(const SimPod& p, bool item) const {
     j.key("imageID").string("docker.io/library/" + c.image + "@sha256:" + std::string(64, '0'));
     j.key("name").string(c.name).key("ready").boolean(ready).key("restartCount").number(0);
     j.key("started").boolean(running).key("state").begin_object();
-    if (running) j.key("running").begin_object().key("startedAt").string(k8s::format_time(f_.started_at(p))).end_object();
+    if (running)
+      j.key("running").begin_object().key("startedAt").string(k8s::format_time(f_.started_at(p))).end_object();
     else j.key("waiting").begin_object().key("reason").string("ContainerCreating").end_object();
     j.end_object().end_object();
   }
   j.end_array().key("hostIP").string(node_ip(p.node)).key("phase").string(running ? "Running" : "Pending");
-  j.key("podIP").string(pod_ip).key("podIPs").begin_array().begin_object().key("ip").string(pod_ip).end_object().end_array();
+  j.key("podIP")
+      .string(pod_ip)
+      .key("podIPs")
+      .begin_array()
+      .begin_object()
+      .key("ip")
+      .string(pod_ip)
+      .end_object()
+      .end_array();
   j.key("qosClass").string(!any_resources ? "BestEffort" : (guaranteed ? "Guaranteed" : "Burstable"));
   j.key("startTime").string(created).end_object();
   j.end_object();
@@ -184,9 +200,9 @@ json MemberResponder::pod_json(const SimPod& p, bool item) const { return json::
 HttpResponse MemberResponder::pod_list(std::string_view ns) const {
   // pkg/registry/core/pod/strategy.go PodToSelectableFields.
   static const std::vector<std::string_view> kPodFields = {
-      "metadata.name",         "metadata.namespace",  "spec.nodeName",   "spec.restartPolicy",
-      "spec.schedulerName",    "spec.serviceAccountName", "spec.hostNetwork", "status.phase",
-      "status.podIP",          "status.nominatedNodeName"};
+      "metadata.name",      "metadata.namespace",      "spec.nodeName",    "spec.restartPolicy",
+      "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork", "status.phase",
+      "status.podIP",       "status.nominatedNodeName"};
   k8s::LabelSelector labels;
   k8s::FieldSelector fields;
   if (auto error = selectors(labels, fields, &kPodFields)) return *error;
@@ -199,14 +215,14 @@ HttpResponse MemberResponder::pod_list(std::string_view ns) const {
     if (!labels.matches(pod_labels(*p))) continue;
     std::string pod = pod_text(*p, true);
     if (!fields.empty() && !fields.matches([fields_of = json::parse(pod)](std::string_view field) -> std::string {
-      // The pod's JSON is the source of truth for its fields.
-      auto dot = field.find('.');
-      auto section = fields_of.find(std::string(field.substr(0, dot)));
-      if (section == fields_of.end()) return "";
-      auto it = section->find(std::string(field.substr(dot + 1)));
-      if (it == section->end() || it->is_null()) return field == "spec.hostNetwork" ? "false" : "";
-      return it->is_string() ? it->get<std::string>() : it->dump();
-    }))
+          // The pod's JSON is the source of truth for its fields.
+          auto dot = field.find('.');
+          auto section = fields_of.find(std::string(field.substr(0, dot)));
+          if (section == fields_of.end()) return "";
+          auto it = section->find(std::string(field.substr(dot + 1)));
+          if (it == section->end() || it->is_null()) return field == "spec.hostNetwork" ? "false" : "";
+          return it->is_string() ? it->get<std::string>() : it->dump();
+        }))
       continue;
     if (!first) body += ',';
     first = false;
@@ -235,29 +251,27 @@ json MemberResponder::node_json(const NodeSpec& n, bool item) const {
                      {"creationTimestamp", started},
                      {"labels", labels_json(n.labels)}};
   out["spec"] = json::object();
-  out["status"] = {
-      {"capacity", resource_list_json(capacity)},
-      {"allocatable", resource_list_json(capacity)},
-      {"conditions",
-       json::array({{{"type", "Ready"},
-                     {"status", "True"},
-                     {"reason", "KubeletReady"},
-                     {"message", "kubelet is posting ready status"},
-                     {"lastHeartbeatTime", k8s::format_time(now_)},
-                     {"lastTransitionTime", started}}})},
-      {"addresses", json::array({{{"type", "InternalIP"}, {"address", node_ip(n.name)}},
-                                 {{"type", "Hostname"}, {"address", n.name}}})},
-      {"nodeInfo",
-       {{"machineID", ""},
-        {"systemUUID", object_uid(n.name)},
-        {"bootID", ""},
-        {"kernelVersion", "6.1.0"},
-        {"osImage", "fedmetrics simulated node"},
-        {"containerRuntimeVersion", "containerd://1.7.0"},
-        {"kubeletVersion", spec_.kubernetes_version},
-        {"kubeProxyVersion", spec_.kubernetes_version},
-        {"operatingSystem", "linux"},
-        {"architecture", "amd64"}}}};
+  out["status"] = {{"capacity", resource_list_json(capacity)},
+                   {"allocatable", resource_list_json(capacity)},
+                   {"conditions", json::array({{{"type", "Ready"},
+                                                {"status", "True"},
+                                                {"reason", "KubeletReady"},
+                                                {"message", "kubelet is posting ready status"},
+                                                {"lastHeartbeatTime", k8s::format_time(now_)},
+                                                {"lastTransitionTime", started}}})},
+                   {"addresses", json::array({{{"type", "InternalIP"}, {"address", node_ip(n.name)}},
+                                              {{"type", "Hostname"}, {"address", n.name}}})},
+                   {"nodeInfo",
+                    {{"machineID", ""},
+                     {"systemUUID", object_uid(n.name)},
+                     {"bootID", ""},
+                     {"kernelVersion", "6.1.0"},
+                     {"osImage", "fedmetrics simulated node"},
+                     {"containerRuntimeVersion", "containerd://1.7.0"},
+                     {"kubeletVersion", spec_.kubernetes_version},
+                     {"kubeProxyVersion", spec_.kubernetes_version},
+                     {"operatingSystem", "linux"},
+                     {"architecture", "amd64"}}}};
   return out;
 }
 
@@ -308,9 +322,11 @@ HttpResponse MemberResponder::namespace_list() const {
   json items = json::array();
   for (const auto& ns : names)
     if (labels.matches(k8s::Labels{{"kubernetes.io/metadata.name", ns}}) &&
-        fields.matches([&ns](std::string_view field) -> std::string { return field == "metadata.name" ? ns : "Active"; }))
+        fields.matches(
+            [&ns](std::string_view field) -> std::string { return field == "metadata.name" ? ns : "Active"; }))
       items.push_back(namespace_json(ns, true));
-  json out{{"kind", "NamespaceList"}, {"apiVersion", "v1"}, {"metadata", {{"resourceVersion", rv()}}}, {"items", items}};
+  json out{
+      {"kind", "NamespaceList"}, {"apiVersion", "v1"}, {"metadata", {{"resourceVersion", rv()}}}, {"items", items}};
   return json_response(out.dump());
 }
 }  // namespace fedmetrics::sim::detail

@@ -6,13 +6,12 @@
 #include "sim/http_util.hpp"
 #include "sim/member_responder.hpp"
 
-
 namespace fedmetrics::sim::detail {
 
-using nlohmann::json;
-using transport::HttpResponse;
 using k8s::GroupResource;
 using k8s::Status;
+using nlohmann::json;
+using transport::HttpResponse;
 
 std::vector<MemberResponder::Series> MemberResponder::pod_series(std::string_view ns, const std::string& metric) const {
   std::vector<Series> out;
@@ -31,7 +30,8 @@ std::vector<MemberResponder::Series> MemberResponder::pod_series(std::string_vie
   return out;
 }
 
-std::vector<MemberResponder::Series> MemberResponder::deployment_series(std::string_view ns, const std::string& metric) const {
+std::vector<MemberResponder::Series> MemberResponder::deployment_series(std::string_view ns,
+                                                                        const std::string& metric) const {
   std::vector<Series> out;
   for (std::size_t i = 0; i < f_.world.workloads.size(); ++i) {
     const auto& w = f_.world.workloads[i];
@@ -57,7 +57,8 @@ std::vector<MemberResponder::Series> MemberResponder::deployment_series(std::str
   return out;
 }
 
-std::vector<MemberResponder::Series> MemberResponder::namespace_series(std::string_view ns, const std::string& metric) const {
+std::vector<MemberResponder::Series> MemberResponder::namespace_series(std::string_view ns,
+                                                                       const std::string& metric) const {
   std::vector<Series> out;
   auto names = f_.world.namespaces;
   std::sort(names.begin(), names.end());
@@ -74,7 +75,8 @@ std::vector<MemberResponder::Series> MemberResponder::namespace_series(std::stri
   return out;
 }
 
-HttpResponse MemberResponder::custom_metrics(const std::vector<std::string>& r, k8s::CustomMetricsVersion version) const {
+HttpResponse MemberResponder::custom_metrics(const std::vector<std::string>& r,
+                                             k8s::CustomMetricsVersion version) const {
   // custom-metrics-apiserver's routes (cmhandlers.go).
   std::string ns, resource, name, metric;
   bool namespace_metric = false;
@@ -126,14 +128,14 @@ HttpResponse MemberResponder::custom_metrics(const std::vector<std::string>& r, 
   std::vector<Series> series;
   if (namespace_metric) series = namespace_series(ns, metric);
   else if (gr.resource == "pods" && gr.group.empty()) series = pod_series(ns, metric);
-  else if (gr.resource == "deployments" && (gr.group == "apps" || gr.group.empty())) series = deployment_series(ns, metric);
+  else if (gr.resource == "deployments" && (gr.group == "apps" || gr.group.empty()))
+    series = deployment_series(ns, metric);
   else return status_response(Status::metric_not_found(metric, gr, wildcard ? "" : name));
 
   std::vector<k8s::MetricValue> items;
   for (const auto& s : series) {
     if (!namespace_metric) {
-      if (wildcard ? !objects.matches(s.object_labels) : s.object.name != name)
-        continue;
+      if (wildcard ? !objects.matches(s.object_labels) : s.object.name != name) continue;
     }
     if (!msel->matches(s.labels)) continue;
     k8s::MetricValue v;

@@ -6,13 +6,12 @@
 #include "sim/http_util.hpp"
 #include "sim/member_responder.hpp"
 
-
 namespace fedmetrics::sim::detail {
 
-using nlohmann::json;
-using transport::HttpResponse;
 using k8s::GroupResource;
 using k8s::Status;
+using nlohmann::json;
+using transport::HttpResponse;
 
 std::vector<std::string> MemberResponder::custom_versions() const {
   std::vector<std::string> out;
@@ -25,8 +24,7 @@ std::vector<k8s::APIGroup> MemberResponder::groups() const {
   std::vector<k8s::APIGroup> out;
   if (spec_.apis.metrics) out.push_back(k8s::make_api_group(kMetricsGroup, {"metrics.k8s.io/v1beta1"}));
   if (spec_.apis.custom()) out.push_back(k8s::make_api_group(kCustomGroup, custom_versions()));
-  if (spec_.apis.external)
-    out.push_back(k8s::make_api_group(kExternalGroup, {"external.metrics.k8s.io/v1beta1"}));
+  if (spec_.apis.external) out.push_back(k8s::make_api_group(kExternalGroup, {"external.metrics.k8s.io/v1beta1"}));
   // Stored by MemberObjects; discovery lists them here with the rest.
   out.push_back(k8s::make_api_group("autoscaling", {"autoscaling/v2"}));
   // The workloads propagated here, read-only (what Karmada's work agent
@@ -34,7 +32,6 @@ std::vector<k8s::APIGroup> MemberResponder::groups() const {
   out.push_back(k8s::make_api_group("apps", {"apps/v1"}));
   return out;
 }
-
 
 // Whether this member serves group/version.
 bool MemberResponder::serves(std::string_view group, std::string_view version) const {
@@ -85,7 +82,6 @@ k8s::APIResourceList MemberResponder::resources(std::string_view group, std::str
   return list;
 }
 
-
 // autoscaling/v2 as kube-apiserver lists it: kubectl resolves "hpa" through the short name.
 json MemberResponder::autoscaling_resources() {
   auto type = horizontal_pod_autoscaler_type();
@@ -93,8 +89,11 @@ json MemberResponder::autoscaling_resources() {
   auto doc = k8s::to_json(list);
   doc["resources"][0]["shortNames"] = type.short_names;
   doc["resources"][0]["categories"] = {"all"};
-  doc["resources"].push_back({{"name", type.resource + "/status"}, {"singularName", ""}, {"namespaced", true},
-                              {"kind", type.kind}, {"verbs", {"get", "patch", "update"}}});
+  doc["resources"].push_back({{"name", type.resource + "/status"},
+                              {"singularName", ""},
+                              {"namespaced", true},
+                              {"kind", type.kind},
+                              {"verbs", {"get", "patch", "update"}}});
   return doc;
 }
 
@@ -123,8 +122,8 @@ HttpResponse MemberResponder::apis() const {
   if (s[1] == "apps") return deployments(rest);
   if (s[1] == kMetricsGroup) return resource_metrics(rest);
   if (s[1] == kCustomGroup)
-    return custom_metrics(rest, s[2] == "v1beta1" ? k8s::CustomMetricsVersion::V1beta1
-                                                  : k8s::CustomMetricsVersion::V1beta2);
+    return custom_metrics(rest,
+                          s[2] == "v1beta1" ? k8s::CustomMetricsVersion::V1beta1 : k8s::CustomMetricsVersion::V1beta2);
   return external_metrics(rest);
 }
 }  // namespace fedmetrics::sim::detail

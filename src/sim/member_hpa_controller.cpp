@@ -59,10 +59,10 @@ MemberView view_of(const Federation& f, std::size_t member, std::size_t workload
            {{"cpu", k8s::Quantity::from_nanos(c.cpu_nanocores)},
             {"memory", k8s::Quantity::from_value(c.memory_bytes, k8s::QuantityFormat::BinarySI)}}});
     view.resource.push_back(std::move(sample));
-    view.requests.push_back(
-        {pod.key, k8s::Quantity::from_milli(static_cast<std::int64_t>(usage.requests_per_second * 1000.0),
-                                            k8s::QuantityFormat::DecimalSI),
-         now});
+    view.requests.push_back({pod.key,
+                             k8s::Quantity::from_milli(static_cast<std::int64_t>(usage.requests_per_second * 1000.0),
+                                                       k8s::QuantityFormat::DecimalSI),
+                             now});
   }
   return view;
 }
@@ -102,8 +102,8 @@ std::vector<MemberHpaAction> MemberHpaController::sync(const Federation& f, std:
     auto workload = ref.kind == "Deployment" ? f.world.workload_index(action.namespace_name, ref.name) : std::nullopt;
     if (!workload) {
       action.status = failed_get_scale(memory.status,
-                                       "the HPA controller was unable to get the target's current scale: " +
-                                           ref.kind + " \"" + ref.name + "\" not found",
+                                       "the HPA controller was unable to get the target's current scale: " + ref.kind +
+                                           " \"" + ref.name + "\" not found",
                                        now);
       actions.push_back(std::move(action));
       continue;

@@ -95,21 +95,20 @@ json horizontal_pod_autoscaler_table(const json& doc, k8s::Timestamp now) {
   using detail::column;
   bool list = doc.contains("items");
   json items = list ? doc["items"] : json::array({doc});
-  json columns = json::array({column("Name", "string", 0, "name"), column("Reference", "string", 0),
-                              column("Targets", "string", 0), column("MinPods", "string", 0),
-                              column("MaxPods", "integer", 0), column("Replicas", "integer", 0),
-                              column("Age", "string", 0)});
+  json columns =
+      json::array({column("Name", "string", 0, "name"), column("Reference", "string", 0),
+                   column("Targets", "string", 0), column("MinPods", "string", 0), column("MaxPods", "integer", 0),
+                   column("Replicas", "integer", 0), column("Age", "string", 0)});
   json rows = json::array();
   for (const auto& item : items) {
     const auto& spec = item.value("spec", json::object());
     const auto& ref = spec.value("scaleTargetRef", json::object());
     auto created = k8s::parse_time(item["metadata"].value("creationTimestamp", ""));
-    json cells = json::array({item["metadata"].value("name", ""),
-                              text(ref.value("kind", json())) + "/" + text(ref.value("name", json())), targets(item),
-                              spec.contains("minReplicas") ? spec["minReplicas"].dump() : std::string("<unset>"),
-                              spec.value("maxReplicas", 0),
-                              item.value("status", json::object()).value("currentReplicas", 0),
-                              created ? detail::human_duration(now - *created) : std::string("<unknown>")});
+    json cells = json::array(
+        {item["metadata"].value("name", ""), text(ref.value("kind", json())) + "/" + text(ref.value("name", json())),
+         targets(item), spec.contains("minReplicas") ? spec["minReplicas"].dump() : std::string("<unset>"),
+         spec.value("maxReplicas", 0), item.value("status", json::object()).value("currentReplicas", 0),
+         created ? detail::human_duration(now - *created) : std::string("<unknown>")});
     rows.push_back({{"cells", cells}});
   }
   return detail::table_document(std::move(columns), std::move(rows));

@@ -6,13 +6,12 @@
 #include "sim/http_util.hpp"
 #include "sim/member_responder.hpp"
 
-
 namespace fedmetrics::sim::detail {
 
-using nlohmann::json;
-using transport::HttpResponse;
 using k8s::GroupResource;
 using k8s::Status;
+using nlohmann::json;
+using transport::HttpResponse;
 
 k8s::PodMetrics MemberResponder::pod_metrics(const SimPod& p) const {
   k8s::PodMetrics out;

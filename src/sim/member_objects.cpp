@@ -32,7 +32,8 @@ bool MemberObjects::handles(const HttpRequest& request) {
 }
 
 void MemberObjects::handle(const Federation& federation, std::size_t member, const HttpRequest& request,
-                           double fault_draw, std::function<void(std::chrono::nanoseconds, std::function<void()>)> schedule,
+                           double fault_draw,
+                           std::function<void(std::chrono::nanoseconds, std::function<void()>)> schedule,
                            std::function<void(HttpResponse)> respond) {
   using detail::status_response;
   auto target = k8s::parse_request_target(request.target);
@@ -68,7 +69,7 @@ void MemberObjects::handle(const Federation& federation, std::size_t member, con
   if (!table) return respond(status_response(Status::bad_request(table.error().message)));
   const bool watch = k8s::query_bool(target->query, "watch");
   serving.answer = [this, include = request.method == "GET" && !watch ? *table : std::nullopt](StoreResult result,
-                                                                                             int success) {
+                                                                                               int success) {
     if (auto* doc = std::get_if<json>(&result); doc && include) {
       json t = horizontal_pod_autoscaler_table(*doc, clock_());
       detail::complete_table(t, *doc, *include);

@@ -4,13 +4,12 @@
 #include "sim/table_json.hpp"
 #include "sim/member_responder.hpp"
 
-
 namespace fedmetrics::sim::detail {
 
-using nlohmann::json;
-using transport::HttpResponse;
 using k8s::GroupResource;
 using k8s::Status;
+using nlohmann::json;
+using transport::HttpResponse;
 
 // A core list or object as the meta.k8s.io/v1 Table that `kubectl get` asks
 // for, with the columns of kube-apiserver's printers (pkg/printers/internalversion).
@@ -27,9 +26,14 @@ std::optional<json> member_table(const json& doc, k8s::Timestamp now) {
   };
   json columns, rows = json::array();
   if (kind == "Pod") {
-    columns = {column("Name", "string", 0, "name"), column("Ready", "string", 0), column("Status", "string", 0),
-               column("Restarts", "string", 0),     column("Age", "string", 0),   column("IP", "string", 1),
-               column("Node", "string", 1),         column("Nominated Node", "string", 1),
+    columns = {column("Name", "string", 0, "name"),
+               column("Ready", "string", 0),
+               column("Status", "string", 0),
+               column("Restarts", "string", 0),
+               column("Age", "string", 0),
+               column("IP", "string", 1),
+               column("Node", "string", 1),
+               column("Nominated Node", "string", 1),
                column("Readiness Gates", "string", 1)};
     for (const auto& p : items) {
       int ready = 0, total = 0;
@@ -38,19 +42,22 @@ std::optional<json> member_table(const json& doc, k8s::Timestamp now) {
         if (c.value("ready", false)) ++ready;
       }
       std::string status = p["metadata"].contains("deletionTimestamp") ? "Terminating" : p["status"].value("phase", "");
-      rows.push_back({{"cells", {p["metadata"]["name"], std::to_string(ready) + "/" + std::to_string(total), status, "0",
-                                 age(p), p["status"].value("podIP", ""), p["spec"].value("nodeName", ""), "<none>", "<none>"}}});
+      rows.push_back({{"cells",
+                       {p["metadata"]["name"], std::to_string(ready) + "/" + std::to_string(total), status, "0", age(p),
+                        p["status"].value("podIP", ""), p["spec"].value("nodeName", ""), "<none>", "<none>"}}});
     }
   } else if (kind == "Node") {
-    columns = {column("Name", "string", 0, "name"), column("Status", "string", 0),  column("Roles", "string", 0),
-               column("Age", "string", 0),          column("Version", "string", 0), column("Internal-IP", "string", 1),
-               column("External-IP", "string", 1),  column("OS-Image", "string", 1), column("Kernel-Version", "string", 1),
-               column("Container-Runtime", "string", 1)};
+    columns = {column("Name", "string", 0, "name"),   column("Status", "string", 0),
+               column("Roles", "string", 0),          column("Age", "string", 0),
+               column("Version", "string", 0),        column("Internal-IP", "string", 1),
+               column("External-IP", "string", 1),    column("OS-Image", "string", 1),
+               column("Kernel-Version", "string", 1), column("Container-Runtime", "string", 1)};
     for (const auto& n : items) {
       const auto& info = n["status"]["nodeInfo"];
-      rows.push_back({{"cells", {n["metadata"]["name"], "Ready", "<none>", age(n), info["kubeletVersion"],
-                                 n["status"]["addresses"][0]["address"], "<none>", info["osImage"], info["kernelVersion"],
-                                 info["containerRuntimeVersion"]}}});
+      rows.push_back({{"cells",
+                       {n["metadata"]["name"], "Ready", "<none>", age(n), info["kubeletVersion"],
+                        n["status"]["addresses"][0]["address"], "<none>", info["osImage"], info["kernelVersion"],
+                        info["containerRuntimeVersion"]}}});
     }
   } else if (kind == "Namespace") {
     columns = {column("Name", "string", 0, "name"), column("Status", "string", 0), column("Age", "string", 0)};

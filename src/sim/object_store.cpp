@@ -33,7 +33,7 @@ namespace fedmetrics::sim {
 namespace {
 
 using nlohmann::json;
-using ObjectPtr = std::shared_ptr<const json>;  // stored objects are immutable snapshots
+using ObjectPtr = std::shared_ptr<const json>;          // stored objects are immutable snapshots
 using ObjectKey = std::pair<std::string, std::string>;  // namespace ("" when cluster-scoped), name
 using ObjectMap = std::map<ObjectKey, ObjectPtr>;       // its order is the list order
 
@@ -95,8 +95,8 @@ std::optional<std::string> shape_error(const json& object) {
   for (const char* key : {"labels", "annotations"}) {
     auto value = meta->find(key);
     if (value == meta->end() || value->is_null()) continue;
-    const bool strings = value->is_object() && std::all_of(value->begin(), value->end(),
-                                                            [](const json& v) { return v.is_string(); });
+    const bool strings =
+        value->is_object() && std::all_of(value->begin(), value->end(), [](const json& v) { return v.is_string(); });
     if (!strings) return std::string("metadata.") + key + ": expected a map of strings";
   }
   return std::nullopt;
@@ -105,7 +105,9 @@ std::optional<std::string> shape_error(const json& object) {
 // apimachinery errors.NewAlreadyExists.
 k8s::Status already_exists(const ResourceType& type, const std::string& name) {
   const auto what = type.group_resource();
-  return {409, "AlreadyExists", what.to_string() + " \"" + name + "\" already exists",
+  return {409,
+          "AlreadyExists",
+          what.to_string() + " \"" + name + "\" already exists",
           {name, what.group, what.resource, {}, 0}};
 }
 
@@ -114,7 +116,9 @@ k8s::Status already_exists(const ResourceType& type, const std::string& name) {
 k8s::Status invalid(const ResourceType& type, const std::string& name, const std::string& field,
                     const std::string& cause, const std::string& detail) {
   const std::string kind = type.group.empty() ? type.kind : type.kind + "." + type.group;
-  return {422, "Invalid", kind + " \"" + name + "\" is invalid: " + field + ": " + detail,
+  return {422,
+          "Invalid",
+          kind + " \"" + name + "\" is invalid: " + field + ": " + detail,
           {name, type.group, type.kind, {k8s::StatusCause{cause, detail, field}}, 0}};
 }
 
@@ -129,7 +133,9 @@ std::optional<k8s::Status> validation_error(const ResourceType& type, const json
   std::string list;
   for (const auto& c : causes) list += (list.empty() ? "" : ", ") + c.field + ": " + c.message;
   if (causes.size() > 1) list = "[" + list + "]";
-  return k8s::Status{422, "Invalid", kind + " \"" + name + "\" is invalid: " + list,
+  return k8s::Status{422,
+                     "Invalid",
+                     kind + " \"" + name + "\" is invalid: " + list,
                      {name, type.group, type.kind, std::move(causes), 0}};
 }
 
@@ -140,7 +146,9 @@ k8s::Status patch_rejected(std::string why) {
   if (auto end = why.find("] "); why.starts_with("[json.exception.") && end != std::string::npos) {
     why.erase(0, end + 2);  // nlohmann's "[json.exception.out_of_range.403] " prefix
   }
-  return {422, "Invalid", "the server rejected our request due to an error in our request",
+  return {422,
+          "Invalid",
+          "the server rejected our request due to an error in our request",
           {{}, {}, {}, {k8s::StatusCause{{}, std::move(why), {}}}, 0}};
 }
 
@@ -187,8 +195,8 @@ std::string random_uid(std::mt19937_64& random) {
   for (int i = 0; i < 32; ++i) {
     if (i == 8 || i == 12 || i == 16 || i == 20) out += '-';
     int d = digit(random);
-    if (i == 12) d = 4;                  // version 4 (random)
-    if (i == 16) d = 8 | (d & 3);        // RFC 4122 variant
+    if (i == 12) d = 4;            // version 4 (random)
+    if (i == 16) d = 8 | (d & 3);  // RFC 4122 variant
     out += kHex[d];
   }
   return out;
@@ -241,7 +249,7 @@ struct Watch {
   k8s::LabelSelector labels;
   k8s::FieldSelector fields;
   std::vector<SelectableField> selectable;  // the type's, beyond metadata.name and metadata.namespace
-  std::uint64_t after = 0;  // events at or below this resourceVersion are not for this watch
+  std::uint64_t after = 0;                  // events at or below this resourceVersion are not for this watch
   WatchSink sink;
 
   std::mutex mu;  // guards the members below
@@ -311,8 +319,8 @@ struct ObjectStore::Impl {
   }
 
   // Under mu: stores `object` (erases the key for DELETED) and records the change.
-  void commit(const ResourceType& type, const ObjectKey& key, std::string event, ObjectPtr object,
-              ObjectPtr previous, Pending& pending) {
+  void commit(const ResourceType& type, const ObjectKey& key, std::string event, ObjectPtr object, ObjectPtr previous,
+              Pending& pending) {
     const std::string group_resource = type.group_resource().to_string();
     if (event == "DELETED") objects[group_resource].erase(key);
     else objects[group_resource][key] = object;
@@ -432,7 +440,8 @@ struct ObjectStore::Impl {
     const json& old_meta = old->at("metadata");
     // deletionTimestamp and its grace period are the registry's: an update
     // neither sets nor clears them.
-    for (const char* field : {"uid", "creationTimestamp", "generation", "deletionTimestamp", "deletionGracePeriodSeconds"}) {
+    for (const char* field :
+         {"uid", "creationTimestamp", "generation", "deletionTimestamp", "deletionGracePeriodSeconds"}) {
       if (auto value = old_meta.find(field); value != old_meta.end()) meta[field] = *value;
       else meta.erase(field);
     }
@@ -453,8 +462,7 @@ struct ObjectStore::Impl {
   }
 };
 
-ObjectStore::ObjectStore(std::function<k8s::Timestamp()> clock, std::size_t history)
-    : impl_(std::make_shared<Impl>()) {
+ObjectStore::ObjectStore(std::function<k8s::Timestamp()> clock, std::size_t history) : impl_(std::make_shared<Impl>()) {
   impl_->clock = std::move(clock);
   impl_->history_limit = history;
 }
@@ -497,8 +505,7 @@ StoreResult ObjectStore::create(const ResourceType& type, std::string_view names
             "the namespace of the provided object does not match the namespace sent on the request");
       }
       if (namespace_name.empty()) {
-        return invalid(type, meta_string(object, "name"), "metadata.namespace", "FieldValueRequired",
-                       "Required value");
+        return invalid(type, meta_string(object, "name"), "metadata.namespace", "FieldValueRequired", "Required value");
       }
       object["metadata"]["namespace"] = namespace_name;
     } else {
@@ -601,7 +608,8 @@ StoreResult ObjectStore::patch(const ResourceType& type, std::string_view namesp
     }
     // Patches that cannot be decoded are 400 (jsonpatch.DecodePatch, ErrBadJSONPatch).
     if (patch_type == PatchType::Json) {
-      if (!patch.is_array() || !std::all_of(patch.begin(), patch.end(), [](const json& op) { return op.is_object(); })) {
+      if (!patch.is_array() ||
+          !std::all_of(patch.begin(), patch.end(), [](const json& op) { return op.is_object(); })) {
         return k8s::Status::bad_request("a JSON patch must be a list of operation objects");
       }
     } else if (!patch.is_object()) {
@@ -616,9 +624,7 @@ StoreResult ObjectStore::patch(const ResourceType& type, std::string_view namesp
       switch (patch_type) {
         case PatchType::Merge: target.merge_patch(patch); break;
         case PatchType::Strategic: target.merge_patch(without_directives(patch)); break;
-        case PatchType::Json:
-          try {
-            target.patch_inplace(patch);
+        case PatchType::Json: try { target.patch_inplace(patch);
           } catch (const nlohmann::json::exception& e) {
             return patch_rejected(e.what());
           }
@@ -641,15 +647,15 @@ StoreResult ObjectStore::remove(const ResourceType& type, std::string_view names
       // kube-apiserver's wording (storage.Preconditions.Check), as a Conflict.
       const auto uid = meta_string(*old, "uid");
       if (preconditions.uid && *preconditions.uid != uid)
-        return k8s::Status::conflict(type.group_resource(), name,
-                                     "Precondition failed: UID in precondition: " + *preconditions.uid +
-                                         ", UID in object meta: " + uid);
+        return k8s::Status::conflict(
+            type.group_resource(), name,
+            "Precondition failed: UID in precondition: " + *preconditions.uid + ", UID in object meta: " + uid);
       const auto resource_version = meta_string(*old, "resourceVersion");
       if (preconditions.resource_version && *preconditions.resource_version != resource_version)
-        return k8s::Status::conflict(type.group_resource(), name,
-                                     "Precondition failed: ResourceVersion in precondition: " +
-                                         *preconditions.resource_version +
-                                         ", ResourceVersion in object meta: " + resource_version);
+        return k8s::Status::conflict(
+            type.group_resource(), name,
+            "Precondition failed: ResourceVersion in precondition: " + *preconditions.resource_version +
+                ", ResourceVersion in object meta: " + resource_version);
       // Finalizers: the object is only marked (deletionTimestamp, a MODIFIED
       // event) and stays until the controllers that put them there remove
       // them; a second delete changes nothing (the registry's
@@ -704,12 +710,12 @@ std::optional<std::uint64_t> ObjectStore::watch(const ResourceType& type, std::s
           }
         }
       } else if (auto from = parse_rv(resource_version); !from) {
-        error = k8s::Status::bad_request("invalid resource version: " +
-                                         k8s::detail::go_quote(resource_version));
+        error = k8s::Status::bad_request("invalid resource version: " + k8s::detail::go_quote(resource_version));
       } else if (*from < impl_->rv && (impl_->history.empty() || *from + 1 < impl_->history.front().rv)) {
         // The watch cache's message: the requested version and the newest one it cannot replay from.
         const std::uint64_t oldest = impl_->history.empty() ? impl_->rv : impl_->history.front().rv - 1;
-        error = k8s::Status{410, "Expired",
+        error = k8s::Status{410,
+                            "Expired",
                             "too old resource version: " + std::to_string(*from) + " (" + std::to_string(oldest) + ")",
                             {}};
       } else {
@@ -726,8 +732,7 @@ std::optional<std::uint64_t> ObjectStore::watch(const ResourceType& type, std::s
     if (error) {
       try {
         watch->sink(WatchEvent{"ERROR", error->to_json()});
-      } catch (...) {
-      }
+      } catch (...) {}
       return std::nullopt;
     }
     impl_->drain(watch, true);

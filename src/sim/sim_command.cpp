@@ -106,7 +106,8 @@ struct Simulation {
     auto delay = snapshot->world.members[i].latency + faults.latency;
     auto delayed = [this, i, delay, respond = std::move(respond)](HttpResponse response) {
       if (delay.count() > 0 && !response.stream) {
-        members[i]->schedule(delay, [respond, response = std::move(response)]() mutable { respond(std::move(response)); });
+        members[i]->schedule(delay,
+                             [respond, response = std::move(response)]() mutable { respond(std::move(response)); });
       } else {
         respond(std::move(response));
       }
@@ -115,7 +116,9 @@ struct Simulation {
       auto name = snapshot->world.members[i].name, method = request.method, target = request.target;
       member_objects[i]->handle(
           *snapshot, i, request, draw(i),
-          [this, i](std::chrono::nanoseconds d, std::function<void()> task) { members[i]->schedule(d, std::move(task)); },
+          [this, i](std::chrono::nanoseconds d, std::function<void()> task) {
+            members[i]->schedule(d, std::move(task));
+          },
           [delayed, name, method, target](HttpResponse response) {
             spdlog::debug("{} {} {} -> {}", name, method, target, response.status);
             delayed(std::move(response));
@@ -132,7 +135,8 @@ struct Simulation {
   void set_member_replicas(std::size_t workload, std::size_t member, std::int32_t replicas, const std::string& reason) {
     std::lock_guard lock(write_mutex);
     auto current = state.load();
-    auto next = std::make_shared<const Federation>(current->with_member_replicas(workload, member, replicas, wall_now()));
+    auto next =
+        std::make_shared<const Federation>(current->with_member_replicas(workload, member, replicas, wall_now()));
     state.store(next);
     if (next->workloads[workload].retain_replicas) karmada->sync_replicas(*next);
     spdlog::info("{}: horizontal-pod-autoscaler scaled {}/{} to {}: {}", current->world.members[member].name,
@@ -150,9 +154,11 @@ struct Simulation {
       if (action.scale) set_member_replicas(action.scale->first, i, action.scale->second, action.scale_reason);
       nlohmann::json object = {{"metadata", {{"name", action.name}, {"namespace", action.namespace_name}}},
                                {"status", std::move(action.status)}};
-      auto written = objects.store().update(objects.hpa_type(), action.namespace_name, action.name, std::move(object), "status");
+      auto written =
+          objects.store().update(objects.hpa_type(), action.namespace_name, action.name, std::move(object), "status");
       if (auto* failed = std::get_if<k8s::Status>(&written))  // deleted meanwhile: nothing to do
-        spdlog::debug("member {}: HPA {}/{} status not written: {}", i, action.namespace_name, action.name, failed->message);
+        spdlog::debug("member {}: HPA {}/{} status not written: {}", i, action.namespace_name, action.name,
+                      failed->message);
     }
   }
 
@@ -206,9 +212,9 @@ struct Simulation {
     for (std::size_t i = 0; i < f.members.size(); ++i) {
       const auto& faults = f.members[i].faults;
       bool ready = !faults.refuse && !faults.blackhole && !faults.wrong_certificate;
-      karmada->set_cluster_ready(f.world.members[i].name, ready,
-                                 ready ? "cluster is healthy and ready to accept workloads"
-                                       : "cluster is not reachable");
+      karmada->set_cluster_ready(
+          f.world.members[i].name, ready,
+          ready ? "cluster is healthy and ready to accept workloads" : "cluster is not reachable");
     }
   }
 
@@ -248,23 +254,24 @@ struct Simulation {
       probe.target = t.path;
       probe.headers = {{"X-Remote-User", "system:kube-aggregator"}, {"X-Remote-Group", "system:masters"}};
       auto url = t.upstream->server + t.path;
-      forward(*t.upstream, std::move(probe),
-              [this, name = t.name, url](HttpResponse r) {
-                if (r.status >= 200 && r.status < 300) {
-                  karmada->set_available(name, true, "Passed", "all checks passed");
-                  auto list = nlohmann::json::parse(r.body, nullptr, false);
-                  karmada->set_discovered(name, list.is_object() ? std::optional(std::move(list)) : std::nullopt);
-                } else {
-                  karmada->set_discovered(name, std::nullopt);
-                  any_unavailable = true;
-                  std::string why = r.status == 503 && r.body.find("error trying to reach service") != std::string::npos
-                                        ? r.body
-                                        : "bad status from " + url + ": " + std::to_string(r.status);
-                  karmada->set_available(name, false, "FailedDiscoveryCheck",
-                                         "failing or missing response from " + url + ": " + why);
-                }
-              },
-              std::chrono::seconds(5));
+      forward(
+          *t.upstream, std::move(probe),
+          [this, name = t.name, url](HttpResponse r) {
+            if (r.status >= 200 && r.status < 300) {
+              karmada->set_available(name, true, "Passed", "all checks passed");
+              auto list = nlohmann::json::parse(r.body, nullptr, false);
+              karmada->set_discovered(name, list.is_object() ? std::optional(std::move(list)) : std::nullopt);
+            } else {
+              karmada->set_discovered(name, std::nullopt);
+              any_unavailable = true;
+              std::string why = r.status == 503 && r.body.find("error trying to reach service") != std::string::npos
+                                    ? r.body
+                                    : "bad status from " + url + ": " + std::to_string(r.status);
+              karmada->set_available(name, false, "FailedDiscoveryCheck",
+                                     "failing or missing response from " + url + ": " + why);
+            }
+          },
+          std::chrono::seconds(5));
     }
   }
 
@@ -298,8 +305,10 @@ struct Simulation {
                      return;
                    }
                    auto& reply = std::get<kube::HttpReply>(result);
-                   HttpResponse response{reply.status, reply.content_type.empty() ? "application/json" : reply.content_type,
-                                         std::move(reply.body), {}};
+                   HttpResponse response{reply.status,
+                                         reply.content_type.empty() ? "application/json" : reply.content_type,
+                                         std::move(reply.body),
+                                         {}};
                    for (auto& [name, value] : reply.headers) {
                      const std::string lower = k8s::ascii_lowercase(name);
                      if (lower != "content-type" && lower != "server" && lower != "cache-control" && lower != "date")
@@ -395,7 +404,8 @@ CLI::App* add_sim_command(CLI::App& app, SimOptions& options) {
                   "pods and pod metrics, as kube-controller-manager's --horizontal-pod-autoscaler-sync-period (a Go\n"
                   "duration; tests shorten it)")
       ->capture_default_str();
-  sim->add_flag("-v,--verbose", options.verbosity, "Log more on stderr: -v logs every member request and connection errors");
+  sim->add_flag("-v,--verbose", options.verbosity,
+                "Log more on stderr: -v logs every member request and connection errors");
   return sim;
 }
 
@@ -408,16 +418,18 @@ int run_sim(const SimOptions& options) {
   mallopt(M_ARENA_MAX, 2);
   // Logs go to stderr: stdout carries only the lines scripts wait for.
   spdlog::set_default_logger(spdlog::stderr_color_mt("sim"));
-  spdlog::set_level(options.verbosity >= 2 ? spdlog::level::trace
+  spdlog::set_level(options.verbosity >= 2   ? spdlog::level::trace
                     : options.verbosity == 1 ? spdlog::level::debug
                                              : spdlog::level::info);
-  if (!fs::is_regular_file(options.world_file)) throw std::runtime_error("--world " + options.world_file + ": not a readable file");
+  if (!fs::is_regular_file(options.world_file))
+    throw std::runtime_error("--world " + options.world_file + ": not a readable file");
   auto parsed = parse_world(read_file(options.world_file));
   if (!parsed) throw std::runtime_error("--world " + options.world_file + ": " + parsed.error().message);
   World world = std::move(*parsed);
   auto idle_timeout = k8s::parse_duration(options.idle_timeout);
   if (!idle_timeout || idle_timeout->count() <= 0)
-    throw std::runtime_error("--idle-timeout " + options.idle_timeout + ": not a positive Go duration (such as 90s or 500ms)");
+    throw std::runtime_error("--idle-timeout " + options.idle_timeout +
+                             ": not a positive Go duration (such as 90s or 500ms)");
   const auto idle_ms = std::chrono::duration_cast<std::chrono::milliseconds>(*idle_timeout);
   auto hpa_sync_period = k8s::parse_duration(options.member_hpa_sync_period);
   if (!hpa_sync_period || hpa_sync_period->count() <= 0)
@@ -437,7 +449,8 @@ int run_sim(const SimOptions& options) {
   sim->state.store(std::make_shared<const Federation>(Federation::create(world, wall_now())));
 
   // The aggregation layer's identity: kubeadm's front-proxy CA and client pair.
-  auto front_proxy_ca = transport::CertificateAuthority::load_or_create(out_dir.string(), "front-proxy-ca", "front-proxy-ca");
+  auto front_proxy_ca =
+      transport::CertificateAuthority::load_or_create(out_dir.string(), "front-proxy-ca", "front-proxy-ca");
   auto front_proxy_cert = (out_dir / "front-proxy-client.crt").string();
   auto front_proxy_key = (out_dir / "front-proxy-client.key").string();
   front_proxy_ca.issue_client_certificate(front_proxy_cert, front_proxy_key, "front-proxy-client");
@@ -474,7 +487,8 @@ int run_sim(const SimOptions& options) {
     o.idle_timeout = idle_ms;
     try {
       sim->members.push_back(std::make_unique<TlsServer>(
-          o, transport::from_callback([s = sim.get(), i](HttpRequest request, std::function<void(HttpResponse)> respond) {
+          o,
+          transport::from_callback([s = sim.get(), i](HttpRequest request, std::function<void(HttpResponse)> respond) {
             s->handle_member(i, std::move(request), std::move(respond));
           })));
     } catch (const std::exception& e) {
@@ -487,9 +501,11 @@ int run_sim(const SimOptions& options) {
   control_options.cert_file = sim->certificates.front().cert_file;
   control_options.key_file = sim->certificates.front().key_file;
   control_options.threads = 1;
-  TlsServer control(control_options, transport::from_callback([s = sim.get()](HttpRequest request, std::function<void(HttpResponse)> respond) {
-    respond(s->handle_control(request));
-  }));
+  TlsServer control(
+      control_options,
+      transport::from_callback([s = sim.get()](HttpRequest request, std::function<void(HttpResponse)> respond) {
+        respond(s->handle_control(request));
+      }));
 
   // The Karmada control plane.
   auto karmada_cert = (out_dir / "karmada-apiserver.crt").string();
@@ -505,7 +521,8 @@ int run_sim(const SimOptions& options) {
   karmada_options.compress_min_bytes = options.compress_min_bytes;
   karmada_options.idle_timeout = idle_ms;
   sim->karmada_server = std::make_unique<TlsServer>(
-      karmada_options, transport::from_callback([s = sim.get()](HttpRequest request, std::function<void(HttpResponse)> respond) {
+      karmada_options,
+      transport::from_callback([s = sim.get()](HttpRequest request, std::function<void(HttpResponse)> respond) {
         auto method = request.method, target = request.target;
         s->karmada->handle(std::move(request), [respond = std::move(respond), method, target](HttpResponse r) {
           spdlog::debug("karmada {} {} -> {}", method, target, r.status);
@@ -523,7 +540,8 @@ int run_sim(const SimOptions& options) {
   hooks.schedule = [s = sim.get()](std::chrono::nanoseconds delay, std::function<void()> task) {
     s->karmada_server->schedule(delay, std::move(task));
   };
-  sim->karmada = std::make_unique<KarmadaApi>(std::make_shared<ObjectStore>(wall_now, options.watch_history), std::move(hooks));
+  sim->karmada =
+      std::make_unique<KarmadaApi>(std::make_shared<ObjectStore>(wall_now, options.watch_history), std::move(hooks));
 
   for (std::size_t i = 0; i < world.members.size(); ++i)
     sim->schedule_member_hpa_resync(i, std::chrono::duration_cast<std::chrono::nanoseconds>(*hpa_sync_period));
@@ -556,7 +574,8 @@ int run_sim(const SimOptions& options) {
   sim->update_cluster_conditions(*sim->state.load());
   // Availability: checked at once when an APIService or Service changes, and every 30 s.
   auto& store = sim->karmada->store();
-  for (auto* type : {store.find_type("apiregistration.k8s.io", "v1", "apiservices"), store.find_type("", "v1", "services")})
+  for (auto* type :
+       {store.find_type("apiregistration.k8s.io", "v1", "apiservices"), store.find_type("", "v1", "services")})
     store.watch(*type, "", {}, {}, "", [s = sim.get()](const WatchEvent&) {
       s->karmada_server->schedule(std::chrono::nanoseconds(0), [s] { s->probe_apiservices(); });
       return true;
@@ -573,7 +592,8 @@ int run_sim(const SimOptions& options) {
     s->karmada_server->schedule(std::chrono::seconds(1), [&periodic_probe] { periodic_probe(); });
   };
   sim->karmada_server->schedule(std::chrono::seconds(1), [&periodic_probe] { periodic_probe(); });
-  MemberEndpoint karmada_endpoint{"karmada-apiserver", "https://127.0.0.1:" + std::to_string(sim->karmada_server->port()),
+  MemberEndpoint karmada_endpoint{"karmada-apiserver",
+                                  "https://127.0.0.1:" + std::to_string(sim->karmada_server->port()),
                                   world.users.front().token};
   write_file(out_dir / "karmada.kubeconfig", members_kubeconfig({karmada_endpoint}, ca.certificate_file()));
 
@@ -588,9 +608,9 @@ int run_sim(const SimOptions& options) {
   std::cout << "kubeconfig " << (out_dir / "members.kubeconfig").string() << "\n";
   std::cout << "karmada kubeconfig " << (out_dir / "karmada.kubeconfig").string() << "\n";
   std::cout << "world ready" << std::endl;
-  spdlog::info("world ready in {} ms", std::chrono::duration_cast<std::chrono::milliseconds>(
-                                           std::chrono::steady_clock::now() - started)
-                                           .count());
+  spdlog::info(
+      "world ready in {} ms",
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count());
 
   control.run();  // until SIGINT/SIGTERM, which stops every listener
   for (auto& s : sim->members) s->stop();

@@ -7,8 +7,8 @@
 
 namespace fedmetrics::sim::detail {
 
-using nlohmann::json;
 using k8s::Status;
+using nlohmann::json;
 using transport::HttpRequest;
 using transport::HttpResponse;
 
@@ -30,10 +30,12 @@ k8s::Expected<ObjectStore::DeletePreconditions> delete_preconditions(const std::
   const auto it = options->find("preconditions");
   if (it == options->end() || it->is_null()) return out;
   if (!it->is_object()) return k8s::Error{"DeleteOptions.preconditions must be an object"};
-  for (const auto& [field, target] : {std::pair{"uid", &out.uid}, std::pair{"resourceVersion", &out.resource_version}}) {
+  for (const auto& [field, target] :
+       {std::pair{"uid", &out.uid}, std::pair{"resourceVersion", &out.resource_version}}) {
     const auto value = it->find(field);
     if (value == it->end() || value->is_null()) continue;
-    if (!value->is_string()) return k8s::Error{std::string("DeleteOptions.preconditions.") + field + " must be a string"};
+    if (!value->is_string())
+      return k8s::Error{std::string("DeleteOptions.preconditions.") + field + " must be a string"};
     *target = value->get<std::string>();
   }
   return out;
@@ -48,8 +50,9 @@ Status unsupported_media_type() {
   Status s;
   s.code = 415;
   s.reason = "UnsupportedMediaType";
-  s.message = "the body of the request was in an unknown format - accepted media types include: "
-              "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json";
+  s.message =
+      "the body of the request was in an unknown format - accepted media types include: "
+      "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json";
   return s;
 }
 
@@ -79,14 +82,13 @@ void watch(ObjectStore& store, const ResourceType& type, const std::string& name
   HttpResponse head;
   head.stream = stream;
   respond(std::move(head));
-  auto id = store.watch(type, namespace_name, std::move(labels), std::move(fields),
-                        k8s::query_value(target.query, "resourceVersion"),
-                        [stream, as = serving.watch_object](const WatchEvent& e) {
-                          // An ERROR's Status is sent as it is, whatever the watch asked for.
-                          const bool transform = as && e.type != "ERROR";
-                          return stream->write(
-                              json{{"type", e.type}, {"object", transform ? as(e.object) : e.object}}.dump() + "\n");
-                        });
+  auto id = store.watch(
+      type, namespace_name, std::move(labels), std::move(fields), k8s::query_value(target.query, "resourceVersion"),
+      [stream, as = serving.watch_object](const WatchEvent& e) {
+        // An ERROR's Status is sent as it is, whatever the watch asked for.
+        const bool transform = as && e.type != "ERROR";
+        return stream->write(json{{"type", e.type}, {"object", transform ? as(e.object) : e.object}}.dump() + "\n");
+      });
   if (!id) {
     stream->close();
     return;
@@ -166,17 +168,19 @@ HttpResponse openapi_v3(const std::vector<std::string>& s, const std::vector<Res
   }
   std::string wanted;
   for (std::size_t i = 2; i < s.size(); ++i) wanted += (i > 2 ? "/" : "") + s[i];
-  if (std::find(served.begin(), served.end(), wanted) == served.end()) return status_response(Status::not_found_resource());
+  if (std::find(served.begin(), served.end(), wanted) == served.end())
+    return status_response(Status::not_found_resource());
   json paths = json::object();
   for (const auto& t : types) {
     std::string prefix = t.group.empty() ? "api/v1" : "apis/" + t.group + "/" + t.version;
     if (prefix != wanted) continue;
     std::string path = "/" + prefix + (t.namespaced ? "/namespaces/{namespace}/" : "/") + t.resource + "/{name}";
-    paths[path] = {{"patch",
-                    {{"x-kubernetes-group-version-kind", {{"group", t.group}, {"version", t.version}, {"kind", t.kind}}},
-                     {"parameters",
-                      {{{"name", "fieldValidation"}, {"in", "query"}, {"schema", {{"type", "string"}, {"uniqueItems", true}}}}}},
-                     {"responses", {{"200", {{"description", "OK"}}}}}}}};
+    paths[path] = {
+        {"patch",
+         {{"x-kubernetes-group-version-kind", {{"group", t.group}, {"version", t.version}, {"kind", t.kind}}},
+          {"parameters",
+           {{{"name", "fieldValidation"}, {"in", "query"}, {"schema", {{"type", "string"}, {"uniqueItems", true}}}}}},
+          {"responses", {{"200", {{"description", "OK"}}}}}}}};
   }
   return json_response(
       json{{"openapi", "3.0.0"}, {"info", {{"title", "Kubernetes"}, {"version", "v1.31.0"}}}, {"paths", paths}}.dump());

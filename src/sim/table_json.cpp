@@ -41,12 +41,10 @@ namespace {
 json row_object(const json& item, const json& doc, k8s::IncludeObject include) {
   const json& meta = item.contains("metadata") ? item["metadata"] : json::object();
   switch (include) {
-    case k8s::IncludeObject::None:
-      return nullptr;
+    case k8s::IncludeObject::None: return nullptr;
     case k8s::IncludeObject::Metadata:
       return {{"kind", "PartialObjectMetadata"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", meta}};
-    case k8s::IncludeObject::Object:
-      break;
+    case k8s::IncludeObject::Object: break;
   }
   json out = item;
   if (!out.contains("apiVersion") && doc.contains("apiVersion")) out["apiVersion"] = doc["apiVersion"];

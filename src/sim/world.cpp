@@ -130,8 +130,7 @@ class Fields {
   static std::int64_t as_integer(const YAML::Node& n, const std::string& path, std::int64_t min, std::int64_t max) {
     long long out = 0;
     if (!n.IsScalar() || !YAML::convert<long long>::decode(n, out)) fail(path, "expected an integer");
-    if (out < min || out > max)
-      fail(path, "must be between " + std::to_string(min) + " and " + std::to_string(max));
+    if (out < min || out > max) fail(path, "must be between " + std::to_string(min) + " and " + std::to_string(max));
     return out;
   }
   static Quantity as_quantity(const YAML::Node& n, const std::string& path) {
@@ -304,8 +303,8 @@ Propagation parse_propagation(const YAML::Node& n, const std::string& path, cons
 
 WorkloadSpec parse_workload(const YAML::Node& n, const std::string& path, const std::vector<MemberSpec>& members) {
   Fields f(n, path,
-           {"name", "namespace", "kind", "replicas", "labels", "containers", "resources", "propagation", "load", "metrics",
-            "startupDelay", "readinessDelay", "terminationGracePeriod", "baseline"});
+           {"name", "namespace", "kind", "replicas", "labels", "containers", "resources", "propagation", "load",
+            "metrics", "startupDelay", "readinessDelay", "terminationGracePeriod", "baseline"});
   WorkloadSpec w;
   w.name = f.string("name", true);
   if (!dns_subdomain(w.name)) fail(f.path("name"), "\"" + w.name + "\" is not a valid Deployment name");
@@ -384,7 +383,8 @@ UserSpec parse_user(const YAML::Node& n, const std::string& path, const std::vec
   if (u.token.find_first_of(" \t\r\n") != std::string::npos) fail(f.path("token"), "must not contain white space");
   u.members = f.strings("members");
   for (std::size_t i = 0; i < u.members.size(); ++i) {
-    auto known = std::any_of(members.begin(), members.end(), [&](const MemberSpec& m) { return m.name == u.members[i]; });
+    auto known =
+        std::any_of(members.begin(), members.end(), [&](const MemberSpec& m) { return m.name == u.members[i]; });
     if (!known) fail(item(f.path("members"), i), "no member named \"" + u.members[i] + "\"");
   }
   u.groups = f.strings("groups");
@@ -404,7 +404,8 @@ UserSpec parse_user(const YAML::Node& n, const std::string& path, const std::vec
   return u;
 }
 
-ExternalMetricSpec parse_external(const YAML::Node& n, const std::string& path, const std::vector<MemberSpec>& members) {
+ExternalMetricSpec parse_external(const YAML::Node& n, const std::string& path,
+                                  const std::vector<MemberSpec>& members) {
   Fields f(n, path, {"name", "labels", "value", "namespace", "members"});
   ExternalMetricSpec e;
   e.name = f.string("name", true);
@@ -414,7 +415,8 @@ ExternalMetricSpec parse_external(const YAML::Node& n, const std::string& path, 
   e.namespace_name = f.string("namespace", false);
   e.members = f.strings("members");
   for (std::size_t i = 0; i < e.members.size(); ++i) {
-    auto known = std::any_of(members.begin(), members.end(), [&](const MemberSpec& m) { return m.name == e.members[i]; });
+    auto known =
+        std::any_of(members.begin(), members.end(), [&](const MemberSpec& m) { return m.name == e.members[i]; });
     if (!known) fail(item(f.path("members"), i), "no member named \"" + e.members[i] + "\"");
   }
   return e;
@@ -422,7 +424,8 @@ ExternalMetricSpec parse_external(const YAML::Node& n, const std::string& path, 
 
 World parse_world_node(const YAML::Node& root) {
   if (!root.IsDefined() || root.IsNull()) fail("", "the world file is empty");
-  Fields f(root, "", {"apiVersion", "kind", "members", "namespaces", "workloads", "users", "externalMetrics", "aggregation"});
+  Fields f(root, "",
+           {"apiVersion", "kind", "members", "namespaces", "workloads", "users", "externalMetrics", "aggregation"});
   World world;
   auto members = f.get("members");
   if (!members.IsDefined() || !members.IsSequence() || members.size() == 0)
@@ -434,7 +437,8 @@ World parse_world_node(const YAML::Node& root) {
     world.members.push_back(parse_member(members[i], p));
     const auto& m = world.members.back();
     if (!member_names.insert(m.name).second) fail(p + ".name", "duplicate member name \"" + m.name + "\"");
-    if (m.port != 0 && !ports.insert(m.port).second) fail(p + ".port", "port " + std::to_string(m.port) + " is used twice");
+    if (m.port != 0 && !ports.insert(m.port).second)
+      fail(p + ".port", "port " + std::to_string(m.port) + " is used twice");
     std::set<std::string> node_names;
     for (std::size_t j = 0; j < m.nodes.size(); ++j)
       if (!node_names.insert(m.nodes[j].name).second)
@@ -475,7 +479,8 @@ World parse_world_node(const YAML::Node& root) {
       if (world.users[j].token == world.users.back().token) fail(item("users", i) + ".token", "duplicate token");
   }
   if (f.has("aggregation")) {
-    Fields a(f.get("aggregation"), "aggregation", {"address", "port", "serviceNamespace", "serviceName", "caFile", "insecureSkipTLSVerify"});
+    Fields a(f.get("aggregation"), "aggregation",
+             {"address", "port", "serviceNamespace", "serviceName", "caFile", "insecureSkipTLSVerify"});
     AggregationSpec spec;
     spec.address = a.string("address", false, spec.address);
     spec.port = static_cast<std::uint16_t>(a.integer("port", spec.port, 1, 65535));

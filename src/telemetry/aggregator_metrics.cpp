@@ -22,12 +22,14 @@ std::vector<prometheus::MetricFamily> AggregatorMetrics::Collect() const {
   out.push_back(counter("fedmetrics_aggregator_coalesced_total",
                         "Queries answered by joining an identical fan-out already in flight.",
                         static_cast<double>(s.coalesced)));
-  out.push_back(counter("fedmetrics_aggregator_cache_hits_total", "Queries answered from the result cache (--cache-ttl).",
-                        static_cast<double>(s.cache_hits)));
+  out.push_back(counter("fedmetrics_aggregator_cache_hits_total",
+                        "Queries answered from the result cache (--cache-ttl).", static_cast<double>(s.cache_hits)));
   out.push_back(counter("fedmetrics_member_requests_total", "Calls made to member clusters.",
                         static_cast<double>(s.member_calls)));
-  prometheus::MetricFamily errors{"fedmetrics_member_errors_total", "Failed calls to member clusters, by member.",
-                                  prometheus::MetricType::Counter, {}};
+  prometheus::MetricFamily errors{"fedmetrics_member_errors_total",
+                                  "Failed calls to member clusters, by member.",
+                                  prometheus::MetricType::Counter,
+                                  {}};
   for (const auto& [cluster, count] : s.member_errors_by_cluster) {
     prometheus::ClientMetric m;
     m.label = {prometheus::ClientMetric::Label{"cluster", cluster}};

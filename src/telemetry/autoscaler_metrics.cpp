@@ -38,7 +38,8 @@ PrometheusAutoscalerMetrics::PrometheusAutoscalerMetrics(prometheus::Registry& r
       reconciliation_duration_(prometheus::BuildHistogram()
                                    .Name(kSubsystem + "reconciliation_duration_seconds")
                                    .Help("The time (seconds) that the autoscaling loop takes to reconcile a "
-                                         "FederatedHPA once." + kLabelsHelp)
+                                         "FederatedHPA once." +
+                                         kLabelsHelp)
                                    .Register(registry)),
       metric_computations_(prometheus::BuildCounter()
                                .Name(kSubsystem + "metric_computation_total")
@@ -47,7 +48,8 @@ PrometheusAutoscalerMetrics::PrometheusAutoscalerMetrics(prometheus::Registry& r
       metric_computation_duration_(prometheus::BuildHistogram()
                                        .Name(kSubsystem + "metric_computation_duration_seconds")
                                        .Help("The time (seconds) that the autoscaling loop takes to fetch and "
-                                             "calculate one metric." + kMetricLabelsHelp)
+                                             "calculate one metric." +
+                                             kMetricLabelsHelp)
                                        .Register(registry)),
       current_replicas_(prometheus::BuildGauge()
                             .Name(kSubsystem + "current_replicas")
@@ -115,7 +117,8 @@ void PrometheusAutoscalerMetrics::forget(const std::string& namespace_name, cons
 }
 
 void PrometheusAutoscalerMetrics::observe_member_hpa_write(controller::MemberHPAOp op, bool succeeded) {
-  member_hpa_writes_.Add({{"operation", std::string(controller::to_string(op))}, {"result", succeeded ? "success" : "error"}})
+  member_hpa_writes_
+      .Add({{"operation", std::string(controller::to_string(op))}, {"result", succeeded ? "success" : "error"}})
       .Increment();
 }
 

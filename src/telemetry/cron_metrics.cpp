@@ -38,7 +38,8 @@ std::vector<prometheus::MetricFamily> CronControllerMetrics::Collect() const {
   missed.counter.value = static_cast<double>(s.missed_runs);
   out.push_back({"fedmetrics_cronfederatedhpa_missed_runs_total",
                  "Rule firings skipped because no replica led for more than --cron-missed-run-deadline after them.",
-                 prometheus::MetricType::Counter, {missed}});
+                 prometheus::MetricType::Counter,
+                 {missed}});
   return out;
 }
 

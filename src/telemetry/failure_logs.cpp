@@ -9,7 +9,8 @@ namespace fedmetrics::telemetry {
 namespace {
 
 // Whether a line for `key` is written now, and how many were not since the last one.
-aggregator::LogRateLimiter::Decision admit(std::mutex& mutex, aggregator::LogRateLimiter& limiter, std::string_view key) {
+aggregator::LogRateLimiter::Decision admit(std::mutex& mutex, aggregator::LogRateLimiter& limiter,
+                                           std::string_view key) {
   std::lock_guard lock(mutex);
   return limiter.admit(key, std::chrono::steady_clock::now());
 }
@@ -35,8 +36,7 @@ void ReviewFailureLog::operator()(std::string_view review, const std::string& er
   if (metrics_) metrics_->review_failed(review);
   const auto decision = admit(mutex_, limiter_, review);
   if (!decision.write) return;
-  if (decision.suppressed == 0)
-    spdlog::warn("{} failed, the request was refused: {}", review, error);
+  if (decision.suppressed == 0) spdlog::warn("{} failed, the request was refused: {}", review, error);
   else
     spdlog::warn("{} failed, the request was refused: {} ({} more since the last such line)", review, error,
                  decision.suppressed);

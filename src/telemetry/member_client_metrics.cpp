@@ -24,35 +24,47 @@ ClientMetric labelled(std::vector<ClientMetric::Label> labels) {
 
 std::vector<MetricFamily> MemberClientMetrics::Collect() const {
   MetricFamily requests{"fedmetrics_member_client_requests_total",
-                        "Requests to member clusters by outcome (success or the error class).", MetricType::Counter, {}};
+                        "Requests to member clusters by outcome (success or the error class).",
+                        MetricType::Counter,
+                        {}};
   MetricFamily latency{"fedmetrics_member_client_request_duration_seconds",
-                       "Time from a request to a member cluster to its answer or failure.", MetricType::Histogram, {}};
-  MetricFamily in_flight{"fedmetrics_member_client_in_flight", "Requests to a member cluster not answered yet.",
-                         MetricType::Gauge, {}};
-  MetricFamily connections{"fedmetrics_member_client_connections", "Connections to a member cluster, open and idle.",
-                           MetricType::Gauge, {}};
+                       "Time from a request to a member cluster to its answer or failure.",
+                       MetricType::Histogram,
+                       {}};
+  MetricFamily in_flight{
+      "fedmetrics_member_client_in_flight", "Requests to a member cluster not answered yet.", MetricType::Gauge, {}};
+  MetricFamily connections{
+      "fedmetrics_member_client_connections", "Connections to a member cluster, open and idle.", MetricType::Gauge, {}};
   MetricFamily handshakes{"fedmetrics_member_client_tls_handshakes_total",
-                          "TLS handshakes with a member cluster (new connections).", MetricType::Counter, {}};
+                          "TLS handshakes with a member cluster (new connections).",
+                          MetricType::Counter,
+                          {}};
   MetricFamily retries{"fedmetrics_member_client_retries_total",
                        "Requests sent again on a new connection after a reused one turned out closed before the "
                        "answer began (only replayable requests).",
-                       MetricType::Counter, {}};
+                       MetricType::Counter,
+                       {}};
   MetricFamily idle_closed{"fedmetrics_member_client_idle_connections_closed_total",
                            "Idle connections closed by the client: idle too long, or found closed by the member "
                            "before reuse.",
-                           MetricType::Counter, {}};
+                           MetricType::Counter,
+                           {}};
   MetricFamily last_success{"fedmetrics_member_client_last_success_timestamp_seconds",
-                            "Unix time of the last successful answer from a member cluster.", MetricType::Gauge, {}};
+                            "Unix time of the last successful answer from a member cluster.",
+                            MetricType::Gauge,
+                            {}};
   MetricFamily healthy{"fedmetrics_member_healthy",
                        "1 when the member's API server answered its last health probe (/readyz) with ok, else 0; "
                        "absent before the first probe.",
-                       MetricType::Gauge, {}};
+                       MetricType::Gauge,
+                       {}};
 
   MetricFamily left_out{"fedmetrics_member_left_out",
                         "1 for each member cluster the source knows but does not ask (a Karmada Cluster not Ready, an "
                         "endpoint that cannot be used, a member that does not answer); every answer that misses it "
                         "warns.",
-                        MetricType::Gauge, {}};
+                        MetricType::Gauge,
+                        {}};
 
   const auto snapshot = view_ ? view_->snapshot() : members_->snapshot();
   for (const auto& m : snapshot->left_out) {

@@ -105,8 +105,8 @@ std::vector<prometheus::MetricFamily> ProcessMetrics::Collect() const {
   }
   std::error_code ec;
   std::size_t open = 0;
-  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec); !ec && it != std::filesystem::directory_iterator();
-       it.increment(ec))
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
     ++open;
   // The directory's own descriptor, open while it is listed, is not counted.
   if (!ec && open > 0)
@@ -125,7 +125,8 @@ std::vector<prometheus::MetricFamily> ProcessMetrics::Collect() const {
   const auto boot = system_stat ? parse_boot_time(*system_stat) : std::nullopt;
   if (stat && boot && ticks > 0) {
     out.push_back(family("process_start_time_seconds", "Start time of the process since unix epoch in seconds.",
-                         MetricType::Gauge, static_cast<double>(*boot) + static_cast<double>(stat->start_ticks) / ticks));
+                         MetricType::Gauge,
+                         static_cast<double>(*boot) + static_cast<double>(stat->start_ticks) / ticks));
   }
   return out;
 }

@@ -31,8 +31,8 @@ struct PrometheusServerMetrics::Families {
 
 namespace {
 // Seconds; up to 60 s, because a member deadline can be set that long.
-const prometheus::Histogram::BucketBoundaries kLatencyBuckets = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
-                                                                0.25,  0.5,    1,     2.5,  5,     10,   30, 60};
+const prometheus::Histogram::BucketBoundaries kLatencyBuckets = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                                 0.5,   1,      2.5,   5,    10,    30,   60};
 }  // namespace
 
 PrometheusServerMetrics::PrometheusServerMetrics() : registry_(std::make_shared<prometheus::Registry>()) {
@@ -51,18 +51,23 @@ PrometheusServerMetrics::PrometheusServerMetrics() : registry_(std::make_shared<
                         .Add({});
   auto& review_failures = prometheus::BuildCounter()
                               .Name("fedmetrics_delegated_review_failures_total")
-                              .Help("TokenReviews and SubjectAccessReviews that could not be made (the control plane "
-                                    "did not answer, or not with a review); each refused the request it was for.")
+                              .Help(
+                                  "TokenReviews and SubjectAccessReviews that could not be made (the control plane "
+                                  "did not answer, or not with a review); each refused the request it was for.")
                               .Register(*registry_);
-  families_ = std::unique_ptr<Families>(new Families{requests, latency, in_flight,
+  families_ = std::unique_ptr<Families>(new Families{requests,
+                                                     latency,
+                                                     in_flight,
                                                      review_failures.Add({{"review", "TokenReview"}}),
                                                      review_failures.Add({{"review", "SubjectAccessReview"}}),
-                                                     {}, {}});
+                                                     {},
+                                                     {}});
 }
 
 PrometheusServerMetrics::~PrometheusServerMetrics() = default;
 
-void PrometheusServerMetrics::observe_request(std::string_view group, std::string_view resource, int code, double seconds) {
+void PrometheusServerMetrics::observe_request(std::string_view group, std::string_view resource, int code,
+                                              double seconds) {
   std::string key;
   key.reserve(group.size() + resource.size() + 8);
   key.append(group).push_back('\n');

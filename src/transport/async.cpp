@@ -81,8 +81,8 @@ Task<bool> Wakeup::wait_for(std::chrono::steady_clock::duration duration) {
 
 Task<void> Semaphore::acquire() {
   while (held_ >= limit_) {
-    auto timer = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor,
-                                                      asio::steady_timer::time_point::max());
+    auto timer =
+        std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor, asio::steady_timer::time_point::max());
     waiting_.push_back(timer);
     // Woken by release() (the timer cancelled), or cancelled itself.
     auto [ec] = co_await timer->async_wait(asio::as_tuple(asio::use_awaitable));
@@ -148,12 +148,13 @@ void TaskGroup::spawn(Task<void> task, std::string what) {
   auto state = state_;
   auto signal = state->signals.emplace(state->signals.end());
   ++state->running;
-  asio::co_spawn(state->strand, run_child(state, &state->running, &state->idle, std::move(task)),
-                 asio::bind_cancellation_slot(signal->slot(), [state, signal, what = std::move(what)](std::exception_ptr e) {
-                   report_unless_cancelled(what, e);
-                   // The signal may still be referenced by the finishing frame: dropped after it.
-                   asio::post(state->strand, [state, signal] { state->signals.erase(signal); });
-                 }));
+  asio::co_spawn(
+      state->strand, run_child(state, &state->running, &state->idle, std::move(task)),
+      asio::bind_cancellation_slot(signal->slot(), [state, signal, what = std::move(what)](std::exception_ptr e) {
+        report_unless_cancelled(what, e);
+        // The signal may still be referenced by the finishing frame: dropped after it.
+        asio::post(state->strand, [state, signal] { state->signals.erase(signal); });
+      }));
 }
 
 void TaskGroup::cancel() {

@@ -85,7 +85,8 @@ void write_pem(const std::filesystem::path& path, EVP_PKEY* key, X509* cert) {
   if (!f) fail("cannot write " + path.string());
   if (key != nullptr) {
     std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
-    if (PEM_write_PrivateKey(f.get(), key, nullptr, nullptr, 0, nullptr, nullptr) != 1) fail("cannot write " + path.string());
+    if (PEM_write_PrivateKey(f.get(), key, nullptr, nullptr, 0, nullptr, nullptr) != 1)
+      fail("cannot write " + path.string());
   } else if (PEM_write_X509(f.get(), cert) != 1) {
     fail("cannot write " + path.string());
   }

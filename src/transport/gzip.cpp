@@ -125,9 +125,9 @@ GzipResult gzip_decompress(std::string_view data, std::size_t max_output_bytes) 
     std::size_t produced = chunk.size() - z.avail_out;
     if (produced > 0) {
       if (produced > max_output_bytes - out.size())  // out.size() <= max_output_bytes always
-        return GzipResult(GzipFailure::too_large,
-                          k8s::Error{"response larger than " + std::to_string(max_output_bytes) +
-                                     " bytes once gzip-decompressed"});
+        return GzipResult(
+            GzipFailure::too_large,
+            k8s::Error{"response larger than " + std::to_string(max_output_bytes) + " bytes once gzip-decompressed"});
       // Grow by doubling, but never past the cap: std::string's own growth
       // could reserve twice the cap for the last chunk.
       if (out.size() + produced > out.capacity())
@@ -135,8 +135,7 @@ GzipResult gzip_decompress(std::string_view data, std::size_t max_output_bytes) 
       out.append(reinterpret_cast<const char*>(chunk.data()), produced);
     }
     switch (rc) {
-      case Z_OK:
-        continue;
+      case Z_OK: continue;
       case Z_STREAM_END: {
         // One member ended (its CRC-32 and length matched). What follows must
         // be another member (Go's multistream reader) or nothing.
@@ -153,10 +152,8 @@ GzipResult gzip_decompress(std::string_view data, std::size_t max_output_bytes) 
         // slice if there is one; otherwise the body was cut short.
         if (z.avail_in == 0 && fed < data.size()) continue;
         return malformed("unexpected end of data (truncated)");
-      case Z_MEM_ERROR:
-        throw std::bad_alloc();
-      case Z_DATA_ERROR:
-        return malformed(z.msg != nullptr ? z.msg : "invalid data");
+      case Z_MEM_ERROR: throw std::bad_alloc();
+      case Z_DATA_ERROR: return malformed(z.msg != nullptr ? z.msg : "invalid data");
       default:  // Z_NEED_DICT cannot follow a gzip header; Z_STREAM_ERROR would be a bug here
         return malformed(z.msg != nullptr ? z.msg : "inflate error " + std::to_string(rc));
     }

@@ -25,8 +25,9 @@ void Periodic::start(const Executor& executor, std::string name, std::chrono::mi
   auto strand = make_strand(executor);
   wakeup_ = std::make_unique<Wakeup>(strand);
   job_ = std::make_unique<Job>();
-  job_->start(strand, std::move(name),
-              [wakeup = wakeup_.get(), interval, tick = std::move(tick)] { return tick_every(wakeup, interval, tick); });
+  job_->start(strand, std::move(name), [wakeup = wakeup_.get(), interval, tick = std::move(tick)] {
+    return tick_every(wakeup, interval, tick);
+  });
 }
 
 void Periodic::wake() {

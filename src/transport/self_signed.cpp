@@ -10,8 +10,8 @@ namespace fedmetrics::transport {
 CertificatePaths ensure_self_signed_certificate(const std::string& cert_dir, const std::vector<std::string>& dns_names,
                                                 const std::vector<std::string>& ip_addresses) {
   namespace fs = std::filesystem;
-  CertificatePaths paths{(fs::path(cert_dir) / "apiserver.crt").string(), (fs::path(cert_dir) / "apiserver.key").string(),
-                         false};
+  CertificatePaths paths{(fs::path(cert_dir) / "apiserver.crt").string(),
+                         (fs::path(cert_dir) / "apiserver.key").string(), false};
   if (fs::exists(paths.cert_file) && fs::exists(paths.key_file)) return paths;
 
   std::error_code ec;

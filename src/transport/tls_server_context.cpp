@@ -19,8 +19,9 @@ ssl::context make_tls_context(const TlsServerOptions& options) {
   ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
                   ssl::context::single_dh_use);
   int min = min_protocol(options.tls_min_version);
-  if (min == 0) throw std::runtime_error("--tls-min-version: unsupported value \"" + options.tls_min_version +
-                                         "\" (use VersionTLS12 or VersionTLS13)");
+  if (min == 0)
+    throw std::runtime_error("--tls-min-version: unsupported value \"" + options.tls_min_version +
+                             "\" (use VersionTLS12 or VersionTLS13)");
   SSL_CTX_set_min_proto_version(ctx.native_handle(), min);
   // No renegotiation (Go's servers refuse it too); so a write never needs a read.
   SSL_CTX_set_options(ctx.native_handle(), SSL_OP_NO_RENEGOTIATION);
@@ -41,7 +42,8 @@ ssl::context make_tls_context(const TlsServerOptions& options) {
                           "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305");
   boost::system::error_code ec;
   ctx.use_certificate_chain_file(options.cert_file, ec);
-  if (ec) throw std::runtime_error("--tls-cert-file " + options.cert_file + ": cannot load certificate: " + ec.message());
+  if (ec)
+    throw std::runtime_error("--tls-cert-file " + options.cert_file + ": cannot load certificate: " + ec.message());
   ctx.use_private_key_file(options.key_file, ssl::context::pem, ec);
   if (ec) throw std::runtime_error("--tls-private-key-file " + options.key_file + ": cannot load key: " + ec.message());
   if (SSL_CTX_check_private_key(ctx.native_handle()) != 1)

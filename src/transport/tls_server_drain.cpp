@@ -53,7 +53,8 @@ void report(const std::exception_ptr& e) {
   try {
     std::rethrow_exception(e);
   } catch (const boost::system::system_error& failure) {
-    if (failure.code() != asio::error::operation_aborted) spdlog::error("server: a connection failed: {}", failure.what());
+    if (failure.code() != asio::error::operation_aborted)
+      spdlog::error("server: a connection failed: {}", failure.what());
   } catch (const std::exception& failure) {
     spdlog::error("server: a connection failed: {}", failure.what());
   } catch (...) {
@@ -150,7 +151,8 @@ asio::awaitable<std::size_t> TlsServer::Impl::drain(std::chrono::milliseconds gr
   close_listener();
   for (auto& worker : workers) co_await asio::co_spawn(worker->io, cancel_idle(*worker), asio::use_awaitable);
   std::size_t left = 0;
-  for (auto& worker : workers) left += co_await asio::co_spawn(worker->io, finish(*worker, deadline), asio::use_awaitable);
+  for (auto& worker : workers)
+    left += co_await asio::co_spawn(worker->io, finish(*worker, deadline), asio::use_awaitable);
   co_return left;
 }
 

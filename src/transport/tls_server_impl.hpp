@@ -106,8 +106,7 @@ struct TlsServer::Impl {
   // no strand and never contends with the other threads for a scheduler lock.
   struct Worker {
     boost::asio::io_context io{1};
-    boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard =
-        boost::asio::make_work_guard(io);
+    boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard = boost::asio::make_work_guard(io);
     server_detail::SessionSet sessions{io};
     // stop(): cancels every session and stops the thread once they ended.
     void halt();
@@ -146,7 +145,7 @@ struct TlsServer::Impl {
   // Swapped whole by set_certificate; each connection keeps the one it started with.
   std::shared_ptr<boost::asio::ssl::context> tls;
   std::mutex tls_mutex;
-  std::optional<tcp::acceptor> acceptor;  // on workers[0], like the signals and schedule()
+  std::optional<tcp::acceptor> acceptor;           // on workers[0], like the signals and schedule()
   std::optional<boost::asio::signal_set> signals;  // run() only: start() leaves signals to its caller
   std::vector<std::thread> threads;                // start()'s
   // The workers' threads run (run() or start()): shutdown() has someone to drain.

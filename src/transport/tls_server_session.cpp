@@ -52,14 +52,16 @@ namespace server_detail {
 // (operation_aborted), or a deadline passed on an idle connection (timeout).
 bool harmless(const boost::system::error_code& ec) {
   return ec == http::error::end_of_stream || ec == asio::error::eof || ec == ssl::error::stream_truncated ||
-         ec == asio::error::operation_aborted || ec == asio::error::timed_out ||
-         ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
+         ec == asio::error::operation_aborted || ec == asio::error::timed_out || ec == asio::error::connection_reset ||
+         ec == asio::error::broken_pipe;
 }
 
 HttpResponse internal_error_response() {
-  return HttpResponse{500, "application/json",
-                      R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Internal error occurred: the request handler failed","reason":"InternalError","code":500})",
-                      {}};
+  return HttpResponse{
+      500,
+      "application/json",
+      R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Internal error occurred: the request handler failed","reason":"InternalError","code":500})",
+      {}};
 }
 
 }  // namespace server_detail
@@ -91,7 +93,6 @@ std::string accept_encoding(const http::fields& fields) {
   }
   return joined;
 }
-
 
 // Wakes a streaming session when its producer writes; safe to call after
 // the session ended (then it does nothing).
@@ -168,11 +169,10 @@ awaitable<std::optional<HttpResponse>> TlsServer::Impl::call_handler(HttpRequest
   }
   auto executor = co_await asio::this_coro::executor;
   // Each completes when the other is cancelled, and both are waited for.
-  auto [order, raised, response, ec] =
-      co_await asio::experimental::make_parallel_group(
-          asio::co_spawn(executor, handler(std::move(request)), asio::deferred),
-          watch->async_wait(tcp::socket::wait_read, asio::deferred))
-          .async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
+  auto [order, raised, response, ec] = co_await asio::experimental::make_parallel_group(
+                                           asio::co_spawn(executor, handler(std::move(request)), asio::deferred),
+                                           watch->async_wait(tcp::socket::wait_read, asio::deferred))
+                                           .async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
   (void)ec;
   if (order[0] == 1) co_return std::nullopt;  // the client went first
   if (raised) co_return co_await handler_failed(raised);
@@ -184,8 +184,8 @@ awaitable<std::optional<HttpResponse>> TlsServer::Impl::call_handler(HttpRequest
 // Writes a whole response: its head and the start of its body as one TLS
 // record, the rest in records of their own, all sent together (in slices of
 // at most kFlushBytes, so that a large answer is not copied whole).
-awaitable<boost::system::error_code> TlsServer::Impl::write_response(TlsSocket& tls, std::string& scratch, const ResponseHead& head,
-                                                    std::string_view body) {
+awaitable<boost::system::error_code> TlsServer::Impl::write_response(TlsSocket& tls, std::string& scratch,
+                                                                     const ResponseHead& head, std::string_view body) {
   constexpr std::size_t kRecordBytes = 16 * 1024;
   constexpr std::size_t kFlushBytes = 64 * 1024;  // the most ciphertext a connection holds
   scratch.clear();
@@ -249,12 +249,11 @@ awaitable<void> TlsServer::Impl::session(tcp::socket socket, SessionSet::Session
     }
     tls.deadline().expires_after(options.header_read_timeout);
     first = false;
-    auto rec = co_await read_http(tls, buffer, parser, options.max_header_bytes,
-                                  [&] { return parser.is_header_done(); });
+    auto rec =
+        co_await read_http(tls, buffer, parser, options.max_header_bytes, [&] { return parser.is_header_done(); });
     if (!rec) {
       if (auto refusal = refuse_head(parser.get())) {
-        co_await write_error(tls, scratch, refusal->status, refusal->reason,
-                             parser.get().method() == http::verb::head);
+        co_await write_error(tls, scratch, refusal->status, refusal->reason, parser.get().method() == http::verb::head);
         break;
       }
       // A GET or HEAD with a body (Content-Length over 0, or chunked) is
@@ -263,8 +262,7 @@ awaitable<void> TlsServer::Impl::session(tcp::socket socket, SessionSet::Session
       // unauthenticated client make us hold or spend bytes for nothing.
       const auto verb = parser.get().method();
       if (!parser.is_done() && (verb == http::verb::get || verb == http::verb::head)) {
-        co_await write_error(tls, scratch, 400, "a GET or HEAD request must not have a body",
-                             verb == http::verb::head);
+        co_await write_error(tls, scratch, 400, "a GET or HEAD request must not have a body", verb == http::verb::head);
         break;
       }
       parser.eager(true);
@@ -296,8 +294,8 @@ awaitable<void> TlsServer::Impl::session(tcp::socket socket, SessionSet::Session
     server_request.body = std::move(request.body());
     server_request.peer_certificates_pem = peer_certificates;
     tls.deadline().expires_never();  // the handler takes what it takes
-    auto answered = co_await call_handler(std::move(server_request),
-                                          options.abandon_when_client_closes ? &tls.socket() : nullptr);
+    auto answered =
+        co_await call_handler(std::move(server_request), options.abandon_when_client_closes ? &tls.socket() : nullptr);
     if (!answered) co_return;  // the client went away, or the session was cancelled
     HttpResponse response = std::move(*answered);
     if (response.status == 0) co_return;  // close without answering
@@ -309,8 +307,8 @@ awaitable<void> TlsServer::Impl::session(tcp::socket socket, SessionSet::Session
     }
     if (response.stream) {  // HEAD: the head a GET would get, no body; the producer learns the client is gone
       response.stream->abandon();
-      ResponseHead head{response.status, request.version(), response.content_type, &response.headers,
-                        std::nullopt, false};
+      ResponseHead head{response.status,   request.version(), response.content_type,
+                        &response.headers, std::nullopt,      false};
       tls.deadline().expires_after(options.write_timeout);
       if (auto wec = co_await write_response(tls, scratch, head, {}); !wec) {
         tls.deadline().expires_after(std::chrono::seconds(2));
@@ -328,8 +326,8 @@ awaitable<void> TlsServer::Impl::session(tcp::socket socket, SessionSet::Session
     // lets active connections finish their request, then closes them).
     const bool keep_alive = request.keep_alive() && !draining.load();
     const std::string& body = response.body_bytes();
-    ResponseHead head{response.status, request.version(), response.content_type, &response.headers, body.size(),
-                      keep_alive};
+    ResponseHead head{response.status,   request.version(), response.content_type,
+                      &response.headers, body.size(),       keep_alive};
     tls.deadline().expires_after(options.write_timeout);
     auto wec = co_await write_response(tls, scratch, head, head_only ? std::string_view() : std::string_view(body));
     if (wec) {
@@ -345,7 +343,8 @@ awaitable<void> TlsServer::Impl::session(tcp::socket socket, SessionSet::Session
 // Sends the headers, then every piece the producer writes as a chunk, until
 // it closes the body, the client goes away or a write fails. The client
 // sends nothing meanwhile; the socket turning readable means it closed.
-awaitable<void> TlsServer::Impl::stream_response(TlsSocket& tls, std::string& scratch, HttpResponse response, unsigned version) {
+awaitable<void> TlsServer::Impl::stream_response(TlsSocket& tls, std::string& scratch, HttpResponse response,
+                                                 unsigned version) {
   auto executor = co_await asio::this_coro::executor;
   auto producer = response.stream;
   auto signal = std::make_shared<asio::steady_timer>(executor, asio::steady_timer::time_point::max());
@@ -372,12 +371,11 @@ awaitable<void> TlsServer::Impl::stream_response(TlsSocket& tls, std::string& sc
   // Shared with the readiness wait, which may complete after this coroutine returns.
   auto client_gone = std::make_shared<bool>(false);
   auto watching = std::make_shared<bool>(true);
-  tls.socket().async_wait(tcp::socket::wait_read,
-                          [client_gone, watching, signal](const boost::system::error_code&) {
-                            *watching = false;
-                            *client_gone = true;
-                            signal->cancel();
-                          });
+  tls.socket().async_wait(tcp::socket::wait_read, [client_gone, watching, signal](const boost::system::error_code&) {
+    *watching = false;
+    *client_gone = true;
+    signal->cancel();
+  });
   // Everything here runs on the connection's thread, so no wake-up is lost
   // between take() finding nothing and the wait: the producer's posted
   // cancel runs only once this coroutine is suspended.
@@ -415,7 +413,8 @@ awaitable<void> TlsServer::Impl::stream_response(TlsSocket& tls, std::string& sc
 // Go's answer to a request it will not serve: "<code> <reason>: <why>" as
 // plain text, with Connection: close (net/http's conn.serve).
 // A HEAD request's answer has the head only (RFC 9110 section 9.3.2).
-awaitable<void> TlsServer::Impl::write_error(TlsSocket& tls, std::string& scratch, int status, std::string_view why, bool head_only) {
+awaitable<void> TlsServer::Impl::write_error(TlsSocket& tls, std::string& scratch, int status, std::string_view why,
+                                             bool head_only) {
   std::string text = std::to_string(status) + " " + std::string(reason_phrase(status));
   if (!why.empty()) text += ": " + std::string(why);
   const std::vector<std::pair<std::string, std::string>> fields{{"Date", http_date(std::chrono::system_clock::now())}};

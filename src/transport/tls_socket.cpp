@@ -90,13 +90,10 @@ struct OutputBio {
   static long ctrl(BIO* bio, int command, long, void*) {
     auto* socket = static_cast<TlsSocket*>(BIO_get_data(bio));
     switch (command) {
-      case BIO_CTRL_FLUSH:
-        return 1;  // TlsSocket::flush sends; OpenSSL only needs to hear "done"
+      case BIO_CTRL_FLUSH: return 1;  // TlsSocket::flush sends; OpenSSL only needs to hear "done"
       case BIO_CTRL_WPENDING:
-      case BIO_CTRL_PENDING:
-        return socket != nullptr ? static_cast<long>(socket->pending_output()) : 0;
-      default:
-        return 0;
+      case BIO_CTRL_PENDING: return socket != nullptr ? static_cast<long>(socket->pending_output()) : 0;
+      default: return 0;
     }
   }
   static int create(BIO* bio) {
@@ -175,14 +172,12 @@ asio::awaitable<error_code> TlsSocket::wait(tcp::socket::wait_type type) {
 error_code TlsSocket::error_after(int result, int saved_errno) {
   const int error = SSL_get_error(ssl_, result);
   switch (error) {
-    case SSL_ERROR_ZERO_RETURN:
-      return asio::error::eof;
+    case SSL_ERROR_ZERO_RETURN: return asio::error::eof;
     case SSL_ERROR_SYSCALL:
       if (ERR_peek_error() == 0 && saved_errno == 0) return asio::ssl::error::stream_truncated;
       if (saved_errno != 0) return {saved_errno, boost::system::system_category()};
       break;
-    default:
-      break;
+    default: break;
   }
   const unsigned long code = ERR_get_error();
   if (code == 0) return asio::ssl::error::stream_truncated;

@@ -139,9 +139,10 @@ std::vector<std::string> names(const MemberList& members) {
 
 }  // namespace
 
-TEST_CASE("Aggregator fail-fast: a member that stops answering is left out after three timeouts, probed, and "
-          "asked again after its first answer",
-          "[aggregator][fail_fast]") {
+TEST_CASE(
+    "Aggregator fail-fast: a member that stops answering is left out after three timeouts, probed, and "
+    "asked again after its first answer",
+    "[aggregator][fail_fast]") {
   World w;
   w.add("member1");
   w.add("member2");
@@ -231,9 +232,10 @@ TEST_CASE("Aggregator fail-fast: error answers, our own rate limit and an answer
   m2->pods = error(MemberError::Kind::Throttled, "client rate limit");
   for (int i = 0; i < 5; ++i) w.pods();
   // Two timeouts, an answer, two timeouts: never three in a row.
-  for (auto result : {MemberResult<std::vector<k8s::PodMetrics>>(timeout()), MemberResult<std::vector<k8s::PodMetrics>>(timeout()),
-                      MemberResult<std::vector<k8s::PodMetrics>>(std::vector{pod("default", "web-2")}),
-                      MemberResult<std::vector<k8s::PodMetrics>>(timeout()), MemberResult<std::vector<k8s::PodMetrics>>(timeout())}) {
+  for (auto result :
+       {MemberResult<std::vector<k8s::PodMetrics>>(timeout()), MemberResult<std::vector<k8s::PodMetrics>>(timeout()),
+        MemberResult<std::vector<k8s::PodMetrics>>(std::vector{pod("default", "web-2")}),
+        MemberResult<std::vector<k8s::PodMetrics>>(timeout()), MemberResult<std::vector<k8s::PodMetrics>>(timeout())}) {
     m2->pods = result;
     w.pods();
   }
@@ -298,12 +300,14 @@ TEST_CASE("Aggregator fail-fast: custom metrics only warn of a member left out w
   w.aggregator->custom_metrics(q, [&](SharedAnswer<CustomMetricsAnswer> a) { rps = *a; });
   REQUIRE(rps);
   CHECK(m2->custom_calls.empty());
-  CHECK(rps->warnings == std::vector<std::string>{"member2: left out: not answering since " + kSince + " (3 timeouts)"});
+  CHECK(rps->warnings ==
+        std::vector<std::string>{"member2: left out: not answering since " + kSince + " (3 timeouts)"});
   // Discovery still lists what member2 serves: it is only not asked for now.
   CHECK(w.aggregator->custom_metrics_resources(k8s::CustomMetricsVersion::V1beta2).resources.size() == 2);
 }
 
-TEST_CASE("Aggregator fail-fast: a member gone from the source while left out is forgotten", "[aggregator][fail_fast]") {
+TEST_CASE("Aggregator fail-fast: a member gone from the source while left out is forgotten",
+          "[aggregator][fail_fast]") {
   World w;
   w.add("member1");
   auto m2 = w.add("member2");
@@ -322,9 +326,10 @@ TEST_CASE("Aggregator fail-fast: a member gone from the source while left out is
   CHECK(m2->pod_calls.size() == 4);
 }
 
-TEST_CASE("Aggregator fail-fast: the autoscaling loop reads a member that stopped answering as a member the "
-          "source left out (pods missing, not absent), without asking it",
-          "[aggregator][fail_fast]") {
+TEST_CASE(
+    "Aggregator fail-fast: the autoscaling loop reads a member that stopped answering as a member the "
+    "source left out (pods missing, not absent), without asking it",
+    "[aggregator][fail_fast]") {
   auto running_pod = [](std::string name) {
     k8s::Pod p;
     p.metadata.name = std::move(name);
@@ -347,8 +352,8 @@ TEST_CASE("Aggregator fail-fast: the autoscaling loop reads a member that stoppe
     REQUIRE(listing);
     const std::set<std::string> hosts{"member1", "member2"};
     controller::add_members_not_asked(*listing, *snapshot, hosts);
-    auto placement = controller::member_placement(std::vector<controller::TargetCluster>{{"member1", 1}, {"member2", 1}},
-                                                  *listing, 2);
+    auto placement = controller::member_placement(
+        std::vector<controller::TargetCluster>{{"member1", 1}, {"member2", 1}}, *listing, 2);
     return Read{*listing, placement, names(snapshot->members)};
   };
 

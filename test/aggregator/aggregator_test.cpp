@@ -47,8 +47,8 @@ struct World {
   std::shared_ptr<FakeSource> source = std::make_shared<FakeSource>();
   FakeClock clock;
 
-  std::shared_ptr<FakeMember> add(std::string name, std::shared_ptr<const MemberCapabilities> caps =
-                                                        resource_capabilities()) {
+  std::shared_ptr<FakeMember> add(std::string name,
+                                  std::shared_ptr<const MemberCapabilities> caps = resource_capabilities()) {
     auto m = std::make_shared<FakeMember>(std::move(name), std::move(caps));
     source->list.push_back(m);
     return m;
@@ -83,7 +83,6 @@ AggregatorOptions options_with(std::chrono::milliseconds member_timeout,
   options.cache_ttl = cache_ttl;
   return options;
 }
-
 
 }  // namespace
 
@@ -185,7 +184,8 @@ TEST_CASE("Aggregator: a fedmetrics/cluster selector naming no member warns inst
   CHECK(m1->pod_calls.empty());
   REQUIRE(typo.answers.size() == 1);
   CHECK(items_of(typo.answers[0]).empty());
-  CHECK(typo.answers[0].warnings == std::vector<std::string>{"fedmetrics/cluster: no member cluster is named 'membr1'"});
+  CHECK(typo.answers[0].warnings ==
+        std::vector<std::string>{"fedmetrics/cluster: no member cluster is named 'membr1'"});
   CHECK(typo.answers[0].missing_members.empty());  // a note about the query, no member's part missing
 
   // One of two names known: that member answers, the other name is warned about.
@@ -193,7 +193,8 @@ TEST_CASE("Aggregator: a fedmetrics/cluster selector naming no member warns inst
   agg->pod_metrics(pods_in("default", "fedmetrics/cluster in (member1,member9)"), one_known.callback());
   REQUIRE(one_known.answers.size() == 1);
   CHECK(items_of(one_known.answers[0]).size() == 1);
-  CHECK(one_known.answers[0].warnings == std::vector<std::string>{"fedmetrics/cluster: no member cluster is named 'member9'"});
+  CHECK(one_known.answers[0].warnings ==
+        std::vector<std::string>{"fedmetrics/cluster: no member cluster is named 'member9'"});
 
   // Exclusions name no one to find: no warning.
   Received<PodMetricsAnswer> excluded;
@@ -212,11 +213,13 @@ TEST_CASE("Aggregator: a fedmetrics/cluster selector naming no member warns inst
   Received<CustomMetricsAnswer> both_selectors;
   agg->custom_metrics(custom, both_selectors.callback());
   REQUIRE(both_selectors.answers.size() == 1);
-  CHECK(both_selectors.answers[0].warnings == std::vector<std::string>{"fedmetrics/cluster: no member cluster is named 'nope'"});
+  CHECK(both_selectors.answers[0].warnings ==
+        std::vector<std::string>{"fedmetrics/cluster: no member cluster is named 'nope'"});
   CHECK(both_selectors.answers[0].missing_members.empty());
 
   Received<ExternalMetricsAnswer> ext;
-  agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=nope")}, ext.callback());
+  agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=nope")},
+                        ext.callback());
   REQUIRE(ext.answers.size() == 1);
   CHECK(ext.answers[0].warnings == std::vector<std::string>{"fedmetrics/cluster: no member cluster is named 'nope'"});
 }
@@ -322,8 +325,9 @@ TEST_CASE("Aggregator: only members whose capabilities serve the query are asked
   agg->custom_metrics(q, missing.callback());
   REQUIRE(missing.answers.size() == 1);
   CHECK(status_of(missing.answers[0]).code == 404);
-  CHECK(status_of(missing.answers[0]).message == "the server could not find the metric unknown_metric for "
-                                                 "deployments.apps web");
+  CHECK(status_of(missing.answers[0]).message ==
+        "the server could not find the metric unknown_metric for "
+        "deployments.apps web");
 }
 
 TEST_CASE("Aggregator: an undiscovered member chosen for external metrics is a warning, and alone a 503",
@@ -392,8 +396,8 @@ TEST_CASE("Aggregator: partial failure is a warning per failed member, counted a
   const AggregatorStats stats = agg->stats();
   CHECK(stats.member_calls == 3);
   CHECK(stats.member_errors == 2);
-  CHECK(stats.member_errors_by_cluster == std::map<std::string, std::uint64_t, std::less<>>{{"member2", 1},
-                                                                                            {"member3", 1}});
+  CHECK(stats.member_errors_by_cluster ==
+        std::map<std::string, std::uint64_t, std::less<>>{{"member2", 1}, {"member3", 1}});
 
   m1->pods = error(MemberError::Kind::Tls, "bad certificate");
   Received<PodMetricsAnswer> all_failed;
@@ -433,7 +437,10 @@ TEST_CASE("Aggregator: identical queries in flight together share one fan-out", 
   CHECK(first.shared[0] == second.shared[0]);
   CHECK(first.shared[0] != different.shared[0]);
   int encoded = 0;
-  auto encode = [&] { ++encoded; return std::string("bytes"); };
+  auto encode = [&] {
+    ++encoded;
+    return std::string("bytes");
+  };
   CHECK(*first.shared[0]->encodings->get("pods", encode) == "bytes");
   CHECK(second.shared[0]->encodings->get("pods", encode) == first.shared[0]->encodings->get("pods", encode));
   CHECK(encoded == 1);
@@ -532,8 +539,12 @@ TEST_CASE("Aggregator: members may call back from another thread", "[aggregator]
 
   auto from_m1 = m1->take_pending();
   auto from_m2 = m2->take_pending();
-  std::thread t1([&] { for (auto& f : from_m1) f(); });
-  std::thread t2([&] { for (auto& f : from_m2) f(); });
+  std::thread t1([&] {
+    for (auto& f : from_m1) f();
+  });
+  std::thread t2([&] {
+    for (auto& f : from_m2) f();
+  });
   t1.join();
   t2.join();
 
@@ -560,7 +571,9 @@ TEST_CASE("Aggregator: a query arriving while another thread completes the fan-o
   for (int round = 0; round < 50; ++round) {
     agg->pod_metrics(pods_in("default"), done);
     auto pending = m1->take_pending();
-    std::thread member([&] { for (auto& f : pending) f(); });
+    std::thread member([&] {
+      for (auto& f : pending) f();
+    });
     // Races with the completion on `member`: joins the fan-out or starts a new one.
     agg->pod_metrics(pods_in("default"), done);
     member.join();
@@ -603,8 +616,7 @@ TEST_CASE("Aggregator: discovery comes from capabilities and never calls a membe
   CHECK(m1->calls() + m2->calls() == 0);
 }
 
-TEST_CASE("Aggregator: has_served turns true after a successful member call or a member's discovery",
-          "[aggregator]") {
+TEST_CASE("Aggregator: has_served turns true after a successful member call or a member's discovery", "[aggregator]") {
   World w;
   auto m1 = w.add("member1", nullptr);
   m1->pods = error(MemberError::Kind::Refused, "connection refused");

@@ -29,9 +29,7 @@ inline k8s::LabelSelector selector(std::string_view text) {
   return s.ok() ? *s : k8s::LabelSelector();
 }
 
-inline k8s::Timestamp at_second(int second) {
-  return k8s::Timestamp(std::chrono::seconds(1'787'000'000 + second));
-}
+inline k8s::Timestamp at_second(int second) { return k8s::Timestamp(std::chrono::seconds(1'787'000'000 + second)); }
 
 inline k8s::PodMetrics pod(std::string ns, std::string name, std::string_view cpu = "10m", k8s::Labels labels = {}) {
   k8s::PodMetrics p;

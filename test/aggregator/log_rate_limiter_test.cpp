@@ -45,7 +45,7 @@ TEST_CASE("LogRateLimiter: past max_keys, keys quiet for an interval are forgott
   LogRateLimiter limiter(10s, 2);
   CHECK(limiter.admit("a", t0).write);
   CHECK(limiter.admit("b", t0 + 5s).write);
-  CHECK(limiter.admit("c", t0 + 11s).write);  // "a" is forgotten
+  CHECK(limiter.admit("c", t0 + 11s).write);        // "a" is forgotten
   CHECK_FALSE(limiter.admit("b", t0 + 12s).write);  // "b" is not: still within its interval
   CHECK_FALSE(limiter.admit("c", t0 + 12s).write);
 }

@@ -27,7 +27,9 @@ MemberBreaker::WallTime wall(int seconds) {
   return std::chrono::time_point_cast<std::chrono::system_clock::duration>(*t) + std::chrono::seconds(seconds);
 }
 
-MemberError error_of(MemberError::Kind kind) { return MemberError{kind, "x", kind == MemberError::Kind::HttpStatus ? 500 : 0, {}}; }
+MemberError error_of(MemberError::Kind kind) {
+  return MemberError{kind, "x", kind == MemberError::Kind::HttpStatus ? 500 : 0, {}};
+}
 
 // Three timeouts, one second apart: left out at t0 + 2s.
 MemberBreaker opened(BreakerOptions options = {}) {

@@ -30,7 +30,6 @@ MemberAnswer<T> failed(std::string cluster, MemberError e) {
   return MemberAnswer<T>{std::move(cluster), std::move(e)};
 }
 
-
 std::string cluster_of(const k8s::ObjectMeta& meta) {
   auto it = meta.annotations.find(kQueryFromClusterAnnotation);
   return it == meta.annotations.end() ? "" : it->second;
@@ -75,10 +74,8 @@ TEST_CASE("Aggregator: pod lists are the union of all members, sorted by namespa
   using Row = std::tuple<std::string, std::string, std::string>;  // namespace, name, member
   std::vector<Row> got;
   for (const auto& p : items) got.emplace_back(p.metadata.namespace_name, p.metadata.name, cluster_of(p.metadata));
-  const std::vector<Row> want{{"a", "alpha", "member1"},
-                              {"a", "zeta", "member2"},
-                              {"b", "web-0", "member1"},
-                              {"b", "web-0", "member2"}};
+  const std::vector<Row> want{
+      {"a", "alpha", "member1"}, {"a", "zeta", "member2"}, {"b", "web-0", "member1"}, {"b", "web-0", "member2"}};
   CHECK(got == want);
   CHECK(answer.warnings.empty());
 }
@@ -101,7 +98,8 @@ TEST_CASE("Aggregator: a list answer comes with its JSON, joined from the items 
   // In two steps, as the fan-out does it: the same answer.
   std::vector<MemberAnswer<PreparedItems<k8s::PodMetrics>>> prepared;
   prepared.push_back({"member2", prepare_pod_metrics("member2", {pod("b", "web-0")}, listed(pods_in("b")))});
-  prepared.push_back({"member1", prepare_pod_metrics("member1", {pod("b", "web-0", "30m"), pod("a", "alpha")}, listed(pods_in("b")))});
+  prepared.push_back(
+      {"member1", prepare_pod_metrics("member1", {pod("b", "web-0", "30m"), pod("a", "alpha")}, listed(pods_in("b")))});
   const auto in_b = merge_prepared_pod_metrics(std::move(prepared), listed(pods_in("b")));
   REQUIRE(items_of(in_b).size() == 2);  // a/alpha is not in namespace b
   CHECK(cluster_of(items_of(in_b)[0].metadata) == "member1");
@@ -182,7 +180,8 @@ TEST_CASE("Aggregator: get pod by name is the item from one member, 404 from non
   const Row rows[] = {
       {{"member2"}, 0, ""},
       {{}, 404, "podmetrics.metrics.k8s.io \"default/web-0\" not found"},
-      {{"member1", "member2"}, 409,
+      {{"member1", "member2"},
+       409,
        "Operation cannot be fulfilled on podmetrics.metrics.k8s.io \"default/web-0\": the object exists in 2 member "
        "clusters (member1, member2); choose one with labelSelector fedmetrics/cluster=<member>"},
   };
@@ -248,8 +247,8 @@ TEST_CASE("Aggregator: get node by name is the item from one member, 404 from no
 TEST_CASE("Aggregator: custom metrics for pods are never summed, whatever their names", "[aggregator][merge]") {
   std::vector<MemberAnswer<Values>> answers;
   answers.push_back(ok<Values>("member2", {metric_value("Pod", "default", "web-0", "3")}));
-  answers.push_back(ok<Values>("member1", {metric_value("Pod", "default", "web-0", "1"),
-                                           metric_value("Pod", "default", "web-1", "2")}));
+  answers.push_back(ok<Values>(
+      "member1", {metric_value("Pod", "default", "web-0", "1"), metric_value("Pod", "default", "web-1", "2")}));
   const Values& items = items_of(merge_custom_metrics(std::move(answers), custom_query({"", "pods"}, "default", "*")));
   REQUIRE(items.size() == 3);
   // Sorted by namespace, name, then member: web-0 from member1, web-0 from member2, web-1.
@@ -286,11 +285,11 @@ TEST_CASE("Aggregator: custom metrics of other objects are summed per kind, name
 
   // Only equal (kind, namespace, name) are summed.
   std::vector<MemberAnswer<Values>> answers;
-  answers.push_back(ok<Values>("member1", {metric_value("Service", "default", "web", "1"),
-                                           metric_value("Deployment", "default", "web", "2"),
-                                           metric_value("Service", "other", "web", "4")}));
-  answers.push_back(ok<Values>("member2", {metric_value("Service", "default", "web", "10"),
-                                           metric_value("Service", "other", "web", "40")}));
+  answers.push_back(ok<Values>(
+      "member1", {metric_value("Service", "default", "web", "1"), metric_value("Deployment", "default", "web", "2"),
+                  metric_value("Service", "other", "web", "4")}));
+  answers.push_back(ok<Values>(
+      "member2", {metric_value("Service", "default", "web", "10"), metric_value("Service", "other", "web", "40")}));
   const Values& items =
       items_of(merge_custom_metrics(std::move(answers), custom_query({"", "services"}, "default", "*")));
   REQUIRE(items.size() == 3);
@@ -303,8 +302,7 @@ TEST_CASE("Aggregator: custom metrics of other objects are summed per kind, name
   CHECK(items[2].value.to_string() == "44");
 }
 
-TEST_CASE("Aggregator: a summed custom metric has the newest timestamp and the largest window",
-          "[aggregator][merge]") {
+TEST_CASE("Aggregator: a summed custom metric has the newest timestamp and the largest window", "[aggregator][merge]") {
   std::vector<MemberAnswer<Values>> answers;
   answers.push_back(ok<Values>("member1", {metric_value("Namespace", "", "team-a", "1", 10, 30)}));
   answers.push_back(ok<Values>("member2", {metric_value("Namespace", "", "team-a", "2", 50, std::nullopt)}));
@@ -331,8 +329,7 @@ TEST_CASE("Aggregator: a named custom-metric object no member returned is 404, a
     std::vector<MemberAnswer<Values>> answers;
     answers.push_back(ok<Values>("member1", {metric_value("Pod", "default", "web-0", "1")}));
     answers.push_back(ok<Values>("member2", {metric_value("Pod", "default", "web-0", "2")}));
-    const auto& s =
-        status_of(merge_custom_metrics(std::move(answers), custom_query({"", "pods"}, "default", "web-0")));
+    const auto& s = status_of(merge_custom_metrics(std::move(answers), custom_query({"", "pods"}, "default", "web-0")));
     CHECK(s.code == 409);
     CHECK_THAT(s.message, Catch::Contains("pods \"web-0\"") && Catch::Contains("(member1, member2)"));
   }
@@ -351,8 +348,9 @@ TEST_CASE("Aggregator: a named custom-metric object no member returned is 404, a
 TEST_CASE("Aggregator: external series of all members are tagged with fedmetrics/cluster", "[aggregator][merge]") {
   std::vector<MemberAnswer<Series>> answers;
   answers.push_back(ok<Series>("member2", {external_value({{"queue", "orders"}}, "5")}));
-  answers.push_back(ok<Series>("member1", {external_value({{"queue", "orders"}}, "7"),
-                                           external_value({{"queue", "mail"}, {"fedmetrics/cluster", "spoofed"}}, "1")}));
+  answers.push_back(
+      ok<Series>("member1", {external_value({{"queue", "orders"}}, "7"),
+                             external_value({{"queue", "mail"}, {"fedmetrics/cluster", "spoofed"}}, "1")}));
   const Series& items = items_of(merge_external_metrics(std::move(answers), ExternalMetricsQuery{}));
   REQUIRE(items.size() == 3);
   CHECK(items[0].metric_labels == k8s::Labels{{"fedmetrics/cluster", "member1"}, {"queue", "orders"}});
@@ -364,7 +362,8 @@ TEST_CASE("Aggregator: external series of all members are tagged with fedmetrics
 TEST_CASE("Aggregator: partial failure keeps the others' answer and warns once per failed member, naming it",
           "[aggregator][merge]") {
   std::vector<MemberAnswer<Pods>> answers;
-  answers.push_back(failed<Pods>("member3", error(MemberError::Kind::Refused, "dial 10.0.0.3:443: connection refused")));
+  answers.push_back(
+      failed<Pods>("member3", error(MemberError::Kind::Refused, "dial 10.0.0.3:443: connection refused")));
   answers.push_back(ok<Pods>("member1", {pod("default", "web-0")}));
   answers.push_back(failed<Pods>("member2", error(MemberError::Kind::Timeout, "no answer within 3s")));
   const auto answer = merge_pod_metrics(std::move(answers), pods_in("default"));
@@ -444,8 +443,7 @@ TEST_CASE("Aggregator: warning texts start with the member, then the error kind,
   CHECK(long_text.rfind("member1: network: xxx", 0) == 0);
 }
 
-TEST_CASE("Aggregator: the fedmetrics/cluster requirement chooses members with every operator",
-          "[aggregator][merge]") {
+TEST_CASE("Aggregator: the fedmetrics/cluster requirement chooses members with every operator", "[aggregator][merge]") {
   struct Row {
     std::string selector;
     std::vector<std::string> chosen;
@@ -571,7 +569,7 @@ TEST_CASE("Aggregator: custom-metrics discovery is the de-duplicated, sorted uni
           "[aggregator][merge][discovery]") {
   auto a = std::make_shared<MemberCapabilities>();
   a->custom_metric_resources = {custom_resource("pods/http_requests", true),
-                                custom_resource("services/rps", false),  // disagrees with b
+                                custom_resource("services/rps", false),      // disagrees with b
                                 custom_resource("namespaces/queue", true)};  // root-scoped parent
   auto b = std::make_shared<MemberCapabilities>();
   b->custom_metric_resources = {custom_resource("pods/http_requests", true), custom_resource("services/latency", true),
@@ -595,7 +593,8 @@ TEST_CASE("Aggregator: custom-metrics discovery is the de-duplicated, sorted uni
         k8s::APIResourceList{"custom.metrics.k8s.io/v1beta2", {}});
 }
 
-TEST_CASE("Aggregator: external-metrics discovery is the de-duplicated, sorted union", "[aggregator][merge][discovery]") {
+TEST_CASE("Aggregator: external-metrics discovery is the de-duplicated, sorted union",
+          "[aggregator][merge][discovery]") {
   auto a = std::make_shared<MemberCapabilities>();
   a->external_metric_resources = {external_resource("queue_depth"), external_resource("backlog")};
   auto b = std::make_shared<MemberCapabilities>();
@@ -632,12 +631,12 @@ TEST_CASE("Aggregator: query keys are canonical and tell different queries apart
   CHECK(query_key(ExternalMetricsQuery{"default", "q", {}}) != query_key(ExternalMetricsQuery{"default", "r", {}}));
 }
 
-TEST_CASE("Aggregator: a get by name that found nothing while a member failed is 503, not 404",
-          "[aggregator][merge]") {
+TEST_CASE("Aggregator: a get by name that found nothing while a member failed is 503, not 404", "[aggregator][merge]") {
   // The failed member may hold the object: "not found" would be a wrong answer.
   std::vector<MemberAnswer<Pods>> answers;
   answers.push_back(ok<Pods>("member1", Pods{}));
-  answers.push_back(failed<Pods>("member2", MemberError{MemberError::Kind::Timeout, "deadline exceeded", 0, std::nullopt}));
+  answers.push_back(
+      failed<Pods>("member2", MemberError{MemberError::Kind::Timeout, "deadline exceeded", 0, std::nullopt}));
   const auto pod_answer = merge_pod_metrics(std::move(answers), pods_in("default", "web-0"));
   const k8s::Status& s = status_of(pod_answer);
   CHECK(s.code == 503);

@@ -18,8 +18,8 @@ const UserInfo kAdmin{"kubernetes-admin", "", {"system:masters", "system:authent
 }  // namespace
 
 TEST_CASE("Auth: requests that need no SubjectAccessReview", "[auth][authz]") {
-  const RequestAttributes pods{true, "list", "/apis/metrics.k8s.io/v1beta1/pods", "metrics.k8s.io", "v1beta1", "", "pods",
-                               "", ""};
+  const RequestAttributes pods{
+      true, "list", "/apis/metrics.k8s.io/v1beta1/pods", "metrics.k8s.io", "v1beta1", "", "pods", "", ""};
   const UserInfo anonymous = anonymous_user();
   struct Row {
     const UserInfo& user;
@@ -31,7 +31,7 @@ TEST_CASE("Auth: requests that need no SubjectAccessReview", "[auth][authz]") {
       {anonymous, path("get", "/readyz"), true},
       {anonymous, path("head", "/livez"), true},
       {anonymous, path("get", "/healthz/ping"), false},  // exact paths only
-      {anonymous, path("get", "/apis"), false},           // discovery needs an authenticated user
+      {anonymous, path("get", "/apis"), false},          // discovery needs an authenticated user
       {kAggregator, path("get", "/apis"), true},
       {kAggregator, path("get", "/apis/metrics.k8s.io"), true},
       {kAggregator, path("get", "/apis/metrics.k8s.io/v1beta1"), true},

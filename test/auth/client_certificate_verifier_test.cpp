@@ -99,8 +99,7 @@ TEST_CASE("Auth: intermediates come from the client, anchors from the bundle", "
   auto id = verifier_for(root.pem()).verify(leaf.pem() + intermediate.pem(), now);
   REQUIRE(id);
   CHECK(id->common_name == "front-proxy-client");  // the leaf's, not the intermediate's
-  CHECK(error_of(verifier_for(root.pem()).verify(leaf.pem(), now)) ==
-        "x509: certificate signed by unknown authority");
+  CHECK(error_of(verifier_for(root.pem()).verify(leaf.pem(), now)) == "x509: certificate signed by unknown authority");
   // Go trusts any certificate of the pool as an anchor, not only self-signed ones.
   CHECK(verifier_for(intermediate.pem()).verify(leaf.pem(), now));
   // An intermediate whose extendedKeyUsage excludes clientAuth breaks the chain, as in Go.

@@ -32,15 +32,25 @@ RequestAttributes non_resource(const char* verb) { return RequestAttributes{fals
 TEST_CASE("Auth: request attributes", "[auth][requestinfo]") {
   const Row rows[] = {
       // What kubectl top and the HPA controller ask.
-      {"GET", "/apis/metrics.k8s.io/v1beta1/namespaces/d/pods", {},
+      {"GET",
+       "/apis/metrics.k8s.io/v1beta1/namespaces/d/pods",
+       {},
        resource("list", "metrics.k8s.io", "v1beta1", "d", "pods", "", "")},
-      {"GET", "/apis/metrics.k8s.io/v1beta1/nodes/n1", {},
+      {"GET",
+       "/apis/metrics.k8s.io/v1beta1/nodes/n1",
+       {},
        resource("get", "metrics.k8s.io", "v1beta1", "", "nodes", "", "n1")},
-      {"GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/pods/*/rps", {},
+      {"GET",
+       "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/pods/*/rps",
+       {},
        resource("get", "custom.metrics.k8s.io", "v1beta2", "d", "pods", "rps", "*")},
-      {"GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/metrics/rps", {},
+      {"GET",
+       "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/metrics/rps",
+       {},
        resource("get", "custom.metrics.k8s.io", "v1beta2", "d", "metrics", "", "rps")},
-      {"GET", "/apis/external.metrics.k8s.io/v1beta1/namespaces/d/queue_len", {},
+      {"GET",
+       "/apis/external.metrics.k8s.io/v1beta1/namespaces/d/queue_len",
+       {},
        resource("list", "external.metrics.k8s.io", "v1beta1", "d", "queue_len", "", "")},
       // Non-resource paths: verb is the lowercased method.
       {"GET", "/apis", {}, non_resource("get")},
@@ -62,38 +72,68 @@ TEST_CASE("Auth: request attributes", "[auth][requestinfo]") {
       {"PUT", "/api/v1/namespaces/d/status", {}, resource("update", "", "v1", "d", "namespaces", "status", "d")},
       {"PUT", "/api/v1/namespaces/d/finalize", {}, resource("update", "", "v1", "d", "namespaces", "finalize", "d")},
       // Lists become watches; fieldSelector metadata.name names the object.
-      {"GET", "/apis/metrics.k8s.io/v1beta1/pods", {{"watch", "true"}},
+      {"GET",
+       "/apis/metrics.k8s.io/v1beta1/pods",
+       {{"watch", "true"}},
        resource("watch", "metrics.k8s.io", "v1beta1", "", "pods", "", "")},
-      {"GET", "/apis/metrics.k8s.io/v1beta1/pods", {{"watch", "1"}},
+      {"GET",
+       "/apis/metrics.k8s.io/v1beta1/pods",
+       {{"watch", "1"}},
        resource("watch", "metrics.k8s.io", "v1beta1", "", "pods", "", "")},
-      {"GET", "/apis/metrics.k8s.io/v1beta1/pods", {{"watch", "FALSE"}},
+      {"GET",
+       "/apis/metrics.k8s.io/v1beta1/pods",
+       {{"watch", "FALSE"}},
        resource("list", "metrics.k8s.io", "v1beta1", "", "pods", "", "")},
-      {"GET", "/apis/metrics.k8s.io/v1beta1/pods", {{"watch", "0"}},
+      {"GET",
+       "/apis/metrics.k8s.io/v1beta1/pods",
+       {{"watch", "0"}},
        resource("list", "metrics.k8s.io", "v1beta1", "", "pods", "", "")},
-      {"GET", "/apis/metrics.k8s.io/v1beta1/namespaces/d/pods", {{"fieldSelector", "metadata.name=p1"}},
+      {"GET",
+       "/apis/metrics.k8s.io/v1beta1/namespaces/d/pods",
+       {{"fieldSelector", "metadata.name=p1"}},
        resource("list", "metrics.k8s.io", "v1beta1", "d", "pods", "", "p1")},
-      {"GET", "/apis/metrics.k8s.io/v1beta1/pods", {{"fieldSelector", "metadata.namespace=d,metadata.name==p1"}},
+      {"GET",
+       "/apis/metrics.k8s.io/v1beta1/pods",
+       {{"fieldSelector", "metadata.namespace=d,metadata.name==p1"}},
        resource("list", "metrics.k8s.io", "v1beta1", "", "pods", "", "p1")},
-      {"GET", "/apis/metrics.k8s.io/v1beta1/pods", {{"fieldSelector", "metadata.name!=p1"}},
+      {"GET",
+       "/apis/metrics.k8s.io/v1beta1/pods",
+       {{"fieldSelector", "metadata.name!=p1"}},
        resource("list", "metrics.k8s.io", "v1beta1", "", "pods", "", "")},
-      {"GET", "/apis/metrics.k8s.io/v1beta1/pods", {{"fieldSelector", "metadata.name=.."}},
+      {"GET",
+       "/apis/metrics.k8s.io/v1beta1/pods",
+       {{"fieldSelector", "metadata.name=.."}},
        resource("list", "metrics.k8s.io", "v1beta1", "", "pods", "", "")},
-      {"GET", "/apis/metrics.k8s.io/v1beta1/pods", {{"fieldSelector", "metadata.name=a=b"}},
+      {"GET",
+       "/apis/metrics.k8s.io/v1beta1/pods",
+       {{"fieldSelector", "metadata.name=a=b"}},
        resource("list", "metrics.k8s.io", "v1beta1", "", "pods", "", "")},
-      {"GET", "/apis/metrics.k8s.io/v1beta1/nodes/n1", {{"fieldSelector", "metadata.name=n2"}, {"watch", "true"}},
+      {"GET",
+       "/apis/metrics.k8s.io/v1beta1/nodes/n1",
+       {{"fieldSelector", "metadata.name=n2"}, {"watch", "true"}},
        resource("get", "metrics.k8s.io", "v1beta1", "", "nodes", "", "n1")},
       // Other methods.
-      {"POST", "/apis/apps/v1/namespaces/d/deployments", {},
+      {"POST",
+       "/apis/apps/v1/namespaces/d/deployments",
+       {},
        resource("create", "apps", "v1", "d", "deployments", "", "")},
-      {"PATCH", "/apis/apps/v1/namespaces/d/deployments/web/scale", {},
+      {"PATCH",
+       "/apis/apps/v1/namespaces/d/deployments/web/scale",
+       {},
        resource("patch", "apps", "v1", "d", "deployments", "scale", "web")},
-      {"DELETE", "/apis/apps/v1/namespaces/d/deployments/web", {},
+      {"DELETE",
+       "/apis/apps/v1/namespaces/d/deployments/web",
+       {},
        resource("delete", "apps", "v1", "d", "deployments", "", "web")},
-      {"DELETE", "/apis/apps/v1/namespaces/d/deployments", {},
+      {"DELETE",
+       "/apis/apps/v1/namespaces/d/deployments",
+       {},
        resource("deletecollection", "apps", "v1", "d", "deployments", "", "")},
       {"OPTIONS", "/apis/apps/v1/deployments", {}, resource("", "apps", "v1", "", "deployments", "", "")},
       // Verbs in the path.
-      {"GET", "/apis/metrics.k8s.io/v1beta1/watch/namespaces/d/pods", {},
+      {"GET",
+       "/apis/metrics.k8s.io/v1beta1/watch/namespaces/d/pods",
+       {},
        resource("watch", "metrics.k8s.io", "v1beta1", "d", "pods", "", "")},
       {"GET", "/api/v1/proxy/namespaces/d/pods/p1/a/b", {}, resource("proxy", "", "v1", "d", "pods", "", "p1")},
   };
@@ -134,7 +174,9 @@ TEST_CASE("Auth: a resource request's parts are its path from the resource on, n
       {"PUT", "/api/v1/namespaces/d/status", {}, {"namespaces", "d", "status"}},
       {"PATCH", "/apis/apps/v1/namespaces/d/deployments/web/scale", {}, {"deployments", "web", "scale"}},
       // A proxy's path follows the subresource.
-      {"GET", "/apis/cluster.karmada.io/v1alpha1/clusters/m1/proxy/api/v1/pods", {},
+      {"GET",
+       "/apis/cluster.karmada.io/v1alpha1/clusters/m1/proxy/api/v1/pods",
+       {},
        {"clusters", "m1", "proxy", "api", "v1", "pods"}},
       {"GET", "/api/v1/proxy/namespaces/d/pods/p1/a/b", {}, {"pods", "p1", "a", "b"}},
       {"GET", "/apis/metrics.k8s.io/v1beta1/watch/namespaces/d/pods", {}, {"pods"}},
@@ -150,13 +192,12 @@ TEST_CASE("Auth: a resource request's parts are its path from the resource on, n
   }
   auto listed = request_attributes("GET", "/api/v1/namespaces/d/pods", {{"fieldSelector", "metadata.name=p1"}});
   REQUIRE(listed);
-  CHECK(listed->name == "p1");  // what the authorizer is asked about
+  CHECK(listed->name == "p1");       // what the authorizer is asked about
   CHECK(listed->parts.size() == 1);  // what the path names: the collection
 }
 
 TEST_CASE("Auth: a verb segment with nothing after it is an error, as upstream", "[auth][requestinfo]") {
   auto got = request_attributes("GET", "/apis/metrics.k8s.io/v1beta1/watch", {});
   REQUIRE_FALSE(got);
-  CHECK(got.error().message ==
-        "unable to determine kind and namespace from url, /apis/metrics.k8s.io/v1beta1/watch");
+  CHECK(got.error().message == "unable to determine kind and namespace from url, /apis/metrics.k8s.io/v1beta1/watch");
 }

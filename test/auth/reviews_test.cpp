@@ -13,8 +13,9 @@ using nlohmann::json;
 using Kind = AuthenticationResult::Kind;
 
 TEST_CASE("Auth: the TokenReview request", "[auth][review]") {
-  CHECK(json::parse(token_review_body("abc.def\"ghi")) ==
-        json::parse(R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"abc.def\"ghi"}})"));
+  CHECK(
+      json::parse(token_review_body("abc.def\"ghi")) ==
+      json::parse(R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"abc.def\"ghi"}})"));
 }
 
 TEST_CASE("Auth: TokenReview answers", "[auth][review]") {
@@ -60,8 +61,7 @@ TEST_CASE("Auth: malformed TokenReview answers are errors", "[auth][review]") {
        "status.user.groups: expected an array of strings, got a number"},
       {R"({"status":{"authenticated":true,"user":{"extra":{"k":"v"}}}})",
        "status.user.extra.k: expected an array of strings, got string"},
-      {R"({"status":{"authenticated":true,"user":{"extra":[]}}})",
-       "status.user.extra: expected an object, got array"},
+      {R"({"status":{"authenticated":true,"user":{"extra":[]}}})", "status.user.extra: expected an object, got array"},
   };
   for (const auto& [body, message] : cases) {
     INFO(body);
@@ -76,8 +76,15 @@ TEST_CASE("Auth: the SubjectAccessReview request for a resource", "[auth][review
                       "…",
                       {"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"},
                       {{"authentication.kubernetes.io/pod-name", {"…"}}}};
-  const RequestAttributes attributes{true,   "get",  "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests",
-                                     "custom.metrics.k8s.io", "v1beta2", "default", "pods", "http_requests", "*"};
+  const RequestAttributes attributes{true,
+                                     "get",
+                                     "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests",
+                                     "custom.metrics.k8s.io",
+                                     "v1beta2",
+                                     "default",
+                                     "pods",
+                                     "http_requests",
+                                     "*"};
   // Exactly the body Go's webhook authorizer sends.
   CHECK(json::parse(subject_access_review_body(user, attributes)) == json::parse(R"(
     {"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{

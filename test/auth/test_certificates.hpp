@@ -66,8 +66,8 @@ class TestCertificate {
     X509_set_pubkey(cert.get(), key.get());
     X509_NAME* name = X509_get_subject_name(cert.get());
     auto add = [&](const char* field, const std::string& value) {
-      X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(value.c_str()),
-                                 -1, -1, 0);
+      X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(value.c_str()), -1,
+                                 -1, 0);
     };
     for (const auto& o : spec.organizations) add("O", o);
     if (!spec.common_name.empty()) add("CN", spec.common_name);

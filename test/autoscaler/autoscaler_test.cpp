@@ -102,7 +102,9 @@ TEST_CASE("sync: a scale-up sets the status and the upstream conditions", "[auto
   CHECK(r.status.current_metrics[0].current.average_utilization == 80);
   CHECK(r.status.current_metrics[0].current.average_value == 80);
   CHECK(to_json(r.status.current_metrics[0]).dump() ==
-        nlohmann::ordered_json::parse(R"({"type":"Resource","resource":{"name":"cpu","current":{"averageUtilization":80,"averageValue":"80m"}}})").dump());
+        nlohmann::ordered_json::parse(
+            R"({"type":"Resource","resource":{"name":"cpu","current":{"averageUtilization":80,"averageValue":"80m"}}})")
+            .dump());
 
   const auto& able = condition(r, "AbleToScale");
   CHECK(able.status == ConditionStatus::True);
@@ -310,11 +312,11 @@ TEST_CASE("sync: ScaledToZero marks the autoscaler's own zero, other zeros are l
     Metric metric;
     std::int32_t min;
     std::int32_t current;
-    std::string value;                                 // the metric's value (cpu: per-pod usage)
-    std::optional<ConditionStatus> before;            // ScaledToZero on the previous status
+    std::string value;                      // the metric's value (cpu: per-pod usage)
+    std::optional<ConditionStatus> before;  // ScaledToZero on the previous status
     std::int32_t desired;
     std::optional<std::pair<ConditionStatus, std::string>> after;  // ScaledToZero status and reason
-    std::string active;                                // ScalingActive reason
+    std::string active;                                            // ScalingActive reason
   };
   using CS = ConditionStatus;
   const std::pair<CS, std::string> to_zero{CS::True, "ScaledToZero"};
@@ -336,8 +338,7 @@ TEST_CASE("sync: ScaledToZero marks the autoscaler's own zero, other zeros are l
        "ScalingDisabled"},
       {"manual zero after a wake-up (condition False)", Metric::External, 0, 0, "25", CS::False, 0,
        std::pair{CS::False, std::string("NotScaledToZero")}, "ScalingDisabled"},
-      {"manual zero with minReplicas 1", Metric::Object, 1, 0, "950", std::nullopt, 0, std::nullopt,
-       "ScalingDisabled"},
+      {"manual zero with minReplicas 1", Metric::Object, 1, 0, "950", std::nullopt, 0, std::nullopt, "ScalingDisabled"},
       // minReplicas raised above 0 after the autoscaler's zero: back to minReplicas
       {"minReplicas raised: its own zero comes back to min", Metric::External, 2, 0, "0", CS::True, 2, not_zero,
        "ValidMetricFound"},
@@ -356,13 +357,15 @@ TEST_CASE("sync: ScaledToZero marks the autoscaler's own zero, other zeros are l
       SyncInput in = c.metric == Metric::Cpu ? cpu_input(c.current, c.value + "m") : SyncInput{};
       in.now = t0();
       in.scale = {c.current, c.current};
-      for (std::int32_t i = 0; i < c.current && c.metric != Metric::Cpu; ++i) in.pods.push_back(ready_pod("w-" + std::to_string(i)));
-      if (c.metric == Metric::External) in.metrics.externals = {ExternalMetricValues{"queue", "", std::vector{q(c.value)}}};
+      for (std::int32_t i = 0; i < c.current && c.metric != Metric::Cpu; ++i)
+        in.pods.push_back(ready_pod("w-" + std::to_string(i)));
+      if (c.metric == Metric::External)
+        in.metrics.externals = {ExternalMetricValues{"queue", "", std::vector{q(c.value)}}};
       if (c.metric == Metric::Object) in.metrics.objects = {ObjectMetricValue{"Service", "web", "rps", q(c.value)}};
       FederatedHPAStatus previous;
       if (c.before) {
-        previous.conditions.push_back({"ScaledToZero", *c.before, *c.before == CS::True ? "ScaledToZero" : "NotScaledToZero",
-                                       "", t0() - 1h});
+        previous.conditions.push_back(
+            {"ScaledToZero", *c.before, *c.before == CS::True ? "ScaledToZero" : "NotScaledToZero", "", t0() - 1h});
       }
       SyncResult r = sync(hpa, previous, {}, in, config);
       CHECK(r.desired_replicas == c.desired);
@@ -376,8 +379,9 @@ TEST_CASE("sync: ScaledToZero marks the autoscaler's own zero, other zeros are l
         CHECK(zero->status == c.after->first);
         CHECK(zero->reason == c.after->second);
         if (r.rescale) {
-          CHECK(zero->message == (c.after->first == CS::True ? "the HPA controller scaled the workload to zero"
-                                                             : "the HPA controller did not scale the workload to zero"));
+          CHECK(zero->message == (c.after->first == CS::True
+                                      ? "the HPA controller scaled the workload to zero"
+                                      : "the HPA controller did not scale the workload to zero"));
         }
       }
     }

@@ -73,27 +73,34 @@ TEST_CASE("cron: a rule's defects make that rule invalid, with the field, and le
       {R"({"name": "a", "schedule": "* * * * *"})", true,
        "spec.rules[0]: a FederatedHPA target needs targetMinReplicas and/or targetMaxReplicas"},
       {R"({"name": "a", "schedule": "* * * * *", "targetReplicas": 3})", true,
-       "spec.rules[0].targetReplicas: applies to a workload; a FederatedHPA takes targetMinReplicas and/or targetMaxReplicas"},
+       "spec.rules[0].targetReplicas: applies to a workload; a FederatedHPA takes targetMinReplicas and/or "
+       "targetMaxReplicas"},
       {R"({"name": "a", "schedule": "* * * * *", "targetMaxReplicas": 0})", true,
        "spec.rules[0].targetMaxReplicas: must be at least 1"},
       {R"({"name": "a", "schedule": "* * * * *", "targetMinReplicas": -1})", true,
        "spec.rules[0].targetMinReplicas: must not be negative"},
       {R"({"name": "a", "schedule": "* * * * *", "targetMinReplicas": 2})", false,
-       "spec.rules[0]: targetMinReplicas and targetMaxReplicas apply to a FederatedHPA; a workload takes targetReplicas"},
-      {R"({"name": "a", "schedule": "* * * * *"})", false, "spec.rules[0].targetReplicas: is required for a workload target"},
+       "spec.rules[0]: targetMinReplicas and targetMaxReplicas apply to a FederatedHPA; a workload takes "
+       "targetReplicas"},
+      {R"({"name": "a", "schedule": "* * * * *"})", false,
+       "spec.rules[0].targetReplicas: is required for a workload target"},
       {R"({"name": "a", "schedule": "* * * * *", "targetReplicas": -2})", false,
        "spec.rules[0].targetReplicas: must not be negative"},
       {R"("a rule")", false, "spec.rules[0]: not an object (got string)"},
   };
   for (const auto& row : rows) {
     INFO(row.rule);
-    json target = row.federated_hpa
-                      ? json{{"apiVersion", "autoscaling.karmada.io/v1alpha1"}, {"kind", "FederatedHPA"}, {"name", "web"}}
-                      : json{{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "batch"}};
-    json object = {{"spec", {{"scaleTargetRef", target},
-                             {"rules", json::array({json::parse(row.rule),
-                                                    {{"name", "other"}, {"schedule", "0 0 * * *"},
-                                                     {"targetReplicas", 1}, {"targetMinReplicas", 1}}})}}}};
+    json target =
+        row.federated_hpa
+            ? json{{"apiVersion", "autoscaling.karmada.io/v1alpha1"}, {"kind", "FederatedHPA"}, {"name", "web"}}
+            : json{{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "batch"}};
+    json object = {
+        {"spec",
+         {{"scaleTargetRef", target},
+          {"rules",
+           json::array(
+               {json::parse(row.rule),
+                {{"name", "other"}, {"schedule", "0 0 * * *"}, {"targetReplicas", 1}, {"targetMinReplicas", 1}}})}}}};
     auto cron = decode_cron_federated_hpa(object);
     REQUIRE(cron);
     REQUIRE(cron->rules.size() == 2);
@@ -114,8 +121,9 @@ TEST_CASE("cron: a rule's defects make that rule invalid, with the field, and le
 TEST_CASE("cron: what leaves no rule usable is an error of the object", "[autoscaler][cron]") {
   CHECK(decode_cron_federated_hpa(json::parse(R"({"spec": {"rules": []}})")).error().message ==
         "spec.scaleTargetRef: is required");
-  CHECK(decode_cron_federated_hpa(json::parse(R"({"spec": {"scaleTargetRef": {"kind": "Deployment"}}})")).error().message ==
-        "spec.scaleTargetRef.name: is required");
+  CHECK(decode_cron_federated_hpa(json::parse(R"({"spec": {"scaleTargetRef": {"kind": "Deployment"}}})"))
+            .error()
+            .message == "spec.scaleTargetRef.name: is required");
   CHECK(decode_cron_federated_hpa(
             json::parse(R"({"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "b"}, "rules": {}}})"))
             .error()

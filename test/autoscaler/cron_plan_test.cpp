@@ -53,7 +53,8 @@ TEST_CASE("cron plan: first sight, due, run once, then the next", "[autoscaler][
   CHECK_FALSE(plan_cron_rule(r, h, at("2026-11-26T08:34:00Z"), 5min, "UTC").run);
 }
 
-TEST_CASE("cron plan: after a failover, a miss within the deadline runs, an older one is skipped", "[autoscaler][cron]") {
+TEST_CASE("cron plan: after a failover, a miss within the deadline runs, an older one is skipped",
+          "[autoscaler][cron]") {
   const auto r = rule("30 8 * * *");
   CronRuleHistory h{"r", at("2026-11-25T08:30:00Z"), {}, {}};
   ran(h, r, at("2026-11-24T08:30:00Z"), at("2026-11-24T08:30:01Z"));

@@ -39,8 +39,14 @@ DistributionMember absent(std::string name, std::int32_t weight = 1) {
 struct Observed {
   Observed(std::string name, std::int32_t min, std::int32_t max, std::int32_t current, std::int32_t desired,
            bool too_many = false, std::optional<int> last_scale = std::nullopt, std::int32_t weight = 1)
-      : name(std::move(name)), min(min), max(max), current(current), desired(desired), too_many(too_many),
-        last_scale(last_scale), weight(weight) {}
+      : name(std::move(name)),
+        min(min),
+        max(max),
+        current(current),
+        desired(desired),
+        too_many(too_many),
+        last_scale(last_scale),
+        weight(weight) {}
   std::string name;
   std::int32_t min;
   std::int32_t max;
@@ -82,7 +88,8 @@ std::string decisions(const Distribution& d) {
   for (const auto& [name, m] : d.members) {
     if (!out.empty()) out += ", ";
     out += name + " ";
-    if (m.action != MemberAction::Delete) out += std::to_string(m.share.min_replicas) + "/" + std::to_string(m.share.max_replicas) + " ";
+    if (m.action != MemberAction::Delete)
+      out += std::to_string(m.share.min_replicas) + "/" + std::to_string(m.share.max_replicas) + " ";
     out += std::string(to_string(m.action));
   }
   return out;
@@ -90,7 +97,8 @@ std::string decisions(const Distribution& d) {
 
 std::string moves(const Distribution& d) {
   std::string out;
-  for (const auto& m : d.moves) out += (out.empty() ? "" : ", ") + m.from + "->" + m.to + " " + std::to_string(m.max_replicas);
+  for (const auto& m : d.moves)
+    out += (out.empty() ? "" : ", ") + m.from + "->" + m.to + " " + std::to_string(m.max_replicas);
   return out;
 }
 
@@ -108,8 +116,8 @@ TEST_CASE("distributor: the mode annotation", "[autoscaler][distributor]") {
     INFO(other);
     auto mode = parse_scaling_mode(other);
     REQUIRE_FALSE(mode.ok());
-    CHECK_THAT(mode.error().message, Catch::Contains("autoscaling.fedmetrics.io/mode") &&
-                                         Catch::Contains("\"" + std::string(other) + "\""));
+    CHECK_THAT(mode.error().message,
+               Catch::Contains("autoscaling.fedmetrics.io/mode") && Catch::Contains("\"" + std::string(other) + "\""));
   }
   // What the FederatedHPA then gets: ScalingActive False InvalidMode, a Warning Event, nothing created.
   Distribution d = invalid_mode(parse_scaling_mode("federated").error().message, {}, kStart);
@@ -131,7 +139,10 @@ TEST_CASE("distributor: initial shares (the documented examples and the tie rule
     std::string expected;
   };
   const std::vector<Case> cases = {
-      {"Federation v1: 3 equal weights, min 2 max 9", {1, 1, 1}, 2, 9,
+      {"Federation v1: 3 equal weights, min 2 max 9",
+       {1, 1, 1},
+       2,
+       9,
        "member1 1/3 create, member2 1/3 create, member3 1/3 create"},
       {"Karmada's proposal: 4:1, min 2 max 10", {4, 1}, 2, 10, "member1 1/8 create, member2 1/2 create"},
       {"100:1, min 1 max 5: the 0 gets 1 from the largest", {100, 1}, 1, 5, "member1 1/4 create, member2 1/1 create"},
@@ -139,17 +150,24 @@ TEST_CASE("distributor: initial shares (the documented examples and the tie rule
       {"largest fractional part first", {1, 2}, 1, 5, "member1 1/2 create, member2 1/3 create"},
       {"weight 0 counts as 1", {0, 0}, 1, 4, "member1 1/2 create, member2 1/2 create"},
       {"min by weight too", {3, 1}, 8, 12, "member1 6/9 create, member2 2/3 create"},
-      {"minReplicas below n: one each", {1, 1, 1, 1}, 1, 4,
+      {"minReplicas below n: one each",
+       {1, 1, 1, 1},
+       1,
+       4,
        "member1 1/1 create, member2 1/1 create, member3 1/1 create, member4 1/1 create"},
       {"minReplicas 0 (scale to zero) counts as n", {1, 1}, 0, 4, "member1 1/2 create, member2 1/2 create"},
       {"min = max", {1, 1, 1}, 9, 9, "member1 3/3 create, member2 3/3 create, member3 3/3 create"},
-      {"several zeros fixed in name order from the largest", {1000, 1, 1}, 1, 4,
+      {"several zeros fixed in name order from the largest",
+       {1000, 1, 1},
+       1,
+       4,
        "member1 1/2 create, member2 1/1 create, member3 1/1 create"},
   };
   for (const auto& c : cases) {
     SECTION(c.name) {
       std::vector<DistributionMember> members;
-      for (std::size_t i = 0; i < c.weights.size(); ++i) members.push_back(absent("member" + std::to_string(i + 1), c.weights[i]));
+      for (std::size_t i = 0; i < c.weights.size(); ++i)
+        members.push_back(absent("member" + std::to_string(i + 1), c.weights[i]));
       Distribution d = distribute(input(spec(c.min, c.max), members));
       REQUIRE(d.valid);
       CHECK(decisions(d) == c.expected);
@@ -157,28 +175,31 @@ TEST_CASE("distributor: initial shares (the documented examples and the tie rule
     }
   }
   // The split alone, as exposed.
-  CHECK(initial_split(9, {{"a", 1}, {"b", 1}, {"c", 1}}) == std::map<std::string, std::int32_t, std::less<>>{{"a", 3}, {"b", 3}, {"c", 3}});
-  CHECK(initial_split(5, {{"a", 100}, {"b", 1}}) == std::map<std::string, std::int32_t, std::less<>>{{"a", 4}, {"b", 1}});
+  CHECK(initial_split(9, {{"a", 1}, {"b", 1}, {"c", 1}}) ==
+        std::map<std::string, std::int32_t, std::less<>>{{"a", 3}, {"b", 3}, {"c", 3}});
+  CHECK(initial_split(5, {{"a", 100}, {"b", 1}}) ==
+        std::map<std::string, std::int32_t, std::less<>>{{"a", 4}, {"b", 1}});
 }
 
 TEST_CASE("distributor: the simulate example's step at 300", "[autoscaler][distributor]") {
   // After the initial (1, 3) each: member1 pegged at 3 and asking for more,
   // scaled at 100 (a receiver's own scale time does not matter).
-  Distribution d = distribute(input(spec(2, 9),
-                                    {read({"member1", 1, 3, 3, 3, true, 100}), read({"member2", 1, 3, 1, 1}),
-                                     read({"member3", 1, 3, 1, 1})},
-                                    300));
+  Distribution d = distribute(input(
+      spec(2, 9),
+      {read({"member1", 1, 3, 3, 3, true, 100}), read({"member2", 1, 3, 1, 1}), read({"member3", 1, 3, 1, 1})}, 300));
   REQUIRE(d.valid);
   CHECK(decisions(d) == "member1 1/6 update, member2 1/1 update, member3 1/2 update");
   CHECK(moves(d) == "member2->member1 2, member3->member1 1");
   REQUIRE(d.events.size() == 1);
   CHECK(d.events[0].reason == "Rebalanced");
   CHECK_FALSE(d.events[0].warning);
-  CHECK(d.events[0].message == "moved 3 of maxReplicas from member2 (gave 2, now 1), member3 (gave 1, now 2) to member1 (now 6)");
+  CHECK(d.events[0].message ==
+        "moved 3 of maxReplicas from member2 (gave 2, now 1), member3 (gave 1, now 2) to member1 (now 6)");
   CHECK(d.status.current_replicas == 5);
   CHECK(d.status.desired_replicas == 5);
-  CHECK(d.annotation ==
-        R"({"member1":{"minReplicas":1,"maxReplicas":6},"member2":{"minReplicas":1,"maxReplicas":1},"member3":{"minReplicas":1,"maxReplicas":2}})");
+  CHECK(
+      d.annotation ==
+      R"({"member1":{"minReplicas":1,"maxReplicas":6},"member2":{"minReplicas":1,"maxReplicas":1},"member3":{"minReplicas":1,"maxReplicas":2}})");
   CHECK(condition(d, "ScalingLimited").status == ConditionStatus::False);
 }
 
@@ -193,33 +214,65 @@ TEST_CASE("distributor: rebalancing rules", "[autoscaler][distributor]") {
     ConditionStatus limited = ConditionStatus::False;
   };
   const std::vector<Case> cases = {
-      {"TooManyReplicas below its max is no receiver", spec(3, 9),
-       {{"member1", 1, 3, 2, 3, true}, {"member2", 1, 3, 1, 1}, {"member3", 1, 3, 1, 1}}, 300,
-       "member1 1/3 none, member2 1/3 none, member3 1/3 none", ""},
-      {"at its max without TooManyReplicas is no receiver", spec(3, 9),
-       {{"member1", 1, 3, 3, 3}, {"member2", 1, 3, 1, 1}, {"member3", 1, 3, 1, 1}}, 300,
-       "member1 1/3 none, member2 1/3 none, member3 1/3 none", ""},
-      {"a member that scaled within the window gives nothing", spec(3, 9),
-       {{"member1", 1, 3, 3, 3, true}, {"member2", 1, 3, 1, 1, false, 200}, {"member3", 1, 3, 1, 1}}, 300,
-       "member1 1/5 update, member2 1/3 none, member3 1/1 update", "member3->member1 2", ConditionStatus::True},
-      {"a scale exactly the window ago is outside it", spec(3, 9),
-       {{"member1", 1, 3, 3, 3, true}, {"member2", 1, 3, 1, 1, false, 180}, {"member3", 1, 3, 1, 1, false, 181}}, 300,
-       "member1 1/5 update, member2 1/1 update, member3 1/3 none", "member2->member1 2", ConditionStatus::True},
-      {"spare is above max(min, current, desired)", spec(4, 12),
-       {{"member1", 1, 3, 3, 3, true}, {"member2", 2, 4, 1, 1}, {"member3", 1, 5, 1, 3}}, 300,
-       "member1 1/6 update, member2 2/2 update, member3 1/4 update", "member2->member1 2, member3->member1 1"},
-      {"at most doubling per pass", spec(3, 30),
-       {{"member1", 1, 2, 2, 2, true}, {"member2", 1, 14, 1, 1}, {"member3", 1, 14, 1, 1}}, 300,
-       "member1 1/4 update, member2 1/12 update, member3 1/14 none", "member2->member1 2"},
-      {"receivers in name order until the donors run out", spec(3, 10),
-       {{"member1", 1, 3, 3, 3, true}, {"member2", 1, 3, 3, 3, true}, {"member3", 1, 4, 2, 2}}, 300,
-       "member1 1/5 update, member2 1/3 none, member3 1/2 update", "member3->member1 2", ConditionStatus::True},
-      {"everyone pegged: ScalingLimited TooManyReplicas", spec(2, 4),
-       {{"member1", 1, 2, 2, 2, true}, {"member2", 1, 2, 2, 2, true}}, 300,
-       "member1 1/2 none, member2 1/2 none", "", ConditionStatus::True},
-      {"a member just given more that still says TooManyReplicas gives nothing back", spec(3, 9),
-       {{"member1", 1, 5, 3, 3, true}, {"member2", 1, 2, 2, 2, true}, {"member3", 1, 2, 1, 1}}, 300,
-       "member1 1/5 none, member2 1/3 update, member3 1/1 update", "member3->member2 1", ConditionStatus::True},
+      {"TooManyReplicas below its max is no receiver",
+       spec(3, 9),
+       {{"member1", 1, 3, 2, 3, true}, {"member2", 1, 3, 1, 1}, {"member3", 1, 3, 1, 1}},
+       300,
+       "member1 1/3 none, member2 1/3 none, member3 1/3 none",
+       ""},
+      {"at its max without TooManyReplicas is no receiver",
+       spec(3, 9),
+       {{"member1", 1, 3, 3, 3}, {"member2", 1, 3, 1, 1}, {"member3", 1, 3, 1, 1}},
+       300,
+       "member1 1/3 none, member2 1/3 none, member3 1/3 none",
+       ""},
+      {"a member that scaled within the window gives nothing",
+       spec(3, 9),
+       {{"member1", 1, 3, 3, 3, true}, {"member2", 1, 3, 1, 1, false, 200}, {"member3", 1, 3, 1, 1}},
+       300,
+       "member1 1/5 update, member2 1/3 none, member3 1/1 update",
+       "member3->member1 2",
+       ConditionStatus::True},
+      {"a scale exactly the window ago is outside it",
+       spec(3, 9),
+       {{"member1", 1, 3, 3, 3, true}, {"member2", 1, 3, 1, 1, false, 180}, {"member3", 1, 3, 1, 1, false, 181}},
+       300,
+       "member1 1/5 update, member2 1/1 update, member3 1/3 none",
+       "member2->member1 2",
+       ConditionStatus::True},
+      {"spare is above max(min, current, desired)",
+       spec(4, 12),
+       {{"member1", 1, 3, 3, 3, true}, {"member2", 2, 4, 1, 1}, {"member3", 1, 5, 1, 3}},
+       300,
+       "member1 1/6 update, member2 2/2 update, member3 1/4 update",
+       "member2->member1 2, member3->member1 1"},
+      {"at most doubling per pass",
+       spec(3, 30),
+       {{"member1", 1, 2, 2, 2, true}, {"member2", 1, 14, 1, 1}, {"member3", 1, 14, 1, 1}},
+       300,
+       "member1 1/4 update, member2 1/12 update, member3 1/14 none",
+       "member2->member1 2"},
+      {"receivers in name order until the donors run out",
+       spec(3, 10),
+       {{"member1", 1, 3, 3, 3, true}, {"member2", 1, 3, 3, 3, true}, {"member3", 1, 4, 2, 2}},
+       300,
+       "member1 1/5 update, member2 1/3 none, member3 1/2 update",
+       "member3->member1 2",
+       ConditionStatus::True},
+      {"everyone pegged: ScalingLimited TooManyReplicas",
+       spec(2, 4),
+       {{"member1", 1, 2, 2, 2, true}, {"member2", 1, 2, 2, 2, true}},
+       300,
+       "member1 1/2 none, member2 1/2 none",
+       "",
+       ConditionStatus::True},
+      {"a member just given more that still says TooManyReplicas gives nothing back",
+       spec(3, 9),
+       {{"member1", 1, 5, 3, 3, true}, {"member2", 1, 2, 2, 2, true}, {"member3", 1, 2, 1, 1}},
+       300,
+       "member1 1/5 none, member2 1/3 update, member3 1/1 update",
+       "member3->member2 1",
+       ConditionStatus::True},
   };
   for (const auto& c : cases) {
     SECTION(c.name) {
@@ -240,13 +293,14 @@ TEST_CASE("distributor: rebalancing rules", "[autoscaler][distributor]") {
                                       300));
     CHECK(moves(d) == "member2->member1 3, member4->member1 1");
     REQUIRE(d.events.size() == 1);
-    CHECK(d.events[0].message == "moved 4 of maxReplicas from member2 (gave 3, now 1), member4 (gave 1, now 3) to member1 (now 8)");
+    CHECK(d.events[0].message ==
+          "moved 4 of maxReplicas from member2 (gave 3, now 1), member4 (gave 1, now 3) to member1 (now 8)");
   }
   SECTION("two receivers: two Events") {
-    Distribution d = distribute(input(spec(3, 12),
-                                      {read({"member1", 1, 2, 2, 2, true}), read({"member2", 1, 2, 2, 2, true}),
-                                       read({"member3", 1, 8, 1, 1})},
-                                      300));
+    Distribution d = distribute(
+        input(spec(3, 12),
+              {read({"member1", 1, 2, 2, 2, true}), read({"member2", 1, 2, 2, 2, true}), read({"member3", 1, 8, 1, 1})},
+              300));
     CHECK(moves(d) == "member3->member1 2, member3->member2 2");
     REQUIRE(d.events.size() == 2);
     CHECK(d.events[1].message == "moved 2 of maxReplicas from member3 (now 4) to member2 (now 4)");
@@ -261,27 +315,38 @@ TEST_CASE("distributor: changes of the FederatedHPA", "[autoscaler][distributor]
     std::string expected;
   };
   const std::vector<Case> cases = {
-      {"maxReplicas raised: to receivers, equally in name order", spec(3, 12),
+      {"maxReplicas raised: to receivers, equally in name order",
+       spec(3, 12),
        {{"member1", 1, 3, 3, 3, true, 290}, {"member2", 1, 3, 3, 3, true, 290}, {"member3", 1, 3, 3, 3, false, 290}},
        "member1 1/5 update, member2 1/4 update, member3 1/3 none"},
-      {"maxReplicas raised without receivers: in proportion to max", spec(3, 13),
+      {"maxReplicas raised without receivers: in proportion to max",
+       spec(3, 13),
        {{"member1", 1, 6, 1, 1, false, 290}, {"member2", 1, 2, 1, 1, false, 290}, {"member3", 1, 1, 1, 1, false, 290}},
        "member1 1/9 update, member2 1/3 update, member3 1/1 none"},
-      {"maxReplicas lowered: spare first, largest first", spec(3, 6),
-       {{"member1", 1, 3, 3, 3}, {"member2", 1, 3, 1, 1}, {"member3", 1, 3, 2, 2}}, "member1 1/3 none, member2 1/1 update, member3 1/2 update"},
-      {"maxReplicas lowered past the spare: in proportion to max - min", spec(3, 5),
+      {"maxReplicas lowered: spare first, largest first",
+       spec(3, 6),
+       {{"member1", 1, 3, 3, 3}, {"member2", 1, 3, 1, 1}, {"member3", 1, 3, 2, 2}},
+       "member1 1/3 none, member2 1/1 update, member3 1/2 update"},
+      {"maxReplicas lowered past the spare: in proportion to max - min",
+       spec(3, 5),
        {{"member1", 1, 5, 5, 5}, {"member2", 1, 2, 2, 2}, {"member3", 1, 2, 2, 2}},
        "member1 1/2 update, member2 1/1 update, member3 1/2 none"},
-      {"minReplicas raised: mins again against the current max, excess to room", spec(9, 9),
+      {"minReplicas raised: mins again against the current max, excess to room",
+       spec(9, 9),
        {{"member1", 1, 6, 3, 3}, {"member2", 1, 1, 1, 1}, {"member3", 1, 2, 1, 1}},
        "member1 6/6 update, member2 1/1 none, member3 2/2 update"},
-      {"minReplicas lowered", spec(3, 9),
+      {"minReplicas lowered",
+       spec(3, 9),
        {{"member1", 3, 3, 3, 3}, {"member2", 3, 3, 3, 3}, {"member3", 3, 3, 3, 3}},
        "member1 1/3 update, member2 1/3 update, member3 1/3 update"},
-      {"both lowered below the mins: mins lowered too, never below 1", spec(2, 4),
-       {{"member1", 3, 5, 3, 3}, {"member2", 3, 5, 3, 3}}, "member1 1/2 update, member2 1/2 update"},
-      {"an HPA edited by hand is pulled back to 1 <= min <= max and the sum", spec(2, 6),
-       {{"member1", 0, 0, 0, 0}, {"member2", 5, 2, 2, 2}}, "member1 1/2 update, member2 1/4 update"},
+      {"both lowered below the mins: mins lowered too, never below 1",
+       spec(2, 4),
+       {{"member1", 3, 5, 3, 3}, {"member2", 3, 5, 3, 3}},
+       "member1 1/2 update, member2 1/2 update"},
+      {"an HPA edited by hand is pulled back to 1 <= min <= max and the sum",
+       spec(2, 6),
+       {{"member1", 0, 0, 0, 0}, {"member2", 5, 2, 2, 2}},
+       "member1 1/2 update, member2 1/4 update"},
   };
   for (const auto& c : cases) {
     SECTION(c.name) {
@@ -309,22 +374,22 @@ TEST_CASE("distributor: members join and leave", "[autoscaler][distributor]") {
     CHECK(d.events.at(0).message == "moved 2 of maxReplicas from member1 (now 1) to member4 (now 2)");
   }
   SECTION("a member joins with the spare short: what there is") {
-    Distribution d = distribute(input(spec(2, 9), with({absent("member4")},
-                                                      {{"member1", 1, 3, 3, 3}, {"member2", 1, 3, 2, 2}, {"member3", 1, 3, 3, 3}}),
-                                      300));
+    Distribution d = distribute(input(
+        spec(2, 9),
+        with({absent("member4")}, {{"member1", 1, 3, 3, 3}, {"member2", 1, 3, 2, 2}, {"member3", 1, 3, 3, 3}}), 300));
     CHECK(decisions(d) == "member1 1/3 none, member2 1/2 update, member3 1/3 none, member4 1/1 create");
   }
   SECTION("a member joins with no spare: 1 from the largest max - min") {
-    Distribution d = distribute(input(spec(4, 9), with({absent("member4")},
-                                                      {{"member1", 1, 3, 3, 3}, {"member2", 2, 3, 3, 3}, {"member3", 1, 3, 3, 3}}),
-                                      300));
+    Distribution d = distribute(input(
+        spec(4, 9),
+        with({absent("member4")}, {{"member1", 1, 3, 3, 3}, {"member2", 2, 3, 3, 3}, {"member3", 1, 3, 3, 3}}), 300));
     CHECK(decisions(d) == "member1 1/2 update, member2 1/3 update, member3 1/3 none, member4 1/1 create");
     CHECK(moves(d) == "member1->member4 1");
   }
   SECTION("a member joins when every member is at its min: from the largest max, its min with it") {
-    Distribution d = distribute(input(spec(9, 9), with({absent("member4")},
-                                                      {{"member1", 3, 3, 3, 3}, {"member2", 3, 3, 3, 3}, {"member3", 3, 3, 3, 3}}),
-                                      300));
+    Distribution d = distribute(input(
+        spec(9, 9),
+        with({absent("member4")}, {{"member1", 3, 3, 3, 3}, {"member2", 3, 3, 3, 3}, {"member3", 3, 3, 3, 3}}), 300));
     CHECK(decisions(d) == "member1 2/2 update, member2 3/3 none, member3 3/3 none, member4 1/1 create");
   }
   SECTION("a NotReady member never joins") {
@@ -343,13 +408,15 @@ TEST_CASE("distributor: members join and leave", "[autoscaler][distributor]") {
     CHECK(d.shares.count("member3") == 0);
   }
   SECTION("a member leaves: its max to receivers, equally in name order") {
-    DistributionInput in = input(spec(2, 9), with({}, {{"member1", 1, 3, 3, 3, true}, {"member2", 1, 3, 3, 3, true}}), 300);
+    DistributionInput in =
+        input(spec(2, 9), with({}, {{"member1", 1, 3, 3, 3, true}, {"member2", 1, 3, 3, 3, true}}), 300);
     in.previous["member3"] = {1, 3};
     Distribution d = distribute(in);
     CHECK(decisions(d) == "member1 1/5 update, member2 1/4 update, member3 delete");
   }
   SECTION("one leaves and one joins: the new one takes the old one's place first") {
-    DistributionInput in = input(spec(2, 9), with({absent("member4")}, {{"member1", 1, 3, 3, 3}, {"member2", 1, 3, 3, 3}}), 300);
+    DistributionInput in =
+        input(spec(2, 9), with({absent("member4")}, {{"member1", 1, 3, 3, 3}, {"member2", 1, 3, 3, 3}}), 300);
     in.previous["member3"] = {1, 3};
     Distribution d = distribute(in);
     CHECK(decisions(d) == "member1 1/3 none, member2 1/3 none, member3 delete, member4 1/3 create");
@@ -366,7 +433,8 @@ TEST_CASE("distributor: members join and leave", "[autoscaler][distributor]") {
     CHECK(decisions(distribute(in)) == "member1 1/5 update, member2 1/4 update, member3 delete");
   }
   SECTION("a member whose HPA disappeared gets it created again") {
-    DistributionInput in = input(spec(2, 9), with({absent("member3")}, {{"member1", 1, 3, 1, 1}, {"member2", 1, 3, 1, 1}}), 300);
+    DistributionInput in =
+        input(spec(2, 9), with({absent("member3")}, {{"member1", 1, 3, 1, 1}, {"member2", 1, 3, 1, 1}}), 300);
     in.previous["member3"] = {1, 3};
     CHECK(decisions(distribute(in)) == "member1 1/3 none, member2 1/3 none, member3 1/3 create");
   }
@@ -382,7 +450,8 @@ TEST_CASE("distributor: a member that cannot be reached is named while held, lef
   in.members[1].not_ready_since = kStart + seconds(100);
   auto reasons = [](const Distribution& d) {
     std::string out;
-    for (const auto& e : d.events) out += (out.empty() ? "" : ", ") + std::string(e.warning ? "Warning " : "Normal ") + e.reason;
+    for (const auto& e : d.events)
+      out += (out.empty() ? "" : ", ") + std::string(e.warning ? "Warning " : "Normal ") + e.reason;
     return out;
   };
   auto next = [&](const Distribution& d, int now) {
@@ -470,8 +539,9 @@ TEST_CASE("distributor: a Ready member whose HPA cannot be read is held, no cond
   CHECK(d.events.empty());
   in.members[1].state = MemberHPAState::Unreadable;
   d = distribute(in);
-  CHECK(condition(d, "MembersReachable").message ==
-        "member2 held: its HPA cannot be read: its share (min 1, max 3) is kept, its replicas are not counted meanwhile");
+  CHECK(
+      condition(d, "MembersReachable").message ==
+      "member2 held: its HPA cannot be read: its share (min 1, max 3) is kept, its replicas are not counted meanwhile");
   REQUIRE(d.events.size() == 1);
   CHECK(d.events[0].reason == "MemberHeld");
 }
@@ -561,8 +631,9 @@ TEST_CASE("distributor: the distribution annotation", "[autoscaler][distributor]
   auto parsed = parse_distribution_annotation(text);
   REQUIRE(parsed.ok());
   CHECK(*parsed == shares);
-  for (std::string bad : {"", "[]", R"({"m": 3})", R"({"m": {"minReplicas": 1}})", R"({"m": {"minReplicas": 0, "maxReplicas": 2}})",
-                          R"({"m": {"minReplicas": 1, "maxReplicas": "2"}})"}) {
+  for (std::string bad :
+       {"", "[]", R"({"m": 3})", R"({"m": {"minReplicas": 1}})", R"({"m": {"minReplicas": 0, "maxReplicas": 2}})",
+        R"({"m": {"minReplicas": 1, "maxReplicas": "2"}})"}) {
     INFO(bad);
     auto result = parse_distribution_annotation(bad);
     REQUIRE_FALSE(result.ok());
@@ -615,14 +686,14 @@ void check_invariants(const DistributionInput& in, const Distribution& d) {
   for (const auto& m : in.members) {
     REQUIRE(d.shares.count(m.name) == 1);
     const MemberShare& s = d.shares.at(m.name);
-    REQUIRE(s.min_replicas >= 1);             // invariant 2; never an HPA with max 0
+    REQUIRE(s.min_replicas >= 1);               // invariant 2; never an HPA with max 0
     REQUIRE(s.min_replicas <= s.max_replicas);  // never max below min
     sum_max += s.max_replicas;
     sum_min += s.min_replicas;
   }
   REQUIRE(d.shares.size() == in.members.size());
-  REQUIRE(sum_max == in.spec.max_replicas);    // invariant 1
-  REQUIRE(sum_min == std::max(min, n));        // invariant 3
+  REQUIRE(sum_max == in.spec.max_replicas);  // invariant 1
+  REQUIRE(sum_min == std::max(min, n));      // invariant 3
   for (const auto& mv : d.moves) REQUIRE(mv.max_replicas > 0);
 }
 
@@ -630,7 +701,8 @@ bool same(const Distribution& a, const Distribution& b) {
   if (a.valid != b.valid || a.shares != b.shares || a.moves != b.moves || a.annotation != b.annotation) return false;
   if (a.members.size() != b.members.size() || a.events.size() != b.events.size()) return false;
   for (const auto& [name, m] : a.members) {
-    if (!b.members.count(name) || b.members.at(name).action != m.action || b.members.at(name).share != m.share) return false;
+    if (!b.members.count(name) || b.members.at(name).action != m.action || b.members.at(name).share != m.share)
+      return false;
   }
   for (std::size_t i = 0; i < a.events.size(); ++i) {
     if (a.events[i].message != b.events[i].message) return false;
@@ -643,7 +715,8 @@ TEST_CASE("distributor: property: invariants, no loop, determinism over random f
   constexpr std::uint64_t kSeed = 20261124;
   constexpr int kCases = 600;
   constexpr int kPasses = 40;
-  const std::vector<std::string> pool = {"member1", "member2", "member3", "member4", "member5", "member6", "member7", "member8"};
+  const std::vector<std::string> pool = {"member1", "member2", "member3", "member4",
+                                         "member5", "member6", "member7", "member8"};
   int moved = 0;
   int invalid = 0;
   for (int c = 0; c < kCases; ++c) {

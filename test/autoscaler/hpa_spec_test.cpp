@@ -113,7 +113,8 @@ TEST_CASE("hpa spec: defaults are the Kubernetes ones", "[autoscaler][hpa_spec]"
   CHECK(spec.behavior->scale_down->policies->size() == 1);
   CHECK_FALSE(spec.behavior->scale_down->stabilization_window_seconds);  // the controller's setting fills it
   // without behavior there is none after defaulting (the no-behavior rules apply)
-  auto plain = decode_federated_hpa_spec(json::parse(R"({"scaleTargetRef":{"kind":"Deployment","name":"x"},"maxReplicas":5})"));
+  auto plain =
+      decode_federated_hpa_spec(json::parse(R"({"scaleTargetRef":{"kind":"Deployment","name":"x"},"maxReplicas":5})"));
   REQUIRE(plain.ok());
   CHECK_FALSE(with_defaults(*plain).behavior);
 }
@@ -143,23 +144,28 @@ TEST_CASE("hpa spec: malformed specs are rejected with the field named", "[autos
       {"missing maxReplicas", "{" + ref + "}", "maxReplicas: is required"},
       {"maxReplicas not an integer", "{" + ref + R"(,"maxReplicas":"ten"})", "maxReplicas: not an integer"},
       {"missing scaleTargetRef", R"({"maxReplicas":3})", "scaleTargetRef: is required"},
-      {"unknown metric type",
-       "{" + ref + R"(,"maxReplicas":3,"metrics":[{"type":"Magic"}]})", "metrics[0].type: must be Resource"},
+      {"unknown metric type", "{" + ref + R"(,"maxReplicas":3,"metrics":[{"type":"Magic"}]})",
+       "metrics[0].type: must be Resource"},
       {"Utilization without averageUtilization",
-       "{" + ref + R"(,"maxReplicas":3,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization"}}}]})",
+       "{" + ref +
+           R"(,"maxReplicas":3,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization"}}}]})",
        "metrics[0].resource.target.averageUtilization: is required"},
       {"unparsable quantity",
-       "{" + ref + R"(,"maxReplicas":3,"metrics":[{"type":"Pods","pods":{"metric":{"name":"q"},"target":{"type":"AverageValue","averageValue":"1x"}}}]})",
+       "{" + ref +
+           R"(,"maxReplicas":3,"metrics":[{"type":"Pods","pods":{"metric":{"name":"q"},"target":{"type":"AverageValue","averageValue":"1x"}}}]})",
        "metrics[0].pods.target.averageValue: "},
       {"bad selector",
-       "{" + ref + R"(,"maxReplicas":3,"metrics":[{"type":"External","external":{"metric":{"name":"q","selector":{"matchExpressions":[{"key":"a","operator":"Near"}]}},"target":{"type":"Value","value":"1"}}}]})",
+       "{" + ref +
+           R"(,"maxReplicas":3,"metrics":[{"type":"External","external":{"metric":{"name":"q","selector":{"matchExpressions":[{"key":"a","operator":"Near"}]}},"target":{"type":"Value","value":"1"}}}]})",
        "metrics[0].external.metric.selector"},
       {"bad selectPolicy", "{" + ref + R"(,"maxReplicas":3,"behavior":{"scaleUp":{"selectPolicy":"Most"}}})",
        "behavior.scaleUp.selectPolicy: must be Max, Min or Disabled"},
       {"policy without periodSeconds",
        "{" + ref + R"(,"maxReplicas":3,"behavior":{"scaleDown":{"policies":[{"type":"Pods","value":1}]}}})",
        "behavior.scaleDown.policies[0].periodSeconds: is required"},
-      {"zero target", "{" + ref + R"(,"maxReplicas":3,"metrics":[{"type":"Object","object":{"describedObject":{"kind":"S","name":"s"},"metric":{"name":"m"},"target":{"type":"Value","value":"0"}}}]})",
+      {"zero target",
+       "{" + ref +
+           R"(,"maxReplicas":3,"metrics":[{"type":"Object","object":{"describedObject":{"kind":"S","name":"s"},"metric":{"name":"m"},"target":{"type":"Value","value":"0"}}}]})",
        "metrics[0].object.target.value: must be positive"},
       {"spec not an object", R"("spec")", "not an object"},
   };
@@ -183,8 +189,10 @@ TEST_CASE("hpa spec: what the API server refuses is named as its field error", "
     std::string fields;  // beside scaleTargetRef
     std::string error;   // empty: valid
   };
-  const std::string cpu = R"("metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}}])";
-  const std::string external = R"("metrics":[{"type":"External","external":{"metric":{"name":"q"},"target":{"type":"Value","value":"1"}}}])";
+  const std::string cpu =
+      R"("metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}}])";
+  const std::string external =
+      R"("metrics":[{"type":"External","external":{"metric":{"name":"q"},"target":{"type":"Value","value":"1"}}}])";
   auto rules = [](std::string up) { return R"("behavior":{"scaleUp":)" + up + "}"; };
   const std::vector<Case> cases = {
       {"min 1 max 1", R"("minReplicas":1,"maxReplicas":1)", ""},
@@ -192,7 +200,8 @@ TEST_CASE("hpa spec: what the API server refuses is named as its field error", "
       {"minReplicas above maxReplicas", R"("minReplicas":7,"maxReplicas":3)",
        "spec.maxReplicas: Invalid value: 3: must be greater than or equal to `minReplicas`"},
       {"maxReplicas 0", R"("maxReplicas":0)", "spec.maxReplicas: Invalid value: 0: must be greater than 0"},
-      {"negative maxReplicas", R"("minReplicas":1,"maxReplicas":-2)", "spec.maxReplicas: Invalid value: -2: must be greater than 0"},
+      {"negative maxReplicas", R"("minReplicas":1,"maxReplicas":-2)",
+       "spec.maxReplicas: Invalid value: -2: must be greater than 0"},
       {"minReplicas 0 with a cpu metric", R"("minReplicas":0,"maxReplicas":3,)" + cpu,
        "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1"},
       {"minReplicas 0 with the default metric", R"("minReplicas":0,"maxReplicas":3)",
@@ -208,11 +217,16 @@ TEST_CASE("hpa spec: what the API server refuses is named as its field error", "
       {"no policies given: the defaults", R"("maxReplicas":3,)" + rules(R"({"selectPolicy":"Min"})"), ""},
       {"an empty policy list", R"("maxReplicas":3,)" + rules(R"({"policies":[]})"),
        "spec.behavior.scaleUp.policies: Required value: must specify at least one Policy"},
-      {"a policy of 0 pods", R"("maxReplicas":3,)" + rules(R"({"policies":[{"type":"Pods","value":4,"periodSeconds":15},{"type":"Pods","value":0,"periodSeconds":15}]})"),
+      {"a policy of 0 pods",
+       R"("maxReplicas":3,)" +
+           rules(
+               R"({"policies":[{"type":"Pods","value":4,"periodSeconds":15},{"type":"Pods","value":0,"periodSeconds":15}]})"),
        "spec.behavior.scaleUp.policies[1].value: Invalid value: 0: must be greater than zero"},
-      {"a period of 0", R"("maxReplicas":3,)" + rules(R"({"policies":[{"type":"Percent","value":100,"periodSeconds":0}]})"),
+      {"a period of 0",
+       R"("maxReplicas":3,)" + rules(R"({"policies":[{"type":"Percent","value":100,"periodSeconds":0}]})"),
        "spec.behavior.scaleUp.policies[0].periodSeconds: Invalid value: 0: must be greater than zero"},
-      {"a period above 30 minutes", R"("maxReplicas":3,)" + rules(R"({"policies":[{"type":"Percent","value":100,"periodSeconds":1801}]})"),
+      {"a period above 30 minutes",
+       R"("maxReplicas":3,)" + rules(R"({"policies":[{"type":"Percent","value":100,"periodSeconds":1801}]})"),
        "spec.behavior.scaleUp.policies[0].periodSeconds: Invalid value: 1801: must be less than or equal to 1800"},
   };
   for (const auto& c : cases) {

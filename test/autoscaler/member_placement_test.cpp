@@ -198,8 +198,7 @@ TEST_CASE("sync: an unread member's replicas are missing pods, never absent ones
   }
 }
 
-TEST_CASE("sync: an Object or External value that misses a member scales up, never down",
-          "[autoscaler][placement]") {
+TEST_CASE("sync: an Object or External value that misses a member scales up, never down", "[autoscaler][placement]") {
   struct Case {
     std::string name;
     MetricSpec spec;
@@ -210,15 +209,27 @@ TEST_CASE("sync: an Object or External value that misses a member scales up, nev
   const std::vector<Case> cases = {
       // 4 ready pods; value 10 vs target 40: ceil(0.25 * 4) = 1.
       {"External Value, complete: scale-down", external_value("queue", MetricTargetType::Value, "40"), "10", {}, 1},
-      {"External Value, member2 missing: held at 4", external_value("queue", MetricTargetType::Value, "40"), "10",
-       {"member2"}, 4},
+      {"External Value, member2 missing: held at 4",
+       external_value("queue", MetricTargetType::Value, "40"),
+       "10",
+       {"member2"},
+       4},
       {"External Value, member2 missing, over target: scale-up",
-       external_value("queue", MetricTargetType::Value, "40"), "80", {"member2"}, 8},
-      {"External AverageValue, missing: held", external_value("queue", MetricTargetType::AverageValue, "10"), "10",
-       {"member2", "member3"}, 4},
+       external_value("queue", MetricTargetType::Value, "40"),
+       "80",
+       {"member2"},
+       8},
+      {"External AverageValue, missing: held",
+       external_value("queue", MetricTargetType::AverageValue, "10"),
+       "10",
+       {"member2", "member3"},
+       4},
       {"Object Value, missing: held", object_value("rps", MetricTargetType::Value, "40"), "10", {"member2"}, 4},
-      {"Object AverageValue, missing, over target: scale-up", object_value("rps", MetricTargetType::AverageValue, "5"),
-       "30", {"member2"}, 6},
+      {"Object AverageValue, missing, over target: scale-up",
+       object_value("rps", MetricTargetType::AverageValue, "5"),
+       "30",
+       {"member2"},
+       6},
   };
   for (const auto& c : cases) {
     SECTION(c.name) {
@@ -257,9 +268,10 @@ struct Lcg {
   }
 };
 
-TEST_CASE("property: an incomplete metric never proposes fewer than the current replicas, and never less than "
-          "the complete one would",
-          "[autoscaler][placement]") {
+TEST_CASE(
+    "property: an incomplete metric never proposes fewer than the current replicas, and never less than "
+    "the complete one would",
+    "[autoscaler][placement]") {
   Lcg rng{20261124};
   for (int i = 0; i < 500; ++i) {
     const std::int32_t current = static_cast<std::int32_t>(rng.next(1, 12));
@@ -306,10 +318,12 @@ TEST_CASE("sync: metrics of one name with different selectors do not share value
     in.now = t0();
     in.scale = {2, 2};
     in.pods = {ready_pod("w-0"), ready_pod("w-1")};
-    in.metrics.pods.emplace(pods_metric_key("qps", "verb=GET"),
-                            std::vector<PodMetricSample>{pod_value(in.pods[0].key, "40"), pod_value(in.pods[1].key, "40")});
-    in.metrics.pods.emplace(pods_metric_key("qps", "verb=POST"),
-                            std::vector<PodMetricSample>{pod_value(in.pods[0].key, "5"), pod_value(in.pods[1].key, "5")});
+    in.metrics.pods.emplace(
+        pods_metric_key("qps", "verb=GET"),
+        std::vector<PodMetricSample>{pod_value(in.pods[0].key, "40"), pod_value(in.pods[1].key, "40")});
+    in.metrics.pods.emplace(
+        pods_metric_key("qps", "verb=POST"),
+        std::vector<PodMetricSample>{pod_value(in.pods[0].key, "5"), pod_value(in.pods[1].key, "5")});
     SyncResult r = sync(make_hpa({get, post}), {}, {}, in, no_window());
     REQUIRE(r.status.current_metrics.size() == 2);
     CHECK(r.status.current_metrics[0].current.average_value == 40000);
@@ -349,8 +363,8 @@ TEST_CASE("ContainerResource: a pod without the named container is a missing pod
 
   // proxy at 10 % of a 50 % target: a scale-down, web-1 missing (at 100 % of
   // its zero request): the ratio stays 0.2 over 2 pods -> ceil(0.4) = 1.
-  auto result = resource_replicas(2, 50, "cpu", "proxy", Tolerances{}, {with, without}, {s0, s1}, t0(),
-                                  CalculatorConfig{});
+  auto result =
+      resource_replicas(2, 50, "cpu", "proxy", Tolerances{}, {with, without}, {s0, s1}, t0(), CalculatorConfig{});
   REQUIRE(result.ok());
   CHECK(result->utilization == 10);
   CHECK(result->replicas == 1);

@@ -75,8 +75,7 @@ TEST_CASE("simulate table: rows, cells and alignment", "[autoscaler][simulate][t
   };
 
   const TableCase cases[] = {
-      {"centralized: a member absent is -, a decision that differs is ->, a metric not computed is ?",
-       centralized,
+      {"centralized: a member absent is -, a decision that differs is ->, a metric not computed is ?", centralized,
        "AT   REPLICAS  MIN-MAX  member1  member2  cpu        REASON\n"
        "0s   1         1-10     1        -        8%/10%     ReadyForNewScale\n"
        "15s  1->5      1-10     1        -        1200%/10%  ScaleUpLimit\n"
@@ -153,9 +152,8 @@ TEST_CASE("simulate table: placement, incomplete data, cron and distributed repl
       if (s.min_replicas == 20) ++raised;
     }
     CHECK(raised > 0);
-    CHECK(std::any_of(replay.steps.begin(), replay.steps.end(), [](const ReplayStep& s) {
-      return !s.events.empty() && s.events[0].rfind("cron ", 0) == 0;
-    }));
+    CHECK(std::any_of(replay.steps.begin(), replay.steps.end(),
+                      [](const ReplayStep& s) { return !s.events.empty() && s.events[0].rfind("cron ", 0) == 0; }));
     CHECK(replay.steps[1].seconds == Approx(3600));
   }
   SECTION("distributed: shares and moves") {

@@ -106,8 +106,10 @@ TEST_CASE("simulate: Karmada walkthrough, cpu utilization on nginx", "[autoscale
   CHECK(reason(run.lines[4], "AbleToScale") == "ScaleDownStabilized");
   CHECK(reason(run.lines[5], "ScalingLimited") == "TooFewReplicas");
   CHECK(reason(run.lines[5], "AbleToScale") == "SucceededRescale");
-  CHECK(run.lines[1].at("currentMetrics") ==
-        json::parse(R"([{"type":"Resource","resource":{"name":"cpu","current":{"averageUtilization":1200,"averageValue":"300m"}}}])"));
+  CHECK(
+      run.lines[1].at("currentMetrics") ==
+      json::parse(
+          R"([{"type":"Resource","resource":{"name":"cpu","current":{"averageUtilization":1200,"averageValue":"300m"}}}])"));
   CHECK(run.lines[3].at("clusters") ==
         json::parse(R"({"member1":{"pods":5,"readyPods":5},"member2":{"pods":5,"readyPods":5}})"));
 }
@@ -191,7 +193,8 @@ std::string scenario(const std::string& steps, const std::string& extra = "") {
   return std::string("{") + kHpa + extra + R"(, "steps": )" + steps + "}";
 }
 
-const char* kPod = R"({"name": "web-1", "containers": [{"name": "app", "requests": {"cpu": "100m"}}], "usage": {"cpu": "80m"}})";
+const char* kPod =
+    R"({"name": "web-1", "containers": [{"name": "app", "requests": {"cpu": "100m"}}], "usage": {"cpu": "80m"}})";
 
 TEST_CASE("simulate: the step rules of a scenario file", "[autoscaler][simulate]") {
   SECTION("replicas carry over from the previous decision, statusReplicas default to replicas") {
@@ -233,8 +236,8 @@ TEST_CASE("simulate: the step rules of a scenario file", "[autoscaler][simulate]
   }
   SECTION("config settings are used") {
     // tolerance 0.7: 80 % vs 50 % (1.6) is within
-    Run run = simulate_text(
-        scenario(std::string("[{\"at\": 0, \"replicas\": 1, \"pods\": [") + kPod + "]}]", R"(, "config": {"tolerance": 0.7})"));
+    Run run = simulate_text(scenario(std::string("[{\"at\": 0, \"replicas\": 1, \"pods\": [") + kPod + "]}]",
+                                     R"(, "config": {"tolerance": 0.7})"));
     CHECK(desired(run) == std::vector<int>{1});
   }
   SECTION("memberReplicas, unreadMembers and missingMembers are read") {
@@ -242,11 +245,13 @@ TEST_CASE("simulate: the step rules of a scenario file", "[autoscaler][simulate]
     // which hold the count at 4 ((40 + 200) / 600 = 40 %, ceil(0.8 x 6 / 1.5) = 4).
     std::string pods;
     for (int i = 0; i < 4; ++i) {
-      pods += std::string(i ? ", " : "") + R"({"name": "web-)" + std::to_string(i) +
-              R"(", "cluster": "member1", "containers": [{"name": "app", "requests": {"cpu": "100m"}}], "usage": {"cpu": "10m"}})";
+      pods +=
+          std::string(i ? ", " : "") + R"({"name": "web-)" + std::to_string(i) +
+          R"(", "cluster": "member1", "containers": [{"name": "app", "requests": {"cpu": "100m"}}], "usage": {"cpu": "10m"}})";
     }
     const std::string step = R"([{"at": 0, "replicas": 4, "memberReplicas": {"member1": 4, "member2": 2},
-        "unreadMembers": {"member2": {"replicas": 2}}, "pods": [)" + pods + "]}]";
+        "unreadMembers": {"member2": {"replicas": 2}}, "pods": [)" +
+                             pods + "]}]";
     Run run = simulate_text(scenario(step, R"(, "config": {"downscaleStabilizationSeconds": 0})"));
     REQUIRE(run.exit == 0);
     CHECK(desired(run) == std::vector<int>{4});
@@ -323,12 +328,14 @@ TEST_CASE("simulate: malformed scenario files exit 2 with the field named and pr
        scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "usage": {"app": {"cpu": "12xyz"}}}]}])"),
        "steps[0].pods[0].usage.app.cpu: "},
       {"unparsable request",
-       scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "containers": [{"name": "app", "requests": {"cpu": "lots"}}]}]}])"),
+       scenario(
+           R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "containers": [{"name": "app", "requests": {"cpu": "lots"}}]}]}])"),
        "steps[0].pods[0].containers[0].requests.cpu: "},
       {"unparsable pod-level request",
        scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "resources": {"requests": {"cpu": "lots"}}}]}])"),
        "steps[0].pods[0].resources.requests.cpu: "},
-      {"pod-level limits", scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "resources": {"limits": {}}}]}])"),
+      {"pod-level limits",
+       scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "resources": {"limits": {}}}]}])"),
        "steps[0].pods[0].resources.limits: unknown field"},
       {"hpa status condition without type",
        R"({"hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3},
@@ -347,23 +354,27 @@ TEST_CASE("simulate: malformed scenario files exit 2 with the field named and pr
       {"duplicate pod", scenario("[{\"at\": 0, \"replicas\": 1, \"pods\": [" + good_pod + ", " + good_pod + "]}]"),
        "steps[0].pods[1]: duplicate pod default/default/web-1"},
       {"flat usage with two containers",
-       scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "containers": [{"name": "a"}, {"name": "b"}], "usage": {"cpu": "1"}}]}])"),
+       scenario(
+           R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "containers": [{"name": "a"}, {"name": "b"}], "usage": {"cpu": "1"}}]}])"),
        "steps[0].pods[0].usage: a flat resource map needs a pod with one container"},
       {"bad external selector",
-       scenario(R"([{"at": 0, "replicas": 1, "externalMetrics": [{"metric": {"name": "q", "selector": {"matchExpressions": [{"key": "a", "operator": "Near"}]}}, "values": ["1"]}]}])"),
+       scenario(
+           R"([{"at": 0, "replicas": 1, "externalMetrics": [{"metric": {"name": "q", "selector": {"matchExpressions": [{"key": "a", "operator": "Near"}]}}, "values": ["1"]}]}])"),
        "steps[0].externalMetrics[0].metric.selector"},
       {"external values not an array",
        scenario(R"([{"at": 0, "replicas": 1, "externalMetrics": [{"metric": {"name": "q"}, "values": "1"}]}])"),
        "steps[0].externalMetrics[0].values: not an array"},
       {"object metric without value",
-       scenario(R"([{"at": 0, "replicas": 1, "objectMetrics": [{"describedObject": {"kind": "Service", "name": "s"}, "metric": {"name": "m"}}]}])"),
+       scenario(
+           R"([{"at": 0, "replicas": 1, "objectMetrics": [{"describedObject": {"kind": "Service", "name": "s"}, "metric": {"name": "m"}}]}])"),
        "steps[0].objectMetrics[0].value: is required"},
       {"config of the wrong type", scenario("[]", R"(, "config": {"cpuInitializationPeriodSeconds": "5m"})"),
        "config.cpuInitializationPeriodSeconds: not a number of seconds"},
       {"pods not an array", scenario(R"([{"at": 0, "replicas": 1, "pods": {}}])"), "steps[0].pods: not an array"},
       {"memberReplicas not an object", scenario(R"([{"at": 0, "replicas": 1, "memberReplicas": [2, 2]}])"),
        "steps[0].memberReplicas: not an object"},
-      {"memberReplicas value not an integer", scenario(R"([{"at": 0, "replicas": 1, "memberReplicas": {"m1": "two"}}])"),
+      {"memberReplicas value not an integer",
+       scenario(R"([{"at": 0, "replicas": 1, "memberReplicas": {"m1": "two"}}])"),
        "steps[0].memberReplicas.m1: not an integer"},
       {"memberReplicas negative", scenario(R"([{"at": 0, "replicas": 1, "memberReplicas": {"m1": -1}}])"),
        "steps[0].memberReplicas.m1: must not be negative"},
@@ -375,10 +386,12 @@ TEST_CASE("simulate: malformed scenario files exit 2 with the field named and pr
        scenario(R"([{"at": 0, "replicas": 1, "unreadMembers": {"m2": {"replicas": 1.5}}}])"),
        "steps[0].unreadMembers.m2.replicas: not an integer"},
       {"missingMembers not an array",
-       scenario(R"([{"at": 0, "replicas": 1, "externalMetrics": [{"metric": {"name": "q"}, "values": ["1"], "missingMembers": "m2"}]}])"),
+       scenario(
+           R"([{"at": 0, "replicas": 1, "externalMetrics": [{"metric": {"name": "q"}, "values": ["1"], "missingMembers": "m2"}]}])"),
        "steps[0].externalMetrics[0].missingMembers: not an array"},
       {"missingMembers entry not a string",
-       scenario(R"([{"at": 0, "replicas": 1, "objectMetrics": [{"describedObject": {"kind": "Service", "name": "s"}, "metric": {"name": "m"}, "value": "1", "missingMembers": [2]}]}])"),
+       scenario(
+           R"([{"at": 0, "replicas": 1, "objectMetrics": [{"describedObject": {"kind": "Service", "name": "s"}, "metric": {"name": "m"}, "value": "1", "missingMembers": [2]}]}])"),
        "steps[0].objectMetrics[0].missingMembers[0]: not a member name"},
   };
   check_rejected(cases);
@@ -402,46 +415,61 @@ TEST_CASE("simulate: a field the format does not have, time going back or no ste
        "steps[0].unreadMember: unknown field (did you mean \"unreadMembers\"?)"},
       {"a misspelled spec field", with_spec(R"("minReplica": 3)"),
        "hpa.spec.minReplica: unknown field (did you mean \"minReplicas\"?)"},
-      {"a field of the spec at the top", std::string("{") + kHpa + R"(, "maxReplicas": 3, "steps": [{"at": 0, "replicas": 1}]})",
+      {"a field of the spec at the top",
+       std::string("{") + kHpa + R"(, "maxReplicas": 3, "steps": [{"at": 0, "replicas": 1}]})",
        "maxReplicas: unknown field"},
-      {"a misspelled pod field", scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "usages": {"cpu": "1"}}]}])"),
+      {"a misspelled pod field",
+       scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "usages": {"cpu": "1"}}]}])"),
        "steps[0].pods[0].usages: unknown field (did you mean \"usage\"?)"},
       {"a misspelled container field",
        scenario(R"([{"at": 0, "replicas": 1, "pods": [{"name": "p", "containers": [{"name": "a", "request": {}}]}]}])"),
        "steps[0].pods[0].containers[0].request: unknown field (did you mean \"requests\"?)"},
       {"a misspelled config field", scenario(R"([{"at": 0, "replicas": 1}])", R"(, "config": {"tolerence": 0.5})"),
        "config.tolerence: unknown field (did you mean \"tolerance\"?)"},
-      {"a misspelled unreadMembers entry", scenario(R"([{"at": 0, "replicas": 1, "unreadMembers": {"m2": {"replica": 1}}}])"),
+      {"a misspelled unreadMembers entry",
+       scenario(R"([{"at": 0, "replicas": 1, "unreadMembers": {"m2": {"replica": 1}}}])"),
        "steps[0].unreadMembers.m2.replica: unknown field"},
       {"values misspelled in an External metric",
        scenario(R"([{"at": 0, "replicas": 1, "externalMetrics": [{"metric": {"name": "q"}, "value": "1"}]}])"),
        "steps[0].externalMetrics[0].value: unknown field (did you mean \"values\"?)"},
       {"a misspelled selector",
-       scenario(R"([{"at": 0, "replicas": 1, "externalMetrics": [{"metric": {"name": "q", "selector": {"matchLabel": {"a": "b"}}}, "values": ["1"]}]}])"),
+       scenario(
+           R"([{"at": 0, "replicas": 1, "externalMetrics": [{"metric": {"name": "q", "selector": {"matchLabel": {"a": "b"}}}, "values": ["1"]}]}])"),
        "steps[0].externalMetrics[0].metric.selector.matchLabel: unknown field (did you mean \"matchLabels\"?)"},
       {"a misspelled describedObject",
-       scenario(R"([{"at": 0, "replicas": 1, "objectMetrics": [{"describedObjects": {"kind": "Service", "name": "s"}, "metric": {"name": "m"}, "value": "1"}]}])"),
+       scenario(
+           R"([{"at": 0, "replicas": 1, "objectMetrics": [{"describedObjects": {"kind": "Service", "name": "s"}, "metric": {"name": "m"}, "value": "1"}]}])"),
        "steps[0].objectMetrics[0].describedObjects: unknown field"},
       {"a misspelled target field",
-       with_spec(R"("metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50, "averageUtilisation": 20}}}])"),
+       with_spec(
+           R"("metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50, "averageUtilisation": 20}}}])"),
        "hpa.spec.metrics[0].resource.target.averageUtilisation: unknown field (did you mean \"averageUtilization\"?)"},
-      {"a source of another type", with_spec(R"("metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}, "pods": {}}])"),
+      {"a source of another type",
+       with_spec(
+           R"("metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}, "pods": {}}])"),
        "hpa.spec.metrics[0].pods: must not be set for a metric of type Resource"},
       {"a misspelled behavior", with_spec(R"("behavior": {"scaleup": {}})"),
        "hpa.spec.behavior.scaleup: unknown field (did you mean \"scaleUp\"?)"},
       {"a misspelled policy field",
        with_spec(R"("behavior": {"scaleDown": {"policies": [{"type": "Pods", "value": 1, "periodSecond": 60}]}})"),
        "hpa.spec.behavior.scaleDown.policies[0].periodSecond: unknown field (did you mean \"periodSeconds\"?)"},
-      {"a namespace in scaleTargetRef", R"({"hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web", "namespace": "x"}, "maxReplicas": 3}}, "steps": [{"at": 0, "replicas": 1}]})",
+      {"a namespace in scaleTargetRef",
+       R"({"hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web", "namespace": "x"}, "maxReplicas": 3}}, "steps": [{"at": 0, "replicas": 1}]})",
        "hpa.spec.scaleTargetRef.namespace: unknown field"},
-      {"a misspelled metadata field", R"({"hpa": {"metadata": {"nmae": "web"}, "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3}}, "steps": [{"at": 0, "replicas": 1}]})",
+      {"a misspelled metadata field",
+       R"({"hpa": {"metadata": {"nmae": "web"}, "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3}}, "steps": [{"at": 0, "replicas": 1}]})",
        "hpa.metadata.nmae: unknown field (did you mean \"name\"?)"},
-      {"a whole object without spec", R"({"hpa": {"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "FederatedHPA", "spce": {}}, "steps": [{"at": 0, "replicas": 1}]})",
+      {"a whole object without spec",
+       R"({"hpa": {"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "FederatedHPA", "spce": {}}, "steps": [{"at": 0, "replicas": 1}]})",
        "hpa.spce: unknown field (did you mean \"spec\"?)"},
-      {"a misspelled cron rule field", scenario(R"([{"at": 0, "replicas": 1}])", R"(, "cron": {)" + cron_target +
-          R"(, "rules": [{"name": "a", "schedule": "0 8 * * *", "timezone": "UTC", "targetMinReplicas": 2}]})"),
+      {"a misspelled cron rule field",
+       scenario(
+           R"([{"at": 0, "replicas": 1}])",
+           R"(, "cron": {)" + cron_target +
+               R"(, "rules": [{"name": "a", "schedule": "0 8 * * *", "timezone": "UTC", "targetMinReplicas": 2}]})"),
        "cron.rules[0].timezone: unknown field (did you mean \"timeZone\"?)"},
-      {"a misspelled cron field", scenario(R"([{"at": 0, "replicas": 1}])", R"(, "cron": {)" + cron_target + R"(, "rule": []})"),
+      {"a misspelled cron field",
+       scenario(R"([{"at": 0, "replicas": 1}])", R"(, "cron": {)" + cron_target + R"(, "rule": []})"),
        "cron.rule: unknown field (did you mean \"rules\"?)"},
       {"a negative at", scenario(R"([{"at": -5, "replicas": 1}])"),
        "steps[0].at: -5 is before start (2024-01-01T00:00:00Z)"},
@@ -456,7 +484,8 @@ TEST_CASE("simulate: a field the format does not have, time going back or no ste
   check_rejected(cases);
 
   SECTION("what a whole object from the API server carries is accepted, and times as numbers or RFC 3339") {
-    Run run = simulate_text(R"({"description": "why", "hpa": {"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "FederatedHPA",
+    Run run = simulate_text(
+        R"({"description": "why", "hpa": {"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "FederatedHPA",
         "metadata": {"name": "web", "uid": "u", "labels": {"a": "b"}, "resourceVersion": "7"},
         "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 3},
         "status": {"currentReplicas": 1}},
@@ -476,7 +505,8 @@ std::string members_of(const json& line) {
     if (!out.empty()) out += ", ";
     out += name + " ";
     if (m.contains("maxReplicas")) {
-      out += std::to_string(m.at("minReplicas").get<int>()) + "/" + std::to_string(m.at("maxReplicas").get<int>()) + " ";
+      out +=
+          std::to_string(m.at("minReplicas").get<int>()) + "/" + std::to_string(m.at("maxReplicas").get<int>()) + " ";
     }
     out += m.at("action").get<std::string>();
   }
@@ -516,7 +546,9 @@ TEST_CASE("simulate: a CronFederatedHPA's business hours over a day (the example
 
 TEST_CASE("simulate: CronFederatedHPA firings between steps", "[autoscaler][simulate][cron]") {
   const std::string pods = std::string("\"pods\": [") + kPod + "]";
-  SECTION("a firing at a step's time belongs to that step, the start's to the first; @every counts from start; ties in rule order") {
+  SECTION(
+      "a firing at a step's time belongs to that step, the start's to the first; @every counts from start; ties in "
+      "rule order") {
     Run run = simulate_text(scenario(
         "[{\"at\": 0, \"replicas\": 1, " + pods + "}, {\"at\": 60, " + pods + "}, {\"at\": 150, " + pods + "}]",
         R"(, "cron": {"spec": {"scaleTargetRef": {"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "FederatedHPA", "name": "any"},
@@ -534,9 +566,8 @@ TEST_CASE("simulate: CronFederatedHPA firings between steps", "[autoscaler][simu
     CHECK(run.lines[2]["cron"].size() == 2);      // (60, 150]: 00:02 for both
   }
   SECTION("a rule whose min would exceed max fails and changes nothing") {
-    Run run = simulate_text(scenario(
-        "[{\"at\": 0, \"replicas\": 1, " + pods + "}, {\"at\": 60, " + pods + "}]",
-        R"(, "cron": {"spec": {"scaleTargetRef": {"kind": "FederatedHPA", "name": "web"},
+    Run run = simulate_text(scenario("[{\"at\": 0, \"replicas\": 1, " + pods + "}, {\"at\": 60, " + pods + "}]",
+                                     R"(, "cron": {"spec": {"scaleTargetRef": {"kind": "FederatedHPA", "name": "web"},
             "rules": [{"name": "high", "schedule": "* * * * *", "targetMinReplicas": 50}]}})"));
     REQUIRE(run.exit == 0);
     CHECK(run.lines[1]["cron"][0]["failed"] ==
@@ -548,7 +579,8 @@ TEST_CASE("simulate: CronFederatedHPA firings between steps", "[autoscaler][simu
         R"(, "cron": {"spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
             "rules": [{"name": "batch", "schedule": "* * * * *", "targetReplicas": 6}]}})"));
     REQUIRE(run.exit == 0);
-    CHECK(run.lines[1]["cron"] == json::parse(R"([{"rule": "batch", "scheduleTime": "2024-01-01T00:01:00Z", "applied": {"replicas": 6}}])"));
+    CHECK(run.lines[1]["cron"] ==
+          json::parse(R"([{"rule": "batch", "scheduleTime": "2024-01-01T00:01:00Z", "applied": {"replicas": 6}}])"));
     CHECK(run.lines[1]["currentReplicas"] == 6);
   }
 }
@@ -556,17 +588,21 @@ TEST_CASE("simulate: CronFederatedHPA firings between steps", "[autoscaler][simu
 TEST_CASE("simulate: malformed CronFederatedHPAs exit 2 with the field named", "[autoscaler][simulate][cron]") {
   const std::string steps = R"([{"at": 0, "replicas": 1}])";
   check_rejected({
-      {"another target", scenario(steps, R"(, "cron": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "api"}, "rules": []}})"),
-       "cron.spec.scaleTargetRef: must be the scenario's FederatedHPA or its workload (Deployment \"web\"), not Deployment \"api\""},
+      {"another target",
+       scenario(steps, R"(, "cron": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "api"}, "rules": []}})"),
+       "cron.spec.scaleTargetRef: must be the scenario's FederatedHPA or its workload (Deployment \"web\"), not "
+       "Deployment \"api\""},
       {"bad schedule", scenario(steps, R"(, "cron": {"scaleTargetRef": {"kind": "FederatedHPA", "name": "web"},
           "rules": [{"name": "a", "schedule": "0 0 13 *", "targetMinReplicas": 1}]})"),
        "cron.rules[0].schedule: invalid schedule \"0 0 13 *\": expected 5 fields, found 4"},
       {"bad zone", scenario(steps, R"(, "cron": {"scaleTargetRef": {"kind": "FederatedHPA", "name": "web"},
           "rules": [{"name": "a", "schedule": "0 8 * * *", "timeZone": "Mars/Olympus", "targetMinReplicas": 1}]})"),
        "cron.rules[0].timeZone: unknown time zone \"Mars/Olympus\""},
-      {"bad zone in the schedule's prefix", scenario(steps, R"(, "cron": {"scaleTargetRef": {"kind": "FederatedHPA", "name": "web"},
+      {"bad zone in the schedule's prefix",
+       scenario(steps, R"(, "cron": {"scaleTargetRef": {"kind": "FederatedHPA", "name": "web"},
           "rules": [{"name": "a", "schedule": "CRON_TZ=Mars/Olympus 0 8 * * *", "targetMinReplicas": 1}]})"),
-       "cron.rules[0].schedule: invalid schedule \"CRON_TZ=Mars/Olympus 0 8 * * *\": unknown time zone \"Mars/Olympus\""},
+       "cron.rules[0].schedule: invalid schedule \"CRON_TZ=Mars/Olympus 0 8 * * *\": unknown time zone "
+       "\"Mars/Olympus\""},
       {"rule without a value", scenario(steps, R"(, "cron": {"scaleTargetRef": {"kind": "FederatedHPA", "name": "web"},
           "rules": [{"name": "a", "schedule": "0 8 * * *"}]})"),
        "cron.rules[0]: a FederatedHPA target needs targetMinReplicas and/or targetMaxReplicas"},
@@ -613,14 +649,17 @@ TEST_CASE("simulate: distributed mode, the documented example extended", "[autos
   CHECK(reason(run.lines[5], "ScalingActive") == "InvalidDistribution");
   CHECK(reason(run.lines[6], "ScalingActive") == "ValidDistribution");
   // The exact line at 300, in the output's key order.
-  CHECK(run.out.find(R"({"at":300,"members":{"member1":{"minReplicas":1,"maxReplicas":6,"action":"update"},)"
-                     R"("member2":{"minReplicas":1,"maxReplicas":1,"action":"update"},)"
-                     R"("member3":{"minReplicas":1,"maxReplicas":2,"action":"update"}},)"
-                     R"("moves":[{"from":"member2","to":"member1","maxReplicas":2},{"from":"member3","to":"member1","maxReplicas":1}],)"
-                     R"("currentReplicas":5,"desiredReplicas":5,"conditions":[)") != std::string::npos);
+  CHECK(
+      run.out.find(
+          R"({"at":300,"members":{"member1":{"minReplicas":1,"maxReplicas":6,"action":"update"},)"
+          R"("member2":{"minReplicas":1,"maxReplicas":1,"action":"update"},)"
+          R"("member3":{"minReplicas":1,"maxReplicas":2,"action":"update"}},)"
+          R"("moves":[{"from":"member2","to":"member1","maxReplicas":2},{"from":"member3","to":"member1","maxReplicas":1}],)"
+          R"("currentReplicas":5,"desiredReplicas":5,"conditions":[)") != std::string::npos);
 }
 
-const char* kDistributedHpa = R"("mode": "distributed", "hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"},
+const char* kDistributedHpa =
+    R"("mode": "distributed", "hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"},
   "minReplicas": 2, "maxReplicas": 9}})";
 
 std::string distributed(const std::string& steps, const std::string& extra = "") {
@@ -685,10 +724,14 @@ TEST_CASE("simulate: distributed mode, the step rules", "[autoscaler][simulate][
   }
 }
 
-TEST_CASE("simulate: malformed distributed scenarios exit 2 with the field named", "[autoscaler][simulate][distributor]") {
-  auto step = [](const std::string& members) { return distributed(R"([{"at": 0, "members": {}}, {"at": 15, "members": )" + members + "}]"); };
+TEST_CASE("simulate: malformed distributed scenarios exit 2 with the field named",
+          "[autoscaler][simulate][distributor]") {
+  auto step = [](const std::string& members) {
+    return distributed(R"([{"at": 0, "members": {}}, {"at": 15, "members": )" + members + "}]");
+  };
   const std::vector<Malformed> cases = {
-      {"unknown mode", R"({"mode": "federated", "steps": []})", R"(mode: must be "centralized" or "distributed" (got "federated"))"},
+      {"unknown mode", R"({"mode": "federated", "steps": []})",
+       R"(mode: must be "centralized" or "distributed" (got "federated"))"},
       {"mode not a string", R"({"mode": 2, "steps": []})", "mode: must be \"centralized\" or \"distributed\" (got 2)"},
       {"no hpa", R"({"mode": "distributed", "steps": []})", "hpa: is required"},
       {"no steps", std::string("{") + kDistributedHpa + "}", "steps: is required"},
@@ -701,16 +744,22 @@ TEST_CASE("simulate: malformed distributed scenarios exit 2 with the field named
        "steps[1].members.member1.currentReplicas: must be a non-negative integer"},
       {"fractional desiredReplicas", step(R"({"member1": {"desiredReplicas": 1.5}})"),
        "steps[1].members.member1.desiredReplicas: must be a non-negative integer"},
-      {"weight a string", step(R"({"member1": {"weight": "2"}})"), "steps[1].members.member1.weight: must be a non-negative integer"},
-      {"maxReplicas 0", step(R"({"member1": {"maxReplicas": 0}})"), "steps[1].members.member1.maxReplicas: must be a positive integer"},
+      {"weight a string", step(R"({"member1": {"weight": "2"}})"),
+       "steps[1].members.member1.weight: must be a non-negative integer"},
+      {"maxReplicas 0", step(R"({"member1": {"maxReplicas": 0}})"),
+       "steps[1].members.member1.maxReplicas: must be a positive integer"},
       {"minReplicas too large", step(R"({"member1": {"minReplicas": 3000000000}})"),
        "steps[1].members.member1.minReplicas: must be a positive integer"},
-      {"bad lastScaleTime", step(R"({"member1": {"lastScaleTime": "yesterday"}})"), "steps[1].members.member1.lastScaleTime: not a time"},
+      {"bad lastScaleTime", step(R"({"member1": {"lastScaleTime": "yesterday"}})"),
+       "steps[1].members.member1.lastScaleTime: not a time"},
       {"bad scalingLimited", step(R"({"member1": {"scalingLimited": "Pegged"}})"),
-       "steps[1].members.member1.scalingLimited: must be TooManyReplicas, TooFewReplicas, ScaleUpLimit or ScaleDownLimit"},
+       "steps[1].members.member1.scalingLimited: must be TooManyReplicas, TooFewReplicas, ScaleUpLimit or "
+       "ScaleDownLimit"},
       {"scalingLimited not a string", step(R"({"member1": {"scalingLimited": true}})"),
        "steps[1].members.member1.scalingLimited: not a string"},
-      {"bad step hpa", distributed(R"([{"at": 0, "members": {}, "hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": "ten"}}}])"),
+      {"bad step hpa",
+       distributed(
+           R"([{"at": 0, "members": {}, "hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": "ten"}}}])"),
        "steps[0].hpa.spec.maxReplicas: not an integer"},
       {"bad window", distributed("[]", R"(, "config": {"rebalanceWindowSeconds": -5})"),
        "config.rebalanceWindowSeconds: must not be negative"},
@@ -720,10 +769,12 @@ TEST_CASE("simulate: malformed distributed scenarios exit 2 with the field named
        "steps[1].members.member1.wieght: unknown field (did you mean \"weight\"?)"},
       {"a misspelled step field", distributed(R"([{"at": 0, "member": {}}])"),
        "steps[0].member: unknown field (did you mean \"members\"?)"},
-      {"a misspelled config field", distributed(R"([{"at": 0, "members": {}}])", R"(, "config": {"rebalanceWindow": 60})"),
+      {"a misspelled config field",
+       distributed(R"([{"at": 0, "members": {}}])", R"(, "config": {"rebalanceWindow": 60})"),
        "config.rebalanceWindow: unknown field (did you mean \"rebalanceWindowSeconds\"?)"},
       {"a misspelled field in a step's hpa",
-       distributed(R"([{"at": 0, "members": {}, "hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 4, "maxReplica": 5}}}])"),
+       distributed(
+           R"([{"at": 0, "members": {}, "hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 4, "maxReplica": 5}}}])"),
        "steps[0].hpa.spec.maxReplica: unknown field (did you mean \"maxReplicas\"?)"},
       {"time going back", distributed(R"([{"at": 60, "members": {}}, {"at": 30, "members": {}}])"),
        "steps[1].at: 30 is not later than the step before it (60)"},

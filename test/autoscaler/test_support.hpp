@@ -25,8 +25,7 @@ inline k8s::Quantity q(const std::string& text) {
 
 inline k8s::Quantity milli(std::int64_t m) { return k8s::Quantity::from_milli(m, k8s::QuantityFormat::DecimalSI); }
 
-inline PodKey key(const std::string& name, const std::string& cluster = "member1",
-                  const std::string& ns = "default") {
+inline PodKey key(const std::string& name, const std::string& cluster = "member1", const std::string& ns = "default") {
   return PodKey{cluster, ns, name};
 }
 

@@ -33,13 +33,16 @@ json cluster(const std::string& name, const std::string& ready = "True") {
              {{{"type", "Ready"},
                {"status", ready},
                {"reason", ready == "True" ? "ClusterReady" : "ClusterNotReachable"},
-               {"message", ready == "True" ? "cluster is healthy and ready to accept workloads" : "cluster is not reachable"},
+               {"message",
+                ready == "True" ? "cluster is healthy and ready to accept workloads" : "cluster is not reachable"},
                {"lastTransitionTime", "2026-01-01T00:00:00Z"}}}}}}};
 }
 
 std::string list_of(const std::vector<json>& items) {
-  return json{{"apiVersion", "cluster.karmada.io/v1alpha1"}, {"kind", "ClusterList"},
-              {"metadata", {{"resourceVersion", "9"}}}, {"items", items}}
+  return json{{"apiVersion", "cluster.karmada.io/v1alpha1"},
+              {"kind", "ClusterList"},
+              {"metadata", {{"resourceVersion", "9"}}},
+              {"items", items}}
       .dump();
 }
 
@@ -47,8 +50,11 @@ std::string secret_json(const std::string& name, const std::string& token, const
   json data = json::object();
   if (!token.empty()) data["token"] = k8s::base64_encode(token);
   if (!ca.empty()) data["caBundle"] = k8s::base64_encode(ca);
-  return json{{"apiVersion", "v1"}, {"kind", "Secret"}, {"metadata", {{"name", name}, {"namespace", "karmada-cluster"}}},
-              {"type", "Opaque"}, {"data", data}}
+  return json{{"apiVersion", "v1"},
+              {"kind", "Secret"},
+              {"metadata", {{"name", name}, {"namespace", "karmada-cluster"}}},
+              {"type", "Opaque"},
+              {"data", data}}
       .dump();
 }
 
@@ -84,7 +90,8 @@ std::vector<std::string> names_of(const std::vector<kube::ClusterEndpoint>& memb
 
 }  // namespace
 
-TEST_CASE("KarmadaClusterSource: a Ready Push cluster is reached directly with its Secret", "[clusterclient][karmada]") {
+TEST_CASE("KarmadaClusterSource: a Ready Push cluster is reached directly with its Secret",
+          "[clusterclient][karmada]") {
   auto clusters = parse({cluster("member1")});
   REQUIRE(clusters.size() == 1);
   REQUIRE(clusters[0].ok());
@@ -109,25 +116,25 @@ TEST_CASE("KarmadaClusterSource: only clusters whose Ready condition is True are
   no_conditions["status"].erase("conditions");
   auto other_condition = cluster("member5");
   other_condition["status"]["conditions"][0]["type"] = "CompleteAPIEnablements";
-  auto clusters = parse({cluster("member1"), cluster("member2", "False"), cluster("member3", "Unknown"), no_conditions,
-                         other_condition});
+  auto clusters = parse(
+      {cluster("member1"), cluster("member2", "False"), cluster("member3", "Unknown"), no_conditions, other_condition});
 
   // Secrets are read only for the clusters that will be used.
   CHECK(secrets_to_read(clusters, MemberAccess::Direct) == std::vector<k8s::SecretReference>{ref("member1")});
   auto plan = plan_members(clusters, secrets_of({"member1"}), control_plane(), MemberAccess::Direct);
   CHECK(names_of(plan.members) == std::vector<std::string>{"member1"});
-  CHECK(plan.not_ready == std::map<std::string, std::string>{
-                              {"member2", "Ready=False (ClusterNotReachable: cluster is not reachable)"},
-                              {"member3", "Ready=Unknown (ClusterNotReachable: cluster is not reachable)"},
-                              {"member4", "no Ready condition yet"},
-                              {"member5", "no Ready condition yet"}});
+  CHECK(plan.not_ready ==
+        std::map<std::string, std::string>{{"member2", "Ready=False (ClusterNotReachable: cluster is not reachable)"},
+                                           {"member3", "Ready=Unknown (ClusterNotReachable: cluster is not reachable)"},
+                                           {"member4", "no Ready condition yet"},
+                                           {"member5", "no Ready condition yet"}});
   CHECK(plan.unusable.empty());
   // Left out, not dropped: each with its Ready condition's status and reason, for the answers' Warnings.
-  CHECK(plan.left_out == std::vector<aggregator::LeftOutMember>{
-                             {"member2", "Cluster NotReady (ClusterNotReachable)"},
-                             {"member3", "Cluster Ready=Unknown (ClusterNotReachable)"},
-                             {"member4", "Cluster has no Ready condition yet"},
-                             {"member5", "Cluster has no Ready condition yet"}});
+  CHECK(plan.left_out ==
+        std::vector<aggregator::LeftOutMember>{{"member2", "Cluster NotReady (ClusterNotReachable)"},
+                                               {"member3", "Cluster Ready=Unknown (ClusterNotReachable)"},
+                                               {"member4", "Cluster has no Ready condition yet"},
+                                               {"member5", "Cluster has no Ready condition yet"}});
 }
 
 TEST_CASE("KarmadaClusterSource: --member-access=proxy goes through the control plane's cluster proxy",
@@ -152,7 +159,7 @@ TEST_CASE("KarmadaClusterSource: a Pull cluster goes through the proxy even with
           "[clusterclient][karmada]") {
   auto pull = cluster("member3");
   pull["spec"]["syncMode"] = "Pull";
-  pull["spec"].erase("secretRef");  // a Pull cluster's Secret is not needed
+  pull["spec"].erase("secretRef");                         // a Pull cluster's Secret is not needed
   pull["spec"]["apiEndpoint"] = "https://10.99.0.1:6443";  // the control plane may have no route there
   auto clusters = parse({cluster("member1"), pull});
   CHECK(secrets_to_read(clusters, MemberAccess::Direct) == std::vector<k8s::SecretReference>{ref("member1")});
@@ -214,24 +221,20 @@ TEST_CASE("KarmadaClusterSource: a cluster that cannot be used is named with the
   const std::vector<Row> rows = {
       {"no secretRef", [](json& c) { c["spec"].erase("secretRef"); }, nullptr,
        "cluster \"member2\": no spec.secretRef to take its token and CA from"},
-      {"Secret not found",
-       nullptr,
+      {"Secret not found", nullptr,
        [](SecretLookup& s) {
          s.erase(ref("member2"));
          s.emplace(ref("member2"), k8s::Error{"HTTP 404: secrets \"member2\" not found"});
        },
        "cluster \"member2\": secret karmada-cluster/member2: HTTP 404: secrets \"member2\" not found"},
-      {"Secret without a token",
-       nullptr,
+      {"Secret without a token", nullptr,
        [](SecretLookup& s) { s.insert_or_assign(ref("member2"), k8s::parse_secret(secret_json("member2", "", "CA"))); },
        "cluster \"member2\": secret karmada-cluster/member2 has no data.token"},
-      {"Secret without a CA",
-       nullptr,
+      {"Secret without a CA", nullptr,
        [](SecretLookup& s) { s.insert_or_assign(ref("member2"), k8s::parse_secret(secret_json("member2", "t", ""))); },
        "cluster \"member2\": secret karmada-cluster/member2 has no data.caBundle, and "
        "spec.insecureSkipTLSVerification is false"},
-      {"Secret with bad base64",
-       nullptr,
+      {"Secret with bad base64", nullptr,
        [](SecretLookup& s) {
          s.insert_or_assign(ref("member2"),
                             k8s::parse_secret(R"({"kind":"Secret","data":{"token":"!!!","caBundle":"Q0E="}})"));
@@ -249,8 +252,13 @@ TEST_CASE("KarmadaClusterSource: a cluster that cannot be used is named with the
        "cluster \"member2\": status.conditions[0].status: expected a string, got boolean"},
       {"insecureSkipTLSVerification not a boolean", [](json& c) { c["spec"]["insecureSkipTLSVerification"] = "yes"; },
        nullptr, "cluster \"member2\": spec.insecureSkipTLSVerification: expected a boolean, got string"},
-      {"no name", [](json& c) { c["metadata"].erase("name"); }, nullptr, "items[1]: metadata.name: required field is missing"},
-      {"not an object", [](json& c) { c = json::array({1, 2}); }, nullptr, "items[1]: expected an object, got array"},
+      {"no name", [](json& c) { c["metadata"].erase("name"); }, nullptr,
+       "items[1]: metadata.name: required field is missing"},
+      {"not an object",
+       [](json& c) {
+         c = json::array({1, 2});
+       },
+       nullptr, "items[1]: expected an object, got array"},
   };
   for (const auto& row : rows) {
     CAPTURE(row.what);
@@ -284,7 +292,8 @@ TEST_CASE("KarmadaClusterSource: spec.proxyURL goes with the direct endpoint", "
   ClusterObjects clusters;
   REQUIRE_NOTHROW(clusters = parse({cluster("member1"), proxied}));
   MemberPlan plan;
-  REQUIRE_NOTHROW(plan = plan_members(clusters, secrets_of({"member1", "member2"}), control_plane(), MemberAccess::Direct));
+  REQUIRE_NOTHROW(
+      plan = plan_members(clusters, secrets_of({"member1", "member2"}), control_plane(), MemberAccess::Direct));
   REQUIRE(names_of(plan.members) == std::vector<std::string>{"member1", "member2"});
   CHECK(plan.members[0].proxy_url.empty());
   CHECK(plan.members[1].proxy_url == "http://user:secret@proxy.example:3128");
@@ -311,7 +320,8 @@ TEST_CASE("KarmadaClusterSource: a body that is not a ClusterList is an error, n
     CHECK(parsed.error().message == row.error);
   }
   auto empty = k8s::parse_cluster_list(R"({"kind":"ClusterList","items":null})");
-  REQUIRE_FALSE(empty.ok());  // Go would read null as empty; a control plane never sends it, and an empty set would drop every member
+  REQUIRE_FALSE(empty.ok());  // Go would read null as empty; a control plane never sends it, and an empty set would
+                              // drop every member
   auto none = k8s::parse_cluster_list(R"({"kind":"ClusterList","items":[]})");
   REQUIRE(none.ok());
   CHECK(none->empty());

@@ -59,7 +59,7 @@ TEST_CASE("MemberClientCache: a client unused for the period is dropped") {
   c.cache.get(endpoint("b"), t0);
   c.cache.get(endpoint("b"), t0 + 9min);  // b is used, a is not
   c.cache.get(endpoint("b"), t0 + 11min);
-  CHECK(c.cache.size() == 1);            // a left
+  CHECK(c.cache.size() == 1);                          // a left
   CHECK(c.cache.get(endpoint("a"), t0 + 11min) != a);  // made anew when asked again
   CHECK(c.made == 3);
 }

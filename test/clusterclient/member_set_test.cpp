@@ -105,7 +105,8 @@ TEST_CASE("MemberSet: the snapshot holds the members left out, with why, and nev
   MemberSet set(runtime, quiet());
   using fedmetrics::aggregator::LeftOutMember;
   set.reconcile({endpoint("a")}, OnBadEndpoint::Throw,
-                {{"c", "Cluster NotReady (ClusterNotReachable)"}, {"b", "Cluster has no Ready condition yet"},
+                {{"c", "Cluster NotReady (ClusterNotReachable)"},
+                 {"b", "Cluster has no Ready condition yet"},
                  {"a", "stale: a is a member"}});
   auto snapshot = set.snapshot();
   CHECK(names_of(snapshot->members) == std::vector<std::string>{"a"});

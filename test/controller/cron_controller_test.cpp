@@ -27,7 +27,8 @@ k8s::Timestamp at(const char* text) { return *k8s::parse_time(text); }
 // may target and the Deployment batch at 0 replicas.
 std::shared_ptr<testing::FakeControlPlane> cron_control_plane() {
   auto cp = std::make_shared<testing::FakeControlPlane>();
-  cp->federated_hpas->objects.push_back(json::parse(R"({"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "FederatedHPA",
+  cp->federated_hpas->objects.push_back(
+      json::parse(R"({"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "FederatedHPA",
       "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "10"},
       "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
                "minReplicas": 2, "maxReplicas": 10,
@@ -75,7 +76,8 @@ struct Fixture {
 
 TEST_CASE("CronController: a FederatedHPA rule runs once at its firing time, what it applied recorded") {
   Fixture f("2026-11-25T08:29:00Z");
-  f.cp->crons->objects.push_back(cron_object("hours", kFhpaTarget,
+  f.cp->crons->objects.push_back(cron_object(
+      "hours", kFhpaTarget,
       R"([{"name": "morning", "schedule": "30 8 * * *", "targetMinReplicas": 4, "targetMaxReplicas": 20}])"));
   f.pass();
   // First sight: nothing runs; the next firing is recorded.
@@ -93,7 +95,8 @@ TEST_CASE("CronController: a FederatedHPA rule runs once at its firing time, wha
       "executionTime": "2026-11-25T08:30:01Z", "appliedMinReplicas": 4, "appliedMaxReplicas": 20})"));
   REQUIRE(f.cp->events->recorded.size() == 1);
   CHECK(f.cp->events->recorded[0] ==
-        "Normal ScaleSucceeded: rule morning (2026-11-25T08:30:00Z): FederatedHPA web set to minReplicas 4, maxReplicas 20");
+        "Normal ScaleSucceeded: rule morning (2026-11-25T08:30:00Z): FederatedHPA web set to minReplicas 4, "
+        "maxReplicas 20");
   // Again within the minute: never twice for one scheduleTime.
   f.set("2026-11-25T08:30:30Z");
   f.pass();
@@ -121,9 +124,10 @@ TEST_CASE("CronController: the duration histograms' buckets, as Karmada's (1 ms 
 
 TEST_CASE("CronController: after a failover a miss within the deadline runs once, an older one is skipped") {
   // The old leader wrote nextExecutionTime 08:30 and died before it.
-  auto leader_wrote = cron_object("hours", kFhpaTarget,
-      R"([{"name": "morning", "schedule": "30 8 * * *", "targetMinReplicas": 4}])");
-  leader_wrote["status"] = json::parse(R"({"executionHistories": [{"ruleName": "morning", "nextExecutionTime": "2026-11-25T08:30:00Z"}]})");
+  auto leader_wrote =
+      cron_object("hours", kFhpaTarget, R"([{"name": "morning", "schedule": "30 8 * * *", "targetMinReplicas": 4}])");
+  leader_wrote["status"] =
+      json::parse(R"({"executionHistories": [{"ruleName": "morning", "nextExecutionTime": "2026-11-25T08:30:00Z"}]})");
   {
     Fixture f("2026-11-25T08:33:00Z");
     f.cp->crons->objects.push_back(leader_wrote);
@@ -183,7 +187,8 @@ TEST_CASE("CronController: min above max and invalid rules fail visibly, and the
 
 TEST_CASE("CronController: a run is claimed in the status first, a conflict is read again and retried") {
   Fixture f("2026-11-25T08:29:00Z");
-  f.cp->crons->objects.push_back(cron_object("hours", kFhpaTarget,
+  f.cp->crons->objects.push_back(cron_object(
+      "hours", kFhpaTarget,
       R"([{"name": "morning", "schedule": "30 8 * * *", "targetMinReplicas": 4, "failedHistoryLimit": 0}])"));
   f.pass();
   // The claim (nextExecutionTime moved past 08:30) cannot be written: no run.
@@ -210,8 +215,8 @@ TEST_CASE("CronController: a run is claimed in the status first, a conflict is r
 
 TEST_CASE("CronController: a rule back from suspended does not run what fell in the suspension") {
   Fixture f("2026-11-25T19:57:00Z");
-  f.cp->crons->objects.push_back(cron_object("batch", kDeploymentTarget,
-      R"([{"name": "down", "schedule": "0 20 * * *", "targetReplicas": 0}])"));
+  f.cp->crons->objects.push_back(
+      cron_object("batch", kDeploymentTarget, R"([{"name": "down", "schedule": "0 20 * * *", "targetReplicas": 0}])"));
   f.pass();
   f.cp->crons->objects[0]["spec"]["rules"][0]["suspend"] = true;
   f.set("2026-11-25T19:58:00Z");
@@ -254,9 +259,11 @@ TEST_CASE("CronController: a Deployment whose replicas the members keep is a fai
   CHECK(histories[0].value("successfulExecutions", json::array()).empty());
   REQUIRE(histories[0]["failedExecutions"].size() == 1);
   const std::string message = histories[0]["failedExecutions"][0]["message"];
-  CHECK(message.starts_with("Deployment batch keeps the replica counts of its member clusters (label "
-                            "resourcetemplate.karmada.io/retain-replicas: \"true\""));
-  CHECK(f.cp->events->recorded.back().starts_with("Warning ScaleFailed: rule night (2026-11-25T20:00:00Z): Deployment batch keeps"));
+  CHECK(
+      message.starts_with("Deployment batch keeps the replica counts of its member clusters (label "
+                          "resourcetemplate.karmada.io/retain-replicas: \"true\""));
+  CHECK(f.cp->events->recorded.back().starts_with(
+      "Warning ScaleFailed: rule night (2026-11-25T20:00:00Z): Deployment batch keeps"));
 
   // A control plane that answers the write with another count (the label
   // unseen): the answer is believed, the run failed.
@@ -285,7 +292,8 @@ TEST_CASE("CronController: the loop wakes at the rule's firing time and runs it"
   o.clock = [clock, started, wall = at("2026-11-25T08:29:00Z")] {
     return wall + std::chrono::duration_cast<std::chrono::nanoseconds>(clock->now() - started);
   };
-  cp->crons->objects.push_back(cron_object("hours", kFhpaTarget,
+  cp->crons->objects.push_back(cron_object(
+      "hours", kFhpaTarget,
       R"([{"name": "morning", "schedule": "30 8 * * *", "targetMinReplicas": 4, "targetMaxReplicas": 20}])"));
   CronController controller(runtime.executor(), cp->ports(), o);
   controller.start();
@@ -295,9 +303,8 @@ TEST_CASE("CronController: the loop wakes at the rule's firing time and runs it"
   REQUIRE(clock->advance_to_next());
   CHECK(clock->now() - started > 60s);  // just after 08:30:00, so that the firing is in the past
   CHECK(clock->now() - started < 61s);  // not the 10 minutes of the resync period
-  REQUIRE(testing::eventually([&] {
-    return cp->crons->status("hours")["executionHistories"][0].contains("successfulExecutions");
-  }));
+  REQUIRE(testing::eventually(
+      [&] { return cp->crons->status("hours")["executionHistories"][0].contains("successfulExecutions"); }));
   controller.stop();
   CHECK(cp->federated_hpas->objects.at(0)["spec"]["minReplicas"] == 4);
   CHECK(cp->federated_hpas->replica_writes == 1);

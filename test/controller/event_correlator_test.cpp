@@ -75,7 +75,8 @@ TEST_CASE("EventCorrelator: the 10th different message of one reason within 10 m
     steps.push_back({i * 10.0, "web", "FailedGetPodsMetric", "m" + std::to_string(i), Action::Create, i, 1, ""});
   steps.push_back({90, "web", "FailedGetPodsMetric", "m9", Action::Create, 9, 1, "(combined from similar events): m9"});
   // The group is one Event now: more different messages patch it.
-  steps.push_back({100, "web", "FailedGetPodsMetric", "m10", Action::Patch, 9, 2, "(combined from similar events): m10"});
+  steps.push_back(
+      {100, "web", "FailedGetPodsMetric", "m10", Action::Patch, 9, 2, "(combined from similar events): m10"});
   // Another reason is its own group.
   steps.push_back({100, "web", "FailedRescale", "m10", Action::Create, 11, 1, ""});
   // More than 10 minutes after the group's last Event it starts over.
@@ -108,14 +109,15 @@ TEST_CASE("EventCorrelator: 25 Events per object, then one every 5 minutes, othe
 TEST_CASE("EventCorrelator: the caches are LRUs: an Event evicted from them is created anew") {
   CorrelatorOptions small;
   small.lru_entries = 2;
-  run_table({
-                {0, "a", "FailedGetScale", "x", Action::Create, 0, 1, ""},
-                {1, "b", "FailedGetScale", "x", Action::Create, 1, 1, ""},
-                {2, "a", "FailedGetScale", "x", Action::Patch, 0, 2, ""},  // a is recent again
-                {3, "c", "FailedGetScale", "x", Action::Create, 3, 1, ""},  // evicts b
-                {4, "b", "FailedGetScale", "x", Action::Create, 4, 1, ""},
-            },
-            small);
+  run_table(
+      {
+          {0, "a", "FailedGetScale", "x", Action::Create, 0, 1, ""},
+          {1, "b", "FailedGetScale", "x", Action::Create, 1, 1, ""},
+          {2, "a", "FailedGetScale", "x", Action::Patch, 0, 2, ""},   // a is recent again
+          {3, "c", "FailedGetScale", "x", Action::Create, 3, 1, ""},  // evicts b
+          {4, "b", "FailedGetScale", "x", Action::Create, 4, 1, ""},
+      },
+      small);
 }
 
 TEST_CASE("EventRecorder: 1,000 failing FederatedHPAs write 1,000 Events, then patches at the spam filter's rate") {

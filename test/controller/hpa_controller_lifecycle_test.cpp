@@ -104,16 +104,18 @@ struct CpuMetrics : aggregator::MetricsService {
 };
 
 json fhpa(std::string target = "web") {
-  return {{"apiVersion", "autoscaling.karmada.io/v1alpha1"},
-          {"kind", "FederatedHPA"},
-          {"metadata", {{"name", "web"}, {"namespace", "shop"}, {"uid", "u-1"}, {"generation", 3}}},
-          {"spec",
-           {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", target}}},
-            {"minReplicas", 1},
-            {"maxReplicas", 10},
-            {"metrics",
-             json::array({{{"type", "Resource"},
-                           {"resource", {{"name", "cpu"}, {"target", {{"type", "Utilization"}, {"averageUtilization", 50}}}}}}})}}}};
+  return {
+      {"apiVersion", "autoscaling.karmada.io/v1alpha1"},
+      {"kind", "FederatedHPA"},
+      {"metadata", {{"name", "web"}, {"namespace", "shop"}, {"uid", "u-1"}, {"generation", 3}}},
+      {"spec",
+       {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", target}}},
+        {"minReplicas", 1},
+        {"maxReplicas", 10},
+        {"metrics",
+         json::array({{{"type", "Resource"},
+                       {"resource",
+                        {{"name", "cpu"}, {"target", {{"type", "Utilization"}, {"averageUtilization", 50}}}}}}})}}}};
 }
 
 // What a previous controller (before a restart, or another leader) wrote:
@@ -123,13 +125,21 @@ json written_status() {
           {"lastScaleTime", stamp(-600)},
           {"currentReplicas", 2},
           {"desiredReplicas", 2},
-          {"conditions",
-           json::array({{{"type", "AbleToScale"}, {"status", "True"}, {"lastTransitionTime", stamp(-600)},
-                         {"reason", "ReadyForNewScale"}, {"message", "recommended size matches current size"}},
-                        {{"type", "ScalingActive"}, {"status", "True"}, {"lastTransitionTime", stamp(-3000)},
-                         {"reason", "ValidMetricFound"}, {"message", "the HPA was able to compute the replica count"}},
-                        {{"type", "ScalingLimited"}, {"status", "False"}, {"lastTransitionTime", stamp(-3000)},
-                         {"reason", "DesiredWithinRange"}, {"message", "the desired count is within the acceptable range"}}})}};
+          {"conditions", json::array({{{"type", "AbleToScale"},
+                                       {"status", "True"},
+                                       {"lastTransitionTime", stamp(-600)},
+                                       {"reason", "ReadyForNewScale"},
+                                       {"message", "recommended size matches current size"}},
+                                      {{"type", "ScalingActive"},
+                                       {"status", "True"},
+                                       {"lastTransitionTime", stamp(-3000)},
+                                       {"reason", "ValidMetricFound"},
+                                       {"message", "the HPA was able to compute the replica count"}},
+                                      {{"type", "ScalingLimited"},
+                                       {"status", "False"},
+                                       {"lastTransitionTime", stamp(-3000)},
+                                       {"reason", "DesiredWithinRange"},
+                                       {"message", "the desired count is within the acceptable range"}}})}};
 }
 
 const json& condition(const json& status, std::string_view type) {
@@ -150,7 +160,8 @@ struct Fixture {
     ControllerOptions options;
     options.clock = [] { return at(0); };
     options.active = [this] { return leading.load(); };
-    controller = std::make_unique<HpaController>(runtime.executor(), cp->ports(), metrics, std::make_shared<Members>(), options);
+    controller =
+        std::make_unique<HpaController>(runtime.executor(), cp->ports(), metrics, std::make_shared<Members>(), options);
   }
   bool pass() { return testing::complete_pass(*controller); }
 };
@@ -177,7 +188,7 @@ TEST_CASE("HpaController: a restarted controller starts from the object's status
     CHECK(s["desiredReplicas"] == 2);
     CHECK(s["lastScaleTime"] == stamp(-600));
     CHECK(condition(s, "ScalingActive")["status"] == "False");
-    CHECK(condition(s, "ScalingActive")["lastTransitionTime"] == stamp(0));  // True -> False: now
+    CHECK(condition(s, "ScalingActive")["lastTransitionTime"] == stamp(0));   // True -> False: now
     CHECK(condition(s, "AbleToScale")["lastTransitionTime"] == stamp(-600));  // still True: kept
   }
   SECTION("the target's scale cannot be read: the status written back keeps the object's") {
@@ -205,7 +216,8 @@ TEST_CASE("HpaController: losing the lease cancels a sync in flight before its n
   f.cp->scales->hold_reads.on = true;
   auto done = std::make_shared<std::atomic<bool>>(false);
   f.controller->sync_all([done] { *done = true; });
-  REQUIRE(testing::eventually([&] { return f.cp->scales->hold_reads.count() == 1; }));  // the sync waits for the control plane
+  REQUIRE(testing::eventually(
+      [&] { return f.cp->scales->hold_reads.count() == 1; }));  // the sync waits for the control plane
 
   // The elector's OnStoppedLeading: the term's syncs are cancelled.
   f.leading = false;
@@ -261,7 +273,8 @@ TEST_CASE("HpaController: a status write answered after the lease was lost leave
   options.clock = [] { return at(0); };
   options.active = [&leading] { return leading.load(); };
   options.monitor = gauges;
-  auto controller = std::make_unique<HpaController>(runtime.executor(), cp->ports(), metrics, std::make_shared<Members>(), options);
+  auto controller =
+      std::make_unique<HpaController>(runtime.executor(), cp->ports(), metrics, std::make_shared<Members>(), options);
   cp->federated_hpas->objects.push_back(fhpa());
   metrics->cpu = "150m";
   REQUIRE(testing::complete_pass(*controller));
@@ -270,7 +283,8 @@ TEST_CASE("HpaController: a status write answered after the lease was lost leave
   cp->federated_hpas->hold_status_writes.on = true;
   auto done = std::make_shared<std::atomic<bool>>(false);
   controller->sync_all([done] { *done = true; });
-  REQUIRE(testing::eventually([&] { return cp->federated_hpas->hold_status_writes.count() == 1; }));  // the status is on its way
+  REQUIRE(testing::eventually(
+      [&] { return cp->federated_hpas->hold_status_writes.count() == 1; }));  // the status is on its way
   leading = false;
   controller->cancel_in_flight();  // the term ends: its gauges are forgotten
   REQUIRE(testing::eventually([&] { return gauges->count() == 0; }));
@@ -311,7 +325,9 @@ TEST_CASE("observed_status: the object's status read back, tolerant of what othe
   CHECK(observed.status.conditions[1].last_transition_time == at(-3000));
 
   CHECK_FALSE(observed_status(fhpa()).has_desired_replicas);
-  object["status"] = {{"desiredReplicas", "two"}, {"lastScaleTime", "yesterday"}, {"conditions", json::array({7, {{"status", "True"}}})}};
+  object["status"] = {{"desiredReplicas", "two"},
+                      {"lastScaleTime", "yesterday"},
+                      {"conditions", json::array({7, {{"status", "True"}}})}};
   auto broken = observed_status(object);
   CHECK_FALSE(broken.has_desired_replicas);
   CHECK_FALSE(broken.status.last_scale_time);

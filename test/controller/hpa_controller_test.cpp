@@ -34,7 +34,8 @@ struct PodMember : aggregator::MemberCluster {
   std::vector<std::string> pod_names;
   bool down = false;
   int pod_lists = 0;
-  explicit PodMember(std::string name, std::vector<std::string> pods) : member_name(std::move(name)), pod_names(std::move(pods)) {}
+  explicit PodMember(std::string name, std::vector<std::string> pods)
+      : member_name(std::move(name)), pod_names(std::move(pods)) {}
   const std::string& name() const override { return member_name; }
   std::shared_ptr<const aggregator::MemberCapabilities> capabilities() const override { return nullptr; }
   void pod_metrics(const std::string&, const k8s::LabelSelector&, const k8s::FieldSelector&, aggregator::Deadline,
@@ -85,7 +86,8 @@ struct Members : aggregator::MemberSource {
 struct TableMetrics : aggregator::MetricsService {
   std::map<std::pair<std::string, std::string>, std::string> cpu;
   std::vector<aggregator::ResourceMetricsQuery> asked;
-  void pod_metrics(const aggregator::ResourceMetricsQuery& query, aggregator::AnswerCallback<aggregator::PodMetricsAnswer> done) override {
+  void pod_metrics(const aggregator::ResourceMetricsQuery& query,
+                   aggregator::AnswerCallback<aggregator::PodMetricsAnswer> done) override {
     asked.push_back(query);
     std::vector<k8s::PodMetrics> items;
     for (const auto& [key, value] : cpu) {
@@ -100,19 +102,22 @@ struct TableMetrics : aggregator::MetricsService {
     }
     done(aggregator::share(aggregator::PodMetricsAnswer{std::move(items), {}}));
   }
-  void node_metrics(const aggregator::ResourceMetricsQuery&, aggregator::AnswerCallback<aggregator::NodeMetricsAnswer> done) override {
+  void node_metrics(const aggregator::ResourceMetricsQuery&,
+                    aggregator::AnswerCallback<aggregator::NodeMetricsAnswer> done) override {
     done(aggregator::share(aggregator::NodeMetricsAnswer{std::vector<k8s::NodeMetrics>{}, {}}));
   }
   std::vector<aggregator::CustomMetricsQuery> custom_asked;
   // Answers by metric name; absent: NotFound.
   std::map<std::string, aggregator::CustomMetricsAnswer> custom;
   std::map<std::string, aggregator::ExternalMetricsAnswer> external;
-  void custom_metrics(const aggregator::CustomMetricsQuery& query, aggregator::AnswerCallback<aggregator::CustomMetricsAnswer> done) override {
+  void custom_metrics(const aggregator::CustomMetricsQuery& query,
+                      aggregator::AnswerCallback<aggregator::CustomMetricsAnswer> done) override {
     custom_asked.push_back(query);
     if (auto it = custom.find(query.metric); it != custom.end()) return done(aggregator::share(it->second));
     done(aggregator::share(aggregator::CustomMetricsAnswer{k8s::Status::not_found_resource(), {}}));
   }
-  void external_metrics(const aggregator::ExternalMetricsQuery& query, aggregator::AnswerCallback<aggregator::ExternalMetricsAnswer> done) override {
+  void external_metrics(const aggregator::ExternalMetricsQuery& query,
+                        aggregator::AnswerCallback<aggregator::ExternalMetricsAnswer> done) override {
     if (auto it = external.find(query.metric); it != external.end()) return done(aggregator::share(it->second));
     done(aggregator::share(aggregator::ExternalMetricsAnswer{k8s::Status::not_found_resource(), {}}));
   }
@@ -123,8 +128,10 @@ struct TableMetrics : aggregator::MetricsService {
 
 json fhpa(std::string name, std::string target = "web", json labels = json::object()) {
   return json::parse(R"({"apiVersion":"autoscaling.karmada.io/v1alpha1","kind":"FederatedHPA",
-    "metadata":{"name":")" + name + R"(","namespace":"shop","uid":"u-1","generation":3,"labels":)" + labels.dump() + R"(},
-    "spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":")" + target + R"("},
+    "metadata":{"name":")" +
+                     name + R"(","namespace":"shop","uid":"u-1","generation":3,"labels":)" + labels.dump() + R"(},
+    "spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":")" +
+                     target + R"("},
       "minReplicas":1,"maxReplicas":10,
       "metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}}]}})");
 }
@@ -135,9 +142,9 @@ struct RecordingMetrics : AutoscalerMetrics {
   mutable std::mutex mutex;
   std::vector<std::string> reconciliations;
   std::vector<std::string> computations;
-  std::vector<double> durations;  // seconds, of every observation
+  std::vector<double> durations;                                          // seconds, of every observation
   std::map<std::string, std::pair<std::int32_t, std::int32_t>> replicas;  // "ns/name" -> (current, desired)
-  std::vector<std::string> writes;  // "create success"
+  std::vector<std::string> writes;                                        // "create success"
   int rebalances = 0;
   void observe_reconciliation(ScaleAction action, SyncError error, Seconds duration) override {
     std::lock_guard lock(mutex);
@@ -151,7 +158,8 @@ struct RecordingMetrics : AutoscalerMetrics {
                            std::string(autoscaler::to_string(type)));
     durations.push_back(duration.count());
   }
-  void set_replicas(const std::string& ns, const std::string& name, std::int32_t current, std::int32_t desired) override {
+  void set_replicas(const std::string& ns, const std::string& name, std::int32_t current,
+                    std::int32_t desired) override {
     std::lock_guard lock(mutex);
     replicas[ns + "/" + name] = {current, desired};
   }
@@ -200,7 +208,8 @@ TEST_CASE("HpaController: scales up from the pods of every member, same-named po
   // ceil(2 * 150 / 50) = 6, limited without behavior to max(2 * 2, 4) = 4, as upstream.
   REQUIRE(f.cp->scales->updates == std::vector<std::int32_t>{4});
   REQUIRE(f.cp->events->recorded.size() == 1);
-  CHECK(f.cp->events->recorded[0].starts_with("Normal SuccessfulRescale: New size: 4; reason: cpu resource utilization"));
+  CHECK(
+      f.cp->events->recorded[0].starts_with("Normal SuccessfulRescale: New size: 4; reason: cpu resource utilization"));
   const auto& status = f.cp->federated_hpas->statuses.at("shop/web");
   CHECK(status["desiredReplicas"] == 4);
   CHECK(status["currentReplicas"] == 2);
@@ -363,7 +372,7 @@ TEST_CASE("HpaController: only syncs while active (the leader election)") {
     clock->advance_to_next();
   }
   CHECK(clock->now() - started == 5 * options.sync_period);  // a fixed cadence
-  CHECK(f.controller->stats().syncs == 0);  // ticks, but not leading
+  CHECK(f.controller->stats().syncs == 0);                   // ticks, but not leading
   leading = true;
   REQUIRE(testing::eventually([&] { return clock->sleepers() == 1; }));
   clock->advance_to_next();
@@ -409,7 +418,8 @@ TEST_CASE("HpaController: a FederatedHPA created between ticks is synced at once
   f.metrics->cpu = {{{"member1", "web-a"}, "50m"}, {{"member2", "web-a"}, "50m"}};
   f.controller->start();
   auto syncs_become = [&](std::uint64_t n) {
-    for (int i = 0; i < 200 && f.controller->stats().syncs < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (int i = 0; i < 200 && f.controller->stats().syncs < n; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     return f.controller->stats().syncs == n;
   };
   REQUIRE(syncs_become(1));  // the first pass
@@ -443,14 +453,15 @@ TEST_CASE("HpaController: a spec the API server would refuse is never acted on, 
     std::string message;
   };
   const std::vector<Case> cases = {
-      {"minReplicas above maxReplicas",
-       [](json& spec) { spec["minReplicas"] = 7, spec["maxReplicas"] = 3; },
+      {"minReplicas above maxReplicas", [](json& spec) { spec["minReplicas"] = 7, spec["maxReplicas"] = 3; },
        "spec.maxReplicas: Invalid value: 3: must be greater than or equal to `minReplicas`"},
       {"an unknown metric type", [](json& spec) { spec["metrics"][0]["type"] = "Foo"; },
        "spec.metrics[0].type: must be Resource, ContainerResource, Pods, Object or External (got \"Foo\")"},
       {"no maxReplicas", [](json& spec) { spec.erase("maxReplicas"); }, "spec.maxReplicas: is required"},
       {"an empty scale-up policy list",
-       [](json& spec) { spec["behavior"] = {{"scaleUp", {{"policies", json::array()}}}}; },
+       [](json& spec) {
+         spec["behavior"] = {{"scaleUp", {{"policies", json::array()}}}};
+       },
        "spec.behavior.scaleUp.policies: Required value: must specify at least one Policy"},
   };
   for (const auto& c : cases) {
@@ -492,7 +503,8 @@ TEST_CASE("HpaController: two FederatedHPAs on one target: AmbiguousSelector on 
     CHECK(active["reason"] == "AmbiguousSelector");
     CHECK(active["message"] == message);
   }
-  CHECK(std::count(f.cp->events->recorded.begin(), f.cp->events->recorded.end(), "Warning AmbiguousSelector: " + message) == 2);
+  CHECK(std::count(f.cp->events->recorded.begin(), f.cp->events->recorded.end(),
+                   "Warning AmbiguousSelector: " + message) == 2);
   SECTION("the same workload named by another API version is the same target") {
     f.cp->federated_hpas->objects[1]["spec"]["scaleTargetRef"]["apiVersion"] = "apps/v1beta2";
     f.pass();
@@ -588,7 +600,8 @@ TEST_CASE("HpaController: Duplicated placement is calibrated: 2 replicas on 3 me
   auto member3 = std::make_shared<PodMember>("member3", std::vector<std::string>{"web-a", "web-b"});
   f.member1->pod_names = {"web-a", "web-b"};
   f.member2->pod_names = {"web-a", "web-b"};
-  f.members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{f.member1, f.member2, member3});
+  f.members->list =
+      std::make_shared<const aggregator::MemberList>(aggregator::MemberList{f.member1, f.member2, member3});
   f.cp->federated_hpas->objects.push_back(fhpa("web"));
   f.cp->placement->clusters = std::vector<TargetCluster>{{"member1", 2}, {"member2", 2}, {"member3", 2}};
   // 6 pods at 25 % of 100m, half the 50 % target: ceil(0.5 * 6) = 3 uncalibrated.
@@ -649,7 +662,8 @@ TEST_CASE("HpaController: a member left out (its Cluster NotReady) has missing p
 
 TEST_CASE("HpaController: an External value that misses a member scales up, never down") {
   Fixture f(no_window());
-  f.cp->federated_hpas->objects.push_back(fhpa_with(json::parse(R"([{"type":"External","external":{"metric":{"name":"queue"},
+  f.cp->federated_hpas->objects.push_back(
+      fhpa_with(json::parse(R"([{"type":"External","external":{"metric":{"name":"queue"},
       "target":{"type":"Value","value":"10"}}}])")));
   // The decision reads missing_members, never the Warning texts.
   auto answer = [](const std::string& value, std::vector<std::string> missing) {
@@ -667,7 +681,8 @@ TEST_CASE("HpaController: an External value that misses a member scales up, neve
   CHECK(f.cp->scales->updates.empty());
   const json status = f.cp->federated_hpas->statuses.at("shop/web");
   CHECK(status["currentMetrics"][0]["external"]["current"]["value"] == "2");
-  CHECK_THAT(scaling_active_message(status), Catch::Contains("external metric queue") && Catch::Contains("misses member2"));
+  CHECK_THAT(scaling_active_message(status),
+             Catch::Contains("external metric queue") && Catch::Contains("misses member2"));
   CHECK(has_event(*f.cp, "Warning IncompleteMetrics:", "misses member2"));
 
   f.metrics->external["queue"] = answer("30", {"member2"});
@@ -700,7 +715,8 @@ aggregator::ExternalMetricsAnswer queue(const std::string& value) {
   return aggregator::ExternalMetricsAnswer{std::vector<k8s::ExternalMetricValue>{v}, {}};
 }
 
-TEST_CASE("HpaController: ScaledToZero on the status marks its own zero, which it wakes, and a manual zero is left alone") {
+TEST_CASE(
+    "HpaController: ScaledToZero on the status marks its own zero, which it wakes, and a manual zero is left alone") {
   Fixture f(no_window());
   f.cp->federated_hpas->objects.push_back(queue_fhpa());
   f.metrics->external["queue"] = queue("0");
@@ -724,7 +740,8 @@ TEST_CASE("HpaController: ScaledToZero on the status marks its own zero, which i
   f.pass();
   CHECK(f.cp->scales->updates == std::vector<std::int32_t>{0, 3});
   const json& status = f.cp->federated_hpas->statuses.at("shop/web");
-  CHECK_THAT(scaling_active_message(status), Catch::Equals("scaling is disabled since the replica count of the target is zero"));
+  CHECK_THAT(scaling_active_message(status),
+             Catch::Equals("scaling is disabled since the replica count of the target is zero"));
 }
 
 TEST_CASE("HpaController: a target found at zero without ScaledToZero on the object is a manual zero") {
@@ -752,7 +769,8 @@ TEST_CASE("HpaController: a replica that is not the leader writes no IncompleteM
   auto options = no_window();
   options.active = [] { return false; };  // the lease is someone else's
   Fixture f(options);
-  f.cp->federated_hpas->objects.push_back(fhpa_with(json::parse(R"([{"type":"External","external":{"metric":{"name":"queue"},
+  f.cp->federated_hpas->objects.push_back(
+      fhpa_with(json::parse(R"([{"type":"External","external":{"metric":{"name":"queue"},
       "target":{"type":"Value","value":"10"}}}])")));
   k8s::ExternalMetricValue v;
   v.metric_name = "queue";
@@ -803,7 +821,8 @@ TEST_CASE("HpaController: pure pieces: placement, native sidecars") {
   PodListing listing;
   listing.pods.push_back(to_autoscaler_pod("member1", k8s::Pod{}));
   listing.unread_members = {"member2", "member3"};
-  auto placed = member_placement(std::vector<TargetCluster>{{"member1", 2}, {"member2", 2}, {"member3", 2}}, listing, 2);
+  auto placed =
+      member_placement(std::vector<TargetCluster>{{"member1", 2}, {"member2", 2}, {"member3", 2}}, listing, 2);
   CHECK(placed.member_replicas.size() == 3);
   CHECK(placed.unread_members == std::map<std::string, std::int32_t, std::less<>>{{"member2", 2}, {"member3", 2}});
   // No binding: the 5 existing replicas less the 1 listed pod, shared: 2 and 2.
@@ -870,7 +889,8 @@ struct DistributedFixture {
 };
 
 std::string share(const json& hpa) {
-  return std::to_string(hpa["spec"].value("minReplicas", 0)) + "/" + std::to_string(hpa["spec"].value("maxReplicas", 0));
+  return std::to_string(hpa["spec"].value("minReplicas", 0)) + "/" +
+         std::to_string(hpa["spec"].value("maxReplicas", 0));
 }
 
 TEST_CASE("HpaController distributed: a member HPA each with its share, the template retained, the shares annotated") {
@@ -954,7 +974,8 @@ TEST_CASE("HpaController distributed: an HPA of that name fedmetrics did not cre
   // the member HPAs that exist still sum to maxReplicas.
   CHECK(share(d.hpa(*d.hpas1)) == "2/9");
   REQUIRE(d.f.cp->federated_hpas->distribution);
-  CHECK(json::parse(*d.f.cp->federated_hpas->distribution) == json::parse(R"({"member1":{"minReplicas":2,"maxReplicas":9}})"));
+  CHECK(json::parse(*d.f.cp->federated_hpas->distribution) ==
+        json::parse(R"({"member1":{"minReplicas":2,"maxReplicas":9}})"));
   bool warned = false;
   for (const auto& e : d.f.cp->events->recorded) warned = warned || e.starts_with("Warning ForeignMemberHPA: ");
   CHECK(warned);
@@ -981,7 +1002,8 @@ TEST_CASE("HpaController distributed: back to centralized deletes our member HPA
   d.f.cp->federated_hpas->objects.push_back(DistributedFixture::distributed(fhpa("web")));
   d.f.pass();
   REQUIRE(d.hpas1->stored.size() == 1);
-  json theirs = json::parse(R"({"metadata":{"name":"other","namespace":"shop","labels":{"autoscaling.fedmetrics.io/federatedhpa":"web"}},"spec":{}})");
+  json theirs = json::parse(
+      R"({"metadata":{"name":"other","namespace":"shop","labels":{"autoscaling.fedmetrics.io/federatedhpa":"web"}},"spec":{}})");
   d.hpas1->stored["shop/other"] = theirs;  // matches the selector but is not managed by fedmetrics: kept
   d.f.cp->federated_hpas->objects[0]["metadata"]["annotations"].erase("autoscaling.fedmetrics.io/mode");
   d.f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
@@ -999,7 +1021,8 @@ TEST_CASE("HpaController distributed: back to centralized deletes our member HPA
 TEST_CASE("HpaController distributed: a FederatedHPA deleted cleans up as the way back does, then goes") {
   DistributedFixture d;
   d.distribute_web();
-  CHECK(d.f.cp->federated_hpas->objects.at(0)["metadata"]["finalizers"] == json::array({"autoscaling.fedmetrics.io/member-hpas"}));
+  CHECK(d.f.cp->federated_hpas->objects.at(0)["metadata"]["finalizers"] ==
+        json::array({"autoscaling.fedmetrics.io/member-hpas"}));
   CHECK(d.f.cp->scales->retain == std::optional<bool>(true));
 
   // kubectl delete: the API server marks it; member2 is NotReady by then.
@@ -1046,7 +1069,8 @@ TEST_CASE("HpaController distributed: without a binding, the Ready members that 
   CHECK(share(d.hpa(*d.hpas1)) == "2/9");
 }
 
-TEST_CASE("HpaController distributed: the orphan sweep collects member HPAs whose FederatedHPA is gone or gives no share") {
+TEST_CASE(
+    "HpaController distributed: the orphan sweep collects member HPAs whose FederatedHPA is gone or gives no share") {
   DistributedFixture d;
   d.f.cp->federated_hpas->objects.push_back(DistributedFixture::distributed(fhpa("web")));
   d.f.pass();
@@ -1117,8 +1141,12 @@ struct MonitoredFixture {
     o.monitor = monitor;
     return o;
   }
-  std::vector<std::string> reconciliations() const { return monitor->read([](auto& m) { return m.reconciliations; }); }
-  std::vector<std::string> computations() const { return monitor->read([](auto& m) { return m.computations; }); }
+  std::vector<std::string> reconciliations() const {
+    return monitor->read([](auto& m) { return m.reconciliations; });
+  }
+  std::vector<std::string> computations() const {
+    return monitor->read([](auto& m) { return m.computations; });
+  }
   std::map<std::string, std::pair<std::int32_t, std::int32_t>> replicas() const {
     return monitor->read([](auto& m) { return m.replicas; });
   }

@@ -112,7 +112,8 @@ TEST_CASE("LeaderElection: two electors, one leader, the other takes over when i
 
 // On the fake clock: the renewals, the stalled calls and the step-down
 // happen at the times the elector computes, not when a scheduler gets to them.
-TEST_CASE("LeaderElection: a slow control plane: the leader steps down within the renew deadline, before the lease expires") {
+TEST_CASE(
+    "LeaderElection: a slow control plane: the leader steps down within the renew deadline, before the lease expires") {
   using namespace std::chrono_literals;
   kube::ClientRuntime runtime(1);
   auto clock = std::make_shared<testing::FakeClock>();

@@ -112,7 +112,8 @@ TEST_CASE("member hpa: the orphan sweep's verdict", "[controller][member_hpa]") 
     if (shares) annotations["autoscaling.fedmetrics.io/distribution"] = shares;
     return f;
   };
-  const char* both = R"({"member1": {"minReplicas": 1, "maxReplicas": 5}, "member2": {"minReplicas": 1, "maxReplicas": 4}})";
+  const char* both =
+      R"({"member1": {"minReplicas": 1, "maxReplicas": 5}, "member2": {"minReplicas": 1, "maxReplicas": 4}})";
   const char* member1_only = R"({"member1": {"minReplicas": 2, "maxReplicas": 9}})";
   struct Row {
     const char* what;
@@ -195,7 +196,7 @@ TEST_CASE("member hpa: what an update writes", "[controller][member_hpa]") {
 
   MemberHPAPlan plan = plan_member_hpa(f, "member1", keep(1, 5), ours);
   REQUIRE(plan.op == MemberHPAOp::Update);
-  CHECK(plan.object["metadata"]["resourceVersion"] == "41");  // conditional on what was read
+  CHECK(plan.object["metadata"]["resourceVersion"] == "41");   // conditional on what was read
   CHECK(plan.object["metadata"]["labels"]["team"] == "shop");  // other labels kept
   CHECK(plan.object["spec"]["maxReplicas"] == 5);
   CHECK(plan.object["spec"]["minReplicas"] == 1);
@@ -321,11 +322,12 @@ TEST_CASE("member hpa: the observed state read into the distributor's input", "[
     const Row rows[] = {
         {R"({"metadata": {"labels": {"app.kubernetes.io/managed-by": "fedmetrics"}}})", 1, 0, 0, 0},
         {R"({"spec": {"maxReplicas": 3}})", 1, 3, 0, 0},  // just created: no status
-        {R"({"spec": {"minReplicas": "2", "maxReplicas": 3}, "status": {"currentReplicas": "x", "desiredReplicas": 2}})", 1,
-         3, 0, 2},
+        {R"({"spec": {"minReplicas": "2", "maxReplicas": 3}, "status": {"currentReplicas": "x", "desiredReplicas": 2}})",
+         1, 3, 0, 2},
         {R"({"spec": null, "status": [], "metadata": 3})", 1, 0, 0, 0},
         {R"({"spec": {"maxReplicas": 4}, "status": {"currentReplicas": 2, "lastScaleTime": "yesterday",
-             "currentMetrics": {"x": 1}, "conditions": [1, {"status": "True"}]}})", 1, 4, 2, 0},
+             "currentMetrics": {"x": 1}, "conditions": [1, {"status": "True"}]}})",
+         1, 4, 2, 0},
     };
     for (const auto& row : rows) {
       INFO(row.object);
@@ -366,18 +368,18 @@ TEST_CASE("member hpa: read back into the distributor, the status aggregated as 
   f["spec"]["metrics"].erase(1);
   auto stored = [&f](std::int32_t max, std::int32_t current, int utilization, const char* scaled, bool limited) {
     json h = as_stored(member_hpa_object(f, {1, max}));
-    h["status"] = {{"currentReplicas", current},
-                   {"desiredReplicas", current},
-                   {"lastScaleTime", scaled},
-                   {"currentMetrics",
-                    json::array({{{"type", "Resource"},
-                                  {"resource", {{"name", "cpu"}, {"current", {{"averageUtilization", utilization}}}}}}})},
-                   {"conditions",
-                    json::array({{{"type", "AbleToScale"}, {"status", "True"}, {"reason", "ReadyForNewScale"}},
-                                 {{"type", "ScalingActive"}, {"status", "True"}, {"reason", "ValidMetricFound"}},
-                                 {{"type", "ScalingLimited"},
-                                  {"status", limited ? "True" : "False"},
-                                  {"reason", limited ? "TooManyReplicas" : "DesiredWithinRange"}}})}};
+    h["status"] = {
+        {"currentReplicas", current},
+        {"desiredReplicas", current},
+        {"lastScaleTime", scaled},
+        {"currentMetrics",
+         json::array({{{"type", "Resource"},
+                       {"resource", {{"name", "cpu"}, {"current", {{"averageUtilization", utilization}}}}}}})},
+        {"conditions", json::array({{{"type", "AbleToScale"}, {"status", "True"}, {"reason", "ReadyForNewScale"}},
+                                    {{"type", "ScalingActive"}, {"status", "True"}, {"reason", "ValidMetricFound"}},
+                                    {{"type", "ScalingLimited"},
+                                     {"status", limited ? "True" : "False"},
+                                     {"reason", limited ? "TooManyReplicas" : "DesiredWithinRange"}}})}};
     return h;
   };
   auto decoded = autoscaler::decode_federated_hpa(f);
@@ -388,7 +390,7 @@ TEST_CASE("member hpa: read back into the distributor, the status aggregated as 
   in.previous = {{"member1", {1, 3}}, {"member2", {1, 3}}};
   autoscaler::DistributionMember m1;
   m1.name = "member1";
-  observe_member_hpa(m1, stored(3, 3, 91, "2024-01-01T00:04:00Z", true));   // wants more
+  observe_member_hpa(m1, stored(3, 3, 91, "2024-01-01T00:04:00Z", true));  // wants more
   autoscaler::DistributionMember m2;
   m2.name = "member2";
   observe_member_hpa(m2, stored(3, 2, 60, "2024-01-01T00:04:30Z", false));  // scaled within the window: no donor

@@ -64,18 +64,26 @@ TEST_CASE("cron: every field form: '*', values, ranges, steps, lists, '?'", "[cr
   check_next_cases({
       {"* * * * *", "UTC", "2026-01-01T00:00:00Z", {"2026-01-01T00:01:00Z", "2026-01-01T00:02:00Z"}},
       {"* * * * *", "UTC", "2026-01-01T00:00:30Z", {"2026-01-01T00:01:00Z"}},
-      {"*/15 * * * *", "UTC", "2026-01-01T00:07:00Z",
+      {"*/15 * * * *",
+       "UTC",
+       "2026-01-01T00:07:00Z",
        {"2026-01-01T00:15:00Z", "2026-01-01T00:30:00Z", "2026-01-01T00:45:00Z", "2026-01-01T01:00:00Z"}},
-      {"1-30/7 * * * *", "UTC", "2026-01-01T00:00:00Z",
+      {"1-30/7 * * * *",
+       "UTC",
+       "2026-01-01T00:00:00Z",
        {"2026-01-01T00:01:00Z", "2026-01-01T00:08:00Z", "2026-01-01T00:15:00Z", "2026-01-01T00:22:00Z",
         "2026-01-01T00:29:00Z", "2026-01-01T01:01:00Z"}},
       // "a/n": from a to the field's end, as robfig/cron.
-      {"5/20 * * * *", "UTC", "2026-01-01T00:00:00Z",
+      {"5/20 * * * *",
+       "UTC",
+       "2026-01-01T00:00:00Z",
        {"2026-01-01T00:05:00Z", "2026-01-01T00:25:00Z", "2026-01-01T00:45:00Z", "2026-01-01T01:05:00Z"}},
       {"0,30 9-17 * * *", "UTC", "2026-01-01T17:10:00Z", {"2026-01-01T17:30:00Z", "2026-01-02T09:00:00Z"}},
       {"15 10,14 * * *", "UTC", "2026-01-01T10:15:00Z", {"2026-01-01T14:15:00Z", "2026-01-02T10:15:00Z"}},
       {"0 */6 * * *", "UTC", "2026-01-01T01:00:00Z", {"2026-01-01T06:00:00Z", "2026-01-01T12:00:00Z"}},
-      {"0 0 1-3,20 * *", "UTC", "2026-01-02T12:00:00Z",
+      {"0 0 1-3,20 * *",
+       "UTC",
+       "2026-01-02T12:00:00Z",
        {"2026-01-03T00:00:00Z", "2026-01-20T00:00:00Z", "2026-02-01T00:00:00Z"}},
       {"0 0 1 */4 *", "UTC", "2026-01-01T00:00:00Z", {"2026-05-01T00:00:00Z", "2026-09-01T00:00:00Z"}},
       {"0 0 ? * ?", "UTC", "2026-01-01T00:00:00Z", {"2026-01-02T00:00:00Z"}},
@@ -95,12 +103,16 @@ TEST_CASE("cron: month and day names in any case, 7 as Sunday", "[cron]") {
       {"0 0 * * sun", "UTC", "2026-01-01T00:00:00Z", {"2026-01-04T00:00:00Z"}},
       {"0 0 * * 0", "UTC", "2026-01-01T00:00:00Z", {"2026-01-04T00:00:00Z"}},
       {"0 0 * * 7", "UTC", "2026-01-01T00:00:00Z", {"2026-01-04T00:00:00Z", "2026-01-11T00:00:00Z"}},
-      {"0 0 * * 5-7", "UTC", "2026-01-01T00:00:00Z",
+      {"0 0 * * 5-7",
+       "UTC",
+       "2026-01-01T00:00:00Z",
        {"2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z", "2026-01-04T00:00:00Z", "2026-01-09T00:00:00Z"}},
       {"0 0 * * SAT,sun", "UTC", "2026-01-01T00:00:00Z", {"2026-01-03T00:00:00Z", "2026-01-04T00:00:00Z"}},
       {"0 0 1 JAN *", "UTC", "2026-01-01T00:00:00Z", {"2027-01-01T00:00:00Z"}},
       {"0 0 1 jan,Jul *", "UTC", "2026-01-01T00:00:00Z", {"2026-07-01T00:00:00Z", "2027-01-01T00:00:00Z"}},
-      {"0 0 1 MAR-may *", "UTC", "2026-01-01T00:00:00Z",
+      {"0 0 1 MAR-may *",
+       "UTC",
+       "2026-01-01T00:00:00Z",
        {"2026-03-01T00:00:00Z", "2026-04-01T00:00:00Z", "2026-05-01T00:00:00Z", "2027-03-01T00:00:00Z"}},
   });
 }
@@ -108,7 +120,9 @@ TEST_CASE("cron: month and day names in any case, 7 as Sunday", "[cron]") {
 TEST_CASE("cron: day of month and day of week: either when both are restricted", "[cron]") {
   check_next_cases({
       // The 13th or any Friday.
-      {"0 0 13 * 5", "UTC", "2026-01-01T00:00:00Z",
+      {"0 0 13 * 5",
+       "UTC",
+       "2026-01-01T00:00:00Z",
        {"2026-01-02T00:00:00Z", "2026-01-09T00:00:00Z", "2026-01-13T00:00:00Z", "2026-01-16T00:00:00Z"}},
       {"0 0 13 * FRI", "UTC", "2026-01-01T00:00:00Z", {"2026-01-02T00:00:00Z"}},
       // A '*' on one side: the other alone decides.
@@ -116,7 +130,9 @@ TEST_CASE("cron: day of month and day of week: either when both are restricted",
       {"0 0 * * 5", "UTC", "2026-01-01T00:00:00Z", {"2026-01-02T00:00:00Z", "2026-01-09T00:00:00Z"}},
       {"0 0 ? * 5", "UTC", "2026-01-01T00:00:00Z", {"2026-01-02T00:00:00Z", "2026-01-09T00:00:00Z"}},
       // A stepped '*' restricts (robfig/cron): days 1, 11, 21, 31, or Mondays.
-      {"0 0 */10 * 1", "UTC", "2026-01-01T00:00:00Z",
+      {"0 0 */10 * 1",
+       "UTC",
+       "2026-01-01T00:00:00Z",
        {"2026-01-05T00:00:00Z", "2026-01-11T00:00:00Z", "2026-01-12T00:00:00Z", "2026-01-19T00:00:00Z",
         "2026-01-21T00:00:00Z", "2026-01-26T00:00:00Z", "2026-01-31T00:00:00Z"}},
       // "*/1" is still '*': Mondays only.
@@ -127,7 +143,9 @@ TEST_CASE("cron: day of month and day of week: either when both are restricted",
 TEST_CASE("cron: month ends and leap years", "[cron]") {
   check_next_cases({
       // The 31st skips the short months.
-      {"0 0 31 * *", "UTC", "2026-01-31T00:00:00Z",
+      {"0 0 31 * *",
+       "UTC",
+       "2026-01-31T00:00:00Z",
        {"2026-03-31T00:00:00Z", "2026-05-31T00:00:00Z", "2026-07-31T00:00:00Z", "2026-08-31T00:00:00Z",
         "2026-10-31T00:00:00Z", "2026-12-31T00:00:00Z", "2027-01-31T00:00:00Z"}},
       {"0 0 30 * *", "UTC", "2026-01-30T00:00:00Z", {"2026-03-30T00:00:00Z"}},
@@ -219,40 +237,66 @@ TEST_CASE("cron: CRON_TZ= and TZ= prefixes win over the default zone", "[cron]")
 TEST_CASE("cron: daylight saving: the skipped hour does not fire, the repeated hour fires once", "[cron]") {
   check_next_cases({
       // Europe/Berlin: 02:00 CET -> 03:00 CEST on 2026-03-29; 03:00 CEST -> 02:00 CET on 2026-10-25.
-      {"30 2 * * *", "Europe/Berlin", "2026-03-28T00:00:00Z",
+      {"30 2 * * *",
+       "Europe/Berlin",
+       "2026-03-28T00:00:00Z",
        {"2026-03-28T02:30:00+01:00", "2026-03-30T02:30:00+02:00"}},
-      {"0 * * * *", "Europe/Berlin", "2026-03-29T00:00:00Z",
+      {"0 * * * *",
+       "Europe/Berlin",
+       "2026-03-29T00:00:00Z",
        {"2026-03-29T03:00:00+02:00", "2026-03-29T04:00:00+02:00"}},
-      {"30 2 * * *", "Europe/Berlin", "2026-10-24T12:00:00Z",
+      {"30 2 * * *",
+       "Europe/Berlin",
+       "2026-10-24T12:00:00Z",
        {"2026-10-25T02:30:00+02:00", "2026-10-26T02:30:00+01:00"}},
-      {"*/30 * * * *", "Europe/Berlin", "2026-10-25T00:00:00Z",
+      {"*/30 * * * *",
+       "Europe/Berlin",
+       "2026-10-25T00:00:00Z",
        {"2026-10-25T02:30:00+02:00", "2026-10-25T03:00:00+01:00", "2026-10-25T03:30:00+01:00"}},
       // From inside the second 02:xx: its first occurrence has passed.
       {"45 2 * * *", "Europe/Berlin", "2026-10-25T01:10:00Z", {"2026-10-26T02:45:00+01:00"}},
       // America/New_York: 02:00 EST -> 03:00 EDT on 2026-03-08; 02:00 EDT -> 01:00 EST on 2026-11-01.
-      {"30 2 * * *", "America/New_York", "2026-03-07T00:00:00Z",
+      {"30 2 * * *",
+       "America/New_York",
+       "2026-03-07T00:00:00Z",
        {"2026-03-07T02:30:00-05:00", "2026-03-09T02:30:00-04:00"}},
-      {"30 1 * * *", "America/New_York", "2026-10-31T12:00:00Z",
+      {"30 1 * * *",
+       "America/New_York",
+       "2026-10-31T12:00:00Z",
        {"2026-11-01T01:30:00-04:00", "2026-11-02T01:30:00-05:00"}},
-      {"0 1-3 * * *", "America/New_York", "2026-11-01T04:00:00Z",
+      {"0 1-3 * * *",
+       "America/New_York",
+       "2026-11-01T04:00:00Z",
        {"2026-11-01T01:00:00-04:00", "2026-11-01T02:00:00-05:00", "2026-11-01T03:00:00-05:00"}},
       // Australia/Sydney (southern): 03:00 AEDT -> 02:00 AEST on 2026-04-05; 02:00 AEST -> 03:00 AEDT on 2026-10-04.
-      {"30 2 * * *", "Australia/Sydney", "2026-10-02T00:00:00Z",
+      {"30 2 * * *",
+       "Australia/Sydney",
+       "2026-10-02T00:00:00Z",
        {"2026-10-03T02:30:00+10:00", "2026-10-05T02:30:00+11:00"}},
-      {"30 2 * * *", "Australia/Sydney", "2026-04-04T00:00:00Z",
+      {"30 2 * * *",
+       "Australia/Sydney",
+       "2026-04-04T00:00:00Z",
        {"2026-04-05T02:30:00+11:00", "2026-04-06T02:30:00+10:00"}},
       // America/Santiago (southern, at midnight): 24:00 -03 -> 23:00 -04 on 2026-04-04;
       // 00:00 -04 -> 01:00 -03 on 2026-09-06.
-      {"30 23 * * *", "America/Santiago", "2026-04-04T12:00:00Z",
+      {"30 23 * * *",
+       "America/Santiago",
+       "2026-04-04T12:00:00Z",
        {"2026-04-04T23:30:00-03:00", "2026-04-05T23:30:00-04:00"}},
-      {"30 0 * * *", "America/Santiago", "2026-09-05T00:00:00Z",
+      {"30 0 * * *",
+       "America/Santiago",
+       "2026-09-05T00:00:00Z",
        {"2026-09-05T00:30:00-04:00", "2026-09-07T00:30:00-03:00"}},
       // Midnight of 2026-09-06 does not exist there: the next is a year later (DST began on the 5th).
       {"0 0 6 9 *", "America/Santiago", "2026-01-01T00:00:00Z", {"2027-09-06T00:00:00-03:00"}},
       // Australia/Lord_Howe moves by half an hour: 02:00 -> 02:30 on 2026-10-04, 02:00 -> 01:30 on 2026-04-05.
-      {"15,45 2 * * *", "Australia/Lord_Howe", "2026-10-03T00:00:00Z",
+      {"15,45 2 * * *",
+       "Australia/Lord_Howe",
+       "2026-10-03T00:00:00Z",
        {"2026-10-04T02:45:00+11:00", "2026-10-05T02:15:00+11:00"}},
-      {"45 1 * * *", "Australia/Lord_Howe", "2026-04-04T00:00:00Z",
+      {"45 1 * * *",
+       "Australia/Lord_Howe",
+       "2026-04-04T00:00:00Z",
        {"2026-04-05T01:45:00+11:00", "2026-04-06T01:45:00+10:30"}},
   });
 }
@@ -285,8 +329,7 @@ TEST_CASE("cron: previous is the most recent firing at or before a time", "[cron
 
 TEST_CASE("cron: format writes the zone's offset", "[cron]") {
   CHECK(schedule("* * * * *", "Europe/Berlin").format(at("2026-03-29T01:30:00Z")) == "2026-03-29T03:30:00+02:00");
-  CHECK(schedule("* * * * *", "America/St_Johns").format(at("2026-01-01T12:00:59.9Z")) ==
-        "2026-01-01T08:30:59-03:30");
+  CHECK(schedule("* * * * *", "America/St_Johns").format(at("2026-01-01T12:00:59.9Z")) == "2026-01-01T08:30:59-03:30");
   CHECK(schedule("* * * * *", "UTC").format(at("2026-01-01T12:00:00Z")) == "2026-01-01T12:00:00Z");
   CHECK(schedule("* * * * *", "Europe/London").format(at("2026-01-01T12:00:00Z")) == "2026-01-01T12:00:00Z");
 }
@@ -339,8 +382,9 @@ std::string random_field(std::mt19937& rng, int min, int max, std::vector<bool>&
 
 TEST_CASE("cron: next and previous agree with each other and with a minute-by-minute reference", "[cron]") {
   std::mt19937 rng(20261125);
-  const std::vector<std::string> zones = {"UTC", "Europe/Berlin", "America/New_York", "Australia/Sydney",
-                                          "America/Santiago", "Australia/Lord_Howe", "Asia/Kolkata"};
+  const std::vector<std::string> zones = {
+      "UTC",         "Europe/Berlin", "America/New_York", "Australia/Sydney", "America/Santiago", "Australia/Lord_Howe",
+      "Asia/Kolkata"};
   const auto base = at("2026-01-01T00:00:00Z");
   std::uniform_int_distribution<long long> offset_minutes(0, 3LL * 366 * 24 * 60);
   std::uniform_int_distribution<long long> offset_seconds(0, 59);
@@ -349,7 +393,7 @@ TEST_CASE("cron: next and previous agree with each other and with a minute-by-mi
     Reference ref;
     bool ignored = false;  // a '*' matters on the day fields only
     std::string text = random_field(rng, 0, 59, ref.minute, ignored);
-    text +=  " " + random_field(rng, 0, 23, ref.hour, ignored);
+    text += " " + random_field(rng, 0, 23, ref.hour, ignored);
     text += " " + random_field(rng, 1, 31, ref.dom, ref.dom_star);
     text += " " + random_field(rng, 1, 12, ref.month, ignored);
     text += " " + random_field(rng, 0, 6, ref.dow, ref.dow_star);
@@ -432,7 +476,8 @@ TEST_CASE("cron: parse errors name the schedule and the offending field or value
       {"@every 5x", "UTC", R"(invalid schedule "@every 5x": @every: "5x" is not a duration (such as 90m or 1h30m))"},
       {"@every 90", "UTC", R"(invalid schedule "@every 90": @every: "90" is not a duration (such as 90m or 1h30m))"},
       {"@every 0s", "UTC", R"(invalid schedule "@every 0s": @every: duration "0s" is below the minimum of 1s)"},
-      {"@every 500ms", "UTC", R"(invalid schedule "@every 500ms": @every: duration "500ms" is below the minimum of 1s)"},
+      {"@every 500ms", "UTC",
+       R"(invalid schedule "@every 500ms": @every: duration "500ms" is below the minimum of 1s)"},
       {"@every -1m", "UTC", R"(invalid schedule "@every -1m": @every: duration "-1m" is below the minimum of 1s)"},
       {"@fortnightly", "UTC", R"(invalid schedule "@fortnightly": unknown descriptor "@fortnightly")"},
       {"@DAILY", "UTC", R"(invalid schedule "@DAILY": unknown descriptor "@DAILY")"},

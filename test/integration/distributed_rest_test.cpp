@@ -41,9 +41,9 @@ struct World {
   World() {
     dir = std::filesystem::temp_directory_path() / ("fedmetrics-dist-it-" + std::to_string(getpid()));
     std::filesystem::create_directories(dir);
-    sim = std::make_unique<testing::ChildProcess>(std::vector<std::string>{
-        FEDMETRICS_BINARY, "sim", "--world", FEDMETRICS_SOURCE_DIR "/test/e2e/karmada.world.yaml", "--out-dir",
-        dir.string()});
+    sim = std::make_unique<testing::ChildProcess>(
+        std::vector<std::string>{FEDMETRICS_BINARY, "sim", "--world",
+                                 FEDMETRICS_SOURCE_DIR "/test/e2e/karmada.world.yaml", "--out-dir", dir.string()});
     sim->read_until("world ready", 10s);
     auto loaded = kube::load_kubeconfig((dir / "members.kubeconfig").string());
     if (!loaded) throw std::runtime_error(loaded.error().message);
@@ -282,8 +282,9 @@ TEST_CASE("control plane: the retain label and the distribution annotation", "[i
 
   auto unlabelled = answer(runtime, control_plane->set_retain_replicas("default", target, false));
   REQUIRE(unlabelled);
-  CHECK_FALSE(control_plane_get(runtime, deployment)["metadata"].value("labels", json::object()).contains(
-      "resourcetemplate.karmada.io/retain-replicas"));
+  CHECK_FALSE(control_plane_get(runtime, deployment)["metadata"]
+                  .value("labels", json::object())
+                  .contains("resourcetemplate.karmada.io/retain-replicas"));
 
   const autoscaler::CrossVersionObjectReference missing{"Deployment", "nowhere", "apps/v1"};
   auto no_template = answer(runtime, control_plane->set_retain_replicas("default", missing, true));
@@ -347,7 +348,8 @@ TEST_CASE("control plane: CronFederatedHPAs, a FederatedHPA's min and max, the c
   CHECK(after["spec"]["minReplicas"] == 4);
   CHECK(after["spec"]["maxReplicas"] == 12);
   CHECK(after["spec"]["metrics"] == (*fhpa)["spec"]["metrics"]);  // the rest kept
-  auto stale = answer(runtime, control_plane->update_replicas("default", "nginx", 1, 2, rv));  // the old resourceVersion
+  auto stale =
+      answer(runtime, control_plane->update_replicas("default", "nginx", 1, 2, rv));  // the old resourceVersion
   REQUIRE_FALSE(stale);
   CHECK_THAT(stale.error().message, Catch::Contains("the object has been modified"));
   CHECK(control_plane_get(runtime, base + "federatedhpas/nginx")["spec"]["minReplicas"] == 4);

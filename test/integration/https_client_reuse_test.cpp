@@ -48,14 +48,15 @@ class ClosingServer {
     o.threads = 1;
     o.idle_timeout = idle_timeout;
     server_ = std::make_unique<transport::TlsServer>(
-        o, transport::from_callback([this](transport::HttpRequest request, std::function<void(transport::HttpResponse)> respond) {
-          ++handled_;
-          transport::HttpResponse r;
-          r.status = 200;
-          r.content_type = "application/json";
-          r.body = "{\"method\":\"" + request.method + "\"}";
-          respond(std::move(r));
-        }));
+        o, transport::from_callback(
+               [this](transport::HttpRequest request, std::function<void(transport::HttpResponse)> respond) {
+                 ++handled_;
+                 transport::HttpResponse r;
+                 r.status = 200;
+                 r.content_type = "application/json";
+                 r.body = "{\"method\":\"" + request.method + "\"}";
+                 respond(std::move(r));
+               }));
     runner_ = std::thread([this] { server_->run(); });
   }
   ~ClosingServer() {
@@ -102,7 +103,8 @@ HttpResult send_sync(HttpsClient& client, const std::string& method, bool replay
   }
   request.replayable = replayable;
   std::promise<HttpResult> p;
-  client.send(std::move(request), std::chrono::steady_clock::now() + 3s, [&p](HttpResult r) { p.set_value(std::move(r)); });
+  client.send(std::move(request), std::chrono::steady_clock::now() + 3s,
+              [&p](HttpResult r) { p.set_value(std::move(r)); });
   return p.get_future().get();
 }
 
@@ -214,16 +216,16 @@ TEST_CASE("HttpsClient: a member's errors name the member", "[integration][kube]
 // connection that the server closes when the request arrives, unanswered.
 TEST_CASE("send_json: only a merge PATCH is sent again when the control plane closes the connection under it",
           "[integration][kube]") {
-  const auto [method, replayed] = GENERATE(table<std::string, bool>(
-      {{"PATCH", true}, {"PUT", false}, {"POST", false}, {"DELETE", false}}));
+  const auto [method, replayed] =
+      GENERATE(table<std::string, bool>({{"PATCH", true}, {"PUT", false}, {"POST", false}, {"DELETE", false}}));
   CAPTURE(method);
   ClosingUnderNextRequest closing;
   auto& [server, rt, client] = closing;
 
   std::promise<cli::JsonReply> answered;
   cli::send_json(client, method, "/apis/apps/v1/namespaces/default/deployments/nginx/scale", "application/json",
-                 R"({"metadata":{"resourceVersion":"7"},"spec":{"replicas":3}})",
-                 std::chrono::steady_clock::now() + 3s, [&answered](cli::JsonReply reply) { answered.set_value(std::move(reply)); });
+                 R"({"metadata":{"resourceVersion":"7"},"spec":{"replicas":3}})", std::chrono::steady_clock::now() + 3s,
+                 [&answered](cli::JsonReply reply) { answered.set_value(std::move(reply)); });
   auto [status, doc] = answered.get_future().get();
   if (replayed) {
     REQUIRE(doc);

@@ -41,12 +41,12 @@ struct World {
   World() {
     dir = std::filesystem::temp_directory_path() / ("fedmetrics-it-" + std::to_string(getpid()));
     std::filesystem::create_directories(dir);
-    sim = std::make_unique<testing::ChildProcess>(std::vector<std::string>{
-        FEDMETRICS_BINARY, "sim", "--world", FEDMETRICS_SOURCE_DIR "/test/integration/faults.world.yaml", "--out-dir",
-        dir.string(),
-        // Every answer over 256 bytes gzipped (kube-apiserver: over 128 KiB), so
-        // that every test here also goes through the client's inflation.
-        "--compress-min-bytes", "256"});
+    sim = std::make_unique<testing::ChildProcess>(
+        std::vector<std::string>{FEDMETRICS_BINARY, "sim", "--world",
+                                 FEDMETRICS_SOURCE_DIR "/test/integration/faults.world.yaml", "--out-dir", dir.string(),
+                                 // Every answer over 256 bytes gzipped (kube-apiserver: over 128 KiB), so
+                                 // that every test here also goes through the client's inflation.
+                                 "--compress-min-bytes", "256"});
     sim->read_until("world ready", 10s);
     auto loaded = load_kubeconfig((dir / "members.kubeconfig").string());
     if (!loaded) throw std::runtime_error(loaded.error().message);
@@ -243,7 +243,7 @@ TEST_CASE("HttpsClient: every fault of a member maps to its error class", "[inte
     int http_status;
   };
   const Row rows[] = {
-      {"refusing", Kind::Refused, 0},   {"garbage", Kind::MalformedResponse, 0}, {"impostor", Kind::Tls, 0},
+      {"refusing", Kind::Refused, 0},     {"garbage", Kind::MalformedResponse, 0}, {"impostor", Kind::Tls, 0},
       {"expired", Kind::HttpStatus, 401}, {"failing", Kind::HttpStatus, 500},
   };
   for (const auto& row : rows) {
@@ -438,7 +438,8 @@ bool names_become(const aggregator::MemberSource& source, const std::vector<std:
 
 HttpResult send_sync(HttpsClient& client, OutgoingRequest request) {
   std::promise<HttpResult> p;
-  client.send(std::move(request), std::chrono::steady_clock::now() + 5s, [&p](HttpResult r) { p.set_value(std::move(r)); });
+  client.send(std::move(request), std::chrono::steady_clock::now() + 5s,
+              [&p](HttpResult r) { p.set_value(std::move(r)); });
   return p.get_future().get();
 }
 }  // namespace
@@ -502,7 +503,8 @@ TEST_CASE("KarmadaClusterSource: a changed --karmada-kubeconfig is read again", 
   const auto token_end = text.find('\n', token_at);
   // The same file with a token the control plane does not know: every poll is a 401.
   const std::string wrong = text.substr(0, token_at) + "token: not-a-known-token" + text.substr(token_end);
-  const auto file = std::filesystem::temp_directory_path() / ("fedmetrics-karmada-kubeconfig-" + std::to_string(::getpid()));
+  const auto file =
+      std::filesystem::temp_directory_path() / ("fedmetrics-karmada-kubeconfig-" + std::to_string(::getpid()));
   auto write = [&](const std::string& content) {
     std::ofstream out(file, std::ios::trunc);
     out << content;
@@ -520,7 +522,6 @@ TEST_CASE("KarmadaClusterSource: a changed --karmada-kubeconfig is read again", 
   source.stop();
   std::filesystem::remove(file);
 }
-
 
 namespace {
 
@@ -572,10 +573,10 @@ TEST_CASE("HttpsClient: a watch refused with an empty body ends at once", "[inte
   server_options.key_file = cert.key_file;
   server_options.threads = 1;
   transport::TlsServer server(server_options, transport::from_callback([&status](transport::HttpRequest, auto respond) {
-    transport::HttpResponse response;
-    response.status = status;
-    respond(std::move(response));  // no body: Content-Length: 0, connection kept
-  }));
+                                transport::HttpResponse response;
+                                response.status = status;
+                                respond(std::move(response));  // no body: Content-Length: 0, connection kept
+                              }));
   std::thread serving([&] { server.run(); });
   SECTION("403") { status = 403; }
   SECTION("204") { status = 204; }
@@ -643,8 +644,9 @@ TEST_CASE("HttpsClient: a watch is read line by line as events happen", "[integr
   const std::string ns = "stream-" + std::to_string(::getpid());
   create_namespace(control, ns);
   auto c = std::make_shared<Collected>();
-  auto stream = control.stream_lines("/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases?watch=true&timeoutSeconds=3",
-                                     std::chrono::steady_clock::now() + 5s, 10s, collect_into(c));
+  auto stream =
+      control.stream_lines("/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases?watch=true&timeoutSeconds=3",
+                           std::chrono::steady_clock::now() + 5s, 10s, collect_into(c));
   // Each event arrives while the response is still open.
   REQUIRE(std::get<HttpReply>(send_sync(control, lease_create(ns, "one", "x"))).status == 201);
   REQUIRE(wait_for(*c, 3s, [](Collected& s) { return s.lines.size() == 1; }));
@@ -659,7 +661,8 @@ TEST_CASE("HttpsClient: a watch is read line by line as events happen", "[integr
   CHECK(std::get<HttpReply>(*c->end).status == 200);
 }
 
-TEST_CASE("HttpsClient: a stream's refusal, silence and cancellation each end it once", "[integration][clusterclient]") {
+TEST_CASE("HttpsClient: a stream's refusal, silence and cancellation each end it once",
+          "[integration][clusterclient]") {
   ClientRuntime rt(1);
   auto& world = World::get();
   HttpsClient control(rt, *load_kubeconfig_current_context((world.dir / "karmada.kubeconfig").string()));
@@ -805,10 +808,12 @@ TEST_CASE("RestMemberCluster: the health probe says why a member is not healthy"
   }
 }
 
-TEST_CASE("Reflector: lists, then follows the watch, resuming after the server ends it", "[integration][clusterclient]") {
+TEST_CASE("Reflector: lists, then follows the watch, resuming after the server ends it",
+          "[integration][clusterclient]") {
   ClientRuntime rt(1);
   auto& world = World::get();
-  auto control = std::make_shared<HttpsClient>(rt, *load_kubeconfig_current_context((world.dir / "karmada.kubeconfig").string()));
+  auto control =
+      std::make_shared<HttpsClient>(rt, *load_kubeconfig_current_context((world.dir / "karmada.kubeconfig").string()));
   const std::string ns = "reflect-" + std::to_string(::getpid());
   create_namespace(*control, ns);
   REQUIRE(std::get<HttpReply>(send_sync(*control, lease_create(ns, "before", "x"))).status == 201);

@@ -176,6 +176,7 @@ class Mailbox {
     items_.pop_front();
     return value;
   }
+
  private:
   std::mutex mutex_;
   std::condition_variable ready_;
@@ -341,10 +342,8 @@ TEST_CASE("TlsServer answers HEAD with the Content-Length of GET and no body", "
   TestServer server;
   server.start([&](const HttpRequest& request, const Respond& respond) {
     HttpResponse response;
-    if (request.target == "/shared")
-      response.shared_body = shared;
-    else
-      response.body = plain;
+    if (request.target == "/shared") response.shared_body = shared;
+    else response.body = plain;
     respond(std::move(response));
   });
   Client client;
@@ -371,8 +370,7 @@ TEST_CASE("TlsServer answers HEAD with the Content-Length of GET and no body", "
   }
 }
 
-TEST_CASE("TlsServer keeps a connection alive across sequential and pipelined requests",
-          "[integration][tls_server]") {
+TEST_CASE("TlsServer keeps a connection alive across sequential and pipelined requests", "[integration][tls_server]") {
   Mailbox<HttpRequest> seen;
   TestServer server;
   server.start([&](const HttpRequest& request, const Respond& respond) {
@@ -390,8 +388,8 @@ TEST_CASE("TlsServer keeps a connection alive across sequential and pipelined re
   SECTION("three sequential requests, and the handler sees method, target, headers and body") {
     REQUIRE(client.write(request("GET", "/one?x=1")));
     CHECK(require_response(client).body == "GET /one?x=1");
-    REQUIRE(client.write(request("POST", "/two", "X-Test-Header: hello there\r\nContent-Type: text/plain\r\n",
-                                 "payload=1&more=2")));
+    REQUIRE(client.write(
+        request("POST", "/two", "X-Test-Header: hello there\r\nContent-Type: text/plain\r\n", "payload=1&more=2")));
     CHECK(require_response(client).body == "POST /two");
     REQUIRE(client.write(request("GET", "/three")));
     CHECK(require_response(client).body == "GET /three");
@@ -422,8 +420,7 @@ TEST_CASE("TlsServer keeps a connection alive across sequential and pipelined re
   }
 }
 
-TEST_CASE("TlsServer closes the connection after answering HTTP/1.0 or Connection close",
-          "[integration][tls_server]") {
+TEST_CASE("TlsServer closes the connection after answering HTTP/1.0 or Connection close", "[integration][tls_server]") {
   TestServer server;
   server.start(echo);
   Client client;
@@ -953,8 +950,8 @@ TEST_CASE("TlsServer constructor rejects bad options with runtime_error", "[inte
   SECTION("an unknown tls_min_version") { options.tls_min_version = "VersionTLS11"; }
   SECTION("a missing certificate file") { options.cert_file = running.dir() + "/missing.crt"; }
   SECTION("a key that does not match the certificate") {
-    write_self_signed_certificate(running.dir() + "/other.crt", running.dir() + "/other.key", "other",
-                                  {"localhost"}, {"127.0.0.1"});
+    write_self_signed_certificate(running.dir() + "/other.crt", running.dir() + "/other.key", "other", {"localhost"},
+                                  {"127.0.0.1"});
     options.key_file = running.dir() + "/other.key";
   }
   SECTION("a port in use") { options.port = running.port(); }
@@ -1008,7 +1005,8 @@ TEST_CASE("TlsServer answers a malformed request with 400 and Connection close, 
        "POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"},
       {"two different Content-Lengths",
        "POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"},
-      {"a Content-Length that is not a number", "POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: x\r\n\r\n"},
+      {"a Content-Length that is not a number",
+       "POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: x\r\n\r\n"},
       {"a bad chunk size",
        "POST /upload HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"},
       {"bare LF line endings", "GET / HTTP/1.1\nHost: localhost\n\n"},

@@ -145,11 +145,11 @@ inline CloseResult tcp_wait_for_close(int fd, milliseconds within) {
 }
 
 struct ClientOptions {
-  int tls_version = 0;          // 0: negotiate; else exactly this one (TLS1_2_VERSION, ...)
-  std::string ca_file;          // when set, verify the server's chain against it (and 127.0.0.1)
-  std::string cert_file;        // a client certificate to present, with its key
+  int tls_version = 0;    // 0: negotiate; else exactly this one (TLS1_2_VERSION, ...)
+  std::string ca_file;    // when set, verify the server's chain against it (and 127.0.0.1)
+  std::string cert_file;  // a client certificate to present, with its key
   std::string key_file;
-  int receive_buffer = 0;       // SO_RCVBUF; 0 = the kernel's default
+  int receive_buffer = 0;              // SO_RCVBUF; 0 = the kernel's default
   milliseconds receive_timeout{3000};  // bounds every read and write
 };
 
@@ -257,18 +257,14 @@ class Client {
     }
     int saved_errno = errno;
     switch (SSL_get_error(ssl_.get(), n)) {
-      case SSL_ERROR_ZERO_RETURN:
-        return ReadStatus::closed;
+      case SSL_ERROR_ZERO_RETURN: return ReadStatus::closed;
       case SSL_ERROR_WANT_READ:  // the socket's SO_RCVTIMEO expired (EAGAIN)
-      case SSL_ERROR_WANT_WRITE:
-        return ReadStatus::timeout;
+      case SSL_ERROR_WANT_WRITE: return ReadStatus::timeout;
       case SSL_ERROR_SYSCALL:
         if (saved_errno == EAGAIN || saved_errno == EWOULDBLOCK) return ReadStatus::timeout;
         if (saved_errno == 0 || saved_errno == ECONNRESET || saved_errno == EPIPE) return ReadStatus::closed;
         [[fallthrough]];
-      default:
-        error_ = describe("SSL_read", n, saved_errno);
-        return ReadStatus::error;
+      default: error_ = describe("SSL_read", n, saved_errno); return ReadStatus::error;
     }
   }
 

@@ -6,7 +6,8 @@ using namespace fedmetrics::k8s;
 using nlohmann::json;
 
 TEST_CASE("Discovery: APIGroupList and APIGroup shapes", "[k8s][discovery]") {
-  auto custom = make_api_group("custom.metrics.k8s.io", {"custom.metrics.k8s.io/v1beta2", "custom.metrics.k8s.io/v1beta1"});
+  auto custom =
+      make_api_group("custom.metrics.k8s.io", {"custom.metrics.k8s.io/v1beta2", "custom.metrics.k8s.io/v1beta1"});
   CHECK(custom.preferred_version.version == "v1beta2");
   json list = api_group_list_to_json({custom});
   CHECK(list == json::parse(R"({"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"custom.metrics.k8s.io",
@@ -26,8 +27,10 @@ TEST_CASE("Discovery: APIResourceList round trip and errors", "[k8s][discovery]"
                        {{"pods/http_requests", "", true, "MetricValueList", {"get"}},
                         {"namespaces/http_requests", "", false, "MetricValueList", {"get"}}}};
   json document = to_json(list);
-  CHECK(document["resources"][0] ==
-        json::parse(R"({"name":"pods/http_requests","singularName":"","namespaced":true,"kind":"MetricValueList","verbs":["get"]})"));
+  CHECK(
+      document["resources"][0] ==
+      json::parse(
+          R"({"name":"pods/http_requests","singularName":"","namespaced":true,"kind":"MetricValueList","verbs":["get"]})"));
   auto back = api_resource_list_from_json(document);
   REQUIRE(back.ok());
   CHECK(*back == list);

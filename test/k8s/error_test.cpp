@@ -66,9 +66,8 @@ TEST_CASE("to_status: an error status passes on the server's Status, or gets the
     int code;
     const char* reason;
   };
-  const Row rows[] = {{400, "BadRequest"}, {404, "NotFound"}, {409, "Conflict"},
-                      {422, "Invalid"},    {429, "TooManyRequests"}, {500, "InternalError"}, {502, "InternalError"},
-                      {418, ""}};
+  const Row rows[] = {{400, "BadRequest"},      {404, "NotFound"},      {409, "Conflict"},      {422, "Invalid"},
+                      {429, "TooManyRequests"}, {500, "InternalError"}, {502, "InternalError"}, {418, ""}};
   for (const auto& row : rows) {
     CAPTURE(row.code);
     const Status s = to_status(Error{ErrorKind::HttpStatus, "HTTP " + std::to_string(row.code), row.code});

@@ -96,7 +96,7 @@ TEST_CASE("FieldSelector: parse error texts") {
       {" metadata.name=x", unknown_field("\" metadata.name\"")},
       {"Metadata.name=x", unknown_field("\"Metadata.name\"")},
       {"b.x=1,a.x=1", unknown_field("\"a.x\"")},  // first in sorted order
-      {"a\"b=1", unknown_field("\"a\\\"b\"")},   // quoted like Go's %q
+      {"a\"b=1", unknown_field("\"a\\\"b\"")},    // quoted like Go's %q
       {"\xff=1", unknown_field("\"\\xff\"")},
       // Parsing finishes before fields are checked: a later syntax error wins.
       {"aaa.unknown=x,metadata.name=y=z", "invalid field selector: unescaped character in value: 61"},

@@ -13,8 +13,8 @@
 #include "k8s/json_events.hpp"
 #include "k8s/json_subset.hpp"
 
-using nlohmann::json;
 using fedmetrics::k8s::detail::read_json_subset;
+using nlohmann::json;
 
 namespace {
 
@@ -62,7 +62,7 @@ TEST_CASE("JSON subset reader: reads what metrics-server writes, as nlohmann doe
       R"("text")",
       "null",
       " \t\r\n{ \"a\" :\n[ true , false , null , { } , [ ] , \"\x7f\" ] }\n\n",  // white space; DEL is allowed raw
-      std::string(100000, '[') + std::string(100000, ']'),                        // depth costs no recursion
+      std::string(100000, '[') + std::string(100000, ']'),                       // depth costs no recursion
   };
   for (const std::string& text : readable) {
     INFO("text: " << text.substr(0, 200));
@@ -97,10 +97,10 @@ TEST_CASE("JSON subset reader: never reads a text nlohmann rejects, near the com
       if (i < kGood.size()) require_agreement(kGood.substr(0, i) + c + kGood.substr(i + 1));
     }
   }
-  for (const std::string& text : {std::string(""), std::string(" "), std::string("nul"), std::string("nullx"),
-                                   std::string("truefalse"), std::string("[1]"), std::string("{\"a\"}"),
-                                   std::string("{\"a\":}"), std::string("[\"a\" \"b\"]"), std::string("{} {}"),
-                                   std::string("\v{}"), std::string("{}\f")}) {
+  for (const std::string& text :
+       {std::string(""), std::string(" "), std::string("nul"), std::string("nullx"), std::string("truefalse"),
+        std::string("[1]"), std::string("{\"a\"}"), std::string("{\"a\":}"), std::string("[\"a\" \"b\"]"),
+        std::string("{} {}"), std::string("\v{}"), std::string("{}\f")}) {
     require_agreement(text);
   }
 }

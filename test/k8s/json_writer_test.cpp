@@ -13,8 +13,18 @@ namespace {
 // Strings that exercise every escaping rule: quotes, backslashes, every
 // control character, DEL, two- to four-byte UTF-8.
 std::string random_text(std::mt19937& rng) {
-  static const std::vector<std::string> pieces = {
-      "web", "-", "7d9c", "\"", "\\", "/", "\x7f", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", " ", "app.kubernetes.io/name"};
+  static const std::vector<std::string> pieces = {"web",
+                                                  "-",
+                                                  "7d9c",
+                                                  "\"",
+                                                  "\\",
+                                                  "/",
+                                                  "\x7f",
+                                                  "\xc3\xa9",
+                                                  "\xe2\x82\xac",
+                                                  "\xf0\x9f\x98\x80",
+                                                  " ",
+                                                  "app.kubernetes.io/name"};
   std::string out;
   const int n = std::uniform_int_distribution<int>(0, 6)(rng);
   for (int i = 0; i < n; ++i) {
@@ -51,14 +61,16 @@ ObjectMeta random_meta(std::mt19937& rng, bool namespaced) {
   meta.labels = random_map(rng);
   meta.annotations = random_map(rng);
   if (std::uniform_int_distribution<int>(0, 3)(rng) != 0)
-    meta.creation_timestamp = Timestamp(std::chrono::seconds(std::uniform_int_distribution<std::int64_t>(0, 2000000000)(rng)));
+    meta.creation_timestamp =
+        Timestamp(std::chrono::seconds(std::uniform_int_distribution<std::int64_t>(0, 2000000000)(rng)));
   return meta;
 }
 
 PodMetrics random_pod(std::mt19937& rng) {
   PodMetrics pod;
   pod.metadata = random_meta(rng, std::uniform_int_distribution<int>(0, 4)(rng) != 0);
-  pod.timestamp = Timestamp(std::chrono::milliseconds(std::uniform_int_distribution<std::int64_t>(0, 2000000000000)(rng)));
+  pod.timestamp =
+      Timestamp(std::chrono::milliseconds(std::uniform_int_distribution<std::int64_t>(0, 2000000000000)(rng)));
   pod.window = std::chrono::milliseconds(std::uniform_int_distribution<std::int64_t>(0, 60000)(rng));
   const int containers = std::uniform_int_distribution<int>(0, 3)(rng);
   for (int i = 0; i < containers; ++i) pod.containers.push_back({random_text(rng), random_usage(rng)});
@@ -79,8 +91,9 @@ NodeMetrics random_node(std::mt19937& rng) {
 TEST_CASE("JsonWriter: escapes exactly as nlohmann's dump()", "[k8s][json]") {
   std::string every_byte_below_0x80;
   for (int c = 0; c < 0x80; ++c) every_byte_below_0x80.push_back(static_cast<char>(c));
-  for (const std::string& text : {std::string(), every_byte_below_0x80, std::string("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
-                                  std::string("a\"b\\c\nd\te\x01")}) {
+  for (const std::string& text :
+       {std::string(), every_byte_below_0x80, std::string("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+        std::string("a\"b\\c\nd\te\x01")}) {
     std::string out;
     JsonWriter w(out);
     w.string(text);
@@ -90,10 +103,13 @@ TEST_CASE("JsonWriter: escapes exactly as nlohmann's dump()", "[k8s][json]") {
 
 TEST_CASE("JsonWriter: ill-formed UTF-8 becomes U+FFFD instead of failing", "[k8s][json]") {
   for (const auto& [in, want] : std::vector<std::pair<std::string, std::string>>{
-           {"a\xff" "b", "a\xef\xbf\xbd" "b"},
-           {"\xc3", "\xef\xbf\xbd"},                         // truncated
-           {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},         // overlong
-           {"\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},  // a surrogate
+           {"a\xff"
+            "b",
+            "a\xef\xbf\xbd"
+            "b"},
+           {"\xc3", "\xef\xbf\xbd"},                                                     // truncated
+           {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},                                     // overlong
+           {"\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},                     // a surrogate
            {"\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"}}) {  // past U+10FFFF
     std::string out;
     JsonWriter::escape(out, in);

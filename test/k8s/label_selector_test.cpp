@@ -179,8 +179,8 @@ TEST_CASE("LabelSelector: parse error texts") {
       {"x>1.5", "unable to parse requirement: values[0]: Invalid value: \"1.5\": " + kIntegerError},
       {"x>0x10", "unable to parse requirement: values[0]: Invalid value: \"0x10\": " + kIntegerError},
       {"x>1_000", "unable to parse requirement: values[0]: Invalid value: \"1_000\": " + kIntegerError},
-      {"x>9223372036854775808", "unable to parse requirement: values[0]: Invalid value: \"9223372036854775808\": " +
-                                    kIntegerError},
+      {"x>9223372036854775808",
+       "unable to parse requirement: values[0]: Invalid value: \"9223372036854775808\": " + kIntegerError},
       {"x>-5", "unable to parse requirement: values[0][x]: Invalid value: \"-5\": " + kValueRegexError},
       {"x<+5", "unable to parse requirement: values[0][x]: Invalid value: \"+5\": " + kValueRegexError},
       {"x>b@d", "unable to parse requirement: [values[0]: Invalid value: \"b@d\": " + kIntegerError +
@@ -196,9 +196,8 @@ TEST_CASE("LabelSelector: parse error texts") {
        "character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is "
        "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"},
       // Bad set values are reported at their sorted index (upstream passes sets.String.List()).
-      {"app in (ok,z@,a@)", "unable to parse requirement: [values[0][app]: Invalid value: \"a@\": " +
-                                kValueRegexError + ", values[2][app]: Invalid value: \"z@\": " + kValueRegexError +
-                                "]"},
+      {"app in (ok,z@,a@)", "unable to parse requirement: [values[0][app]: Invalid value: \"a@\": " + kValueRegexError +
+                                ", values[2][app]: Invalid value: \"z@\": " + kValueRegexError + "]"},
       // Key validation happens before the operator is looked at.
       {"-app=(", key_error("-app", "name part " + kNameRegexError)},
   };
@@ -245,7 +244,7 @@ TEST_CASE("LabelSelector: label key validation edge cases") {
       {"a/b/c", key_error("a/b/c", "a valid label key " + kNameRegexError +
                                        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")},
       {"a//b", key_error("a//b", "a valid label key " + kNameRegexError +
-                                      " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")},
+                                     " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")},
   };
   for (const auto& row : rows) {
     INFO("key: [" << row.input << "]");
@@ -263,8 +262,8 @@ TEST_CASE("LabelSelector: label value validation edge cases") {
       {value63, ""},
       {"A.b_c-1", ""},
       {"1", ""},
-      {value63 + "v", "unable to parse requirement: values[0][k]: Invalid value: \"" + value63 +
-                          "v\": must be no more than 63 bytes"},
+      {value63 + "v",
+       "unable to parse requirement: values[0][k]: Invalid value: \"" + value63 + "v\": must be no more than 63 bytes"},
       {value63 + "-", "unable to parse requirement: values[0][k]: Invalid value: \"" + value63 +
                           "-\": must be no more than 63 bytes; " + kValueRegexError},
       {"a-", "unable to parse requirement: values[0][k]: Invalid value: \"a-\": " + kValueRegexError},
@@ -284,16 +283,16 @@ TEST_CASE("LabelSelector: error texts quote bad input the way Go's %q does") {
   CHECK(go_quote("a\"b\\c") == "\"a\\\"b\\\\c\"");
   CHECK(go_quote("\a\b\f\n\r\t\v") == "\"\\a\\b\\f\\n\\r\\t\\v\"");
   CHECK(go_quote(std::string("\x00\x01\x7f", 3)) == "\"\\x00\\x01\\x7f\"");
-  CHECK(go_quote("\xff") == "\"\\xff\"");                        // invalid UTF-8
-  CHECK(go_quote("\xed\xa0\x80") == "\"\\xed\\xa0\\x80\"");      // a surrogate is invalid UTF-8
-  CHECK(go_quote("\xc0\xaf") == "\"\\xc0\\xaf\"");               // overlong
-  CHECK(go_quote("\xe2\x82") == "\"\\xe2\\x82\"");               // truncated
-  CHECK(go_quote("caf\xc3\xa9") == "\"caf\xc3\xa9\"");           // printable runes as they are
+  CHECK(go_quote("\xff") == "\"\\xff\"");                         // invalid UTF-8
+  CHECK(go_quote("\xed\xa0\x80") == "\"\\xed\\xa0\\x80\"");       // a surrogate is invalid UTF-8
+  CHECK(go_quote("\xc0\xaf") == "\"\\xc0\\xaf\"");                // overlong
+  CHECK(go_quote("\xe2\x82") == "\"\\xe2\\x82\"");                // truncated
+  CHECK(go_quote("caf\xc3\xa9") == "\"caf\xc3\xa9\"");            // printable runes as they are
   CHECK(go_quote("\xf0\x9f\x98\x80") == "\"\xf0\x9f\x98\x80\"");  // U+1F600
-  CHECK(go_quote("\xc2\xa0") == "\"\\u00a0\"");                  // no-break space is not printable
-  CHECK(go_quote("\xc2\x85") == "\"\\u0085\"");                  // C1 control
-  CHECK(go_quote("\xef\xbb\xbf") == "\"\\ufeff\"");              // BOM (format)
-  CHECK(go_quote("\xf3\xb0\x80\x80") == "\"\\U000f0000\"");      // private use plane
+  CHECK(go_quote("\xc2\xa0") == "\"\\u00a0\"");                   // no-break space is not printable
+  CHECK(go_quote("\xc2\x85") == "\"\\u0085\"");                   // C1 control
+  CHECK(go_quote("\xef\xbb\xbf") == "\"\\ufeff\"");               // BOM (format)
+  CHECK(go_quote("\xf3\xb0\x80\x80") == "\"\\U000f0000\"");       // private use plane
   CHECK(go_quote("\xef\xbf\xbd") == "\"\xef\xbf\xbd\"");          // a real U+FFFD is printable
 
   // In context: a key with bytes that are not printable.
@@ -305,7 +304,7 @@ TEST_CASE("LabelSelector: error texts quote bad input the way Go's %q does") {
 TEST_CASE("LabelSelector: a NUL byte reads as the end of the string, as in Go's lexer") {
   // Go's Lexer.read returns 0 both at the end and for a NUL byte.
   CHECK(canonical(std::string("\0x=y", 4)).empty());
-  CHECK(canonical(std::string("x=y \0,z", 8)) == "x=y");  // after a space: the end; the rest is ignored
+  CHECK(canonical(std::string("x=y \0,z", 8)) == "x=y");   // after a space: the end; the rest is ignored
   CHECK(canonical(std::string("x=y,\0z", 6)) == "x=y,z");  // right after a symbol: consumed, skipped
   CHECK(canonical(std::string("x=a\0b", 5)) == "<error> found 'b', expected: ',' or 'end of string'");
   CHECK(canonical(std::string("x=\0y", 4)) == "x=y");  // the NUL ends the '=' token and is consumed
@@ -471,7 +470,8 @@ TEST_CASE("LabelSelector: object form parses like LabelSelectorAsSelector") {
       {json::parse(R"({"matchLabels":{"z":"1"},"matchExpressions":[{"key":"a","operator":"Exists"}]})"), "a,z=1"},
       {json::parse(R"({"matchLabels":{"a":"1"},"matchExpressions":[{"key":"a","operator":"NotIn","values":["2"]}]})"),
        "a=1,a notin (2)"},
-      {json::parse(R"({"matchLabels":{"a":"1"},"extra":true,"matchExpressions":[{"key":"a","operator":"Exists","x":1}]})"),
+      {json::parse(
+           R"({"matchLabels":{"a":"1"},"extra":true,"matchExpressions":[{"key":"a","operator":"Exists","x":1}]})"),
        "a=1,a"},
   };
   for (const auto& row : rows) {
@@ -565,8 +565,8 @@ TEST_CASE("LabelSelector: object form output and round trips") {
         json::parse(R"({"matchLabels":{"a":"x"},"matchExpressions":[{"key":"a","operator":"In","values":["y"]}]})"));
 
   // Selectors made of object-form operators survive string -> object -> selector.
-  for (const char* text : {"", "app=web,tier in (api,frontend)", "a,!b,c notin (x,y)", "a in (,x)",
-                                 "example.com/k=v,k in (a,b,c)"}) {
+  for (const char* text :
+       {"", "app=web,tier in (api,frontend)", "a,!b,c notin (x,y)", "a in (,x)", "example.com/k=v,k in (a,b,c)"}) {
     INFO("selector: [" << text << "]");
     auto parsed = LabelSelector::parse(text);
     REQUIRE(parsed.ok());
@@ -575,8 +575,7 @@ TEST_CASE("LabelSelector: object form output and round trips") {
     CHECK(*back == *parsed);
   }
   // Equivalent spellings come back in the object form's words.
-  CHECK(LabelSelector::from_object(LabelSelector::parse("x==a,y!=b")->to_object())->to_string() ==
-        "x=a,y notin (b)");
+  CHECK(LabelSelector::from_object(LabelSelector::parse("x==a,y!=b")->to_object())->to_string() == "x=a,y notin (b)");
   // Gt/Lt have no object form upstream: what to_object emits for them is refused on the way back.
   CHECK(object_error(LabelSelector::parse("g>5")->to_object()) == "\"Gt\" is not a valid label selector operator");
 }
@@ -603,8 +602,9 @@ TEST_CASE("LabelSelector: partition splits off the requirements on one key") {
 
 TEST_CASE("LabelSelector: hostile input never crashes and valid output re-parses") {
   // Very long inputs.
-  CHECK(LabelSelector::parse(std::string(1 << 20, 'a')).error().message.find("name part must be no more than 63 bytes") !=
-        std::string::npos);
+  CHECK(
+      LabelSelector::parse(std::string(1 << 20, 'a')).error().message.find("name part must be no more than 63 bytes") !=
+      std::string::npos);
   std::string many;
   for (int i = 0; i < 20000; ++i) many += "k" + std::to_string(i % 97) + "=v,";
   many += "last";
@@ -645,9 +645,9 @@ TEST_CASE("LabelSelector: hostile input never crashes and valid output re-parses
   CHECK(valid > 100);  // the generator does reach valid selectors
 
   // Arbitrary JSON shapes never crash the object decoder.
-  for (const char* text : {R"({"matchLabels":{"a":{"b":1}}})", R"({"matchExpressions":[[]]})",
-                           R"({"matchExpressions":[{"values":[null,"a"],"key":"k","operator":"In"}]})", "1.5",
-                           "true"}) {
+  for (const char* text :
+       {R"({"matchLabels":{"a":{"b":1}}})", R"({"matchExpressions":[[]]})",
+        R"({"matchExpressions":[{"values":[null,"a"],"key":"k","operator":"In"}]})", "1.5", "true"}) {
     INFO("object: " << text);
     auto parsed = LabelSelector::from_object(json::parse(text));
     if (parsed) CHECK(parsed->to_string() == "k in (,a)");

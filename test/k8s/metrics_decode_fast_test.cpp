@@ -26,7 +26,8 @@ PodMetrics sample_pod(std::mt19937& rng, int i) {
   PodMetrics p;
   p.metadata.name = "web-" + std::to_string(i) + (pick(4) == 0 ? "-\"quoted\\" : "");
   if (pick(5) != 0) p.metadata.namespace_name = pick(2) ? "default" : "caf\xc3\xa9";
-  for (int l = pick(4); l > 0; --l) p.metadata.labels["k" + std::to_string(pick(5))] = "v\n" + std::to_string(pick(100));
+  for (int l = pick(4); l > 0; --l)
+    p.metadata.labels["k" + std::to_string(pick(5))] = "v\n" + std::to_string(pick(100));
   if (pick(2)) p.metadata.annotations["resource.karmada.io/query-from-cluster"] = "member" + std::to_string(pick(3));
   if (pick(4) != 0) p.metadata.creation_timestamp = Timestamp(std::chrono::seconds(1700000000 + pick(100000)));
   p.timestamp = Timestamp(std::chrono::milliseconds(1700000000000 + pick(1000000)));
@@ -74,8 +75,9 @@ TEST_CASE("Fast PodMetricsList decoder: skips what it does not read, at any dept
 
   // Nulls read as absent, as Go leaves the zero value (our own encoder writes
   // a zero creationTimestamp as null).
-  for (const std::string& doc : {std::string(R"({"kind":null,"items":null})"),
-                                 std::string(R"({"items":[{"metadata":{"name":"web","creationTimestamp":null,"labels":null},
+  for (const std::string& doc :
+       {std::string(R"({"kind":null,"items":null})"),
+        std::string(R"({"items":[{"metadata":{"name":"web","creationTimestamp":null,"labels":null},
                                    "timestamp":null,"window":null,"containers":[{"name":null,"usage":null}]}]})")}) {
     INFO(doc);
     auto read = try_decode_pod_metrics_list(doc);
@@ -105,9 +107,9 @@ TEST_CASE("Fast PodMetricsList decoder: anything unusual falls back to the tree 
       {item_head + R"("window":"soon"}]})", false},
       {item_head + R"("containers":[{"name":"c","usage":{"cpu":"lots"}}]}]})", false},
       {item_head + R"("containers":[{"name":"c","usage":{"cpu":" 5m "}}]}]})", true},  // Go trims the spaces
-      {item_head + R"("containers":[{"name":"c","usage":{"cpu":5}}]}]})", true},      // a number quantity
+      {item_head + R"("containers":[{"name":"c","usage":{"cpu":5}}]}]})", true},       // a number quantity
       {R"({"items":[{"metadata":{"name":"a","name":"b"}}]})", true},                   // a repeated known key
-      {R"({"items":[null]})", false},  // an item without metadata
+      {R"({"items":[null]})", false},                                                  // an item without metadata
       {R"({"items":[{"metadata":null}]})", false},
       {R"({"items":[{"metadata":{"labels":{"a":null}}}]})", false},
       {R"({"items":[]} trailing)", false},
@@ -132,8 +134,9 @@ TEST_CASE("Fast PodMetricsList decoder: malformed text near the common shape is 
   REQUIRE(try_decode_pod_metrics_list(good).has_value());
   CHECK(*try_decode_pod_metrics_list(good) == tree_decode(good));
   // JSON's white space anywhere between tokens, and after the document.
-  const std::string spaced = " \t\r\n{ \"items\" :\n[ { \"metadata\" : { \"name\" : \"web\" , \"labels\" : { } } ,"
-                             " \"containers\" : [ ] } ] }\n\n";
+  const std::string spaced =
+      " \t\r\n{ \"items\" :\n[ { \"metadata\" : { \"name\" : \"web\" , \"labels\" : { } } ,"
+      " \"containers\" : [ ] } ] }\n\n";
   REQUIRE(try_decode_pod_metrics_list(spaced).has_value());
   CHECK(*try_decode_pod_metrics_list(spaced) == tree_decode(spaced));
   const std::string literals =
@@ -142,23 +145,23 @@ TEST_CASE("Fast PodMetricsList decoder: malformed text near the common shape is 
   CHECK(*try_decode_pod_metrics_list(literals) == tree_decode(literals));
 
   const std::vector<std::string> malformed = {
-      R"({"items":[],})",                 // trailing comma in an object
+      R"({"items":[],})",  // trailing comma in an object
       R"({"items":[{"metadata":{"name":"web"},}]})",
       R"({"items":[{"metadata":{"name":"web"}},]})",  // trailing comma in an array
       R"({"kind":"PodMetricsList" "items":[]})",      // missing comma
       R"({"items" []})",                              // missing colon
       R"({"items"::[]})",
-      R"({"items":[]}})",                             // one close too many
-      R"({"items":[})",                               // mismatched close
+      R"({"items":[]}})",  // one close too many
+      R"({"items":[})",    // mismatched close
       R"({"items":[{"metadata":{"name":"web"}]}})",
       R"({"items":[]])",
-      R"({"items":[)",                                // cut short
+      R"({"items":[)",  // cut short
       R"({"items":[{"metadata":{"name":"we)",
-      R"({"items":[]} {})",                           // a second document
+      R"({"items":[]} {})",  // a second document
       R"({"items":[]}x)",
-      R"({items:[]})",                                // unquoted key
+      R"({items:[]})",  // unquoted key
       R"({'items':[]})",
-      R"({"items":[],"metadata":{"name":"a"})",       // an unclosed object at the end
+      R"({"items":[],"metadata":{"name":"a"})",  // an unclosed object at the end
       R"(,{"items":[]})",
       R"({,"items":[]})",
       R"({"items":[,]})",
@@ -167,7 +170,8 @@ TEST_CASE("Fast PodMetricsList decoder: malformed text near the common shape is 
       R"({"items":[{"metadata":{"name":"web"},"extra":tru}]})",
       R"({"items":[{"metadata":{"name":"web"},"extra":falsey}]})",
       R"({"items":[{"metadata":{"name":"web"},"extra":None}]})",
-      "{\"items\":[{\"metadata\":{\"name\":\"w\x01" "b\"}}]}",  // a raw control character
+      "{\"items\":[{\"metadata\":{\"name\":\"w\x01"
+      "b\"}}]}",                                            // a raw control character
       "{\"items\":[{\"metadata\":{\"name\":\"web\\\"}}]}",  // an escape that swallows the quote
   };
   for (const std::string& body : malformed) {

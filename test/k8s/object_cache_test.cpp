@@ -100,8 +100,9 @@ TEST_CASE("ObjectCache: watch events add, modify, delete and move the resourceVe
 TEST_CASE("ObjectCache: 410 means list again, any other ERROR or junk is a failure", "[k8s][object_cache]") {
   ObjectCache cache;
   REQUIRE(cache.replace(json{{"metadata", {{"resourceVersion", "3"}}}, {"items", {object("", "a", "2")}}}.dump()));
-  json gone = {{"kind", "Status"},          {"apiVersion", "v1"}, {"status", "Failure"},
-               {"message", "too old resource version: 3 (90)"}, {"reason", "Expired"}, {"code", 410}};
+  json gone = {{"kind", "Status"},    {"apiVersion", "v1"},
+               {"status", "Failure"}, {"message", "too old resource version: 3 (90)"},
+               {"reason", "Expired"}, {"code", 410}};
   auto expired = cache.apply(event("ERROR", gone));
   CHECK(expired.kind == Kind::Expired);
   CHECK(expired.message == "too old resource version: 3 (90)");

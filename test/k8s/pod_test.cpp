@@ -40,7 +40,8 @@ TEST_CASE("pod_from_json: pod-level requests and the overhead are read", "[k8s][
   CHECK(pod->requests.at("cpu") == *Quantity::parse("1"));
   CHECK(pod->requests.at("memory") == *Quantity::parse("1Gi"));
   CHECK(pod->overhead.at("cpu") == *Quantity::parse("250m"));
-  auto bad = pod_from_json(nlohmann::json::parse(R"({"metadata":{"name":"p"},"spec":{"resources":{"requests":{"cpu":"x"}}}})"));
+  auto bad = pod_from_json(
+      nlohmann::json::parse(R"({"metadata":{"name":"p"},"spec":{"resources":{"requests":{"cpu":"x"}}}})"));
   REQUIRE_FALSE(bad.ok());
   CHECK_THAT(bad.error().message, Catch::Contains("spec.resources.requests"));
 }

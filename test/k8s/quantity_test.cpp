@@ -139,8 +139,9 @@ TEST_CASE("Quantity: canonical serialization table", "[k8s][quantity]") {
 }
 
 TEST_CASE("Quantity: canonical output parses back to itself", "[k8s][quantity]") {
-  const char* inputs[] = {"1024Mi", "1.5Gi", "100.035Ki", "0.001e0", "999999999999999999.1", "9Ei", "1.3E+6",
-                          "-0.5", "3.001n", "12E", "1000E", "300e6", kMaxText};
+  const char* inputs[] = {"1024Mi", "1.5Gi",  "100.035Ki", "0.001e0", "999999999999999999.1",
+                          "9Ei",    "1.3E+6", "-0.5",      "3.001n",  "12E",
+                          "1000E",  "300e6",  kMaxText};
   for (const char* input : inputs) {
     INFO("input \"" << input << "\"");
     const Quantity first = q(input);
@@ -193,28 +194,18 @@ TEST_CASE("Quantity: invalid strings give Go's error messages", "[k8s][quantity]
     const char* message;
   };
   const Row rows[] = {
-      {"", kErrFormat},
-      {"1.1.M", kErrFormat},
-      {"1+1.0M", kErrFormat},
-      {"0.1mi", kErrSuffix},
-      {"0.1am", kErrFormat},
-      {"aoeu", kErrFormat},
-      {".5i", kErrSuffix},
-      {"1i", kErrSuffix},
-      {"-3.01i", kErrSuffix},
-      {"-3.01e-", kErrSuffix},
-      {" 1", kErrFormat},
-      {"1 ", kErrFormat},
-      {"e", kErrSuffix},    // "e" alone is not an exponent
-      {"1e", kErrSuffix},
-      {"1K", kErrSuffix},   // kilo is lowercase
-      {"1Ki3", kErrSuffix},
-      {"1E+", kErrSuffix},
-      {"1eM", kErrSuffix},
-      {"1e3e", kErrFormat},
-      {"--1", kErrSuffix},  // the second sign starts the suffix "-1"
-      {"1,5", kErrFormat},
-      {"1e99999999999999999999", kErrSuffix},  // strconv.ParseInt range error
+      {"", kErrFormat},       {"1.1.M", kErrFormat},
+      {"1+1.0M", kErrFormat}, {"0.1mi", kErrSuffix},
+      {"0.1am", kErrFormat},  {"aoeu", kErrFormat},
+      {".5i", kErrSuffix},    {"1i", kErrSuffix},
+      {"-3.01i", kErrSuffix}, {"-3.01e-", kErrSuffix},
+      {" 1", kErrFormat},     {"1 ", kErrFormat},
+      {"e", kErrSuffix},                           // "e" alone is not an exponent
+      {"1e", kErrSuffix},     {"1K", kErrSuffix},  // kilo is lowercase
+      {"1Ki3", kErrSuffix},   {"1E+", kErrSuffix},
+      {"1eM", kErrSuffix},    {"1e3e", kErrFormat},
+      {"--1", kErrSuffix},                                             // the second sign starts the suffix "-1"
+      {"1,5", kErrFormat},    {"1e99999999999999999999", kErrSuffix},  // strconv.ParseInt range error
   };
   for (const Row& row : rows) {
     INFO("input \"" << row.input << "\"");
@@ -243,8 +234,8 @@ TEST_CASE("Quantity: digit-less numbers follow Go's parser", "[k8s][quantity]") 
 }
 
 TEST_CASE("Quantity: zero prints as 0 in every form", "[k8s][quantity]") {
-  for (const char* input : {"0", "00", "-0", "+0", "0Ki", "0m", "0n", "-0.000Mi", "0e5", "0.0", "0e-999999999",
-                            "0e99999999999"}) {
+  for (const char* input :
+       {"0", "00", "-0", "+0", "0Ki", "0m", "0n", "-0.000Mi", "0e5", "0.0", "0e-999999999", "0e99999999999"}) {
     INFO("input \"" << input << "\"");
     const Quantity zero = q(input);
     CHECK(zero.to_string() == "0");
@@ -485,8 +476,8 @@ TEST_CASE("Quantity: merging sums across clusters", "[k8s][quantity]") {
   CHECK(sum("1Gi", "512Mi") == "1536Mi");
   CHECK(sum("1Ki", "1023Ki") == "1Mi");
   CHECK(sum("9223372036854775807", "1") == "9223372036854775808");  // no int64 limit
-  CHECK(sum("7Ei", "7Ei") == "14Ei");  // past 2^63-1: only parsing caps BinarySI
-  CHECK(sum("8Ei", "8Ei") == "18446744073709551614");  // each 8Ei parsed to the cap
+  CHECK(sum("7Ei", "7Ei") == "14Ei");                               // past 2^63-1: only parsing caps BinarySI
+  CHECK(sum("8Ei", "8Ei") == "18446744073709551614");               // each 8Ei parsed to the cap
 }
 
 TEST_CASE("Quantity: arithmetic overflow is an error", "[k8s][quantity]") {
@@ -538,7 +529,9 @@ TEST_CASE("Quantity JSON: decodes strings after trimming Go's white space", "[k8
   CHECK(from_json(json("1Gi")) == "1Gi");
   CHECK(from_json(json("  1Gi ")) == "1Gi");
   CHECK(from_json(json("\t500m\n\r")) == "500m");
-  CHECK(from_json(json("\xC2\xA0" "1Ki" "\xE3\x80\x80")) == "1Ki");  // NBSP, ideographic space
+  CHECK(from_json(json("\xC2\xA0"
+                       "1Ki"
+                       "\xE3\x80\x80")) == "1Ki");  // NBSP, ideographic space
   CHECK(from_json(json::parse(R"("  2318451n  ")")) == "2318451n");
   CHECK(from_json(json("1 Gi")) == "error: " + std::string(kErrFormat));
   CHECK(from_json(json("   ")) == "error: " + std::string(kErrFormat));
@@ -571,8 +564,10 @@ TEST_CASE("Quantity JSON: null decodes to zero", "[k8s][quantity][json]") {
 
 // Go's UnmarshalJSON hands any other raw JSON text to ParseQuantity, which rejects it.
 TEST_CASE("Quantity JSON: other JSON types are rejected without throwing", "[k8s][quantity][json]") {
-  const json others[] = {json(true), json(false), json::array({1}), json::array(), json::object(),
-                         json({{"value", "1"}}), json::binary({1, 2}), json(json::value_t::discarded)};
+  const json others[] = {json(true),           json(false),
+                         json::array({1}),     json::array(),
+                         json::object(),       json({{"value", "1"}}),
+                         json::binary({1, 2}), json(json::value_t::discarded)};
   for (const json& other : others) {
     INFO("json type " << other.type_name());
     CHECK_NOTHROW(quantity_from_json(other));

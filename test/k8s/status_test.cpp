@@ -31,7 +31,8 @@ TEST_CASE("Status: named constructors carry upstream codes, reasons and texts", 
        "only the following media types are accepted: application/json"},
       {Status::unauthorized(), 401, "Unauthorized", "Unauthorized"},
       {Status::forbidden("jane", "list", pods, "", "default", "", ""), 403, "Forbidden",
-       "pods.metrics.k8s.io is forbidden: User \"jane\" cannot list resource \"pods\" in API group \"metrics.k8s.io\" in "
+       "pods.metrics.k8s.io is forbidden: User \"jane\" cannot list resource \"pods\" in API group \"metrics.k8s.io\" "
+       "in "
        "the namespace \"default\""},
       {Status::forbidden("jane", "get", {"metrics.k8s.io", "nodes"}, "", "", "node-1", "no RBAC policy matched"), 403,
        "Forbidden",

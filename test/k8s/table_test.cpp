@@ -16,7 +16,8 @@ namespace {
 
 constexpr const char* kClusterAnnotation = "resource.karmada.io/query-from-cluster";
 
-const std::vector<AnnotationColumn> kCluster{{"Cluster", "The member cluster the metrics came from", kClusterAnnotation}};
+const std::vector<AnnotationColumn> kCluster{
+    {"Cluster", "The member cluster the metrics came from", kClusterAnnotation}};
 
 Quantity q(const char* text) { return *Quantity::parse(text); }
 
@@ -159,8 +160,10 @@ TEST_CASE("Table: the document as kube-apiserver writes it", "[k8s][table]") {
   auto text = encode_table(pod_metrics_table({pod("web-1", {{"10m", "5Mi"}}, 30s, "member2")},
                                              {TableVersion::V1beta1, IncludeObject::None}, kCluster));
   // Go's field order: TypeMeta, ListMeta, columnDefinitions, rows.
-  CHECK(text.rfind(R"({"kind":"Table","apiVersion":"meta.k8s.io/v1beta1","metadata":{},"columnDefinitions":[)", 0) == 0);
-  CHECK(text.find(R"({"name":"Name","type":"string","format":"name","description":"Name of the resource","priority":0})") !=
+  CHECK(text.rfind(R"({"kind":"Table","apiVersion":"meta.k8s.io/v1beta1","metadata":{},"columnDefinitions":[)", 0) ==
+        0);
+  CHECK(text.find(
+            R"({"name":"Name","type":"string","format":"name","description":"Name of the resource","priority":0})") !=
         std::string::npos);
   CHECK(text.find(R"("rows":[{"cells":["web-1","10m","5Mi","30s","member2"],"object":null}]})") != std::string::npos);
   auto doc = json::parse(text);

@@ -136,7 +136,8 @@ TEST_CASE("Time: RFC 3339 times a Timestamp cannot hold are refused, not wrapped
     INFO(text);
     const auto t = parse_time(text);
     REQUIRE_FALSE(t.ok());
-    CHECK(t.error().message == "parsing time \"" + std::string(text) + "\" as RFC 3339: outside 1677-09-22 to 2262-04-10");
+    CHECK(t.error().message ==
+          "parsing time \"" + std::string(text) + "\" as RFC 3339: outside 1677-09-22 to 2262-04-10");
   }
   for (const char* text : {"2262-04-10T23:59:59.999999999Z", "1677-09-22T00:00:00Z"}) {
     INFO(text);
@@ -169,9 +170,9 @@ TEST_CASE("Time: written digit by digit over the whole Timestamp range", "[k8s][
 }
 
 TEST_CASE("Time: malformed times are errors naming the input", "[k8s][time]") {
-  for (const char* text : {"", "2026-08-22", "2026-08-22T10:15:30", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z",
-                           "2026-08-22T24:00:00Z", "2026-08-22T10:15:30.Z", "2026-08-22T10:15:30Zjunk",
-                           "2026-08-22 10:15:30Z", "yesterday"}) {
+  for (const char* text :
+       {"", "2026-08-22", "2026-08-22T10:15:30", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-08-22T24:00:00Z",
+        "2026-08-22T10:15:30.Z", "2026-08-22T10:15:30Zjunk", "2026-08-22 10:15:30Z", "yesterday"}) {
     CAPTURE(text);
     auto parsed = parse_time(text);
     REQUIRE_FALSE(parsed.ok());

@@ -99,18 +99,23 @@ TEST_CASE("Kubeconfig: errors name the file, context and field", "[clusterclient
       {"- a\n- b\n", "not a kubeconfig"},
       {"clusters: []\n", "contexts: required list is missing"},
       {"contexts:\n- context: {cluster: c}\n", "contexts[0].name: required"},
-      {"contexts:\n- name: x\n  context: {cluster: nope}\n", "context \"x\": cluster \"nope\" is not defined in clusters"},
-      {"clusters:\n- name: c\n  cluster: {}\ncontexts:\n- name: x\n  context: {cluster: c}\n", "clusters[c].server: required"},
-      {"clusters:\n- name: c\n  cluster: {server: https://a, certificate-authority-data: '!!!'}\ncontexts:\n- name: x\n  "
+      {"contexts:\n- name: x\n  context: {cluster: nope}\n",
+       "context \"x\": cluster \"nope\" is not defined in clusters"},
+      {"clusters:\n- name: c\n  cluster: {}\ncontexts:\n- name: x\n  context: {cluster: c}\n",
+       "clusters[c].server: required"},
+      {"clusters:\n- name: c\n  cluster: {server: https://a, certificate-authority-data: '!!!'}\ncontexts:\n- name: "
+       "x\n  "
        "context: {cluster: c}\n",
        "clusters[c].certificate-authority-data: not valid base64"},
       {"clusters:\n- name: c\n  cluster: {server: https://a, certificate-authority: /nonexistent/ca.crt}\ncontexts:\n- "
        "name: x\n  context: {cluster: c}\n",
        "clusters[c].certificate-authority: cannot read /nonexistent/ca.crt"},
-      {"clusters:\n- name: c\n  cluster: {server: https://a}\nusers:\n- name: u\n  user: {exec: {command: aws}}\ncontexts:\n- "
+      {"clusters:\n- name: c\n  cluster: {server: https://a}\nusers:\n- name: u\n  user: {exec: {command: "
+       "aws}}\ncontexts:\n- "
        "name: x\n  context: {cluster: c, user: u}\n",
        "users[u]: exec and auth-provider credentials are not supported"},
-      {"clusters:\n- name: c\n  cluster: {server: https://a}\ncontexts:\n- name: x\n  context: {cluster: c, user: ghost}\n",
+      {"clusters:\n- name: c\n  cluster: {server: https://a}\ncontexts:\n- name: x\n  context: {cluster: c, user: "
+       "ghost}\n",
        "context \"x\": user \"ghost\" is not defined in users"},
   };
   for (const auto& row : rows) {
@@ -168,8 +173,7 @@ contexts:
 
 // Found by fuzz/kubeconfig_fuzz.cpp: a context, cluster or user that is a
 // scalar instead of a mapping threw YAML::BadSubscript out of parse_kubeconfig.
-TEST_CASE("Kubeconfig: a scalar where a mapping belongs is an error, not an exception",
-          "[clusterclient][kubeconfig]") {
+TEST_CASE("Kubeconfig: a scalar where a mapping belongs is an error, not an exception", "[clusterclient][kubeconfig]") {
   const char* scalar_context = R"(clusters:
 - name: c
   cluster: {server: "https://10.0.0.1:6443"}

@@ -18,9 +18,11 @@ TEST_CASE("ResourcePath: targets of the core group, named groups, namespaces and
   const Row rows[] = {
       {ResourcePath::core("pods"), "/api/v1/pods"},
       {ResourcePath::core("pods", "kube-system"), "/api/v1/namespaces/kube-system/pods"},
-      {ResourcePath::core("secrets", "karmada-cluster", "member1"), "/api/v1/namespaces/karmada-cluster/secrets/member1"},
+      {ResourcePath::core("secrets", "karmada-cluster", "member1"),
+       "/api/v1/namespaces/karmada-cluster/secrets/member1"},
       {ResourcePath::core("namespaces", "", "default"), "/api/v1/namespaces/default"},
-      {ResourcePath::in_group("cluster.karmada.io", "v1alpha1", "clusters"), "/apis/cluster.karmada.io/v1alpha1/clusters"},
+      {ResourcePath::in_group("cluster.karmada.io", "v1alpha1", "clusters"),
+       "/apis/cluster.karmada.io/v1alpha1/clusters"},
       {scale, "/apis/apps/v1/namespaces/default/deployments/web/scale"},
       {status, "/apis/autoscaling.karmada.io/v1alpha1/namespaces/team-a/federatedhpas/web/status"},
   };
@@ -69,7 +71,8 @@ TEST_CASE("ResourcePath: query parameters in order, escaped as Go's QueryEscape,
       .with("resourceVersion", "12")
       .with("watch", "true");
   CHECK(path.target() ==
-        "/api/v1/namespaces/default/pods?labelSelector=app+in+%28web%2C+api%29%2Ctier%21%3Ddb&resourceVersion=12&watch=true");
+        "/api/v1/namespaces/default/"
+        "pods?labelSelector=app+in+%28web%2C+api%29%2Ctier%21%3Ddb&resourceVersion=12&watch=true");
   CHECK(ResourcePath::core("pods").with("labelSelector", "").target() == "/api/v1/pods");
 }
 

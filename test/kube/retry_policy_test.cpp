@@ -27,7 +27,10 @@ TEST_CASE("retry policy: once on a new connection, only for a reused one that fa
     bool retry;
   };
   const Case cases[] = {
-      {"the peer closed a reused connection under a replayable request", {true, false, Kind::Refused, false}, true, true},
+      {"the peer closed a reused connection under a replayable request",
+       {true, false, Kind::Refused, false},
+       true,
+       true},
       {"a reset or another socket error on a reused connection", {true, false, Kind::Network, false}, true, true},
       {"not replayable: never sent twice", {true, false, Kind::Refused, false}, false, false},
       {"a new connection that failed: a real failure of the peer", {false, false, Kind::Refused, false}, true, false},

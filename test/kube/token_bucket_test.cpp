@@ -25,7 +25,7 @@ TEST_CASE("TokenBucket: a wait past the deadline is refused and takes nothing") 
   TokenBucket bucket(2, 1);
   Clock::time_point t0{};
   CHECK(bucket.reserve(t0, t0 + 10ms) == Clock::duration::zero());
-  CHECK_FALSE(bucket.reserve(t0, t0 + 100ms).has_value());  // would wait 500 ms
+  CHECK_FALSE(bucket.reserve(t0, t0 + 100ms).has_value());                                   // would wait 500 ms
   CHECK(bucket.reserve(t0, t0 + 1s) == std::chrono::duration_cast<Clock::duration>(500ms));  // the refusal took nothing
 }
 

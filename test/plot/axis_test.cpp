@@ -28,11 +28,11 @@ TEST_CASE("plot: value axis ticks at 1, 2 or 5 times a power of ten", "[plot]") 
   const Case cases[] = {
       {0, 10, 8, true, 0, 10, {"0", "2", "4", "6", "8", "10"}},
       {0, 10, 11, true, 0, 10, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}},
-      {0, 1, 8, true, 0, 1, {"0", "1"}},              // replicas: never a step below 1
+      {0, 1, 8, true, 0, 1, {"0", "1"}},  // replicas: never a step below 1
       {0, 0.35, 6, false, 0, 0.4, {"0.0", "0.1", "0.2", "0.3", "0.4"}},
       {0, 37, 8, false, 0, 40, {"0", "10", "20", "30", "40"}},  // widened to the tick above
       {0, 1320, 8, false, 0, 1400, {"0", "200", "400", "600", "800", "1000", "1200", "1400"}},
-      {0, 0, 8, true, 0, 1, {"0", "1"}},              // no range: a unit of room
+      {0, 0, 8, true, 0, 1, {"0", "1"}},                  // no range: a unit of room
       {-3, 7, 6, false, -5, 10, {"-5", "0", "5", "10"}},  // step 2 would need 7 ticks
   };
   for (const auto& c : cases) {

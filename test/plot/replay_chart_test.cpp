@@ -108,7 +108,7 @@ TEST_CASE("plot: replicas stacked per member, each step held until the next", "[
   CHECK(chart.x.min == 0);
   CHECK(chart.x.max == 45);
   CHECK(chart.left.min == 0);
-  CHECK(chart.left.max >= 10);  // maxReplicas shows
+  CHECK(chart.left.max >= 10);                                 // maxReplicas shows
   CHECK(chart.left.label == "replicas (stacked per member)");  // the members add up to the replicas
   CHECK(line_named(chart, "maxReplicas").points[0].y == 10);
   const Line& replicas = line_named(chart, "replicas");
@@ -123,8 +123,7 @@ TEST_CASE("plot: replicas stacked per member, each step held until the next", "[
   CHECK(chart.subtitle.find("centralized") != std::string::npos);
 }
 
-TEST_CASE("plot: a rescale's arrow sits where the bars and the replicas line change, never on the frame",
-          "[plot]") {
+TEST_CASE("plot: a rescale's arrow sits where the bars and the replicas line change, never on the frame", "[plot]") {
   Replay replay;
   // Decided 1 -> 5 at 15 s: the next step (30 s) starts from 5. Decided 5 -> 2
   // at the last step (30 s): applied after it.
@@ -146,7 +145,7 @@ TEST_CASE("plot: a rescale's arrow sits where the bars and the replicas line cha
   CHECK(down.shape == MarkerShape::Down);
   CHECK(down.from == 5);
   CHECK(down.y == 2);
-  CHECK(down.x == 45);  // after the last step ...
+  CHECK(down.x == 45);          // after the last step ...
   CHECK(chart.x.max > down.x);  // ... with room after it
   const Line& replicas = line_named(chart, "replicas");
   CHECK(replicas.points.back().y == 2);  // the last decision applied
@@ -181,9 +180,10 @@ TEST_CASE("plot: a Duplicated placement stacks pods, labelled so, under the repl
 
 TEST_CASE("plot: one metric in its unit against its target, held over each step", "[plot]") {
   Replay replay;
-  replay.steps = {step(0, 4, 2, {{"member1", 4}}, {metric("cpu", MetricTargetType::Utilization, 20, 50, "50%")}),
-                  step(60, 2, 2, {{"member1", 2}}, {metric("cpu", MetricTargetType::Utilization, std::nullopt, 50, "50%")}),
-                  step(120, 2, 2, {{"member1", 2}}, {metric("cpu", MetricTargetType::Utilization, 130, 50, "50%")})};
+  replay.steps = {
+      step(0, 4, 2, {{"member1", 4}}, {metric("cpu", MetricTargetType::Utilization, 20, 50, "50%")}),
+      step(60, 2, 2, {{"member1", 2}}, {metric("cpu", MetricTargetType::Utilization, std::nullopt, 50, "50%")}),
+      step(120, 2, 2, {{"member1", 2}}, {metric("cpu", MetricTargetType::Utilization, 130, 50, "50%")})};
   const Chart chart = chart_for(replay, "web");
   REQUIRE(chart.right);
   CHECK(chart.right->label == "cpu utilization (% of request)");
@@ -281,8 +281,9 @@ TEST_CASE("plot: distributed replays stack the members' shares and mark what mov
   CHECK(chart.markers[0].label == "member1 +2 from member2");
   CHECK(std::isnan(chart.markers[0].from));
   CHECK(chart.left.label.find("shares") != std::string::npos);
-  CHECK(legend_names(chart) == std::vector<std::string>{"member1", "member2", "share not in use (lighter)", "minReplicas",
-                                                        "maxReplicas", "maxReplicas moved to a member (from where)"});
+  CHECK(legend_names(chart) == std::vector<std::string>{"member1", "member2", "share not in use (lighter)",
+                                                        "minReplicas", "maxReplicas",
+                                                        "maxReplicas moved to a member (from where)"});
   CHECK(chart.subtitle.find("distributed") != std::string::npos);
 }
 

@@ -27,8 +27,9 @@ TEST_CASE("kubectl messages: Warning headers as client-go reads them", "[plugin]
     CHECK(parse_warning_header(header) == texts);
   }
   // Printed once each, in order, as kubectl's deduplicating warning writer.
-  CHECK(warning_lines({R"(299 - "member2: left out")", R"(299 - "member3: timeout")", R"(299 - "member2: left out")"}) ==
-        Texts{"Warning: member2: left out", "Warning: member3: timeout"});
+  CHECK(
+      warning_lines({R"(299 - "member2: left out")", R"(299 - "member3: timeout")", R"(299 - "member2: left out")"}) ==
+      Texts{"Warning: member2: left out", "Warning: member3: timeout"});
 }
 
 TEST_CASE("kubectl messages: server errors as kubectl prints them", "[plugin][kubectl]") {
@@ -38,35 +39,49 @@ TEST_CASE("kubectl messages: server errors as kubectl prints them", "[plugin][ku
     const char* name;
     const char* line;
   };
-  for (const auto& [status, body, name, line] : std::vector<Row>{
-           {503,
-            R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"ServiceUnavailable","code":503,
+  for (
+      const auto& [status, body, name, line] : std::vector<Row>{
+          {503,
+           R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"ServiceUnavailable","code":503,
                 "message":"no member cluster could serve metrics.k8s.io: member1: connection refused"})",
-            "", "Error from server (ServiceUnavailable): no member cluster could serve metrics.k8s.io: member1: connection refused"},
-           {404, R"({"kind":"Status","reason":"NotFound","code":404,"message":"podmetrics.metrics.k8s.io \"x\" not found"})",
-            "x", R"(Error from server (NotFound): podmetrics.metrics.k8s.io "x" not found)"},
-           {403, R"({"kind":"Status","reason":"Forbidden","code":403,"message":"pods.metrics.k8s.io is forbidden: User \"u\" cannot list"})",
-            "", R"(Error from server (Forbidden): pods.metrics.k8s.io is forbidden: User "u" cannot list)"},
-           {401, R"({"kind":"Status","reason":"Unauthorized","code":401,"message":"Unauthorized"})", "",
-            "error: You must be logged in to the server (Unauthorized)"},
-           {500, R"({"kind":"Status","code":500,"message":"no reason given"})", "", "Error from server: no reason given"},
-           // Not a Status: client-go's generic errors, naming the request.
-           {503, "service unavailable\n", "",
-            "Error from server (ServiceUnavailable): the server is currently unable to handle the request (get pods.metrics.k8s.io)"},
-           {404, "404 page not found", "p",
-            "Error from server (NotFound): the server could not find the requested resource (get pods.metrics.k8s.io p)"},
-           {401, "", "", "error: You must be logged in to the server (the server has asked for the client to provide credentials (get pods.metrics.k8s.io))"},
-           {403, "forbidden by policy", "", "Error from server (Forbidden): forbidden by policy (get pods.metrics.k8s.io)"},
-           {502, "bad gateway", "",
-            R"(Error from server (InternalError): an error on the server ("bad gateway") has prevented the request from succeeding (get pods.metrics.k8s.io))"},
-           // A body that is not UTF-8 (a gzip or binary answer through the proxy): replaced, never an exception.
-           {502, "bad\xff\xfegateway", "",
-            "Error from server (InternalError): an error on the server (\"bad\xef\xbf\xbd\xef\xbf\xbdgateway\") has prevented the request from succeeding (get pods.metrics.k8s.io)"},
-           {504, "", "",
-            "Error from server (Timeout): the server was unable to return a response in the time allotted, but may still be processing the request (get pods.metrics.k8s.io)"},
-           {418, "teapot", "",
-            "Error from server: the server responded with the status code 418 but did not return more information (get pods.metrics.k8s.io)"},
-       }) {
+           "",
+           "Error from server (ServiceUnavailable): no member cluster could serve metrics.k8s.io: member1: connection "
+           "refused"},
+          {404,
+           R"({"kind":"Status","reason":"NotFound","code":404,"message":"podmetrics.metrics.k8s.io \"x\" not found"})",
+           "x", R"(Error from server (NotFound): podmetrics.metrics.k8s.io "x" not found)"},
+          {403,
+           R"({"kind":"Status","reason":"Forbidden","code":403,"message":"pods.metrics.k8s.io is forbidden: User \"u\" cannot list"})",
+           "", R"(Error from server (Forbidden): pods.metrics.k8s.io is forbidden: User "u" cannot list)"},
+          {401, R"({"kind":"Status","reason":"Unauthorized","code":401,"message":"Unauthorized"})", "",
+           "error: You must be logged in to the server (Unauthorized)"},
+          {500, R"({"kind":"Status","code":500,"message":"no reason given"})", "",
+           "Error from server: no reason given"},
+          // Not a Status: client-go's generic errors, naming the request.
+          {503, "service unavailable\n", "",
+           "Error from server (ServiceUnavailable): the server is currently unable to handle the request (get "
+           "pods.metrics.k8s.io)"},
+          {404, "404 page not found", "p",
+           "Error from server (NotFound): the server could not find the requested resource (get pods.metrics.k8s.io "
+           "p)"},
+          {401, "", "",
+           "error: You must be logged in to the server (the server has asked for the client to provide credentials "
+           "(get pods.metrics.k8s.io))"},
+          {403, "forbidden by policy", "",
+           "Error from server (Forbidden): forbidden by policy (get pods.metrics.k8s.io)"},
+          {502, "bad gateway", "",
+           R"(Error from server (InternalError): an error on the server ("bad gateway") has prevented the request from succeeding (get pods.metrics.k8s.io))"},
+          // A body that is not UTF-8 (a gzip or binary answer through the proxy): replaced, never an exception.
+          {502, "bad\xff\xfegateway", "",
+           "Error from server (InternalError): an error on the server (\"bad\xef\xbf\xbd\xef\xbf\xbdgateway\") has "
+           "prevented the request from succeeding (get pods.metrics.k8s.io)"},
+          {504, "", "",
+           "Error from server (Timeout): the server was unable to return a response in the time allotted, but may "
+           "still be processing the request (get pods.metrics.k8s.io)"},
+          {418, "teapot", "",
+           "Error from server: the server responded with the status code 418 but did not return more information (get "
+           "pods.metrics.k8s.io)"},
+      }) {
     INFO(status << " " << body);
     CHECK(server_error_line(status, body, "get", "pods.metrics.k8s.io", name) == line);
   }

@@ -71,12 +71,12 @@ TEST_CASE("top: --sort-by takes cpu or memory, as kubectl", "[plugin][top]") {
   }
 }
 
-TEST_CASE("top: columns as Go's tabwriter pads them for kubectl (min 6, padding 3, last column too)",
-          "[plugin][top]") {
+TEST_CASE("top: columns as Go's tabwriter pads them for kubectl (min 6, padding 3, last column too)", "[plugin][top]") {
   CHECK(tabulate({}) == "");
   // Each column is max(6, widest + 3) wide: 4 + 3 = 7, then the minimum 6.
-  CHECK(tabulate({{"A", "BB"}, {"CCCC", ""}}) == "A      BB    \n"
-                                                  "CCCC         \n");
+  CHECK(tabulate({{"A", "BB"}, {"CCCC", ""}}) ==
+        "A      BB    \n"
+        "CCCC         \n");
   CHECK(tabulate({{"NAME", "CPU(cores)"}, {"a-long-pod-name", "5m"}}) ==
         "NAME              CPU(cores)   \n"
         "a-long-pod-name   5m           \n");
@@ -112,10 +112,10 @@ TEST_CASE("top: cells as kubectl prints them", "[plugin][top]") {
   };
   for (auto [usage, available, percent] : std::vector<Share>{
            {"1", "4", "25%"},
-           {"333m", "1", "33%"},   // truncated
+           {"333m", "1", "33%"},  // truncated
            {"999m", "1", "99%"},
-           {"5", "4", "125%"},     // over 100 % is shown as is
-           {"1Gi", "0", "0%"},     // nothing available: 0 %, as kubectl
+           {"5", "4", "125%"},  // over 100 % is shown as is
+           {"1Gi", "0", "0%"},  // nothing available: 0 %, as kubectl
            {"0", "8Gi", "0%"},
            {"7680Mi", "16Gi", "46%"},
            {"8000T", "1m", "<unknown>"},  // past int64 in percent: Go prints garbage, C++ would be undefined
@@ -184,7 +184,7 @@ TEST_CASE("top pod --containers: a row per container under its pod", "[plugin][t
 TEST_CASE("top node: shares of each member's own node allocatable", "[plugin][top]") {
   std::vector<k8s::NodeMetrics> metrics{
       node("node-1", "member2", "500m", "2Gi"),
-      node("node-1", "member1", "1", "1Gi"),   // the same node name in two members
+      node("node-1", "member1", "1", "1Gi"),  // the same node name in two members
       node("edge-1", "member3", "250m", "512Mi"),
   };
   MemberNodes nodes;
@@ -208,8 +208,8 @@ TEST_CASE("top node: shares of each member's own node allocatable", "[plugin][to
 TEST_CASE("top node: nodes without metrics only when the name or selector takes them", "[plugin][top]") {
   std::vector<k8s::NodeMetrics> metrics{node("node-1", "member1", "1", "1Gi")};
   MemberNodes nodes;
-  nodes["member1"] = std::vector<NodeInfo>{info("node-1", "4", "4Gi", {{"zone", "a"}}),
-                                           info("node-2", "4", "4Gi", {{"zone", "b"}})};
+  nodes["member1"] =
+      std::vector<NodeInfo>{info("node-1", "4", "4Gi", {{"zone", "a"}}), info("node-2", "4", "4Gi", {{"zone", "b"}})};
   nodes["member2"] = std::vector<NodeInfo>{info("node-9", "4", "4Gi", {{"zone", "b"}})};
   auto selector = [](const char* text) { return k8s::LabelSelector::parse(text).value(); };
   auto names = [&](std::string name, k8s::LabelSelector selector) {
@@ -238,7 +238,8 @@ TEST_CASE("top node: a NodeList's allocatable, decoded", "[plugin][top]") {
   CHECK((*list)[0].allocatable.at("cpu") == q("3920m"));
   CHECK((*list)[1].allocatable.empty());
   CHECK(node_list_from_json(nlohmann::json::parse(R"({"items":null})"))->empty());
-  auto bad = node_list_from_json(nlohmann::json::parse(R"({"items":[{"metadata":{"name":"n"},"status":{"allocatable":{"cpu":"lots"}}}]})"));
+  auto bad = node_list_from_json(
+      nlohmann::json::parse(R"({"items":[{"metadata":{"name":"n"},"status":{"allocatable":{"cpu":"lots"}}}]})"));
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message.starts_with("items[0].status.allocatable.cpu: "));
   CHECK_FALSE(node_list_from_json(nlohmann::json::parse(R"({"items":{}})")).ok());

@@ -82,7 +82,8 @@ externalRules:
 
 std::vector<std::string> names_of(const std::vector<CustomMetricInfo>& infos) {
   std::vector<std::string> out;
-  for (const auto& i : infos) out.push_back(i.group_resource.to_string() + "/" + i.metric + (i.namespaced ? " (namespaced)" : ""));
+  for (const auto& i : infos)
+    out.push_back(i.group_resource.to_string() + "/" + i.metric + (i.namespaced ? " (namespaced)" : ""));
   return out;
 }
 
@@ -100,26 +101,28 @@ TEST_CASE("promsource: stock rules name the series the adapter names") {
       {"container_memory_working_set_bytes", {{"namespace", "kube-system"}, {"pod", "dns"}}},
   };
   const std::vector<Series> generic{
-      {"process_cpu_seconds_total", {{"namespace", "shop"}, {"service", "cart"}, {"job", "cart"}, {"instance", "10.0.0.1:80"}}},
+      {"process_cpu_seconds_total",
+       {{"namespace", "shop"}, {"service", "cart"}, {"job", "cart"}, {"instance", "10.0.0.1:80"}}},
       {"up", {{"namespace", "shop"}, {"service", "cart"}}},
   };
   const std::vector<Series> queue{{"queue_depth", {{"topic", "orders"}}}};
-  SeriesRegistry registry(std::make_shared<const CompiledRules>(rules), {http, cadvisor, cadvisor, generic}, {queue, {}});
+  SeriesRegistry registry(std::make_shared<const CompiledRules>(rules), {http, cadvisor, cadvisor, generic},
+                          {queue, {}});
   // Sorted by group, resource, metric; a label the template maps to a
   // resource counts (job -> jobs.batch), one naming none does not (instance).
   CHECK(names_of(registry.custom_metrics()) == std::vector<std::string>{
-      "namespaces/cpu_usage",
-      "namespaces/http_requests",
-      "namespaces/http_requests_seconds",
-      "namespaces/network_receive_bytes",
-      "namespaces/process_cpu_per_second",
-      "pods/cpu_usage (namespaced)",
-      "pods/http_requests (namespaced)",
-      "pods/http_requests_seconds (namespaced)",
-      "pods/network_receive_bytes (namespaced)",
-      "services/process_cpu_per_second (namespaced)",
-      "jobs.batch/process_cpu_per_second (namespaced)",
-  });
+                                                   "namespaces/cpu_usage",
+                                                   "namespaces/http_requests",
+                                                   "namespaces/http_requests_seconds",
+                                                   "namespaces/network_receive_bytes",
+                                                   "namespaces/process_cpu_per_second",
+                                                   "pods/cpu_usage (namespaced)",
+                                                   "pods/http_requests (namespaced)",
+                                                   "pods/http_requests_seconds (namespaced)",
+                                                   "pods/network_receive_bytes (namespaced)",
+                                                   "services/process_cpu_per_second (namespaced)",
+                                                   "jobs.batch/process_cpu_per_second (namespaced)",
+                                               });
   CHECK(registry.external_metrics() == std::vector<std::string>{"queue_depth"});
 }
 
@@ -136,14 +139,24 @@ TEST_CASE("promsource: metricsQuery renders what the adapter renders for names a
       {{"a"}, "", R"(sum(rate(http_requests_total{namespace="default",pod="a"}[2m])) by (pod))"},
       {{"a", "b"}, "", R"(sum(rate(http_requests_total{namespace="default",pod=~"a|b"}[2m])) by (pod))"},
       {{"a"}, "verb=GET", R"(sum(rate(http_requests_total{verb="GET",namespace="default",pod="a"}[2m])) by (pod))"},
-      {{"a"}, "verb in (GET,PUT)", R"(sum(rate(http_requests_total{verb=~"GET|PUT",namespace="default",pod="a"}[2m])) by (pod))"},
-      {{"a"}, "verb in (GET)", R"(sum(rate(http_requests_total{verb=~"GET",namespace="default",pod="a"}[2m])) by (pod))"},
-      {{"a"}, "verb notin (GET,PUT)", R"(sum(rate(http_requests_total{verb!~"GET|PUT",namespace="default",pod="a"}[2m])) by (pod))"},
-      {{"a"}, "verb notin (GET)", R"(sum(rate(http_requests_total{verb!~"GET",namespace="default",pod="a"}[2m])) by (pod))"},
+      {{"a"},
+       "verb in (GET,PUT)",
+       R"(sum(rate(http_requests_total{verb=~"GET|PUT",namespace="default",pod="a"}[2m])) by (pod))"},
+      {{"a"},
+       "verb in (GET)",
+       R"(sum(rate(http_requests_total{verb=~"GET",namespace="default",pod="a"}[2m])) by (pod))"},
+      {{"a"},
+       "verb notin (GET,PUT)",
+       R"(sum(rate(http_requests_total{verb!~"GET|PUT",namespace="default",pod="a"}[2m])) by (pod))"},
+      {{"a"},
+       "verb notin (GET)",
+       R"(sum(rate(http_requests_total{verb!~"GET",namespace="default",pod="a"}[2m])) by (pod))"},
       {{"a"}, "verb!=GET", R"(sum(rate(http_requests_total{verb!="GET",namespace="default",pod="a"}[2m])) by (pod))"},
       {{"a"}, "verb", R"(sum(rate(http_requests_total{verb!="",namespace="default",pod="a"}[2m])) by (pod))"},
       {{"a"}, "!verb", R"(sum(rate(http_requests_total{verb="",namespace="default",pod="a"}[2m])) by (pod))"},
-      {{"a"}, "z=1,code=200", R"(sum(rate(http_requests_total{code="200",z="1",namespace="default",pod="a"}[2m])) by (pod))"},
+      {{"a"},
+       "z=1,code=200",
+       R"(sum(rate(http_requests_total{code="200",z="1",namespace="default",pod="a"}[2m])) by (pod))"},
       {{"a\"b"}, "", R"(sum(rate(http_requests_total{namespace="default",pod="a\"b"}[2m])) by (pod))"},
   };
   for (const auto& c : cases) {
@@ -167,7 +180,8 @@ TEST_CASE("promsource: metricsQuery renders what the adapter renders for names a
 
 TEST_CASE("promsource: template fields as the adapter's query builder gives them") {
   auto rules_with = [](const std::string& query) {
-    return compile("rules:\n- seriesQuery: 'x'\n  resources: {template: \"<<.Resource>>\"}\n  metricsQuery: '" + query + "'\n");
+    return compile("rules:\n- seriesQuery: 'x'\n  resources: {template: \"<<.Resource>>\"}\n  metricsQuery: '" + query +
+                   "'\n");
   };
   struct Case {
     std::string templ;
@@ -179,7 +193,10 @@ TEST_CASE("promsource: template fields as the adapter's query builder gives them
       {"series <<.Series>>", {"bar"}, "", "series foo"},
       {"<<.LabelMatchers>>", {"bar", "baz"}, "", R"(service=~"bar|baz")"},
       {R"(<<index .LabelValuesByName "service">>)", {"bar", "baz"}, "", "bar|baz"},
-      {R"(<<index .LabelValuesByName "namespace">> <<index .LabelValuesByName "service">>)", {"bar", "baz"}, "default", "default bar|baz"},
+      {R"(<<index .LabelValuesByName "namespace">> <<index .LabelValuesByName "service">>)",
+       {"bar", "baz"},
+       "default",
+       "default bar|baz"},
       {R"(<<index .LabelValuesByName "absent">>|<<.LabelValuesByName.absent>>)", {"bar"}, "", "|<no value>"},
       {"<<.LabelValuesByName>>", {"bar"}, "default", "map[namespace:default service:bar]"},
       {"<<.GroupBy>> <<.GroupBySlice>>", {"bar"}, "", "service [service]"},
@@ -196,7 +213,8 @@ TEST_CASE("promsource: template fields as the adapter's query builder gives them
 
 TEST_CASE("promsource: external queries: selector, then namespace unless namespaced is false") {
   const CompiledRules rules = compile(kStock + "  resources: {template: \"<<.Resource>>\"}\n");
-  SeriesRegistry registry(std::make_shared<const CompiledRules>(rules), {}, {{{"queue_depth", {{"topic", "a"}}}}, {{"queue_consumer_lag", {{"name", "q"}}}}});
+  SeriesRegistry registry(std::make_shared<const CompiledRules>(rules), {},
+                          {{{"queue_depth", {{"topic", "a"}}}}, {{"queue_consumer_lag", {{"name", "q"}}}}});
   auto depth = registry.query_for_external_metric("queue_depth", "default", selector("topic in (a,b)"));
   REQUIRE(depth.has_value());
   REQUIRE(depth->ok());
@@ -222,7 +240,7 @@ rules:
       {{"kube_apps_deployment", "web"}, {"ns", "shop"}, {"kube__pod", "p"}, {"kube_x_unknown", "u"}, {"job", "j"}});
   std::vector<std::string> names;
   for (const auto& gr : resources) names.push_back(gr.to_string());
-    // kube__pod: the group's (?P<group>.+?) needs a character, as in Go.
+  // kube__pod: the group's (?P<group>.+?) needs a character, as in Go.
   CHECK(names == std::vector<std::string>{"deployments.apps", "namespaces"});
   CHECK(namespaced);
   CHECK(*conv.label_for_resource({"apps", "deployments"}) == "kube_apps_deployment");
@@ -246,8 +264,8 @@ TEST_CASE("promsource: name.as expands as Go's Regexp.Expand") {
   };
   for (const auto& c : cases) {
     INFO(c.matches << " as " << c.as);
-    const CompiledRules rules = compile("rules:\n- seriesQuery: x\n  name: {matches: '" + c.matches + "', as: '" + c.as +
-                                        "'}\n  resources: {template: '<<.Resource>>'}\n  metricsQuery: x\n");
+    const CompiledRules rules = compile("rules:\n- seriesQuery: x\n  name: {matches: '" + c.matches + "', as: '" +
+                                        c.as + "'}\n  resources: {template: '<<.Resource>>'}\n  metricsQuery: x\n");
     auto name = rules.rules[0].metric_name_for_series(c.series);
     REQUIRE(name.has_value());
     CHECK(*name == c.name);
@@ -263,15 +281,18 @@ TEST_CASE("promsource: a bad rule is refused at load, naming the file and the ru
       {head + "- seriesQuery: y\n  name: {matches: '(unclosed'}\n  metricsQuery: x\n",
        "rules.yaml: rules[1].name.matches: error parsing regexp: "},
       {head + "- seriesQuery: y\n  name: {matches: '(?i)abc'}\n  metricsQuery: x\n",
-       "rules.yaml: rules[1].name.matches: error parsing regexp: flags and look-around groups (?...) are not supported here"},
+       "rules.yaml: rules[1].name.matches: error parsing regexp: flags and look-around groups (?...) are not supported "
+       "here"},
       {head + "- seriesQuery: y\n  name: {matches: 'a{1001}'}\n  metricsQuery: x\n",
        "rules.yaml: rules[1].name.matches: error parsing regexp: invalid repeat count (above 1000 in all)"},
-      {head + "- seriesQuery: y\n  name: {matches: '" + std::string(101, '(') + std::string(101, ')') + "'}\n  metricsQuery: x\n",
+      {head + "- seriesQuery: y\n  name: {matches: '" + std::string(101, '(') + std::string(101, ')') +
+           "'}\n  metricsQuery: x\n",
        "rules.yaml: rules[1].name.matches: error parsing regexp: expression nests too deeply"},
       {head + "- seriesQuery: y\n  name: {matches: '(a)(b)'}\n  metricsQuery: x\n",
        "rules.yaml: rules[1].name.as: required when name.matches has more than one capture group"},
       {head + "- seriesQuery: y\n  metricsQuery: 'sum(<<.Serie>>)'\n",
-       "rules.yaml: rules[1].metricsQuery: in <<.Serie>>: can't evaluate field Serie (the fields are .GroupBy, .GroupBySlice, .LabelMatchers, .LabelValuesByName, .Series)"},
+       "rules.yaml: rules[1].metricsQuery: in <<.Serie>>: can't evaluate field Serie (the fields are .GroupBy, "
+       ".GroupBySlice, .LabelMatchers, .LabelValuesByName, .Series)"},
       {head + "- seriesQuery: y\n  metricsQuery: 'sum(<<.Series>>'\n  resources: {template: '<<.Resource'}\n",
        "rules.yaml: rules[1].resources.template: unclosed action (no >> after <<)"},
       {head + "- seriesQuery: y\n  metricsQuery: '<<index .Series \"a\">>'\n",
@@ -279,11 +300,14 @@ TEST_CASE("promsource: a bad rule is refused at load, naming the file and the ru
       {head + "- seriesQuery: y\n  metricsQuery: '<<.GroupBySlice.x>>'\n",
        "rules.yaml: rules[1].metricsQuery: in <<.GroupBySlice.x>>: .GroupBySlice is not a map, it has no keys"},
       {head + "- seriesQuery: y\n  metricsQuery: '<<if .Series>>x<<end>>'\n",
-       "rules.yaml: rules[1].metricsQuery: unsupported action <<if .Series>> (only fields, map keys and index are supported)"},
+       "rules.yaml: rules[1].metricsQuery: unsupported action <<if .Series>> (only fields, map keys and index are "
+       "supported)"},
       {head + "- seriesQuery: y\n  metricsQuery: x\n  seriesFilters: [{is: a, isNot: b}]\n",
        "rules.yaml: rules[1].seriesFilters[0]: cannot have both an `is` and `isNot` expression in a single filter"},
-      {head + "- seriesQuery: y\n  metricsQuery: x\n  resources: {overrides: {brand: {group: cheese.io, resource: brand}}}\n",
-       "rules.yaml: rules[1].resources.overrides.brand: unable to normalize group-resource brand.cheese.io: no such resource"},
+      {head + "- seriesQuery: y\n  metricsQuery: x\n  resources: {overrides: {brand: {group: cheese.io, resource: "
+              "brand}}}\n",
+       "rules.yaml: rules[1].resources.overrides.brand: unable to normalize group-resource brand.cheese.io: no such "
+       "resource"},
       {head + "- seriesQuery: y\n  metricsQuery: x\n  resources: {template: 'kube_<<.Group>>'}\n",
        "rules.yaml: rules[1].resources.template: must include at least <<.Resource>> in the label template"},
       {"externalRules:\n- metricsQuery: x\n", "rules.yaml: externalRules[0].seriesQuery: required"},
@@ -291,7 +315,8 @@ TEST_CASE("promsource: a bad rule is refused at load, naming the file and the ru
       {"rules:\n- seriesQuery: [a]\n", "rules.yaml: rules[0].seriesQuery: expected a string"},
       {"rules:\n- seriesQuery: a\n  seriesFilters: x\n", "rules.yaml: rules[0].seriesFilters: expected a list"},
       {"resourceRules:\n  window: 5x\n", "rules.yaml: resourceRules.window: not a valid duration string: \"5x\""},
-      {"resourceRules:\n  cpu: {containerQuery: x, nodeQuery: x}\n", "rules.yaml: resourceRules.cpu.containerLabel: required"},
+      {"resourceRules:\n  cpu: {containerQuery: x, nodeQuery: x}\n",
+       "rules.yaml: resourceRules.cpu.containerLabel: required"},
       {"rules: [\n", "rules.yaml: yaml-cpp: error at line 2, column 1: end of sequence flow not found"},
   };
   for (const auto& c : cases) {
@@ -320,9 +345,9 @@ rules:
       {"http_request_duration_seconds_total", {{"namespace", "default"}, {"pod", "a"}}},
   };
   SeriesRegistry registry(std::make_shared<const CompiledRules>(rules), {relist, relist}, {});
-  CHECK(names_of(registry.custom_metrics()) == std::vector<std::string>{
-      "namespaces/http_request_duration", "namespaces/http_requests", "pods/http_request_duration (namespaced)",
-      "pods/http_requests (namespaced)"});
+  CHECK(names_of(registry.custom_metrics()) ==
+        std::vector<std::string>{"namespaces/http_request_duration", "namespaces/http_requests",
+                                 "pods/http_request_duration (namespaced)", "pods/http_requests (namespaced)"});
   auto pods = registry.query_for_metric({"", "pods"}, "http_requests", "default", {}, {"a", "b"});
   REQUIRE(pods.has_value());
   REQUIRE(pods->ok());

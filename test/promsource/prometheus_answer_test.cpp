@@ -34,8 +34,9 @@ TEST_CASE("promsource: sample values become the adapter's quantities") {
     double value;
     std::string quantity;
   };
-  const std::vector<Case> cases{{0.5, "500m"}, {2, "2"}, {10.5, "10500m"}, {0.0004, "0"}, {-1.25, "-1250m"},
-                                {1234567.891, "1234567891m"}, {NAN, "0"}, {1e-9, "0"}};
+  const std::vector<Case> cases{{0.5, "500m"}, {2, "2"},          {10.5, "10500m"},
+                                {0.0004, "0"}, {-1.25, "-1250m"}, {1234567.891, "1234567891m"},
+                                {NAN, "0"},    {1e-9, "0"}};
   for (const auto& c : cases) {
     INFO(c.value);
     auto q = sample_quantity(c.value);
@@ -103,8 +104,9 @@ TEST_CASE("promsource: external values keep each sample's labels and time") {
   auto values = external_metric_values(result, "queue_depth");
   REQUIRE(values.ok());
   const auto list = k8s::external_metric_value_list_to_json(*values);
-  CHECK(list["items"][0].dump() ==
-        R"({"metricLabels":{"name":"orders"},"metricName":"queue_depth","timestamp":"2024-08-22T10:15:30Z","value":"42"})");
+  CHECK(
+      list["items"][0].dump() ==
+      R"({"metricLabels":{"name":"orders"},"metricName":"queue_depth","timestamp":"2024-08-22T10:15:30Z","value":"42"})");
   CHECK(list["items"][1]["metricLabels"]["__name__"] == "queue_depth");
   CHECK(list["items"][1]["value"] == "250m");
   const QueryResult scalar = parsed(R"({"status":"success","data":{"resultType":"scalar","result":[1724321730,"3"]}})");

@@ -49,7 +49,8 @@ resourceRules:
     resources: *resources  # a YAML alias, as yaml.v2 reads it
     containerLabel: container
   window: 5m
-)", "adapter.yaml");
+)",
+                            "adapter.yaml");
   REQUIRE(config.ok());
   REQUIRE(config->rules.size() == 1);
   const DiscoveryRule& rule = config->rules[0];
@@ -75,10 +76,13 @@ resourceRules:
   REQUIRE(compiled->cpu.has_value());
   auto pods = compiled->cpu->container_query("default", {"web-1", "web-2"});
   REQUIRE(pods.ok());
-  CHECK(*pods == R"(sum by (pod,container) (irate(container_cpu_usage_seconds_total{namespace="default",pod=~"web-1|web-2",container!="",pod!=""}[4m])))");
+  CHECK(
+      *pods ==
+      R"(sum by (pod,container) (irate(container_cpu_usage_seconds_total{namespace="default",pod=~"web-1|web-2",container!="",pod!=""}[4m])))");
   auto nodes = compiled->memory->node_query({"n1"});
   REQUIRE(nodes.ok());
-  CHECK(*nodes == R"(sum by (node) (node_memory_MemTotal_bytes{node="n1"} - node_memory_MemAvailable_bytes{node="n1"}))");
+  CHECK(*nodes ==
+        R"(sum by (node) (node_memory_MemTotal_bytes{node="n1"} - node_memory_MemAvailable_bytes{node="n1"}))");
 }
 
 TEST_CASE("promsource: an empty file has no rules, a file that cannot be read is an error") {

@@ -28,15 +28,18 @@ class FakeMetricsService : public aggregator::MetricsService {
   bool hold = false;
   std::vector<aggregator::AnswerCallback<aggregator::PodMetricsAnswer>> held;
 
-  void pod_metrics(const aggregator::ResourceMetricsQuery& q, aggregator::AnswerCallback<aggregator::PodMetricsAnswer> done) override {
+  void pod_metrics(const aggregator::ResourceMetricsQuery& q,
+                   aggregator::AnswerCallback<aggregator::PodMetricsAnswer> done) override {
     asked.push_back(q);
     if (hold) return held.push_back(std::move(done));
     done(aggregator::share(pods));
   }
-  void node_metrics(const aggregator::ResourceMetricsQuery&, aggregator::AnswerCallback<aggregator::NodeMetricsAnswer> done) override {
+  void node_metrics(const aggregator::ResourceMetricsQuery&,
+                    aggregator::AnswerCallback<aggregator::NodeMetricsAnswer> done) override {
     done(aggregator::share(aggregator::NodeMetricsAnswer{std::vector<k8s::NodeMetrics>{}, {}}));
   }
-  void custom_metrics(const aggregator::CustomMetricsQuery&, aggregator::AnswerCallback<aggregator::CustomMetricsAnswer> done) override {
+  void custom_metrics(const aggregator::CustomMetricsQuery&,
+                      aggregator::AnswerCallback<aggregator::CustomMetricsAnswer> done) override {
     done(aggregator::share(custom));
   }
   void external_metrics(const aggregator::ExternalMetricsQuery&,
@@ -76,7 +79,8 @@ std::vector<std::string> warnings_of(const HttpResponse& r) {
 
 }  // namespace
 
-TEST_CASE("ApiHandler: a list answer is a PodMetricsList, partial failures become Warning headers", "[server][handler]") {
+TEST_CASE("ApiHandler: a list answer is a PodMetricsList, partial failures become Warning headers",
+          "[server][handler]") {
   auto service = std::make_shared<FakeMetricsService>();
   service->pods = {std::vector<k8s::PodMetrics>{pod("a"), pod("b")},
                    {"member2: Timeout: no answer within 3s", "member3: said \"no\""}};
@@ -88,7 +92,7 @@ TEST_CASE("ApiHandler: a list answer is a PodMetricsList, partial failures becom
   CHECK(body["kind"] == "PodMetricsList");
   CHECK(body["items"].size() == 2);
   CHECK(warnings_of(r) == std::vector<std::string>{"299 - \"member2: Timeout: no answer within 3s\"",
-                                                    "299 - \"member3: said \\\"no\\\"\""});
+                                                   "299 - \"member3: said \\\"no\\\"\""});
   REQUIRE(service->asked.size() == 1);
   CHECK(service->asked[0].label_selector.to_string() == "app=web");
 }
@@ -114,10 +118,12 @@ TEST_CASE("ApiHandler: custom metrics are written in the version asked", "[serve
   v.value = *k8s::Quantity::parse("700m");
   service->custom = {std::vector<k8s::MetricValue>{v}, {}};
   ApiHandler handler(service, nullptr, {});
-  auto v1 = json::parse(call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta1/namespaces/default/pods/*/http_requests").body_bytes());
+  auto v1 = json::parse(
+      call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta1/namespaces/default/pods/*/http_requests").body_bytes());
   CHECK(v1["apiVersion"] == "custom.metrics.k8s.io/v1beta1");
   CHECK(v1["items"][0]["metricName"] == "http_requests");
-  auto v2 = json::parse(call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests").body_bytes());
+  auto v2 = json::parse(
+      call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests").body_bytes());
   CHECK(v2["items"][0]["metric"]["name"] == "http_requests");
   CHECK(v2["items"][0]["value"] == "700m");
 }
@@ -148,8 +154,7 @@ TEST_CASE("ApiHandler: without members every metrics query is 503", "[server][ha
   }
 }
 
-TEST_CASE("ApiHandler: request metrics label values come from a closed set, never from the path",
-          "[server][handler]") {
+TEST_CASE("ApiHandler: request metrics label values come from a closed set, never from the path", "[server][handler]") {
   auto service = std::make_shared<FakeMetricsService>();
   service->custom = {std::vector<k8s::MetricValue>{}, {}};
   auto metrics = std::make_shared<telemetry::PrometheusServerMetrics>();
@@ -160,7 +165,8 @@ TEST_CASE("ApiHandler: request metrics label values come from a closed set, neve
   call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/x/deployments.apps/web/m");
   call(handler, "GET", "/apis/external.metrics.k8s.io/v1beta1/namespaces/x/random-metric-000");
   const std::string text = metrics->serialize();
-  for (const char* caller_chosen : {"random-name-123", "random-resource-456", "random-group-789", "random-metric-000"}) {
+  for (const char* caller_chosen :
+       {"random-name-123", "random-resource-456", "random-group-789", "random-metric-000"}) {
     INFO(caller_chosen);
     CHECK(text.find(caller_chosen) == std::string::npos);
   }
@@ -183,12 +189,10 @@ TEST_CASE("ApiHandler: a selector over the limits is a 400 and the service is ne
   CHECK(service->asked.empty());
 }
 
-TEST_CASE("ApiHandler: 405 answers carry Allow, writes to health and metrics endpoints are 405",
-          "[server][handler]") {
+TEST_CASE("ApiHandler: 405 answers carry Allow, writes to health and metrics endpoints are 405", "[server][handler]") {
   ApiHandler handler(nullptr, nullptr, {});
-  for (const char* target : {"/healthz", "/livez", "/readyz", "/metrics", "/version", "/apis",
-                             "/apis/metrics.k8s.io", "/apis/metrics.k8s.io/v1beta1",
-                             "/apis/metrics.k8s.io/v1beta1/pods"}) {
+  for (const char* target : {"/healthz", "/livez", "/readyz", "/metrics", "/version", "/apis", "/apis/metrics.k8s.io",
+                             "/apis/metrics.k8s.io/v1beta1", "/apis/metrics.k8s.io/v1beta1/pods"}) {
     INFO(target);
     auto r = call(handler, "POST", target);
     CHECK(r.status == 405);
@@ -226,8 +230,9 @@ TEST_CASE("ApiHandler: /readyz and /livez list their checks as kube-apiserver do
   handler.set_shutting_down();
   auto terminating = call(handler, "GET", "/readyz?verbose");
   CHECK(terminating.status == 500);
-  CHECK(terminating.body == "[+]ping ok\n[+]configuration-loaded ok\n[+]member-answered ok\n"
-                            "[-]shutdown failed: reason withheld\nreadyz check failed\n");
+  CHECK(terminating.body ==
+        "[+]ping ok\n[+]configuration-loaded ok\n[+]member-answered ok\n"
+        "[-]shutdown failed: reason withheld\nreadyz check failed\n");
   CHECK(call(handler, "GET", "/livez").status == 200);
   CHECK(call(handler, "GET", "/healthz").status == 200);
 }
@@ -249,7 +254,8 @@ TEST_CASE("ApiHandler: kubectl get's Accept gets a Table with the member of each
   service->pods = {std::vector<k8s::PodMetrics>{pod_from("a", "member1"), pod_from("b", "member2")},
                    {"member3: Timeout: no answer within 3s"}};
   ApiHandler handler(service, nullptr, {});
-  auto r = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods", {{"accept", kKubectlGetAccept}});
+  auto r =
+      call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods", {{"accept", kKubectlGetAccept}});
   CHECK(r.status == 200);
   CHECK(r.content_type == "application/json");
   json body = json::parse(r.body_bytes());
@@ -264,7 +270,8 @@ TEST_CASE("ApiHandler: kubectl get's Accept gets a Table with the member of each
   // The warnings come with the Table as with the list.
   CHECK(warnings_of(r).size() == 1);
   // The same answer, asked as JSON, is still the list.
-  auto plain = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods", {{"Accept", "application/json"}});
+  auto plain =
+      call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods", {{"Accept", "application/json"}});
   CHECK(json::parse(plain.body_bytes())["kind"] == "PodMetricsList");
 
   SECTION("a get by name is a Table of one row; includeObject=Object carries the object") {
@@ -278,10 +285,12 @@ TEST_CASE("ApiHandler: kubectl get's Accept gets a Table with the member of each
     CHECK(table["rows"][0]["object"]["kind"] == "PodMetrics");
   }
   SECTION("includeObject=None leaves the objects out; a value apimachinery refuses is a 400, no member asked") {
-    auto none = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/pods?includeObject=None", {{"Accept", kKubectlGetAccept}});
+    auto none =
+        call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/pods?includeObject=None", {{"Accept", kKubectlGetAccept}});
     CHECK(json::parse(none.body_bytes())["rows"][0]["object"].is_null());
     const auto asked = service->asked.size();
-    auto bad = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/pods?includeObject=All", {{"Accept", kKubectlGetAccept}});
+    auto bad =
+        call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/pods?includeObject=All", {{"Accept", kKubectlGetAccept}});
     CHECK(bad.status == 400);
     CHECK(json::parse(bad.body_bytes())["message"] ==
           "Unable to convert to Table as requested: includeObject: Unsupported value: \"All\": supported values: "
@@ -306,7 +315,8 @@ TEST_CASE("ApiHandler: an Accept that admits nothing we write is a 406, before a
   CHECK(status["message"] == "only the following media types are accepted: application/json");
   CHECK(service->asked.empty());
   // kubectl top and the HPA controller prefer protobuf but admit JSON.
-  for (const char* accept : {"application/vnd.kubernetes.protobuf, */*", "application/vnd.kubernetes.protobuf,application/json"}) {
+  for (const char* accept :
+       {"application/vnd.kubernetes.protobuf, */*", "application/vnd.kubernetes.protobuf,application/json"}) {
     auto ok = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods", {{"Accept", accept}});
     CHECK(ok.status == 200);
     CHECK(json::parse(ok.body_bytes())["kind"] == "PodMetricsList");
@@ -317,12 +327,14 @@ TEST_CASE("ApiHandler: an Accept that admits nothing we write is a 406, before a
         "MetricValueList");
   CHECK(call(handler, "GET", custom, {{"Accept", "application/json;as=Table;v=v1;g=meta.k8s.io"}}).status == 406);
   // Discovery and health do not negotiate.
-  CHECK(call(handler, "GET", "/apis/metrics.k8s.io/v1beta1", {{"Accept", "application/vnd.kubernetes.protobuf"}}).status == 200);
+  CHECK(call(handler, "GET", "/apis/metrics.k8s.io/v1beta1", {{"Accept", "application/vnd.kubernetes.protobuf"}})
+            .status == 200);
   CHECK(call(handler, "GET", "/healthz", {{"Accept", "text/html"}}).status == 200);
 }
 
-TEST_CASE("ApiHandler: cancelled while the aggregator has not answered, a query ends at once, the late answer is dropped",
-          "[server][handler]") {
+TEST_CASE(
+    "ApiHandler: cancelled while the aggregator has not answered, a query ends at once, the late answer is dropped",
+    "[server][handler]") {
   auto service = std::make_shared<FakeMetricsService>();
   service->hold = true;
   auto metrics = std::make_shared<telemetry::PrometheusServerMetrics>();

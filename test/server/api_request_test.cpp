@@ -45,11 +45,11 @@ TEST_CASE("ApiRequest: information endpoints", "[server][request]") {
 }
 
 TEST_CASE("ApiRequest: unserved paths are 404 Status, /api and /openapi included", "[server][request]") {
-  for (const char* path : {"/", "/api", "/api/v1", "/openapi/v2", "/openapi/v3", "/apis/apps",
-                           "/apis/metrics.k8s.io/v1", "/apis/external.metrics.k8s.io/v1beta2",
-                           "/apis/metrics.k8s.io/v1beta1/deployments", "/apis/metrics.k8s.io/v1beta1/namespaces/x",
-                           "/apis/metrics.k8s.io/v1beta1/namespaces/x/pods/y/z",
-                           "/apis/external.metrics.k8s.io/v1beta1/queue_depth"}) {
+  for (const char* path :
+       {"/", "/api", "/api/v1", "/openapi/v2", "/openapi/v3", "/apis/apps", "/apis/metrics.k8s.io/v1",
+        "/apis/external.metrics.k8s.io/v1beta2", "/apis/metrics.k8s.io/v1beta1/deployments",
+        "/apis/metrics.k8s.io/v1beta1/namespaces/x", "/apis/metrics.k8s.io/v1beta1/namespaces/x/pods/y/z",
+        "/apis/external.metrics.k8s.io/v1beta1/queue_depth"}) {
     CAPTURE(path);
     const auto& s = expect_status(parse_api_request("GET", path), 404);
     CHECK(s.reason == "NotFound");
@@ -88,12 +88,15 @@ TEST_CASE("ApiRequest: bad selectors are 400 with the parser's text", "[server][
   CHECK(bad_label.message == "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt");
   const auto& bad_field =
       expect_status(parse_api_request("GET", "/apis/metrics.k8s.io/v1beta1/pods?fieldSelector=spec.nodeName%3Dx"), 400);
-  CHECK(bad_field.message == "\"spec.nodeName\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"");
-  expect_status(parse_api_request("GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/pods/*/m?labelSelector=!!"), 400);
-  expect_status(
-      parse_api_request("GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/pods/*/m?metricLabelSelector=a+b"), 400);
-  expect_status(parse_api_request("GET", "/apis/external.metrics.k8s.io/v1beta1/namespaces/d/q?labelSelector=x%3D%3D%3Dy"),
+  CHECK(bad_field.message ==
+        "\"spec.nodeName\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"");
+  expect_status(parse_api_request("GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/pods/*/m?labelSelector=!!"),
                 400);
+  expect_status(
+      parse_api_request("GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/pods/*/m?metricLabelSelector=a+b"),
+      400);
+  expect_status(
+      parse_api_request("GET", "/apis/external.metrics.k8s.io/v1beta1/namespaces/d/q?labelSelector=x%3D%3D%3Dy"), 400);
 }
 
 TEST_CASE("ApiRequest: writes and watches are 405 naming the resource", "[server][request]") {
@@ -104,12 +107,12 @@ TEST_CASE("ApiRequest: writes and watches are 405 naming the resource", "[server
         "delete is not supported on resources of kind \"pods.metrics.k8s.io\"");
   const auto& watch = expect_status(parse_api_request("GET", "/apis/metrics.k8s.io/v1beta1/pods?watch=true"), 405);
   CHECK(watch.message == "watch is not supported on resources of kind \"pods.metrics.k8s.io\"");
-  CHECK(expect_status(parse_api_request("PUT", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/pods/*/m"), 405).message ==
-        "update is not supported on resources of kind \"pods.custom.metrics.k8s.io\"");
+  CHECK(expect_status(parse_api_request("PUT", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/pods/*/m"), 405)
+            .message == "update is not supported on resources of kind \"pods.custom.metrics.k8s.io\"");
   expect_status(parse_api_request("PATCH", "/apis/external.metrics.k8s.io/v1beta1/namespaces/d/q"), 405);
   // Unknown query parameters are ignored, not rejected.
-  expect_kind<ResourceMetricsQuery>(
-      parse_api_request("GET", "/apis/metrics.k8s.io/v1beta1/pods?watch=false&limit=500&pretty=true&resourceVersion=0"));
+  expect_kind<ResourceMetricsQuery>(parse_api_request(
+      "GET", "/apis/metrics.k8s.io/v1beta1/pods?watch=false&limit=500&pretty=true&resourceVersion=0"));
 }
 
 TEST_CASE("ApiRequest: custom.metrics.k8s.io path forms", "[server][request]") {
@@ -152,9 +155,10 @@ TEST_CASE("ApiRequest: custom.metrics.k8s.io path forms", "[server][request]") {
     CHECK(q.name == row.name);
     CHECK(q.metric == row.metric);
   }
-  auto selected = expect_kind<CustomMetricsQuery>(parse_api_request(
-      "GET",
-      "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/pods/*/m?labelSelector=app%3Dweb&metricLabelSelector=verb+in+%28GET%29"));
+  auto selected = expect_kind<CustomMetricsQuery>(
+      parse_api_request("GET",
+                        "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/pods/*/"
+                        "m?labelSelector=app%3Dweb&metricLabelSelector=verb+in+%28GET%29"));
   CHECK(selected.label_selector.to_string() == "app=web");
   CHECK(selected.metric_selector.to_string() == "verb in (GET)");
   // labelSelector is ignored for a single object, as upstream does.
@@ -164,22 +168,24 @@ TEST_CASE("ApiRequest: custom.metrics.k8s.io path forms", "[server][request]") {
 }
 
 TEST_CASE("ApiRequest: malformed custom metrics paths are 400 invalid request path", "[server][request]") {
-  for (const char* path : {"/apis/custom.metrics.k8s.io/v1beta2/pods", "/apis/custom.metrics.k8s.io/v1beta2/pods/*",
-                           "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/m",
-                           "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/pods/m",
-                           "/apis/custom.metrics.k8s.io/v1beta2/a/b/c/d/e/f"}) {
+  for (const char* path :
+       {"/apis/custom.metrics.k8s.io/v1beta2/pods", "/apis/custom.metrics.k8s.io/v1beta2/pods/*",
+        "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/m", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/pods/m",
+        "/apis/custom.metrics.k8s.io/v1beta2/a/b/c/d/e/f"}) {
     CAPTURE(path);
     CHECK(expect_status(parse_api_request("GET", path), 400).message == "invalid request path");
   }
-  CHECK(expect_status(parse_api_request("GET", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/pods/p/m?fieldSelector="
-                                               "metadata.name%3Dq"),
+  CHECK(expect_status(parse_api_request("GET",
+                                        "/apis/custom.metrics.k8s.io/v1beta2/namespaces/d/pods/p/m?fieldSelector="
+                                        "metadata.name%3Dq"),
                       400)
             .message == "fieldSelector metadata.name doesn't match requested name");
 }
 
 TEST_CASE("ApiRequest: external.metrics.k8s.io", "[server][request]") {
   auto q = expect_kind<ExternalMetricsQuery>(parse_api_request(
-      "GET", "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_messages_ready?labelSelector=queue%3Dorders"));
+      "GET",
+      "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_messages_ready?labelSelector=queue%3Dorders"));
   CHECK(q.namespace_name == "default");
   CHECK(q.metric == "queue_messages_ready");
   CHECK(q.metric_selector.to_string() == "queue=orders");
@@ -276,6 +282,7 @@ TEST_CASE("ApiRequest: '.' and '..' (and '%' once decoded) are refused as namesp
     CHECK(status.message == row.message);
   }
   // Names that merely contain dots are names.
-  CHECK(expect_kind<ResourceMetricsQuery>(parse_api_request("GET", "/apis/metrics.k8s.io/v1beta1/namespaces/a..b/pods/..x"))
+  CHECK(expect_kind<ResourceMetricsQuery>(
+            parse_api_request("GET", "/apis/metrics.k8s.io/v1beta1/namespaces/a..b/pods/..x"))
             .name == "..x");
 }

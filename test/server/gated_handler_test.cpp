@@ -59,8 +59,10 @@ TEST_CASE("handle_gated: cancelled while its review is with the control plane, a
   GateOptions options;
   options.authentication = reviews;
   auto gate = std::make_shared<RequestGate>(options);
-  auto handler = std::make_shared<const ApiHandler>(nullptr, std::make_shared<telemetry::PrometheusServerMetrics>(), BuildInfo{});
-  testing::Stepped<HttpResponse> request(handle_gated(handler, gate, get("/apis/metrics.k8s.io/v1beta1/pods", "token")));
+  auto handler =
+      std::make_shared<const ApiHandler>(nullptr, std::make_shared<telemetry::PrometheusServerMetrics>(), BuildInfo{});
+  testing::Stepped<HttpResponse> request(
+      handle_gated(handler, gate, get("/apis/metrics.k8s.io/v1beta1/pods", "token")));
   request.step();  // until the gate waits for its TokenReview
   REQUIRE(reviews->held.size() == 1);
   CHECK_FALSE(request.ended());

@@ -13,7 +13,8 @@ TEST_CASE("Lifecycle: starts in order, stops in reverse, each once", "[server][l
   {
     Lifecycle lifecycle;
     for (std::string name : {"clients", "members", "server", "autoscaler"})
-      lifecycle.start(name, [&log, name] { log.push_back("start " + name); }, [&log, name] { log.push_back("stop " + name); });
+      lifecycle.start(
+          name, [&log, name] { log.push_back("start " + name); }, [&log, name] { log.push_back("stop " + name); });
     CHECK(lifecycle.running() == std::vector<std::string>{"clients", "members", "server", "autoscaler"});
     lifecycle.stop_all();
     lifecycle.stop_all();  // idempotent
@@ -28,10 +29,10 @@ TEST_CASE("Lifecycle: a start that fails stops what started before it, and propa
   Lifecycle lifecycle;
   lifecycle.start("clients", {}, [&log] { log.push_back("stop clients"); });
   lifecycle.start("members", {}, [&log] { log.push_back("stop members"); });
-  CHECK_THROWS_WITH(lifecycle.start(
-                        "server", [] { throw std::runtime_error("cannot listen"); },
-                        [&log] { log.push_back("stop server"); }),
-                    "cannot listen");
+  CHECK_THROWS_WITH(
+      lifecycle.start(
+          "server", [] { throw std::runtime_error("cannot listen"); }, [&log] { log.push_back("stop server"); }),
+      "cannot listen");
   CHECK(log == std::vector<std::string>{"stop members", "stop clients"});
   CHECK(lifecycle.running().empty());
 }

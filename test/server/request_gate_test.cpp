@@ -23,12 +23,13 @@ struct CannedReviews : ReviewClient {
     bodies.push_back(body);
     if (unreachable) return done(k8s::Error{*unreachable});
     if (path.find("tokenreviews") != std::string::npos) {
-      json status = authenticated ? json{{"authenticated", true}, {"user", {{"username", "alice"}, {"groups", {"devs"}}}}}
-                                  : json{{"authenticated", false}};
+      json status = authenticated
+                        ? json{{"authenticated", true}, {"user", {{"username", "alice"}, {"groups", {"devs"}}}}}
+                        : json{{"authenticated", false}};
       return done(json{{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenReview"}, {"status", status}}.dump());
     }
-    done(json{{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"},
-              {"status", {{"allowed", allowed}}}}
+    done(json{
+        {"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"}, {"status", {{"allowed", allowed}}}}
              .dump());
   }
 };
@@ -40,11 +41,12 @@ struct Outcome {
 
 Outcome run(RequestGate& gate, HttpRequest request) {
   Outcome out;
-  gate.handle(std::move(request), [&](HttpResponse r) { out.status = r.status; },
-              [&](const HttpRequest&, std::function<void(HttpResponse)> respond) {
-                out.reached_handler = true;
-                respond(HttpResponse{200, "application/json", "{}", {}});
-              });
+  gate.handle(
+      std::move(request), [&](HttpResponse r) { out.status = r.status; },
+      [&](const HttpRequest&, std::function<void(HttpResponse)> respond) {
+        out.reached_handler = true;
+        respond(HttpResponse{200, "application/json", "{}", {}});
+      });
   return out;
 }
 

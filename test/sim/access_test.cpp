@@ -28,12 +28,13 @@ std::shared_ptr<ObjectStore> rbac_store() {
   auto store = std::make_shared<ObjectStore>([] { return kNow; });
   store->register_type(type("", "serviceaccounts", "ServiceAccount", true));
   store->register_type(type("", "secrets", "Secret", true));
-  for (auto [resource, kind, namespaced] : {std::tuple{"clusterroles", "ClusterRole", false},
-                                            std::tuple{"clusterrolebindings", "ClusterRoleBinding", false},
-                                            std::tuple{"roles", "Role", true},
-                                            std::tuple{"rolebindings", "RoleBinding", true}})
+  for (auto [resource, kind, namespaced] :
+       {std::tuple{"clusterroles", "ClusterRole", false},
+        std::tuple{"clusterrolebindings", "ClusterRoleBinding", false}, std::tuple{"roles", "Role", true},
+        std::tuple{"rolebindings", "RoleBinding", true}})
     store->register_type(type("rbac.authorization.k8s.io", resource, kind, namespaced));
-  store->create(*store->find_type("", "v1", "serviceaccounts"), "fedmetrics-system", {{"metadata", {{"name", "fedmetrics"}}}});
+  store->create(*store->find_type("", "v1", "serviceaccounts"), "fedmetrics-system",
+                {{"metadata", {{"name", "fedmetrics"}}}});
   return store;
 }
 
@@ -74,8 +75,8 @@ TEST_CASE("TokenRequest: a ServiceAccount token authenticates until expirationSe
   CHECK_FALSE(sim::detail::authenticate_token(world, *store, tokens, token + "x", kNow));
 
   // Without expirationSeconds: an hour, as kube-apiserver defaults it.
-  auto hour = json::parse(
-      sim::detail::token_request(*store, tokens, "fedmetrics-system", "fedmetrics", "{}", kNow).body);
+  auto hour =
+      json::parse(sim::detail::token_request(*store, tokens, "fedmetrics-system", "fedmetrics", "{}", kNow).body);
   CHECK(hour["status"]["expirationTimestamp"] == k8s::format_time(kNow + 3600s));
   auto null_seconds = json::parse(sim::detail::token_request(*store, tokens, "fedmetrics-system", "fedmetrics",
                                                              R"({"spec":{"expirationSeconds":null}})", kNow)
@@ -99,11 +100,14 @@ TEST_CASE("TokenRequest: refused durations, a missing account, a bound Secret", 
     const char* message;
   };
   for (const auto& row : std::vector<Row>{
-           {body(599), 422, "spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes"},
+           {body(599), 422,
+            "spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes"},
            {body((std::int64_t{1} << 32) + 1), 422, "may not specify a duration larger than 2^32 seconds"},
            {{{"spec", {{"expirationSeconds", "600"}}}}, 400, "spec.expirationSeconds must be an integer"},
            {{{"spec", {{"boundObjectRef", {{"kind", "Node"}, {"name", "n"}}}}}}, 422, "supported values"},
-           {{{"spec", {{"boundObjectRef", {{"kind", "Secret"}, {"name", "nope"}}}}}}, 404, "secrets \"nope\" not found"},
+           {{{"spec", {{"boundObjectRef", {{"kind", "Secret"}, {"name", "nope"}}}}}},
+            404,
+            "secrets \"nope\" not found"},
        }) {
     auto r = sim::detail::token_request(*store, tokens, "fedmetrics-system", "fedmetrics", row.request.dump(), kNow);
     INFO(row.request.dump() << " -> " << r.body);
@@ -126,7 +130,8 @@ TEST_CASE("TokenRequest: refused durations, a missing account, a bound Secret", 
   CHECK_FALSE(sim::detail::authenticate_token(world, *store, tokens, token, kNow));
 }
 
-TEST_CASE("RBAC from the stored bindings: ClusterRoleBinding everywhere, RoleBinding in its namespace", "[sim][access]") {
+TEST_CASE("RBAC from the stored bindings: ClusterRoleBinding everywhere, RoleBinding in its namespace",
+          "[sim][access]") {
   auto store = rbac_store();
   sim::detail::ServiceAccountTokens tokens;
   sim::World world;
@@ -135,9 +140,10 @@ TEST_CASE("RBAC from the stored bindings: ClusterRoleBinding everywhere, RoleBin
   const auto& cluster_roles = *store->find_type("rbac.authorization.k8s.io", "v1", "clusterroles");
   const auto& cluster_bindings = *store->find_type("rbac.authorization.k8s.io", "v1", "clusterrolebindings");
   const auto& bindings = *store->find_type("rbac.authorization.k8s.io", "v1", "rolebindings");
-  store->create(cluster_roles, "",
-                {{"metadata", {{"name", "reader"}}},
-                 {"rules", {{{"apiGroups", {"cluster.karmada.io"}}, {"resources", {"clusters"}}, {"verbs", {"get", "list"}}}}}});
+  store->create(
+      cluster_roles, "",
+      {{"metadata", {{"name", "reader"}}},
+       {"rules", {{{"apiGroups", {"cluster.karmada.io"}}, {"resources", {"clusters"}}, {"verbs", {"get", "list"}}}}}});
   store->create(cluster_roles, "",
                 {{"metadata", {{"name", "leases"}}},
                  {"rules", {{{"apiGroups", {"coordination.k8s.io"}}, {"resources", {"leases"}}, {"verbs", {"*"}}}}}});
@@ -164,12 +170,14 @@ TEST_CASE("RBAC from the stored bindings: ClusterRoleBinding everywhere, RoleBin
 
   // Another ServiceAccount of the same name elsewhere is another subject.
   sim::detail::UserInfo other{"system:serviceaccount:default:fedmetrics", "", {"system:authenticated"}, nullptr};
-  CHECK_FALSE(sim::detail::authorize_user(*store, other, resource_spec("list", "cluster.karmada.io", "clusters")).allowed);
+  CHECK_FALSE(
+      sim::detail::authorize_user(*store, other, resource_spec("list", "cluster.karmada.io", "clusters")).allowed);
 }
 
 TEST_CASE("SelfSubjectAccessReview and SelfSubjectReview answer about the caller", "[sim][access]") {
   auto store = rbac_store();
-  sim::UserSpec viewer{"viewer", "viewer-token", {}, {"viewers"}, {{{"get", "list"}, {"apps"}, {"deployments"}, {}, {}}}};
+  sim::UserSpec viewer{
+      "viewer", "viewer-token", {}, {"viewers"}, {{{"get", "list"}, {"apps"}, {"deployments"}, {}, {}}}};
   sim::World world;
   world.users = {viewer};
   sim::detail::ServiceAccountTokens tokens;

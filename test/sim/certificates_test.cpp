@@ -57,8 +57,8 @@ TEST_CASE("CertificateAuthority: issues serving certificates that verify against
   auto again = CertificateAuthority::load_or_create(dir.string(), "ca", "test-ca");
   CHECK(again.certificate_pem() == ca.certificate_pem());
 
-  ca.issue_serving_certificate((dir / "m1.crt").string(), (dir / "m1.key").string(), "member1", {"localhost", "member1"},
-                               {"127.0.0.1"});
+  ca.issue_serving_certificate((dir / "m1.crt").string(), (dir / "m1.key").string(), "member1",
+                               {"localhost", "member1"}, {"127.0.0.1"});
   auto rogue = CertificateAuthority::create("rogue");
   rogue.issue_serving_certificate((dir / "bad.crt").string(), (dir / "bad.key").string(), "member1", {"localhost"},
                                   {"127.0.0.1"});
@@ -76,8 +76,8 @@ TEST_CASE("CertificateAuthority: issues serving certificates that verify against
 TEST_CASE("Self-signed serving certificate: trusted as its own root, reused", "[sim][certificates]") {
   auto dir = fs::temp_directory_path() / ("fedmetrics-self-signed-" + std::to_string(getpid()));
   fs::remove_all(dir);
-  auto paths = fedmetrics::transport::ensure_self_signed_certificate((dir / "certs").string(), {"localhost"},
-                                                                     {"127.0.0.1"});
+  auto paths =
+      fedmetrics::transport::ensure_self_signed_certificate((dir / "certs").string(), {"localhost"}, {"127.0.0.1"});
   CHECK(paths.generated);
   CHECK(paths.cert_file == (dir / "certs" / "apiserver.crt").string());
   CHECK(paths.key_file == (dir / "certs" / "apiserver.key").string());
@@ -87,8 +87,8 @@ TEST_CASE("Self-signed serving certificate: trusted as its own root, reused", "[
   CHECK(X509_check_host(cert.get(), "localhost", 0, 0, nullptr) == 1);
   CHECK((fs::status(paths.key_file).permissions() & fs::perms::others_read) == fs::perms::none);
 
-  auto again = fedmetrics::transport::ensure_self_signed_certificate((dir / "certs").string(), {"localhost"},
-                                                                     {"127.0.0.1"});
+  auto again =
+      fedmetrics::transport::ensure_self_signed_certificate((dir / "certs").string(), {"localhost"}, {"127.0.0.1"});
   CHECK_FALSE(again.generated);
   CHECK(X509_cmp(read_cert(again.cert_file).get(), cert.get()) == 0);
   fs::remove_all(dir);

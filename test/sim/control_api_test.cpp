@@ -26,15 +26,16 @@ TEST_CASE("Control: PUT load changes what the pods use", "[sim][control]") {
   REQUIRE(out.updated);
   const auto& pod = out.updated->members[0].pods[0];
   CHECK(out.updated->usage(0, pod, sim_test::t0()).cpu_nanocores() == 500'000'000);  // 2/4 + 1m, capped at 500m
-  auto rps = handle_control_request(*out.updated,
-                                    req("PUT", "/sim/v1/namespaces/shop/workloads/web/load", R"({"requestsPerSecond":"40"})"),
-                                    sim_test::t0());
+  auto rps = handle_control_request(
+      *out.updated, req("PUT", "/sim/v1/namespaces/shop/workloads/web/load", R"({"requestsPerSecond":"40"})"),
+      sim_test::t0());
   REQUIRE(rps.updated);
   CHECK(rps.updated->usage(0, pod, sim_test::t0()).requests_per_second == Approx(10.0));
 
   for (const char* body : {"", "[]", R"({"cpu":"lots"})", R"({"cpu":"-1"})", R"({"memory":"1Gi"})"}) {
     INFO(body);
-    auto bad = handle_control_request(f, req("PUT", "/sim/v1/namespaces/shop/workloads/web/load", body), sim_test::t0());
+    auto bad =
+        handle_control_request(f, req("PUT", "/sim/v1/namespaces/shop/workloads/web/load", body), sim_test::t0());
     CHECK(bad.response.status == 400);
     CHECK_FALSE(bad.updated);
   }
@@ -48,7 +49,8 @@ TEST_CASE("Control: a member's own load is set, read and cleared", "[sim][contro
   CHECK(handle_control_request(f, req("GET", path), sim_test::t0()).response.status == 404);  // shares the workload's
   auto put = handle_control_request(f, req("PUT", path, R"({"cpu":"3"})"), sim_test::t0());
   CHECK(put.response.status == 200);
-  CHECK(json::parse(put.response.body) == json::parse(R"({"cpu":"3","requestsPerSecond":"8"})"));  // rps from the workload's
+  CHECK(json::parse(put.response.body) ==
+        json::parse(R"({"cpu":"3","requestsPerSecond":"8"})"));  // rps from the workload's
   REQUIRE(put.updated);
   CHECK(put.updated->workloads[0].member_loads.at(0).cpu.to_string() == "3");
   CHECK(put.updated->workloads[0].load.cpu.to_string() == "1");  // the shared load is unchanged
@@ -59,15 +61,16 @@ TEST_CASE("Control: a member's own load is set, read and cleared", "[sim][contro
   REQUIRE(del.updated);
   CHECK(del.updated->workloads[0].member_loads.empty());
   CHECK(handle_control_request(f, req("PUT", "/sim/v1/namespaces/shop/workloads/web/members/nope/load", "{}"),
-                               sim_test::t0()).response.status == 404);
+                               sim_test::t0())
+            .response.status == 404);
   CHECK(handle_control_request(f, req("PUT", path, R"({"memory":"1Gi"})"), sim_test::t0()).response.status == 400);
   CHECK(handle_control_request(f, req("POST", path, "{}"), sim_test::t0()).response.status == 405);
 }
 
 TEST_CASE("Control: PUT replicas re-divides over the propagation", "[sim][control]") {
   auto f = sim_test::federation();
-  auto out = handle_control_request(f, req("PUT", "/sim/v1/namespaces/shop/workloads/web/replicas", R"({"replicas":5})"),
-                                    sim_test::t0());
+  auto out = handle_control_request(
+      f, req("PUT", "/sim/v1/namespaces/shop/workloads/web/replicas", R"({"replicas":5})"), sim_test::t0());
   REQUIRE(out.updated);
   CHECK(json::parse(out.response.body)["placement"] == json::parse(R"({"member1":3,"member2":2})"));
   CHECK(handle_control_request(f, req("PUT", "/sim/v1/namespaces/shop/workloads/web/replicas", R"({"replicas":-1})"),
@@ -77,28 +80,31 @@ TEST_CASE("Control: PUT replicas re-divides over the propagation", "[sim][contro
 
 TEST_CASE("Control: faults are replaced by PUT, merged by PATCH, cleared by DELETE", "[sim][control]") {
   auto f = sim_test::federation();
-  auto put = handle_control_request(f, req("PUT", "/sim/v1/members/member2/faults", R"({"latency":"200ms","errorRate":0.5})"),
-                                    sim_test::t0());
+  auto put = handle_control_request(
+      f, req("PUT", "/sim/v1/members/member2/faults", R"({"latency":"200ms","errorRate":0.5})"), sim_test::t0());
   REQUIRE(put.updated);
   CHECK(put.updated->members[1].faults.latency == std::chrono::milliseconds(200));
   CHECK(put.updated->members[1].faults.error_rate == 0.5);
-  auto patch = handle_control_request(*put.updated, req("PATCH", "/sim/v1/members/member2/faults", R"({"refuse":true})"),
-                                      sim_test::t0());
+  auto patch = handle_control_request(
+      *put.updated, req("PATCH", "/sim/v1/members/member2/faults", R"({"refuse":true})"), sim_test::t0());
   REQUIRE(patch.updated);
   CHECK(patch.updated->members[1].faults.refuse);
   CHECK(patch.updated->members[1].faults.error_rate == 0.5);
-  auto replace = handle_control_request(*patch.updated, req("PUT", "/sim/v1/members/member2/faults", R"({"blackhole":true})"),
-                                        sim_test::t0());
+  auto replace = handle_control_request(
+      *patch.updated, req("PUT", "/sim/v1/members/member2/faults", R"({"blackhole":true})"), sim_test::t0());
   REQUIRE(replace.updated);
   CHECK(replace.updated->members[1].faults.blackhole);
   CHECK_FALSE(replace.updated->members[1].faults.refuse);
-  auto cleared = handle_control_request(*replace.updated, req("DELETE", "/sim/v1/members/member2/faults"), sim_test::t0());
+  auto cleared =
+      handle_control_request(*replace.updated, req("DELETE", "/sim/v1/members/member2/faults"), sim_test::t0());
   REQUIRE(cleared.updated);
   CHECK(cleared.updated->members[1].faults == Faults{});
-  auto bad = handle_control_request(f, req("PUT", "/sim/v1/members/member2/faults", R"({"errorRate":"half"})"), sim_test::t0());
+  auto bad = handle_control_request(f, req("PUT", "/sim/v1/members/member2/faults", R"({"errorRate":"half"})"),
+                                    sim_test::t0());
   CHECK(bad.response.status == 400);
   CHECK(json::parse(bad.response.body)["message"] == "errorRate: expected a number between 0 and 1");
-  CHECK(handle_control_request(f, req("PUT", "/sim/v1/members/nope/faults", "{}"), sim_test::t0()).response.status == 404);
+  CHECK(handle_control_request(f, req("PUT", "/sim/v1/members/nope/faults", "{}"), sim_test::t0()).response.status ==
+        404);
   CHECK(handle_control_request(f, req("GET", "/sim/v1/world%zz"), sim_test::t0()).response.status == 404);
 }
 

@@ -158,8 +158,8 @@ TEST_CASE("ObjectStore: a list and a watch select Events on their fields", "[sim
   REQUIRE(type != nullptr);
   REQUIRE(std::holds_alternative<json>(store.create(*type, "default", event("a", "Normal", "SuccessfulRescale"))));
   REQUIRE(std::holds_alternative<json>(store.create(*type, "default", event("b", "Warning", "FailedGetScale"))));
-  REQUIRE(std::holds_alternative<json>(
-      store.create(*type, "default", event("c", "Warning", "FailedGetScale", "ghost"))));
+  REQUIRE(
+      std::holds_alternative<json>(store.create(*type, "default", event("c", "Warning", "FailedGetScale", "ghost"))));
   auto names = [](const sim::StoreResult& result) {
     std::vector<std::string> out;
     for (const auto& item : std::get<json>(result)["items"]) out.push_back(item["metadata"]["name"].get<std::string>());

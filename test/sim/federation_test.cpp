@@ -48,7 +48,7 @@ TEST_CASE("Federation: scaling re-divides, new pods wait for readiness, removed 
   auto up = f.with_replicas(0, 6, t1);
   CHECK(up.workloads[0].placement == std::vector<TargetCluster>{{"member1", 3}, {"member2", 3}});
   CHECK(live(up, 0, 0, t1) == 3);
-  CHECK(up.serving_pods(0, t1) == 4);         // the two new pods are not Ready yet
+  CHECK(up.serving_pods(0, t1) == 4);  // the two new pods are not Ready yet
   CHECK(up.serving_pods(0, t1 + 10s) == 6);
   CHECK(up.resource_version > f.resource_version);
 
@@ -115,7 +115,8 @@ TEST_CASE("Federation: a retaining workload leaves members their replicas and su
   auto plain = f.with_member_replicas(0, 0, 5, now);
   CHECK(plain.workloads[0].placement[0].replicas == 5);
   CHECK(plain.workloads[0].replicas == 4);
-  CHECK(plain.with_replicas(0, 6, now).workloads[0].placement == std::vector<TargetCluster>{{"member1", 3}, {"member2", 3}});
+  CHECK(plain.with_replicas(0, 6, now).workloads[0].placement ==
+        std::vector<TargetCluster>{{"member1", 3}, {"member2", 3}});
 
   auto retain = f.with_retain_replicas(0, true).with_member_replicas(0, 0, 5, now);
   CHECK(retain.workloads[0].replicas == 7);  // the replicas syncer: 5 + 2

@@ -26,13 +26,13 @@ TEST_CASE("pod_usage: share of the load plus baseline, capped at the limit", "[s
     std::int64_t nanocores;
   };
   const Row rows[] = {
-      {"0", 1, true, 1'000'000},              // baseline only: 1m
-      {"10m", 1, true, 11'000'000},           // 10m + 1m
-      {"20m", 2, true, 11'000'000},           // half each
-      {"300m", 1, true, 25'000'000},          // capped at the 25m limit
-      {"300m", 20, true, 16'000'000},         // 15m + 1m
-      {"300m", 2, false, 1'000'000},          // not serving: no share
-      {"1", 3, true, 25'000'000},             // capped
+      {"0", 1, true, 1'000'000},       // baseline only: 1m
+      {"10m", 1, true, 11'000'000},    // 10m + 1m
+      {"20m", 2, true, 11'000'000},    // half each
+      {"300m", 1, true, 25'000'000},   // capped at the 25m limit
+      {"300m", 20, true, 16'000'000},  // 15m + 1m
+      {"300m", 2, false, 1'000'000},   // not serving: no share
+      {"1", 3, true, 25'000'000},      // capped
   };
   for (const auto& row : rows) {
     INFO(row.cpu_load << " over " << row.serving);

@@ -122,7 +122,8 @@ TEST_CASE("MemberApi: a workload's pod-level resources are in its template and i
   const std::string batch = "        requests: {cpu: 25m}\n";
   auto at = text.find(batch);
   REQUIRE(at != std::string::npos);
-  text.insert(at + batch.size(), "    resources:\n      requests: {cpu: 200m, memory: 128Mi}\n      limits: {cpu: \"1\"}\n");
+  text.insert(at + batch.size(),
+              "    resources:\n      requests: {cpu: 200m, memory: 128Mi}\n      limits: {cpu: \"1\"}\n");
   auto world = fedmetrics::sim::parse_world(text);
   REQUIRE(world.ok());
   auto f = fedmetrics::sim::Federation::create(*world, sim_test::t0());
@@ -136,7 +137,9 @@ TEST_CASE("MemberApi: a workload's pod-level resources are in its template and i
   REQUIRE(deployment.status == 200);
   CHECK(deployment.body["spec"]["template"]["spec"]["resources"] == expected);
   // Without them a pod has no spec.resources.
-  CHECK_FALSE(call(sim_test::federation(), kMember3, "/api/v1/namespaces/default/pods").body["items"][0]["spec"].contains("resources"));
+  CHECK_FALSE(call(sim_test::federation(), kMember3, "/api/v1/namespaces/default/pods")
+                  .body["items"][0]["spec"]
+                  .contains("resources"));
   // A misspelt field is an error naming it.
   text.replace(text.find("requests: {cpu: 200m"), 8, "request");
   auto bad = fedmetrics::sim::parse_world(text);
@@ -168,12 +171,13 @@ TEST_CASE("MemberApi: nodes and namespaces", "[sim][member]") {
 
 TEST_CASE("MemberApi: selectors that do not parse are 400 BadRequest", "[sim][member]") {
   auto f = sim_test::federation();
-  for (const char* target : {"/api/v1/pods?labelSelector=a%20b", "/api/v1/nodes?labelSelector=x%3D%3Da%3D%3Db",
-                             "/apis/metrics.k8s.io/v1beta1/pods?labelSelector=!x%3Da",
-                             "/apis/metrics.k8s.io/v1beta1/nodes?fieldSelector=spec.nodeName%3Dx",
-                             "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/http_requests?labelSelector=a%20b",
-                             "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/http_requests?metricLabelSelector=(",
-                             "/apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_messages_ready?labelSelector=a%20b"}) {
+  for (const char* target :
+       {"/api/v1/pods?labelSelector=a%20b", "/api/v1/nodes?labelSelector=x%3D%3Da%3D%3Db",
+        "/apis/metrics.k8s.io/v1beta1/pods?labelSelector=!x%3Da",
+        "/apis/metrics.k8s.io/v1beta1/nodes?fieldSelector=spec.nodeName%3Dx",
+        "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/http_requests?labelSelector=a%20b",
+        "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/http_requests?metricLabelSelector=(",
+        "/apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_messages_ready?labelSelector=a%20b"}) {
     INFO(target);
     auto a = call(f, kMember1, target);
     CHECK(a.status == 400);
@@ -235,18 +239,20 @@ TEST_CASE("MemberApi: metrics.k8s.io as metrics-server answers", "[sim][member]"
 
 TEST_CASE("MemberApi: custom metrics v1beta2 and v1beta1 as prometheus-adapter answers", "[sim][member]") {
   auto f = sim_test::federation();
-  auto v2 = call(f, kMember1, "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/%2A/http_requests?labelSelector=app%3Dweb");
+  auto v2 = call(f, kMember1,
+                 "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/%2A/http_requests?labelSelector=app%3Dweb");
   REQUIRE(v2.status == 200);
   CHECK(v2.body["kind"] == "MetricValueList");
   CHECK(v2.body["apiVersion"] == "custom.metrics.k8s.io/v1beta2");
   REQUIRE(v2.body["items"].size() == 2);
   auto item = v2.body["items"][0];
   auto pod = item["describedObject"]["name"].get<std::string>();
-  CHECK(item == json{{"describedObject", {{"kind", "Pod"}, {"namespace", "shop"}, {"name", pod}, {"apiVersion", "/v1"}}},
-                     {"metric", {{"name", "http_requests"}, {"selector", nullptr}}},
-                     {"timestamp", "2026-08-22T10:00:00Z"},
-                     {"windowSeconds", 60},
-                     {"value", "2"}});  // 8 rps over 4 pods
+  CHECK(item ==
+        json{{"describedObject", {{"kind", "Pod"}, {"namespace", "shop"}, {"name", pod}, {"apiVersion", "/v1"}}},
+             {"metric", {{"name", "http_requests"}, {"selector", nullptr}}},
+             {"timestamp", "2026-08-22T10:00:00Z"},
+             {"windowSeconds", 60},
+             {"value", "2"}});  // 8 rps over 4 pods
 
   auto v1 = call(f, kMember1, "/apis/custom.metrics.k8s.io/v1beta1/namespaces/shop/pods/*/http_requests");
   CHECK(v1.body["apiVersion"] == "custom.metrics.k8s.io/v1beta1");
@@ -259,34 +265,45 @@ TEST_CASE("MemberApi: custom metrics v1beta2 and v1beta1 as prometheus-adapter a
   REQUIRE(single.body["items"].size() == 1);
   CHECK(single.body["items"][0]["describedObject"]["name"] == pod);
   // Python-client quoting: name and metric in one escaped segment.
-  CHECK(call(f, kMember1, "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/%2A%2Fhttp_requests").body["items"].size() == 2);
+  CHECK(call(f, kMember1, "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/%2A%2Fhttp_requests")
+            .body["items"]
+            .size() == 2);
 
   // Namespace metric: the sum over the namespace's pods in this member.
   auto ns = call(f, kMember1, "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/metrics/http_requests");
   REQUIRE(ns.body["items"].size() == 1);
-  CHECK(ns.body["items"][0]["describedObject"] == json::parse(R"({"kind":"Namespace","name":"shop","apiVersion":"/v1"})"));
+  CHECK(ns.body["items"][0]["describedObject"] ==
+        json::parse(R"({"kind":"Namespace","name":"shop","apiVersion":"/v1"})"));
   CHECK(ns.body["items"][0]["value"] == "4");
-  CHECK(call(f, kMember1, "/apis/custom.metrics.k8s.io/v1beta2/namespaces/*/metrics/http_requests").body["items"].size() == 1);
+  CHECK(call(f, kMember1, "/apis/custom.metrics.k8s.io/v1beta2/namespaces/*/metrics/http_requests")
+            .body["items"]
+            .size() == 1);
 
-  auto deploy = call(f, kMember1, "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/deployments.apps/web/http_requests");
+  auto deploy =
+      call(f, kMember1, "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/deployments.apps/web/http_requests");
   REQUIRE(deploy.body["items"].size() == 1);
   CHECK(deploy.body["items"][0]["describedObject"]["kind"] == "Deployment");
   CHECK(deploy.body["items"][0]["value"] == "4");
 
   // metricLabelSelector filters series and is echoed as the item's selector.
-  auto msel = call(f, kMember1, "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/http_requests?metricLabelSelector=pod%3D" + pod);
+  auto msel =
+      call(f, kMember1,
+           "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/http_requests?metricLabelSelector=pod%3D" + pod);
   REQUIRE(msel.body["items"].size() == 1);
   CHECK(msel.body["items"][0]["metric"]["selector"] == json::parse(R"({"matchLabels":{"pod":")" + pod + R"("}})"));
-  auto none = call(f, kMember1, "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/" + pod + "/http_requests?metricLabelSelector=pod%3Dother");
+  auto none = call(f, kMember1,
+                   "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/" + pod +
+                       "/http_requests?metricLabelSelector=pod%3Dother");
   CHECK(none.status == 404);
-  CHECK(none.body["message"] == "the server could not find the metric http_requests for pods " + pod + " with selector pod=other");
+  CHECK(none.body["message"] ==
+        "the server could not find the metric http_requests for pods " + pod + " with selector pod=other");
 
   // Unknown metric, unknown resource, malformed path.
   auto unknown = call(f, kMember1, "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/latency");
   CHECK(unknown.status == 404);
   CHECK(unknown.body["message"] == "the server could not find the metric latency for pods");
-  CHECK(call(f, kMember1, "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/services/web/http_requests").body["message"] ==
-        "the server could not find the metric http_requests for services web");
+  CHECK(call(f, kMember1, "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/services/web/http_requests")
+            .body["message"] == "the server could not find the metric http_requests for services web");
   auto bad = call(f, kMember1, "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/http_requests");
   CHECK(bad.status == 400);
   CHECK(bad.body["message"] == "invalid request path");
@@ -303,14 +320,19 @@ TEST_CASE("MemberApi: external metrics", "[sim][member]") {
   REQUIRE(list.body["items"].size() == 2);
   CHECK(list.body["items"][0] == json::parse(R"({"metricName":"queue_messages_ready","metricLabels":{"queue":"orders"},
       "timestamp":"2026-08-22T10:00:00Z","window":60,"value":"42"})"));
-  auto selected = call(f, kMember1, "/apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_messages_ready?labelSelector=queue%3Dreturns");
+  auto selected =
+      call(f, kMember1,
+           "/apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_messages_ready?labelSelector=queue%3Dreturns");
   REQUIRE(selected.body["items"].size() == 1);
   CHECK(selected.body["items"][0]["value"] == "7");
   // The orders series lives in namespace shop only.
-  CHECK(call(f, kMember1, "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_messages_ready").body["items"].size() == 1);
+  CHECK(call(f, kMember1, "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_messages_ready")
+            .body["items"]
+            .size() == 1);
   CHECK(call(f, kMember1, "/apis/external.metrics.k8s.io/v1beta1/namespaces/shop/nope").status == 404);
   auto changed = f.with_external_value("queue_messages_ready", fedmetrics::k8s::Quantity::parse("5").value());
-  CHECK(call(changed, kMember1, "/apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_messages_ready").body["items"][0]["value"] == "5");
+  CHECK(call(changed, kMember1, "/apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_messages_ready")
+            .body["items"][0]["value"] == "5");
 }
 
 TEST_CASE("MemberApi: the Deployments propagated to a member, read-only", "[sim][member]") {
@@ -360,7 +382,8 @@ TEST_CASE("MemberApi: discovery follows the member's configured APIs", "[sim][me
   CHECK(autoscaling.body["resources"][0]["name"] == "horizontalpodautoscalers");
   CHECK(autoscaling.body["resources"][0]["shortNames"] == json::array({"hpa"}));
   CHECK(autoscaling.body["resources"][1]["name"] == "horizontalpodautoscalers/status");
-  CHECK(call(f, kMember1, "/apis/metrics.k8s.io/v1beta1").body == json::parse(R"({"kind":"APIResourceList","apiVersion":"v1","groupVersion":"metrics.k8s.io/v1beta1","resources":[
+  CHECK(call(f, kMember1, "/apis/metrics.k8s.io/v1beta1").body ==
+        json::parse(R"({"kind":"APIResourceList","apiVersion":"v1","groupVersion":"metrics.k8s.io/v1beta1","resources":[
    {"name":"nodes","singularName":"","namespaced":false,"kind":"NodeMetrics","verbs":["get","list"]},
    {"name":"pods","singularName":"","namespaced":true,"kind":"PodMetrics","verbs":["get","list"]}]})"));
   auto custom = call(f, kMember1, "/apis/custom.metrics.k8s.io/v1beta2");
@@ -376,7 +399,8 @@ TEST_CASE("MemberApi: discovery follows the member's configured APIs", "[sim][me
   // member2: custom metrics v1beta1 only, no external.
   auto m2 = call(f, kMember2, "/apis");
   REQUIRE(m2.body["groups"].size() == 4);  // with autoscaling and apps
-  CHECK(m2.body["groups"][1]["versions"] == json::parse(R"([{"groupVersion":"custom.metrics.k8s.io/v1beta1","version":"v1beta1"}])"));
+  CHECK(m2.body["groups"][1]["versions"] ==
+        json::parse(R"([{"groupVersion":"custom.metrics.k8s.io/v1beta1","version":"v1beta1"}])"));
   CHECK(m2.body["groups"][1]["preferredVersion"]["version"] == "v1beta1");
   CHECK(call(f, kMember2, "/apis/custom.metrics.k8s.io/v1beta2").status == 404);
   CHECK(call(f, kMember2, "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/http_requests").status == 404);
@@ -486,7 +510,9 @@ TEST_CASE("MemberApi: a new pod is Pending, then Running, then Ready, metrics on
   CHECK(phase_of_new(sim_test::t0() + 111s) == "Running/False/running");
   CHECK(phase_of_new(sim_test::t0() + 116s) == "Running/True/running");
   auto metrics_count = [&](fedmetrics::k8s::Timestamp now) {
-    return call(f, kMember1, sim_test::get("/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods"), now).body["items"].size();
+    return call(f, kMember1, sim_test::get("/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods"), now)
+        .body["items"]
+        .size();
   };
   CHECK(metrics_count(sim_test::t0() + 105s) == 2);  // the two pods from the start
   CHECK(metrics_count(sim_test::t0() + 111s) == 3);
@@ -507,7 +533,8 @@ TEST_CASE("MemberApi: core field selectors as kube-apiserver's (pods, nodes, nam
   CHECK(names("/api/v1/namespaces/shop/pods?fieldSelector=status.phase%3DRunning") == 2);
   CHECK(names("/api/v1/namespaces/shop/pods?fieldSelector=status.phase%21%3DRunning") == 1);
   CHECK(names("/api/v1/namespaces/shop/pods?fieldSelector=spec.nodeName%3Dm1-node-a") +
-            names("/api/v1/namespaces/shop/pods?fieldSelector=spec.nodeName%3Dm1-node-b") == 3);
+            names("/api/v1/namespaces/shop/pods?fieldSelector=spec.nodeName%3Dm1-node-b") ==
+        3);
   CHECK(names("/api/v1/pods?fieldSelector=spec.hostNetwork%3Dfalse,spec.restartPolicy%3DAlways") == 3);
   CHECK(names("/api/v1/nodes?fieldSelector=spec.unschedulable%3Dfalse") == 2);
   CHECK(names("/api/v1/namespaces?fieldSelector=metadata.name%3Dshop") == 1);
@@ -515,7 +542,8 @@ TEST_CASE("MemberApi: core field selectors as kube-apiserver's (pods, nodes, nam
   CHECK(unknown.status == 400);
   CHECK(unknown.body["message"] == "field label not supported: spec.containers");
   // metrics.k8s.io keeps metrics-server's metadata.* only.
-  auto metrics = call(f, kMember1, sim_test::get("/apis/metrics.k8s.io/v1beta1/pods?fieldSelector=status.phase%3DRunning"), now);
+  auto metrics =
+      call(f, kMember1, sim_test::get("/apis/metrics.k8s.io/v1beta1/pods?fieldSelector=status.phase%3DRunning"), now);
   CHECK(metrics.status == 400);
 }
 

@@ -13,7 +13,9 @@ namespace {
 const k8s::Timestamp kNow = k8s::parse_time("2026-08-22T10:15:30Z").value();
 
 json hpa(json spec) {
-  return {{"apiVersion", "autoscaling/v2"}, {"kind", "HorizontalPodAutoscaler"}, {"metadata", {{"name", "web"}}},
+  return {{"apiVersion", "autoscaling/v2"},
+          {"kind", "HorizontalPodAutoscaler"},
+          {"metadata", {{"name", "web"}}},
           {"spec", std::move(spec)}};
 }
 
@@ -56,9 +58,10 @@ TEST_CASE("Member HPA: validation names every invalid field as kube-apiserver", 
   REQUIRE(causes.size() == 4);
   CHECK(causes[0] == k8s::StatusCause{"FieldValueRequired", "Required value", "spec.scaleTargetRef.kind"});
   CHECK(causes[1] == k8s::StatusCause{"FieldValueRequired", "Required value", "spec.scaleTargetRef.name"});
-  CHECK(causes[2] ==
-        k8s::StatusCause{"FieldValueInvalid", "Invalid value: 0: must be greater than or equal to 1", "spec.minReplicas"});
-  CHECK(causes[3] == k8s::StatusCause{"FieldValueInvalid", "Invalid value: 0: must be greater than 0", "spec.maxReplicas"});
+  CHECK(causes[2] == k8s::StatusCause{"FieldValueInvalid", "Invalid value: 0: must be greater than or equal to 1",
+                                      "spec.minReplicas"});
+  CHECK(causes[3] ==
+        k8s::StatusCause{"FieldValueInvalid", "Invalid value: 0: must be greater than 0", "spec.maxReplicas"});
 
   sim::ObjectStore store([] { return kNow; });
   store.register_type(sim::horizontal_pod_autoscaler_type());
@@ -67,8 +70,9 @@ TEST_CASE("Member HPA: validation names every invalid field as kube-apiserver", 
   REQUIRE(std::holds_alternative<k8s::Status>(refused));
   const auto& status = std::get<k8s::Status>(refused);
   CHECK(status.code == 422);
-  CHECK(status.message == "HorizontalPodAutoscaler.autoscaling \"web\" is invalid: [spec.minReplicas: Invalid value: 0: "
-                          "must be greater than or equal to 1, spec.maxReplicas: Invalid value: 0: must be greater than 0]");
+  CHECK(status.message ==
+        "HorizontalPodAutoscaler.autoscaling \"web\" is invalid: [spec.minReplicas: Invalid value: 0: "
+        "must be greater than or equal to 1, spec.maxReplicas: Invalid value: 0: must be greater than 0]");
   CHECK(status.details.kind == "HorizontalPodAutoscaler");
   CHECK(status.details.group == "autoscaling");
   CHECK(status.details.causes.size() == 2);
@@ -79,9 +83,10 @@ TEST_CASE("Member HPA: kubectl's table shows reference, targets and bounds", "[s
   auto object = hpa({{"scaleTargetRef", kRef}, {"minReplicas", 1}, {"maxReplicas", 4}});
   sim::default_horizontal_pod_autoscaler(object);
   object["metadata"]["creationTimestamp"] = "2026-08-22T10:14:30Z";
-  object["status"] = {{"currentReplicas", 2},
-                      {"currentMetrics",
-                       {{{"type", "Resource"}, {"resource", {{"name", "cpu"}, {"current", {{"averageUtilization", 45}}}}}}}}};
+  object["status"] = {
+      {"currentReplicas", 2},
+      {"currentMetrics",
+       {{{"type", "Resource"}, {"resource", {{"name", "cpu"}, {"current", {{"averageUtilization", 45}}}}}}}}};
   auto table = sim::horizontal_pod_autoscaler_table(object, kNow);
   REQUIRE(table["rows"].size() == 1);
   CHECK(table["rows"][0]["cells"] == json::array({"web", "Deployment/web", "cpu: 45%/80%", "1", 4, 2, "60s"}));

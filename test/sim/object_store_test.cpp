@@ -213,8 +213,8 @@ TEST_CASE("ObjectStore: generateName adds five random characters", "[sim][object
   CHECK(b["metadata"]["name"] != name);
   CHECK(ok(store.get(fhpa_type(), "default", name)) == a);
   // An explicit name wins; a long base is cut so the name fits 63 characters.
-  CHECK(ok(store.create(fhpa_type(), "default", {{"metadata", {{"name", "x"}, {"generateName", "web-"}}}}))
-            ["metadata"]["name"] == "x");
+  CHECK(ok(store.create(fhpa_type(), "default",
+                        {{"metadata", {{"name", "x"}, {"generateName", "web-"}}}}))["metadata"]["name"] == "x");
   auto long_name = ok(store.create(fhpa_type(), "default", {{"metadata", {{"generateName", std::string(70, 'a')}}}}));
   const std::string long_generated = long_name["metadata"]["name"];
   CHECK(long_generated.substr(0, 58) == std::string(58, 'a'));
@@ -440,8 +440,9 @@ TEST_CASE("ObjectStore: merge, strategic and JSON patches", "[sim][object_store]
             .code == 400);
   CHECK(err(store.patch(fhpa_type(), "default", "web", PatchType::Merge, {{"metadata", {{"resourceVersion", "2"}}}}))
             .code == 409);
-  CHECK(err(store.patch(fhpa_type(), "default", "web", PatchType::Merge, {{"metadata", {{"name", "other"}}}}))
-            .message == "the name of the object (other) does not match the name on the URL (web)");
+  CHECK(
+      err(store.patch(fhpa_type(), "default", "web", PatchType::Merge, {{"metadata", {{"name", "other"}}}})).message ==
+      "the name of the object (other) does not match the name on the URL (web)");
   CHECK(err(store.patch(fhpa_type(), "default", "absent", PatchType::Merge, json::object())).code == 404);
   CHECK(store.resource_version() == rv);
 
@@ -488,12 +489,15 @@ TEST_CASE("ObjectStore: remove with preconditions deletes only the object that w
   auto stale = err(store.remove(fhpa_type(), "default", "web", {first_uid, std::nullopt}));
   CHECK(stale.code == 409);
   CHECK(stale.reason == "Conflict");
-  CHECK(stale.message == "Operation cannot be fulfilled on federatedhpas.autoscaling.karmada.io \"web\": "
-                         "Precondition failed: UID in precondition: " + first_uid + ", UID in object meta: " + second_uid);
+  CHECK(stale.message ==
+        "Operation cannot be fulfilled on federatedhpas.autoscaling.karmada.io \"web\": "
+        "Precondition failed: UID in precondition: " +
+            first_uid + ", UID in object meta: " + second_uid);
   auto old_version = err(store.remove(fhpa_type(), "default", "web", {std::nullopt, std::string("1")}));
   CHECK(old_version.code == 409);
-  CHECK(old_version.message.find("Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: " +
-                                 rv_of(second)) != std::string::npos);
+  CHECK(old_version.message.find(
+            "Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: " +
+            rv_of(second)) != std::string::npos);
   ok(store.get(fhpa_type(), "default", "web"));  // still there
   ok(store.remove(fhpa_type(), "default", "web", {second_uid, rv_of(second)}));
   CHECK(err(store.get(fhpa_type(), "default", "web")).code == 404);
@@ -504,7 +508,7 @@ TEST_CASE("ObjectStore: an object with finalizers is marked, and goes with its l
   json object = fhpa("web");
   object["metadata"]["finalizers"] = {"example.com/a", "example.com/b"};
   object["metadata"]["deletionTimestamp"] = "2020-01-01T00:00:00Z";  // not the client's to set
-  auto created = ok(store.create(fhpa_type(), "default", object));  // 2
+  auto created = ok(store.create(fhpa_type(), "default", object));   // 2
   CHECK_FALSE(created["metadata"].contains("deletionTimestamp"));
   Recorder events;
   REQUIRE(store.watch(fhpa_type(), "default", {}, {}, "2", events.sink()));
@@ -527,9 +531,9 @@ TEST_CASE("ObjectStore: an object with finalizers is marked, and goes with its l
 
 TEST_CASE("ObjectStore: a watch from \"\" or \"0\" starts with the current objects", "[sim][object_store]") {
   auto store = make_store();
-  ok(store.create(fhpa_type(), "b", fhpa("z")));  // 2
-  ok(store.create(fhpa_type(), "a", fhpa("y")));  // 3
-  ok(store.create(fhpa_type(), "b", fhpa("a")));  // 4
+  ok(store.create(fhpa_type(), "b", fhpa("z")));                              // 2
+  ok(store.create(fhpa_type(), "a", fhpa("y")));                              // 3
+  ok(store.create(fhpa_type(), "b", fhpa("a")));                              // 4
   ok(store.create(configmap_type(), "b", {{"metadata", {{"name", "cm"}}}}));  // 5
 
   Recorder all;
@@ -551,11 +555,11 @@ TEST_CASE("ObjectStore: a watch from \"\" or \"0\" starts with the current objec
 
 TEST_CASE("ObjectStore: a watch from a resourceVersion replays the changes after it", "[sim][object_store]") {
   auto store = make_store();
-  ok(store.create(fhpa_type(), "default", fhpa("a")));                                          // 2
-  ok(store.create(fhpa_type(), "default", fhpa("b")));                                          // 3
+  ok(store.create(fhpa_type(), "default", fhpa("a")));                                               // 2
+  ok(store.create(fhpa_type(), "default", fhpa("b")));                                               // 3
   ok(store.patch(fhpa_type(), "default", "a", PatchType::Merge, {{"spec", {{"minReplicas", 2}}}}));  // 4
-  ok(store.create(configmap_type(), "default", {{"metadata", {{"name", "cm"}}}}));              // 5
-  ok(store.remove(fhpa_type(), "default", "b"));                                                // 6
+  ok(store.create(configmap_type(), "default", {{"metadata", {{"name", "cm"}}}}));                   // 5
+  ok(store.remove(fhpa_type(), "default", "b"));                                                     // 6
 
   Recorder from3;
   auto id = store.watch(fhpa_type(), "", {}, {}, "3", from3.sink());
@@ -569,8 +573,7 @@ TEST_CASE("ObjectStore: a watch from a resourceVersion replays the changes after
 
   Recorder from1;  // etcd's first revision: everything
   REQUIRE(store.watch(fhpa_type(), "", {}, {}, "1", from1.sink()));
-  CHECK(from1.summary() ==
-        std::vector<std::string>{"ADDED a 2", "ADDED b 3", "MODIFIED a 4", "DELETED b 6"});
+  CHECK(from1.summary() == std::vector<std::string>{"ADDED a 2", "ADDED b 3", "MODIFIED a 4", "DELETED b 6"});
 
   ok(store.create(fhpa_type(), "default", fhpa("c")));  // 7
   CHECK(from3.summary().back() == "ADDED c 7");
@@ -587,8 +590,8 @@ TEST_CASE("ObjectStore: a watch from a resourceVersion replays the changes after
 TEST_CASE("ObjectStore: a resourceVersion older than the history is 410 Gone", "[sim][object_store]") {
   auto store = make_store(3);
   for (const char* name : {"a", "b", "c"}) ok(store.create(fhpa_type(), "default", fhpa(name)));  // 2, 3, 4
-  ok(store.create(configmap_type(), "default", {{"metadata", {{"name", "cm"}}}}));               // 5
-  ok(store.remove(fhpa_type(), "default", "a"));                                                 // 6
+  ok(store.create(configmap_type(), "default", {{"metadata", {{"name", "cm"}}}}));                // 5
+  ok(store.remove(fhpa_type(), "default", "a"));                                                  // 6
   // The history holds 4, 5, 6: other types' changes take room too.
 
   Recorder too_old;
@@ -630,12 +633,12 @@ TEST_CASE("ObjectStore: selector transitions turn MODIFIED into ADDED and DELETE
   Recorder named;
   REQUIRE(store.watch(fhpa_type(), "", {}, by_name, "", named.sink()));
 
-  ok(store.create(fhpa_type(), "default", fhpa("x", 1, {{"app", "db"}})));                                    // 2
+  ok(store.create(fhpa_type(), "default", fhpa("x", 1, {{"app", "db"}})));                                         // 2
   ok(store.patch(fhpa_type(), "default", "x", PatchType::Merge, {{"metadata", {{"labels", {{"app", "web"}}}}}}));  // 3
-  ok(store.patch(fhpa_type(), "default", "x", PatchType::Merge, {{"spec", {{"minReplicas", 2}}}}));              // 4
-  ok(store.patch(fhpa_type(), "default", "x", PatchType::Merge, {{"metadata", {{"labels", {{"app", "db"}}}}}}));  // 5
-  ok(store.create(fhpa_type(), "default", fhpa("y", 1, {{"app", "web"}})));                                   // 6
-  ok(store.remove(fhpa_type(), "default", "x"));                                                              // 7
+  ok(store.patch(fhpa_type(), "default", "x", PatchType::Merge, {{"spec", {{"minReplicas", 2}}}}));                // 4
+  ok(store.patch(fhpa_type(), "default", "x", PatchType::Merge, {{"metadata", {{"labels", {{"app", "db"}}}}}}));   // 5
+  ok(store.create(fhpa_type(), "default", fhpa("y", 1, {{"app", "web"}})));                                        // 6
+  ok(store.remove(fhpa_type(), "default", "x"));                                                                   // 7
 
   CHECK(web.summary() == std::vector<std::string>{"ADDED x 3", "MODIFIED x 4", "DELETED x 5", "ADDED y 6"});
   // The DELETED carries the last matching content, at the change's resourceVersion.
@@ -691,8 +694,8 @@ TEST_CASE("ObjectStore: a sink may read and write the store and unwatch itself",
   std::optional<std::uint64_t> self;
   self = store.watch(fhpa_type(), "", {}, {}, "", [&](const WatchEvent& e) {
     const std::string name = e.object["metadata"]["name"];
-    seen.push_back(e.type + " " + name + " items=" +
-                   std::to_string(ok(store.list(fhpa_type(), "", {}, {}))["items"].size()));
+    seen.push_back(e.type + " " + name +
+                   " items=" + std::to_string(ok(store.list(fhpa_type(), "", {}, {}))["items"].size()));
     // A controller reacting to an event: its own write is delivered after this call returns.
     if (name == "a" && e.type == "ADDED") ok(store.create(fhpa_type(), "default", fhpa("a-child")));
     if (name == "stop") store.unwatch(*self);
@@ -729,8 +732,8 @@ TEST_CASE("ObjectStore: concurrent writers, every watch sees its events in resou
   Ordered all;
   Ordered only_one;
   REQUIRE(store.watch(fhpa_type(), "", {}, {}, "3", all.sink()));
-  REQUIRE(store.watch(fhpa_type(), "", {}, k8s::FieldSelector::parse("metadata.name=one").value(), "3",
-                      only_one.sink()));
+  REQUIRE(
+      store.watch(fhpa_type(), "", {}, k8s::FieldSelector::parse("metadata.name=one").value(), "3", only_one.sink()));
 
   constexpr int kUpdates = 300;
   auto writer = [&](const char* name) {

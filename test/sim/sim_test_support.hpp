@@ -96,8 +96,9 @@ struct Answer {
   std::string content_type;
 };
 
-inline Answer call(const fedmetrics::sim::Federation& f, std::size_t member, const fedmetrics::transport::HttpRequest& r,
-                   fedmetrics::k8s::Timestamp now = t0(), double draw = 1.0) {
+inline Answer call(const fedmetrics::sim::Federation& f, std::size_t member,
+                   const fedmetrics::transport::HttpRequest& r, fedmetrics::k8s::Timestamp now = t0(),
+                   double draw = 1.0) {
   auto response = fedmetrics::sim::MemberApi(f, member).handle(r, now, draw);
   auto body = nlohmann::json::parse(response.body, nullptr, false);
   return {response.status, body, response.body, response.content_type};

@@ -88,7 +88,8 @@ TEST_CASE("World: errors name the field", "[sim][world]") {
       {"members: [{name: m1, metricsApis: [metrics.k8s.io/v2]}]\n" + user,
        "members[0].metricsApis[0]: unknown API \"metrics.k8s.io/v2\" (use metrics.k8s.io/v1beta1, "
        "custom.metrics.k8s.io/v1beta2, custom.metrics.k8s.io/v1beta1 or external.metrics.k8s.io/v1beta1)"},
-      {"members: [{name: m1, faults: {errorRate: 2}}]\n" + user, "members[0].faults.errorRate: must be between 0 and 1"},
+      {"members: [{name: m1, faults: {errorRate: 2}}]\n" + user,
+       "members[0].faults.errorRate: must be between 0 and 1"},
       {"members: [{name: m1}]\nusers: {name: a}\n", "users: expected a list"},
       {"members: [{name: m1}]\nusers: [{name: a}]\n", "users[0].token: required"},
       {"members: [{name: m1}]\nworkloads: [{name: web, " + container + "}]\n" + user,
@@ -101,14 +102,15 @@ TEST_CASE("World: errors name the field", "[sim][world]") {
            ", propagation: {clusters: [m1], weights: {m2: 1}}}]\n" + user,
        "workloads[0].propagation.weights.m2: \"m2\" is not in clusters"},
       {"members: [{name: m1}]\nworkloads: [{name: web, containers: [{name: c, requests: {cpu: lots}}], propagation: "
-       "{clusters: [m1]}}]\n" + user,
+       "{clusters: [m1]}}]\n" +
+           user,
        "workloads[0].containers[0].requests.cpu: quantities must match the regular expression "
        "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
       {"members: [{name: m1}]\nworkloads: [{name: web, " + container +
            ", propagation: {clusters: [m1]}, load: {cpu: -1}}]\n" + user,
        "workloads[0].load.cpu: must not be negative"},
-      {"members: [{name: m1}]\nworkloads: [{name: web, " + container + ", propagation: {clusters: [m1]}}, {name: web, " +
-           container + ", propagation: {clusters: [m1]}}]\n" + user,
+      {"members: [{name: m1}]\nworkloads: [{name: web, " + container +
+           ", propagation: {clusters: [m1]}}, {name: web, " + container + ", propagation: {clusters: [m1]}}]\n" + user,
        "workloads[1].name: duplicate workload default/web"},
       {"members: [{name: m1}]\nexternalMetrics: [{name: q}]\n" + user, "externalMetrics[0].value: required"},
       {"members: [{name: m1}\n", "invalid YAML"},

@@ -45,12 +45,12 @@ struct FakeWatch final : controller::Watch {
 // The FederatedHPAs: listed, read, watched and written.
 struct FakeFederatedHPAs final : controller::FederatedHPAStore, controller::FederatedHPAWriter {
   std::vector<json> objects;
-  std::map<std::string, json> statuses;  // the last status written, by "namespace/name"
-  std::vector<json> status_history;      // every status written, in order
-  Held hold_status_writes;               // written at once, answered when released
+  std::map<std::string, json> statuses;     // the last status written, by "namespace/name"
+  std::vector<json> status_history;         // every status written, in order
+  Held hold_status_writes;                  // written at once, answered when released
   std::optional<std::string> distribution;  // the distribution annotation last written
   int replica_writes = 0;
-  int conflicts_to_answer = 0;  // the next N replica writes conflict (another writer changed the object)
+  int conflicts_to_answer = 0;         // the next N replica writes conflict (another writer changed the object)
   std::function<void(json)> on_added;  // set while watched
   std::atomic<bool> watching{false};
 
@@ -95,7 +95,8 @@ struct FakeFederatedHPAs final : controller::FederatedHPAStore, controller::Fede
       bump_resource_version(*o);
       co_return k8s::Error{"Operation cannot be fulfilled: the object has been modified"};
     }
-    if (resource_version != (*o)["metadata"].value("resourceVersion", "")) co_return k8s::Error{"stale resourceVersion"};
+    if (resource_version != (*o)["metadata"].value("resourceVersion", ""))
+      co_return k8s::Error{"stale resourceVersion"};
     ++replica_writes;
     (*o)["spec"]["minReplicas"] = min;
     (*o)["spec"]["maxReplicas"] = max;
@@ -134,8 +135,8 @@ struct FakeScaleClient final : controller::ScaleClient {
   bool conflict = false;              // every write conflicts
   bool syncer_wins = false;           // a write is answered with `keeps` (the members' sum), not the count written
   std::int32_t keeps = 4;
-  std::optional<bool> retain;         // the template's retain-replicas label, as last written
-  Held hold_reads;                    // get_scale answers when released, with the scale as it is then
+  std::optional<bool> retain;  // the template's retain-replicas label, as last written
+  Held hold_reads;             // get_scale answers when released, with the scale as it is then
 
   async::Task<k8s::Expected<Scale>> get_scale(const std::string&,
                                               const autoscaler::CrossVersionObjectReference& ref) override {
@@ -156,7 +157,8 @@ struct FakeScaleClient final : controller::ScaleClient {
                                                        const autoscaler::CrossVersionObjectReference&) override {
     co_return retain.value_or(false);
   }
-  async::Task<k8s::Expected<bool>> set_retain_replicas(const std::string&, const autoscaler::CrossVersionObjectReference&,
+  async::Task<k8s::Expected<bool>> set_retain_replicas(const std::string&,
+                                                       const autoscaler::CrossVersionObjectReference&,
                                                        bool value) override {
     retain = value;
     co_return true;

@@ -25,7 +25,7 @@ struct FakeLeases final : controller::LeaseClient {
   std::atomic<bool> slow{false};
   std::shared_ptr<controller::Clock> clock = controller::steady_clock();  // the elector's
   std::vector<Clock::Duration> budgets;  // deadline - call time, of every call made while slow
-  Clock::TimePoint last_write{};        // of the last successful write
+  Clock::TimePoint last_write{};         // of the last successful write
 
   async::Task<k8s::Expected<std::optional<nlohmann::json>>> get(const std::string&, const std::string&,
                                                                 Deadline deadline) override {
@@ -46,8 +46,8 @@ struct FakeLeases final : controller::LeaseClient {
     if (stored) co_return k8s::Error{"AlreadyExists"};
     co_return write_locked(lease);
   }
-  async::Task<k8s::Expected<nlohmann::json>> update(const std::string&, const std::string&,
-                                                    const nlohmann::json& lease, Deadline deadline) override {
+  async::Task<k8s::Expected<nlohmann::json>> update(const std::string&, const std::string&, const nlohmann::json& lease,
+                                                    Deadline deadline) override {
     if (slow) {
       auto failed = co_await stall(deadline, "PUT");
       co_return failed.error();

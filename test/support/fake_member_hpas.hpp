@@ -22,7 +22,8 @@ struct FakeMemberHPAs final : controller::MemberHPAs {
   bool target_check_fails = false;
   std::function<void()> after_list;  // runs after a list is taken, before it is answered
 
-  async::Task<k8s::Expected<std::vector<json>>> list(const std::string& ns, const k8s::LabelSelector& selector) override {
+  async::Task<k8s::Expected<std::vector<json>>> list(const std::string& ns,
+                                                     const k8s::LabelSelector& selector) override {
     std::vector<json> out;
     for (const auto& [key, h] : stored)
       if ((ns.empty() || h["metadata"]["namespace"] == ns) && selected(selector, h)) out.push_back(h);
@@ -60,7 +61,8 @@ struct FakeMemberHPAs final : controller::MemberHPAs {
     if (target_check_fails) co_return k8s::Error{member() + ": connection refused"};
     co_return !missing_targets.count(ns + "/" + target.name);
   }
-  async::Task<k8s::Expected<bool>> remove(const std::string& ns, const std::string& name, const std::string& uid) override {
+  async::Task<k8s::Expected<bool>> remove(const std::string& ns, const std::string& name,
+                                          const std::string& uid) override {
     auto it = stored.find(ns + "/" + name);
     if (it == stored.end()) co_return false;
     if (!uid.empty() && it->second["metadata"].value("uid", "") != uid)

@@ -70,8 +70,8 @@ TEST_CASE("PrometheusAutoscalerMetrics: reconciliations and computations under k
   metrics.observe_reconciliation(ScaleAction::ScaleUp, SyncError::None, std::chrono::milliseconds(3));
   metrics.observe_reconciliation(ScaleAction::ScaleUp, SyncError::None, std::chrono::milliseconds(5));
   metrics.observe_reconciliation(ScaleAction::None, SyncError::Spec, std::chrono::milliseconds(1));
-  metrics.observe_metric_computation(ScaleAction::ScaleDown, SyncError::Internal, autoscaler::MetricSourceType::External,
-                                     std::chrono::milliseconds(2));
+  metrics.observe_metric_computation(ScaleAction::ScaleDown, SyncError::Internal,
+                                     autoscaler::MetricSourceType::External, std::chrono::milliseconds(2));
 
   auto scraped = registry.Collect();
   const auto* total = family(scraped, std::string(kPrefix) + "reconciliations_total");

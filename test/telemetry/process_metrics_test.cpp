@@ -44,7 +44,8 @@ TEST_CASE("process metrics: btime of /proc/stat, Max open files of /proc/<pid>/l
       "Max open files            1024                 1048576              files     \n"
       "Max locked memory         8388608              8388608              bytes     \n";
   CHECK(parse_max_open_files(limits) == std::optional<double>(1024));
-  const auto unlimited = parse_max_open_files("Max open files            unlimited            unlimited            files\n");
+  const auto unlimited =
+      parse_max_open_files("Max open files            unlimited            unlimited            files\n");
   REQUIRE(unlimited);
   CHECK(std::isinf(*unlimited));
   CHECK_FALSE(parse_max_open_files("Max cpu time unlimited unlimited seconds\n"));
@@ -56,8 +57,8 @@ TEST_CASE("process metrics: this process, as client_golang names them") {
   for (const auto& family : ProcessMetrics().Collect()) {
     REQUIRE(family.metric.size() == 1);
     types[family.name] = family.type;
-    values[family.name] = family.type == prometheus::MetricType::Counter ? family.metric[0].counter.value
-                                                                          : family.metric[0].gauge.value;
+    values[family.name] =
+        family.type == prometheus::MetricType::Counter ? family.metric[0].counter.value : family.metric[0].gauge.value;
     CHECK_FALSE(family.help.empty());
   }
   REQUIRE(values.size() == 6);

@@ -24,8 +24,11 @@ TEST_CASE("PrometheusServerMetrics: requests counted per group, resource and cod
   // One latency series per group and resource, whatever the code.
   CHECK(text.find(R"(fedmetrics_apiserver_request_duration_seconds_count{group="metrics.k8s.io",resource="pods"} 4)") !=
         std::string::npos);
-  CHECK(text.find(R"(fedmetrics_apiserver_request_duration_seconds_bucket{group="metrics.k8s.io",resource="pods",le="0.005"} 3)") !=
-        std::string::npos);
-  CHECK(text.find(R"(fedmetrics_apiserver_request_duration_seconds_count{group="metrics.k8s.io",resource="nodes"} 1)") !=
-        std::string::npos);
+  CHECK(
+      text.find(
+          R"(fedmetrics_apiserver_request_duration_seconds_bucket{group="metrics.k8s.io",resource="pods",le="0.005"} 3)") !=
+      std::string::npos);
+  CHECK(
+      text.find(R"(fedmetrics_apiserver_request_duration_seconds_count{group="metrics.k8s.io",resource="nodes"} 1)") !=
+      std::string::npos);
 }

@@ -19,9 +19,10 @@ namespace {
 constexpr std::size_t kMiB = 1024 * 1024;
 
 // "hello, gzip\n" as `gzip -n -9` writes it: an encoder other than ours.
-const std::string kGnuGzip{"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\xcb\x48\xcd\xc9\xc9\xd7\x51\x48\xaf\xca\x2c"
-                           "\xe0\x02\x00\x86\x1f\x82\xa4\x0c\x00\x00\x00",
-                           32};
+const std::string kGnuGzip{
+    "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\xcb\x48\xcd\xc9\xc9\xd7\x51\x48\xaf\xca\x2c"
+    "\xe0\x02\x00\x86\x1f\x82\xa4\x0c\x00\x00\x00",
+    32};
 
 // A pod list's worth of JSON-like text with random numbers: compressible, not trivially.
 std::string json_like(std::size_t bytes) {
@@ -246,12 +247,9 @@ TEST_CASE("gzip: compress_response compresses what kube-apiserver would", "[tran
   HttpResponse encoded = response(big);
   encoded.headers.emplace_back("content-encoding", "identity");
   std::vector<Case> unchanged = {
-      {"too small", response(small), "gzip", kMin},
-      {"compression off", response(big), "gzip", 0},
-      {"not asked for", response(big), "", kMin},
-      {"refused", response(big), "gzip;q=0, *", kMin},
-      {"not 200", not_found, "gzip", kMin},
-      {"streamed", streamed, "gzip", kMin},
+      {"too small", response(small), "gzip", kMin}, {"compression off", response(big), "gzip", 0},
+      {"not asked for", response(big), "", kMin},   {"refused", response(big), "gzip;q=0, *", kMin},
+      {"not 200", not_found, "gzip", kMin},         {"streamed", streamed, "gzip", kMin},
       {"already encoded", encoded, "gzip", kMin},
   };
   for (auto& c : unchanged) {

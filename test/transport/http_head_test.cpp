@@ -63,9 +63,8 @@ TEST_CASE("http_head: a streamed body is chunked", "[transport][http_head]") {
 
 TEST_CASE("http_head: a value cannot start a header line of its own", "[transport][http_head]") {
   // A member's error text ends up in a Warning; it must not inject a field.
-  std::vector<std::pair<std::string, std::string>> fields{{"Warning", "299 - \"a\r\nX-Injected: 1\""},
-                                                          {"Bad Name", "dropped"},
-                                                          {"X-Nul", std::string("a\0b", 3)}};
+  std::vector<std::pair<std::string, std::string>> fields{
+      {"Warning", "299 - \"a\r\nX-Injected: 1\""}, {"Bad Name", "dropped"}, {"X-Nul", std::string("a\0b", 3)}};
   const std::string out = head_of({200, 11, "application/json", &fields, 1, true});
   CHECK(out.find("\r\nX-Injected") == std::string::npos);
   CHECK(out.find("Warning: 299 - \"a  X-Injected: 1\"\r\n") != std::string::npos);
@@ -123,8 +122,12 @@ TEST_CASE("http_head: refuse_request_head refuses what Go's net/http refuses", "
       {"a scheme alone", "GET", "http://", 11, host, 400},
       {"NUL in a value", "GET", "/", 11, {{"Host", "a"}, {"X-A", std::string("a\0b", 3)}}, 400},
       {"CR in a value", "GET", "/", 11, {{"Host", "a"}, {"X-A", "a\rb"}}, 400},
-      {"Content-Length and Transfer-Encoding", "POST", "/", 11,
-       {{"Host", "a"}, {"content-length", "5"}, {"Transfer-Encoding", "chunked"}}, 400},
+      {"Content-Length and Transfer-Encoding",
+       "POST",
+       "/",
+       11,
+       {{"Host", "a"}, {"content-length", "5"}, {"Transfer-Encoding", "chunked"}},
+       400},
   };
   for (const auto& c : cases) {
     INFO(c.name);

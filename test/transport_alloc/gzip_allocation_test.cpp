@@ -35,8 +35,7 @@ void* operator new(std::size_t size) {
   if (g_counting.load(std::memory_order_relaxed)) {
     g_total += size;
     std::size_t largest = g_largest.load();
-    while (size > largest && !g_largest.compare_exchange_weak(largest, size)) {
-    }
+    while (size > largest && !g_largest.compare_exchange_weak(largest, size)) {}
   }
   return p;
 }
@@ -113,11 +112,10 @@ TEST_CASE("gzip: a bomb stops at the cap without inflating the rest", "[transpor
   }
   CHECK(failed_as_too_large);
   INFO("largest allocation " << largest << " bytes, total " << total << " bytes");
-  CHECK(largest <= kCap + 1);  // std::string's terminator
+  CHECK(largest <= kCap + 1);      // std::string's terminator
   CHECK(total < 2 * kCap + kMiB);  // doubling up to the cap, never the 100 MiB
   // The whole bomb, allowed, is 100 MiB of zeros: the cap was the only stop.
   auto all = gzip_decompress(bomb, 100 * kMiB);
   REQUIRE(all.ok());
   CHECK(all->size() == 100 * kMiB);
 }
-

@@ -76,8 +76,9 @@ struct AggregatorStats {
 
 class Aggregator final : public MetricsService {
  public:
-  Aggregator(std::shared_ptr<MemberSource> members, AggregatorOptions options,
-             Clock clock = [] { return std::chrono::steady_clock::now(); });
+  Aggregator(
+      std::shared_ptr<MemberSource> members, AggregatorOptions options,
+      Clock clock = [] { return std::chrono::steady_clock::now(); });
   ~Aggregator() override;
   Aggregator(const Aggregator&) = delete;
   Aggregator& operator=(const Aggregator&) = delete;

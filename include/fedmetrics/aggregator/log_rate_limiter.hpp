@@ -20,7 +20,7 @@ class LogRateLimiter {
   using TimePoint = std::chrono::steady_clock::time_point;
 
   struct Decision {
-    bool write = false;           // write this line
+    bool write = false;            // write this line
     std::uint64_t suppressed = 0;  // lines of this key dropped since the last one written (when `write`)
   };
 
@@ -34,7 +34,7 @@ class LogRateLimiter {
 
  private:
   struct Entry {
-    TimePoint written;            // when the last line of this key was written
+    TimePoint written;             // when the last line of this key was written
     std::uint64_t suppressed = 0;  // dropped since
   };
   void forget_quiet(TimePoint now);

@@ -38,11 +38,11 @@ using MemberCallback = std::function<void(MemberResult<T>)>;
 // What a member serves, as its discovery documents say (refreshed in the
 // background, never on the request path).
 struct MemberCapabilities {
-  bool resource_metrics = false;                                // metrics.k8s.io/v1beta1
-  std::optional<k8s::CustomMetricsVersion> custom_metrics;      // preferred served version, if any
-  bool external_metrics = false;                                // external.metrics.k8s.io/v1beta1
-  std::vector<k8s::APIResource> custom_metric_resources;        // "pods/http_requests", ...
-  std::vector<k8s::APIResource> external_metric_resources;      // "queue_depth", ...
+  bool resource_metrics = false;                            // metrics.k8s.io/v1beta1
+  std::optional<k8s::CustomMetricsVersion> custom_metrics;  // preferred served version, if any
+  bool external_metrics = false;                            // external.metrics.k8s.io/v1beta1
+  std::vector<k8s::APIResource> custom_metric_resources;    // "pods/http_requests", ...
+  std::vector<k8s::APIResource> external_metric_resources;  // "queue_depth", ...
 };
 
 class MemberCluster {
@@ -101,7 +101,7 @@ using MemberList = std::vector<std::shared_ptr<MemberCluster>>;
 // its client's own metrics go on.
 struct LeftOutMember {
   std::string name;
-  std::string reason;  // for people, after "left out: "
+  std::string reason;                          // for people, after "left out: "
   std::shared_ptr<MemberCluster> member = {};  // its client, when it has one (not answering)
   friend bool operator==(const LeftOutMember&, const LeftOutMember&) = default;
 };

@@ -43,8 +43,7 @@ struct RequestHeaderConfig {
 // system:authenticated is not added here (with_authenticated_group).
 [[nodiscard]] AuthenticationResult authenticate_request_header(const RequestHeaderConfig& config,
                                                                const ClientCertificateVerifier& verifier,
-                                                               std::string_view peer_chain_pem,
-                                                               const Headers& headers,
+                                                               std::string_view peer_chain_pem, const Headers& headers,
                                                                std::chrono::system_clock::time_point now);
 
 // x509 client certificates (client-ca-file): user = CN, groups = the O
@@ -59,7 +58,7 @@ struct RequestHeaderConfig {
 // delegating apiserver reads it (apiserver pkg/server/options
 // authentication.go and authentication_dynamic_request_header.go).
 struct ExtensionApiserverAuthentication {
-  std::string client_ca_pem;                         // client-ca-file; empty: x509 users off
+  std::string client_ca_pem;                          // client-ca-file; empty: x509 users off
   std::optional<RequestHeaderConfig> request_header;  // absent without requestheader-client-ca-file
 };
 

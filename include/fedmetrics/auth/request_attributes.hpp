@@ -17,7 +17,7 @@ struct RequestAttributes {
   // deletecollection, proxy ("" for other methods). Non-resource requests:
   // the lowercased HTTP method.
   std::string verb;
-  std::string path;  // the decoded path, as received
+  std::string path;       // the decoded path, as received
   std::string api_group;  // "" for the core group (/api/v1)
   std::string api_version;
   std::string namespace_name;

@@ -41,9 +41,9 @@ struct MetricValueStatus {
 // autoscaling/v2 MetricStatus for one spec entry.
 struct MetricStatus {
   MetricSourceType type = MetricSourceType::Resource;
-  std::string resource_name;  // Resource, ContainerResource
-  std::string container;      // ContainerResource
-  MetricIdentifier metric;    // Pods, Object, External
+  std::string resource_name;                     // Resource, ContainerResource
+  std::string container;                         // ContainerResource
+  MetricIdentifier metric;                       // Pods, Object, External
   CrossVersionObjectReference described_object;  // Object
   MetricValueStatus current;
 };
@@ -122,7 +122,7 @@ struct SyncResult {
   // (not when the target is at 0 replicas or outside min/max).
   std::vector<MetricComputation> metric_computations;
   FederatedHPAStatus status;
-  ScalingHistory history;             // to carry into the next sync
+  ScalingHistory history;  // to carry into the next sync
   // The history without this sync's scale event, for rescale_failed.
   ScalingHistory history_without_scale_event;
 };
@@ -144,7 +144,7 @@ struct RescaleFailure {
   FederatedHPAStatus status;
   ScalingHistory history;
 };
-RescaleFailure rescale_failed(const SyncResult& result, const FederatedHPAStatus& previous,
-                              const std::string& error, Timestamp now);
+RescaleFailure rescale_failed(const SyncResult& result, const FederatedHPAStatus& previous, const std::string& error,
+                              Timestamp now);
 
 }  // namespace fedmetrics::autoscaler

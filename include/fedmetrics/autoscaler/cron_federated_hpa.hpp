@@ -60,7 +60,7 @@ k8s::Expected<CronFederatedHPA> decode_cron_federated_hpa(const nlohmann::json& 
 struct CronApplied {
   std::optional<std::int32_t> min_replicas;  // FederatedHPA targets: the values after the run
   std::optional<std::int32_t> max_replicas;
-  std::optional<std::int32_t> replicas;      // workload targets
+  std::optional<std::int32_t> replicas;  // workload targets
 };
 
 // The FederatedHPA's min/max after `rule` (values the rule leaves absent

@@ -28,7 +28,7 @@ struct DistributedScenarioMember {
   std::optional<std::int32_t> max_replicas;
   std::optional<std::int32_t> current_replicas;
   std::optional<std::int32_t> desired_replicas;
-  std::optional<Timestamp> last_scale_time;   // absent at every step unless given
+  std::optional<Timestamp> last_scale_time;    // absent at every step unless given
   std::optional<std::string> scaling_limited;  // the ScalingLimited reason when True
 };
 

@@ -133,8 +133,8 @@ struct Distribution {
   // or changed, `members` is empty and `shares` are the previous ones.
   bool valid = true;
   std::map<std::string, MemberDecision, std::less<>> members;  // members that stay, join or leave
-  Shares shares;            // after this sync, members that left excluded
-  std::vector<Move> moves;  // in the order they were made
+  Shares shares;                                               // after this sync, members that left excluded
+  std::vector<Move> moves;                                     // in the order they were made
   std::vector<DistributionEvent> events;
   // currentReplicas, desiredReplicas, currentMetrics, lastScaleTime and the
   // AbleToScale / ScalingActive / ScalingLimited conditions, aggregated from

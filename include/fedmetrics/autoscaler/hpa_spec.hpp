@@ -37,7 +37,7 @@ struct CrossVersionObjectReference {
 struct MetricIdentifier {
   std::string name;
   std::optional<nlohmann::json> selector_object;  // as written, when given
-  k8s::LabelSelector selector;                     // empty when not given
+  k8s::LabelSelector selector;                    // empty when not given
 };
 
 struct MetricTarget {

@@ -68,8 +68,7 @@ PodGroups group_pods(const std::vector<Pod>& pods, const PodMetricsInfo& metrics
 // ("missing request for cpu in container app of Pod member1/default/web-1");
 // a pod without `container` requests 0 of it.
 k8s::Expected<std::map<PodKey, std::int64_t>> calculate_requests(const std::vector<Pod>& pods,
-                                                                 std::string_view container,
-                                                                 std::string_view resource);
+                                                                 std::string_view container, std::string_view resource);
 
 // Per-pod usage of `resource` from metrics.k8s.io samples: the sum over the
 // containers, or only `container` when given. A pod whose sample lacks the
@@ -110,53 +109,49 @@ k8s::Expected<ReplicaCalculation> resource_replicas(std::int32_t current_replica
                                                     std::string_view resource, std::string_view container,
                                                     const Tolerances& tolerances, const std::vector<Pod>& pods,
                                                     const std::vector<PodResourceSample>& samples, Timestamp now,
-                                                    const CalculatorConfig& config,
-    double calibration = 1.0);
+                                                    const CalculatorConfig& config, double calibration = 1.0);
 
 // Resource / ContainerResource with an AverageValue target (GetRawResourceReplicas).
 k8s::Expected<ReplicaCalculation> raw_resource_replicas(std::int32_t current_replicas, std::int64_t target_usage,
                                                         std::string_view resource, std::string_view container,
                                                         const Tolerances& tolerances, const std::vector<Pod>& pods,
                                                         const std::vector<PodResourceSample>& samples, Timestamp now,
-                                                        const CalculatorConfig& config,
-    double calibration = 1.0);
+                                                        const CalculatorConfig& config, double calibration = 1.0);
 
 // Pods metric with an AverageValue target (GetMetricReplicas).
 k8s::Expected<ReplicaCalculation> pods_metric_replicas(std::int32_t current_replicas, std::int64_t target_usage,
                                                        std::string_view metric_name, const Tolerances& tolerances,
                                                        const std::vector<Pod>& pods,
                                                        const std::vector<PodMetricSample>& samples, Timestamp now,
-                                                       const CalculatorConfig& config,
-    double calibration = 1.0);
+                                                       const CalculatorConfig& config, double calibration = 1.0);
 
 // The plain-metric core shared by the two above (calcPlainMetricReplicas).
 k8s::Expected<ReplicaCalculation> plain_metric_replicas(PodMetricsInfo metrics, std::int32_t current_replicas,
                                                         std::int64_t target_usage, bool is_cpu,
                                                         const Tolerances& tolerances, const std::vector<Pod>& pods,
                                                         Timestamp now, const CalculatorConfig& config,
-    double calibration = 1.0);
+                                                        double calibration = 1.0);
 
 // Object metric with a Value target (GetObjectMetricReplicas): ratio =
 // value / target; with current_replicas 0 (scale to zero) the result is
 // ceil(ratio), otherwise ceil(ratio * ready pods) outside the tolerance.
 k8s::Expected<ReplicaCalculation> object_metric_replicas(std::int32_t current_replicas, std::int64_t target_usage,
                                                          std::int64_t usage, const Tolerances& tolerances,
-                                                         const std::vector<Pod>& pods,
-    double calibration = 1.0);
+                                                         const std::vector<Pod>& pods, double calibration = 1.0);
 
 // Object metric with an AverageValue target (GetObjectPerPodMetricReplicas):
 // ceil(value / target) when value / (target * status replicas) is outside
 // the tolerance. Reports the value per current pod.
 k8s::Expected<ReplicaCalculation> object_per_pod_metric_replicas(std::int32_t status_replicas,
-                                                                 std::int64_t target_average_usage,
-                                                                 std::int64_t usage, const Tolerances& tolerances);
+                                                                 std::int64_t target_average_usage, std::int64_t usage,
+                                                                 const Tolerances& tolerances);
 
 // External metric with a Value target (GetExternalMetricReplicas): the sum of
 // all matching series against the target, as for Object/Value.
 k8s::Expected<ReplicaCalculation> external_metric_replicas(std::int32_t current_replicas, std::int64_t target_usage,
                                                            const std::vector<std::int64_t>& values,
                                                            const Tolerances& tolerances, const std::vector<Pod>& pods,
-    double calibration = 1.0);
+                                                           double calibration = 1.0);
 
 // External metric with an AverageValue target (GetExternalPerPodMetricReplicas).
 k8s::Expected<ReplicaCalculation> external_per_pod_metric_replicas(std::int32_t status_replicas,

@@ -35,10 +35,10 @@
 namespace fedmetrics::clusterclient {
 
 struct KarmadaSourceOptions {
-  std::string kubeconfig_file;  // --karmada-kubeconfig: its current-context is the control plane
-  MemberAccess access = MemberAccess::Direct;  // --member-access
+  std::string kubeconfig_file;                     // --karmada-kubeconfig: its current-context is the control plane
+  MemberAccess access = MemberAccess::Direct;      // --member-access
   std::chrono::milliseconds poll_interval{2'000};  // Secrets re-read; Cluster changes come at once by the watch
-  std::chrono::milliseconds poll_timeout{5'000};  // deadline of one poll's requests to the control plane
+  std::chrono::milliseconds poll_timeout{5'000};   // deadline of one poll's requests to the control plane
   MemberSetOptions members;
 };
 
@@ -89,7 +89,7 @@ class KarmadaClusterSource final : public RefreshingMemberSource {
   // After the loop: destroyed first, so that its callback (which wakes the
   // loop) never outlives it, even when the constructor throws.
   std::unique_ptr<kube::Reflector> clusters_;  // replaced with client_, on the loop's strand (and in the constructor)
-  std::string last_plan_inputs_;         // the callback's own: what the member plan reads, last time
+  std::string last_plan_inputs_;               // the callback's own: what the member plan reads, last time
 };
 
 }  // namespace fedmetrics::clusterclient

@@ -36,7 +36,7 @@ using ClusterObjects = std::vector<k8s::Expected<k8s::KarmadaCluster>>;
 using SecretLookup = std::map<k8s::SecretReference, k8s::Expected<k8s::Secret>>;
 
 struct MemberPlan {
-  std::vector<kube::ClusterEndpoint> members;          // Ready clusters that can be reached
+  std::vector<kube::ClusterEndpoint> members;  // Ready clusters that can be reached
   // Every named cluster that is not a member, in the objects' order, with the
   // reason the answers' Warnings give: `Cluster NotReady (ClusterNotReachable)`.
   std::vector<aggregator::LeftOutMember> left_out;

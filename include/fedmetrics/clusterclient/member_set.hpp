@@ -101,16 +101,16 @@ class MemberSet {
   // arrives after this set is gone finds valid memory (and does nothing).
   struct Shared {
     std::mutex mutex;
-    std::condition_variable wake;             // wait_for_first_discovery
-    std::shared_ptr<async::Wakeup> wakeup;    // the discovery loop
-    void changed();                           // both, with `mutex` held
-    std::map<std::string, Member> members;  // by name
+    std::condition_variable wake;                           // wait_for_first_discovery
+    std::shared_ptr<async::Wakeup> wakeup;                  // the discovery loop
+    void changed();                                         // both, with `mutex` held
+    std::map<std::string, Member> members;                  // by name
     std::map<std::string, kube::ClusterEndpoint> rejected;  // endpoints already refused and logged, by name
     struct Waiter {
       std::chrono::steady_clock::time_point deadline;
       std::function<void()> ready;
     };
-    std::vector<Waiter> discovery_waiters;  // when_discovered(), called by the discovery loop
+    std::vector<Waiter> discovery_waiters;     // when_discovered(), called by the discovery loop
     [[nodiscard]] bool all_attempted() const;  // with `mutex` held
     bool reconciled = false;
     bool stopping = false;

@@ -28,8 +28,8 @@ class RestMemberCluster final : public aggregator::MemberCluster {
   const std::string& name() const override { return name_; }
   std::shared_ptr<const aggregator::MemberCapabilities> capabilities() const override { return capabilities_.load(); }
 
-  void pod_metrics(const std::string& namespace_name, const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
-                   aggregator::Deadline deadline,
+  void pod_metrics(const std::string& namespace_name, const k8s::LabelSelector& labels,
+                   const k8s::FieldSelector& fields, aggregator::Deadline deadline,
                    aggregator::MemberCallback<std::vector<k8s::PodMetrics>> done) override;
   void node_metrics(const k8s::LabelSelector& labels, const k8s::FieldSelector& fields, aggregator::Deadline deadline,
                     aggregator::MemberCallback<std::vector<k8s::NodeMetrics>> done) override;

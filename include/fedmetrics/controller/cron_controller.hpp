@@ -29,13 +29,13 @@
 namespace fedmetrics::controller {
 
 struct CronControllerOptions {
-  k8s::LabelSelector selector;                              // --autoscaler-label-selector
-  std::chrono::milliseconds resync_period{15'000};          // changes of the objects are seen within it
-  std::string default_time_zone = "UTC";                    // --cron-default-time-zone
+  k8s::LabelSelector selector;                                             // --autoscaler-label-selector
+  std::chrono::milliseconds resync_period{15'000};                         // changes of the objects are seen within it
+  std::string default_time_zone = "UTC";                                   // --cron-default-time-zone
   std::chrono::nanoseconds missed_run_deadline = std::chrono::minutes(5);  // --cron-missed-run-deadline
-  std::function<k8s::Timestamp()> clock;                    // wall clock
-  std::shared_ptr<Clock> monotonic;                         // what the loop waits on; unset: steady_clock()
-  std::function<bool()> active;                             // the leader election; unset: always
+  std::function<k8s::Timestamp()> clock;                                   // wall clock
+  std::shared_ptr<Clock> monotonic;  // what the loop waits on; unset: steady_clock()
+  std::function<bool()> active;      // the leader election; unset: always
 };
 
 // A duration histogram as Karmada's CronFederatedHPA metrics have it
@@ -60,9 +60,9 @@ struct CronControllerStats {
   DurationHistogram rule_success;
   DurationHistogram rule_error;
   std::uint64_t passes = 0;
-  std::uint64_t runs = 0;          // successful executions
-  std::uint64_t failed_runs = 0;   // failed executions (invalid rules not counted)
-  std::uint64_t missed_runs = 0;   // firings skipped, older than the deadline
+  std::uint64_t runs = 0;         // successful executions
+  std::uint64_t failed_runs = 0;  // failed executions (invalid rules not counted)
+  std::uint64_t missed_runs = 0;  // firings skipped, older than the deadline
 };
 
 class CronController {

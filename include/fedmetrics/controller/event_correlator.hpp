@@ -55,11 +55,11 @@ struct EventDecision {
 
 // client-go's CorrelatorOptions and their defaults.
 struct CorrelatorOptions {
-  std::size_t lru_entries = 4096;                  // maxLruCacheEntries
-  std::size_t aggregate_max_events = 10;           // defaultAggregateMaxEvents
-  std::chrono::seconds aggregate_interval{600};    // defaultAggregateIntervalInSeconds
-  double spam_burst = 25;                          // defaultSpamBurst: Events per object
-  double spam_qps = 1.0 / 300;                     // defaultSpamQPS: one more every 5 minutes
+  std::size_t lru_entries = 4096;                // maxLruCacheEntries
+  std::size_t aggregate_max_events = 10;         // defaultAggregateMaxEvents
+  std::chrono::seconds aggregate_interval{600};  // defaultAggregateIntervalInSeconds
+  double spam_burst = 25;                        // defaultSpamBurst: Events per object
+  double spam_qps = 1.0 / 300;                   // defaultSpamQPS: one more every 5 minutes
 };
 
 class EventCorrelator {

@@ -23,9 +23,11 @@ class FederatedHPAStore {
   virtual async::Task<k8s::Expected<std::vector<nlohmann::json>>> list(const k8s::LabelSelector& selector) = 0;
   // The same list read from the server, never from a cache (which can lag):
   // for decisions that delete on what the list lacks.
-  virtual async::Task<k8s::Expected<std::vector<nlohmann::json>>> list_from_server(const k8s::LabelSelector& selector) = 0;
+  virtual async::Task<k8s::Expected<std::vector<nlohmann::json>>> list_from_server(
+      const k8s::LabelSelector& selector) = 0;
   // One FederatedHPA as stored.
-  virtual async::Task<k8s::Expected<nlohmann::json>> get(const std::string& namespace_name, const std::string& name) = 0;
+  virtual async::Task<k8s::Expected<nlohmann::json>> get(const std::string& namespace_name,
+                                                         const std::string& name) = 0;
   // Serves list(selector) from a watch (one list, then events) while the
   // returned Watch lives, and calls `on_added` (from any thread) with each
   // FederatedHPA not seen before: all of them at the first list, then each

@@ -42,13 +42,13 @@ namespace fedmetrics::controller {
 using MemberHPAsFactory = std::function<std::shared_ptr<MemberHPAs>(const aggregator::MemberCluster& member)>;
 
 struct ControllerOptions {
-  std::chrono::milliseconds sync_period{15'000};  // --horizontal-pod-autoscaler-sync-period
-  std::size_t concurrent_syncs = 5;               // --concurrent-horizontal-pod-autoscaler-syncs
-  k8s::LabelSelector selector;                    // --autoscaler-label-selector
+  std::chrono::milliseconds sync_period{15'000};    // --horizontal-pod-autoscaler-sync-period
+  std::size_t concurrent_syncs = 5;                 // --concurrent-horizontal-pod-autoscaler-syncs
+  k8s::LabelSelector selector;                      // --autoscaler-label-selector
   std::chrono::milliseconds member_timeout{3'000};  // pod lists
   autoscaler::ControllerConfig algorithm;
-  std::function<k8s::Timestamp()> clock;          // wall clock (status times, readiness)
-  std::shared_ptr<Clock> monotonic;               // the ticks and the sweep period; unset: steady_clock()
+  std::function<k8s::Timestamp()> clock;  // wall clock (status times, readiness)
+  std::shared_ptr<Clock> monotonic;       // the ticks and the sweep period; unset: steady_clock()
   // Distributed mode (docs/distributed-mode.md): the member HPA clients (unset: a
   // distributed FederatedHPA is refused, DistributedModeUnavailable) and
   // --distributed-rebalance-window.
@@ -70,10 +70,10 @@ struct ControllerStats {
   std::uint64_t syncs = 0;
   std::uint64_t rescales = 0;
   std::uint64_t errors = 0;
-  std::uint64_t skipped_busy = 0;  // previous sync still running at the tick
+  std::uint64_t skipped_busy = 0;      // previous sync still running at the tick
   std::uint64_t synced_on_create = 0;  // new FederatedHPAs synced when their watch event came
-  std::uint64_t cancelled_syncs = 0;  // syncs stopped before their next write: their leadership term ended
-  std::uint64_t orphan_sweeps = 0;           // distributed mode: orphan sweeps run to the end
+  std::uint64_t cancelled_syncs = 0;   // syncs stopped before their next write: their leadership term ended
+  std::uint64_t orphan_sweeps = 0;     // distributed mode: orphan sweeps run to the end
   std::uint64_t orphan_member_hpas_deleted = 0;
 };
 
@@ -82,8 +82,9 @@ class HpaController {
   // Its coroutines run on a strand of `executor` (the member clients' runtime).
   // Uses every port of `control_plane` but the cron store (placement may be
   // null: every member is then asked).
-  HpaController(async::Executor executor, ControlPlanePorts control_plane, std::shared_ptr<aggregator::MetricsService> metrics,
-                std::shared_ptr<aggregator::MemberSource> members, ControllerOptions options);
+  HpaController(async::Executor executor, ControlPlanePorts control_plane,
+                std::shared_ptr<aggregator::MetricsService> metrics, std::shared_ptr<aggregator::MemberSource> members,
+                ControllerOptions options);
   ~HpaController();
   HpaController(const HpaController&) = delete;
   HpaController& operator=(const HpaController&) = delete;

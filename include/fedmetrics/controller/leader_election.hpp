@@ -30,9 +30,9 @@
 namespace fedmetrics::controller {
 
 struct ElectionOptions {
-  std::string namespace_name = "kube-system";   // --leader-elect-resource-namespace
-  std::string name = "fedmetrics-autoscaler";   // --leader-elect-resource-name
-  std::string identity;                         // hostname_random
+  std::string namespace_name = "kube-system";        // --leader-elect-resource-namespace
+  std::string name = "fedmetrics-autoscaler";        // --leader-elect-resource-name
+  std::string identity;                              // hostname_random
   std::chrono::milliseconds lease_duration{15'000};  // --leader-elect-lease-duration
   std::chrono::milliseconds renew_deadline{10'000};  // --leader-elect-renew-deadline
   std::chrono::milliseconds retry_period{2'000};     // --leader-elect-retry-period

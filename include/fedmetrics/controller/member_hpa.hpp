@@ -84,7 +84,8 @@ struct MemberHPAPlan {
 // created; Refuse, whatever the decision, to touch one it did not create.
 // A field the member's apiserver added by defaulting is not a difference.
 MemberHPAPlan plan_member_hpa(const nlohmann::json& federated_hpa, std::string_view member,
-                             const autoscaler::MemberDecision& decision, const std::optional<nlohmann::json>& existing);
+                              const autoscaler::MemberDecision& decision,
+                              const std::optional<nlohmann::json>& existing);
 
 // The member's HPA as the distributor reads it: absent -> Absent, one
 // fedmetrics did not create -> Unreadable (its share stays, its signals are

@@ -53,8 +53,7 @@ void add_members_not_asked(PodListing& listing, const aggregator::MemberSnapshot
 
 // Lists the pods matching `selector` in `namespace_name` in every member, in parallel.
 void list_pods(const aggregator::MemberList& members, const std::string& namespace_name,
-               const k8s::LabelSelector& selector, aggregator::Deadline deadline,
-               std::function<void(PodListing)> done);
+               const k8s::LabelSelector& selector, aggregator::Deadline deadline, std::function<void(PodListing)> done);
 
 // What gather_metrics fetched, and how long each metric of the spec waited
 // for its values (the metrics are asked in parallel; two entries asked as

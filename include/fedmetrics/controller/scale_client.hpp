@@ -26,12 +26,13 @@ class ScaleClient {
   // Sets spec.replicas, conditional on `resource_version` (a conflict is an error).
   virtual async::Task<k8s::Expected<Scale>> update_scale(const std::string& namespace_name,
                                                          const autoscaler::CrossVersionObjectReference& target,
-                                                         std::int32_t replicas, const std::string& resource_version) = 0;
+                                                         std::int32_t replicas,
+                                                         const std::string& resource_version) = 0;
   // Whether the target template carries the retain-replicas label (a write
   // of its replica count then does not take effect: Karmada keeps the
   // members' counts and the template follows their sum).
-  virtual async::Task<k8s::Expected<bool>> get_retain_replicas(const std::string& namespace_name,
-                                                               const autoscaler::CrossVersionObjectReference& target) = 0;
+  virtual async::Task<k8s::Expected<bool>> get_retain_replicas(
+      const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target) = 0;
   // Sets (retain) or removes (!retain) that label, a merge patch of it
   // alone: with it Karmada leaves each member's replica count to the
   // member's HPA (distributed mode). Removing it from a target that no

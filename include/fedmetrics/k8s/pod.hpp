@@ -33,13 +33,13 @@ struct PodContainer {
 struct Pod {
   ObjectMeta metadata;
   std::optional<Timestamp> deletion_timestamp;
-  std::vector<PodContainer> containers;  // spec.containers
+  std::vector<PodContainer> containers;       // spec.containers
   std::vector<PodContainer> init_containers;  // spec.initContainers
-  ResourceList requests;                 // spec.resources.requests (pod-level resources)
-  ResourceList overhead;                 // spec.overhead
-  std::string phase;                     // status.phase; "" when absent
-  std::vector<PodCondition> conditions;  // status.conditions
-  std::optional<Timestamp> start_time;   // status.startTime
+  ResourceList requests;                      // spec.resources.requests (pod-level resources)
+  ResourceList overhead;                      // spec.overhead
+  std::string phase;                          // status.phase; "" when absent
+  std::vector<PodCondition> conditions;       // status.conditions
+  std::optional<Timestamp> start_time;        // status.startTime
   friend bool operator==(const Pod&, const Pod&) = default;
 };
 

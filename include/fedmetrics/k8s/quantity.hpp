@@ -64,9 +64,7 @@ class Quantity {
   [[nodiscard]] Quantity negated() const;
 
   // Compares values only (format is not part of identity, as Go's Cmp/Equal).
-  friend std::strong_ordering operator<=>(const Quantity& a, const Quantity& b) {
-    return a.nanos_ <=> b.nanos_;
-  }
+  friend std::strong_ordering operator<=>(const Quantity& a, const Quantity& b) { return a.nanos_ <=> b.nanos_; }
   friend bool operator==(const Quantity& a, const Quantity& b) { return a.nanos_ == b.nanos_; }
 
  private:

@@ -44,7 +44,7 @@ struct HttpReply {
 // simulator's aggregation proxy, TokenReview and SubjectAccessReview).
 struct OutgoingRequest {
   std::string method = "GET";
-  std::string target;  // path and query, already escaped
+  std::string target;                                             // path and query, already escaped
   std::vector<std::pair<std::string, std::string>> headers = {};  // added as given (Accept overrides the default)
   std::string body = {};
   std::string content_type = {};  // with a body
@@ -90,11 +90,11 @@ class ClientRuntime {
 };
 
 struct ClientOptions {
-  std::size_t max_connections = 8;                // open connections per member (the pool bound)
-  std::size_t max_response_bytes = 64ULL << 20;   // --max-member-response-bytes
+  std::size_t max_connections = 8;               // open connections per member (the pool bound)
+  std::size_t max_response_bytes = 64ULL << 20;  // --max-member-response-bytes
   std::string user_agent = "fedmetrics/v0.1.0";
-  double qps = 0;   // --member-qps: requests per second to this member, shared by all callers; 0 = unlimited
-  int burst = 10;   // --member-burst
+  double qps = 0;  // --member-qps: requests per second to this member, shared by all callers; 0 = unlimited
+  int burst = 10;  // --member-burst
   // Ask for gzip (Accept-Encoding: gzip) and inflate what comes compressed,
   // as client-go does unless DisableCompression (kubeconfig
   // disable-compression) is set. A request whose caller sets Accept-Encoding
@@ -119,8 +119,8 @@ struct ClientStats {
   std::uint64_t requests = 0;
   std::uint64_t tls_handshakes = 0;  // new connections; requests - handshakes were served on reused ones
   std::uint64_t failures = 0;
-  std::uint64_t retries = 0;       // requests sent again after a reused connection failed (retry_policy.hpp)
-  std::uint64_t idle_closed = 0;   // idle connections closed: expired, or found closed by the peer before reuse
+  std::uint64_t retries = 0;      // requests sent again after a reused connection failed (retry_policy.hpp)
+  std::uint64_t idle_closed = 0;  // idle connections closed: expired, or found closed by the peer before reuse
   std::size_t open_connections = 0;
   std::size_t idle_connections = 0;
   std::size_t in_flight = 0;

@@ -11,16 +11,16 @@ namespace fedmetrics::kube {
 // How to reach one cluster's API server: everything from its context, with
 // file references already read (certificates) or resolved (token files).
 struct ClusterEndpoint {
-  std::string name;            // the context name
-  std::string server;          // "https://127.0.0.1:6443"
-  std::string ca_pem;          // certificate-authority(-data); empty = system roots
+  std::string name;    // the context name
+  std::string server;  // "https://127.0.0.1:6443"
+  std::string ca_pem;  // certificate-authority(-data); empty = system roots
   bool insecure_skip_tls_verify = false;
-  std::string tls_server_name;  // overrides the name checked in the server certificate
-  std::string token;            // bearer token
-  std::string token_file;       // re-read when it changes, and once after a 401
-  std::string client_cert_pem;  // client-certificate(-data)
-  std::string client_key_pem;   // client-key(-data)
-  std::string proxy_url;        // an http:// proxy asked to CONNECT to the server (user info: Basic auth)
+  std::string tls_server_name;       // overrides the name checked in the server certificate
+  std::string token;                 // bearer token
+  std::string token_file;            // re-read when it changes, and once after a 401
+  std::string client_cert_pem;       // client-certificate(-data)
+  std::string client_key_pem;        // client-key(-data)
+  std::string proxy_url;             // an http:// proxy asked to CONNECT to the server (user info: Basic auth)
   bool disable_compression = false;  // disable-compression: do not ask for gzip responses
   friend bool operator==(const ClusterEndpoint&, const ClusterEndpoint&) = default;
 };

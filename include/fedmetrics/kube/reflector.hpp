@@ -25,7 +25,7 @@
 namespace fedmetrics::kube {
 
 struct ReflectorOptions {
-  std::string what;             // "Cluster objects": for the log
+  std::string what;  // "Cluster objects": for the log
   // What to list and watch ("/apis/cluster.karmada.io/v1alpha1/clusters"),
   // with its query (a labelSelector) on both the list and the watch.
   ResourcePath collection;
@@ -38,9 +38,9 @@ struct ReflectorOptions {
 };
 
 struct ReflectorChange {
-  bool listed = false;                 // the whole collection was (re)listed
-  bool first = false;                  // the first successful list
-  std::vector<nlohmann::json> added;   // objects with a key not held before (every object on the first list)
+  bool listed = false;                // the whole collection was (re)listed
+  bool first = false;                 // the first successful list
+  std::vector<nlohmann::json> added;  // objects with a key not held before (every object on the first list)
 };
 
 struct ReflectorStats {

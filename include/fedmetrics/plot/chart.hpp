@@ -54,7 +54,7 @@ struct Line {
   Color color;
   LineStyle style = LineStyle::Solid;
   AxisSide axis = AxisSide::Left;
-  double width = 1.6;       // pixels
+  double width = 1.6;         // pixels
   std::vector<Point> points;  // drawn joined in order; a NaN y breaks the line
   std::vector<Point> dots;    // the sampled values, each marked with a dot
 };

@@ -23,12 +23,13 @@ std::vector<std::string> warning_lines(const std::vector<std::string>& header_va
 // How an HTTP error answer is reported. `body` is the answer; `verb` and
 // `resource` ("get", "pods.metrics.k8s.io") and `name` complete client-go's
 // generic message when the body is not a Status:
-//   Error from server (ServiceUnavailable): the server is currently unable to handle the request (get pods.metrics.k8s.io)
+//   Error from server (ServiceUnavailable): the server is currently unable to handle the request (get
+//   pods.metrics.k8s.io)
 // A Status body gives `Error from server (<reason>): <message>` (or
 // `Error from server: <message>` without a reason); 401 gives
 // `error: You must be logged in to the server (<message>)`.
-std::string server_error_line(int http_status, std::string_view body, std::string_view verb,
-                              std::string_view resource, std::string_view name = {});
+std::string server_error_line(int http_status, std::string_view body, std::string_view verb, std::string_view resource,
+                              std::string_view name = {});
 
 // The reason of a Status in an error answer ("NotFound"), empty when none.
 std::string status_reason(int http_status, std::string_view body);

@@ -56,12 +56,12 @@ class MetricNamer {
   // the metric selector's requirements first. Errors: a selector Prometheus
   // cannot express (> and <), no label for `gr`, an empty query.
   [[nodiscard]] k8s::Expected<std::string> query_for_series(std::string_view series, const GroupResource& gr,
-                                                           std::string_view namespace_name,
-                                                           const k8s::LabelSelector& metric_selector,
-                                                           const std::vector<std::string>& names) const;
+                                                            std::string_view namespace_name,
+                                                            const k8s::LabelSelector& metric_selector,
+                                                            const std::vector<std::string>& names) const;
   [[nodiscard]] k8s::Expected<std::string> query_for_external_series(std::string_view series,
-                                                                    std::string_view namespace_name,
-                                                                    const k8s::LabelSelector& metric_selector) const;
+                                                                     std::string_view namespace_name,
+                                                                     const k8s::LabelSelector& metric_selector) const;
   [[nodiscard]] const ResourceConverter& resources() const { return converter_; }
 
  private:
@@ -76,7 +76,7 @@ class ResourceQuery {
  public:
   // containerQuery for these pods of one namespace, grouped by pod and containerLabel.
   [[nodiscard]] k8s::Expected<std::string> container_query(std::string_view namespace_name,
-                                                          const std::vector<std::string>& pods) const;
+                                                           const std::vector<std::string>& pods) const;
   // nodeQuery for these nodes, grouped by node.
   [[nodiscard]] k8s::Expected<std::string> node_query(const std::vector<std::string>& nodes) const;
   [[nodiscard]] const std::string& container_label() const;

@@ -23,8 +23,8 @@
 namespace fedmetrics::promsource {
 
 struct AnswerLimits {
-  std::size_t max_bytes = 16u << 20;    // bytes of one answer
-  std::size_t max_samples = 100000;     // samples (or series) in one answer
+  std::size_t max_bytes = 16u << 20;  // bytes of one answer
+  std::size_t max_samples = 100000;   // samples (or series) in one answer
 };
 
 struct Sample {
@@ -77,17 +77,15 @@ k8s::Expected<std::vector<k8s::ExternalMetricValue>> external_metric_values(cons
 // sorted by name (the adapter's order is a Go map's); timestamp the oldest
 // sample of the pod; creationTimestamp `now`, as the adapter writes it.
 // Labels are the caller's (the adapter copies the pod's own).
-k8s::Expected<std::vector<k8s::PodMetrics>> pod_metrics(const QueryResult& cpu, const QueryResult& memory,
-                                                       std::string_view namespace_name,
-                                                       const std::vector<std::string>& pods, std::string_view pod_label,
-                                                       std::string_view cpu_container_label,
-                                                       std::string_view memory_container_label,
-                                                       std::chrono::nanoseconds window, k8s::Timestamp now);
+k8s::Expected<std::vector<k8s::PodMetrics>> pod_metrics(
+    const QueryResult& cpu, const QueryResult& memory, std::string_view namespace_name,
+    const std::vector<std::string>& pods, std::string_view pod_label, std::string_view cpu_container_label,
+    std::string_view memory_container_label, std::chrono::nanoseconds window, k8s::Timestamp now);
 // NodeMetrics of `nodes` in that order, from the first cpu and memory sample
 // of each (a node without both is left out); timestamp the older of the two.
 k8s::Expected<std::vector<k8s::NodeMetrics>> node_metrics(const QueryResult& cpu, const QueryResult& memory,
-                                                         const std::vector<std::string>& nodes,
-                                                         std::string_view node_label, std::chrono::nanoseconds window,
-                                                         k8s::Timestamp now);
+                                                          const std::vector<std::string>& nodes,
+                                                          std::string_view node_label, std::chrono::nanoseconds window,
+                                                          k8s::Timestamp now);
 
 }  // namespace fedmetrics::promsource

@@ -32,7 +32,7 @@ struct RegexFilter {
 };
 
 struct ResourceMapping {
-  std::string template_text;  // `template`, delimiters << >>, fields .Group and .Resource
+  std::string template_text;                       // `template`, delimiters << >>, fields .Group and .Resource
   std::map<std::string, GroupResource> overrides;  // label -> group-resource
   // externalRules only: false leaves the request's namespace out of the query
   // (https://github.com/kubernetes-sigs/prometheus-adapter/blob/master/docs/externalmetrics.md).

@@ -40,9 +40,11 @@ class SeriesRegistry {
   [[nodiscard]] std::vector<std::string> external_metrics() const;
 
   // nullopt: the metric is not known (NotFound); else the query or why none.
-  [[nodiscard]] std::optional<k8s::Expected<std::string>> query_for_metric(
-      const GroupResource& gr, std::string_view metric, std::string_view namespace_name,
-      const k8s::LabelSelector& metric_selector, const std::vector<std::string>& names) const;
+  [[nodiscard]] std::optional<k8s::Expected<std::string>> query_for_metric(const GroupResource& gr,
+                                                                           std::string_view metric,
+                                                                           std::string_view namespace_name,
+                                                                           const k8s::LabelSelector& metric_selector,
+                                                                           const std::vector<std::string>& names) const;
   [[nodiscard]] std::optional<k8s::Expected<std::string>> query_for_external_metric(
       std::string_view metric, std::string_view namespace_name, const k8s::LabelSelector& metric_selector) const;
   // The label holding names of `gr` for `metric` (to match answers to objects).

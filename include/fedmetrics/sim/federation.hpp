@@ -24,8 +24,8 @@ struct SimPod {
   std::string node;
   std::string uid;
   std::string template_hash;
-  k8s::Timestamp created{};                // creation and start time
-  std::optional<k8s::Timestamp> deleted;   // deletionTimestamp
+  k8s::Timestamp created{};               // creation and start time
+  std::optional<k8s::Timestamp> deleted;  // deletionTimestamp
 };
 
 struct MemberState {
@@ -38,7 +38,7 @@ struct MemberState {
 struct WorkloadState {
   std::int32_t replicas = 0;
   std::vector<TargetCluster> placement;  // in propagation order
-  Load load;  // offered to the serving pods of the members without a load of their own
+  Load load;                             // offered to the serving pods of the members without a load of their own
   // Members offered a load of their own (index into World::members): shared
   // by that member's serving pods alone, so one member can be hot while
   // another idles.
@@ -53,7 +53,7 @@ struct WorkloadState {
 // member with a load of its own share that load; every other serving pod of
 // the workload shares the workload's load.
 struct LoadShares {
-  std::vector<std::size_t> shared;                                   // per workload
+  std::vector<std::size_t> shared;                                 // per workload
   std::map<std::pair<std::size_t, std::size_t>, std::size_t> own;  // (member, workload) with its own load
 };
 
@@ -93,7 +93,8 @@ struct Federation {
   [[nodiscard]] PodUsage usage(std::size_t member, const SimPod& pod, k8s::Timestamp now) const;
   // The same, with load_shares(now) counted by the caller (once per answer
   // rather than once per pod).
-  [[nodiscard]] PodUsage usage(std::size_t member, const SimPod& pod, k8s::Timestamp now, const LoadShares& shares) const;
+  [[nodiscard]] PodUsage usage(std::size_t member, const SimPod& pod, k8s::Timestamp now,
+                               const LoadShares& shares) const;
   // When the pod became Ready, or when it will.
   [[nodiscard]] k8s::Timestamp ready_since(const SimPod& pod) const;
 

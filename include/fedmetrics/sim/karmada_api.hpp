@@ -43,13 +43,15 @@ class ServiceAccountTokens;
 
 // Where the shell must send a forwarded request, and how to verify it.
 struct Upstream {
-  std::string server;       // "https://127.0.0.1:8443"
-  std::string ca_pem;       // empty with insecure
+  std::string server;  // "https://127.0.0.1:8443"
+  std::string ca_pem;  // empty with insecure
   bool insecure = false;
-  std::string server_name;  // TLS name to verify ("fedmetrics.fedmetrics.svc")
-  std::string token;        // bearer token to present (cluster proxy)
-  bool front_proxy = false; // present the front-proxy client certificate (aggregation)
-  [[nodiscard]] std::string key() const { return server + "|" + server_name + "|" + (insecure ? "i" : ca_pem) + "|" + token; }
+  std::string server_name;   // TLS name to verify ("fedmetrics.fedmetrics.svc")
+  std::string token;         // bearer token to present (cluster proxy)
+  bool front_proxy = false;  // present the front-proxy client certificate (aggregation)
+  [[nodiscard]] std::string key() const {
+    return server + "|" + server_name + "|" + (insecure ? "i" : ca_pem) + "|" + token;
+  }
 };
 
 struct KarmadaHooks {

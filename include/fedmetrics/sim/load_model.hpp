@@ -31,7 +31,7 @@ struct PodUsage {
 PodUsage pod_usage(const WorkloadSpec& workload, const Load& load, std::size_t serving_pods, bool serving);
 
 // What a node's system daemons use besides its pods.
-inline constexpr std::int64_t kNodeBaselineNanocores = 100'000'000;     // 100m
+inline constexpr std::int64_t kNodeBaselineNanocores = 100'000'000;      // 100m
 inline constexpr std::int64_t kNodeBaselineBytes = 768LL * 1024 * 1024;  // 768Mi
 
 }  // namespace fedmetrics::sim

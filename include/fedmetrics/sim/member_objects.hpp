@@ -27,8 +27,8 @@ class MemberObjects {
 
   // Authenticates as MemberApi does, applies the errorRate fault with
   // `fault_draw`, then serves; `schedule` ends watches at their timeout.
-  void handle(const Federation& federation, std::size_t member, const transport::HttpRequest& request, double fault_draw,
-              std::function<void(std::chrono::nanoseconds, std::function<void()>)> schedule,
+  void handle(const Federation& federation, std::size_t member, const transport::HttpRequest& request,
+              double fault_draw, std::function<void(std::chrono::nanoseconds, std::function<void()>)> schedule,
               std::function<void(transport::HttpResponse)> respond);
 
   [[nodiscard]] ObjectStore& store() { return *store_; }

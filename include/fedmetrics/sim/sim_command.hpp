@@ -21,8 +21,8 @@ struct SimOptions {
   std::string world_file;
   std::string out_dir = "sim-out";
   std::uint64_t seed = 1;
-  std::uint16_t control_port = 0;  // 0 = any free port
-  std::uint16_t karmada_port = 0;  // the simulated Karmada control plane; 0 = any free port
+  std::uint16_t control_port = 0;      // 0 = any free port
+  std::uint16_t karmada_port = 0;      // the simulated Karmada control plane; 0 = any free port
   std::size_t watch_history = 10'000;  // control-plane changes kept for watches from a resourceVersion
   // Members and the control plane gzip answers of at least this many bytes
   // to clients that accept gzip; 0 = never. 128 KiB: kube-apiserver's threshold.

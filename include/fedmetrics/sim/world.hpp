@@ -22,10 +22,10 @@ namespace fedmetrics::sim {
 
 // Which metrics APIs a member's aggregation layer serves.
 struct MetricsApis {
-  bool metrics = true;          // metrics.k8s.io/v1beta1 (metrics-server)
-  bool custom_v1beta2 = true;   // custom.metrics.k8s.io/v1beta2 (prometheus-adapter)
-  bool custom_v1beta1 = true;   // custom.metrics.k8s.io/v1beta1
-  bool external = true;         // external.metrics.k8s.io/v1beta1
+  bool metrics = true;         // metrics.k8s.io/v1beta1 (metrics-server)
+  bool custom_v1beta2 = true;  // custom.metrics.k8s.io/v1beta2 (prometheus-adapter)
+  bool custom_v1beta1 = true;  // custom.metrics.k8s.io/v1beta1
+  bool external = true;        // external.metrics.k8s.io/v1beta1
   [[nodiscard]] bool custom() const { return custom_v1beta2 || custom_v1beta1; }
   friend bool operator==(const MetricsApis&, const MetricsApis&) = default;
 };
@@ -72,7 +72,7 @@ struct ContainerSpec {
 // Karmada PropagationPolicy placement with replicaScheduling Divided/Weighted
 // and a staticWeightList.
 struct Propagation {
-  std::vector<std::string> clusters;  // in the order written
+  std::vector<std::string> clusters;            // in the order written
   std::map<std::string, std::int64_t> weights;  // absent: the member's weight
 };
 
@@ -101,22 +101,22 @@ struct WorkloadSpec {
   k8s::ResourceList pod_limits;
   Propagation propagation;
   Load load;
-  std::vector<LoadChange> load_schedule;  // in time order
-  std::vector<std::string> custom_metrics;  // series the pods expose, e.g. http_requests
-  std::chrono::seconds startup_delay{0};    // Pending (scheduled, containers being created) until Running
-  std::chrono::seconds readiness_delay{0};  // from Running to Ready
+  std::vector<LoadChange> load_schedule;      // in time order
+  std::vector<std::string> custom_metrics;    // series the pods expose, e.g. http_requests
+  std::chrono::seconds startup_delay{0};      // Pending (scheduled, containers being created) until Running
+  std::chrono::seconds readiness_delay{0};    // from Running to Ready
   std::chrono::seconds termination_grace{0};  // how long a deleted pod stays Terminating
-  k8s::Quantity baseline_cpu;     // per pod, cores, usage without load
-  k8s::Quantity memory_usage;     // per pod, bytes
+  k8s::Quantity baseline_cpu;                 // per pod, cores, usage without load
+  k8s::Quantity memory_usage;                 // per pod, bytes
 };
 
 // An RBAC PolicyRule: what a user may do, for the control plane's
 // SubjectAccessReview answers. "*" matches anything in each list.
 struct PolicyRule {
   std::vector<std::string> verbs;
-  std::vector<std::string> api_groups;       // "" is the core group
-  std::vector<std::string> resources;        // "pods", "pods/log", "*"
-  std::vector<std::string> resource_names;   // empty: any
+  std::vector<std::string> api_groups;         // "" is the core group
+  std::vector<std::string> resources;          // "pods", "pods/log", "*"
+  std::vector<std::string> resource_names;     // empty: any
   std::vector<std::string> non_resource_urls;  // "/healthz", "/apis/*"
 };
 
@@ -146,7 +146,7 @@ struct AggregationSpec {
   std::uint16_t port = 8443;          // APIService spec.service.port
   std::string service_namespace = "fedmetrics-system";
   std::string service_name = "fedmetrics";
-  std::string ca_file;                // caBundle; relative to the world file
+  std::string ca_file;  // caBundle; relative to the world file
   bool insecure_skip_tls_verify = false;
 };
 
@@ -159,8 +159,7 @@ struct World {
   std::optional<AggregationSpec> aggregation;
 
   [[nodiscard]] std::optional<std::size_t> member_index(std::string_view name) const;
-  [[nodiscard]] std::optional<std::size_t> workload_index(std::string_view namespace_name,
-                                                          std::string_view name) const;
+  [[nodiscard]] std::optional<std::size_t> workload_index(std::string_view namespace_name, std::string_view name) const;
 };
 
 // The token of the user a world without `users` gets.

@@ -44,9 +44,9 @@ class ProcessMetrics final : public prometheus::Collectable {
 
 // What fedmetrics_build_info says of the build.
 struct BuildLabels {
-  std::string version;     // "v0.1.0"
+  std::string version;  // "v0.1.0"
   std::string git_commit;
-  std::string compiler;    // "GNU 12.2.0"
+  std::string compiler;  // "GNU 12.2.0"
 };
 
 // fedmetrics_build_info{version, git_commit, compiler} 1.

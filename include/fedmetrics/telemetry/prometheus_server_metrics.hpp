@@ -12,7 +12,7 @@
 namespace prometheus {
 class Registry;
 class Collectable;
-}
+}  // namespace prometheus
 
 namespace fedmetrics::telemetry {
 

@@ -36,7 +36,8 @@ class CertificateAuthority {
   // Issues a client certificate (extendedKeyUsage clientAuth) for user
   // `common_name` with `organizations` as its groups, as Kubernetes reads them.
   void issue_client_certificate(const std::string& cert_file, const std::string& key_file,
-                                const std::string& common_name, const std::vector<std::string>& organizations = {}) const;
+                                const std::string& common_name,
+                                const std::vector<std::string>& organizations = {}) const;
 
  private:
   struct Impl;

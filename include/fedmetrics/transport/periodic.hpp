@@ -21,7 +21,8 @@ class Periodic {
   Periodic& operator=(const Periodic&) = delete;
 
   // Calls `tick` every `interval`, the first time one interval from now. Call once.
-  void start(const Executor& executor, std::string name, std::chrono::milliseconds interval, std::function<void()> tick);
+  void start(const Executor& executor, std::string name, std::chrono::milliseconds interval,
+             std::function<void()> tick);
   // The next tick now rather than at the end of the interval (one tick for
   // any number of wakes before it starts); the interval restarts after it. Thread-safe.
   void wake();

@@ -29,8 +29,8 @@ namespace fedmetrics::transport {
 // closed without close_notify in the middle of a message).
 template <bool isRequest, class Done>
 boost::asio::awaitable<boost::system::error_code> read_http(TlsSocket& tls, boost::beast::flat_buffer& buffer,
-                                                             boost::beast::http::basic_parser<isRequest>& parser,
-                                                             std::size_t max_header_bytes, Done done) {
+                                                            boost::beast::http::basic_parser<isRequest>& parser,
+                                                            std::size_t max_header_bytes, Done done) {
   namespace http = boost::beast::http;
   constexpr std::size_t kReadSize = 16 * 1024;  // one TLS record
   for (;;) {

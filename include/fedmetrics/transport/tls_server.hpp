@@ -35,9 +35,9 @@ RequestHandler from_callback(CallbackRequestHandler handler);
 
 struct TlsServerOptions {
   std::string bind_address = "0.0.0.0";
-  std::uint16_t port = 6443;  // 0 = any free port
-  std::string cert_file;      // PEM chain
-  std::string key_file;       // PEM private key
+  std::uint16_t port = 6443;                     // 0 = any free port
+  std::string cert_file;                         // PEM chain
+  std::string key_file;                          // PEM private key
   std::string tls_min_version = "VersionTLS12";  // Kubernetes' --tls-min-version values
   // The request line and header fields together; past it, 431. 64 KiB (Envoy's
   // default max_request_headers_kb is 60) rather than Go's 1 MiB: Beast 1.81

@@ -97,7 +97,6 @@ class TlsSocket {
   // connection under an answer the client has not read yet.
   boost::asio::awaitable<void> shutdown();
 
-
  private:
   // Waits until the socket is readable or writable (or the deadline passed:
   // asio::error::timed_out).
@@ -107,7 +106,7 @@ class TlsSocket {
   boost::asio::ip::tcp::socket socket_;
   std::shared_ptr<ConnectionDeadline> deadline_;
   SSL* ssl_ = nullptr;
-  std::string output_;    // ciphertext not sent yet (from sent_)
+  std::string output_;  // ciphertext not sent yet (from sent_)
   std::size_t sent_ = 0;
   friend struct OutputBio;
 };

@@ -21,7 +21,7 @@ namespace fedmetrics::plot {
 
 namespace {
 
-constexpr double kWidth = 960;   // pixels (PNG) or points (SVG)
+constexpr double kWidth = 960;  // pixels (PNG) or points (SVG)
 constexpr double kHeight = 540;
 constexpr const char* kFont = "DejaVu Sans";
 
@@ -72,8 +72,7 @@ constexpr double kSwatch = 22;
 constexpr double kLegendRow = 20;
 
 // Legend entries in rows under the plot, wrapped at the plot's width.
-std::vector<LegendItem> legend_layout(cairo_t* cr, const Chart& chart, double x0, double x1, double y,
-                                      int& rows) {
+std::vector<LegendItem> legend_layout(cairo_t* cr, const Chart& chart, double x0, double x1, double y, int& rows) {
   font(cr, 12);
   std::vector<LegendItem> out;
   double x = x0;
