@@ -5,7 +5,7 @@
 #   serving.crt/serving.key       fedmetrics' serving certificate, for the Service's DNS names and 127.0.0.1
 #   front-proxy-ca.crt/.key       the CA the aggregation layer's client certificate chains to
 #   front-proxy-client.crt/.key   the aggregation layer's client certificate (CN front-proxy-client)
-# and prints the caBundle for deploy/apiservice.yaml.
+# and prints the caBundle for deploy/base/apiservice.yaml.
 # Usage: certs/generate.sh [OUT_DIR] [SERVICE_NAME] [SERVICE_NAMESPACE]
 set -euo pipefail
 out=${1:-certs/out}
@@ -42,6 +42,6 @@ make_ca front-proxy-ca "front-proxy-ca"
 make_leaf front-proxy-client front-proxy-ca "front-proxy-client" clientAuth
 chmod 600 ./*.key
 echo "wrote $(pwd)/{ca,serving,front-proxy-ca,front-proxy-client}.{crt,key}"
-echo "caBundle for deploy/apiservice.yaml:"
+echo "caBundle for deploy/base/apiservice.yaml:"
 base64 -w0 ca.crt
 echo

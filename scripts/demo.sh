@@ -43,8 +43,8 @@ for _ in $(seq 100); do grep -q "serving on" "$demo/serve.log" 2>/dev/null && br
 if ! grep -q "serving on" "$demo/serve.log"; then cat "$demo/serve.log"; echo "fedmetrics serve did not start" >&2; exit 1; fi
 k() { kubectl --kubeconfig "$demo/kubeconfig" --request-timeout=10s "$@"; }
 k create namespace fedmetrics-system >/dev/null
-sed -e "s/CA_BUNDLE_PLACEHOLDER/$(base64 -w0 "$demo/certs/apiserver.crt")/" -e "s/port: 443}/port: $port}/" \
-  deploy/apiservice.yaml | k apply -f - >/dev/null
+sed -e "s/insecureSkipTLSVerify: true/caBundle: $(base64 -w0 "$demo/certs/apiserver.crt")/" -e "s/port: 443}/port: $port}/" \
+  deploy/base/apiservice.yaml | k apply -f - >/dev/null
 k patch service fedmetrics -n fedmetrics-system --type merge \
   -p '{"spec":{"type":"ExternalName","externalName":"127.0.0.1"}}' >/dev/null
 
@@ -53,7 +53,7 @@ cat <<TRY
 The simulated Karmada federation is up (log: $demo/sim.log):
 $(grep 'serving on' "$demo/sim.log" | sed 's/^/  /')
 fedmetrics serves https://127.0.0.1:$port behind the control plane's aggregation layer
-(deploy/apiservice.yaml applied; log: $demo/serve.log). In another terminal, try:
+(deploy/base/apiservice.yaml applied; log: $demo/serve.log). In another terminal, try:
 
   export KUBECONFIG=$demo/kubeconfig                # the Karmada control plane, namespace shop
   kubectl get clusters.cluster.karmada.io           # the members

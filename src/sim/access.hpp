@@ -73,7 +73,7 @@ transport::HttpResponse self_subject_access_review(const ObjectStore& store, con
                                                    const std::string& body);
 transport::HttpResponse self_subject_review(const UserInfo& user, k8s::Timestamp now);
 
-// The ClusterRole and Role kube-apiserver bootstraps that deploy/control-plane.yaml binds.
+// The ClusterRole and Role kube-apiserver bootstraps that deploy/base/control-plane.yaml binds.
 void seed_bootstrap_roles(ObjectStore& store);
 
 }  // namespace fedmetrics::sim::detail

@@ -68,7 +68,7 @@ void KarmadaApi::seed(const Federation& federation, const std::vector<ClusterReg
     store_->create(type("", "services"), a->service_namespace,
                    {{"metadata", {{"name", a->service_name}}},
                     {"spec", {{"type", "ExternalName"}, {"externalName", a->address}}}});
-    // As deploy/apiservice.yaml: v1beta2 of custom metrics preferred.
+    // As deploy/base/apiservice.yaml: v1beta2 of custom metrics preferred.
     for (const auto& [group, version, priority] :
          std::vector<std::tuple<std::string, std::string, int>>{{"metrics.k8s.io", "v1beta1", 100},
                                                                 {"custom.metrics.k8s.io", "v1beta2", 200},

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End to end through the aggregation layer, as in a Karmada installation:
-# deploy/apiservice.yaml is applied to the simulated control plane, which then
+# deploy/base/apiservice.yaml is applied to the simulated control plane, which then
 # forwards the metrics groups to `fedmetrics serve` with its front-proxy
 # client certificate and X-Remote-User/X-Remote-Group; fedmetrics trusts
 # those only from that certificate (read from the control plane's
@@ -25,12 +25,12 @@ port=$(grep -o 'https://127.0.0.1:[0-9]*' "$E2E_TMP/serve.log" | head -1 | sed '
 check "serve read the front-proxy CA from extension-apiserver-authentication" \
   grep -q 'authentication: front proxy: yes' "$E2E_TMP/serve.log"
 
-# Register it: the shipped manifests, with the caBundle and the port filled
-# in, and the Service made an ExternalName to loopback as Karmada does.
+# Register it: the shipped manifests, with fedmetrics' CA as caBundle
+# (instead of the base's unverified TLS) and the port filled in, and the Service made an ExternalName to loopback as Karmada does.
 bundle=$(base64 -w0 "$E2E_TMP/certs/apiserver.crt")
-sed -e "s/CA_BUNDLE_PLACEHOLDER/$bundle/" -e "s/port: 443}/port: $port}/" "$src/deploy/apiservice.yaml" >"$E2E_TMP/apiservice.yaml"
+sed -e "s/insecureSkipTLSVerify: true/caBundle: $bundle/" -e "s/port: 443}/port: $port}/" "$src/deploy/base/apiservice.yaml" >"$E2E_TMP/apiservice.yaml"
 kk create namespace fedmetrics-system >/dev/null
-check "kubectl apply -f deploy/apiservice.yaml" kk apply -f "$E2E_TMP/apiservice.yaml"
+check "kubectl apply -f deploy/base/apiservice.yaml" kk apply -f "$E2E_TMP/apiservice.yaml"
 kk patch service fedmetrics -n fedmetrics-system --type merge \
   -p '{"spec":{"type":"ExternalName","externalName":"127.0.0.1"}}' >/dev/null
 check "the availability check passes (kubectl wait --for=condition=Available)" \

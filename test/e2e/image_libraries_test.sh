@@ -32,7 +32,7 @@ check "an extra package is reported by name" grep -q -- "- libcurl4" <<<"$out"
 
 # The build stage uses the project's own dependency script, the runtime stage a non-root user.
 check "the build stage runs scripts/install-deps.sh --build-only" grep -q 'install-deps.sh --build-only' "$src/Dockerfile"
-check "the image runs as a non-root user (65534, as deploy/fedmetrics.yaml)" grep -qx 'USER 65534:65534' "$src/Dockerfile"
-check "deploy/fedmetrics.yaml runs as that user" grep -q 'runAsUser: 65534' "$src/deploy/fedmetrics.yaml"
+check "the image runs as a non-root user (65534, as deploy/base/fedmetrics.yaml)" grep -qx 'USER 65534:65534' "$src/Dockerfile"
+check "deploy/base/fedmetrics.yaml runs as that user" grep -q 'runAsUser: 65534' "$src/deploy/base/fedmetrics.yaml"
 check ".dockerignore keeps build trees out of the context" grep -qx 'build\*/' "$src/.dockerignore"
 finish

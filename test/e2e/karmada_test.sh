@@ -139,8 +139,10 @@ check "SubjectAccessReview allows the viewer's pod metrics" \
 check "and denies updating a Deployment's scale" \
   grep -q '"allowed":false' <<<"$(sar '{"verb":"update","group":"apps","resource":"deployments","subresource":"scale","namespace":"default","name":"nginx"}')"
 # The shipped manifests validate and apply as on a real control plane.
-check "kubectl apply --dry-run=client -f deploy/ (every manifest)" kk apply --dry-run=client -f "$src/deploy/"
-check "kubectl apply -f deploy/control-plane.yaml (RBAC and the ServiceAccount)" kk apply -f "$src/deploy/control-plane.yaml"
+check "kubectl apply --dry-run=client -k deploy/ (the base)" kk apply --dry-run=client -k "$src/deploy/"
+check "kubectl apply --dry-run=client -f deploy/member-hpa-rbac.yaml" kk apply --dry-run=client -f "$src/deploy/member-hpa-rbac.yaml"
+check "kubectl apply -f deploy/base/control-plane.yaml (RBAC and the ServiceAccount)" \
+  kk apply -f "$src/deploy/base/namespace.yaml" -f "$src/deploy/base/control-plane.yaml"
 check "the fedmetrics ClusterRole is there with its rules" \
   grep -q 'federatedhpas/status' <<<"$(kk get clusterrole fedmetrics -o jsonpath='{.rules}')"
 

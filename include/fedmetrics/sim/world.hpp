@@ -140,7 +140,7 @@ struct ExternalMetricSpec {
 
 // The metrics server the control plane's aggregation layer forwards to, as
 // the APIService objects and their ExternalName Service would say (seeded at
-// start; `kubectl apply -f deploy/apiservice.yaml` does the same by hand).
+// start; `kubectl apply -f deploy/base/apiservice.yaml` does the same by hand).
 struct AggregationSpec {
   std::string address = "127.0.0.1";  // the Service's externalName
   std::uint16_t port = 8443;          // APIService spec.service.port
