@@ -38,7 +38,7 @@ settle_s=${SOAK_SETTLE_SECONDS:-5}
 wrk_threads=${SOAK_WRK_THREADS:-1}
 ns=bench
 path=/apis/metrics.k8s.io/v1beta1/namespaces/$ns/pods
-# Targets (issue 17): resident memory grows less than this between the end of
+# The target: resident memory grows less than this between the end of
 # load slice 2 and the end of the last one, in %.
 max_rss_growth=5
 # The faults, in turn, each on another member: fast failures (connection

@@ -18,8 +18,10 @@
 #      src/, include/, test/, fuzz/, bench/, scripts/, deploy/, examples/, nor
 #      of Dockerfile or CMakeLists.txt (comments, test names, a scenario's
 #      "description") names the design notes, a bare NAME.md that is not at
-#      the top of the repository, or a docs/... or examples/... page that
-#      does not exist (this script and its test name the patterns on purpose).
+#      the top of the repository, a docs/... or examples/... page that does
+#      not exist, or an issue by number ("issue 17": the issue tracker is not
+#      in the repository; the reason goes in the comment or on a docs/design/
+#      page) (this script and its test name the patterns on purpose).
 # Prints each fault as FILE:LINE: what, and exits 1 if there is one.
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -128,6 +130,7 @@ names_patterns = {"scripts/check-doc-links.sh", "test/lint/doc_links_test.sh"}
 top_md = {n for n in os.listdir(root) if n.endswith(".md")}
 page_path = re.compile(r"(?<![\w/.$-])((?:docs|examples|deploy|bench)/[\w./-]*\.md)\b")
 url = re.compile(r"\w+://\S+")
+issue = re.compile(r"\bissues? #?\d+\b", re.IGNORECASE)
 for rel in sorted(set(code_files) - names_patterns):
     try:
         with open(os.path.join(root, rel), encoding="utf-8") as f:
@@ -146,6 +149,9 @@ for rel in sorted(set(code_files) - names_patterns):
         for page in page_path.findall(plain):
             if not os.path.isfile(os.path.join(root, page)):
                 fault(rel, number, f"cites {page}, which is not in the repository")
+        m = issue.search(plain)
+        if m:
+            fault(rel, number, f"cites \"{m.group(0)}\": the issue tracker is not in the repository")
 
 sys.exit(1 if faults else 0)
 EOF

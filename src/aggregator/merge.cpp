@@ -106,7 +106,7 @@ PreparedItems<Item> prepare_resource_metrics(std::string_view cluster, std::vect
     const k8s::ObjectMeta& meta = item.metadata;
     // The members were asked with these selectors already; checking name and
     // namespace again is cheap and keeps a member that ignores them from
-    // leaking objects into the answer (Karmada's adapter lets them through).
+    // leaking objects into the answer (docs/design/member-identity.md).
     // Labels are not re-checked: an older metrics-server sends no pod labels.
     if (pods && !query.namespace_name.empty() && meta.namespace_name != query.namespace_name) continue;
     if (get ? meta.name != query.name : !query.field_selector.matches(meta.name, meta.namespace_name)) continue;

@@ -178,7 +178,7 @@ struct PreparedItems {
 // more than the name: Karmada's adapter keys by name alone and so sums two
 // members' same-named pods into one). A named object no member returned ->
 // 404 with its name; a named pod returned by several members -> 409 Conflict
-// naming them.
+// naming them (docs/design/member-identity.md).
 [[nodiscard]] CustomMetricsAnswer merge_custom_metrics(std::vector<MemberAnswer<std::vector<k8s::MetricValue>>> answers,
                                                        const CustomMetricsQuery& query);
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scheduled scaling end to end (docs/cron.md, issue 19) with the real
+# Scheduled scaling end to end (docs/cron.md) with the real
 # kubectl on the simulated world: a CronFederatedHPA whose rule fires every
 # minute raises the FederatedHPA's minReplicas and the workload follows;
 # another's rules scale a Deployment from 0 (even minutes) and back to 0

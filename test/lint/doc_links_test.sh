@@ -48,6 +48,8 @@ expect_fault "a citation of a document outside the repository" README.md 'As the
 expect_fault "a page name that is no file of the repository" docs/page.md 'As scenario.md says.'
 expect_fault "a citation in a comment of the code" src/k8s/quantity.cpp '// Parses as the wire contract says (section 3.1).'
 expect_fault "a page name in the code that is no file of the repository" src/k8s/quantity.cpp '// Canonical forms (quantity.md).'
+expect_fault "an issue cited by number in the code" src/k8s/quantity.cpp '// Rounds up (issue 17).'
+expect_fault "a design page cited in the code that does not exist" src/k8s/quantity.cpp '// Why: docs/design/rounding.md.'
 expect_fault "a metric missing from docs/metrics.md" src/k8s/quantity.cpp 'const char* other = "fedmetrics_selectors_total";'
 
 [ "$failures" -eq 0 ] && echo "all checks passed" || exit 1

@@ -94,7 +94,7 @@ using MemberList = std::vector<std::shared_ptr<MemberCluster>>;
 // context says. Its data is missing from every answer that would have asked
 // it, so the aggregator reports it as it reports a member that failed
 // (`member2: left out: Cluster NotReady (ClusterNotReachable)`), never by
-// silence (Karmada's adapter leaves such a member out without a word).
+// silence (docs/design/missing-members.md).
 //
 // A member that stopped answering (the aggregator's fail-fast) is left out
 // the same way, with its client kept in `member`: it is still probed, and

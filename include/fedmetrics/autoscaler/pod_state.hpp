@@ -5,7 +5,7 @@
 //
 // Pods are identified by (cluster, namespace, name): two StatefulSet pods
 // "web-0" in member1 and member2 are two pods (the
-// Karmada controller keys by name only and loses one of them).
+// Karmada controller keys by name only and loses one of them; docs/design/member-identity.md).
 #include <chrono>
 #include <compare>
 #include <map>
