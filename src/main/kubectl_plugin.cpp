@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "fedmetrics/plugin/top_command.hpp"
+#include "main/build_identity.hpp"  // generated (CMakeLists.txt)
 
 namespace fedmetrics::cli {
 
@@ -37,7 +38,7 @@ int run_kubectl_plugin(int argc, char** argv, std::ostream& out, std::ostream& e
       "aggregation layer). Installed as kubectl-fedmetrics on PATH, run as `kubectl fedmetrics`.",
       "kubectl fedmetrics"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "kubectl-fedmetrics v0.1.0");
+  app.set_version_flag("--version", "kubectl-fedmetrics " FEDMETRICS_GIT_VERSION);
   app.add_option("--kubeconfig", o.kubeconfig,
                  "Path to the kubeconfig file to use. Without it, the files of KUBECONFIG (a colon-separated\n"
                  "list, merged as kubectl merges them), else ~/.kube/config.");

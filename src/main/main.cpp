@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "fedmetrics/sim/sim_command.hpp"
+#include "main/build_identity.hpp"  // generated (CMakeLists.txt)
 #include "main/cron_command.hpp"
 #include "main/kubectl_plugin.hpp"
 #include "main/serve_command.hpp"
@@ -23,7 +24,7 @@ int main(int argc, char** argv) {
       "fedmetrics: the Kubernetes metrics APIs (metrics.k8s.io, custom.metrics.k8s.io,\n"
       "external.metrics.k8s.io) served across every member cluster of a Karmada federation."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "fedmetrics v0.1.0");
+  app.set_version_flag("--version", "fedmetrics " FEDMETRICS_GIT_VERSION);
 
   fedmetrics::cli::ServeOptions serve_options;
   CLI::App* serve = fedmetrics::cli::add_serve_command(app, serve_options);

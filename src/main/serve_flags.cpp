@@ -13,7 +13,7 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
   CLI::App* serve = app.add_subcommand(
       "serve",
       "Serve the metrics APIs over TLS, as an extension API server behind the Karmada control plane's\n"
-      "aggregation layer (deploy/apiservice.yaml registers it).");
+      "aggregation layer (deploy/base/apiservice.yaml registers it).");
   serve->add_option("--secure-port", o.secure_port, "The port on which to serve HTTPS (0 picks a free port).")
       ->capture_default_str();
   serve->add_option("--bind-address", o.bind_address, "The IP address on which to listen for --secure-port.")

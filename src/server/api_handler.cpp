@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 #include <stdexcept>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -203,6 +204,16 @@ async::Task<HttpResponse> ApiHandler::answer(const HttpRequest& request, const A
 
 namespace {
 
+// /version's major and minor, split from gitVersion ("v1.2.3": "1" and "2")
+// as kube-apiserver's are, so that they follow the project's version.
+std::pair<std::string, std::string> major_minor(std::string_view git_version) {
+  if (!git_version.empty() && git_version.front() == 'v') git_version.remove_prefix(1);
+  const auto first = git_version.find('.');
+  const auto second = first == std::string_view::npos ? first : git_version.find('.', first + 1);
+  if (first == std::string_view::npos) return {std::string(git_version), ""};
+  return {std::string(git_version.substr(0, first)), std::string(git_version.substr(first + 1, second - first - 1))};
+}
+
 // Each warning becomes `Warning: 299 - "<text>"` (RFC 7234), which kubectl prints.
 std::string warning_header(std::string_view text) {
   std::string quoted;
@@ -329,10 +340,11 @@ HttpResponse ApiHandler::info(const InfoRequest& request, bool verbose) const {
                               {"member-answered", service_ && service_->has_served()},
                               {"shutdown", !shutting_down_.load()}},
                              verbose);
-    case Endpoint::Version:
+    case Endpoint::Version: {
+      const auto [major, minor] = major_minor(build_.git_version);
       return json_response(json{
-          {"major", "0"},
-          {"minor", "1"},
+          {"major", major},
+          {"minor", minor},
           {"gitVersion", build_.git_version},
           {"gitCommit", build_.git_commit},
           {"gitTreeState", "clean"},
@@ -341,6 +353,7 @@ HttpResponse ApiHandler::info(const InfoRequest& request, bool verbose) const {
           {"compiler", "gcc"},
           {"platform",
            "linux/amd64"}}.dump());
+    }
     case Endpoint::SelfMetrics: {
       HttpResponse r = text_response(metrics_ ? metrics_->serialize() : std::string());
       r.content_type = "text/plain; version=0.0.4; charset=utf-8";

@@ -24,7 +24,7 @@ namespace fedmetrics::server {
 // What /version and fedmetrics_build_info say of the build (CMake fills it in
 // at configure time: src/main/build_identity.hpp.in).
 struct BuildInfo {
-  std::string git_version = "v0.1.0";
+  std::string git_version = "unknown";  // "v1.2.3": CMake's project VERSION
   std::string git_commit = "unknown";
   std::string build_date = "unknown";
   std::string compiler = "unknown";  // "GNU 12.2.0"
