@@ -1,10 +1,14 @@
 # syntax=docker/dockerfile:1
-# The fedmetrics image. Build and push (docs/install.md):
-#   docker build -t REGISTRY/fedmetrics:v0.1.0 .
-#   docker push REGISTRY/fedmetrics:v0.1.0
-# Two stages on Debian bookworm: the binary is built with the project's own
-# scripts/install-deps.sh and scripts/build.sh, then copied onto bookworm-slim
-# with only the shared libraries it links, and runs as a non-root user.
+# The fedmetrics image. scripts/image.sh builds it with podman (or docker) and
+# runs it against a simulated world; by hand (docs/install.md):
+#   docker build --build-arg VERSION=$(build/fedmetrics --version | awk '{print $2}') \
+#     --build-arg GIT_COMMIT=$(git rev-parse HEAD) -t REGISTRY/fedmetrics:VERSION .
+# Stages on Debian bookworm: `build` compiles the binary with the project's
+# own scripts/install-deps.sh and scripts/build.sh; `runtime` is
+# bookworm-slim with only the shared libraries the binary links, as a
+# non-root user; the last stage copies the built binary onto it. The stage
+# `prebuilt` instead copies a binary already built on Debian bookworm from a
+# context holding just that file (scripts/image.sh --binary).
 # scripts/check-image-libraries.sh (run by the test suite) keeps the runtime
 # stage's package list equal to what the binary needs.
 
@@ -22,7 +26,7 @@ RUN bash scripts/build.sh /build -DCMAKE_BUILD_TYPE=Release \
       -DFEDMETRICS_BUILD_TESTS=OFF -DFEDMETRICS_BUILD_BENCH=OFF -DFEDMETRICS_GIT_COMMIT="$GIT_COMMIT" \
  && strip --strip-unneeded /build/fedmetrics
 
-FROM debian:bookworm-slim
+FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       # runtime libraries: begin
@@ -34,12 +38,24 @@ RUN apt-get update \
       # runtime libraries: end
       ca-certificates tzdata \
  && rm -rf /var/lib/apt/lists/*
-COPY --from=build /build/fedmetrics /usr/local/bin/fedmetrics
-# The kubectl plugin is the same program under its plugin name.
+# The kubectl plugin is the same program under its plugin name (main chooses
+# the plugin from argv[0]).
 RUN ln -s fedmetrics /usr/local/bin/kubectl-fedmetrics
-# nobody:nogroup, as deploy/fedmetrics.yaml's runAsUser; nothing is written
-# to the image's file system (readOnlyRootFilesystem).
+# The version is CMake's project(VERSION) (scripts/release.sh passes it).
+ARG VERSION=unknown
+LABEL org.opencontainers.image.title="fedmetrics" \
+      org.opencontainers.image.version="$VERSION" \
+      org.opencontainers.image.licenses="Apache-2.0"
+# nobody:nogroup, as deploy/base/fedmetrics.yaml's runAsUser; nothing is written
+# to the image's file system (readOnlyRootFilesystem): the self-signed
+# certificate, when there is one, goes to --cert-dir on a writable volume.
 USER 65534:65534
 EXPOSE 6443
 ENTRYPOINT ["/usr/local/bin/fedmetrics"]
 CMD ["serve", "--help"]
+
+FROM runtime AS prebuilt
+COPY fedmetrics /usr/local/bin/fedmetrics
+
+FROM runtime
+COPY --from=build /build/fedmetrics /usr/local/bin/fedmetrics
