@@ -205,9 +205,11 @@ async::Task<HttpResponse> ApiHandler::answer(const HttpRequest& request, const A
 namespace {
 
 // /version's major and minor, split from gitVersion ("v1.2.3": "1" and "2")
-// as kube-apiserver's are, so that they follow the project's version.
+// as kube-apiserver's are, so that they follow the project's version; empty
+// for a version that is not one ("unknown").
 std::pair<std::string, std::string> major_minor(std::string_view git_version) {
   if (!git_version.empty() && git_version.front() == 'v') git_version.remove_prefix(1);
+  if (git_version.empty() || !std::isdigit(static_cast<unsigned char>(git_version.front()))) return {};
   const auto first = git_version.find('.');
   const auto second = first == std::string_view::npos ? first : git_version.find('.', first + 1);
   if (first == std::string_view::npos) return {std::string(git_version), ""};

@@ -143,6 +143,24 @@ TEST_CASE("ApiHandler: discovery comes from the service's cache, readiness from 
   CHECK(call(handler, "GET", "/healthz").body == "ok");
 }
 
+TEST_CASE("ApiHandler: /version says the build's version, its major and minor split from it", "[server][handler]") {
+  BuildInfo build;
+  build.git_version = "v2.13.4";
+  build.git_commit = "0123abcd";
+  ApiHandler handler(std::make_shared<FakeMetricsService>(), nullptr, build);
+  auto version = json::parse(call(handler, "GET", "/version").body_bytes());
+  CHECK(version["gitVersion"] == "v2.13.4");
+  CHECK(version["major"] == "2");
+  CHECK(version["minor"] == "13");
+  CHECK(version["gitCommit"] == "0123abcd");
+
+  ApiHandler unknown(std::make_shared<FakeMetricsService>(), nullptr, BuildInfo{});
+  auto none = json::parse(call(unknown, "GET", "/version").body_bytes());
+  CHECK(none["gitVersion"] == "unknown");
+  CHECK(none["major"] == "");
+  CHECK(none["minor"] == "");
+}
+
 TEST_CASE("ApiHandler: without members every metrics query is 503", "[server][handler]") {
   ApiHandler handler(nullptr, nullptr, {});
   for (const char* target : {"/apis/metrics.k8s.io/v1beta1/nodes", "/apis/custom.metrics.k8s.io/v1beta2/nodes/*/m",
