@@ -12,8 +12,7 @@ CollectionWatch::CollectionWatch(std::shared_ptr<kube::HttpsClient> client, cons
   options.collection = karmada_autoscaling(resource).with("labelSelector", selector.to_string());
   options.request_timeout = timeout;
   reflector_ = std::make_unique<kube::Reflector>(std::move(client), options, std::move(on_change));
-  (void)executor;  // (the reflector runs on its client's strand)
-  reflector_->start();
+  reflector_->start(executor);
 }
 
 CollectionWatch::~CollectionWatch() { reflector_->stop(); }
