@@ -55,58 +55,67 @@ std::shared_ptr<kube::HttpsClient> control_plane_client(kube::ClientRuntime& run
 using Clusters = k8s::Expected<std::vector<k8s::Expected<k8s::KarmadaCluster>>>;
 
 struct KarmadaClusterSource::Loop {
-  explicit Loop(async::Strand s) : strand(s), wakeup(s) {}
+  explicit Loop(async::Strand s) : strand(s), wakeup(s), reflectors(s) {}
   async::Strand strand;
   async::Wakeup wakeup;  // the watch saw a change that matters: poll now
   async::Job job;
+  // The watch of Cluster objects (one at a time; a replaced one ends in the background).
+  async::TaskGroup reflectors;
 
-  // GETs `paths` at once; every answer, or nullopt when the poll was cancelled (stop()) first.
-  static async::Task<std::optional<std::vector<kube::HttpResult>>> fetch(std::shared_ptr<kube::HttpsClient> client,
-                                                                         std::vector<std::string> paths,
-                                                                         Deadline deadline) {
-    struct Pending {
-      std::mutex mutex;
-      std::vector<std::optional<kube::HttpResult>> results;
-      std::size_t remaining = 0;
-    };
-    using Answers = std::optional<std::vector<kube::HttpResult>>;
-    if (paths.empty()) co_return std::vector<kube::HttpResult>{};
-    Answers cancelled;  // a named local (transport/async.hpp, GCC 12)
-    // Bounded: HttpsClient answers every request by its deadline.
-    auto answers = co_await async::await_callback_or<Answers>(
-        [&](std::function<void(Answers)> done) {
-          auto pending = std::make_shared<Pending>();
-          pending->results.resize(paths.size());
-          pending->remaining = paths.size();
-          for (std::size_t i = 0; i < paths.size(); ++i)
-            client->get(paths[i], deadline, [pending, i, done](kube::HttpResult result) {
-              std::vector<kube::HttpResult> all;
-              {
-                std::lock_guard lock(pending->mutex);
-                pending->results[i] = std::move(result);
-                if (--pending->remaining != 0) return;
-                for (auto& r : pending->results) all.push_back(std::move(*r));
-              }
-              done(std::move(all));
-            });
-        },
-        std::move(cancelled));
-    co_return answers;
+  // A reflector's run, which holds it until the run has ended.
+  static async::Task<void> reflect(std::shared_ptr<kube::Reflector> reflector) {
+    auto running = reflector->run();
+    co_await std::move(running);
+  }
+
+  static async::Task<void> drain(Loop& loop) {
+    loop.reflectors.cancel();
+    auto joined = loop.reflectors.join();
+    co_await std::move(joined);
+  }
+
+  // One GET of a poll, its answer put in `answers` (the poll's frame, which awaits it).
+  static async::Task<void> fetch_one(std::shared_ptr<kube::HttpsClient> client, std::string path, Deadline deadline,
+                                     std::vector<std::optional<kube::HttpResult>>* answers, std::size_t i) {
+    kube::OutgoingRequest get;
+    get.target = std::move(path);
+    auto answer = client->request(std::move(get), deadline);
+    (*answers)[i] = co_await std::move(answer);
+  }
+
+  // GETs `paths` at once, every answer in order. Bounded: HttpsClient answers
+  // every request by its deadline. Throws the cancellation when stop()
+  // cancelled the poll meanwhile.
+  static async::Task<std::vector<kube::HttpResult>> fetch(const async::Strand& strand,
+                                                          std::shared_ptr<kube::HttpsClient> client,
+                                                          std::vector<std::string> paths, Deadline deadline) {
+    std::vector<std::optional<kube::HttpResult>> answers(paths.size());
+    async::TaskGroup requests(strand);
+    for (std::size_t i = 0; i < paths.size(); ++i)
+      requests.spawn(fetch_one(client, paths[i], deadline, &answers, i), "karmada: a poll's GET");
+    auto joined = requests.join();
+    co_await std::move(joined);
+    co_await async::throw_if_cancelled();
+    std::vector<kube::HttpResult> all;
+    all.reserve(answers.size());
+    for (auto& answer : answers)
+      all.push_back(answer ? std::move(*answer)
+                           : kube::HttpResult(k8s::Error{k8s::ErrorKind::Internal, "the request ended unanswered"}));
+    co_return all;
   }
 
   // The Cluster objects: from the watch once it has listed, else listed now
   // (the control plane has not answered the watch's list), to report why.
-  // nullopt when cancelled.
-  static async::Task<std::optional<Clusters>> current_clusters(KarmadaClusterSource& self, Deadline deadline) {
+  static async::Task<Clusters> current_clusters(KarmadaClusterSource& self, Deadline deadline) {
     if (self.clusters_ && self.clusters_->synced()) {
       nlohmann::json list = {
           {"kind", "ClusterList"}, {"apiVersion", "cluster.karmada.io/v1alpha1"}, {"items", self.clusters_->items()}};
       co_return k8s::parse_cluster_list(list.dump());
     }
     std::vector<std::string> paths{clusters().target()};
-    auto listed = co_await fetch(self.client_, std::move(paths), deadline);
-    if (!listed) co_return std::nullopt;
-    auto body = body_of(listed->front());
+    auto fetched = fetch(self.loop_->strand, self.client_, std::move(paths), deadline);
+    auto listed = co_await std::move(fetched);
+    auto body = body_of(listed.front());
     if (!body) co_return Clusters(body.error());
     co_return k8s::parse_cluster_list(*body);
   }
@@ -114,23 +123,23 @@ struct KarmadaClusterSource::Loop {
   static async::Task<void> poll(KarmadaClusterSource& self) {
     self.reload_kubeconfig_if_changed();
     auto deadline = std::chrono::steady_clock::now() + self.options_.poll_timeout;
-    auto clusters = co_await current_clusters(self, deadline);
-    if (!clusters) co_return;  // stopping
-    if (!*clusters) {
-      self.poll_failed("listing Cluster objects: " + clusters->error().message);
+    auto current = current_clusters(self, deadline);
+    auto clusters = co_await std::move(current);
+    if (!clusters) {
+      self.poll_failed("listing Cluster objects: " + clusters.error().message);
       co_return;
     }
 
     // Only the Secrets of Ready clusters reached directly, each by name: no
     // list or watch of every Secret in the control plane.
-    auto refs = secrets_to_read(**clusters, self.options_.access);
+    auto refs = secrets_to_read(*clusters, self.options_.access);
     std::vector<std::string> paths;
     for (const auto& ref : refs) paths.push_back(secret_path(ref));
-    auto read = co_await fetch(self.client_, paths, deadline);
-    if (!read) co_return;
+    auto fetched = fetch(self.loop_->strand, self.client_, std::move(paths), deadline);
+    auto read = co_await std::move(fetched);
     SecretLookup secrets;
     for (std::size_t i = 0; i < refs.size(); ++i) {
-      const auto& result = (*read)[i];
+      const auto& result = read[i];
       const auto* reply = std::get_if<kube::HttpReply>(&result);
       // A missing or forbidden Secret is about that cluster; any other failure is about the control plane.
       if (reply != nullptr && (reply->status == 404 || reply->status == 403)) {
@@ -145,17 +154,20 @@ struct KarmadaClusterSource::Loop {
       secrets.emplace(refs[i], k8s::parse_secret(*secret_body));
     }
 
-    auto plan = plan_members(**clusters, secrets, self.control_plane_, self.options_.access);
+    auto plan = plan_members(*clusters, secrets, self.control_plane_, self.options_.access);
     self.members_.reconcile(plan.members, OnBadEndpoint::KeepPrevious, plan.left_out);
     self.report(plan);
   }
 
-  // Every poll_interval, or at once when the watch saw a change.
+  // The watch, then a poll at once, then every poll_interval, or at once
+  // when the watch saw a change.
   static async::Task<void> run(KarmadaClusterSource& self, Loop& loop) {
+    self.watch_clusters();
     for (;;) {
+      auto polled = poll(self);
+      co_await std::move(polled);
       const bool go_on = co_await loop.wakeup.wait_for(self.options_.poll_interval);
       if (!go_on) co_return;  // stop()
-      co_await poll(self);
     }
   }
 };
@@ -176,20 +188,22 @@ KarmadaClusterSource::KarmadaClusterSource(kube::ClientRuntime& runtime, Karmada
       client_(control_plane_client(runtime, control_plane_, options_.members.client)),
       members_(runtime, options_.members),
       loop_(std::make_unique<Loop>(async::make_strand(runtime.executor()))) {
-  watch_clusters();
-  // The first poll before returning, on the loop's strand like every other.
-  async::run_and_wait(loop_->strand, [this] { return Loop::poll(*this); });
+  // The first poll is the loop's: whoever needs the members awaits their
+  // first discovery (MemberSet::when_discovered), which waits for it.
   loop_->job.start(loop_->strand, "karmada: Cluster poll", [this] { return Loop::run(*this, *loop_); });
 }
 
 KarmadaClusterSource::~KarmadaClusterSource() { stop(); }
 
 void KarmadaClusterSource::stop() {
-  // The loop replaces clusters_: it goes first (a poll awaiting answers is cancelled).
-  if (loop_) loop_->job.stop();
-  // Stopped before it is reset: its callback may be running on the client's
-  // strand until stop() returns.
-  if (clusters_) clusters_->stop();
+  // The loop replaces clusters_: it goes first (a poll awaiting answers is
+  // cancelled), then every reflector it started, waited for: no callback of
+  // one runs after this.
+  if (loop_) {
+    loop_->job.stop();
+    async::run_and_wait(loop_->strand, [loop = loop_.get()] { return Loop::drain(*loop); });
+    loop_.reset();  // once: a second stop() (the destructor's) needs no running io_context
+  }
   clusters_.reset();  // its hold on the control plane's client released
   members_.stop();
   client_.reset();  // its strand belongs to the kube::ClientRuntime, which the caller is about to destroy
@@ -231,7 +245,7 @@ void KarmadaClusterSource::reload_kubeconfig_if_changed() {
 }
 
 void KarmadaClusterSource::watch_clusters() {
-  if (clusters_) clusters_->stop();
+  loop_->reflectors.cancel();  // the previous watch, if any, ends in the background
   kube::ReflectorOptions options;
   options.what = "karmada: Cluster objects";
   options.collection = clusters();
@@ -239,10 +253,10 @@ void KarmadaClusterSource::watch_clusters() {
   options.max_backoff = std::max(options_.poll_interval, std::chrono::milliseconds(1'000));
   last_plan_inputs_.clear();
   // The callback reads the reflector it belongs to, never clusters_, which
-  // this thread replaces and stop() resets: a reflector outlives its
-  // callbacks (its stop() waits for them), clusters_ does not.
+  // the loop replaces and stop() resets: a reflector outlives its callbacks
+  // (its run holds it), clusters_ does not.
   auto self = std::make_shared<const kube::Reflector*>(nullptr);
-  auto reflector = std::make_unique<kube::Reflector>(client_, options, [this, self](const kube::ReflectorChange&) {
+  auto reflector = std::make_shared<kube::Reflector>(client_, options, [this, self](const kube::ReflectorChange&) {
     // Karmada rewrites a Cluster's status every few seconds (resource
     // summaries, probe times): only a change of what the member plan reads
     // (spec, the Ready condition) is applied now rather than at the next interval.
@@ -259,8 +273,8 @@ void KarmadaClusterSource::watch_clusters() {
     loop_->wakeup.notify();
   });
   *self = reflector.get();
-  clusters_ = std::move(reflector);
-  clusters_->start();
+  clusters_ = reflector;
+  loop_->reflectors.spawn(Loop::reflect(std::move(reflector)), "karmada: the watch of Cluster objects");
 }
 
 void KarmadaClusterSource::poll_failed(const std::string& why) {

@@ -179,7 +179,8 @@ void MemberSet::discover(const std::string& name) {
 }
 
 bool MemberSet::Shared::all_attempted() const {
-  return std::all_of(members.begin(), members.end(), [](const auto& kv) { return kv.second.attempted; });
+  // Not before the source named its members once (a Karmada source's first poll).
+  return reconciled && std::all_of(members.begin(), members.end(), [](const auto& kv) { return kv.second.attempted; });
 }
 
 std::chrono::steady_clock::time_point MemberSet::discover_due() {

@@ -87,7 +87,12 @@ struct HttpsClient::Impl {
   static boost::asio::awaitable<HttpResult> run_stream(std::shared_ptr<Impl> impl, OutgoingRequest request,
                                                        Deadline header_deadline, std::chrono::milliseconds idle_timeout,
                                                        std::shared_ptr<LineStreamState> state,
-                                                       std::function<void(std::string)> on_line);
+                                                       std::function<bool(std::string)> on_line);
+  // HttpsClient::watch_lines: run_stream() on the strand, awaited from the caller's executor.
+  static boost::asio::awaitable<HttpResult> watch_lines(std::shared_ptr<Impl> impl, OutgoingRequest request,
+                                                        Deadline header_deadline,
+                                                        std::chrono::milliseconds idle_timeout,
+                                                        std::function<bool(std::string)> on_line);
 };
 
 // Sends `req` whole: one TLS write, one send().

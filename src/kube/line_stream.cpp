@@ -5,8 +5,13 @@
 #include <array>
 #include <limits>
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http/buffer_body.hpp>
@@ -31,19 +36,23 @@ struct HttpsClient::Impl::LineStreamState {
 
 namespace {
 
+// Ends the stream of `state` soon, from any thread.
+void cancel_stream(const std::shared_ptr<HttpsClient::Impl>& impl,
+                   const std::shared_ptr<HttpsClient::Impl::LineStreamState>& state) {
+  asio::post(impl->strand, [state] {
+    state->cancelled = true;
+    // Closed, not only cancelled: an operation that starts after this
+    // (the coroutine between two steps) fails at once too.
+    if (state->stream != nullptr) state->stream->abort();
+  });
+}
+
 class LineStreamHandle final : public LineStream {
  public:
   LineStreamHandle(std::weak_ptr<HttpsClient::Impl> client, std::shared_ptr<HttpsClient::Impl::LineStreamState> state)
       : client_(std::move(client)), state_(std::move(state)) {}
   void cancel() override {
-    auto impl = client_.lock();
-    if (!impl) return;
-    asio::post(impl->strand, [state = state_] {
-      state->cancelled = true;
-      // Closed, not only cancelled: an operation that starts after this
-      // (the coroutine between two steps) fails at once too.
-      if (state->stream != nullptr) state->stream->abort();
-    });
+    if (auto impl = client_.lock()) cancel_stream(impl, state_);
   }
 
  private:
@@ -56,7 +65,7 @@ class LineStreamHandle final : public LineStream {
 awaitable<HttpResult> HttpsClient::Impl::run_stream(std::shared_ptr<Impl> impl, OutgoingRequest out,
                                                     Deadline header_deadline, std::chrono::milliseconds idle_timeout,
                                                     std::shared_ptr<LineStreamState> state,
-                                                    std::function<void(std::string)> on_line) {
+                                                    std::function<bool(std::string)> on_line) {
   ++impl->requests;
   const std::string cancelled = "stream from " + impl->address() + " cancelled";
   auto connected = co_await impl->connector.connect(header_deadline);
@@ -115,7 +124,7 @@ awaitable<HttpResult> HttpsClient::Impl::run_stream(std::shared_ptr<Impl> impl, 
     pending.append(chunk.data(), chunk.size() - parser.get().body().size);
     std::size_t start = 0;
     for (auto end = pending.find('\n'); end != std::string::npos; end = pending.find('\n', start)) {
-      if (end > start) on_line(pending.substr(start, end - start));
+      if (end > start && !on_line(pending.substr(start, end - start))) co_return error(Kind::Timeout, cancelled);
       start = end + 1;
     }
     pending.erase(0, start);
@@ -135,14 +144,47 @@ std::shared_ptr<LineStream> HttpsClient::stream_lines(std::string path_and_query
   OutgoingRequest request;
   request.target = std::move(path_and_query);
   request.headers = {{"Accept-Encoding", "identity"}};  // lines are split as they arrive: never compressed
-  asio::co_spawn(
-      impl->strand,
-      Impl::run_stream(impl, std::move(request), header_deadline, idle_timeout, state, std::move(callbacks.on_line)),
-      [impl, on_end = std::move(callbacks.on_end)](std::exception_ptr e, HttpResult result) {
-        // No latency for a stream: it lasts as long as the server lets it.
-        on_end(impl->end(std::move(result), e != nullptr, std::nullopt));
-      });
+  asio::co_spawn(impl->strand,
+                 Impl::run_stream(impl, std::move(request), header_deadline, idle_timeout, state,
+                                  [on_line = std::move(callbacks.on_line)](std::string line) {
+                                    on_line(std::move(line));
+                                    return true;
+                                  }),
+                 [impl, on_end = std::move(callbacks.on_end)](std::exception_ptr e, HttpResult result) {
+                   // No latency for a stream: it lasts as long as the server lets it.
+                   on_end(impl->end(std::move(result), e != nullptr, std::nullopt));
+                 });
   return std::make_shared<LineStreamHandle>(impl, std::move(state));
+}
+
+awaitable<HttpResult> HttpsClient::Impl::watch_lines(std::shared_ptr<Impl> impl, OutgoingRequest request,
+                                                     Deadline header_deadline, std::chrono::milliseconds idle_timeout,
+                                                     std::function<bool(std::string)> on_line) {
+  auto state = std::make_shared<LineStreamState>();
+  impl->begin();
+  // The awaiting coroutine's cancellation closes the stream (a watch may be
+  // silent for minutes). The stream's own coroutine is bound to no slot, so
+  // that this handler stays the one the slot holds.
+  auto cancellation = co_await asio::this_coro::cancellation_state;
+  auto slot = cancellation.slot();
+  if (slot.is_connected()) slot.assign([impl, state](asio::cancellation_type) { cancel_stream(impl, state); });
+  auto on_strand = asio::co_spawn(
+      impl->strand, run_stream(impl, std::move(request), header_deadline, idle_timeout, state, std::move(on_line)),
+      asio::bind_cancellation_slot(asio::cancellation_slot(), asio::as_tuple(asio::use_awaitable)));
+  auto [failure, result] = co_await std::move(on_strand);
+  if (slot.is_connected()) slot.clear();
+  // No latency for a stream: it lasts as long as the server lets it.
+  co_return impl->end(std::move(result), failure != nullptr, std::nullopt);
+}
+
+// Not a coroutine itself: the client is held by the coroutine's frame from the call on.
+async::Task<HttpResult> HttpsClient::watch_lines(std::string path_and_query, Deadline header_deadline,
+                                                 std::chrono::milliseconds idle_timeout,
+                                                 std::function<bool(std::string)> on_line) {
+  OutgoingRequest request;
+  request.target = std::move(path_and_query);
+  request.headers = {{"Accept-Encoding", "identity"}};  // lines are split as they arrive: never compressed
+  return Impl::watch_lines(impl_, std::move(request), header_deadline, idle_timeout, std::move(on_line));
 }
 
 }  // namespace fedmetrics::kube

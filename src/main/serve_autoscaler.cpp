@@ -16,8 +16,8 @@
 #include "fedmetrics/cron/schedule.hpp"
 #include "fedmetrics/telemetry/autoscaler_metrics.hpp"
 #include "fedmetrics/telemetry/prometheus_server_metrics.hpp"
-#include "main/control_plane_rest.hpp"
-#include "main/member_hpas_rest.hpp"
+#include "fedmetrics/kubeclient/rest_control_plane.hpp"
+#include "fedmetrics/kubeclient/rest_member_hpas.hpp"
 #include "main/serve_wiring.hpp"
 
 namespace fedmetrics::cli {
@@ -55,7 +55,7 @@ controller::MemberHPAsFactory member_hpas_factory(kube::ClientRuntime& runtime,
   using Cache = clusterclient::MemberClientCache<controller::MemberHPAs>;
   auto cache = std::make_shared<Cache>(
       [&runtime, timeout](const kube::ClusterEndpoint& endpoint) {
-        return make_member_hpas(runtime, endpoint, timeout);
+        return kubeclient::make_member_hpas(runtime, endpoint, timeout);
       },
       std::chrono::minutes(10));
   return [cache, members = std::move(members)](
@@ -110,7 +110,7 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, kube::ClientR
   options.orphan_sweep_period = duration_flag("--distributed-orphan-sweep-period", o.distributed_orphan_sweep_period);
   options.member_hpas = member_hpas_factory(runtime, members, member_timeout);
   options.monitor = std::make_shared<telemetry::PrometheusAutoscalerMetrics>(*self_metrics.registry());
-  auto control_plane = std::make_shared<RestControlPlane>(runtime, o.kubeconfig, std::chrono::seconds(10));
+  auto control_plane = std::make_shared<kubeclient::RestControlPlane>(runtime, o.kubeconfig, std::chrono::seconds(10));
   auto out = std::make_unique<Autoscaler>();
   if (o.leader_elect) {
     controller::ElectionOptions election;
@@ -138,7 +138,7 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, kube::ClientR
     spdlog::info("autoscaler: leader election on Lease {}/{} as {}", election.namespace_name, election.name,
                  election.identity);
     out->elector = std::make_shared<controller::LeaderElector>(
-        runtime.executor(), std::make_shared<RestLeaseClient>(control_plane), election);
+        runtime.executor(), std::make_shared<kubeclient::RestLeaseClient>(control_plane), election);
     options.active = [elector = out->elector.get()] { return elector->leading(); };
     self_metrics.add_collectable(std::make_shared<telemetry::LeaderElectionMetrics>(
         election.name, [weak = std::weak_ptr<controller::LeaderElector>(out->elector)] {
@@ -156,11 +156,11 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, kube::ClientR
     throw std::runtime_error("--cron-default-time-zone: " + zone.error().message);
   cron.missed_run_deadline = duration_flag("--cron-missed-run-deadline", o.cron_missed_run_deadline);
   cron.active = options.active;
-  out->cron = std::make_shared<controller::CronController>(runtime.executor(), RestControlPlane::ports(control_plane),
-                                                           std::move(cron));
-  out->loop =
-      std::make_unique<controller::HpaController>(runtime.executor(), RestControlPlane::ports(control_plane),
-                                                  std::move(metrics), std::move(member_view), std::move(options));
+  out->cron = std::make_shared<controller::CronController>(
+      runtime.executor(), kubeclient::RestControlPlane::ports(control_plane), std::move(cron));
+  out->loop = std::make_unique<controller::HpaController>(
+      runtime.executor(), kubeclient::RestControlPlane::ports(control_plane), std::move(metrics),
+      std::move(member_view), std::move(options));
   return out;
 }
 

@@ -11,7 +11,7 @@
 
 #include "fedmetrics/telemetry/failure_logs.hpp"
 #include "fedmetrics/transport/async.hpp"
-#include "main/delegated_auth.hpp"
+#include "fedmetrics/kubeclient/rest_review_client.hpp"
 #include "main/serve_wiring.hpp"
 #include "server/request_gate.hpp"
 
@@ -31,7 +31,7 @@ std::string read_text_file(const std::string& flag, const std::string& path) {
 // k8s.io/apiserver's lookupMissingConfigInCluster, the ConfigMap is read
 // only when a flag leaves the client CA or the front-proxy CA out, and a
 // ConfigMap that does not exist (404) just contributes nothing.
-bool looks_up_published_trust(const ServeOptions& o, const HttpsReviewClient* authentication) {
+bool looks_up_published_trust(const ServeOptions& o, const kubeclient::RestReviewClient* authentication) {
   const bool flags_cover_both = !o.client_ca_file.empty() && !o.requestheader_client_ca_file.empty();
   return authentication != nullptr && !o.authentication_skip_lookup && !flags_cover_both;
 }
@@ -59,12 +59,15 @@ k8s::Expected<server::CertificateTrust> combine_trust(const ServeOptions& o,
   return trust;
 }
 
-// The ConfigMap, awaited (the client's deadline bounds it); `stopping` when
-// the awaiting coroutine is cancelled first.
-async::Task<PublishedTrust> fetch_published_trust(HttpsReviewClient& client) {
-  PublishedTrust stopping = k8s::Error{"stopping"};  // a named local (transport/async.hpp, GCC 12)
-  co_return co_await async::await_callback_or<PublishedTrust>(
-      [&client](auto done) { fetch_extension_apiserver_authentication(client, std::move(done)); }, std::move(stopping));
+// The ConfigMap, awaited (the client's deadline bounds it), as the gate's trust.
+using PublishedTrust = k8s::Expected<std::optional<server::CertificateTrust>>;
+async::Task<PublishedTrust> fetch_published_trust(kubeclient::RestReviewClient& client) {
+  auto read = client.published_trust();
+  auto published = co_await std::move(read);
+  if (!published) co_return published.error();
+  if (!*published) co_return std::optional<server::CertificateTrust>();
+  co_return std::optional<server::CertificateTrust>(
+      server::CertificateTrust{(*published)->request_header, (*published)->client_ca_pem});
 }
 
 }  // namespace
@@ -83,12 +86,12 @@ Gate make_gate(const ServeOptions& o, kube::ClientRuntime& runtime,
       duration_flag("--authorization-webhook-cache-unauthorized-ttl", o.unauthorized_cache_ttl));
   Gate out;
   if (!o.authentication_kubeconfig.empty()) {
-    out.authentication =
-        std::make_shared<HttpsReviewClient>(runtime, o.authentication_kubeconfig, "--authentication-kubeconfig");
+    out.authentication = std::make_shared<kubeclient::RestReviewClient>(runtime, o.authentication_kubeconfig,
+                                                                        "--authentication-kubeconfig");
     gate_options.authentication = out.authentication;
   }
   gate_options.authorization =
-      std::make_shared<HttpsReviewClient>(runtime, o.authorization_kubeconfig, "--authorization-kubeconfig");
+      std::make_shared<kubeclient::RestReviewClient>(runtime, o.authorization_kubeconfig, "--authorization-kubeconfig");
   out.gate = std::make_shared<server::RequestGate>(std::move(gate_options));
   return out;
 }

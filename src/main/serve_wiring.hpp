@@ -29,9 +29,11 @@ namespace fedmetrics::telemetry {
 class PrometheusServerMetrics;
 }
 
-namespace fedmetrics::cli {
+namespace fedmetrics::kubeclient {
+class RestReviewClient;
+}
 
-class HttpsReviewClient;
+namespace fedmetrics::cli {
 
 // A Go duration flag (500ms, 3s), not negative.
 std::chrono::milliseconds duration_flag(const std::string& flag, const std::string& value);
@@ -42,7 +44,7 @@ std::chrono::milliseconds duration_flag(const std::string& flag, const std::stri
 // (apiserver pkg/server/options/authentication.go, authorization.go).
 struct Gate {
   std::shared_ptr<server::RequestGate> gate;
-  std::shared_ptr<HttpsReviewClient> authentication;  // null without --authentication-kubeconfig
+  std::shared_ptr<kubeclient::RestReviewClient> authentication;  // null without --authentication-kubeconfig
 };
 // The gate and its review clients, without certificate trust until load_trust().
 Gate make_gate(const ServeOptions& o, kube::ClientRuntime& runtime,

@@ -1,5 +1,7 @@
 #include "server/request_gate.hpp"
 
+#include <utility>  // before Asio's awaitable.hpp (GCC 12 coroutines)
+
 #include <algorithm>
 #include <cctype>
 #include <stdexcept>
@@ -8,6 +10,7 @@
 #include "fedmetrics/auth/request_attributes.hpp"
 #include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/url.hpp"
+#include "fedmetrics/transport/async.hpp"
 
 namespace fedmetrics::server {
 
@@ -80,105 +83,102 @@ std::shared_ptr<const RequestGate::Verifiers> RequestGate::verifiers() const {
   return verifiers_;
 }
 
-void RequestGate::handle(HttpRequest request, std::function<void(HttpResponse)> respond, const Next& next) {
+async::Task<RequestGate::Verdict> RequestGate::admit(HttpRequest request) {
   // Request attributes come from the decoded path (apiserver requestinfo.go).
   std::string_view target = request.target;
   auto question = target.find('?');
   std::string path;
   if (!k8s::percent_decode_path(target.substr(0, question), path))
-    return respond(status_response(k8s::Status::bad_request("invalid URL escape in the request path")));
+    co_return status_response(k8s::Status::bad_request("invalid URL escape in the request path"));
   auto query = question == std::string_view::npos ? k8s::QueryValues{} : k8s::parse_query(target.substr(question + 1));
   // The handler drops empty segments where Go's request info keeps them: a
   // path with any would be authorized as one thing and served as another.
   if (path.find("//") != std::string::npos)
-    return respond(status_response(k8s::Status::bad_request("the request path has an empty segment: " + path)));
+    co_return status_response(k8s::Status::bad_request("the request path has an empty segment: " + path));
   auto parsed = auth::request_attributes(request.method, path, query);
-  if (!parsed) return respond(status_response(k8s::Status::bad_request(parsed.error().message)));
+  if (!parsed) co_return status_response(k8s::Status::bad_request(parsed.error().message));
   auth::RequestAttributes attributes = std::move(*parsed);
 
   // Health probes come without credentials (kubelet): allowed for anyone.
   if (!attributes.resource_request && std::find(options_.always_allow_paths.begin(), options_.always_allow_paths.end(),
                                                 path) != options_.always_allow_paths.end())
-    return next(request, std::move(respond));
+    co_return std::move(request);
 
   const auto now_wall = std::chrono::system_clock::now();
   auto v = verifiers();
-  auto shared = std::make_shared<HttpRequest>(std::move(request));
+  std::optional<auth::UserInfo> user;
   if (v->request_header_verifier) {
     auto result = auth::authenticate_request_header(*v->request_header, *v->request_header_verifier,
-                                                    shared->peer_certificates_pem, shared->headers, now_wall);
-    strip_identity_headers(*shared, v->request_header);
-    if (result.ok())
-      return authorize(shared, auth::with_authenticated_group(std::move(result.user)), std::move(attributes),
-                       std::move(respond), next);
+                                                    request.peer_certificates_pem, request.headers, now_wall);
+    strip_identity_headers(request, v->request_header);
+    if (result.ok()) user = std::move(result.user);
   }
-  if (v->client_verifier) {
-    auto result = auth::authenticate_client_certificate(*v->client_verifier, shared->peer_certificates_pem, now_wall);
-    if (result.ok())
-      return authorize(shared, auth::with_authenticated_group(std::move(result.user)), std::move(attributes),
-                       std::move(respond), next);
+  if (!user && v->client_verifier) {
+    auto result = auth::authenticate_client_certificate(*v->client_verifier, request.peer_certificates_pem, now_wall);
+    if (result.ok()) user = std::move(result.user);
   }
-  auto token = bearer_token(*shared);
-  if (token.empty() || !options_.authentication) return respond(unauthorized());
-  // Keyed by the token's digest, not the token (k8s.io/apiserver's cached
-  // token authenticator does the same): bounded keys, no token kept.
-  std::string token_key = auth::token_cache_key(token);
-  if (auto cached = token_key.empty() ? std::nullopt : tokens_.get(token_key, Clock::now())) {
-    if (!cached->ok()) return respond(unauthorized());
-    return authorize(shared, auth::with_authenticated_group(cached->user), std::move(attributes), std::move(respond),
-                     next);
+  if (!user) {
+    auto token = bearer_token(request);
+    if (token.empty() || !options_.authentication) co_return unauthorized();
+    // Keyed by the token's digest, not the token (k8s.io/apiserver's cached
+    // token authenticator does the same): bounded keys, no token kept.
+    std::string token_key = auth::token_cache_key(token);
+    auto review = token_key.empty() ? std::nullopt : tokens_.get(token_key, Clock::now());
+    if (!review) {
+      auto posted =
+          options_.authentication->post("/apis/authentication.k8s.io/v1/tokenreviews", auth::token_review_body(token));
+      auto body = co_await std::move(posted);
+      co_await async::throw_if_cancelled();  // the request is gone: nothing to answer or report
+      if (!body) {                           // the review could not be made: not cached
+        review_failed("TokenReview", body.error().message);
+        co_return unauthorized();
+      }
+      auto answer = auth::parse_token_review(*body);
+      if (!answer) {
+        review_failed("TokenReview", answer.error().message);
+        co_return unauthorized();
+      }
+      if (!token_key.empty()) tokens_.put(token_key, *answer, Clock::now());
+      review = std::move(*answer);
+    }
+    if (!review->ok()) co_return unauthorized();
+    user = std::move(review->user);
   }
-  options_.authentication->post("/apis/authentication.k8s.io/v1/tokenreviews", auth::token_review_body(token),
-                                [this, shared, token_key = std::move(token_key), attributes = std::move(attributes),
-                                 respond = std::move(respond), next](k8s::Expected<std::string> body) mutable {
-                                  if (!body) {  // the review could not be made: not cached
-                                    review_failed("TokenReview", body.error().message);
-                                    return respond(unauthorized());
-                                  }
-                                  auto review = auth::parse_token_review(*body);
-                                  if (!review) {
-                                    review_failed("TokenReview", review.error().message);
-                                    return respond(unauthorized());
-                                  }
-                                  if (!token_key.empty()) tokens_.put(token_key, *review, Clock::now());
-                                  if (!review->ok()) return respond(unauthorized());
-                                  authorize(shared, auth::with_authenticated_group(std::move(review->user)),
-                                            std::move(attributes), std::move(respond), next);
-                                });
+  auto authorized =
+      authorize(std::move(request), auth::with_authenticated_group(std::move(*user)), std::move(attributes));
+  co_return co_await std::move(authorized);
 }
 
 void RequestGate::review_failed(std::string_view review, const std::string& error) const {
   if (options_.on_review_failure) options_.on_review_failure(review, error);
 }
 
-void RequestGate::authorize(std::shared_ptr<HttpRequest> request, auth::UserInfo user,
-                            auth::RequestAttributes attributes, std::function<void(HttpResponse)> respond, Next next) {
-  if (!options_.authorization || auth::always_allowed(user, attributes)) return next(*request, std::move(respond));
+async::Task<RequestGate::Verdict> RequestGate::authorize(HttpRequest request, auth::UserInfo user,
+                                                         auth::RequestAttributes attributes) {
+  if (!options_.authorization || auth::always_allowed(user, attributes)) co_return std::move(request);
   auto key = auth::subject_access_review_body(user, attributes);
   auto now = Clock::now();
-  if (allowed_.get(key, now)) return next(*request, std::move(respond));
+  if (allowed_.get(key, now)) co_return std::move(request);
   if (auto denied = denied_.get(key, now))
-    return respond(status_response(auth::forbidden_status(user, attributes, denied->reason)));
-  options_.authorization->post(
-      "/apis/authorization.k8s.io/v1/subjectaccessreviews", key,
-      [this, request, user = std::move(user), attributes = std::move(attributes), key, respond = std::move(respond),
-       next = std::move(next)](k8s::Expected<std::string> body) mutable {
-        if (!body) {
-          review_failed("SubjectAccessReview", body.error().message);
-          return respond(status_response(k8s::Status::internal_error("authorization: " + body.error().message)));
-        }
-        auto decision = auth::parse_subject_access_review(*body);
-        if (!decision) {
-          review_failed("SubjectAccessReview", decision.error().message);
-          return respond(status_response(k8s::Status::internal_error("authorization: " + decision.error().message)));
-        }
-        if (decision->allowed) {
-          allowed_.put(key, *decision, Clock::now());
-          return next(*request, std::move(respond));
-        }
-        denied_.put(key, *decision, Clock::now());
-        respond(status_response(auth::forbidden_status(user, attributes, decision->reason)));
-      });
+    co_return status_response(auth::forbidden_status(user, attributes, denied->reason));
+  auto posted = options_.authorization->post("/apis/authorization.k8s.io/v1/subjectaccessreviews", key);
+  auto body = co_await std::move(posted);
+  co_await async::throw_if_cancelled();  // the request is gone: nothing to answer or report
+  if (!body) {
+    review_failed("SubjectAccessReview", body.error().message);
+    co_return status_response(k8s::Status::internal_error("authorization: " + body.error().message));
+  }
+  auto decision = auth::parse_subject_access_review(*body);
+  if (!decision) {
+    review_failed("SubjectAccessReview", decision.error().message);
+    co_return status_response(k8s::Status::internal_error("authorization: " + decision.error().message));
+  }
+  if (decision->allowed) {
+    allowed_.put(key, *decision, Clock::now());
+    co_return std::move(request);
+  }
+  denied_.put(key, *decision, Clock::now());
+  co_return status_response(auth::forbidden_status(user, attributes, decision->reason));
 }
 
 }  // namespace fedmetrics::server

@@ -11,7 +11,7 @@
 //   authenticated user, otherwise a SubjectAccessReview (cached): 403 unless
 //   allowed.
 // The reviews go to the control plane through a ReviewClient the
-// composition root provides; everything else here is pure.
+// composition root provides, and are awaited; everything else here is pure.
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -19,24 +19,21 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "fedmetrics/auth/authenticators.hpp"
+#include "fedmetrics/auth/review_client.hpp"
 #include "fedmetrics/auth/client_certificate_verifier.hpp"
 #include "fedmetrics/auth/review_cache.hpp"
 #include "fedmetrics/auth/reviews.hpp"
 #include "fedmetrics/k8s/expected.hpp"
+#include "fedmetrics/transport/task.hpp"
 #include "server/http_types.hpp"
 
 namespace fedmetrics::server {
 
-// POSTs a review document to the control plane; `done` gets the answer's
-// body or an error naming what failed. Called from any thread.
-class ReviewClient {
- public:
-  virtual ~ReviewClient() = default;
-  virtual void post(std::string path, std::string body, std::function<void(k8s::Expected<std::string>)> done) = 0;
-};
+using auth::ReviewClient;
 
 // The certificate side of authentication, swapped whole when the
 // extension-apiserver-authentication ConfigMap changes.
@@ -52,7 +49,7 @@ struct GateOptions {
   std::chrono::seconds token_cache_ttl{10};
   std::chrono::seconds authorized_cache_ttl{10};
   std::chrono::seconds unauthorized_cache_ttl{10};
-  // Called (from any thread) when a review could not be made: the control
+  // Called (on the request's executor) when a review could not be made: the control
   // plane did not answer, or answered something that is not a review.
   // `review` is "TokenReview" or "SubjectAccessReview". The request is then
   // refused (401, or 500 for authorization, as kube-apiserver does), and
@@ -62,15 +59,20 @@ struct GateOptions {
 
 class RequestGate {
  public:
-  using Next = std::function<void(const HttpRequest&, std::function<void(HttpResponse)>)>;
+  // What the gate decides of a request: the request to serve (the identity
+  // headers it read dropped), or its own answer (400, 401, 403, or 500 when
+  // an access review could not be made).
+  using Verdict = std::variant<HttpRequest, HttpResponse>;
 
   explicit RequestGate(GateOptions options);
 
   // Throws std::runtime_error naming the bad CA bundle (start-up only).
   void set_trust(const CertificateTrust& trust);
 
-  // Authenticates and authorizes `request`, then calls `next` or answers 401/403.
-  void handle(HttpRequest request, std::function<void(HttpResponse)> respond, const Next& next);
+  // Authenticates and authorizes `request`, awaiting the reviews it needs.
+  // A coroutine cancelled while a review is out ends with the cancellation
+  // (no answer, and no review failure reported).
+  async::Task<Verdict> admit(HttpRequest request);
 
  private:
   struct Verifiers {
@@ -80,8 +82,7 @@ class RequestGate {
   };
   [[nodiscard]] std::shared_ptr<const Verifiers> verifiers() const;
   void review_failed(std::string_view review, const std::string& error) const;
-  void authorize(std::shared_ptr<HttpRequest> request, auth::UserInfo user, auth::RequestAttributes attributes,
-                 std::function<void(HttpResponse)> respond, Next next);
+  async::Task<Verdict> authorize(HttpRequest request, auth::UserInfo user, auth::RequestAttributes attributes);
 
   GateOptions options_;
   mutable std::mutex mutex_;

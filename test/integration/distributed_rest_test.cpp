@@ -22,8 +22,8 @@
 #include "fedmetrics/clusterclient/member_plan.hpp"
 #include "fedmetrics/controller/member_hpa.hpp"
 #include "fedmetrics/transport/async.hpp"
-#include "main/control_plane_rest.hpp"
-#include "main/member_hpas_rest.hpp"
+#include "fedmetrics/kubeclient/rest_control_plane.hpp"
+#include "fedmetrics/kubeclient/rest_member_hpas.hpp"
 
 namespace fedmetrics {
 namespace {
@@ -145,8 +145,8 @@ TEST_CASE("member HPAs over HTTPS: direct and through the cluster proxy", "[inte
   auto endpoint_of = [&](const std::string& member) {
     return proxy ? world.through_proxy(member) : world.members.at(member);
   };
-  auto member1 = cli::make_member_hpas(runtime, endpoint_of("member1"), 10s);
-  auto member2 = cli::make_member_hpas(runtime, endpoint_of("member2"), 10s);
+  auto member1 = kubeclient::make_member_hpas(runtime, endpoint_of("member1"), 10s);
+  auto member2 = kubeclient::make_member_hpas(runtime, endpoint_of("member2"), 10s);
   CHECK(member1->member() == "member1");
   const json fhpa = federated_hpa();
   const k8s::LabelSelector ours = controller::member_hpa_selector("nginx");
@@ -157,7 +157,7 @@ TEST_CASE("member HPAs over HTTPS: direct and through the cluster proxy", "[inte
   auto has = answer(runtime, member1->has_target("default", nginx));
   REQUIRE(has);
   CHECK(*has);
-  auto member3 = cli::make_member_hpas(runtime, endpoint_of("member3"), 10s);
+  auto member3 = kubeclient::make_member_hpas(runtime, endpoint_of("member3"), 10s);
   auto lacks = answer(runtime, member3->has_target("default", nginx));
   REQUIRE(lacks);
   CHECK_FALSE(*lacks);
@@ -263,7 +263,7 @@ TEST_CASE("member HPAs over HTTPS: direct and through the cluster proxy", "[inte
 TEST_CASE("control plane: the retain label and the distribution annotation", "[integration][distributed]") {
   World& world = World::get();
   kube::ClientRuntime runtime;
-  auto control_plane = std::make_shared<cli::RestControlPlane>(runtime, world.kubeconfig(), 10s);
+  auto control_plane = std::make_shared<kubeclient::RestControlPlane>(runtime, world.kubeconfig(), 10s);
   const autoscaler::CrossVersionObjectReference target{"Deployment", "nginx", "apps/v1"};
   const std::string deployment = "/apis/apps/v1/namespaces/default/deployments/nginx";
   const json before = control_plane_get(runtime, deployment);
@@ -320,8 +320,8 @@ TEST_CASE("control plane: the retain label and the distribution annotation", "[i
 
 TEST_CASE("control plane: CronFederatedHPAs, a FederatedHPA's min and max, the cron status", "[integration][cron]") {
   kube::ClientRuntime runtime;
-  auto control_plane = std::make_shared<cli::RestControlPlane>(runtime, World::get().kubeconfig(), 10s);
-  cli::RestCronStore crons(control_plane);
+  auto control_plane = std::make_shared<kubeclient::RestControlPlane>(runtime, World::get().kubeconfig(), 10s);
+  kubeclient::RestCronStore crons(control_plane);
   const std::string base = "/apis/autoscaling.karmada.io/v1alpha1/namespaces/default/";
   REQUIRE(control_plane_post(runtime, base + "federatedhpas", federated_hpa()) == 201);
   const json cron = json::parse(R"({"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "CronFederatedHPA",

@@ -22,7 +22,7 @@
 #include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/transport/self_signed.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
-#include "main/rest_json.hpp"
+#include "kubeclient/rest_json.hpp"
 
 using namespace fedmetrics;
 using namespace fedmetrics::kube;
@@ -207,7 +207,7 @@ TEST_CASE("HttpsClient: a member's errors name the member", "[integration][kube]
   CHECK(e->message.find("connection closed by member2") != std::string::npos);
 }
 
-// Which control-plane and member-HPA writes are sent twice (main/rest_json.cpp):
+// Which control-plane and member-HPA writes are sent twice (kubeclient/rest_json.cpp):
 // only a merge PATCH, which sets the same fields again. A PUT carries the
 // resourceVersion it read, so a replay of one the server applied would fail
 // with 409 and report a scale, a Lease renewal or a member HPA update as
@@ -222,10 +222,13 @@ TEST_CASE("send_json: only a merge PATCH is sent again when the control plane cl
   ClosingUnderNextRequest closing;
   auto& [server, rt, client] = closing;
 
-  std::promise<cli::JsonReply> answered;
-  cli::send_json(client, method, "/apis/apps/v1/namespaces/default/deployments/nginx/scale", "application/json",
-                 R"({"metadata":{"resourceVersion":"7"},"spec":{"replicas":3}})", std::chrono::steady_clock::now() + 3s,
-                 [&answered](cli::JsonReply reply) { answered.set_value(std::move(reply)); });
+  std::promise<kubeclient::JsonReply> answered;
+  auto scale = ResourcePath::in_group("apps", "v1", "deployments", "default", "nginx");
+  scale.subresource = "scale";
+  kubeclient::send_json(client, method, scale, "application/json",
+                        R"({"metadata":{"resourceVersion":"7"},"spec":{"replicas":3}})",
+                        std::chrono::steady_clock::now() + 3s,
+                        [&answered](kubeclient::JsonReply reply) { answered.set_value(std::move(reply)); });
   auto [status, doc] = answered.get_future().get();
   if (replayed) {
     REQUIRE(doc);

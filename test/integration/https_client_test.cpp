@@ -14,6 +14,8 @@
 #include <regex>
 #include <thread>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/use_future.hpp>
 #include <nlohmann/json.hpp>
 
@@ -457,8 +459,8 @@ TEST_CASE("KarmadaClusterSource: members follow the Cluster objects", "[integrat
   // The simulated control plane marks a member NotReady when its fault makes
   // it unreachable (refuse, blackhole, wrongCertificate): those are left out.
   const std::vector<std::string> ready{"badgzip", "expired", "failing", "garbage", "healthy", "nocustom", "slow"};
+  source.wait_for_first_discovery(3s);  // the first poll's members, each discovered once
   CHECK(names_of(*source.members()) == ready);
-  source.wait_for_first_discovery(3s);
   auto healthy = source.members()->at(4);
   REQUIRE(healthy->name() == "healthy");
   REQUIRE(healthy->capabilities() != nullptr);  // discovery went through, directly or by the proxy
@@ -514,12 +516,43 @@ TEST_CASE("KarmadaClusterSource: a changed --karmada-kubeconfig is read again", 
   options.kubeconfig_file = file.string();
   options.poll_interval = 100ms;
   KarmadaClusterSource source(rt, options);
-  CHECK(source.members()->empty());  // the first poll was refused; the set starts empty
+  source.wait_for_first_discovery(300ms);  // the first polls are refused: nothing to wait for but the timeout
+  CHECK(source.members()->empty());        // the set starts empty
   // A rotated token written into the file: the next polls use it.
   std::this_thread::sleep_for(20ms);  // a distinct modification time
   write(text);
   CHECK(names_become(source, {"badgzip", "expired", "failing", "garbage", "healthy", "nocustom", "slow"}));
   source.stop();
+  std::filesystem::remove(file);
+}
+
+TEST_CASE("KarmadaClusterSource: neither its start nor its stop waits for a control plane that does not answer",
+          "[integration][clusterclient]") {
+  ClientRuntime rt(1);
+  // A listener that never accepts: the kernel completes the TCP handshake,
+  // and the TLS handshake of every request waits for its deadline.
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::acceptor silent(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+  std::ifstream in((World::get().dir / "karmada.kubeconfig").string());
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto file =
+      std::filesystem::temp_directory_path() / ("fedmetrics-silent-kubeconfig-" + std::to_string(::getpid()));
+  {
+    std::ofstream out(file, std::ios::trunc);
+    out << std::regex_replace(text, std::regex("server: [^\n]*"),
+                              "server: https://127.0.0.1:" + std::to_string(silent.local_endpoint().port()));
+  }
+  KarmadaSourceOptions options;
+  options.kubeconfig_file = file.string();
+  options.poll_timeout = 3s;
+  const auto started = std::chrono::steady_clock::now();
+  KarmadaClusterSource source(rt, options);
+  CHECK(std::chrono::steady_clock::now() - started < 1s);  // the first poll is the loop's, not the constructor's
+  CHECK(source.members()->empty());
+  std::this_thread::sleep_for(200ms);  // the poll and the watch's list are out
+  const auto stopping = std::chrono::steady_clock::now();
+  source.stop();
+  CHECK(std::chrono::steady_clock::now() - stopping < 1s);  // both cancelled, not waited for to their deadline
   std::filesystem::remove(file);
 }
 
@@ -848,7 +881,7 @@ TEST_CASE("Reflector: lists, then follows the watch, resuming after the server e
     return pred();
   };
   CHECK_FALSE(reflector.synced());
-  reflector.start();
+  reflector.start(rt.executor());
   REQUIRE(eventually([&] { return reflector.synced(); }));
   CHECK(names() == std::vector<std::string>{"before"});  // the label selector applies to the list
 
@@ -878,6 +911,28 @@ TEST_CASE("Reflector: lists, then follows the watch, resuming after the server e
   CHECK(seen->added.size() == 3);
 }
 
+TEST_CASE("Reflector: stopped while its watch is open, it ends at once", "[integration][clusterclient]") {
+  ClientRuntime rt(1);
+  auto& world = World::get();
+  auto control =
+      std::make_shared<HttpsClient>(rt, *load_kubeconfig_current_context((world.dir / "karmada.kubeconfig").string()));
+  ReflectorOptions options;
+  options.what = "test clusters";
+  options.collection = ResourcePath::in_group("cluster.karmada.io", "v1alpha1", "clusters");
+  options.watch_timeout = 60s;  // the server would keep the watch open for a minute
+  Reflector reflector(control, options, nullptr);
+  reflector.start(rt.executor());
+  for (auto until = std::chrono::steady_clock::now() + 3s;
+       std::chrono::steady_clock::now() < until && reflector.stats().watches == 0;)
+    std::this_thread::sleep_for(10ms);
+  REQUIRE(reflector.stats().watches == 1);
+  std::this_thread::sleep_for(100ms);  // the watch's answer has begun
+  const auto stopping = std::chrono::steady_clock::now();
+  reflector.stop();
+  CHECK(std::chrono::steady_clock::now() - stopping < 1s);  // the stream is closed, not waited for
+  CHECK(control->stats().in_flight == 0);
+}
+
 TEST_CASE("Reflector: a failing server is retried with backoff, keeping what it knew", "[integration][clusterclient]") {
   ClientRuntime rt(1);
   auto& world = World::get();
@@ -890,7 +945,7 @@ TEST_CASE("Reflector: a failing server is retried with backoff, keeping what it 
   options.min_backoff = 100ms;
   options.max_backoff = 400ms;
   Reflector reflector(control, options, nullptr);
-  reflector.start();
+  reflector.start(rt.executor());
   std::this_thread::sleep_for(1500ms);
   auto stats = reflector.stats();
   CHECK_FALSE(reflector.synced());

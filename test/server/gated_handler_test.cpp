@@ -11,17 +11,10 @@
 #include "server/gated_handler.hpp"
 #include "fedmetrics/telemetry/prometheus_server_metrics.hpp"
 #include "server/run_task.hpp"
+#include "support/fake_reviews.hpp"
 
 namespace fedmetrics::server {
 namespace {
-
-// A control plane that keeps every review unanswered until the test answers it.
-struct HeldReviews : ReviewClient {
-  std::vector<std::function<void(k8s::Expected<std::string>)>> held;
-  void post(std::string, std::string, std::function<void(k8s::Expected<std::string>)> done) override {
-    held.push_back(std::move(done));
-  }
-};
 
 HttpRequest get(std::string target, std::string token = "") {
   HttpRequest r{"GET", std::move(target), {}, {}, {}};
@@ -55,7 +48,8 @@ TEST_CASE("handle_gated: the gate's refusals are answered and counted, what it l
 
 TEST_CASE("handle_gated: cancelled while its review is with the control plane, a request ends at once",
           "[server][gate]") {
-  auto reviews = std::make_shared<HeldReviews>();
+  auto reviews = std::make_shared<fedmetrics::testing::FakeReviews>();
+  reviews->held.on = true;
   GateOptions options;
   options.authentication = reviews;
   auto gate = std::make_shared<RequestGate>(options);
@@ -64,13 +58,13 @@ TEST_CASE("handle_gated: cancelled while its review is with the control plane, a
   testing::Stepped<HttpResponse> request(
       handle_gated(handler, gate, get("/apis/metrics.k8s.io/v1beta1/pods", "token")));
   request.step();  // until the gate waits for its TokenReview
-  REQUIRE(reviews->held.size() == 1);
+  REQUIRE(reviews->held.count() == 1);
   CHECK_FALSE(request.ended());
   request.cancel();
   request.step();
   CHECK(request.ended_by_cancellation());
   // The review's late answer resumes nothing.
-  reviews->held.front()(k8s::Error{"too late"});
+  reviews->held.release();
   CHECK(request.step() == 0);
 }
 

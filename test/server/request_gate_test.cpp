@@ -8,46 +8,26 @@
 #include <nlohmann/json.hpp>
 
 #include "server/request_gate.hpp"
+#include "server/run_task.hpp"
+#include "support/fake_reviews.hpp"
 
 namespace fedmetrics::server {
 namespace {
 
 using nlohmann::json;
 
-struct CannedReviews : ReviewClient {
-  std::vector<std::string> bodies;
-  bool authenticated = true;
-  bool allowed = true;
-  std::optional<std::string> unreachable;  // the control plane does not answer: this error
-  void post(std::string path, std::string body, std::function<void(k8s::Expected<std::string>)> done) override {
-    bodies.push_back(body);
-    if (unreachable) return done(k8s::Error{*unreachable});
-    if (path.find("tokenreviews") != std::string::npos) {
-      json status = authenticated
-                        ? json{{"authenticated", true}, {"user", {{"username", "alice"}, {"groups", {"devs"}}}}}
-                        : json{{"authenticated", false}};
-      return done(json{{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenReview"}, {"status", status}}.dump());
-    }
-    done(json{
-        {"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"}, {"status", {{"allowed", allowed}}}}
-             .dump());
-  }
-};
+using CannedReviews = fedmetrics::testing::FakeReviews;
 
 struct Outcome {
   int status = 0;
   bool reached_handler = false;
 };
 
+// The gate's verdict, with what the handler would answer when it lets the request through.
 Outcome run(RequestGate& gate, HttpRequest request) {
-  Outcome out;
-  gate.handle(
-      std::move(request), [&](HttpResponse r) { out.status = r.status; },
-      [&](const HttpRequest&, std::function<void(HttpResponse)> respond) {
-        out.reached_handler = true;
-        respond(HttpResponse{200, "application/json", "{}", {}});
-      });
-  return out;
+  auto verdict = testing::run(gate.admit(std::move(request)));
+  if (auto* refusal = std::get_if<HttpResponse>(&verdict)) return Outcome{refusal->status, false};
+  return Outcome{200, true};
 }
 
 HttpRequest get(std::string target, std::string token = "") {
@@ -65,8 +45,8 @@ TEST_CASE("RequestGate: tokens are reviewed, then the request is authorized") {
   auto ok = run(gate, get("/apis/metrics.k8s.io/v1beta1/namespaces/a/pods", "t"));
   CHECK(ok.status == 200);
   CHECK(ok.reached_handler);
-  REQUIRE(reviews->bodies.size() == 2);
-  auto sar = json::parse(reviews->bodies[1]);
+  REQUIRE(reviews->bodies().size() == 2);
+  auto sar = json::parse(reviews->bodies()[1]);
   CHECK(sar["spec"]["user"] == "alice");
   CHECK(sar["spec"]["resourceAttributes"]["verb"] == "list");
   reviews->allowed = false;
@@ -114,6 +94,34 @@ TEST_CASE("RequestGate: a review that cannot be made refuses the request and is 
   CHECK(failures.empty());
 }
 
+TEST_CASE("RequestGate: a token's review and an access decision are asked once, then served from the caches") {
+  auto reviews = std::make_shared<CannedReviews>();
+  std::vector<std::string> failures;
+  GateOptions options;
+  options.authentication = reviews;
+  options.authorization = reviews;
+  options.on_review_failure = [&](std::string_view, const std::string& error) { failures.push_back(error); };
+  RequestGate gate(options);
+  const auto pods_of_a = "/apis/metrics.k8s.io/v1beta1/namespaces/a/pods";
+  REQUIRE(run(gate, get(pods_of_a, "t")).reached_handler);
+  REQUIRE(reviews->bodies().size() == 2);  // a TokenReview, then a SubjectAccessReview
+  // The control plane is gone: the cached answers still let the same question through.
+  reviews->unreachable = "connection refused";
+  CHECK(run(gate, get(pods_of_a, "t")).reached_handler);
+  CHECK(reviews->bodies().size() == 2);
+  CHECK(failures.empty());
+  // Another question of the same user: the token is known, the access is asked (and fails).
+  CHECK(run(gate, get("/apis/metrics.k8s.io/v1beta1/namespaces/b/pods", "t")).status == 500);
+  CHECK(reviews->bodies().size() == 3);
+  // A denial is cached too, under its own TTL.
+  reviews->unreachable.reset();
+  reviews->allowed = false;
+  CHECK(run(gate, get("/apis/metrics.k8s.io/v1beta1/namespaces/c/pods", "t")).status == 403);
+  reviews->allowed = true;
+  CHECK(run(gate, get("/apis/metrics.k8s.io/v1beta1/namespaces/c/pods", "t")).status == 403);
+  CHECK(reviews->bodies().size() == 4);
+}
+
 TEST_CASE("RequestGate: hostile input gets an answer, never an exception") {
   auto reviews = std::make_shared<CannedReviews>();
   GateOptions options;
@@ -123,7 +131,7 @@ TEST_CASE("RequestGate: hostile input gets an answer, never an exception") {
   Outcome bad_token;
   REQUIRE_NOTHROW(bad_token = run(gate, get("/apis/metrics.k8s.io/v1beta1/pods", "\xff\xfe")));
   CHECK(bad_token.status == 200);  // reviewed (the control plane decides), with a well-formed body
-  CHECK_NOTHROW(json::parse(reviews->bodies.at(0)));
+  CHECK_NOTHROW(json::parse(reviews->bodies().at(0)));
   reviews->allowed = false;
   Outcome bad_path;
   REQUIRE_NOTHROW(bad_path = run(gate, get("/apis/metrics.k8s.io/v1beta1/namespaces/%FF/pods", "t")));

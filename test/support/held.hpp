@@ -17,10 +17,15 @@ class Held {
   // In a fake's coroutine: returns at once when off, else when released.
   async::Task<void> wait() {
     if (!on) co_return;
-    co_await async::await_callback<bool>([this](std::function<void(bool)> resume) {
-      std::lock_guard lock(mutex_);
-      waiting_.push_back(std::move(resume));
-    });
+    co_await async::await_callback<bool>([this](std::function<void(bool)> resume) { hold(std::move(resume)); });
+  }
+  // The same, except that a caller cancelled while held resumes at once
+  // (for a call whose answer a cancelled caller never reads).
+  async::Task<void> wait_cancellable() {
+    if (!on) co_return;
+    bool cancelled = false;  // a named local (transport/async.hpp, GCC 12)
+    co_await async::await_callback_or<bool>([this](std::function<void(bool)> resume) { hold(std::move(resume)); },
+                                            std::move(cancelled));
   }
   [[nodiscard]] std::size_t count() {
     std::lock_guard lock(mutex_);
@@ -37,6 +42,10 @@ class Held {
   }
 
  private:
+  void hold(std::function<void(bool)> resume) {
+    std::lock_guard lock(mutex_);
+    waiting_.push_back(std::move(resume));
+  }
   std::mutex mutex_;
   std::vector<std::function<void(bool)>> waiting_;
 };

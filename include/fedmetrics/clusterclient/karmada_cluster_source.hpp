@@ -45,9 +45,10 @@ struct KarmadaSourceOptions {
 class KarmadaClusterSource final : public RefreshingMemberSource {
  public:
   // Reads the kubeconfig (std::runtime_error naming the file when it cannot
-  // be used) and polls the control plane once before returning; a failure of
-  // that poll is logged, not thrown: the set starts empty and fills when the
-  // control plane answers. Then polls in the background.
+  // be used) and starts the watch and the polls in the background, without
+  // waiting for the control plane: the set starts empty and fills when it
+  // answers (wait_for_first_discovery() and MemberSet::when_discovered()
+  // wait for the first poll too). A failed poll is logged, not thrown.
   KarmadaClusterSource(kube::ClientRuntime& runtime, KarmadaSourceOptions options);
   ~KarmadaClusterSource() override;
 
@@ -63,7 +64,7 @@ class KarmadaClusterSource final : public RefreshingMemberSource {
   // runs on its strand, which is the only place that replaces client_ and
   // clusters_ after the constructor.
   struct Loop;
-  // (Re)starts the watch of Cluster objects on client_.
+  // (Re)starts the watch of Cluster objects on client_, on the loop's strand.
   void watch_clusters();
   // A changed --karmada-kubeconfig (a rotated token or certificate, another
   // server) is read again before a poll; one that cannot be used is logged
@@ -86,9 +87,8 @@ class KarmadaClusterSource final : public RefreshingMemberSource {
   std::set<std::string> last_left_out_;
 
   std::unique_ptr<Loop> loop_;  // started once the rest is in place
-  // After the loop: destroyed first, so that its callback (which wakes the
-  // loop) never outlives it, even when the constructor throws.
-  std::unique_ptr<kube::Reflector> clusters_;  // replaced with client_, on the loop's strand (and in the constructor)
+  // The current watch, run by the loop's task group (which stop() drains).
+  std::shared_ptr<kube::Reflector> clusters_;  // replaced with client_, on the loop's strand
   std::string last_plan_inputs_;               // the callback's own: what the member plan reads, last time
 };
 

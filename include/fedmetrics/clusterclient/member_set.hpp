@@ -68,7 +68,8 @@ class MemberSet {
   void reconcile(const std::vector<kube::ClusterEndpoint>& desired, OnBadEndpoint on_bad,
                  std::vector<aggregator::LeftOutMember> left_out = {});
 
-  // Blocks until every member has had one discovery attempt or `timeout` passed.
+  // Blocks until every member has had one discovery attempt or `timeout`
+  // passed. "Every member" is known once: not before the first reconcile().
   void wait_for_first_discovery(std::chrono::milliseconds timeout);
   // Calls `ready` once, on the discovery loop's strand, when every member has
   // had one discovery attempt or `timeout` has passed, whichever is first:

@@ -192,6 +192,14 @@ class HttpsClient {
   std::shared_ptr<LineStream> stream_lines(std::string path_and_query, Deadline header_deadline,
                                            std::chrono::milliseconds idle_timeout, LineStreamCallbacks callbacks);
 
+  // The same as a coroutine: `on_line` gets each line as stream_lines'
+  // does, and ends the stream by returning false (the task then ends with
+  // Kind::Timeout, "cancelled"); the task ends with what on_end would get.
+  // Cancelling the awaiting coroutine closes the stream at once.
+  async::Task<HttpResult> watch_lines(std::string path_and_query, Deadline header_deadline,
+                                      std::chrono::milliseconds idle_timeout,
+                                      std::function<bool(std::string line)> on_line);
+
   // Calls `task` on this client's strand after `delay` (retry backoff for its
   // users); never after the runtime stopped.
   void schedule(std::chrono::milliseconds delay, std::function<void()> task);

@@ -9,9 +9,10 @@
 // copy is never dropped on a failure: readers keep the last good state.
 //
 // The rules for applying events are k8s::ObjectCache's (pure); this class
-// adds the requests and the retry schedule. Its callbacks run on the
-// HttpsClient's strand.
+// adds the requests and the retry schedule, as one coroutine (run()) that
+// its owner runs as a job and cancels to stop it.
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -21,8 +22,23 @@
 
 #include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/kube/resource_path.hpp"
+#include "fedmetrics/transport/executor.hpp"
+#include "fedmetrics/transport/task.hpp"
 
 namespace fedmetrics::kube {
+
+// What a reflector asks of the server: HttpsClient's GET and watch_lines
+// (list_watch() below), or a test's fake (test/support).
+class ListWatch {
+ public:
+  virtual ~ListWatch() = default;
+  virtual async::Task<HttpResult> list(std::string target, Deadline deadline) = 0;
+  // As HttpsClient::watch_lines.
+  virtual async::Task<HttpResult> watch(std::string target, Deadline header_deadline,
+                                        std::chrono::milliseconds idle_timeout,
+                                        std::function<bool(std::string line)> on_line) = 0;
+};
+std::shared_ptr<ListWatch> list_watch(std::shared_ptr<HttpsClient> client);
 
 struct ReflectorOptions {
   std::string what;  // "Cluster objects": for the log
@@ -35,6 +51,11 @@ struct ReflectorOptions {
   std::chrono::seconds watch_timeout{300};
   std::chrono::milliseconds min_backoff{500};
   std::chrono::milliseconds max_backoff{30'000};
+  // The time the backoff is measured and waited on: the steady clock and a
+  // timer when empty; a test's fake clock. sleep_for ends false when its
+  // coroutine is cancelled.
+  std::function<std::chrono::steady_clock::time_point()> now;
+  std::function<async::Task<bool>(std::chrono::steady_clock::duration)> sleep_for;
 };
 
 struct ReflectorChange {
@@ -53,15 +74,23 @@ struct ReflectorStats {
 
 class Reflector {
  public:
+  // Called after each change: after a list on the reflector's strand, after
+  // an event on the client's (never two at once).
   using OnChange = std::function<void(const ReflectorChange&)>;
-  Reflector(std::shared_ptr<HttpsClient> client, ReflectorOptions options, OnChange on_change);
+  Reflector(std::shared_ptr<ListWatch> server, ReflectorOptions options, OnChange on_change);
+  Reflector(std::shared_ptr<HttpsClient> client, ReflectorOptions options, OnChange on_change)
+      : Reflector(list_watch(std::move(client)), std::move(options), std::move(on_change)) {}
   ~Reflector();
   Reflector(const Reflector&) = delete;
   Reflector& operator=(const Reflector&) = delete;
 
-  void start();
-  // No callback runs once this returns. Thread-safe, idempotent; not from
-  // inside one of its own callbacks (it waits for them to return).
+  // Lists, watches and lists again until the awaiting coroutine is
+  // cancelled (then throws the cancellation). Once; this object outlives it.
+  async::Task<void> run();
+  // run() as a job on a strand of `executor`, stopped by stop() or the destructor.
+  void start(const async::Executor& executor);
+  // Cancels run() and returns once it has ended: no callback runs after it.
+  // Not from one of its own callbacks.
   void stop();
 
   // Whether a list has succeeded yet; before that items() is empty and means nothing.
@@ -73,7 +102,8 @@ class Reflector {
   struct State;
 
  private:
-  std::shared_ptr<State> state_;
+  std::unique_ptr<State> state_;
+  std::unique_ptr<async::Job> job_;
 };
 
 }  // namespace fedmetrics::kube

@@ -10,14 +10,17 @@
 #include <mutex>
 #include <string>
 
-#include "fedmetrics/kube/https_client.hpp"
-#include "fedmetrics/kube/reflector.hpp"
 #include "fedmetrics/controller/control_plane.hpp"
 #include "fedmetrics/controller/event_correlator.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
-#include "main/rest_json.hpp"
+#include "fedmetrics/kube/https_client.hpp"
+#include "fedmetrics/transport/executor.hpp"
 
-namespace fedmetrics::cli {
+namespace fedmetrics::kube {
+class Reflector;
+}
+
+namespace fedmetrics::kubeclient {
 
 class RestControlPlane final : public controller::FederatedHPAStore,
                                public controller::FederatedHPAWriter,
@@ -26,6 +29,7 @@ class RestControlPlane final : public controller::FederatedHPAStore,
  public:
   // Throws std::runtime_error naming --kubeconfig when it cannot be used.
   RestControlPlane(kube::ClientRuntime& runtime, const std::string& kubeconfig, std::chrono::milliseconds timeout);
+  ~RestControlPlane() override;
 
   // Every port, on this client (the cron store and the Events beside it).
   static controller::ControlPlanePorts ports(const std::shared_ptr<RestControlPlane>& control_plane);
@@ -64,30 +68,21 @@ class RestControlPlane final : public controller::FederatedHPAStore,
   async::Task<k8s::Expected<std::optional<std::vector<controller::TargetCluster>>>> target_clusters(
       const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target) override;
 
-  // One request with the control-plane timeout, or by `deadline`.
-  async::Task<JsonReply> call(std::string method, std::string path, std::string content_type, std::string body);
-  async::Task<JsonReply> call_until(std::string method, std::string path, std::string content_type, std::string body,
-                                    std::chrono::steady_clock::time_point deadline);
-  // GET of an autoscaling.karmada.io/v1alpha1 collection (all namespaces): its items.
-  async::Task<k8s::Expected<std::vector<nlohmann::json>>> list_items(std::string resource, std::string kind,
-                                                                     const k8s::LabelSelector& selector);
-  // A watch of an autoscaling.karmada.io/v1alpha1 collection, running while the result lives.
-  std::unique_ptr<controller::Watch> watch_collection(const std::string& resource, const char* what,
-                                                      const k8s::LabelSelector& selector,
-                                                      std::function<void(const kube::ReflectorChange&)> on_change,
-                                                      bool serves_list);
-  static std::string object_path(const std::string& resource, const std::string& namespace_name,
-                                 const std::string& name);
+  // What the cron store and the lease client share with it.
+  [[nodiscard]] const std::shared_ptr<kube::HttpsClient>& client() const { return client_; }
+  [[nodiscard]] const async::Executor& executor() const { return executor_; }
+  [[nodiscard]] std::chrono::milliseconds timeout() const { return timeout_; }
 
  private:
   struct CacheWatch;
   std::shared_ptr<kube::HttpsClient> client_;
+  async::Executor executor_;  // where the watches' reflectors run
   std::chrono::milliseconds timeout_;
   // Events go through client-go's correlation: repeats patch one Event's count.
   std::shared_ptr<controller::EventRecorder> events_;
   // The FederatedHPAs' watch while one runs (list() is served from it for its selector).
   std::mutex cache_mutex_;
-  std::shared_ptr<kube::Reflector> cache_;
+  const kube::Reflector* cache_ = nullptr;
   std::string cached_selector_;
 };
 
@@ -121,4 +116,4 @@ class RestLeaseClient final : public controller::LeaseClient {
   std::shared_ptr<RestControlPlane> control_plane_;
 };
 
-}  // namespace fedmetrics::cli
+}  // namespace fedmetrics::kubeclient

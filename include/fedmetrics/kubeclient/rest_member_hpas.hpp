@@ -9,11 +9,13 @@
 #include <memory>
 #include <string>
 
-#include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/controller/member_hpas.hpp"
-#include "main/rest_json.hpp"
+#include "fedmetrics/kube/https_client.hpp"
+#include "fedmetrics/kube/resource_path.hpp"
 
-namespace fedmetrics::cli {
+namespace fedmetrics::kubeclient {
+
+struct JsonReply;
 
 class RestMemberHPAs final : public controller::MemberHPAs {
  public:
@@ -33,7 +35,7 @@ class RestMemberHPAs final : public controller::MemberHPAs {
 
  private:
   // The request, its error prefixed with the member's name.
-  async::Task<JsonReply> call(std::string method, std::string path, std::string body);
+  async::Task<JsonReply> call(std::string method, kube::ResourcePath path, std::string body);
   std::shared_ptr<kube::HttpsClient> client_;
   std::chrono::milliseconds timeout_;
 };
@@ -49,4 +51,4 @@ std::shared_ptr<controller::MemberHPAs> make_member_hpas(kube::ClientRuntime& ru
                                                          std::chrono::milliseconds timeout,
                                                          kube::ClientOptions options = {});
 
-}  // namespace fedmetrics::cli
+}  // namespace fedmetrics::kubeclient

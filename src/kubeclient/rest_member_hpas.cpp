@@ -1,24 +1,16 @@
-#include "main/member_hpas_rest.hpp"
+#include "fedmetrics/kubeclient/rest_member_hpas.hpp"
 
-#include "fedmetrics/kube/resource_path.hpp"
-#include "fedmetrics/transport/async.hpp"
-#include "main/rest_json.hpp"
+#include "kubeclient/rest_json.hpp"
 
-namespace fedmetrics::cli {
+namespace fedmetrics::kubeclient {
 
 using nlohmann::json;
 
 namespace {
 
-constexpr std::string_view kHpas = "/apis/autoscaling/v2";
-
-std::string collection(const std::string& ns) {
-  if (ns.empty()) return std::string(kHpas) + "/horizontalpodautoscalers";
-  return std::string(kHpas) + "/namespaces/" + kube::escape_path_segment(ns) + "/horizontalpodautoscalers";
-}
-
-std::string item(const std::string& ns, const std::string& name) {
-  return collection(ns) + "/" + kube::escape_path_segment(name);
+// The autoscaling/v2 HorizontalPodAutoscalers of `ns` (of every namespace when empty), or one of them.
+kube::ResourcePath hpas(const std::string& ns, std::string name = {}) {
+  return kube::ResourcePath::in_group("autoscaling", "v2", "horizontalpodautoscalers", ns, std::move(name));
 }
 
 std::string meta(const json& hpa, const char* field) {
@@ -33,10 +25,10 @@ RestMemberHPAs::RestMemberHPAs(std::shared_ptr<kube::HttpsClient> client, std::s
                                std::chrono::milliseconds timeout)
     : MemberHPAs(std::move(member)), client_(std::move(client)), timeout_(timeout) {}
 
-async::Task<JsonReply> RestMemberHPAs::call(std::string method, std::string path, std::string body) {
+async::Task<JsonReply> RestMemberHPAs::call(std::string method, kube::ResourcePath path, std::string body) {
   std::string content_type = body.empty() ? "" : "application/json";
   // The operation built first: its by-value arguments are not temporaries of the co_await (GCC 12).
-  auto op = request_json(*client_, std::move(method), std::move(path), std::move(content_type), std::move(body),
+  auto op = request_json(client_, std::move(method), std::move(path), std::move(content_type), std::move(body),
                          std::chrono::steady_clock::now() + timeout_);
   auto reply = co_await std::move(op);
   if (!reply.body) reply.body = k8s::Error{member() + ": " + reply.body.error().message};
@@ -45,20 +37,14 @@ async::Task<JsonReply> RestMemberHPAs::call(std::string method, std::string path
 
 async::Task<k8s::Expected<std::vector<json>>> RestMemberHPAs::list(const std::string& namespace_name,
                                                                    const k8s::LabelSelector& selector) {
-  std::string path = collection(namespace_name);
-  if (!selector.empty()) path += "?labelSelector=" + kube::escape_query_value(selector.to_string());
-  auto op = call("GET", std::move(path), "");
+  auto op = call("GET", hpas(namespace_name).with("labelSelector", selector.to_string()), "");
   auto reply = co_await std::move(op);
-  if (!reply.body) co_return reply.body.error();
-  auto items = reply.body->find("items");
-  if (items == reply.body->end() || !items->is_array())
-    co_return k8s::Error{member() + ": HorizontalPodAutoscalerList without items"};
-  co_return std::vector<json>(items->begin(), items->end());
+  co_return items_of(std::move(reply), member() + ": HorizontalPodAutoscalerList");
 }
 
 async::Task<k8s::Expected<std::optional<json>>> RestMemberHPAs::get(const std::string& namespace_name,
                                                                     const std::string& name) {
-  auto op = call("GET", item(namespace_name, name), "");
+  auto op = call("GET", hpas(namespace_name, name), "");
   auto reply = co_await std::move(op);
   if (reply.status == 404) co_return std::optional<json>();
   if (!reply.body) co_return reply.body.error();
@@ -66,7 +52,7 @@ async::Task<k8s::Expected<std::optional<json>>> RestMemberHPAs::get(const std::s
 }
 
 async::Task<k8s::Expected<json>> RestMemberHPAs::create(const json& hpa) {
-  auto op = call("POST", collection(meta(hpa, "namespace")), hpa.dump());
+  auto op = call("POST", hpas(meta(hpa, "namespace")), hpa.dump());
   auto reply = co_await std::move(op);
   co_return std::move(reply.body);
 }
@@ -75,7 +61,7 @@ async::Task<k8s::Expected<json>> RestMemberHPAs::update(const json& hpa) {
   if (meta(hpa, "resourceVersion").empty())
     co_return k8s::Error{member() + ": an update of HorizontalPodAutoscaler " + meta(hpa, "name") +
                          " needs the resourceVersion it was read at"};
-  auto op = call("PUT", item(meta(hpa, "namespace"), meta(hpa, "name")), hpa.dump());
+  auto op = call("PUT", hpas(meta(hpa, "namespace"), meta(hpa, "name")), hpa.dump());
   auto reply = co_await std::move(op);
   co_return std::move(reply.body);
 }
@@ -93,7 +79,7 @@ async::Task<k8s::Expected<bool>> RestMemberHPAs::remove(const std::string& names
   std::string options;
   if (!uid.empty())
     options = json{{"apiVersion", "v1"}, {"kind", "DeleteOptions"}, {"preconditions", {{"uid", uid}}}}.dump();
-  auto op = call("DELETE", item(namespace_name, name), std::move(options));
+  auto op = call("DELETE", hpas(namespace_name, name), std::move(options));
   auto reply = co_await std::move(op);
   if (reply.status == 404) co_return false;
   co_return written(reply);
@@ -108,4 +94,4 @@ std::shared_ptr<controller::MemberHPAs> make_member_hpas(kube::ClientRuntime& ru
   return std::make_shared<RestMemberHPAs>(std::move(client), endpoint.name, timeout);
 }
 
-}  // namespace fedmetrics::cli
+}  // namespace fedmetrics::kubeclient
