@@ -82,13 +82,15 @@ std::string FieldReader::string(const json& value, std::string_view path) {
 
 std::int64_t FieldReader::integer(const json& value, std::string_view path) {
   if (!ok()) return 0;
-  if (value.is_number_integer()) return value.get<std::int64_t>();
+  // Unsigned first: nlohmann's is_number_integer() holds for unsigned values
+  // too, and 2^64 - 1 read as a signed integer would be -1.
   if (value.is_number_unsigned()) {
     const auto u = value.get<std::uint64_t>();
     if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return static_cast<std::int64_t>(u);
     fail(path, "out of range for an integer");
     return 0;
   }
+  if (value.is_number_integer()) return value.get<std::int64_t>();
   if (value.is_number_float()) {
     // 9e15 < 2^53: a float below it with no fraction is a whole number exactly.
     const double d = value.get<double>();
