@@ -67,19 +67,23 @@ std::string format_nanos(Timestamp t) {
 
 Timestamp read_time(const detail::Fields& f) {
   auto text = f.string("time");
-  if (!text) detail::fail(f.path_of("time"), "is required");
+  if (!text) {
+    f.fail("time", "is required");
+    return {};
+  }
   auto t = k8s::parse_time(*text);
-  if (!t) detail::fail(f.path_of("time"), "not a time");
+  if (!t) {
+    f.fail("time", "not a time");
+    return {};
+  }
   return *t;
 }
 
 std::vector<TimestampedScaleEvent> read_events(const detail::Fields& top, std::string_view key) {
   std::vector<TimestampedScaleEvent> out;
-  const auto& array = top.array(key);
-  for (std::size_t i = 0; i < array.size(); ++i) {
-    detail::Fields e(array[i], detail::index(top.path_of(key), i));
+  top.each_object(key, [&](const detail::Fields& e) {
     out.push_back({e.int32("replicaChange").value_or(0), read_time(e), e.boolean("outdated").value_or(false)});
-  }
+  });
   return out;
 }
 
@@ -104,18 +108,15 @@ nlohmann::ordered_json to_json(const ScalingHistory& history) {
 }
 
 k8s::Expected<ScalingHistory> scaling_history_from_json(const nlohmann::json& json) {
-  return detail::decode_guard([&] {
-    detail::Fields top(json, "");
-    ScalingHistory history;
-    const auto& recs = top.array("recommendations");
-    for (std::size_t i = 0; i < recs.size(); ++i) {
-      detail::Fields r(recs[i], detail::index("recommendations", i));
-      history.recommendations.push_back({r.int32("replicas").value_or(0), read_time(r)});
-    }
-    history.scale_up_events = read_events(top, "scaleUpEvents");
-    history.scale_down_events = read_events(top, "scaleDownEvents");
-    return history;
+  detail::FieldReader reader;
+  const detail::Fields top(reader, json, "");
+  ScalingHistory history;
+  top.each_object("recommendations", [&](const detail::Fields& r) {
+    history.recommendations.push_back({r.int32("replicas").value_or(0), read_time(r)});
   });
+  history.scale_up_events = read_events(top, "scaleUpEvents");
+  history.scale_down_events = read_events(top, "scaleDownEvents");
+  return reader.finish(std::move(history));
 }
 
 void record_initial_recommendation(ScalingHistory& history, std::int32_t current_replicas, Timestamp now) {

@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <set>
 
-#include "autoscaler/json_reader.hpp"
+#include "json_reader.hpp"
 
 namespace fedmetrics::autoscaler {
 
-using detail::fail;
 using detail::Fields;
 using nlohmann::json;
 
@@ -18,50 +17,46 @@ constexpr std::int32_t kMaxHistoryLimit = 32;
 
 std::string describe(std::string_view path, const std::string& message) { return std::string(path) + ": " + message; }
 
-// One rule; its defects go to `invalid` (the first found), never to the object.
+// One rule; its defects go to `invalid` (the first found), never to the
+// object: it is read with a reader of its own.
 CronRule decode_rule(const Fields& spec, const json& raw, const std::string& path, bool federated_hpa_target) {
   CronRule rule;
-  auto decoded = detail::decode_guard([&] {
-    const Fields f = spec.child(raw, path);
-    f.allow({"name", "schedule", "timeZone", "targetReplicas", "targetMinReplicas", "targetMaxReplicas", "suspend",
-             "successfulHistoryLimit", "failedHistoryLimit"});
-    rule.name = f.string("name").value_or("");
-    rule.schedule = f.string("schedule").value_or("");
-    rule.time_zone = f.string("timeZone");
-    rule.target_replicas = f.int32("targetReplicas");
-    rule.target_min_replicas = f.int32("targetMinReplicas");
-    rule.target_max_replicas = f.int32("targetMaxReplicas");
-    rule.suspend = f.boolean("suspend").value_or(false);
-    rule.successful_history_limit = f.int32("successfulHistoryLimit").value_or(3);
-    rule.failed_history_limit = f.int32("failedHistoryLimit").value_or(3);
-    if (rule.name.empty() || rule.name.size() > kMaxRuleName)
-      fail(f.path_of("name"), "must be 1 to 32 characters (got " + std::to_string(rule.name.size()) + ")");
-    if (rule.schedule.empty()) fail(f.path_of("schedule"), "is required");
-    if (rule.successful_history_limit < 1 || rule.successful_history_limit > kMaxHistoryLimit)
-      fail(f.path_of("successfulHistoryLimit"),
+  detail::FieldReader reader;
+  const Fields f(reader, raw, path, spec.refuses_unknown() ? k8s::UnknownFields::Refuse : k8s::UnknownFields::Ignore);
+  f.allow({"name", "schedule", "timeZone", "targetReplicas", "targetMinReplicas", "targetMaxReplicas", "suspend",
+           "successfulHistoryLimit", "failedHistoryLimit"});
+  rule.name = f.string("name").value_or("");
+  rule.schedule = f.string("schedule").value_or("");
+  rule.time_zone = f.string("timeZone");
+  rule.target_replicas = f.int32("targetReplicas");
+  rule.target_min_replicas = f.int32("targetMinReplicas");
+  rule.target_max_replicas = f.int32("targetMaxReplicas");
+  rule.suspend = f.boolean("suspend").value_or(false);
+  rule.successful_history_limit = f.int32("successfulHistoryLimit").value_or(3);
+  rule.failed_history_limit = f.int32("failedHistoryLimit").value_or(3);
+  if (rule.name.empty() || rule.name.size() > kMaxRuleName)
+    f.fail("name", "must be 1 to 32 characters (got " + std::to_string(rule.name.size()) + ")");
+  if (rule.schedule.empty()) f.fail("schedule", "is required");
+  if (rule.successful_history_limit < 1 || rule.successful_history_limit > kMaxHistoryLimit)
+    f.fail("successfulHistoryLimit",
            "must be between 1 and 32 (got " + std::to_string(rule.successful_history_limit) + ")");
-    if (rule.failed_history_limit < 0 || rule.failed_history_limit > kMaxHistoryLimit)
-      fail(f.path_of("failedHistoryLimit"),
-           "must be between 0 and 32 (got " + std::to_string(rule.failed_history_limit) + ")");
-    if (federated_hpa_target) {
-      if (rule.target_replicas)
-        fail(f.path_of("targetReplicas"),
+  if (rule.failed_history_limit < 0 || rule.failed_history_limit > kMaxHistoryLimit)
+    f.fail("failedHistoryLimit", "must be between 0 and 32 (got " + std::to_string(rule.failed_history_limit) + ")");
+  if (federated_hpa_target) {
+    if (rule.target_replicas)
+      f.fail("targetReplicas",
              "applies to a workload; a FederatedHPA takes targetMinReplicas and/or targetMaxReplicas");
-      if (!rule.target_min_replicas && !rule.target_max_replicas)
-        fail(path, "a FederatedHPA target needs targetMinReplicas and/or targetMaxReplicas");
-      if (rule.target_min_replicas && *rule.target_min_replicas < 0)
-        fail(f.path_of("targetMinReplicas"), "must not be negative");
-      if (rule.target_max_replicas && *rule.target_max_replicas < 1)
-        fail(f.path_of("targetMaxReplicas"), "must be at least 1");
-    } else {
-      if (rule.target_min_replicas || rule.target_max_replicas)
-        fail(path, "targetMinReplicas and targetMaxReplicas apply to a FederatedHPA; a workload takes targetReplicas");
-      if (!rule.target_replicas) fail(f.path_of("targetReplicas"), "is required for a workload target");
-      if (*rule.target_replicas < 0) fail(f.path_of("targetReplicas"), "must not be negative");
-    }
-    return true;
-  });
-  if (!decoded) rule.invalid = decoded.error().message;
+    if (!rule.target_min_replicas && !rule.target_max_replicas)
+      f.fail_here("a FederatedHPA target needs targetMinReplicas and/or targetMaxReplicas");
+    if (rule.target_min_replicas && *rule.target_min_replicas < 0) f.fail("targetMinReplicas", "must not be negative");
+    if (rule.target_max_replicas && *rule.target_max_replicas < 1) f.fail("targetMaxReplicas", "must be at least 1");
+  } else {
+    if (rule.target_min_replicas || rule.target_max_replicas)
+      f.fail_here("targetMinReplicas and targetMaxReplicas apply to a FederatedHPA; a workload takes targetReplicas");
+    if (!rule.target_replicas) f.fail("targetReplicas", "is required for a workload target");
+    if (rule.target_replicas && *rule.target_replicas < 0) f.fail("targetReplicas", "must not be negative");
+  }
+  if (reader.error()) rule.invalid = reader.error()->message;
   return rule;
 }
 
@@ -116,37 +111,34 @@ bool targets_federated_hpa(const CrossVersionObjectReference& target) {
 
 k8s::Expected<CronFederatedHPA> decode_cron_federated_hpa(const json& json, std::string_view path,
                                                           UnknownFields unknown) {
-  return detail::decode_guard([&] {
-    Fields top(json, std::string(path), unknown);
-    CronFederatedHPA cron;
-    cron.namespace_name = "default";
-    const bool whole =
-        top.has("spec") || (top.refuses_unknown() && (top.has("apiVersion") || top.has("kind") || top.has("metadata")));
-    if (whole) {
-      top.allow({"apiVersion", "kind", "metadata", "spec", "status"});
-      if (auto meta = top.object("metadata")) {
-        detail::allow_object_meta(*meta);
-        cron.name = meta->string("name").value_or("");
-        cron.namespace_name = meta->string("namespace").value_or("default");
-      }
+  detail::FieldReader reader;
+  const Fields top(reader, json, std::string(path), detail::reader_rule(unknown));
+  CronFederatedHPA cron;
+  cron.namespace_name = "default";
+  const bool whole =
+      top.has("spec") || (top.refuses_unknown() && (top.has("apiVersion") || top.has("kind") || top.has("metadata")));
+  if (whole) {
+    top.allow({"apiVersion", "kind", "metadata", "spec", "status"});
+    if (auto meta = top.object("metadata")) {
+      detail::allow_object_meta(*meta);
+      cron.name = meta->string("name").value_or("");
+      cron.namespace_name = meta->string("namespace").value_or("default");
     }
-    const Fields spec = whole ? top.required_object("spec") : top;
-    spec.allow({"scaleTargetRef", "rules"});
-    cron.scale_target_ref =
-        detail::decode_reference_as<CrossVersionObjectReference>(spec.required_object("scaleTargetRef"));
-    const bool federated_hpa = targets_federated_hpa(cron.scale_target_ref);
-    const auto& rules = spec.array("rules");
-    std::set<std::string> names;
-    for (std::size_t i = 0; i < rules.size(); ++i) {
-      const std::string rule_path = detail::index(spec.path_of("rules"), i);
-      CronRule rule = decode_rule(spec, rules[i], rule_path, federated_hpa);
-      if (!rule.invalid && !names.insert(rule.name).second)
-        rule.invalid =
-            describe(rule_path + ".name", "\"" + rule.name + "\" is used by an earlier rule; rule names are unique");
-      cron.rules.push_back(std::move(rule));
-    }
-    return cron;
+  }
+  const Fields spec = whole ? top.required_object("spec") : top;
+  spec.allow({"scaleTargetRef", "rules"});
+  cron.scale_target_ref =
+      detail::decode_reference_as<CrossVersionObjectReference>(spec.required_object("scaleTargetRef"));
+  const bool federated_hpa = targets_federated_hpa(cron.scale_target_ref);
+  std::set<std::string> names;
+  spec.each("rules", [&](const nlohmann::json& raw, const std::string& rule_path) {
+    CronRule rule = decode_rule(spec, raw, rule_path, federated_hpa);
+    if (!rule.invalid && !names.insert(rule.name).second)
+      rule.invalid =
+          describe(rule_path + ".name", "\"" + rule.name + "\" is used by an earlier rule; rule names are unique");
+    cron.rules.push_back(std::move(rule));
   });
+  return reader.finish(std::move(cron));
 }
 
 k8s::Expected<CronApplied> apply_to_federated_hpa(const CronRule& rule, const FederatedHPASpec& current) {

@@ -9,7 +9,6 @@
 
 namespace fedmetrics::autoscaler {
 
-using detail::fail;
 using detail::Fields;
 using nlohmann::json;
 
@@ -43,7 +42,7 @@ MetricIdentifier decode_identifier(const Fields& f) {
   f.allow({"name", "selector"});
   MetricIdentifier id;
   id.name = f.string("name").value_or("");
-  if (id.name.empty()) fail(f.path_of("name"), "is required");
+  if (id.name.empty()) f.fail("name", "is required");
   if (auto selector = detail::selector(f, "selector")) {
     id.selector = std::move(*selector);
     id.selector_object = *f.raw("selector");
@@ -61,24 +60,17 @@ MetricIdentifier decode_identifier(const Fields& f) {
 MetricTarget decode_target(const Fields& f, MetricSourceType source) {
   f.allow({"type", "value", "averageValue", "averageUtilization"});
   MetricTarget target;
-  auto type = f.string("type");
-  if (!type) fail(f.path_of("type"), "is required");
-  MetricTargetType written = MetricTargetType::Utilization;
-  if (*type == "Utilization") {
-    written = MetricTargetType::Utilization;
-  } else if (*type == "Value") {
-    written = MetricTargetType::Value;
-  } else if (*type == "AverageValue") {
-    written = MetricTargetType::AverageValue;
-  } else {
-    fail(f.path_of("type"), "must be Utilization, Value or AverageValue (got \"" + *type + "\")");
-  }
+  if (!f.has("type")) f.fail("type", "is required");
+  const auto written = f.one_of<MetricTargetType>("type", {{"Utilization", MetricTargetType::Utilization},
+                                                           {"Value", MetricTargetType::Value},
+                                                           {"AverageValue", MetricTargetType::AverageValue}});
   target.value = f.quantity("value");
   target.average_value = f.quantity("averageValue");
   target.average_utilization = f.int32("averageUtilization");
+  if (!f.ok()) return target;
 
   auto required_for = [&](std::string_view field, std::string_view what) {
-    fail(f.path_of(field), "is required for " + std::string(what));
+    f.fail(field, "is required for " + std::string(what));
   };
   switch (source) {
     case MetricSourceType::Resource:
@@ -102,9 +94,9 @@ MetricTarget decode_target(const Fields& f, MetricSourceType source) {
       } else if (written == MetricTargetType::AverageValue) {
         if (!target.average_value) required_for("averageValue", "an AverageValue target");
       } else {
-        fail(f.path_of("type"), "must be Value or AverageValue for an Object metric");
+        f.fail("type", "must be Value or AverageValue for an Object metric");
       }
-      target.type = written;
+      target.type = *written;
       break;
     case MetricSourceType::External:
       if (target.average_value) {
@@ -116,15 +108,16 @@ MetricTarget decode_target(const Fields& f, MetricSourceType source) {
       }
       break;
   }
+  if (!f.ok()) return target;
   switch (target.type) {
     case MetricTargetType::Utilization:
-      if (*target.average_utilization <= 0) fail(f.path_of("averageUtilization"), "must be greater than 0");
+      if (*target.average_utilization <= 0) f.fail("averageUtilization", "must be greater than 0");
       break;
     case MetricTargetType::Value:
-      if (target.value->sign() <= 0) fail(f.path_of("value"), "must be positive");
+      if (target.value->sign() <= 0) f.fail("value", "must be positive");
       break;
     case MetricTargetType::AverageValue:
-      if (target.average_value->sign() <= 0) fail(f.path_of("averageValue"), "must be positive");
+      if (target.average_value->sign() <= 0) f.fail("averageValue", "must be positive");
       break;
   }
   return target;
@@ -133,68 +126,92 @@ MetricTarget decode_target(const Fields& f, MetricSourceType source) {
 // The member of a MetricSpec that holds each source type's fields.
 constexpr std::string_view kMetricSources[] = {"resource", "containerResource", "pods", "object", "external"};
 
+// The object at `key` that a metric of its type needs.
+std::optional<Fields> metric_source(const Fields& f, std::string_view key, std::string_view what) {
+  auto source = f.object(key);
+  if (!source) f.fail(key, "is required for " + std::string(what));
+  return source;
+}
+
 MetricSpec decode_metric(const Fields& f) {
   MetricSpec m;
-  auto type = f.string("type");
-  if (!type) fail(f.path_of("type"), "is required");
-  if (f.refuses_unknown()) {
+  const std::string type = f.string("type").value_or("");
+  if (!f.has("type")) f.fail("type", "is required");
+  if (f.refuses_unknown() && f.ok()) {
     // One source, the type's ("Resource": "resource"), as the API server
     // requires: a block for another type would be read by nobody.
-    std::string own = *type;
+    std::string own = type;
     if (!own.empty()) own[0] = k8s::ascii_lower(own[0]);
     const bool known_type =
         std::find(std::begin(kMetricSources), std::end(kMetricSources), own) != std::end(kMetricSources);
     for (std::string_view source : kMetricSources) {
       if (known_type && f.has(source) && source != own) {
-        fail(f.path_of(source), "must not be set for a metric of type " + *type);
+        f.fail(source, "must not be set for a metric of type " + type);
       }
     }
     f.allow({"type", "resource", "containerResource", "pods", "object", "external"});
   }
-  if (*type == "Resource") {
+  if (!f.ok()) return m;
+  if (type == "Resource") {
     m.type = MetricSourceType::Resource;
-    auto r = f.object("resource");
-    if (!r) fail(f.path_of("resource"), "is required for a Resource metric");
+    auto r = metric_source(f, "resource", "a Resource metric");
+    if (!r) return m;
     r->allow({"name", "target"});
     m.resource_name = r->string("name").value_or("");
-    if (m.resource_name.empty()) fail(r->path_of("name"), "is required");
+    if (m.resource_name.empty()) r->fail("name", "is required");
     m.target = decode_target(r->required_object("target"), m.type);
-  } else if (*type == "ContainerResource") {
+  } else if (type == "ContainerResource") {
     m.type = MetricSourceType::ContainerResource;
-    auto r = f.object("containerResource");
-    if (!r) fail(f.path_of("containerResource"), "is required for a ContainerResource metric");
+    auto r = metric_source(f, "containerResource", "a ContainerResource metric");
+    if (!r) return m;
     r->allow({"name", "container", "target"});
     m.resource_name = r->string("name").value_or("");
-    if (m.resource_name.empty()) fail(r->path_of("name"), "is required");
+    if (m.resource_name.empty()) r->fail("name", "is required");
     m.container = r->string("container").value_or("");
-    if (m.container.empty()) fail(r->path_of("container"), "is required");
+    if (m.container.empty()) r->fail("container", "is required");
     m.target = decode_target(r->required_object("target"), m.type);
-  } else if (*type == "Pods") {
+  } else if (type == "Pods") {
     m.type = MetricSourceType::Pods;
-    auto p = f.object("pods");
-    if (!p) fail(f.path_of("pods"), "is required for a Pods metric");
+    auto p = metric_source(f, "pods", "a Pods metric");
+    if (!p) return m;
     p->allow({"metric", "target"});
     m.metric = decode_identifier(p->required_object("metric"));
     m.target = decode_target(p->required_object("target"), m.type);
-  } else if (*type == "Object") {
+  } else if (type == "Object") {
     m.type = MetricSourceType::Object;
-    auto o = f.object("object");
-    if (!o) fail(f.path_of("object"), "is required for an Object metric");
+    auto o = metric_source(f, "object", "an Object metric");
+    if (!o) return m;
     o->allow({"describedObject", "metric", "target"});
     m.described_object = decode_reference(o->required_object("describedObject"));
     m.metric = decode_identifier(o->required_object("metric"));
     m.target = decode_target(o->required_object("target"), m.type);
-  } else if (*type == "External") {
+  } else if (type == "External") {
     m.type = MetricSourceType::External;
-    auto e = f.object("external");
-    if (!e) fail(f.path_of("external"), "is required for an External metric");
+    auto e = metric_source(f, "external", "an External metric");
+    if (!e) return m;
     e->allow({"metric", "target"});
     m.metric = decode_identifier(e->required_object("metric"));
     m.target = decode_target(e->required_object("target"), m.type);
   } else {
-    fail(f.path_of("type"), "must be Resource, ContainerResource, Pods, Object or External (got \"" + *type + "\")");
+    f.fail("type", "must be Resource, ContainerResource, Pods, Object or External (got \"" + type + "\")");
   }
   return m;
+}
+
+HPAScalingPolicy decode_policy(const Fields& p) {
+  p.allow({"type", "value", "periodSeconds"});
+  HPAScalingPolicy policy;
+  if (!p.has("type")) p.fail("type", "is required");
+  policy.type =
+      p.one_of<ScalingPolicyType>("type", {{"Pods", ScalingPolicyType::Pods}, {"Percent", ScalingPolicyType::Percent}})
+          .value_or(ScalingPolicyType::Pods);
+  auto value = p.int32("value");
+  if (!value) p.fail("value", "is required");
+  auto period = p.int32("periodSeconds");
+  if (!period) p.fail("periodSeconds", "is required");
+  policy.value = value.value_or(0);
+  policy.period_seconds = period.value_or(0);
+  return policy;
 }
 
 HPAScalingRules decode_rules(const Fields& f) {
@@ -204,45 +221,16 @@ HPAScalingRules decode_rules(const Fields& f) {
   // server's admission rules, which simulate does not apply on top
   // (a scenario may try any value); the arithmetic below is defined for any value.
   rules.stabilization_window_seconds = f.int32("stabilizationWindowSeconds");
-  if (auto select = f.string("selectPolicy")) {
-    if (*select == "Max") {
-      rules.select_policy = ScalingPolicySelect::Max;
-    } else if (*select == "Min") {
-      rules.select_policy = ScalingPolicySelect::Min;
-    } else if (*select == "Disabled") {
-      rules.select_policy = ScalingPolicySelect::Disabled;
-    } else {
-      fail(f.path_of("selectPolicy"), "must be Max, Min or Disabled (got \"" + *select + "\")");
-    }
-  }
+  rules.select_policy = f.one_of<ScalingPolicySelect>("selectPolicy", {{"Max", ScalingPolicySelect::Max},
+                                                                       {"Min", ScalingPolicySelect::Min},
+                                                                       {"Disabled", ScalingPolicySelect::Disabled}});
   if (f.has("policies")) {
-    const auto& array = f.array("policies");
     std::vector<HPAScalingPolicy> policies;
-    for (std::size_t i = 0; i < array.size(); ++i) {
-      const Fields p = f.child(array[i], detail::index(f.path_of("policies"), i));
-      p.allow({"type", "value", "periodSeconds"});
-      HPAScalingPolicy policy;
-      auto type = p.string("type");
-      if (!type) fail(p.path_of("type"), "is required");
-      if (*type == "Pods") {
-        policy.type = ScalingPolicyType::Pods;
-      } else if (*type == "Percent") {
-        policy.type = ScalingPolicyType::Percent;
-      } else {
-        fail(p.path_of("type"), "must be Pods or Percent (got \"" + *type + "\")");
-      }
-      auto value = p.int32("value");
-      if (!value) fail(p.path_of("value"), "is required");
-      auto period = p.int32("periodSeconds");
-      if (!period) fail(p.path_of("periodSeconds"), "is required");
-      policy.value = *value;
-      policy.period_seconds = *period;
-      policies.push_back(policy);
-    }
+    f.each_object("policies", [&](const Fields& p) { policies.push_back(decode_policy(p)); });
     rules.policies = std::move(policies);
   }
   rules.tolerance = f.quantity("tolerance");
-  if (rules.tolerance && rules.tolerance->sign() < 0) fail(f.path_of("tolerance"), "must not be negative");
+  if (rules.tolerance && rules.tolerance->sign() < 0) f.fail("tolerance", "must not be negative");
   return rules;
 }
 
@@ -252,12 +240,9 @@ FederatedHPASpec decode_spec(const Fields& f) {
   spec.scale_target_ref = decode_reference(f.required_object("scaleTargetRef"));
   spec.min_replicas = f.int32("minReplicas");
   auto max = f.int32("maxReplicas");
-  if (!max) fail(f.path_of("maxReplicas"), "is required");
-  spec.max_replicas = *max;
-  const auto& metrics = f.array("metrics");
-  for (std::size_t i = 0; i < metrics.size(); ++i) {
-    spec.metrics.push_back(decode_metric(f.child(metrics[i], detail::index(f.path_of("metrics"), i))));
-  }
+  if (!max) f.fail("maxReplicas", "is required");
+  spec.max_replicas = max.value_or(0);
+  f.each_object("metrics", [&](const Fields& metric) { spec.metrics.push_back(decode_metric(metric)); });
   if (auto behavior = f.object("behavior")) {
     behavior->allow({"scaleUp", "scaleDown"});
     HorizontalPodAutoscalerBehavior b;
@@ -277,37 +262,42 @@ HPAScalingRules fill_rules(const std::optional<HPAScalingRules>& given, HPAScali
   return defaults;
 }
 
+FederatedHPA decode_hpa(const Fields& top) {
+  FederatedHPA hpa;
+  const bool whole =
+      top.has("spec") || (top.refuses_unknown() && (top.has("apiVersion") || top.has("kind") || top.has("metadata")));
+  if (!whole) {
+    // Only the spec was given.
+    hpa.name = "";
+    hpa.namespace_name = "default";
+    hpa.spec = decode_spec(top);
+    return hpa;
+  }
+  top.allow({"apiVersion", "kind", "metadata", "spec", "status"});
+  if (auto meta = top.object("metadata")) {
+    detail::allow_object_meta(*meta);
+    hpa.name = meta->string("name").value_or("");
+    hpa.namespace_name = meta->string("namespace").value_or("default");
+    hpa.generation = meta->integer("generation").value_or(0);
+  } else {
+    hpa.namespace_name = "default";
+  }
+  hpa.spec = decode_spec(top.required_object("spec"));
+  return hpa;
+}
+
 }  // namespace
 
 k8s::Expected<FederatedHPASpec> decode_federated_hpa_spec(const json& json, std::string_view path) {
-  return detail::decode_guard([&] { return decode_spec(Fields(json, std::string(path))); });
+  detail::FieldReader reader;
+  FederatedHPASpec spec = decode_spec(Fields(reader, json, std::string(path)));
+  return reader.finish(std::move(spec));
 }
 
 k8s::Expected<FederatedHPA> decode_federated_hpa(const json& json, std::string_view path, UnknownFields unknown) {
-  return detail::decode_guard([&] {
-    Fields top(json, std::string(path), unknown);
-    FederatedHPA hpa;
-    const bool whole =
-        top.has("spec") || (top.refuses_unknown() && (top.has("apiVersion") || top.has("kind") || top.has("metadata")));
-    if (!whole) {
-      // Only the spec was given.
-      hpa.name = "";
-      hpa.namespace_name = "default";
-      hpa.spec = decode_spec(top);
-      return hpa;
-    }
-    top.allow({"apiVersion", "kind", "metadata", "spec", "status"});
-    if (auto meta = top.object("metadata")) {
-      detail::allow_object_meta(*meta);
-      hpa.name = meta->string("name").value_or("");
-      hpa.namespace_name = meta->string("namespace").value_or("default");
-      hpa.generation = meta->integer("generation").value_or(0);
-    } else {
-      hpa.namespace_name = "default";
-    }
-    hpa.spec = decode_spec(top.required_object("spec"));
-    return hpa;
-  });
+  detail::FieldReader reader;
+  FederatedHPA hpa = decode_hpa(Fields(reader, json, std::string(path), detail::reader_rule(unknown)));
+  return reader.finish(std::move(hpa));
 }
 
 namespace {

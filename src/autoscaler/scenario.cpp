@@ -14,47 +14,42 @@
 
 namespace fedmetrics::autoscaler {
 
-using detail::fail;
+using detail::FieldReader;
 using detail::Fields;
 using nlohmann::json;
 
 namespace {
 
-using detail::seconds_value;
-using detail::time_value;
-
 std::optional<Timestamp> optional_time(const Fields& f, std::string_view key, Timestamp start) {
   const auto* v = f.raw(key);
   if (v == nullptr) return std::nullopt;
-  return time_value(*v, start, f.path_of(key));
+  return detail::time_value(f.reader(), *v, start, f.path_of(key));
+}
+
+std::optional<std::chrono::nanoseconds> optional_seconds(const Fields& f, std::string_view key) {
+  const auto* v = f.raw(key);
+  if (v == nullptr) return std::nullopt;
+  return detail::seconds_value(f.reader(), *v, f.path_of(key));
 }
 
 ResourceList resource_list(const Fields& f) {
   ResourceList list;
   for (const auto& [name, value] : f.raw_object().items()) {
     if (value.is_null()) continue;
-    list[name] = Fields::as_quantity(value, f.path_of(name));
+    list[name] = f.reader().quantity(value, f.path_of(name));
   }
   return list;
 }
 
-PodPhase phase_value(const std::string& s, const std::string& path) {
-  if (s == "Pending") return PodPhase::Pending;
-  if (s == "Running") return PodPhase::Running;
-  if (s == "Succeeded") return PodPhase::Succeeded;
-  if (s == "Failed") return PodPhase::Failed;
-  if (s == "Unknown") return PodPhase::Unknown;
-  fail(path, "must be Pending, Running, Succeeded, Failed or Unknown (got \"" + s + "\")");
-}
-
-ConditionStatus ready_value(const json& v, const std::string& path) {
+ConditionStatus ready_value(FieldReader& reader, const json& v, const std::string& path) {
   if (v.is_boolean()) return v.get<bool>() ? ConditionStatus::True : ConditionStatus::False;
-  if (!v.is_string()) fail(path, "not a condition status");
-  const auto s = v.get<std::string>();
-  if (s == "True") return ConditionStatus::True;
-  if (s == "False") return ConditionStatus::False;
-  if (s == "Unknown") return ConditionStatus::Unknown;
-  fail(path, "must be True, False or Unknown (got \"" + s + "\")");
+  if (!v.is_string()) {
+    reader.fail(path, "not a condition status");
+    return ConditionStatus::Unknown;
+  }
+  return reader.one_of<ConditionStatus>(
+      v, path,
+      {{"True", ConditionStatus::True}, {"False", ConditionStatus::False}, {"Unknown", ConditionStatus::Unknown}});
 }
 
 struct DecodedPod {
@@ -63,83 +58,91 @@ struct DecodedPod {
   std::vector<std::pair<std::string, PodMetricSample>> metrics;
 };
 
+// `usage`: per container ({"web": {"cpu": "400m"}}), or flat ({"cpu": "400m"}) for a pod of one container.
+std::optional<PodResourceSample> decode_usage(const Fields& f, const Pod& pod, Timestamp step_time, Timestamp start) {
+  auto usage = f.object("usage");
+  if (!usage) return std::nullopt;
+  PodResourceSample sample;
+  sample.key = pod.key;
+  sample.timestamp = optional_time(f, "usageTimestamp", start).value_or(step_time);
+  if (auto window = optional_seconds(f, "usageWindowSeconds")) sample.window = *window;
+  bool flat = false;
+  bool nested = false;
+  for (const auto& [key, value] : usage->raw_object().items()) {
+    if (value.is_object()) {
+      nested = true;
+    } else if (!value.is_null()) {
+      flat = true;
+    }
+  }
+  if (flat && nested) usage->fail_here("mixes per-container usage with a flat resource map");
+  if (flat) {
+    // {"cpu": "400m"}: the usage of the pod's only container.
+    if (pod.containers.size() > 1) {
+      usage->fail_here("a flat resource map needs a pod with one container; give the usage per container");
+    }
+    ContainerUsage cu;
+    cu.name = pod.containers.empty() ? "" : pod.containers.front().name;
+    cu.usage = resource_list(*usage);
+    sample.containers.push_back(std::move(cu));
+  } else {
+    for (const auto& [key, value] : usage->raw_object().items()) {
+      if (value.is_null()) continue;
+      ContainerUsage cu;
+      cu.name = key;
+      cu.usage = resource_list(usage->child(value, usage->path_of(key)));
+      sample.containers.push_back(std::move(cu));
+    }
+  }
+  return sample;
+}
+
 DecodedPod decode_pod(const Fields& f, Timestamp step_time, Timestamp start, const std::string& default_namespace) {
   f.allow({"name", "namespace", "cluster", "phase", "ready", "startTime", "readyTransitionTime", "deleting",
            "containers", "resources", "usage", "usageTimestamp", "usageWindowSeconds", "metrics"});
   DecodedPod out;
   Pod& pod = out.pod;
-  auto name = f.string("name");
-  if (!name || name->empty()) fail(f.path_of("name"), "is required");
-  pod.key = PodKey{f.string("cluster").value_or("default"), f.string("namespace").value_or(default_namespace), *name};
-  if (auto phase = f.string("phase")) pod.phase = phase_value(*phase, f.path_of("phase"));
+  auto name = f.string("name").value_or("");
+  if (name.empty()) f.fail("name", "is required");
+  pod.key = PodKey{f.string("cluster").value_or("default"), f.string("namespace").value_or(default_namespace), name};
+  if (auto phase = f.one_of<PodPhase>("phase", {{"Pending", PodPhase::Pending},
+                                                {"Running", PodPhase::Running},
+                                                {"Succeeded", PodPhase::Succeeded},
+                                                {"Failed", PodPhase::Failed},
+                                                {"Unknown", PodPhase::Unknown}}))
+    pod.phase = *phase;
 
   const Timestamp an_hour_before = step_time - std::chrono::hours(1);
   pod.start_time = optional_time(f, "startTime", start).value_or(an_hour_before);
   PodReadyCondition ready;
-  if (const auto* r = f.raw("ready")) ready.status = ready_value(*r, f.path_of("ready"));
+  if (const auto* r = f.raw("ready")) ready.status = ready_value(f.reader(), *r, f.path_of("ready"));
   ready.last_transition_time = optional_time(f, "readyTransitionTime", start).value_or(an_hour_before);
   pod.ready = ready;
   pod.deleting = f.boolean("deleting").value_or(false);
 
-  const auto& containers = f.array("containers");
   std::set<std::string> container_names;
-  for (std::size_t i = 0; i < containers.size(); ++i) {
-    const Fields c = f.child(containers[i], detail::index(f.path_of("containers"), i));
+  f.each_object("containers", [&](const Fields& c) {
     c.allow({"name", "requests"});
     Container container;
-    auto cname = c.string("name");
-    if (!cname || cname->empty()) fail(c.path_of("name"), "is required");
-    if (!container_names.insert(*cname).second) fail(c.path_of("name"), "duplicate container \"" + *cname + "\"");
-    container.name = *cname;
+    container.name = c.string("name").value_or("");
+    if (container.name.empty()) c.fail("name", "is required");
+    if (!container_names.insert(container.name).second)
+      c.fail("name", "duplicate container \"" + container.name + "\"");
     if (auto requests = c.object("requests")) container.requests = resource_list(*requests);
     pod.containers.push_back(std::move(container));
-  }
+  });
   // Pod-level resources, as pod.spec.resources: {"requests": {"cpu": "1"}}.
   if (auto resources = f.object("resources")) {
     resources->allow({"requests"});
     if (auto requests = resources->object("requests")) pod.requests = resource_list(*requests);
   }
 
-  if (auto usage = f.object("usage")) {
-    PodResourceSample sample;
-    sample.key = pod.key;
-    sample.timestamp = optional_time(f, "usageTimestamp", start).value_or(step_time);
-    if (const auto* w = f.raw("usageWindowSeconds")) sample.window = seconds_value(*w, f.path_of("usageWindowSeconds"));
-    bool flat = false;
-    bool nested = false;
-    for (const auto& [key, value] : usage->raw_object().items()) {
-      if (value.is_object()) {
-        nested = true;
-      } else if (!value.is_null()) {
-        flat = true;
-      }
-    }
-    if (flat && nested) fail(usage->path(), "mixes per-container usage with a flat resource map");
-    if (flat) {
-      // {"cpu": "400m"}: the usage of the pod's only container.
-      if (pod.containers.size() > 1) {
-        fail(usage->path(), "a flat resource map needs a pod with one container; give the usage per container");
-      }
-      ContainerUsage cu;
-      cu.name = pod.containers.empty() ? "" : pod.containers.front().name;
-      cu.usage = resource_list(*usage);
-      sample.containers.push_back(std::move(cu));
-    } else {
-      for (const auto& [key, value] : usage->raw_object().items()) {
-        if (value.is_null()) continue;
-        ContainerUsage cu;
-        cu.name = key;
-        cu.usage = resource_list(usage->child(value, usage->path_of(key)));
-        sample.containers.push_back(std::move(cu));
-      }
-    }
-    out.usage = std::move(sample);
-  }
+  out.usage = decode_usage(f, pod, step_time, start);
 
   if (auto metrics = f.object("metrics")) {
     for (const auto& [key, value] : metrics->raw_object().items()) {
       if (value.is_null()) continue;
-      PodMetricSample sample{pod.key, Fields::as_quantity(value, metrics->path_of(key)), step_time};
+      PodMetricSample sample{pod.key, f.reader().quantity(value, metrics->path_of(key)), step_time};
       out.metrics.emplace_back(key, std::move(sample));
     }
   }
@@ -147,22 +150,23 @@ DecodedPod decode_pod(const Fields& f, Timestamp step_time, Timestamp start, con
 }
 
 // A replica count placed in a member: a non-negative 32-bit integer.
-std::int32_t member_replicas_value(const nlohmann::json& v, const std::string& path) {
-  const std::int64_t n = Fields::as_integer(v, path);
-  if (n < 0) fail(path, "must not be negative");
-  if (n > std::numeric_limits<std::int32_t>::max()) fail(path, "out of range for a 32-bit integer");
-  return static_cast<std::int32_t>(n);
+std::int32_t member_replicas_value(FieldReader& reader, const nlohmann::json& v, const std::string& path) {
+  const std::int64_t n = reader.integer(v, path);
+  if (n < 0) reader.fail(path, "must not be negative");
+  if (n > std::numeric_limits<std::int32_t>::max()) reader.fail(path, "out of range for a 32-bit integer");
+  return reader.ok() ? static_cast<std::int32_t>(n) : 0;
 }
 
 // "missingMembers": ["member2"], the members whose part of a value is missing.
 std::vector<std::string> missing_members(const Fields& f) {
   std::vector<std::string> out;
-  const auto& members = f.array("missingMembers");
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    const std::string path = detail::index(f.path_of("missingMembers"), i);
-    if (!members[i].is_string() || members[i].get<std::string>().empty()) fail(path, "not a member name");
-    out.push_back(members[i].get<std::string>());
-  }
+  f.each("missingMembers", [&](const json& member, const std::string& path) {
+    if (!member.is_string() || member.get<std::string>().empty()) {
+      f.reader().fail(path, "not a member name");
+      return;
+    }
+    out.push_back(member.get<std::string>());
+  });
   return out;
 }
 
@@ -172,7 +176,7 @@ std::pair<std::string, std::string> metric_identifier(const Fields& f) {
   auto metric = f.required_object("metric");
   metric.allow({"name", "selector"});
   auto name = metric.string("name").value_or("");
-  if (name.empty()) fail(metric.path_of("name"), "is required");
+  if (name.empty()) metric.fail("name", "is required");
   auto selector = detail::selector(metric, "selector");
   return {std::move(name), selector ? selector->to_string() : std::string()};
 }
@@ -184,8 +188,8 @@ ObjectMetricValue decode_object_metric(const Fields& f) {
   described.allow({"apiVersion", "kind", "name"});
   out.kind = described.string("kind").value_or("");
   out.name = described.string("name").value_or("");
-  if (out.kind.empty()) fail(described.path_of("kind"), "is required");
-  if (out.name.empty()) fail(described.path_of("name"), "is required");
+  if (out.kind.empty()) described.fail("kind", "is required");
+  if (out.name.empty()) described.fail("name", "is required");
   std::tie(out.metric_name, out.selector) = metric_identifier(f);
   out.missing_members = missing_members(f);
   // "error" lets a file say the API failed (docs/simulate.md, "Scenario files").
@@ -193,8 +197,8 @@ ObjectMetricValue decode_object_metric(const Fields& f) {
     out.value = k8s::Error{*error};
   } else {
     auto value = f.quantity("value");
-    if (!value) fail(f.path_of("value"), "is required");
-    out.value = *value;
+    if (!value) f.fail("value", "is required");
+    out.value = value.value_or(k8s::Quantity());
   }
   return out;
 }
@@ -208,12 +212,10 @@ ExternalMetricValues decode_external_metric(const Fields& f) {
     out.values = k8s::Error{*error};
     return out;
   }
-  if (!f.has("values")) fail(f.path_of("values"), "is required");
-  const auto& values = f.array("values");
+  if (!f.has("values")) f.fail("values", "is required");
   std::vector<k8s::Quantity> quantities;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    quantities.push_back(Fields::as_quantity(values[i], detail::index(f.path_of("values"), i)));
-  }
+  f.each("values",
+         [&](const json& value, const std::string& path) { quantities.push_back(f.reader().quantity(value, path)); });
   out.values = std::move(quantities);
   return out;
 }
@@ -224,53 +226,45 @@ ScenarioStep decode_step(const Fields& f, Timestamp start, const std::string& de
   ScenarioStep step;
   const auto& at = f.required("at");
   step.at_written = at;
-  step.at = time_value(at, start, f.path_of("at"));
+  step.at = detail::time_value(f.reader(), at, start, f.path_of("at"));
   step.replicas = f.int32("replicas");
-  if (step.replicas && *step.replicas < 0) fail(f.path_of("replicas"), "must not be negative");
+  if (step.replicas && *step.replicas < 0) f.fail("replicas", "must not be negative");
   step.status_replicas = f.int32("statusReplicas");
-  if (step.status_replicas && *step.status_replicas < 0) fail(f.path_of("statusReplicas"), "must not be negative");
+  if (step.status_replicas && *step.status_replicas < 0) f.fail("statusReplicas", "must not be negative");
 
   std::vector<PodResourceSample> usage;
   std::map<std::string, std::vector<PodMetricSample>, std::less<>> pod_metrics;
   std::set<PodKey> keys;
-  const auto& pods = f.array("pods");
-  for (std::size_t i = 0; i < pods.size(); ++i) {
-    const std::string path = detail::index(f.path_of("pods"), i);
-    DecodedPod decoded = decode_pod(f.child(pods[i], path), step.at, start, default_namespace);
+  f.each_object("pods", [&](const Fields& pod) {
+    DecodedPod decoded = decode_pod(pod, step.at, start, default_namespace);
     if (!keys.insert(decoded.pod.key).second) {
-      fail(path, "duplicate pod " + to_string(decoded.pod.key) + " (pods are identified by cluster, namespace, name)");
+      pod.fail_here("duplicate pod " + to_string(decoded.pod.key) +
+                    " (pods are identified by cluster, namespace, name)");
     }
     if (decoded.usage) usage.push_back(std::move(*decoded.usage));
     for (auto& [name, sample] : decoded.metrics) pod_metrics[name].push_back(std::move(sample));
     step.pods.push_back(std::move(decoded.pod));
-  }
+  });
   step.metrics.resource = std::move(usage);
   for (auto& [name, samples] : pod_metrics) step.metrics.pods.emplace(name, std::move(samples));
 
-  const auto& objects = f.array("objectMetrics");
-  for (std::size_t i = 0; i < objects.size(); ++i) {
-    step.metrics.objects.push_back(
-        decode_object_metric(f.child(objects[i], detail::index(f.path_of("objectMetrics"), i))));
-  }
-  const auto& externals = f.array("externalMetrics");
-  for (std::size_t i = 0; i < externals.size(); ++i) {
-    step.metrics.externals.push_back(
-        decode_external_metric(f.child(externals[i], detail::index(f.path_of("externalMetrics"), i))));
-  }
+  f.each_object("objectMetrics",
+                [&](const Fields& object) { step.metrics.objects.push_back(decode_object_metric(object)); });
+  f.each_object("externalMetrics",
+                [&](const Fields& external) { step.metrics.externals.push_back(decode_external_metric(external)); });
 
   // Several members (docs/autoscaling.md, "Decisions on complete data only").
   if (auto placed = f.object("memberReplicas")) {
     for (const auto& [member, replicas] : placed->raw_object().items()) {
-      step.placement.member_replicas[member] = member_replicas_value(replicas, placed->path_of(member));
+      step.placement.member_replicas[member] = member_replicas_value(f.reader(), replicas, placed->path_of(member));
     }
   }
   if (auto unread = f.object("unreadMembers")) {
     for (const auto& [member, value] : unread->raw_object().items()) {
       const Fields m = unread->child(value, unread->path_of(member));
       m.allow({"replicas"});
-      const auto* replicas = m.raw("replicas");
-      if (replicas == nullptr) fail(m.path_of("replicas"), "is required");
-      step.placement.unread_members[member] = member_replicas_value(*replicas, m.path_of("replicas"));
+      const auto& replicas = m.required("replicas");
+      step.placement.unread_members[member] = member_replicas_value(f.reader(), replicas, m.path_of("replicas"));
     }
   }
   return step;
@@ -281,18 +275,15 @@ ControllerConfig decode_config(const Fields& f) {
       {"tolerance", "cpuInitializationPeriodSeconds", "initialReadinessDelaySeconds", "downscaleStabilizationSeconds"});
   ControllerConfig config;
   if (auto tolerance = f.number("tolerance")) {
-    if (*tolerance < 0) fail(f.path_of("tolerance"), "must not be negative");
+    if (*tolerance < 0) f.fail("tolerance", "must not be negative");
     config.tolerance = *tolerance;
   }
-  if (const auto* v = f.raw("cpuInitializationPeriodSeconds")) {
-    config.calculator.cpu_initialization_period = seconds_value(*v, f.path_of("cpuInitializationPeriodSeconds"));
+  if (auto period = optional_seconds(f, "cpuInitializationPeriodSeconds")) {
+    config.calculator.cpu_initialization_period = *period;
   }
-  if (const auto* v = f.raw("initialReadinessDelaySeconds")) {
-    config.calculator.initial_readiness_delay = seconds_value(*v, f.path_of("initialReadinessDelaySeconds"));
-  }
-  if (const auto* v = f.raw("downscaleStabilizationSeconds")) {
-    config.downscale_stabilization = seconds_value(*v, f.path_of("downscaleStabilizationSeconds"));
-  }
+  if (auto delay = optional_seconds(f, "initialReadinessDelaySeconds"))
+    config.calculator.initial_readiness_delay = *delay;
+  if (auto window = optional_seconds(f, "downscaleStabilizationSeconds")) config.downscale_stabilization = *window;
   return config;
 }
 
@@ -300,9 +291,13 @@ ControllerConfig decode_config(const Fields& f) {
 // FederatedHPA or that FederatedHPA's workload, and every rule must be able
 // to run (schedule and zone included), since a replay cannot show a rule
 // that never fires.
-CronFederatedHPA decode_cron(const json& json, const FederatedHPA& hpa) {
+CronFederatedHPA decode_cron(FieldReader& reader, const json& json, const FederatedHPA& hpa) {
+  if (!reader.ok()) return {};
   auto cron = decode_cron_federated_hpa(json, "cron", UnknownFields::Refuse);
-  if (!cron) throw detail::DecodeFailure{cron.error()};
+  if (!cron) {
+    reader.fail(cron.error());
+    return {};
+  }
   const auto& target = cron->scale_target_ref;
   const auto& workload = hpa.spec.scale_target_ref;
   const bool federated_hpa = targets_federated_hpa(target) && (hpa.name.empty() || target.name == hpa.name);
@@ -310,23 +305,23 @@ CronFederatedHPA decode_cron(const json& json, const FederatedHPA& hpa) {
       !targets_federated_hpa(target) && target.kind == workload.kind && target.name == workload.name;
   const std::string spec_path = json.is_object() && json.contains("spec") ? "cron.spec" : "cron";
   if (!federated_hpa && !its_workload)
-    fail(spec_path + ".scaleTargetRef", "must be the scenario's FederatedHPA" +
-                                            (hpa.name.empty() ? std::string() : " (\"" + hpa.name + "\")") +
-                                            " or its workload (" + workload.kind + " \"" + workload.name + "\"), not " +
-                                            target.kind + " \"" + target.name + "\"");
-  for (std::size_t i = 0; i < cron->rules.size(); ++i) {
+    reader.fail(spec_path + ".scaleTargetRef", "must be the scenario's FederatedHPA" +
+                                                   (hpa.name.empty() ? std::string() : " (\"" + hpa.name + "\")") +
+                                                   " or its workload (" + workload.kind + " \"" + workload.name +
+                                                   "\"), not " + target.kind + " \"" + target.name + "\"");
+  for (std::size_t i = 0; i < cron->rules.size() && reader.ok(); ++i) {
     const auto& rule = cron->rules[i];
-    if (rule.invalid) throw detail::DecodeFailure{k8s::Error{*rule.invalid}};
+    if (rule.invalid) reader.fail(k8s::Error{*rule.invalid});
     // The schedule alone first, so that an unknown zone is blamed on the field that names it.
     const std::string rule_path = detail::index(spec_path + ".rules", i);
     if (auto schedule = cron::Schedule::parse(rule.schedule); !schedule) {
-      fail(rule_path + ".schedule", schedule.error().message);
+      reader.fail(rule_path + ".schedule", schedule.error().message);
     }
     if (auto zoned = cron::Schedule::parse(rule.schedule, rule.time_zone.value_or("UTC")); !zoned) {
-      fail(rule_path + ".timeZone", zoned.error().message);
+      reader.fail(rule_path + ".timeZone", zoned.error().message);
     }
   }
-  return *cron;
+  return std::move(*cron);
 }
 
 // hpa.status.conditions (type, status, reason, message), as on the object.
@@ -337,28 +332,26 @@ std::vector<HorizontalPodAutoscalerCondition> decode_conditions(const Fields& to
   auto status = hpa->object("status");
   if (!status) return out;
   // The rest of a status copied from the API server is ignored.
-  const auto& conditions = status->array("conditions");
-  for (std::size_t i = 0; i < conditions.size(); ++i) {
-    const Fields c = status->child(conditions[i], detail::index(status->path_of("conditions"), i));
+  status->each_object("conditions", [&](const Fields& c) {
     c.allow({"type", "status", "reason", "message", "lastTransitionTime"});
     HorizontalPodAutoscalerCondition condition;
-    auto type = c.string("type");
-    if (!type || type->empty()) fail(c.path_of("type"), "is required");
-    condition.type = *type;
-    const auto* value = c.raw("status");
-    if (value == nullptr) fail(c.path_of("status"), "is required");
-    condition.status = ready_value(*value, c.path_of("status"));
+    condition.type = c.string("type").value_or("");
+    if (condition.type.empty()) c.fail("type", "is required");
+    condition.status = ready_value(c.reader(), c.required("status"), c.path_of("status"));
     condition.reason = c.string("reason").value_or("");
     condition.message = c.string("message").value_or("");
     condition.last_transition_time = optional_time(c, "lastTransitionTime", start).value_or(start);
     out.push_back(std::move(condition));
-  }
+  });
   return out;
 }
 
-Scenario decode(const json& json) {
-  if (!json.is_object()) fail("scenario", "not a JSON object");
-  const Fields top(json, "", UnknownFields::Refuse);
+Scenario decode(FieldReader& reader, const json& json) {
+  if (!json.is_object()) {
+    reader.fail("scenario", "not a JSON object");
+    return {};
+  }
+  const Fields top(reader, json, "", k8s::UnknownFields::Refuse);
   top.allow({"description", "mode", "hpa", "config", "start", "cron", "steps"});
   Scenario scenario;
 
@@ -369,15 +362,15 @@ Scenario decode(const json& json) {
   scenario.start = detail::scenario_start(top);
   scenario.conditions = decode_conditions(top, scenario.start);
 
-  if (const auto* cron = top.raw("cron")) scenario.cron = decode_cron(*cron, scenario.hpa);
+  if (const auto* cron = top.raw("cron")) scenario.cron = decode_cron(reader, *cron, scenario.hpa);
 
   const auto& steps = detail::scenario_steps(top);
-  for (std::size_t i = 0; i < steps.size(); ++i) {
+  for (std::size_t i = 0; i < steps.size() && reader.ok(); ++i) {
     const std::string path = detail::index("steps", i);
     scenario.steps.push_back(decode_step(top.child(steps[i], path), scenario.start, scenario.hpa.namespace_name));
-    detail::check_step_time(scenario.steps, scenario.start, path);
+    detail::check_step_time(reader, scenario.steps, scenario.start, path);
     if (i == 0 && !scenario.steps.front().replicas)
-      fail(detail::join(path, "replicas"), "is required on the first step");
+      reader.fail(detail::join(path, "replicas"), "is required on the first step");
   }
   return scenario;
 }
@@ -390,7 +383,9 @@ Timestamp default_scenario_start() {
 }
 
 k8s::Expected<Scenario> decode_scenario(const json& json) {
-  return detail::decode_guard([&] { return decode(json); });
+  FieldReader reader;
+  Scenario scenario = decode(reader, json);
+  return reader.finish(std::move(scenario));
 }
 
 }  // namespace fedmetrics::autoscaler

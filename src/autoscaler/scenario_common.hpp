@@ -12,8 +12,13 @@ namespace fedmetrics::autoscaler::detail {
 
 // `hpa`: required, a whole FederatedHPA or its spec, with no field it does not have.
 inline FederatedHPA scenario_hpa(const Fields& top) {
-  auto hpa = decode_federated_hpa(top.required("hpa"), "hpa", UnknownFields::Refuse);
-  if (!hpa) throw DecodeFailure{hpa.error()};
+  const auto& json = top.required("hpa");
+  if (!top.ok()) return {};
+  auto hpa = decode_federated_hpa(json, "hpa", UnknownFields::Refuse);
+  if (!hpa) {
+    top.reader().fail(hpa.error());
+    return {};
+  }
   return std::move(*hpa);
 }
 
@@ -21,15 +26,18 @@ inline FederatedHPA scenario_hpa(const Fields& top) {
 inline k8s::Timestamp scenario_start(const Fields& top) {
   const auto* start = top.raw("start");
   if (start == nullptr) return default_scenario_start();
-  if (!start->is_string()) fail("start", "not a time (an RFC 3339 string)");
-  return time_value(*start, default_scenario_start(), "start");
+  if (!start->is_string()) {
+    top.fail("start", "not a time (an RFC 3339 string)");
+    return default_scenario_start();
+  }
+  return time_value(top.reader(), *start, default_scenario_start(), "start");
 }
 
 // `steps`: required, at least one (a replay of nothing is a mistake).
 inline const nlohmann::json& scenario_steps(const Fields& top) {
-  if (!top.has("steps")) fail("steps", "is required");
+  if (!top.has("steps")) top.fail("steps", "is required");
   const auto& steps = top.array("steps");
-  if (steps.empty()) fail("steps", "must have at least one step");
+  if (steps.empty()) top.fail("steps", "must have at least one step");
   return steps;
 }
 
@@ -38,15 +46,18 @@ inline const nlohmann::json& scenario_steps(const Fields& top) {
 // stabilization windows and the rate policies look back from each sync, and
 // a step holds until the next one).
 template <class Step>
-void check_step_time(const std::vector<Step>& steps, k8s::Timestamp start, const std::string& path) {
+void check_step_time(FieldReader& reader, const std::vector<Step>& steps, k8s::Timestamp start,
+                     const std::string& path) {
+  if (!reader.ok()) return;
   const Step& step = steps.back();
   if (step.at < start) {
-    fail(join(path, "at"), step.at_written.dump() + " is before start (" + k8s::format_time(start) +
-                               "); steps are syncs from start on, in time order");
+    reader.fail(join(path, "at"), step.at_written.dump() + " is before start (" + k8s::format_time(start) +
+                                      "); steps are syncs from start on, in time order");
+    return;
   }
   if (steps.size() > 1 && step.at <= steps[steps.size() - 2].at) {
-    fail(join(path, "at"), step.at_written.dump() + " is not later than the step before it (" +
-                               steps[steps.size() - 2].at_written.dump() + "); steps are syncs in time order");
+    reader.fail(join(path, "at"), step.at_written.dump() + " is not later than the step before it (" +
+                                      steps[steps.size() - 2].at_written.dump() + "); steps are syncs in time order");
   }
 }
 

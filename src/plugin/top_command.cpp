@@ -31,10 +31,9 @@ using nlohmann::json;
 
 namespace {
 
-// A kubectl error: its line on stderr and exit status 1 (cmdutil.CheckErr).
-struct Failure {
-  std::string line;
-};
+// Each step gives its value or a kubectl error: an Error whose message is
+// the line printed on stderr before exit status 1 (cmdutil.CheckErr).
+k8s::Error failure(std::string line) { return k8s::Error{std::move(line)}; }
 
 constexpr std::string_view kMetricsApi = "/apis/metrics.k8s.io/v1beta1";
 
@@ -55,17 +54,26 @@ std::vector<std::string> kubeconfig_paths(const TopOptions& o) {
 class Session {
  public:
   // `timeout`: each request's, as kubectl's --request-timeout.
-  Session(kube::ClusterEndpoint endpoint, std::chrono::steady_clock::duration timeout)
-      : timeout_(timeout), host_(host_of(endpoint.server)) {
+  Session(const std::string& server, std::chrono::steady_clock::duration timeout)
+      : timeout_(timeout), host_(host_of(server)) {}
+
+  // The session to `endpoint`, or the error line for an endpoint the client
+  // cannot use (a server that is not an https:// URL, an unreadable client
+  // certificate): the kube client's constructor reports those by throwing,
+  // as every configuration error, and here that becomes kubectl's line.
+  static k8s::Expected<std::unique_ptr<Session>> open(kube::ClusterEndpoint endpoint,
+                                                      std::chrono::steady_clock::duration timeout) {
+    auto session = std::make_unique<Session>(endpoint.server, timeout);
     kube::ClientOptions options;
     options.user_agent = "kubectl-fedmetrics/v0.1.0";
     options.peer_name = "the server";
     options.max_connections = 16;  // the members' node reads go out together
     try {
-      client_ = std::make_unique<kube::HttpsClient>(runtime_, std::move(endpoint), options);
+      session->client_ = std::make_unique<kube::HttpsClient>(session->runtime_, std::move(endpoint), options);
     } catch (const std::exception& e) {
-      throw Failure{std::string("error: ") + e.what()};
+      return failure(std::string("error: ") + e.what());
     }
+    return session;
   }
 
   // Sends GET `target`; the answer, or the reason there is none.
@@ -111,28 +119,36 @@ std::vector<std::string> warning_values(const HttpReply& reply) {
 
 // The metrics answer: its Warning headers printed (client-go prints them as
 // the answer arrives, before any output), then its JSON, or the kubectl error.
-json metrics_answer(Session& session, const std::string& target, std::string_view resource, const std::string& name,
-                    std::ostream& err) {
+k8s::Expected<json> metrics_answer(Session& session, const std::string& target, std::string_view resource,
+                                   const std::string& name, std::ostream& err) {
   HttpResult result = session.get(target).get();
-  if (auto* e = std::get_if<aggregator::MemberError>(&result)) throw Failure{session.connection_error(*e)};
+  if (auto* e = std::get_if<aggregator::MemberError>(&result)) return failure(session.connection_error(*e));
   auto& reply = std::get<HttpReply>(result);
   for (const auto& line : warning_lines(warning_values(reply))) err << line << "\n";
   if (reply.status < 200 || reply.status > 299) {
     // A list the server has no path for: kubectl's discovery would have found no metrics.k8s.io.
     if (reply.status == 404 && name.empty() && status_reason(reply.status, reply.body) == "NotFound" &&
         reply.body.find("could not find the requested resource") != std::string::npos)
-      throw Failure{"error: Metrics API not available"};
-    throw Failure{server_error_line(reply.status, reply.body, "get", resource, name)};
+      return failure("error: Metrics API not available");
+    return failure(server_error_line(reply.status, reply.body, "get", resource, name));
   }
   auto doc = json::parse(reply.body, nullptr, false);
-  if (doc.is_discarded()) throw Failure{"error: the server's answer to GET " + target + " is not JSON"};
+  if (doc.is_discarded()) return failure("error: the server's answer to GET " + target + " is not JSON");
   return doc;
 }
 
+// A decoded answer to GET `target`, or kubectl's line for one that is not what was asked.
 template <class T>
-T decoded(k8s::Expected<T> value, const std::string& target) {
-  if (!value) throw Failure{"error: the server's answer to GET " + target + ": " + value.error().message};
-  return std::move(*value);
+k8s::Expected<T> decoded(k8s::Expected<T> value, const std::string& target) {
+  if (!value) return failure("error: the server's answer to GET " + target + ": " + value.error().message);
+  return value;
+}
+
+// The one object asked by name, as a list of one.
+template <class T>
+k8s::Expected<std::vector<T>> list_of_one(k8s::Expected<T> one) {
+  if (!one) return one.error();
+  return std::vector<T>{std::move(*one)};
 }
 
 std::string selector_query(const k8s::LabelSelector& selector) {
@@ -140,42 +156,46 @@ std::string selector_query(const k8s::LabelSelector& selector) {
   return canonical.empty() ? "" : "?labelSelector=" + kube::escape_query_value(canonical);
 }
 
-void top_pod(const TopOptions& o, const std::string& namespace_name, const k8s::LabelSelector& selector, SortBy sort_by,
-             Session& session, std::ostream& out, std::ostream& err) {
+std::optional<k8s::Error> top_pod(const TopOptions& o, const std::string& namespace_name,
+                                  const k8s::LabelSelector& selector, SortBy sort_by, Session& session,
+                                  std::ostream& out, std::ostream& err) {
   std::string target(kMetricsApi);
   // A pod by name is looked for in the namespace, even with -A (kubectl would ask /pods/NAME, which no server serves).
   if (!o.all_namespaces || !o.name.empty()) target += "/namespaces/" + kube::escape_path_segment(namespace_name);
   target += "/pods";
   if (!o.name.empty()) target += "/" + kube::escape_path_segment(o.name);
   else target += selector_query(selector);
-  json doc = metrics_answer(session, target, "pods.metrics.k8s.io", o.name, err);
-  std::vector<k8s::PodMetrics> pods;
-  if (o.name.empty()) pods = decoded(k8s::pod_metrics_list_from_json(doc), target);
-  else pods.push_back(decoded(k8s::pod_metrics_from_json(doc), target));
-  if (pods.empty()) {
+  auto doc = metrics_answer(session, target, "pods.metrics.k8s.io", o.name, err);
+  if (!doc) return doc.error();
+  auto pods = decoded(
+      o.name.empty() ? k8s::pod_metrics_list_from_json(*doc) : list_of_one(k8s::pod_metrics_from_json(*doc)), target);
+  if (!pods) return pods.error();
+  if (pods->empty()) {
     // kubectl then lists the core pods to explain why; they live in the members, so we only say it.
     if (o.all_namespaces) err << "No resources found\n";
     else err << "No resources found in " << namespace_name << " namespace.\n";
-    return;
+    return std::nullopt;
   }
-  out << format_pod_table(std::move(pods), {o.all_namespaces, o.containers, o.no_headers, sort_by});
+  out << format_pod_table(std::move(*pods), {o.all_namespaces, o.containers, o.no_headers, sort_by});
+  return std::nullopt;
 }
 
-void top_node(const TopOptions& o, const k8s::LabelSelector& selector, SortBy sort_by, Session& session,
-              std::ostream& out, std::ostream& err) {
+std::optional<k8s::Error> top_node(const TopOptions& o, const k8s::LabelSelector& selector, SortBy sort_by,
+                                   Session& session, std::ostream& out, std::ostream& err) {
   std::string target = std::string(kMetricsApi) + "/nodes";
   if (!o.name.empty()) target += "/" + kube::escape_path_segment(o.name);
   else target += selector_query(selector);
-  json doc = metrics_answer(session, target, "nodes.metrics.k8s.io", o.name, err);
-  std::vector<k8s::NodeMetrics> metrics;
-  if (o.name.empty()) metrics = decoded(k8s::node_metrics_list_from_json(doc), target);
-  else metrics.push_back(decoded(k8s::node_metrics_from_json(doc), target));
-  if (metrics.empty()) throw Failure{"error: metrics not available yet"};
+  auto doc = metrics_answer(session, target, "nodes.metrics.k8s.io", o.name, err);
+  if (!doc) return doc.error();
+  auto metrics = decoded(
+      o.name.empty() ? k8s::node_metrics_list_from_json(*doc) : list_of_one(k8s::node_metrics_from_json(*doc)), target);
+  if (!metrics) return metrics.error();
+  if (metrics->empty()) return failure("error: metrics not available yet");
 
   // Each member's Nodes, for their allocatable: the control plane has no Node
   // objects, its cluster proxy reaches the member's own. Asked all at once.
   std::set<std::string> members;
-  for (const auto& m : metrics)
+  for (const auto& m : *metrics)
     if (auto cluster = cluster_of(m.metadata); cluster != kNoCluster) members.insert(cluster);
   std::map<std::string, std::future<HttpResult>> pending;
   for (const auto& member : members)
@@ -202,51 +222,56 @@ void top_node(const TopOptions& o, const k8s::LabelSelector& selector, SortBy so
         << "are <unknown>: " << why << "\n";
   }
   NodeTableOptions options{o.no_headers, sort_by, o.name, selector};
-  out << format_node_table(std::move(metrics), nodes, options);
+  out << format_node_table(std::move(*metrics), nodes, options);
+  return std::nullopt;
+}
+
+// The command, once its flags are parsed: nothing, or the kubectl error.
+std::optional<k8s::Error> top(const TopOptions& o, std::ostream& out, std::ostream& err) {
+  auto sort_by = parse_sort_by(o.sort_by);
+  if (!sort_by) return failure("error: " + sort_by.error().message);
+  if (!o.name.empty() && !o.selector.empty())
+    return failure(o.nodes ? "error: only one of NAME or --selector can be provided"
+                           : "error: only one of NAME or selector can be provided");
+  auto selector = k8s::LabelSelector::parse(o.selector);
+  if (!selector) return failure("error: " + selector.error().message);
+
+  std::chrono::nanoseconds timeout{0};
+  if (o.request_timeout != "0") {
+    auto parsed = k8s::parse_duration(o.request_timeout);
+    if (!parsed || parsed->count() < 0)
+      return failure("error: invalid argument \"" + o.request_timeout + "\" for \"--request-timeout\" flag");
+    timeout = *parsed;
+  }
+  // No timeout is a day: every request still has a deadline for the client.
+  const std::chrono::steady_clock::duration per_request =
+      (timeout.count() > 0 ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout)
+                           : std::chrono::hours(24));
+
+  auto context = kube::load_kubectl_context(kubeconfig_paths(o), o.context);
+  if (!context) return failure("error: " + context.error().message);
+  std::string namespace_name = !o.namespace_name.empty()          ? o.namespace_name
+                               : !context->namespace_name.empty() ? context->namespace_name
+                                                                  : "default";
+  auto session = Session::open(std::move(context->endpoint), per_request);
+  if (!session) return session.error();
+  if (o.nodes) return top_node(o, *selector, *sort_by, **session, out, err);
+  return top_pod(o, namespace_name, *selector, *sort_by, **session, out, err);
 }
 
 }  // namespace
 
 int run_top(const TopOptions& o, std::ostream& out, std::ostream& err) {
+  std::optional<k8s::Error> error;
   try {
-    auto sort_by = parse_sort_by(o.sort_by);
-    if (!sort_by) throw Failure{"error: " + sort_by.error().message};
-    if (!o.name.empty() && !o.selector.empty())
-      throw Failure{o.nodes ? "error: only one of NAME or --selector can be provided"
-                            : "error: only one of NAME or selector can be provided"};
-    auto selector = k8s::LabelSelector::parse(o.selector);
-    if (!selector) throw Failure{"error: " + selector.error().message};
-
-    std::chrono::nanoseconds timeout{0};
-    if (o.request_timeout != "0") {
-      auto parsed = k8s::parse_duration(o.request_timeout);
-      if (!parsed || parsed->count() < 0)
-        throw Failure{"error: invalid argument \"" + o.request_timeout + "\" for \"--request-timeout\" flag"};
-      timeout = *parsed;
-    }
-    // No timeout is a day: every request still has a deadline for the client.
-    const std::chrono::steady_clock::duration per_request =
-        (timeout.count() > 0 ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout)
-                             : std::chrono::hours(24));
-
-    auto context = kube::load_kubectl_context(kubeconfig_paths(o), o.context);
-    if (!context) throw Failure{"error: " + context.error().message};
-    std::string namespace_name = !o.namespace_name.empty()          ? o.namespace_name
-                                 : !context->namespace_name.empty() ? context->namespace_name
-                                                                    : "default";
-    Session session(std::move(context->endpoint), per_request);
-    if (o.nodes) top_node(o, *selector, *sort_by, session, out, err);
-    else top_pod(o, namespace_name, *selector, *sort_by, session, out, err);
-  } catch (const Failure& f) {
-    out.flush();
-    err << f.line << "\n";
-    return 1;
+    error = top(o, out, err);
   } catch (const std::exception& e) {  // a defect, or an answer no rule above expected: an error, not an abort
-    out.flush();
-    err << "error: " << e.what() << "\n";
-    return 1;
+    error = failure(std::string("error: ") + e.what());
   }
-  return 0;
+  if (!error) return 0;
+  out.flush();
+  err << error->message << "\n";
+  return 1;
 }
 
 }  // namespace fedmetrics::plugin

@@ -124,6 +124,44 @@ TEST_CASE("World: errors name the field", "[sim][world]") {
   }
 }
 
+TEST_CASE("World: a scalar reads as yaml-cpp converts it, quoted or not", "[sim][world]") {
+  auto w = parse_world(
+      "members: [{name: m1, port: '8443', weight: 0x10, nodes: \"2\", "
+      "faults: {blackhole: yes, refuse: On, errorRate: '0.25', latency: 5ms}}]\n");
+  REQUIRE(w.ok());
+  const auto& m = w->members[0];
+  CHECK(m.port == 8443);
+  CHECK(m.weight == 16);
+  CHECK(m.nodes.size() == 2);
+  CHECK(m.faults.blackhole);
+  CHECK(m.faults.refuse);
+  CHECK(m.faults.error_rate == 0.25);
+  CHECK(m.faults.latency == std::chrono::milliseconds(5));
+  // A null value is an absent field, a null key is the field "null", a key
+  // that is a mapping is refused with its line.
+  CHECK(parse_world("members: [{name: m1, port: ~, latency: }]\n").ok());
+  CHECK(parse_world("members: [{name: m1, ~: 1}]\n").error().message == "members[0].null: unknown field");
+  CHECK(parse_world("members:\n  - name: m1\n    {a: b}: 1\n").error().message ==
+        "invalid world file: yaml-cpp: error at line 3, column 5: bad conversion");
+}
+
+TEST_CASE("World: the first error is reported and aliases cannot expand without bound", "[sim][world]") {
+  CHECK(parse_world("members: [{name: m1, port: x, weight: y}]\nnamespaces: [Bad]\n").error().message ==
+        "members[0].port: expected an integer");
+  // An alias inside the node it names, and aliases of aliases (a "billion laughs").
+  CHECK_THAT(parse_world("members: &a [*a]\n").error().message,
+             Catch::StartsWith("invalid world file: line 1, column ") && Catch::Contains("nested more than 100 deep"));
+  std::string laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 9; ++i) {
+    const std::string a = "a" + std::to_string(i);
+    const std::string b = "*a" + std::to_string(i - 1);
+    laughs += a + ": &" + a + " [" + b + ", " + b + ", " + b + ", " + b + ", " + b + ", " + b + ", " + b + ", " + b +
+              ", " + b + ", " + b + "]\n";
+  }
+  CHECK_THAT(parse_world(laughs + "members: [{name: m1}]\n").error().message,
+             Catch::Contains("values once aliases are expanded"));
+}
+
 TEST_CASE("World: without users, one default user and token", "[sim][world]") {
   auto w = parse_world("members: [{name: m1}]\n");
   REQUIRE(w.ok());
