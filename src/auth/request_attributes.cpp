@@ -77,6 +77,7 @@ k8s::Expected<RequestAttributes> request_attributes(std::string_view method, std
   if (parts[0] == "watch" || parts[0] == "proxy") {
     if (parts.size() < 2) return k8s::Error{"unable to determine kind and namespace from url, " + out.path};
     out.verb = std::string(parts[0]);
+    out.verb_in_path = true;
     parts.erase(parts.begin());
   } else {
     out.verb = verb_of_method(method);
@@ -100,6 +101,12 @@ k8s::Expected<RequestAttributes> request_attributes(std::string_view method, std
   }
   if (out.name.empty() && out.verb == "delete") out.verb = "deletecollection";
   return out;
+}
+
+k8s::Expected<RequestAttributes> request_attributes(std::string_view method, const k8s::RequestTarget& target) {
+  std::string path;
+  for (const auto& segment : target.segments) path += "/" + segment;
+  return request_attributes(method, path.empty() ? "/" : path, target.query);
 }
 
 }  // namespace fedmetrics::auth

@@ -1,24 +1,26 @@
+// The distributed mode's one sync: each member's share of minReplicas and
+// maxReplicas (the initial split by weight, then the rebalancing towards the
+// members that ask for more), and the Distribution it yields. The aggregated
+// status is distributor_status.cpp's, the members that cannot be reached
+// member_reachability.cpp's, the annotations distributor_annotations.cpp's.
 #include "fedmetrics/autoscaler/distributor.hpp"
+
+#include "autoscaler/distributor_parts.hpp"
 
 #include <algorithm>
 #include <limits>
 #include <numeric>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
-#include "fedmetrics/k8s/time.hpp"
-
 namespace fedmetrics::autoscaler {
 
 namespace {
 
-using nlohmann::json;
-using Counts = std::map<std::string, std::int64_t, std::less<>>;
-
-constexpr std::string_view kAbleToScale = "AbleToScale";
-constexpr std::string_view kScalingActive = "ScalingActive";
-constexpr std::string_view kScalingLimited = "ScalingLimited";
+using detail::kScalingActive;
+using detail::kScalingLimited;
+using detail::Member;
+using detail::Reach;
+using detail::UnreachedMembers;
 
 // The largest-remainder split of `total` in proportion to `weights` (in
 // member-name order): the floor of each exact share, then one more each to
@@ -83,17 +85,6 @@ std::vector<std::int64_t> effective_weights(const std::vector<std::int32_t>& wei
   for (auto w : weights) out.push_back(std::max<std::int64_t>(w, 1));
   return out;
 }
-
-// The member shares being decided, in name order.
-struct Member {
-  std::string name;
-  std::int64_t weight = 1;
-  std::int64_t min = 1;
-  std::int64_t max = 1;
-  const DistributionMember* input = nullptr;  // null for a member that left
-  const MemberHPA* hpa = nullptr;             // what its HPA reported, when read
-  bool joined = false;
-};
 
 // "Initial shares", the min part: M split by weight, then a member whose min
 // exceeds its max keeps its max as min, and the excess goes one unit at a
@@ -265,218 +256,6 @@ void give(std::vector<Member>& members, std::int64_t amount) {
   for (std::size_t i = 0; i < members.size(); ++i) members[i].max += split.shares[i];
 }
 
-// --- the aggregated status ---------------------------------------------------
-
-// Per metric of the spec: Value summed, AverageValue and Utilization averaged
-// weighted by the members' currentReplicas (rounded down). When no member
-// runs a replica, the plain average (there is nothing to weigh by).
-std::vector<MetricStatus> aggregate_metrics(const FederatedHPASpec& spec, const std::vector<const MemberHPA*>& hpas) {
-  std::vector<MetricStatus> out;
-  for (const auto& metric : with_defaults(spec).metrics) {
-    struct Weighted {
-      std::int64_t sum = 0;     // value x weight
-      std::int64_t plain = 0;   // value
-      std::int64_t weight = 0;  // replicas
-      std::int64_t count = 0;
-      void add(std::int64_t v, std::int64_t w) {
-        sum += v * w;
-        plain += v;
-        weight += w;
-        ++count;
-      }
-      std::int64_t average() const { return weight > 0 ? sum / weight : plain / count; }
-    };
-    Weighted average_value;
-    Weighted utilization;
-    std::optional<std::int64_t> value;
-    bool found = false;
-    for (const auto* hpa : hpas) {
-      for (const auto& status : hpa->current_metrics) {
-        if (!same_metric(metric, status)) continue;
-        found = true;
-        const std::int64_t w = std::max(hpa->current_replicas, 0);
-        if (status.current.value) value = value.value_or(0) + *status.current.value;
-        if (status.current.average_value) average_value.add(*status.current.average_value, w);
-        if (status.current.average_utilization) utilization.add(*status.current.average_utilization, w);
-        break;
-      }
-    }
-    if (!found) continue;
-    MetricStatus s;
-    s.type = metric.type;
-    s.resource_name = metric.resource_name;
-    s.container = metric.container;
-    s.metric = metric.metric;
-    s.described_object = metric.described_object;
-    s.current.value = value;
-    if (average_value.count > 0) s.current.average_value = average_value.average();
-    if (utilization.count > 0) s.current.average_utilization = static_cast<std::int32_t>(utilization.average());
-    out.push_back(std::move(s));
-  }
-  return out;
-}
-
-// AbleToScale / ScalingActive: True when every member's is, otherwise False
-// naming the members and their reasons. Members whose HPA reported no such
-// condition yet (just created) are left out; with none at all it is not set.
-void aggregate_condition(FederatedHPAStatus& status, std::string_view type, const std::vector<Member>& members,
-                         std::string true_reason, std::string false_reason, Timestamp now) {
-  std::vector<std::string> ok;
-  std::vector<std::string> failing;
-  for (const auto& m : members) {
-    if (m.hpa == nullptr) continue;
-    const auto* c = find_condition(m.hpa->conditions, type);
-    if (c == nullptr) continue;
-    if (c->status == ConditionStatus::True) {
-      ok.push_back(m.name);
-    } else {
-      failing.push_back(m.name + ": " + c->reason + (c->message.empty() ? "" : " (" + c->message + ")"));
-    }
-  }
-  if (ok.empty() && failing.empty()) return;
-  auto join = [](const std::vector<std::string>& parts, std::string_view sep) {
-    std::string out;
-    for (const auto& p : parts) out += (out.empty() ? "" : std::string(sep)) + p;
-    return out;
-  };
-  if (failing.empty()) {
-    set_condition(status.conditions, type, ConditionStatus::True, std::move(true_reason),
-                  std::string(type) + " is True on every member HPA (" + join(ok, ", ") + ")", now);
-  } else {
-    set_condition(status.conditions, type, ConditionStatus::False, std::move(false_reason), join(failing, "; "), now);
-  }
-}
-
-FederatedHPAStatus aggregate_status(const DistributionInput& input, const std::vector<Member>& members) {
-  FederatedHPAStatus status;
-  status.conditions = input.previous_conditions;
-  std::vector<const MemberHPA*> hpas;
-  for (const auto& m : members) {
-    if (m.hpa == nullptr) continue;
-    hpas.push_back(m.hpa);
-    status.current_replicas += m.hpa->current_replicas;
-    status.desired_replicas += m.hpa->desired_replicas;
-    if (m.hpa->last_scale_time && (!status.last_scale_time || *m.hpa->last_scale_time > *status.last_scale_time)) {
-      status.last_scale_time = m.hpa->last_scale_time;
-    }
-  }
-  status.current_metrics = aggregate_metrics(input.spec, hpas);
-  aggregate_condition(status, kAbleToScale, members, "MembersAbleToScale", "MemberNotAbleToScale", input.now);
-  aggregate_condition(status, kScalingActive, members, "MembersScalingActive", "MemberNotScalingActive", input.now);
-  return status;
-}
-
-std::string join_names(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-// --- members that cannot be reached ------------------------------------------
-
-constexpr std::string_view kMembersReachable = "MembersReachable";
-
-// A member the target is placed on that this sync cannot reach: NotReady, or
-// Ready but its HPA could not be read. Held: its share is kept (within the
-// rebalance window; for as long as only its HPA cannot be read), and its
-// replicas are not counted. Left out: NotReady past the window (or NotReady
-// without a share), its share given to the others until it is Ready again.
-enum class Reach { Held, LeftOut };
-
-struct Unreached {
-  Reach reach = Reach::Held;
-  std::optional<Timestamp> not_ready_since;  // absent: Ready, but its HPA cannot be read
-};
-using UnreachedMembers = std::map<std::string, Unreached, std::less<>>;
-
-std::string share_text(const MemberShare& s) {
-  return "min " + std::to_string(s.min_replicas) + ", max " + std::to_string(s.max_replicas);
-}
-
-// What the condition (after "<member> held: ") and the Events (after
-// "<member>: ") say of one unreached member. Never "; ": it separates the
-// members in the condition's message, which the next sync reads back.
-std::string unreached_detail(const Unreached& u, const DistributionInput& input,
-                             const std::optional<MemberShare>& share) {
-  const std::string why =
-      u.not_ready_since ? "NotReady since " + k8s::format_time(*u.not_ready_since) : "its HPA cannot be read";
-  if (u.reach == Reach::LeftOut) {
-    if (!share) return why + ": left out until it is Ready again";
-    return why + ", longer than the rebalance window (" + k8s::format_duration(input.rebalance_window) +
-           "): left out, its share (" + share_text(*share) + ") went to the other members";
-  }
-  std::string kept = "its share (" + share_text(share.value_or(MemberShare{})) + ") is kept";
-  if (u.not_ready_since) kept += " until " + k8s::format_time(*u.not_ready_since + input.rebalance_window);
-  return why + ": " + kept + ", its replicas are not counted meanwhile";
-}
-
-// The unreached members the previous sync named in the condition ("member2
-// held: ...; member3 left out: ..."), as this code writes it.
-std::map<std::string, Reach, std::less<>> previously_unreached(const DistributionInput& input) {
-  std::map<std::string, Reach, std::less<>> out;
-  const auto* c = find_condition(input.previous_conditions, kMembersReachable);
-  if (c == nullptr || c->status != ConditionStatus::False) return out;
-  std::string_view rest = c->message;
-  while (!rest.empty()) {
-    const auto end = rest.find("; ");
-    const std::string_view item = rest.substr(0, end);
-    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 2);
-    const auto space = item.find(' ');
-    if (space == std::string_view::npos) continue;
-    const std::string_view what = item.substr(space + 1);
-    if (what.starts_with("held: ")) out[std::string(item.substr(0, space))] = Reach::Held;
-    else if (what.starts_with("left out: ")) out[std::string(item.substr(0, space))] = Reach::LeftOut;
-  }
-  return out;
-}
-
-// The MembersReachable condition, and an Event for each change since the
-// previous sync: MemberHeld and MemberLeftOut (Warning) when a member becomes
-// so, MemberRejoined (Normal) when one named before takes part again. Only
-// changes: the same state at the next sync says nothing more. Without an
-// unreached member now or before, no condition (a federation that never lost
-// a member reads as before).
-void note_reachability(Distribution& out, const DistributionInput& input, const UnreachedMembers& unreached,
-                       const std::map<std::string, MemberShare, std::less<>>& left,
-                       const std::vector<Member>& members) {
-  const auto before = previously_unreached(input);
-  auto share_of = [&](const std::string& name) -> std::optional<MemberShare> {
-    if (auto it = out.shares.find(name); it != out.shares.end()) return it->second;
-    if (auto it = left.find(name); it != left.end()) return it->second;
-    return std::nullopt;
-  };
-  std::vector<std::string> items;
-  bool any_left_out = false;
-  for (const auto& [name, u] : unreached) {
-    const std::string detail = unreached_detail(u, input, share_of(name));
-    items.push_back(name + (u.reach == Reach::Held ? " held: " : " left out: ") + detail);
-    any_left_out = any_left_out || u.reach == Reach::LeftOut;
-    const auto was = before.find(name);
-    if (was != before.end() && was->second == u.reach) continue;
-    out.events.push_back({true, u.reach == Reach::Held ? "MemberHeld" : "MemberLeftOut", name + ": " + detail});
-  }
-  for (const auto& [name, was] : before) {
-    if (unreached.count(name)) continue;
-    const auto m = std::find_if(members.begin(), members.end(),
-                                [&member_name = name](const Member& x) { return x.name == member_name; });
-    if (m == members.end()) continue;  // no longer placed there: nothing to rejoin
-    std::string message = name + " answers again";
-    if (was == Reach::LeftOut) message += " after it was left out";
-    if (auto share = share_of(name)) message += ": it takes part with " + share_text(*share);
-    if (m->hpa != nullptr) message += ", its HPA runs " + std::to_string(m->hpa->current_replicas) + " replicas";
-    out.events.push_back({false, "MemberRejoined", std::move(message)});
-  }
-  if (!items.empty()) {
-    std::string message;
-    for (const auto& item : items) message += (message.empty() ? "" : "; ") + item;
-    set_condition(out.status.conditions, kMembersReachable, ConditionStatus::False,
-                  any_left_out ? "MembersLeftOut" : "MembersHeld", std::move(message), input.now);
-  } else if (find_condition(out.status.conditions, kMembersReachable) != nullptr) {
-    set_condition(out.status.conditions, kMembersReachable, ConditionStatus::True, "MembersReachable",
-                  "every member the target is placed on answers", input.now);
-  }
-}
-
 // The members run more replicas than maxReplicas (a member that rejoined
 // with the pods it kept running while its share was given to the others, or
 // maxReplicas lowered): their HPAs scale down to their new shares. Upstream's
@@ -492,17 +271,11 @@ std::optional<std::string> above_max(const std::vector<Member>& members, const F
                       std::to_string(m.max));
   }
   return "the members run " + std::to_string(status.current_replicas) + " replicas, more than maxReplicas " +
-         std::to_string(max_replicas) + ", until their HPAs scale down to their shares (" + join_names(above) + ")";
+         std::to_string(max_replicas) + ", until their HPAs scale down to their shares (" + detail::join_names(above) +
+         ")";
 }
 
 }  // namespace
-
-k8s::Expected<ScalingMode> parse_scaling_mode(std::optional<std::string_view> annotation) {
-  if (!annotation || *annotation == "centralized") return ScalingMode::Centralized;
-  if (*annotation == "distributed") return ScalingMode::Distributed;
-  return k8s::Error{"annotation " + std::string(kModeAnnotation) + ": \"" + std::string(*annotation) +
-                    "\" is neither \"distributed\" nor \"centralized\"; nothing is created"};
-}
 
 Distribution invalid_mode(std::string message, std::vector<HorizontalPodAutoscalerCondition> previous_conditions,
                           Timestamp now) {
@@ -522,36 +295,6 @@ std::string_view to_string(MemberAction action) {
     case MemberAction::Delete: return "delete";
   }
   return "none";
-}
-
-std::string distribution_annotation(const Shares& shares) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const auto& [name, share] : shares) {
-    out[name] = {{"minReplicas", share.min_replicas}, {"maxReplicas", share.max_replicas}};
-  }
-  return out.dump();
-}
-
-k8s::Expected<Shares> parse_distribution_annotation(std::string_view text) {
-  const json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  const std::string where(kDistributionAnnotation);
-  if (parsed.is_discarded() || !parsed.is_object()) return k8s::Error{where + ": not a JSON object"};
-  Shares shares;
-  for (const auto& [name, value] : parsed.items()) {
-    MemberShare share;
-    const std::pair<const char*, std::int32_t*> fields[] = {{"minReplicas", &share.min_replicas},
-                                                            {"maxReplicas", &share.max_replicas}};
-    for (const auto& [key, field] : fields) {
-      const auto it = value.is_object() ? value.find(key) : value.end();
-      if (it == value.end() || !it->is_number_integer() || it->get<std::int64_t>() < 1 ||
-          it->get<std::int64_t>() > std::numeric_limits<std::int32_t>::max()) {
-        return k8s::Error{where + ": " + name + "." + key + ": must be a positive integer"};
-      }
-      *field = it->get<std::int32_t>();
-    }
-    shares.emplace(name, share);
-  }
-  return shares;
 }
 
 std::map<std::string, std::int32_t, std::less<>> initial_split(
@@ -617,7 +360,7 @@ Distribution distribute(const DistributionInput& input) {
     out.valid = false;
     out.shares = input.previous;
     out.annotation = distribution_annotation(out.shares);
-    out.status = aggregate_status(input, members);
+    out.status = detail::aggregate_status(input, members);
     std::string message = min_replicas > max_replicas
                               ? "minReplicas " + std::to_string(min_replicas) + " is greater than maxReplicas " +
                                     std::to_string(max_replicas)
@@ -628,7 +371,7 @@ Distribution distribute(const DistributionInput& input) {
     set_condition(out.status.conditions, kScalingActive, ConditionStatus::False, "InvalidDistribution", message,
                   input.now);
     out.events.push_back({true, "InvalidDistribution", std::move(message)});
-    note_reachability(out, input, unreached, left, members);
+    detail::note_reachability(out, input, unreached, left, members);
     return out;
   }
 
@@ -774,7 +517,7 @@ Distribution distribute(const DistributionInput& input) {
   for (const auto& [name, share] : left) out.members[name] = {share, MemberAction::Delete};
   out.annotation = distribution_annotation(out.shares);
 
-  out.status = aggregate_status(input, members);
+  out.status = detail::aggregate_status(input, members);
   const bool reported = std::any_of(members.begin(), members.end(), [](const Member& m) {
     return m.hpa != nullptr && find_condition(m.hpa->conditions, kScalingActive) != nullptr;
   });
@@ -791,17 +534,17 @@ Distribution distribute(const DistributionInput& input) {
                   input.now);
   } else if (!limited.empty()) {
     set_condition(out.status.conditions, kScalingLimited, ConditionStatus::True, "TooManyReplicas",
-                  join_names(limited) + " want" + (limited.size() == 1 ? "s" : "") +
+                  detail::join_names(limited) + " want" + (limited.size() == 1 ? "s" : "") +
                       " more than its share and no member has room to give (maxReplicas " +
                       std::to_string(max_replicas) + ")",
                   input.now);
   } else {
     set_condition(out.status.conditions, kScalingLimited, ConditionStatus::False, "DesiredWithinRange",
                   wanting.empty() ? "no member HPA is limited by its share of maxReplicas"
-                                  : join_names(wanting) + " got more of maxReplicas from the members with room",
+                                  : detail::join_names(wanting) + " got more of maxReplicas from the members with room",
                   input.now);
   }
-  note_reachability(out, input, unreached, left, members);
+  detail::note_reachability(out, input, unreached, left, members);
   return out;
 }
 

@@ -1,33 +1,23 @@
-// Label selectors, reproducing apimachinery's pkg/labels/selector.go (lexer,
-// parser, Requirement.Matches/String) and metav1.LabelSelectorAsSelector
-// (pkg/apis/meta/v1/helpers.go); the grammar is pkg/labels/selector.go's Parse.
-// The label key and value validation and Go's quoting in the error texts are
+// Label selectors, reproducing apimachinery's pkg/labels/selector.go
+// (Requirement, NewRequirement, Matches, String) and metav1's selector
+// helpers. The string form's lexer and parser are label_selector_parser.cpp's,
+// the object form (metav1.LabelSelector) label_selector_object.cpp's, the
+// label key and value validation and Go's quoting in the error texts
 // label_validation.cpp's.
 #include "fedmetrics/k8s/label_selector.hpp"
 
+#include "k8s/label_requirement.hpp"
 #include "k8s/label_validation.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <tuple>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
 namespace fedmetrics::k8s {
-namespace {
+namespace detail {
 
-using detail::aggregate;
-using detail::go_json_string_list;
-using detail::invalid_value_error;
-using detail::join;
-using detail::label_value_errors;
-using detail::validate_label_key;
-
-// strconv.ParseInt(s, 10, 64): optional sign, decimal digits (no underscores
-// with an explicit base), within int64.
 std::optional<std::int64_t> parse_int64(std::string_view s) {
   bool negative = false;
   if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
@@ -53,9 +43,6 @@ void sort_unique(std::vector<std::string>& values) {
   values.erase(std::unique(values.begin(), values.end()), values.end());
 }
 
-// labels.NewRequirement with a nil path: checks the value count for the
-// operator and every value, reporting all problems at once. The values keep
-// their given order for the error indexes, then become a sorted set.
 Expected<Requirement> new_requirement(std::string key, SelectorOperator op, std::vector<std::string> values) {
   std::vector<std::string> errs;
   if (auto e = validate_label_key(key, "key")) errs.push_back(std::move(*e));
@@ -108,396 +95,20 @@ Expected<Requirement> new_requirement(std::string key, SelectorOperator op, std:
   return Requirement{std::move(key), op, std::move(values)};
 }
 
+}  // namespace detail
+
+namespace {
+
+using detail::join;
+using detail::parse_int64;
+using detail::sort_unique;
+
 void sort_by_key(std::vector<Requirement>& requirements) {
   std::stable_sort(requirements.begin(), requirements.end(),
                    [](const Requirement& a, const Requirement& b) { return a.key < b.key; });
 }
 
-// ---------------------------------------------------------------------------
-// Lexer (selector.go Lexer). Bytes are read one at a time; like Go's read(),
-// a NUL byte reads the same as the end of the string (and is consumed).
-
-enum class Token {
-  Error,
-  EndOfString,
-  ClosedPar,
-  Comma,
-  DoesNotExist,
-  DoubleEquals,
-  Equals,
-  GreaterThan,
-  Identifier,
-  In,
-  LessThan,
-  NotEquals,
-  NotIn,
-  OpenPar,
-};
-
-struct ScannedItem {
-  Token token;
-  std::string literal;
-};
-
-// string2token: the literals that are tokens rather than identifiers.
-std::optional<Token> token_for_literal(std::string_view s) {
-  static constexpr std::pair<std::string_view, Token> kTokens[] = {
-      {")", Token::ClosedPar},  {",", Token::Comma},       {"!", Token::DoesNotExist}, {"==", Token::DoubleEquals},
-      {"=", Token::Equals},     {">", Token::GreaterThan}, {"in", Token::In},          {"<", Token::LessThan},
-      {"!=", Token::NotEquals}, {"notin", Token::NotIn},   {"(", Token::OpenPar},
-  };
-  for (const auto& [literal, token] : kTokens) {
-    if (literal == s) return token;
-  }
-  return std::nullopt;
-}
-
-bool is_whitespace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
-bool is_special_symbol(char c) {
-  switch (c) {
-    case '=':
-    case '!':
-    case '(':
-    case ')':
-    case ',':
-    case '>':
-    case '<': return true;
-    default: return false;
-  }
-}
-
-class Lexer {
- public:
-  explicit Lexer(std::string_view text) : text_(text) {}
-
-  ScannedItem lex() {
-    const char c = skip_whitespace(read());
-    if (c == '\0') return {Token::EndOfString, ""};
-    unread();
-    return is_special_symbol(c) ? scan_special_symbol() : scan_identifier_or_keyword();
-  }
-
- private:
-  char read() { return pos_ < text_.size() ? text_[pos_++] : '\0'; }
-  void unread() { --pos_; }
-
-  char skip_whitespace(char c) {
-    while (is_whitespace(c)) c = read();
-    return c;
-  }
-
-  // A run of non-special, non-space bytes; "in" and "notin" are keywords here
-  // and become identifiers again in value position (see Parser::Context).
-  ScannedItem scan_identifier_or_keyword() {
-    std::string buffer;
-    while (true) {
-      const char c = read();
-      if (c == '\0') break;
-      if (is_special_symbol(c) || is_whitespace(c)) {
-        unread();
-        break;
-      }
-      buffer += c;
-    }
-    if (auto token = token_for_literal(buffer)) return {*token, std::move(buffer)};
-    return {Token::Identifier, std::move(buffer)};
-  }
-
-  // Longest match among the operators made of special symbols ("!=" over "!").
-  ScannedItem scan_special_symbol() {
-    std::string buffer;
-    std::optional<ScannedItem> last;
-    while (true) {
-      const char c = read();
-      if (c == '\0') break;
-      if (!is_special_symbol(c)) {
-        unread();
-        break;
-      }
-      buffer += c;
-      if (auto token = token_for_literal(buffer)) {
-        last = ScannedItem{*token, buffer};
-      } else if (last) {
-        unread();
-        break;
-      }
-    }
-    // Unreachable in practice (every single special symbol is a token), kept
-    // for fidelity with upstream's scanSpecialSymbol.
-    if (!last) return {Token::Error, "error expected: keyword found '" + buffer + "'"};
-    return std::move(*last);
-  }
-
-  std::string_view text_;
-  std::size_t pos_ = 0;
-};
-
-// ---------------------------------------------------------------------------
-// Parser (selector.go Parser): scans everything first, then descends.
-
-class Parser {
- public:
-  explicit Parser(std::string_view text, std::size_t max_requirements = std::numeric_limits<std::size_t>::max())
-      : max_requirements_(max_requirements) {
-    Lexer lexer(text);
-    while (true) {
-      items_.push_back(lexer.lex());
-      if (items_.back().token == Token::EndOfString) break;
-    }
-  }
-
-  Expected<std::vector<Requirement>> parse() {
-    std::vector<Requirement> requirements;
-    while (true) {
-      const auto [token, literal] = lookahead(Context::Values);
-      if (token == Token::EndOfString) return requirements;
-      if (token != Token::Identifier && token != Token::DoesNotExist) {
-        return Error{"found '" + literal + "', expected: !, identifier, or 'end of string'"};
-      }
-      auto requirement = parse_requirement();
-      if (!requirement) return Error{"unable to parse requirement: " + requirement.error().message};
-      if (requirements.size() == max_requirements_) {
-        return Error{"too many requirements in the selector: the limit is " + std::to_string(max_requirements_)};
-      }
-      requirements.push_back(std::move(*requirement));
-      const auto [after, after_literal] = consume(Context::Values);
-      if (after == Token::EndOfString) return requirements;
-      if (after != Token::Comma) return Error{"found '" + after_literal + "', expected: ',' or 'end of string'"};
-      const auto [next, next_literal] = lookahead(Context::Values);
-      if (next != Token::Identifier && next != Token::DoesNotExist) {
-        return Error{"found '" + next_literal + "', expected: identifier after ','"};
-      }
-    }
-  }
-
- private:
-  // In value position the keywords "in" and "notin" are plain identifiers.
-  enum class Context { KeyAndOperator, Values };
-
-  std::pair<Token, std::string> lookahead(Context context) const {
-    // Upstream never reads past the end-of-string item; stay safe regardless.
-    const ScannedItem& item = items_[std::min(position_, items_.size() - 1)];
-    Token token = item.token;
-    if (context == Context::Values && (token == Token::In || token == Token::NotIn)) token = Token::Identifier;
-    return {token, item.literal};
-  }
-
-  std::pair<Token, std::string> consume(Context context) {
-    auto result = lookahead(context);
-    ++position_;
-    return result;
-  }
-
-  Expected<Requirement> parse_requirement() {
-    auto key_and_operator = parse_key_and_infer_operator();
-    if (!key_and_operator) return key_and_operator.error();
-    auto [key, inferred] = std::move(*key_and_operator);
-    if (inferred) return new_requirement(std::move(key), *inferred, {});
-    auto op = parse_operator();
-    if (!op) return op.error();
-    auto values =
-        (*op == SelectorOperator::In || *op == SelectorOperator::NotIn) ? parse_values() : parse_exact_value();
-    if (!values) return values.error();
-    // Upstream collects a sets.String and passes its sorted List(), so error
-    // indexes ("values[2][app]") refer to the sorted, de-duplicated values.
-    sort_unique(*values);
-    return new_requirement(std::move(key), *op, std::move(*values));
-  }
-
-  // "!key" is DoesNotExist; "key" followed by ',' or the end is Exists;
-  // otherwise no operator yet (an operator token must follow). Note that
-  // "!key=v" yields DoesNotExist and then fails on the "=".
-  using KeyAndOperator = std::pair<std::string, std::optional<SelectorOperator>>;
-  Expected<KeyAndOperator> parse_key_and_infer_operator() {
-    std::optional<SelectorOperator> op;
-    auto [token, literal] = consume(Context::Values);
-    if (token == Token::DoesNotExist) {
-      op = SelectorOperator::DoesNotExist;
-      std::tie(token, literal) = consume(Context::Values);
-    }
-    if (token != Token::Identifier) return Error{"found '" + literal + "', expected: identifier"};
-    if (auto e = validate_label_key(literal, "<nil>")) return Error{std::move(*e)};
-    const Token next = lookahead(Context::Values).first;
-    if ((next == Token::EndOfString || next == Token::Comma) && !op) op = SelectorOperator::Exists;
-    return KeyAndOperator{std::move(literal), op};
-  }
-
-  Expected<SelectorOperator> parse_operator() {
-    const auto [token, literal] = consume(Context::KeyAndOperator);
-    switch (token) {
-      case Token::In: return SelectorOperator::In;
-      case Token::Equals: return SelectorOperator::Equals;
-      case Token::DoubleEquals: return SelectorOperator::DoubleEquals;
-      case Token::GreaterThan: return SelectorOperator::GreaterThan;
-      case Token::LessThan: return SelectorOperator::LessThan;
-      case Token::NotIn: return SelectorOperator::NotIn;
-      case Token::NotEquals: return SelectorOperator::NotEquals;
-      default: return Error{"found '" + literal + "', expected: in, notin, =, ==, !=, gt, lt"};
-    }
-  }
-
-  // "(" [list] ")"; "()" is the set {""}.
-  Expected<std::vector<std::string>> parse_values() {
-    auto [token, literal] = consume(Context::Values);
-    if (token != Token::OpenPar) return Error{"found '" + literal + "' expected: '('"};
-    std::tie(token, literal) = lookahead(Context::Values);
-    if (token == Token::ClosedPar) {
-      consume(Context::Values);
-      return std::vector<std::string>{""};
-    }
-    if (token != Token::Identifier && token != Token::Comma) {
-      return Error{"found '" + literal + "', expected: ',', ')' or identifier"};
-    }
-    auto values = parse_identifiers_list();
-    if (!values) return values.error();
-    if (consume(Context::Values).first != Token::ClosedPar) {
-      // Unreachable: the list only ends in front of ')'. Upstream reports the
-      // list's first token here.
-      return Error{"found '" + literal + "', expected: ')'"};
-    }
-    return values;
-  }
-
-  // Upstream's parseIdentifiersList, quirks included: a leading ',' or ",)"
-  // adds "", ",," adds "" and consumes the second comma, so "(a,,)" is an
-  // error ("found ')', expected: ',', or identifier") while "(a,,b)" and
-  // "(a,)" are fine.
-  Expected<std::vector<std::string>> parse_identifiers_list() {
-    std::vector<std::string> values;
-    while (true) {
-      const auto [token, literal] = consume(Context::Values);
-      if (token == Token::Identifier) {
-        values.push_back(literal);
-        const auto [next, next_literal] = lookahead(Context::Values);
-        if (next == Token::Comma) continue;
-        if (next == Token::ClosedPar) return values;
-        return Error{"found '" + next_literal + "', expected: ',' or ')'"};
-      }
-      if (token != Token::Comma) return Error{"found '" + literal + "', expected: ',', or identifier"};
-      if (values.empty()) values.emplace_back();  // "(,"
-      const Token next = lookahead(Context::Values).first;
-      if (next == Token::ClosedPar) {  // ",)"
-        values.emplace_back();
-        return values;
-      }
-      if (next == Token::Comma) {  // ",,"
-        consume(Context::Values);
-        values.emplace_back();
-      }
-    }
-  }
-
-  // One value; nothing before ',' or the end means "".
-  Expected<std::vector<std::string>> parse_exact_value() {
-    const Token next = lookahead(Context::Values).first;
-    if (next == Token::EndOfString || next == Token::Comma) return std::vector<std::string>{""};
-    const auto [token, literal] = consume(Context::Values);
-    if (token == Token::Identifier) return std::vector<std::string>{literal};
-    return Error{"found '" + literal + "', expected: identifier"};
-  }
-
-  std::vector<ScannedItem> items_;
-  std::size_t position_ = 0;
-  std::size_t max_requirements_;
-};
-
-// ---------------------------------------------------------------------------
-// Object form (metav1.LabelSelector). JSON is decoded first, as Go's decoder
-// would, with a JSON null read as the zero value; validation follows.
-
-struct DecodedExpression {
-  std::string key;
-  std::string op;
-  std::vector<std::string> values;
-};
-
-struct DecodedSelector {
-  std::vector<std::pair<std::string, std::string>> match_labels;  // sorted by key
-  std::vector<DecodedExpression> match_expressions;
-};
-
-Error type_error(std::string_view path, std::string_view expected, const nlohmann::json& got) {
-  return Error{"expected " + std::string(expected) + ", got " + got.type_name()}.at(path);
-}
-
-Expected<std::string> decode_string(const nlohmann::json& j, std::string_view path) {
-  if (j.is_null()) return std::string();
-  if (!j.is_string()) return type_error(path, "a string", j);
-  return j.get<std::string>();
-}
-
-const nlohmann::json* member(const nlohmann::json& object, std::string_view name) {
-  auto it = object.find(name);
-  if (it == object.end() || it->is_null()) return nullptr;
-  return &*it;
-}
-
-Expected<DecodedExpression> decode_expression(const nlohmann::json& j, const std::string& path) {
-  DecodedExpression out;
-  if (j.is_null()) return out;
-  if (!j.is_object()) return type_error(path, "an object", j);
-  for (auto [name, target] : {std::pair{"key", &out.key}, std::pair{"operator", &out.op}}) {
-    if (const auto* v = member(j, name)) {
-      auto s = decode_string(*v, path + "." + name);
-      if (!s) return s.error();
-      *target = std::move(*s);
-    }
-  }
-  if (const auto* values = member(j, "values")) {
-    if (!values->is_array()) return type_error(path + ".values", "an array", *values);
-    for (std::size_t i = 0; i < values->size(); ++i) {
-      auto s = decode_string((*values)[i], path + ".values[" + std::to_string(i) + "]");
-      if (!s) return s.error();
-      out.values.push_back(std::move(*s));
-    }
-  }
-  return out;
-}
-
-Expected<DecodedSelector> decode_selector(const nlohmann::json& object) {
-  DecodedSelector out;
-  if (object.is_null()) return out;
-  if (!object.is_object()) return type_error("", "an object", object);
-  if (const auto* labels = member(object, "matchLabels")) {
-    if (!labels->is_object()) return type_error("matchLabels", "an object", *labels);
-    // nlohmann::json objects iterate in key order, so errors are deterministic
-    // (Go ranges over the map in random order).
-    for (const auto& [k, v] : labels->items()) {
-      auto s = decode_string(v, "matchLabels." + k);
-      if (!s) return s.error();
-      out.match_labels.emplace_back(k, std::move(*s));
-    }
-  }
-  if (const auto* expressions = member(object, "matchExpressions")) {
-    if (!expressions->is_array()) return type_error("matchExpressions", "an array", *expressions);
-    for (std::size_t i = 0; i < expressions->size(); ++i) {
-      auto e = decode_expression((*expressions)[i], "matchExpressions[" + std::to_string(i) + "]");
-      if (!e) return e.error();
-      out.match_expressions.push_back(std::move(*e));
-    }
-  }
-  return out;
-}
-
-// The operators metav1.LabelSelectorOperator has; Gt/Lt are not among them.
-std::optional<SelectorOperator> object_operator(std::string_view name) {
-  if (name == "In") return SelectorOperator::In;
-  if (name == "NotIn") return SelectorOperator::NotIn;
-  if (name == "Exists") return SelectorOperator::Exists;
-  if (name == "DoesNotExist") return SelectorOperator::DoesNotExist;
-  return std::nullopt;
-}
-
-nlohmann::json expression(const Requirement& r, std::string_view op, bool with_values) {
-  nlohmann::json out = {{"key", r.key}, {"operator", std::string(op)}};
-  if (with_values) out["values"] = r.values;
-  return out;
-}
-
 }  // namespace
-
-// ---------------------------------------------------------------------------
 
 bool Requirement::matches(const Labels& labels) const {
   const auto it = labels.find(key);
@@ -555,28 +166,9 @@ Expected<LabelSelector> LabelSelector::parse(std::string_view text) {
 }
 
 Expected<LabelSelector> LabelSelector::parse(std::string_view text, std::size_t max_requirements) {
-  auto requirements = Parser(text, max_requirements).parse();
+  auto requirements = detail::parse_requirements(text, max_requirements);
   if (!requirements) return requirements.error();
   return from_requirements(std::move(*requirements));
-}
-
-Expected<LabelSelector> LabelSelector::from_object(const nlohmann::json& object) {
-  auto decoded = decode_selector(object);
-  if (!decoded) return decoded.error();
-  std::vector<Requirement> requirements;
-  for (auto& [key, value] : decoded->match_labels) {
-    auto r = new_requirement(key, SelectorOperator::Equals, {value});
-    if (!r) return r.error();
-    requirements.push_back(std::move(*r));
-  }
-  for (auto& e : decoded->match_expressions) {
-    const auto op = object_operator(e.op);
-    if (!op) return Error{detail::go_quote(e.op) + " is not a valid label selector operator"};
-    auto r = new_requirement(std::move(e.key), *op, std::move(e.values));
-    if (!r) return r.error();
-    requirements.push_back(std::move(*r));
-  }
-  return from_requirements(std::move(requirements));
 }
 
 LabelSelector LabelSelector::from_requirements(std::vector<Requirement> requirements) {
@@ -584,36 +176,6 @@ LabelSelector LabelSelector::from_requirements(std::vector<Requirement> requirem
   sort_by_key(requirements);
   LabelSelector out;
   out.requirements_ = std::move(requirements);
-  return out;
-}
-
-nlohmann::json LabelSelector::to_object() const {
-  nlohmann::json match_labels = nlohmann::json::object();
-  nlohmann::json match_expressions = nlohmann::json::array();
-  for (const Requirement& r : requirements_) {
-    const bool equality = r.op == SelectorOperator::Equals || r.op == SelectorOperator::DoubleEquals ||
-                          (r.op == SelectorOperator::In && r.values.size() == 1);
-    // matchLabels holds one value per key; a second equality on the same key
-    // is kept as an In expression so that nothing is lost.
-    if (equality && r.values.size() == 1 && !match_labels.contains(r.key)) {
-      match_labels[r.key] = r.values.front();
-      continue;
-    }
-    switch (r.op) {
-      case SelectorOperator::Equals:
-      case SelectorOperator::DoubleEquals:
-      case SelectorOperator::In: match_expressions.push_back(expression(r, "In", true)); break;
-      case SelectorOperator::NotEquals:
-      case SelectorOperator::NotIn: match_expressions.push_back(expression(r, "NotIn", true)); break;
-      case SelectorOperator::Exists: match_expressions.push_back(expression(r, "Exists", false)); break;
-      case SelectorOperator::DoesNotExist: match_expressions.push_back(expression(r, "DoesNotExist", false)); break;
-      case SelectorOperator::GreaterThan: match_expressions.push_back(expression(r, "Gt", true)); break;
-      case SelectorOperator::LessThan: match_expressions.push_back(expression(r, "Lt", true)); break;
-    }
-  }
-  nlohmann::json out = nlohmann::json::object();
-  if (!match_labels.empty()) out["matchLabels"] = std::move(match_labels);
-  if (!match_expressions.empty()) out["matchExpressions"] = std::move(match_expressions);
   return out;
 }
 

@@ -1,4 +1,5 @@
 #include "fedmetrics/k8s/status.hpp"
+#include "fedmetrics/k8s/status_reason.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -10,8 +11,9 @@ namespace {
 Status make(int code, std::string reason, std::string message, StatusDetails details = {}) {
   return Status{code, std::move(reason), std::move(message), std::move(details)};
 }
-// apimachinery's reason for an HTTP code (errors.go, NewGenericServerResponse).
-std::string reason_for(int code) {
+}  // namespace
+
+std::string_view reason_for_code(int code) {
   switch (code) {
     case 400: return "BadRequest";
     case 401: return "Unauthorized";
@@ -29,8 +31,6 @@ std::string reason_for(int code) {
   }
 }
 
-}  // namespace
-
 Status to_status(const Error& error) {
   switch (error.kind) {
     case ErrorKind::NotFound: return make(404, "NotFound", error.message);
@@ -47,7 +47,8 @@ Status to_status(const Error& error) {
         if (error.http_status != 0) passed.code = error.http_status;  // the code that came with it
         return passed;
       }
-      if (error.http_status >= 400) return make(error.http_status, reason_for(error.http_status), error.message);
+      if (error.http_status >= 400)
+        return make(error.http_status, std::string(reason_for_code(error.http_status)), error.message);
       break;
     case ErrorKind::Refused:
     case ErrorKind::Tls:

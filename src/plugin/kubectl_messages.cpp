@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fedmetrics/k8s/status.hpp"
+#include "fedmetrics/k8s/status_reason.hpp"
 
 namespace fedmetrics::plugin {
 
@@ -84,22 +85,7 @@ std::string status_reason(int http_status, std::string_view body) {
   auto doc = nlohmann::json::parse(body, nullptr, false);
   if (!doc.is_discarded())
     if (auto status = k8s::Status::from_json(doc)) return status->reason;
-  // apimachinery's NewGenericServerResponse reasons.
-  switch (http_status) {
-    case 400: return "BadRequest";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "NotFound";
-    case 405: return "MethodNotAllowed";
-    case 406: return "NotAcceptable";
-    case 409: return "Conflict";
-    case 415: return "UnsupportedMediaType";
-    case 422: return "Invalid";
-    case 429: return "TooManyRequests";
-    case 503: return "ServiceUnavailable";
-    case 504: return "Timeout";
-    default: return http_status >= 500 ? "InternalError" : "";
-  }
+  return std::string(k8s::reason_for_code(http_status));
 }
 
 std::string server_error_line(int http_status, std::string_view body, std::string_view verb, std::string_view resource,

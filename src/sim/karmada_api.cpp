@@ -191,16 +191,10 @@ void KarmadaApi::handle_unguarded(HttpRequest request, Respond respond) {
   const auto now = hooks_.clock();
   const auto user = authenticate(federation->world, *store_, *tokens_, request, now);
   if (!user) return respond(status_response(Status::unauthorized()));
-  // The path as served: its decoded segments, empty ones dropped.
-  std::string path;
-  for (const auto& segment : s) path += "/" + segment;
-  auto attributes = auth::request_attributes(request.method, path.empty() ? "/" : path, target.query);
+  auto attributes = auth::request_attributes(request.method, target);
   // The deprecated forms with the verb in the path (/api/v1/watch/..., /proxy/...)
   // are not served here, and one with nothing after the verb names nothing.
-  const std::size_t verb_at = !s.empty() && s[0] == "api" ? 2 : 3;
-  const bool verb_in_path = s.size() > verb_at && (s[verb_at] == "watch" || s[verb_at] == "proxy");
-  if (!attributes || (attributes->resource_request && verb_in_path))
-    return respond(status_response(Status::not_found_resource()));
+  if (!attributes || attributes->verb_in_path) return respond(status_response(Status::not_found_resource()));
   const auto& info = *attributes;
   // The object the path names (a list's fieldSelector may name one for the authorizer).
   const std::string name = info.parts.size() >= 2 ? info.parts[1] : std::string();

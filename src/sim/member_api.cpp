@@ -131,9 +131,7 @@ HttpResponse MemberApi::handle(const HttpRequest& request, k8s::Timestamp now, d
   if (fault_draw < faults.error_rate) return status_response(Status::internal_error("simulated fault"));
 
   // What the request asks, as the authorizer reads it, for the 405 of what a member does not serve.
-  std::string path;
-  for (const auto& segment : s) path += "/" + segment;
-  auto attributes = auth::request_attributes(request.method, path.empty() ? "/" : path, target.query);
+  auto attributes = auth::request_attributes(request.method, target);
   if (!attributes) return status_response(Status::not_found_resource());
   const k8s::GroupResource named{attributes->api_group, attributes->resource};
   bool read = request.method == "GET" || request.method == "HEAD";

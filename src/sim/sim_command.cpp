@@ -1,18 +1,15 @@
-// The simulator's shell: certificates, listeners, timers and the control
-// endpoint around the pure MemberApi and control handlers.
+// The simulator's shell: its flags, and the start-up that reads the world,
+// issues the certificates, opens the listeners around the running
+// simulation (simulation.cpp) and writes the kubeconfigs.
 #include "fedmetrics/sim/sim_command.hpp"
 
 #include <malloc.h>
 
-#include <algorithm>
-#include <atomic>
-#include <map>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
-#include <mutex>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -21,330 +18,22 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "fedmetrics/kube/https_client.hpp"
-#include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/time.hpp"
-#include "fedmetrics/sim/control_api.hpp"
-#include "fedmetrics/sim/karmada_api.hpp"
-#include "fedmetrics/sim/federation.hpp"
 #include "fedmetrics/sim/kubeconfig.hpp"
-#include "fedmetrics/sim/member_api.hpp"
-#include "fedmetrics/sim/member_hpa_controller.hpp"
-#include "fedmetrics/sim/member_objects.hpp"
 #include "fedmetrics/transport/certificate_authority.hpp"
-#include "fedmetrics/transport/tls_server.hpp"
+#include "sim/simulation.hpp"
 
 namespace fedmetrics::sim {
 
 namespace {
 
 namespace fs = std::filesystem;
+using detail::MemberCertificates;
+using detail::Simulation;
+using detail::wall_now;
 using transport::HttpRequest;
 using transport::HttpResponse;
 using transport::TlsServer;
-
-// How long a black hole holds a request whose client stays connected.
-constexpr auto kBlackholeCap = std::chrono::minutes(10);
-
-k8s::Timestamp wall_now() {
-  return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
-}
-
-struct MemberCertificates {
-  std::string cert_file, key_file;              // signed by the simulator's CA
-  std::string wrong_cert_file, wrong_key_file;  // signed by another CA
-};
-
-// Everything the handlers share. The federation is an immutable snapshot
-// swapped whole; writers (the control endpoint) serialise on `write_mutex`.
-struct Simulation {
-  std::atomic<std::shared_ptr<const Federation>> state;
-  std::unique_ptr<KarmadaApi> karmada;
-  std::unique_ptr<TlsServer> karmada_server;
-  // The control plane's client side (cluster proxy, aggregation layer):
-  // declared before the clients so that it outlives them.
-  std::unique_ptr<kube::ClientRuntime> runtime;
-  std::mutex upstreams_mutex;
-  std::map<std::string, std::unique_ptr<kube::HttpsClient>> upstreams;
-  std::string front_proxy_cert_pem, front_proxy_key_pem;
-  // Some APIService failed its last check: re-check soon (the aggregator backs off from 5 ms to 30 s).
-  std::atomic<bool> any_unavailable{false};
-  std::mutex write_mutex;
-  std::vector<std::unique_ptr<TlsServer>> members;
-  // Each member's own stored objects (HorizontalPodAutoscalers).
-  std::vector<std::unique_ptr<MemberObjects>> member_objects;
-  // Each member's HPA controller; used on that member's listener thread only.
-  std::vector<MemberHpaController> hpa_controllers;
-  std::vector<MemberCertificates> certificates;
-  std::vector<std::mt19937_64> rngs;  // per member, for the error-rate fault
-  std::vector<std::unique_ptr<std::mutex>> rng_mutexes;
-
-  double draw(std::size_t member) {
-    std::lock_guard lock(*rng_mutexes[member]);
-    return std::uniform_real_distribution<double>(0.0, 1.0)(rngs[member]);
-  }
-
-  // The faults a listener applies: refusal and the wrong certificate.
-  void apply_listener_faults(std::size_t i, const Faults& before, const Faults& after) {
-    if (before.refuse != after.refuse) members[i]->set_accepting(!after.refuse);
-    if (before.wrong_certificate != after.wrong_certificate) {
-      const auto& c = certificates[i];
-      if (after.wrong_certificate) members[i]->set_certificate(c.wrong_cert_file, c.wrong_key_file);
-      else members[i]->set_certificate(c.cert_file, c.key_file);
-    }
-  }
-
-  void handle_member(std::size_t i, HttpRequest request, std::function<void(HttpResponse)> respond) {
-    auto snapshot = state.load();
-    const auto& faults = snapshot->members[i].faults;
-    if (faults.blackhole) {
-      // Never answers; the listener closes the connection when the client
-      // goes, and this cap closes it otherwise.
-      members[i]->schedule(kBlackholeCap, [respond] { respond(HttpResponse{0, {}, {}, {}}); });
-      return;
-    }
-    auto delay = snapshot->world.members[i].latency + faults.latency;
-    auto delayed = [this, i, delay, respond = std::move(respond)](HttpResponse response) {
-      if (delay.count() > 0 && !response.stream) {
-        members[i]->schedule(delay,
-                             [respond, response = std::move(response)]() mutable { respond(std::move(response)); });
-      } else {
-        respond(std::move(response));
-      }
-    };
-    if (MemberObjects::handles(request)) {
-      auto name = snapshot->world.members[i].name, method = request.method, target = request.target;
-      member_objects[i]->handle(
-          *snapshot, i, request, draw(i),
-          [this, i](std::chrono::nanoseconds d, std::function<void()> task) {
-            members[i]->schedule(d, std::move(task));
-          },
-          [delayed, name, method, target](HttpResponse response) {
-            spdlog::debug("{} {} {} -> {}", name, method, target, response.status);
-            delayed(std::move(response));
-          });
-      return;
-    }
-    auto response = MemberApi(*snapshot, i).handle(request, wall_now(), draw(i));
-    spdlog::debug("{} {} {} -> {}", snapshot->world.members[i].name, request.method, request.target, response.status);
-    delayed(std::move(response));
-  }
-
-  // A member's HPA controller scaled its Deployment; a retaining template
-  // follows the members' sum on the control plane (Karmada's replicas syncer).
-  void set_member_replicas(std::size_t workload, std::size_t member, std::int32_t replicas, const std::string& reason) {
-    std::lock_guard lock(write_mutex);
-    auto current = state.load();
-    auto next =
-        std::make_shared<const Federation>(current->with_member_replicas(workload, member, replicas, wall_now()));
-    state.store(next);
-    if (next->workloads[workload].retain_replicas) karmada->sync_replicas(*next);
-    spdlog::info("{}: horizontal-pod-autoscaler scaled {}/{} to {}: {}", current->world.members[member].name,
-                 current->world.workloads[workload].namespace_name, current->world.workloads[workload].name, replicas,
-                 reason);
-  }
-
-  // One resync of member i's HPAs: scale, then write each status.
-  void resync_member_hpas(std::size_t i) {
-    auto& objects = *member_objects[i];
-    auto list = objects.store().list(objects.hpa_type(), "", {}, {});
-    const auto* hpas = std::get_if<nlohmann::json>(&list);
-    if (hpas == nullptr) return;
-    for (auto& action : hpa_controllers[i].sync(*state.load(), i, *hpas, wall_now())) {
-      if (action.scale) set_member_replicas(action.scale->first, i, action.scale->second, action.scale_reason);
-      nlohmann::json object = {{"metadata", {{"name", action.name}, {"namespace", action.namespace_name}}},
-                               {"status", std::move(action.status)}};
-      auto written =
-          objects.store().update(objects.hpa_type(), action.namespace_name, action.name, std::move(object), "status");
-      if (auto* failed = std::get_if<k8s::Status>(&written))  // deleted meanwhile: nothing to do
-        spdlog::debug("member {}: HPA {}/{} status not written: {}", i, action.namespace_name, action.name,
-                      failed->message);
-    }
-  }
-
-  void schedule_member_hpa_resync(std::size_t i, std::chrono::nanoseconds period) {
-    members[i]->schedule(period, [this, i, period] {
-      resync_member_hpas(i);
-      schedule_member_hpa_resync(i, period);
-    });
-  }
-
-  // A load change from the world file's schedule (the control endpoint may have changed it meanwhile).
-  void apply_scheduled_load(std::size_t workload, const Load& load) {
-    std::lock_guard lock(write_mutex);
-    auto current = state.load();
-    state.store(std::make_shared<const Federation>(current->with_load(workload, load)));
-    spdlog::info("load schedule: {}/{} now cpu {} and {} requests/s", current->world.workloads[workload].namespace_name,
-                 current->world.workloads[workload].name, load.cpu.to_string(), load.requests_per_second.to_string());
-  }
-
-  void set_replicas(std::size_t workload, std::int32_t replicas) {
-    std::lock_guard lock(write_mutex);
-    auto current = state.load();
-    if (current->workloads[workload].replicas == replicas) return;
-    auto next = std::make_shared<const Federation>(current->with_replicas(workload, replicas, wall_now()));
-    state.store(next);
-    if (next->workloads[workload].retain_replicas) {
-      // The members keep theirs; the template goes back to their sum.
-      spdlog::info("karmada: {}/{} retains its members' replicas: spec.replicas {} back to {}",
-                   current->world.workloads[workload].namespace_name, current->world.workloads[workload].name, replicas,
-                   next->workloads[workload].replicas);
-      karmada->sync_replicas(*next);
-      return;
-    }
-    spdlog::info("karmada: {}/{} scaled to {}", current->world.workloads[workload].namespace_name,
-                 current->world.workloads[workload].name, replicas);
-  }
-
-  void set_retain_replicas(std::size_t workload, bool retain) {
-    std::lock_guard lock(write_mutex);
-    auto current = state.load();
-    if (current->workloads[workload].retain_replicas == retain) return;
-    auto next = std::make_shared<const Federation>(current->with_retain_replicas(workload, retain));
-    state.store(next);
-    spdlog::info("karmada: {}/{} {} its members' replicas", current->world.workloads[workload].namespace_name,
-                 current->world.workloads[workload].name, retain ? "retains" : "no longer retains");
-    if (retain) karmada->sync_replicas(*next);
-  }
-
-  // The Ready condition Karmada's cluster status controller would report.
-  void update_cluster_conditions(const Federation& f) {
-    for (std::size_t i = 0; i < f.members.size(); ++i) {
-      const auto& faults = f.members[i].faults;
-      bool ready = !faults.refuse && !faults.blackhole && !faults.wrong_certificate;
-      karmada->set_cluster_ready(
-          f.world.members[i].name, ready,
-          ready ? "cluster is healthy and ready to accept workloads" : "cluster is not reachable");
-    }
-  }
-
-  kube::HttpsClient& upstream(const Upstream& up) {
-    std::lock_guard lock(upstreams_mutex);
-    auto& client = upstreams[up.key()];
-    if (!client) {
-      kube::ClusterEndpoint endpoint;
-      endpoint.name = up.server;
-      endpoint.server = up.server;
-      endpoint.ca_pem = up.ca_pem;
-      endpoint.insecure_skip_tls_verify = up.insecure;
-      endpoint.tls_server_name = up.server_name;
-      endpoint.token = up.token;
-      if (up.front_proxy) {
-        endpoint.client_cert_pem = front_proxy_cert_pem;
-        endpoint.client_key_pem = front_proxy_key_pem;
-      }
-      client = std::make_unique<kube::HttpsClient>(*runtime, std::move(endpoint));
-    }
-    return *client;
-  }
-
-  // kube-aggregator's availability check (remote_available_controller.go):
-  // GET /apis/{group}/{version} as system:kube-aggregator (system:masters)
-  // with the front-proxy certificate, 5 s; any 2xx makes it Available.
-  void probe_apiservices() {
-    for (auto& t : karmada->availability_targets()) {
-      if (!t.upstream) {
-        karmada->set_available(t.name, false, "ServiceNotFound", t.unreachable);
-        karmada->set_discovered(t.name, std::nullopt);
-        any_unavailable = true;
-        continue;
-      }
-      HttpRequest probe;
-      probe.method = "GET";
-      probe.target = t.path;
-      probe.headers = {{"X-Remote-User", "system:kube-aggregator"}, {"X-Remote-Group", "system:masters"}};
-      auto url = t.upstream->server + t.path;
-      forward(
-          *t.upstream, std::move(probe),
-          [this, name = t.name, url](HttpResponse r) {
-            if (r.status >= 200 && r.status < 300) {
-              karmada->set_available(name, true, "Passed", "all checks passed");
-              auto list = nlohmann::json::parse(r.body, nullptr, false);
-              karmada->set_discovered(name, list.is_object() ? std::optional(std::move(list)) : std::nullopt);
-            } else {
-              karmada->set_discovered(name, std::nullopt);
-              any_unavailable = true;
-              std::string why = r.status == 503 && r.body.find("error trying to reach service") != std::string::npos
-                                    ? r.body
-                                    : "bad status from " + url + ": " + std::to_string(r.status);
-              karmada->set_available(name, false, "FailedDiscoveryCheck",
-                                     "failing or missing response from " + url + ": " + why);
-            }
-          },
-          std::chrono::seconds(5));
-    }
-  }
-
-  // kube-aggregator's proxy: the request as it came (headers already
-  // rewritten by KarmadaApi), the answer relayed with its headers (Warning).
-  void forward(const Upstream& up, HttpRequest request, std::function<void(HttpResponse)> respond,
-               std::chrono::seconds timeout = std::chrono::seconds(60)) {
-    kube::OutgoingRequest out;
-    out.method = request.method;
-    out.target = request.target;
-    out.body = std::move(request.body);
-    out.want_headers = true;
-    for (auto& [name, value] : request.headers) {
-      const std::string lower = k8s::ascii_lowercase(name);
-      if (lower == "content-type") out.content_type = value;
-      else if (lower != "connection" && lower != "accept-encoding" && lower != "transfer-encoding" && lower != "te")
-        out.headers.emplace_back(name, value);
-    }
-    kube::HttpsClient* client = nullptr;
-    try {
-      client = &upstream(up);
-    } catch (const std::exception& e) {
-      respond(detail_status(503, std::string("error trying to reach service: ") + e.what()));
-      return;
-    }
-    // kube-apiserver bounds a proxied request by its own request timeout (60 s).
-    client->send(std::move(out), std::chrono::steady_clock::now() + timeout,
-                 [respond = std::move(respond), server = up.server](kube::HttpResult result) {
-                   if (auto* e = std::get_if<k8s::Error>(&result)) {
-                     respond(detail_status(503, "error trying to reach service: " + e->message));
-                     return;
-                   }
-                   auto& reply = std::get<kube::HttpReply>(result);
-                   HttpResponse response{reply.status,
-                                         reply.content_type.empty() ? "application/json" : reply.content_type,
-                                         std::move(reply.body),
-                                         {}};
-                   for (auto& [name, value] : reply.headers) {
-                     const std::string lower = k8s::ascii_lowercase(name);
-                     if (lower != "content-type" && lower != "server" && lower != "cache-control" && lower != "date")
-                       response.headers.emplace_back(name, value);
-                   }
-                   respond(std::move(response));
-                 });
-  }
-
-  static HttpResponse detail_status(int code, const std::string& message) {
-    k8s::Status status = k8s::Status::service_unavailable(message);
-    status.code = code;
-    return HttpResponse{code, "application/json", status.to_json_string(), {}};
-  }
-
-  HttpResponse handle_control(const HttpRequest& request) {
-    std::lock_guard lock(write_mutex);
-    auto current = state.load();
-    auto outcome = handle_control_request(*current, request, wall_now());
-    spdlog::info("control {} {} -> {}", request.method, request.target, outcome.response.status);
-    if (outcome.updated) {
-      auto next = std::make_shared<const Federation>(std::move(*outcome.updated));
-      for (std::size_t i = 0; i < members.size(); ++i) {
-        try {
-          apply_listener_faults(i, current->members[i].faults, next->members[i].faults);
-        } catch (const std::exception& e) {
-          spdlog::error("member {}: {}", next->world.members[i].name, e.what());
-        }
-      }
-      state.store(next);
-      karmada->sync_replicas(*next);
-      update_cluster_conditions(*next);
-    }
-    return outcome.response;
-  }
-};
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -357,6 +46,23 @@ std::string read_file(const std::string& path) {
 void write_file(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out || !(out << text)) throw std::runtime_error("cannot write " + path.string());
+}
+
+// The simulation's runtime, all of it: the client runtime of the aggregation
+// layer's proxy and checks, a thread for each member listener and one for the
+// Karmada control plane, and the control endpoint on this thread until
+// SIGINT/SIGTERM, which stops every listener. `ready` runs once they all run.
+// Every request, timer and watch of the simulation runs on these threads.
+void run_until_stopped(Simulation& sim, TlsServer& control, const std::function<void()>& ready) {
+  sim.runtime = std::make_unique<kube::ClientRuntime>(1);
+  std::vector<std::thread> threads;
+  for (auto& s : sim.members) threads.emplace_back([server = s.get()] { server->run(); });
+  threads.emplace_back([server = sim.karmada_server.get()] { server->run(); });
+  ready();
+  control.run();  // until SIGINT/SIGTERM, which stops every listener
+  for (auto& s : sim.members) s->stop();
+  sim.karmada_server->stop();
+  for (auto& t : threads) t.join();
 }
 
 }  // namespace
@@ -456,7 +162,6 @@ int run_sim(const SimOptions& options) {
   front_proxy_ca.issue_client_certificate(front_proxy_cert, front_proxy_key, "front-proxy-client");
   sim->front_proxy_cert_pem = read_file(front_proxy_cert);
   sim->front_proxy_key_pem = read_file(front_proxy_key);
-  sim->runtime = std::make_unique<kube::ClientRuntime>(1);
   for (std::size_t i = 0; i < world.members.size(); ++i) {
     const auto& m = world.members[i];
     MemberCertificates c;
@@ -597,25 +302,18 @@ int run_sim(const SimOptions& options) {
                                   world.users.front().token};
   write_file(out_dir / "karmada.kubeconfig", members_kubeconfig({karmada_endpoint}, ca.certificate_file()));
 
-  std::vector<std::thread> threads;
-  for (auto& s : sim->members) threads.emplace_back([server = s.get()] { server->run(); });
-  threads.emplace_back([server = sim->karmada_server.get()] { server->run(); });
-
-  for (std::size_t i = 0; i < world.members.size(); ++i)
-    std::cout << "member " << world.members[i].name << " serving on https://127.0.0.1:" << ports[i] << "\n";
-  std::cout << "karmada serving on " << karmada_endpoint.server << "\n";
-  std::cout << "control serving on https://127.0.0.1:" << control.port() << "\n";
-  std::cout << "kubeconfig " << (out_dir / "members.kubeconfig").string() << "\n";
-  std::cout << "karmada kubeconfig " << (out_dir / "karmada.kubeconfig").string() << "\n";
-  std::cout << "world ready" << std::endl;
-  spdlog::info(
-      "world ready in {} ms",
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count());
-
-  control.run();  // until SIGINT/SIGTERM, which stops every listener
-  for (auto& s : sim->members) s->stop();
-  sim->karmada_server->stop();
-  for (auto& t : threads) t.join();
+  run_until_stopped(*sim, control, [&] {
+    for (std::size_t i = 0; i < world.members.size(); ++i)
+      std::cout << "member " << world.members[i].name << " serving on https://127.0.0.1:" << ports[i] << "\n";
+    std::cout << "karmada serving on " << karmada_endpoint.server << "\n";
+    std::cout << "control serving on https://127.0.0.1:" << control.port() << "\n";
+    std::cout << "kubeconfig " << (out_dir / "members.kubeconfig").string() << "\n";
+    std::cout << "karmada kubeconfig " << (out_dir / "karmada.kubeconfig").string() << "\n";
+    std::cout << "world ready" << std::endl;
+    spdlog::info(
+        "world ready in {} ms",
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count());
+  });
   return 0;
 }
 

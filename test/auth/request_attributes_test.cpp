@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "fedmetrics/auth/request_attributes.hpp"
+#include "fedmetrics/k8s/url.hpp"
 
 using namespace fedmetrics::auth;
 using fedmetrics::k8s::QueryValues;
@@ -151,8 +152,9 @@ TEST_CASE("Auth: request attributes", "[auth][requestinfo]") {
     CHECK(got->resource == want.resource);
     CHECK(got->subresource == want.subresource);
     CHECK(got->name == want.name);
-    RequestAttributes without_parts = *got;  // parts: the next test case
+    RequestAttributes without_parts = *got;  // parts and verb_in_path: the next test cases
     without_parts.parts.clear();
+    without_parts.verb_in_path = false;
     CHECK(without_parts == want);
   }
 }
@@ -200,4 +202,55 @@ TEST_CASE("Auth: a verb segment with nothing after it is an error, as upstream",
   auto got = request_attributes("GET", "/apis/metrics.k8s.io/v1beta1/watch", {});
   REQUIRE_FALSE(got);
   CHECK(got.error().message == "unable to determine kind and namespace from url, /apis/metrics.k8s.io/v1beta1/watch");
+}
+
+TEST_CASE("Auth: the verb taken from a deprecated path form is told apart from the method's", "[auth][requestinfo]") {
+  const struct {
+    const char* path;
+    QueryValues query;
+    const char* verb;
+    bool verb_in_path;
+  } rows[] = {
+      {"/apis/metrics.k8s.io/v1beta1/watch/namespaces/d/pods", {}, "watch", true},
+      {"/api/v1/watch/pods", {}, "watch", true},
+      {"/api/v1/proxy/namespaces/d/pods/p1/a/b", {}, "proxy", true},
+      {"/api/v1/namespaces/d/pods", {{"watch", "true"}}, "watch", false},
+      // A resource or object named "watch" or "proxy" is no verb.
+      {"/api/v1/namespaces/watch/pods", {}, "list", false},
+      {"/apis/cluster.karmada.io/v1alpha1/clusters/m1/proxy/api/v1/pods", {}, "get", false},
+      {"/apis/metrics.k8s.io/v1beta1", {}, "get", false},
+  };
+  for (const auto& row : rows) {
+    INFO(row.path);
+    auto got = request_attributes("GET", row.path, row.query);
+    REQUIRE(got);
+    CHECK(got->verb == row.verb);
+    CHECK(got->verb_in_path == row.verb_in_path);
+  }
+}
+
+TEST_CASE("Auth: request attributes of a target the URL decoder split, empty segments dropped", "[auth][requestinfo]") {
+  const struct {
+    const char* target;
+    const char* path;
+    QueryValues query;
+  } rows[] = {
+      {"/apis//metrics.k8s.io/v1beta1/namespaces/d/pods?watch=1",
+       "/apis/metrics.k8s.io/v1beta1/namespaces/d/pods",
+       {{"watch", "1"}}},
+      {"/api/v1/namespaces/d/pods/p%31", "/api/v1/namespaces/d/pods/p1", {}},
+      {"/", "/", {}},
+      {"", "/", {}},
+  };
+  for (const auto& row : rows) {
+    INFO(row.target);
+    auto target = fedmetrics::k8s::parse_request_target(row.target);
+    REQUIRE(target);
+    auto got = request_attributes("GET", *target);
+    auto want = request_attributes("GET", row.path, row.query);
+    REQUIRE(got);
+    REQUIRE(want);
+    CHECK(*got == *want);
+    CHECK(got->path == row.path);
+  }
 }

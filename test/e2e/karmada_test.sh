@@ -186,5 +186,8 @@ check "kubectl auth whoami as the admin" grep -Eq '^Username +admin$' <<<"$(kk a
 check "the admin may do anything (system:masters)" test "$(kk auth can-i delete clusters.cluster.karmada.io 2>/dev/null)" = yes
 check "bad JSON is 400" grep -q '^400 ' <<<"$(raw POST /apis/coordination.k8s.io/v1/namespaces/kube-system/leases '{not json')"
 check "an unknown resource is 404" grep -q '^404 ' <<<"$(raw GET /apis/apps/v1/namespaces/default/widgets)"
+check "the deprecated form with the verb in the path is not served (404)" \
+  grep -q '^404 ' <<<"$(raw GET /apis/apps/v1/watch/namespaces/default/deployments)"
+check "a namespace named watch is no verb" grep -q '^200 ' <<<"$(raw GET /apis/apps/v1/namespaces/watch/deployments)"
 check "a bad label selector is 400" grep -q '^400 ' <<<"$(raw GET '/apis/apps/v1/deployments?labelSelector=a%20in%20(b')"
 finish

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "fedmetrics/k8s/status.hpp"
+#include "fedmetrics/k8s/status_reason.hpp"
 
 using namespace fedmetrics::k8s;
 
@@ -66,10 +67,26 @@ TEST_CASE("to_status: an error status passes on the server's Status, or gets the
     int code;
     const char* reason;
   };
-  const Row rows[] = {{400, "BadRequest"},      {404, "NotFound"},      {409, "Conflict"},      {422, "Invalid"},
-                      {429, "TooManyRequests"}, {500, "InternalError"}, {502, "InternalError"}, {418, ""}};
+  // apimachinery's NewGenericServerResponse: every code it names a reason for.
+  const Row rows[] = {{400, "BadRequest"},
+                      {401, "Unauthorized"},
+                      {403, "Forbidden"},
+                      {404, "NotFound"},
+                      {405, "MethodNotAllowed"},
+                      {406, "NotAcceptable"},
+                      {409, "Conflict"},
+                      {415, "UnsupportedMediaType"},
+                      {422, "Invalid"},
+                      {429, "TooManyRequests"},
+                      {500, "InternalError"},
+                      {502, "InternalError"},
+                      {503, "ServiceUnavailable"},
+                      {504, "Timeout"},
+                      {418, ""},
+                      {410, ""}};
   for (const auto& row : rows) {
     CAPTURE(row.code);
+    CHECK(reason_for_code(row.code) == row.reason);
     const Status s = to_status(Error{ErrorKind::HttpStatus, "HTTP " + std::to_string(row.code), row.code});
     CHECK(s.code == row.code);
     CHECK(s.reason == row.reason);

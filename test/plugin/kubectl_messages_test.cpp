@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "fedmetrics/k8s/status_reason.hpp"
 #include "fedmetrics/plugin/kubectl_messages.hpp"
 
 using namespace fedmetrics::plugin;
@@ -88,6 +89,12 @@ TEST_CASE("kubectl messages: server errors as kubectl prints them", "[plugin][ku
   CHECK(status_reason(404, R"({"kind":"Status","reason":"NotFound","code":404})") == "NotFound");
   CHECK(status_reason(503, "text") == "ServiceUnavailable");
   CHECK(status_reason(418, "text") == "");
+  // An answer that is no Status gets the reason the server would have given
+  // its code: one table, k8s's, for both sides.
+  for (int code = 400; code < 600; ++code) {
+    CAPTURE(code);
+    CHECK(status_reason(code, "text") == fedmetrics::k8s::reason_for_code(code));
+  }
 }
 
 TEST_CASE("kubectl messages: no answer at all", "[plugin][kubectl]") {

@@ -29,6 +29,9 @@ struct RequestAttributes {
   // (a proxy's path). `name` may come from a list's fieldSelector instead;
   // parts never do, so a server that routes on them serves what the path says.
   std::vector<std::string> parts{};
+  // The verb came from a /watch/ or /proxy/ segment of the path (the
+  // deprecated forms), not from the method.
+  bool verb_in_path = false;
   friend bool operator==(const RequestAttributes&, const RequestAttributes&) = default;
 };
 
@@ -39,5 +42,9 @@ struct RequestAttributes {
 [[nodiscard]] k8s::Expected<RequestAttributes> request_attributes(std::string_view method,
                                                                   std::string_view decoded_path,
                                                                   const k8s::QueryValues& query);
+// The same for a target split by k8s::parse_request_target: the path as a
+// server that drops empty segments serves it.
+[[nodiscard]] k8s::Expected<RequestAttributes> request_attributes(std::string_view method,
+                                                                  const k8s::RequestTarget& target);
 
 }  // namespace fedmetrics::auth
