@@ -133,6 +133,20 @@ void add_members_not_asked(PodListing& listing, const aggregator::MemberSnapshot
 
 namespace {
 
+// Awaits every task, as the sync always has, even when the sync is
+// cancelled meanwhile: each ends by its member deadline, and a fan-out the
+// sync started must not be left running past the sync's scope (the runtime
+// that stops after the loop would destroy it mid-flight). The sync's next
+// co_await throws the cancellation then.
+async::Task<void> all_of(std::vector<async::Task<void>> tasks) {
+  const auto executor = co_await boost::asio::this_coro::executor;
+  auto all = async::when_all(std::move(tasks));
+  auto shielded = boost::asio::co_spawn(
+      executor, std::move(all),
+      boost::asio::bind_cancellation_slot(boost::asio::cancellation_slot(), boost::asio::use_awaitable));
+  co_await std::move(shielded);
+}
+
 // One member's pods, added to `listing` (every member's task runs on one executor).
 async::Task<void> list_member_pods(std::shared_ptr<aggregator::MemberCluster> member, const std::string& namespace_name,
                                    const k8s::LabelSelector& selector, aggregator::Deadline deadline,
@@ -205,7 +219,8 @@ async::Task<void> gather_pods_metric(aggregator::MetricsService& service, const 
     query.metric_selector = m.metric.selector;
     asks.push_back(gather_member_pods_metric(service, std::move(query), cluster, results));
   }
-  co_await async::when_all(std::move(asks));
+  auto asking = all_of(std::move(asks));
+  co_await std::move(asking);
   took(g, entries, started);
   std::vector<autoscaler::PodMetricSample> samples;
   std::string errors;
@@ -284,7 +299,8 @@ async::Task<PodListing> list_pods(const aggregator::MemberList& members, const s
   asks.reserve(members.size());
   for (const auto& member : members)
     asks.push_back(list_member_pods(member, namespace_name, selector, deadline, listing));
-  co_await async::when_all(std::move(asks));
+  auto asking = all_of(std::move(asks));
+  co_await std::move(asking);
   std::sort(listing.pods.begin(), listing.pods.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
   std::sort(listing.unread_members.begin(), listing.unread_members.end());
   co_return listing;
@@ -338,7 +354,8 @@ async::Task<GatheredMetrics> gather_metrics(aggregator::MetricsService& service,
     else if (m.type == MetricSourceType::External)
       asks.push_back(gather_external_metric(service, m, namespace_name, entries_of[key], started, gathered));
   }
-  co_await async::when_all(std::move(asks));
+  auto asking = all_of(std::move(asks));
+  co_await std::move(asking);
   co_return gathered;
 }
 

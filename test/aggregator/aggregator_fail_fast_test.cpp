@@ -14,7 +14,11 @@
 #include <utility>
 #include <vector>
 
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+
 #include "support/fake_member_cluster.hpp"
+#include "support/fake_metrics_service.hpp"
 #include "fedmetrics/aggregator/aggregator.hpp"
 #include "fedmetrics/controller/metrics_gatherer.hpp"
 #include "fedmetrics/k8s/time.hpp"
@@ -357,4 +361,41 @@ TEST_CASE(
   CHECK(back.asked == std::vector<std::string>{"member1", "member2"});
   CHECK(back.listing.pods.size() == 2);
   CHECK(back.listing.unread_members.empty());
+}
+
+TEST_CASE(
+    "gather_metrics: a sync cancelled while its metrics are asked still waits for their answers, so that no "
+    "fan-out it started outlives it",
+    "[aggregator][controller]") {
+  Loop loop;
+  fedmetrics::testing::FakeMetricsService service;
+  service.hold = true;  // the fan-out has not answered yet
+  autoscaler::FederatedHPASpec spec;
+  autoscaler::MetricSpec cpu;
+  cpu.type = autoscaler::MetricSourceType::Resource;
+  cpu.resource_name = "cpu";
+  spec.metrics = {cpu};
+  const std::string namespace_name = "default";
+  const k8s::LabelSelector everything;
+  const std::vector<autoscaler::Pod> pods;
+  const std::optional<std::set<std::string>> hosts;
+  boost::asio::cancellation_signal cancel;
+  bool ended = false;
+  std::exception_ptr failure;
+  boost::asio::co_spawn(loop.context(),
+                        controller::gather_metrics(service, spec, namespace_name, everything, pods, hosts),
+                        boost::asio::bind_cancellation_slot(
+                            cancel.slot(), [&](const std::exception_ptr& e, const controller::GatheredMetrics&) {
+                              ended = true;
+                              failure = e;
+                            }));
+  loop.poll();
+  REQUIRE(service.held() == 1);
+  cancel.emit(boost::asio::cancellation_type::terminal);
+  loop.poll();
+  CHECK_FALSE(ended);  // still waiting for the answer it asked for
+  service.release();
+  loop.poll();
+  CHECK(ended);
+  CHECK_FALSE(failure);
 }
