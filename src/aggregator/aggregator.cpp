@@ -1,5 +1,5 @@
-// The fan-out: plan (merge.hpp), ask the chosen members in parallel, count
-// their callbacks, merge when the last one arrives, answer every waiter.
+// The fan-out: plan (merge.hpp), ask the chosen members in parallel (one
+// coroutine each), merge when the last one has answered, answer every waiter.
 #include "fedmetrics/aggregator/aggregator.hpp"
 
 #include <algorithm>
@@ -16,37 +16,34 @@
 
 #include "aggregator/fail_fast.hpp"
 #include "aggregator/merge.hpp"
+#include "fedmetrics/transport/async.hpp"
 
 namespace fedmetrics::aggregator {
 namespace {
 
+// The answer of a fan-out in flight, which every query that joins it awaits.
 template <class A>
-using Waiters = std::vector<AnswerCallback<A>>;
+using Flight = async::OneShot<SharedAnswer<A>>;
 
 using AnyAnswer = std::variant<SharedAnswer<PodMetricsAnswer>, SharedAnswer<NodeMetricsAnswer>,
                                SharedAnswer<CustomMetricsAnswer>, SharedAnswer<ExternalMetricsAnswer>>;
-using AnyWaiters = std::variant<Waiters<PodMetricsAnswer>, Waiters<NodeMetricsAnswer>, Waiters<CustomMetricsAnswer>,
-                                Waiters<ExternalMetricsAnswer>>;
+using AnyFlight = std::variant<Flight<PodMetricsAnswer>, Flight<NodeMetricsAnswer>, Flight<CustomMetricsAnswer>,
+                               Flight<ExternalMetricsAnswer>>;
 
-// The answers of one fan-out, one slot per asked member. Each slot is written
-// by its member's callback only; the last callback (the one that takes
-// `remaining` to zero, acq_rel) sees every slot and merges.
-template <class R>
-struct Gather {
-  std::vector<MemberAnswer<R>> answers;
-  std::unique_ptr<std::atomic<bool>[]> answered;  // guards against a member calling back twice
-  std::atomic<std::size_t> remaining{0};
-  std::function<void(std::vector<MemberAnswer<R>>)> on_all;
-  std::chrono::steady_clock::time_point started;
-  std::chrono::system_clock::time_point sent;  // `started` on the wall clock, for the breakers
+// What a query does on arrival: take the cached answer, or wait for the
+// flight's, starting its fan-out when `lead`.
+template <class A>
+struct Admission {
+  SharedAnswer<A> cached;
+  std::optional<Flight<A>> flight;  // unless cached
+  bool lead = false;
 };
 
-// A member's result with its items put through `prepare`; an error as it is.
-template <class T, class Prepare>
-auto prepared(MemberResult<T> result, Prepare prepare) -> MemberResult<decltype(prepare(std::declval<T>()))> {
-  if (auto* value = std::get_if<T>(&result)) return prepare(std::move(*value));
-  return std::get<MemberError>(std::move(result));
-}
+// When a fan-out started, for the answer times and the breakers.
+struct Started {
+  std::chrono::steady_clock::time_point at;
+  std::chrono::system_clock::time_point sent;  // `at` on the wall clock (when the breakers are on)
+};
 
 // How much of a member's answer time the latest one counts for (an EWMA).
 constexpr double kLatencyWeight = 0.2;
@@ -64,7 +61,7 @@ template <class R>
 std::vector<std::string> missing_members(const std::vector<MemberAnswer<R>>& answers) {
   std::vector<std::string> missing;
   for (const auto& a : answers)
-    if (std::holds_alternative<MemberError>(a.result)) missing.push_back(a.cluster);
+    if (!a.result.ok()) missing.push_back(a.cluster);
   std::sort(missing.begin(), missing.end());
   missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
   return missing;
@@ -86,7 +83,7 @@ void add_unasked(std::vector<MemberAnswer<R>>& answers, const std::vector<LeftOu
 
 }  // namespace
 
-struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
+struct Aggregator::State {
   State(std::shared_ptr<MemberSource> source_in, AggregatorOptions options_in, Clock clock_in)
       : source(std::move(source_in)), options(std::move(options_in)), clock(std::move(clock_in)) {}
 
@@ -101,7 +98,7 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
   };
 
   mutable std::mutex mutex;
-  std::map<std::string, AnyWaiters> in_flight;  // guarded by mutex
+  std::map<std::string, AnyFlight> in_flight;  // guarded by mutex
   // The result cache, bounded by options.cache_max_entries. One TTL for all
   // entries, so insertion order is expiry order: cache_order lists the keys
   // oldest first, and both expiry and eviction pop from its front (O(1) per
@@ -122,8 +119,8 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
   std::atomic<std::uint64_t> member_errors{0};
   std::atomic<bool> served{false};
 
-  // Members that stopped answering (fail_fast.hpp); shared with its probes' timers.
-  const std::shared_ptr<FailFast> fail_fast = std::make_shared<FailFast>(source, options, clock);
+  // Members that stopped answering (fail_fast.hpp); its probes hold its state weakly.
+  const std::unique_ptr<FailFast> fail_fast = std::make_unique<FailFast>(source, options, clock);
 
   [[nodiscard]] bool cache_enabled() const { return options.cache_ttl.count() > 0; }
 
@@ -137,34 +134,34 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
     return fail_fast->snapshot(source_snapshot());
   }
 
-  // Answers from the cache or joins a fan-out in flight (and returns false),
-  // or registers `key` as in flight (and returns true: the caller fans out).
+  // Answers from the cache or joins a fan-out in flight, or registers `key`
+  // as in flight (lead: the caller starts its fan-out).
   template <class A>
-  bool admit(const std::string& key, AnswerCallback<A>& done) {
+  Admission<A> admit(const std::string& key) {
     queries.fetch_add(1, std::memory_order_relaxed);
+    Admission<A> out;
     std::unique_lock lock(mutex);
     if (cache_enabled()) {
       if (auto it = cache.find(key); it != cache.end()) {
         if (clock() < it->second.expires) {
-          SharedAnswer<A> answer = std::get<SharedAnswer<A>>(it->second.answer);
+          out.cached = std::get<SharedAnswer<A>>(it->second.answer);
           lock.unlock();
           cache_hits.fetch_add(1, std::memory_order_relaxed);
-          done(std::move(answer));
-          return false;
+          return out;
         }
         cache_order.erase(it->second.position);
         cache.erase(it);
       }
     }
     if (auto it = in_flight.find(key); it != in_flight.end()) {
-      std::get<Waiters<A>>(it->second).push_back(std::move(done));
+      out.flight = std::get<Flight<A>>(it->second);
       coalesced.fetch_add(1, std::memory_order_relaxed);
-      return false;
+      return out;
     }
-    Waiters<A> waiters;
-    waiters.push_back(std::move(done));
-    in_flight.emplace(key, std::move(waiters));
-    return true;
+    out.flight.emplace();
+    in_flight.emplace(key, AnyFlight(*out.flight));
+    out.lead = true;
+    return out;
   }
 
   // Ends the fan-out for `key`: every waiter gets the same answer, exactly
@@ -172,17 +169,17 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
   template <class A>
   void finish(const std::string& key, A value) {
     SharedAnswer<A> answer = share(std::move(value));
-    Waiters<A> waiters;
+    std::optional<Flight<A>> flight;
     {
       std::lock_guard lock(mutex);
       auto it = in_flight.find(key);
-      waiters = std::move(std::get<Waiters<A>>(it->second));
+      flight = std::get<Flight<A>>(std::move(it->second));
       in_flight.erase(it);
       if (cache_enabled() && cacheable(*answer)) {
         cache_insert(key, AnyAnswer(answer), clock());
       }
     }
-    for (auto& waiter : waiters) waiter(answer);
+    flight->set(std::move(answer));
   }
 
   // Stores `answer` under `key` until now + cache_ttl: the expired entries
@@ -239,60 +236,162 @@ struct Aggregator::State : std::enable_shared_from_this<Aggregator::State> {
   }
 
   template <class R>
-  void deliver(Gather<R>& gather, std::size_t i, MemberResult<R>&& result) {
-    if (gather.answered[i].exchange(true, std::memory_order_acq_rel)) return;  // broken member contract
-    record_answer_time(gather.answers[i].cluster, clock() - gather.started);
-    const auto* failed = std::get_if<MemberError>(&result);
-    fail_fast->record(gather.answers[i].cluster, failed ? classify(*failed) : Reply::Answered, gather.sent);
-    if (const auto* error = failed) {
+  void deliver(MemberAnswer<R>& slot, MemberResult<R> result, const Started& started) {
+    record_answer_time(slot.cluster, clock() - started.at);
+    const MemberError* failed = result.ok() ? nullptr : &result.error();
+    fail_fast->record(slot.cluster, failed ? classify(*failed) : Reply::Answered, started.sent);
+    if (failed) {
       // A client error counts as a member failure only if the others did not
       // all refuse the request alike: decided when the last one has answered.
-      if (!is_client_error(*error)) record_error(gather.answers[i].cluster, *error);
+      if (!is_client_error(*failed)) record_error(slot.cluster, *failed);
     } else {
       served.store(true, std::memory_order_relaxed);
     }
-    gather.answers[i].result = std::move(result);
-    if (gather.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      auto on_all = std::move(gather.on_all);
-      on_all(std::move(gather.answers));
-    }
+    slot.result = std::move(result);
   }
 
-  // Asks members[chosen...] through `call`, then merges with `merge` and
-  // finishes `key`. No timer: each member calls back by `deadline`.
-  template <class R, class A, class Call, class Merge>
-  void fan_out(const std::string& key, const MemberList& members, const std::vector<std::size_t>& chosen, Call call,
-               Merge merge) {
-    fan_outs.fetch_add(1, std::memory_order_relaxed);
-    if (chosen.empty()) {
-      finish<A>(key, merge(std::vector<MemberAnswer<R>>{}));
-      return;
+  // One member's part of a fan-out: its call awaited, its answer put in `slot`.
+  template <class R>
+  async::Task<void> ask(MemberAnswer<R>& slot, async::Task<MemberResult<R>> call, Started started) {
+    std::optional<MemberResult<R>> result;
+    try {
+      auto value = co_await std::move(call);
+      result.emplace(std::move(value));
+    } catch (const std::exception& e) {
+      // A member that throws instead of answering (a bug) is a failed member, not a failed query.
+      result.emplace(MemberError{MemberError::Kind::Internal, std::string("member call failed: ") + e.what()});
     }
-    auto gather = std::make_shared<Gather<R>>();
-    gather->answers.resize(chosen.size());
-    for (std::size_t i = 0; i < chosen.size(); ++i) gather->answers[i].cluster = members[chosen[i]]->name();
-    gather->answered = std::make_unique<std::atomic<bool>[]>(chosen.size());
-    gather->remaining.store(chosen.size(), std::memory_order_relaxed);
-    gather->on_all = [self = shared_from_this(), key, merge = std::move(merge)](std::vector<MemberAnswer<R>> answers) {
-      if (!common_client_error(answers)) {
-        for (const auto& a : answers)
-          if (const auto* error = std::get_if<MemberError>(&a.result); error && is_client_error(*error))
-            self->record_error(a.cluster, *error);
-      }
-      self->finish<A>(key, merge(std::move(answers)));
-    };
-    gather->started = clock();
-    if (fail_fast->enabled()) gather->sent = fail_fast->wall_now();
-    const Deadline deadline = gather->started + options.member_timeout;
+    deliver(slot, std::move(*result), started);
+  }
+
+  // Asks members[chosen...] through `call(member, deadline)`, which returns
+  // the member's task, all at once on this executor, the slowest first; ends
+  // when the last one has answered. No timer: each member answers by
+  // `deadline`.
+  template <class R, class Call>
+  async::Task<std::vector<MemberAnswer<R>>> gather(const MemberList& members, std::vector<std::size_t> chosen,
+                                                   Call call) {
+    fan_outs.fetch_add(1, std::memory_order_relaxed);
+    std::vector<MemberAnswer<R>> answers;
+    answers.reserve(chosen.size());
+    for (const std::size_t i : chosen)
+      answers.push_back({members[i]->name(), MemberError{MemberError::Kind::Internal, "not answered"}});
+    if (chosen.empty()) co_return answers;
+    Started started{clock(), {}};
+    if (fail_fast->enabled()) started.sent = fail_fast->wall_now();
+    const Deadline deadline = started.at + options.member_timeout;
+    std::vector<async::Task<void>> asks;
+    asks.reserve(chosen.size());
     for (const std::size_t i : slowest_first(members, chosen)) {
       member_calls.fetch_add(1, std::memory_order_relaxed);
-      // The callback may run right here (synchronously) or later on any thread.
-      call(*members[chosen[i]], deadline, [self = shared_from_this(), gather, i](MemberResult<R> result) {
-        self->deliver(*gather, i, std::move(result));
-      });
+      asks.push_back(ask<R>(answers[i], call(*members[chosen[i]], deadline), started));
     }
+    co_await async::when_all(std::move(asks));
+    if (!common_client_error(answers)) {
+      for (const auto& a : answers)
+        if (!a.result.ok() && is_client_error(a.result.error())) record_error(a.cluster, a.result.error());
+    }
+    co_return answers;
+  }
+
+  // A fan-out in its own coroutine: its answer is `key`'s flight's, whoever
+  // still waits for it. `fan_out` never ends without an answer: an
+  // exception (a bug) is answered as an internal error.
+  template <class A>
+  static async::Task<void> lead(std::shared_ptr<State> self, std::string key, async::Task<A> fan_out) {
+    std::optional<A> answer;
+    try {
+      auto value = co_await std::move(fan_out);
+      answer.emplace(std::move(value));
+    } catch (const std::exception& e) {
+      answer.emplace(A{k8s::Status::internal_error(e.what()), {}});
+    }
+    self->finish<A>(key, std::move(*answer));
+  }
+
+  // A query: the cached answer, or the answer of the fan-out in flight for
+  // `key`, started here (on this coroutine's executor) when there is none.
+  // `fan_out` is not started unless this query leads.
+  template <class A>
+  static async::Task<SharedAnswer<A>> answer(std::shared_ptr<State> self, std::string key, async::Task<A> fan_out) {
+    auto admitted = self->admit<A>(key);
+    if (admitted.cached) co_return admitted.cached;
+    if (admitted.lead) {
+      const auto executor = co_await boost::asio::this_coro::executor;
+      auto leading = lead<A>(self, key, std::move(fan_out));
+      // Not a child of this query: its other waiters keep waiting when this one is cancelled.
+      boost::asio::co_spawn(executor, std::move(leading), [](const std::exception_ptr&) {});
+    }
+    auto waiting = admitted.flight->wait();
+    auto shared = co_await std::move(waiting);
+    co_return shared;
+  }
+
+  // A fan-out: plan (merge.hpp), ask each chosen member through `call`
+  // (which returns its task), merge. `query` lives in this frame for the
+  // whole fan-out, read by every member's call and the merge, never copied
+  // per member: a selector may be up to kMaxSelectorBytes and a parse of it
+  // about 100 times that.
+  template <class R, class A, class Query, class Plan, class Call, class Merge>
+  async::Task<A> fan_out(Query query, Plan plan_for, Call call, Merge merge) {
+    const auto snapshot = source_snapshot();
+    const MemberList& members = snapshot->members;
+    auto plan = plan_for(members, query, snapshot->left_out);
+    if (plan.early) co_return A{*plan.early, plan.warnings};
+    fail_fast->leave_out(plan.members, plan.unasked, members);
+    const Query& forwarded = plan.forwarded;
+    auto gathering = gather<R>(members, plan.members, [&](MemberCluster& m, Deadline deadline) {
+      return call(m, forwarded, query, deadline);
+    });
+    auto answers = co_await std::move(gathering);
+    add_unasked(answers, plan.unasked);
+    auto missing = missing_members(answers);
+    co_return with_notes(merge(std::move(answers), query), plan.warnings, std::move(missing));
   }
 };
+
+namespace {
+
+// A member's pods or nodes with its items put through `prepare` as that
+// member answers, while the others are still working: after the last one,
+// only its own items are left to prepare, then the sorting and joining.
+// (The member's answer time, which orders the next fan-out, includes this
+// preparation: tens of microseconds against milliseconds.)
+async::Task<MemberResult<PreparedItems<k8s::PodMetrics>>> prepared_pods(MemberCluster& member,
+                                                                        const ResourceMetricsQuery& forwarded,
+                                                                        const ResourceMetricsQuery& query,
+                                                                        Deadline deadline) {
+  auto asking =
+      member.pod_metrics(forwarded.namespace_name, forwarded.label_selector, forwarded.field_selector, deadline);
+  auto result = co_await std::move(asking);
+  if (!result) co_return result.error();
+  co_return prepare_pod_metrics(member.name(), std::move(*result), query);
+}
+
+async::Task<MemberResult<PreparedItems<k8s::NodeMetrics>>> prepared_nodes(MemberCluster& member,
+                                                                          const ResourceMetricsQuery& forwarded,
+                                                                          const ResourceMetricsQuery& query,
+                                                                          Deadline deadline) {
+  auto asking = member.node_metrics(forwarded.label_selector, forwarded.field_selector, deadline);
+  auto result = co_await std::move(asking);
+  if (!result) co_return result.error();
+  co_return prepare_node_metrics(member.name(), std::move(*result), query);
+}
+
+async::Task<MemberResult<std::vector<k8s::MetricValue>>> custom_values(MemberCluster& member,
+                                                                       const CustomMetricsQuery& forwarded,
+                                                                       const CustomMetricsQuery&, Deadline deadline) {
+  return member.custom_metrics(forwarded, deadline);
+}
+
+async::Task<MemberResult<std::vector<k8s::ExternalMetricValue>>> external_values(MemberCluster& member,
+                                                                                 const ExternalMetricsQuery& forwarded,
+                                                                                 const ExternalMetricsQuery&,
+                                                                                 Deadline deadline) {
+  return member.external_metrics(forwarded, deadline);
+}
+
+}  // namespace
 
 Aggregator::Aggregator(std::shared_ptr<MemberSource> members, AggregatorOptions options, Clock clock)
     : state_(std::make_shared<State>(std::move(members), std::move(options), clock ? std::move(clock) : Clock([] {
@@ -301,120 +400,35 @@ Aggregator::Aggregator(std::shared_ptr<MemberSource> members, AggregatorOptions 
 
 Aggregator::~Aggregator() = default;
 
-void Aggregator::pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<PodMetricsAnswer> done) {
-  ResourceMetricsQuery q = query;
-  q.kind = ResourceMetricsQuery::Kind::Pods;
-  const std::string key = query_key(q);
-  if (!state_->admit<PodMetricsAnswer>(key, done)) return;
-  const auto snapshot = state_->source_snapshot();
-  const MemberList& members = snapshot->members;
-  auto plan = plan_resource_metrics(members, q, snapshot->left_out);
-  if (plan.early) return state_->finish<PodMetricsAnswer>(key, PodMetricsAnswer{*plan.early, plan.warnings});
-  state_->fail_fast->leave_out(plan.members, plan.unasked, members);
-  // Each member's items are filtered, annotated and (for a list the caller
-  // writes as JSON) encoded as that member answers, on its client's thread
-  // while the others are still working: after the last one, only its own
-  // items are left to prepare, then the sorting and joining. (The member's
-  // answer time, which orders the next fan-out, includes this preparation:
-  // tens of microseconds against milliseconds.)
-  using Items = std::vector<k8s::PodMetrics>;
-  using R = PreparedItems<k8s::PodMetrics>;
-  // One query (selectors included) for the whole fan-out, shared by every
-  // member's callback and the merge, never copied per member: a selector may
-  // be up to kMaxSelectorBytes and a parse of it about 100 times that.
-  const auto shared = std::make_shared<const ResourceMetricsQuery>(std::move(q));
-  state_->fan_out<R, PodMetricsAnswer>(
-      key, members, plan.members,
-      [fwd = std::move(plan.forwarded), shared](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
-        m.pod_metrics(fwd.namespace_name, fwd.label_selector, fwd.field_selector, deadline,
-                      [cb = std::move(cb), shared, cluster = m.name()](MemberResult<Items> result) {
-                        cb(prepared(std::move(result), [&](Items items) {
-                          return prepare_pod_metrics(cluster, std::move(items), *shared);
-                        }));
-                      });
-      },
-      [shared, unasked = std::move(plan.unasked),
-       notes = std::move(plan.warnings)](std::vector<MemberAnswer<R>> answers) {
-        add_unasked(answers, unasked);
-        auto missing = missing_members(answers);
-        return with_notes(merge_prepared_pod_metrics(std::move(answers), *shared), notes, std::move(missing));
-      });
+async::Task<SharedAnswer<PodMetricsAnswer>> Aggregator::pod_metrics(ResourceMetricsQuery query) {
+  query.kind = ResourceMetricsQuery::Kind::Pods;
+  std::string key = query_key(query);
+  auto fan_out = state_->fan_out<PreparedItems<k8s::PodMetrics>, PodMetricsAnswer>(
+      std::move(query), plan_resource_metrics, prepared_pods, merge_prepared_pod_metrics);
+  return State::answer<PodMetricsAnswer>(state_, std::move(key), std::move(fan_out));
 }
 
-void Aggregator::node_metrics(const ResourceMetricsQuery& query, AnswerCallback<NodeMetricsAnswer> done) {
-  ResourceMetricsQuery q = query;
-  q.kind = ResourceMetricsQuery::Kind::Nodes;
-  q.namespace_name.clear();  // nodes are cluster-scoped
-  const std::string key = query_key(q);
-  if (!state_->admit<NodeMetricsAnswer>(key, done)) return;
-  const auto snapshot = state_->source_snapshot();
-  const MemberList& members = snapshot->members;
-  auto plan = plan_resource_metrics(members, q, snapshot->left_out);
-  if (plan.early) return state_->finish<NodeMetricsAnswer>(key, NodeMetricsAnswer{*plan.early, plan.warnings});
-  state_->fail_fast->leave_out(plan.members, plan.unasked, members);
-  using Items = std::vector<k8s::NodeMetrics>;
-  using R = PreparedItems<k8s::NodeMetrics>;
-  const auto shared = std::make_shared<const ResourceMetricsQuery>(std::move(q));  // as in pod_metrics
-  state_->fan_out<R, NodeMetricsAnswer>(
-      key, members, plan.members,
-      [fwd = std::move(plan.forwarded), shared](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
-        m.node_metrics(fwd.label_selector, fwd.field_selector, deadline,
-                       [cb = std::move(cb), shared, cluster = m.name()](MemberResult<Items> result) {
-                         cb(prepared(std::move(result), [&](Items items) {
-                           return prepare_node_metrics(cluster, std::move(items), *shared);
-                         }));
-                       });
-      },
-      [shared, unasked = std::move(plan.unasked),
-       notes = std::move(plan.warnings)](std::vector<MemberAnswer<R>> answers) {
-        add_unasked(answers, unasked);
-        auto missing = missing_members(answers);
-        return with_notes(merge_prepared_node_metrics(std::move(answers), *shared), notes, std::move(missing));
-      });
+async::Task<SharedAnswer<NodeMetricsAnswer>> Aggregator::node_metrics(ResourceMetricsQuery query) {
+  query.kind = ResourceMetricsQuery::Kind::Nodes;
+  query.namespace_name.clear();  // nodes are cluster-scoped
+  std::string key = query_key(query);
+  auto fan_out = state_->fan_out<PreparedItems<k8s::NodeMetrics>, NodeMetricsAnswer>(
+      std::move(query), plan_resource_metrics, prepared_nodes, merge_prepared_node_metrics);
+  return State::answer<NodeMetricsAnswer>(state_, std::move(key), std::move(fan_out));
 }
 
-void Aggregator::custom_metrics(const CustomMetricsQuery& query, AnswerCallback<CustomMetricsAnswer> done) {
-  const std::string key = query_key(query);
-  if (!state_->admit<CustomMetricsAnswer>(key, done)) return;
-  const auto snapshot = state_->source_snapshot();
-  const MemberList& members = snapshot->members;
-  auto plan = plan_custom_metrics(members, query, snapshot->left_out);
-  if (plan.early) return state_->finish<CustomMetricsAnswer>(key, CustomMetricsAnswer{*plan.early, plan.warnings});
-  state_->fail_fast->leave_out(plan.members, plan.unasked, members);
-  using R = std::vector<k8s::MetricValue>;
-  state_->fan_out<R, CustomMetricsAnswer>(
-      key, members, plan.members,
-      [fwd = std::move(plan.forwarded)](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
-        m.custom_metrics(fwd, deadline, std::move(cb));
-      },
-      [query, unasked = std::move(plan.unasked),
-       notes = std::move(plan.warnings)](std::vector<MemberAnswer<R>> answers) {
-        add_unasked(answers, unasked);
-        auto missing = missing_members(answers);
-        return with_notes(merge_custom_metrics(std::move(answers), query), notes, std::move(missing));
-      });
+async::Task<SharedAnswer<CustomMetricsAnswer>> Aggregator::custom_metrics(CustomMetricsQuery query) {
+  std::string key = query_key(query);
+  auto fan_out = state_->fan_out<std::vector<k8s::MetricValue>, CustomMetricsAnswer>(
+      std::move(query), plan_custom_metrics, custom_values, merge_custom_metrics);
+  return State::answer<CustomMetricsAnswer>(state_, std::move(key), std::move(fan_out));
 }
 
-void Aggregator::external_metrics(const ExternalMetricsQuery& query, AnswerCallback<ExternalMetricsAnswer> done) {
-  const std::string key = query_key(query);
-  if (!state_->admit<ExternalMetricsAnswer>(key, done)) return;
-  const auto snapshot = state_->source_snapshot();
-  const MemberList& members = snapshot->members;
-  auto plan = plan_external_metrics(members, query, snapshot->left_out);
-  if (plan.early) return state_->finish<ExternalMetricsAnswer>(key, ExternalMetricsAnswer{*plan.early, plan.warnings});
-  state_->fail_fast->leave_out(plan.members, plan.unasked, members);
-  using R = std::vector<k8s::ExternalMetricValue>;
-  state_->fan_out<R, ExternalMetricsAnswer>(
-      key, members, plan.members,
-      [fwd = std::move(plan.forwarded)](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {
-        m.external_metrics(fwd, deadline, std::move(cb));
-      },
-      [query, unasked = std::move(plan.unasked),
-       notes = std::move(plan.warnings)](std::vector<MemberAnswer<R>> answers) {
-        add_unasked(answers, unasked);
-        auto missing = missing_members(answers);
-        return with_notes(merge_external_metrics(std::move(answers), query), notes, std::move(missing));
-      });
+async::Task<SharedAnswer<ExternalMetricsAnswer>> Aggregator::external_metrics(ExternalMetricsQuery query) {
+  std::string key = query_key(query);
+  auto fan_out = state_->fan_out<std::vector<k8s::ExternalMetricValue>, ExternalMetricsAnswer>(
+      std::move(query), plan_external_metrics, external_values, merge_external_metrics);
+  return State::answer<ExternalMetricsAnswer>(state_, std::move(key), std::move(fan_out));
 }
 
 namespace {

@@ -4,15 +4,12 @@
 // every reply a query gets; the members whose breaker is open are left out
 // of the plans and of the member snapshot the loop reads, and probed off
 // every query's path through the Scheduler, one request at a time, until
-// their first answer. Thread-safe: replies come from any thread.
-#include <atomic>
+// their first answer. Thread-safe: replies come from any thread. The probes
+// hold the state weakly: one that comes due after the Aggregator is gone
+// does nothing.
 #include <chrono>
 #include <cstddef>
-#include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,7 +20,7 @@
 
 namespace fedmetrics::aggregator {
 
-class FailFast : public std::enable_shared_from_this<FailFast> {
+class FailFast {
  public:
   // From AggregatorOptions: fail_fast_threshold, the probe delays,
   // member_timeout (each probe's deadline), schedule, wall_clock,
@@ -31,7 +28,7 @@ class FailFast : public std::enable_shared_from_this<FailFast> {
   FailFast(std::shared_ptr<MemberSource> source, const AggregatorOptions& options, Clock clock);
 
   // On: a threshold above 0 and a scheduler for the probes.
-  [[nodiscard]] bool enabled() const { return breaker_.threshold > 0 && schedule_ != nullptr; }
+  [[nodiscard]] bool enabled() const;
   [[nodiscard]] std::chrono::system_clock::time_point wall_now() const;
 
   // A query's reply from `cluster`, whose request left at `sent`.
@@ -46,31 +43,8 @@ class FailFast : public std::enable_shared_from_this<FailFast> {
   [[nodiscard]] std::shared_ptr<const MemberSnapshot> snapshot(std::shared_ptr<const MemberSnapshot> inner) const;
 
  private:
-  using Breakers = std::map<std::string, MemberBreaker, std::less<>>;
-  // What a breaker's change leads to, done outside mutex_.
-  struct FollowUp {
-    std::optional<std::chrono::steady_clock::duration> probe_in;
-    std::optional<std::string> answering;  // for on_member_answering: the reason, or empty when it answers again
-  };
-  FollowUp settle(Breakers::iterator it, MemberBreaker::Change change);
-  void follow_up(const std::string& cluster, FollowUp next);
-  void schedule_probe(const std::string& cluster, std::chrono::steady_clock::duration delay);
-  void probe(const std::string& cluster);
-  void probed(const std::string& cluster, Reply reply, std::chrono::system_clock::time_point sent);
-
-  const std::shared_ptr<MemberSource> source_;
-  const BreakerOptions breaker_;
-  const std::chrono::milliseconds probe_timeout_;
-  const Scheduler schedule_;
-  const Clock clock_;
-  const WallClock wall_clock_;
-  const std::function<void(std::string_view member, std::string_view reason)> on_member_answering_;
-
-  mutable std::mutex mutex_;
-  Breakers breakers_;  // guarded by mutex_; a member that answers has none
-  // How many breakers are not Closed: while none is, the plans and the
-  // snapshot are left as they are, with no lock and no copy.
-  std::atomic<std::size_t> not_asked_{0};
+  struct Core;
+  std::shared_ptr<Core> core_;
 };
 
 }  // namespace fedmetrics::aggregator

@@ -43,10 +43,10 @@ Gathered<T> gather(std::vector<MemberAnswer<T>> answers, std::string_view group)
   }
   std::vector<std::string> failures;
   for (MemberAnswer<T>& a : answers) {
-    if (auto* value = std::get_if<T>(&a.result)) {
-      out.answered.emplace_back(std::move(a.cluster), std::move(*value));
+    if (a.result.ok()) {
+      out.answered.emplace_back(std::move(a.cluster), std::move(*a.result));
     } else {
-      failures.push_back(member_warning(a.cluster, std::get<MemberError>(a.result)));
+      failures.push_back(member_warning(a.cluster, a.result.error()));
     }
   }
   if (out.answered.empty() && !failures.empty()) {
@@ -192,10 +192,10 @@ std::vector<MemberAnswer<PreparedItems<Item>>> prepare_all(std::vector<MemberAns
   std::vector<MemberAnswer<PreparedItems<Item>>> out;
   out.reserve(answers.size());
   for (auto& a : answers) {
-    if (auto* list = std::get_if<std::vector<Item>>(&a.result)) {
-      out.push_back({a.cluster, prepare_resource_metrics(a.cluster, std::move(*list), query)});
+    if (a.result.ok()) {
+      out.push_back({a.cluster, prepare_resource_metrics(a.cluster, std::move(*a.result), query)});
     } else {
-      out.push_back({std::move(a.cluster), std::get<MemberError>(std::move(a.result))});
+      out.push_back({std::move(a.cluster), a.result.error()});
     }
   }
   return out;

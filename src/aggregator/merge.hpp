@@ -123,8 +123,8 @@ template <class T>
 [[nodiscard]] std::optional<k8s::Status> common_client_error(const std::vector<MemberAnswer<T>>& answers) {
   std::vector<const MemberError*> asked;
   for (const MemberAnswer<T>& a : answers) {
-    const auto* error = std::get_if<MemberError>(&a.result);
-    if (error == nullptr) return std::nullopt;
+    if (a.result.ok()) return std::nullopt;
+    const MemberError* error = &a.result.error();
     if (error->kind != MemberError::Kind::LeftOut) asked.push_back(error);
   }
   return common_client_error(asked);

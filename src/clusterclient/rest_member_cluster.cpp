@@ -8,7 +8,6 @@
 namespace fedmetrics::clusterclient {
 
 using aggregator::Deadline;
-using aggregator::MemberCallback;
 using aggregator::MemberCapabilities;
 using aggregator::MemberError;
 using Kind = MemberError::Kind;
@@ -33,6 +32,43 @@ aggregator::MemberResult<T> decode_reply(kube::HttpResult result, Decode decode,
   if (!decoded.ok())
     return MemberError{Kind::MalformedResponse, "unexpected response: " + decoded.error().message, 0, std::nullopt};
   return std::move(*decoded);
+}
+
+// A GET of `path` by `deadline`, its reply decoded as decode_reply does.
+// Not a member of the client: a member dropped from the set meanwhile may go
+// while the request is in flight (the task holds the connection's client).
+template <class T, class Decode>
+async::Task<aggregator::MemberResult<T>> get_decoded(std::shared_ptr<kube::HttpsClient> client, std::string path,
+                                                     Deadline deadline, Decode decode, bool not_found_is_empty) {
+  kube::OutgoingRequest get;
+  get.target = std::move(path);
+  auto asking = client->request(std::move(get), deadline);
+  auto reply = co_await std::move(asking);
+  co_return decode_reply<T>(std::move(reply), decode, not_found_is_empty);
+}
+
+// The pods' metrics, by the common shape's decoder without a document tree;
+// anything else through the tree decoder.
+async::Task<aggregator::MemberResult<std::vector<k8s::PodMetrics>>> get_pod_metrics(
+    std::shared_ptr<kube::HttpsClient> client, std::string path, Deadline deadline) {
+  kube::OutgoingRequest get;
+  get.target = std::move(path);
+  auto asking = client->request(std::move(get), deadline);
+  auto reply = co_await std::move(asking);
+  if (auto* ok = std::get_if<kube::HttpReply>(&reply); ok && ok->status == 200) {
+    if (auto items = k8s::try_decode_pod_metrics_list(ok->body)) co_return std::move(*items);
+  }
+  co_return decode_reply<std::vector<k8s::PodMetrics>>(std::move(reply), k8s::pod_metrics_list_from_json, false);
+}
+
+async::Task<std::optional<MemberError>> get_any_answer(std::shared_ptr<kube::HttpsClient> client, std::string path,
+                                                       Deadline deadline) {
+  kube::OutgoingRequest get;
+  get.target = std::move(path);
+  auto asking = client->request(std::move(get), deadline);
+  auto reply = co_await std::move(asking);
+  if (auto* e = std::get_if<MemberError>(&reply)) co_return std::move(*e);
+  co_return std::nullopt;
 }
 
 // custom.metrics.k8s.io's paths: a metric of a namespace itself is
@@ -67,65 +103,51 @@ RestMemberCluster::RestMemberCluster(kube::ClientRuntime& runtime, kube::Cluster
     : name_(endpoint.name),
       client_(std::make_shared<kube::HttpsClient>(runtime, std::move(endpoint), std::move(options))) {}
 
-void RestMemberCluster::pod_metrics(const std::string& namespace_name, const k8s::LabelSelector& labels,
-                                    const k8s::FieldSelector& fields, Deadline deadline,
-                                    MemberCallback<std::vector<k8s::PodMetrics>> done) {
+async::Task<aggregator::MemberResult<std::vector<k8s::PodMetrics>>> RestMemberCluster::pod_metrics(
+    const std::string& namespace_name, const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
+    Deadline deadline) {
   const auto path = metrics_api("pods", namespace_name)
                         .with("labelSelector", labels.to_string())
                         .with("fieldSelector", fields.to_string());
-  client_->get(path.target(), deadline, [done = std::move(done)](kube::HttpResult r) {
-    // The common shape without a document tree; anything else through the tree decoder.
-    if (auto* reply = std::get_if<kube::HttpReply>(&r); reply && reply->status == 200) {
-      if (auto items = k8s::try_decode_pod_metrics_list(reply->body)) return done(std::move(*items));
-    }
-    done(decode_reply<std::vector<k8s::PodMetrics>>(std::move(r), k8s::pod_metrics_list_from_json, false));
-  });
+  return get_pod_metrics(client_, path.target(), deadline);
 }
 
-void RestMemberCluster::pods(const std::string& namespace_name, const k8s::LabelSelector& labels, Deadline deadline,
-                             MemberCallback<std::vector<k8s::Pod>> done) {
+async::Task<aggregator::MemberResult<std::vector<k8s::Pod>>> RestMemberCluster::pods(const std::string& namespace_name,
+                                                                                     const k8s::LabelSelector& labels,
+                                                                                     Deadline deadline) {
   const auto path = ResourcePath::core("pods", namespace_name).with("labelSelector", labels.to_string());
-  client_->get(path.target(), deadline, [done = std::move(done)](kube::HttpResult r) {
-    done(decode_reply<std::vector<k8s::Pod>>(std::move(r), k8s::pod_list_from_json, false));
-  });
+  return get_decoded<std::vector<k8s::Pod>>(client_, path.target(), deadline, k8s::pod_list_from_json, false);
 }
 
-void RestMemberCluster::probe(Deadline deadline, std::function<void(std::optional<MemberError>)> done) {
+async::Task<std::optional<MemberError>> RestMemberCluster::probe(Deadline deadline) {
   // The cheapest request an API server answers, the one Karmada's health
   // check makes; whether it is ready does not matter here, only that it answers.
-  client_->get("/readyz", deadline, [done = std::move(done)](kube::HttpResult r) {
-    if (auto* e = std::get_if<MemberError>(&r)) return done(std::move(*e));
-    done(std::nullopt);
-  });
+  return get_any_answer(client_, "/readyz", deadline);
 }
 
-void RestMemberCluster::node_metrics(const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
-                                     Deadline deadline, MemberCallback<std::vector<k8s::NodeMetrics>> done) {
+async::Task<aggregator::MemberResult<std::vector<k8s::NodeMetrics>>> RestMemberCluster::node_metrics(
+    const k8s::LabelSelector& labels, const k8s::FieldSelector& fields, Deadline deadline) {
   const auto path =
       metrics_api("nodes").with("labelSelector", labels.to_string()).with("fieldSelector", fields.to_string());
-  client_->get(path.target(), deadline, [done = std::move(done)](kube::HttpResult r) {
-    done(decode_reply<std::vector<k8s::NodeMetrics>>(std::move(r), k8s::node_metrics_list_from_json, false));
-  });
+  return get_decoded<std::vector<k8s::NodeMetrics>>(client_, path.target(), deadline, k8s::node_metrics_list_from_json,
+                                                    false);
 }
 
-void RestMemberCluster::custom_metrics(const aggregator::CustomMetricsQuery& query, Deadline deadline,
-                                       MemberCallback<std::vector<k8s::MetricValue>> done) {
+async::Task<aggregator::MemberResult<std::vector<k8s::MetricValue>>> RestMemberCluster::custom_metrics(
+    const aggregator::CustomMetricsQuery& query, Deadline deadline) {
   // Ask in the version the member prefers; the decoder converts to the hub shape.
   auto caps = capabilities();
   auto version = caps && caps->custom_metrics ? *caps->custom_metrics : k8s::CustomMetricsVersion::V1beta2;
-  client_->get(custom_metrics_path(query, version), deadline, [done = std::move(done)](kube::HttpResult r) {
-    done(decode_reply<std::vector<k8s::MetricValue>>(std::move(r), k8s::metric_value_list_from_json, true));
-  });
+  return get_decoded<std::vector<k8s::MetricValue>>(client_, custom_metrics_path(query, version), deadline,
+                                                    k8s::metric_value_list_from_json, true);
 }
 
-void RestMemberCluster::external_metrics(const aggregator::ExternalMetricsQuery& query, Deadline deadline,
-                                         MemberCallback<std::vector<k8s::ExternalMetricValue>> done) {
+async::Task<aggregator::MemberResult<std::vector<k8s::ExternalMetricValue>>> RestMemberCluster::external_metrics(
+    const aggregator::ExternalMetricsQuery& query, Deadline deadline) {
   auto path = ResourcePath::in_group("external.metrics.k8s.io", "v1beta1", query.metric, query.namespace_name);
   path.with("labelSelector", query.metric_selector.to_string());
-  client_->get(path.target(), deadline, [done = std::move(done)](kube::HttpResult r) {
-    done(decode_reply<std::vector<k8s::ExternalMetricValue>>(std::move(r), k8s::external_metric_value_list_from_json,
-                                                             true));
-  });
+  return get_decoded<std::vector<k8s::ExternalMetricValue>>(client_, path.target(), deadline,
+                                                            k8s::external_metric_value_list_from_json, true);
 }
 
 namespace {
@@ -142,8 +164,8 @@ struct DiscoveryRun {
   void start(std::shared_ptr<DiscoveryRun> self) {
     client->get("/apis", deadline, [self](kube::HttpResult r) {
       auto groups = decode_reply<std::vector<k8s::APIGroup>>(std::move(r), k8s::api_group_list_from_json, false);
-      if (auto* e = std::get_if<MemberError>(&groups)) return self->finish(nullptr, "/apis: " + e->message);
-      for (const auto& g : std::get<0>(groups)) {
+      if (!groups) return self->finish(nullptr, "/apis: " + groups.error().message);
+      for (const auto& g : *groups) {
         auto serves = [&](std::string_view gv) {
           return std::any_of(g.versions.begin(), g.versions.end(),
                              [&](const k8s::GroupVersionForDiscovery& v) { return v.group_version == gv; });
@@ -169,8 +191,8 @@ struct DiscoveryRun {
     std::string path = "/apis/" + std::string(k8s::group_version(*caps.custom_metrics));
     client->get(path, deadline, [self, path](kube::HttpResult r) {
       auto list = decode_reply<k8s::APIResourceList>(std::move(r), k8s::api_resource_list_from_json, false);
-      if (auto* e = std::get_if<MemberError>(&list)) return self->finish(nullptr, path + ": " + e->message);
-      self->caps.custom_metric_resources = std::move(std::get<0>(list).resources);
+      if (!list) return self->finish(nullptr, path + ": " + list.error().message);
+      self->caps.custom_metric_resources = std::move(list->resources);
       self->external_step(self);
     });
   }
@@ -179,9 +201,8 @@ struct DiscoveryRun {
     if (!caps.external_metrics) return finish(std::make_shared<const MemberCapabilities>(std::move(caps)), {});
     client->get("/apis/external.metrics.k8s.io/v1beta1", deadline, [self](kube::HttpResult r) {
       auto list = decode_reply<k8s::APIResourceList>(std::move(r), k8s::api_resource_list_from_json, false);
-      if (auto* e = std::get_if<MemberError>(&list))
-        return self->finish(nullptr, "/apis/external.metrics.k8s.io/v1beta1: " + e->message);
-      self->caps.external_metric_resources = std::move(std::get<0>(list).resources);
+      if (!list) return self->finish(nullptr, "/apis/external.metrics.k8s.io/v1beta1: " + list.error().message);
+      self->caps.external_metric_resources = std::move(list->resources);
       self->finish(std::make_shared<const MemberCapabilities>(std::move(self->caps)), {});
     });
   }

@@ -546,17 +546,16 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     for (const auto& m : snapshot->members)
       if (!host_set || host_set->count(m->name())) chosen.push_back(m);
     auto deadline = std::chrono::steady_clock::now() + options.member_timeout;
-    auto listing = co_await async::await_callback<PodListing>(
-        [&](auto callback) { list_pods(chosen, hpa.namespace_name, *selector, deadline, std::move(callback)); });
+    auto listing_pods = list_pods(chosen, hpa.namespace_name, *selector, deadline);
+    auto listing = co_await std::move(listing_pods);
     add_members_not_asked(listing, *snapshot, host_set);
     for (const auto& f : listing.failed_members)
       spdlog::warn("autoscaler: {}: pods missing this sync (counted as missing pods): {}", key.str(), f);
     // Calibration and unread members (member_placement.hpp).
     auto placement = member_placement(*hosts, listing, scale->status_replicas);
-    auto gathered = co_await async::await_callback<GatheredMetrics>([&](auto callback) {
-      gather_metrics(*metrics, autoscaler::with_defaults(hpa.spec), hpa.namespace_name, *selector, listing.pods,
-                     host_set, std::move(callback));
-    });
+    auto gathering = gather_metrics(*metrics, autoscaler::with_defaults(hpa.spec), hpa.namespace_name, *selector,
+                                    listing.pods, host_set);
+    auto gathered = co_await std::move(gathering);
     co_await decide(hpa, subject, key, *scale, listing.pods, gathered, placement, outcome);  // no temporaries (GCC 12)
   }
 

@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
+#include <utility>
 
 #include "fedmetrics/aggregator/query.hpp"
 #include "fedmetrics/controller/scale_client.hpp"
 #include "fedmetrics/k8s/ascii.hpp"
+#include "fedmetrics/transport/async.hpp"
 
 namespace fedmetrics::controller {
 
@@ -45,31 +46,6 @@ autoscaler::ConditionStatus condition_status(const std::string& status) {
   if (status == "False") return autoscaler::ConditionStatus::False;
   return autoscaler::ConditionStatus::Unknown;
 }
-
-// Runs `done` once every part registered with add() has finished; parts
-// complete on any thread.
-template <class State>
-struct Join {
-  std::mutex mutex;
-  std::size_t pending = 1;  // the registration phase itself
-  State state;
-  std::function<void(State)> done;
-
-  void add() {
-    std::lock_guard lock(mutex);
-    ++pending;
-  }
-  template <class F>
-  void finish(F&& update) {
-    bool last = false;
-    {
-      std::lock_guard lock(mutex);
-      update(state);
-      last = --pending == 0;
-    }
-    if (last) done(std::move(state));
-  }
-};
 
 k8s::LabelSelector with_cluster(const k8s::LabelSelector& selector, const std::string& cluster) {
   auto requirements = selector.requirements();
@@ -155,48 +131,189 @@ void add_members_not_asked(PodListing& listing, const aggregator::MemberSnapshot
   std::sort(listing.unread_members.begin(), listing.unread_members.end());
 }
 
-void list_pods(const aggregator::MemberList& members, const std::string& namespace_name,
-               const k8s::LabelSelector& selector, aggregator::Deadline deadline,
-               std::function<void(PodListing)> done) {
-  auto join = std::make_shared<Join<PodListing>>();
-  join->done = [done = std::move(done)](PodListing listing) {
-    std::sort(listing.pods.begin(), listing.pods.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
-    std::sort(listing.unread_members.begin(), listing.unread_members.end());
-    done(std::move(listing));
-  };
-  for (const auto& member : members) {
-    join->add();
-    member->pods(namespace_name, selector, deadline,
-                 [join, name = member->name()](aggregator::MemberResult<std::vector<k8s::Pod>> result) {
-                   join->finish([&](PodListing& listing) {
-                     if (auto* e = std::get_if<aggregator::MemberError>(&result)) {
-                       listing.failed_members.push_back(name + ": " + e->message);
-                       listing.unread_members.push_back(name);
-                       return;
-                     }
-                     for (const auto& pod : std::get<std::vector<k8s::Pod>>(result))
-                       listing.pods.push_back(to_autoscaler_pod(name, pod));
-                   });
-                 });
-  }
-  join->finish([](PodListing&) {});
+namespace {
+
+// Awaits every task, as the sync always has, even when the sync is
+// cancelled meanwhile: each ends by its member deadline, and a fan-out the
+// sync started must not be left running past the sync's scope (the runtime
+// that stops after the loop would destroy it mid-flight). The sync's next
+// co_await throws the cancellation then.
+async::Task<void> all_of(std::vector<async::Task<void>> tasks) {
+  const auto executor = co_await boost::asio::this_coro::executor;
+  auto all = async::when_all(std::move(tasks));
+  auto shielded = boost::asio::co_spawn(
+      executor, std::move(all),
+      boost::asio::bind_cancellation_slot(boost::asio::cancellation_slot(), boost::asio::use_awaitable));
+  co_await std::move(shielded);
 }
 
-void gather_metrics(aggregator::MetricsService& service, const autoscaler::FederatedHPASpec& spec,
-                    const std::string& namespace_name, const k8s::LabelSelector& selector,
-                    const std::vector<autoscaler::Pod>& pods, const std::optional<std::set<std::string>>& hosts,
-                    std::function<void(GatheredMetrics)> done) {
-  auto join = std::make_shared<Join<GatheredMetrics>>();
-  join->done = std::move(done);
-  join->state.fetch_durations.resize(spec.metrics.size());
+// One member's pods, added to `listing` (every member's task runs on one executor).
+async::Task<void> list_member_pods(std::shared_ptr<aggregator::MemberCluster> member, const std::string& namespace_name,
+                                   const k8s::LabelSelector& selector, aggregator::Deadline deadline,
+                                   PodListing& listing) {
+  auto asking = member->pods(namespace_name, selector, deadline);
+  auto result = co_await std::move(asking);
+  const std::string& name = member->name();
+  if (!result) {
+    listing.failed_members.push_back(name + ": " + result.error().message);
+    listing.unread_members.push_back(name);
+    co_return;
+  }
+  for (const auto& pod : *result) listing.pods.push_back(to_autoscaler_pod(name, pod));
+}
+
+// The time since `started`, for each spec entry a query answered for.
+void took(GatheredMetrics& g, const std::vector<std::size_t>& entries, std::chrono::steady_clock::time_point started) {
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  for (auto i : entries) g.fetch_durations[i] = elapsed;
+}
+
+async::Task<void> gather_resource(aggregator::MetricsService& service, aggregator::ResourceMetricsQuery query,
+                                  std::vector<std::size_t> entries, std::chrono::steady_clock::time_point started,
+                                  GatheredMetrics& g) {
+  auto asking = service.pod_metrics(std::move(query));
+  const auto answer = co_await std::move(asking);
+  took(g, entries, started);
+  auto& snapshot = g.snapshot;
+  if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
+    snapshot.resource = k8s::Error{message_of(*s)};
+    co_return;
+  }
+  std::vector<autoscaler::PodResourceSample> samples;
+  for (const auto& pm : std::get<std::vector<k8s::PodMetrics>>(answer->result)) {
+    autoscaler::PodResourceSample sample;
+    auto cluster = pm.metadata.annotations.find(aggregator::kQueryFromClusterAnnotation);
+    sample.key = {cluster == pm.metadata.annotations.end() ? std::string() : cluster->second,
+                  pm.metadata.namespace_name, pm.metadata.name};
+    sample.timestamp = pm.timestamp;
+    if (pm.window.count() > 0) sample.window = pm.window;
+    for (const auto& c : pm.containers) sample.containers.push_back({c.name, c.usage});
+    samples.push_back(std::move(sample));
+  }
+  snapshot.resource = std::move(samples);
+}
+
+// One member's values of a Pods metric.
+async::Task<void> gather_member_pods_metric(
+    aggregator::MetricsService& service, aggregator::CustomMetricsQuery query, std::string cluster,
+    std::vector<std::pair<std::string, aggregator::SharedAnswer<aggregator::CustomMetricsAnswer>>>& results) {
+  auto asking = service.custom_metrics(std::move(query));
+  auto answer = co_await std::move(asking);
+  results.emplace_back(std::move(cluster), std::move(answer));
+}
+
+// A Pods metric, asked per member, so that every value is attributed to its (cluster, namespace, name).
+async::Task<void> gather_pods_metric(aggregator::MetricsService& service, const autoscaler::MetricSpec& m,
+                                     const std::string& namespace_name, const k8s::LabelSelector& selector,
+                                     const std::set<std::string>& clusters, std::vector<std::size_t> entries,
+                                     std::chrono::steady_clock::time_point started, GatheredMetrics& g) {
+  std::vector<std::pair<std::string, aggregator::SharedAnswer<aggregator::CustomMetricsAnswer>>> results;
+  std::vector<async::Task<void>> asks;
+  for (const auto& cluster : clusters) {
+    aggregator::CustomMetricsQuery query;
+    query.resource = {"", "pods"};
+    query.namespace_name = namespace_name;
+    query.name = "*";
+    query.metric = m.metric.name;
+    query.label_selector = with_cluster(selector, cluster);
+    query.metric_selector = m.metric.selector;
+    asks.push_back(gather_member_pods_metric(service, std::move(query), cluster, results));
+  }
+  auto asking = all_of(std::move(asks));
+  co_await std::move(asking);
+  took(g, entries, started);
+  std::vector<autoscaler::PodMetricSample> samples;
+  std::string errors;
+  std::size_t answered = 0;
+  for (auto& [cluster, answer] : results) {
+    if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
+      errors += (errors.empty() ? "" : "; ") + cluster + ": " + message_of(*s);
+      continue;
+    }
+    ++answered;
+    for (const auto& v : std::get<std::vector<k8s::MetricValue>>(answer->result))
+      samples.push_back({{cluster, v.described_object.namespace_name, v.described_object.name}, v.value, v.timestamp});
+  }
+  const std::string name = autoscaler::pods_metric_key(m.metric.name, m.metric.selector.to_string());
+  if (answered == 0 && !results.empty()) g.snapshot.pods.emplace(name, k8s::Error{errors});
+  else g.snapshot.pods.emplace(name, std::move(samples));
+}
+
+async::Task<void> gather_object_metric(aggregator::MetricsService& service, const autoscaler::MetricSpec& m,
+                                       const std::string& namespace_name, std::vector<std::size_t> entries,
+                                       std::chrono::steady_clock::time_point started, GatheredMetrics& g) {
+  const auto& ref = m.described_object;
+  auto target = target_resource(ref);
+  aggregator::CustomMetricsQuery query;
+  query.resource = {target.group, target.resource};
+  const bool is_namespace = ref.kind == "Namespace" && target.group.empty();
+  query.namespace_name = is_namespace ? std::string() : namespace_name;
+  // A Namespace is always the FederatedHPA's own, whatever name the spec
+  // gives (upstream GetObjectMetric: a CrossVersionObjectReference must
+  // not escape its namespace).
+  query.name = is_namespace ? namespace_name : ref.name;
+  query.metric = m.metric.name;
+  query.metric_selector = m.metric.selector;
+  auto asking = service.custom_metrics(std::move(query));
+  const auto answer = co_await std::move(asking);
+  took(g, entries, started);
+  autoscaler::ObjectMetricValue value{ref.kind, ref.name, m.metric.name, k8s::Quantity(), m.metric.selector.to_string(),
+                                      {}};
+  // A member that failed or was left out while others answered: the sum lacks its part.
+  value.missing_members = answer->missing_members;
+  if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
+    value.value = k8s::Error{message_of(*s)};
+  } else {
+    const auto& items = std::get<std::vector<k8s::MetricValue>>(answer->result);
+    if (items.empty()) value.value = k8s::Error{"no metric value returned from custom metrics API"};
+    else value.value = items.front().value;
+  }
+  g.snapshot.objects.push_back(std::move(value));
+}
+
+async::Task<void> gather_external_metric(aggregator::MetricsService& service, const autoscaler::MetricSpec& m,
+                                         const std::string& namespace_name, std::vector<std::size_t> entries,
+                                         std::chrono::steady_clock::time_point started, GatheredMetrics& g) {
+  aggregator::ExternalMetricsQuery query{namespace_name, m.metric.name, m.metric.selector};
+  auto asking = service.external_metrics(std::move(query));
+  const auto answer = co_await std::move(asking);
+  took(g, entries, started);
+  autoscaler::ExternalMetricValues values{m.metric.name, m.metric.selector.to_string(), std::vector<k8s::Quantity>{},
+                                          answer->missing_members};
+  if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
+    values.values = k8s::Error{message_of(*s)};
+  } else {
+    std::vector<k8s::Quantity> out;
+    for (const auto& v : std::get<std::vector<k8s::ExternalMetricValue>>(answer->result)) out.push_back(v.value);
+    values.values = std::move(out);
+  }
+  g.snapshot.externals.push_back(std::move(values));
+}
+
+}  // namespace
+
+async::Task<PodListing> list_pods(const aggregator::MemberList& members, const std::string& namespace_name,
+                                  const k8s::LabelSelector& selector, aggregator::Deadline deadline) {
+  PodListing listing;
+  std::vector<async::Task<void>> asks;
+  asks.reserve(members.size());
+  for (const auto& member : members)
+    asks.push_back(list_member_pods(member, namespace_name, selector, deadline, listing));
+  auto asking = all_of(std::move(asks));
+  co_await std::move(asking);
+  std::sort(listing.pods.begin(), listing.pods.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+  std::sort(listing.unread_members.begin(), listing.unread_members.end());
+  co_return listing;
+}
+
+async::Task<GatheredMetrics> gather_metrics(aggregator::MetricsService& service, autoscaler::FederatedHPASpec spec,
+                                            const std::string& namespace_name, const k8s::LabelSelector& selector,
+                                            const std::vector<autoscaler::Pod>& pods,
+                                            const std::optional<std::set<std::string>>& hosts) {
+  GatheredMetrics gathered;
+  gathered.fetch_durations.resize(spec.metrics.size());
   // The spec entries each query answers for; its answer's time is theirs.
   const auto started = std::chrono::steady_clock::now();
-  auto timed = [started](std::vector<std::size_t> entries) {
-    return [started, entries = std::move(entries)](GatheredMetrics& g) {
-      const auto took = std::chrono::steady_clock::now() - started;
-      for (auto i : entries) g.fetch_durations[i] = took;
-    };
-  };
   std::map<std::string, std::vector<std::size_t>> entries_of;  // query key -> spec entries
   std::vector<std::size_t> resource_entries;
   for (std::size_t i = 0; i < spec.metrics.size(); ++i) {
@@ -208,8 +325,8 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
   std::set<std::string> clusters;
   for (const auto& p : pods) clusters.insert(p.key.cluster);
 
+  std::vector<async::Task<void>> asks;
   if (!resource_entries.empty()) {
-    join->add();
     aggregator::ResourceMetricsQuery query;
     query.namespace_name = namespace_name;
     query.label_selector = selector;
@@ -221,141 +338,25 @@ void gather_metrics(aggregator::MetricsService& service, const autoscaler::Feder
                               std::vector<std::string>(hosts->begin(), hosts->end())});
       query.label_selector = k8s::LabelSelector::from_requirements(std::move(requirements));
     }
-    service.pod_metrics(
-        query, [join, took = timed(resource_entries)](aggregator::SharedAnswer<aggregator::PodMetricsAnswer> answer) {
-          join->finish([&](GatheredMetrics& g) {
-            took(g);
-            auto& snapshot = g.snapshot;
-            if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
-              snapshot.resource = k8s::Error{message_of(*s)};
-              return;
-            }
-            std::vector<autoscaler::PodResourceSample> samples;
-            for (const auto& pm : std::get<std::vector<k8s::PodMetrics>>(answer->result)) {
-              autoscaler::PodResourceSample sample;
-              auto cluster = pm.metadata.annotations.find(aggregator::kQueryFromClusterAnnotation);
-              sample.key = {cluster == pm.metadata.annotations.end() ? std::string() : cluster->second,
-                            pm.metadata.namespace_name, pm.metadata.name};
-              sample.timestamp = pm.timestamp;
-              if (pm.window.count() > 0) sample.window = pm.window;
-              for (const auto& c : pm.containers) sample.containers.push_back({c.name, c.usage});
-              samples.push_back(std::move(sample));
-            }
-            snapshot.resource = std::move(samples);
-          });
-        });
+    asks.push_back(gather_resource(service, std::move(query), resource_entries, started, gathered));
   }
 
   // Each query once (query_key).
   std::set<std::string> asked;
   for (const auto& m : spec.metrics) {
     const std::string key = query_key(m);
-    const std::string metric_selector = m.metric.selector.to_string();
-    const std::string pods_key = autoscaler::pods_metric_key(m.metric.name, metric_selector);
-    if (m.type == MetricSourceType::Pods && asked.insert(key).second) {
-      // Per member, so that every value is attributed to its (cluster, namespace, name).
-      auto results = std::make_shared<
-          std::vector<std::pair<std::string, aggregator::SharedAnswer<aggregator::CustomMetricsAnswer>>>>();
-      auto per_metric = std::make_shared<Join<int>>();
-      join->add();
-      per_metric->done = [join, results, name = pods_key, took = timed(entries_of[key])](int) {
-        join->finish([&](GatheredMetrics& g) {
-          took(g);
-          auto& snapshot = g.snapshot;
-          std::vector<autoscaler::PodMetricSample> samples;
-          std::string errors;
-          std::size_t answered = 0;
-          for (auto& [cluster, answer] : *results) {
-            if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
-              errors += (errors.empty() ? "" : "; ") + cluster + ": " + message_of(*s);
-              continue;
-            }
-            ++answered;
-            for (const auto& v : std::get<std::vector<k8s::MetricValue>>(answer->result))
-              samples.push_back(
-                  {{cluster, v.described_object.namespace_name, v.described_object.name}, v.value, v.timestamp});
-          }
-          if (answered == 0 && !results->empty()) snapshot.pods.emplace(name, k8s::Error{errors});
-          else snapshot.pods.emplace(name, std::move(samples));
-        });
-      };
-      for (const auto& cluster : clusters) {
-        per_metric->add();
-        aggregator::CustomMetricsQuery query;
-        query.resource = {"", "pods"};
-        query.namespace_name = namespace_name;
-        query.name = "*";
-        query.metric = m.metric.name;
-        query.label_selector = with_cluster(selector, cluster);
-        query.metric_selector = m.metric.selector;
-        service.custom_metrics(
-            query, [per_metric, results, cluster](aggregator::SharedAnswer<aggregator::CustomMetricsAnswer> answer) {
-              per_metric->finish([&](int&) { results->emplace_back(cluster, std::move(answer)); });
-            });
-      }
-      per_metric->finish([](int&) {});
-    } else if (m.type == MetricSourceType::Object) {
-      const auto& ref = m.described_object;
-      if (!asked.insert(key).second) continue;
-      auto target = target_resource(ref);
-      aggregator::CustomMetricsQuery query;
-      query.resource = {target.group, target.resource};
-      const bool is_namespace = ref.kind == "Namespace" && target.group.empty();
-      query.namespace_name = is_namespace ? std::string() : namespace_name;
-      // A Namespace is always the FederatedHPA's own, whatever name the spec
-      // gives (upstream GetObjectMetric: a CrossVersionObjectReference must
-      // not escape its namespace).
-      query.name = is_namespace ? namespace_name : ref.name;
-      query.metric = m.metric.name;
-      query.metric_selector = m.metric.selector;
-      join->add();
-      auto took = timed(entries_of[key]);
-      service.custom_metrics(query, [join, ref, metric = m.metric.name, metric_selector,
-                                     took](aggregator::SharedAnswer<aggregator::CustomMetricsAnswer> answer) {
-        join->finish([&](GatheredMetrics& g) {
-          took(g);
-          auto& snapshot = g.snapshot;
-          autoscaler::ObjectMetricValue value{ref.kind, ref.name, metric, k8s::Quantity(), metric_selector, {}};
-          // A member that failed or was left out while others answered: the
-          // sum lacks its part.
-          value.missing_members = answer->missing_members;
-          if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
-            value.value = k8s::Error{message_of(*s)};
-          } else {
-            const auto& items = std::get<std::vector<k8s::MetricValue>>(answer->result);
-            if (items.empty()) value.value = k8s::Error{"no metric value returned from custom metrics API"};
-            else value.value = items.front().value;
-          }
-          snapshot.objects.push_back(std::move(value));
-        });
-      });
-    } else if (m.type == MetricSourceType::External) {
-      const auto& selector_text = metric_selector;
-      if (!asked.insert(key).second) continue;
-      aggregator::ExternalMetricsQuery query{namespace_name, m.metric.name, m.metric.selector};
-      join->add();
-      auto took = timed(entries_of[key]);
-      service.external_metrics(query, [join, metric = m.metric.name, selector_text,
-                                       took](aggregator::SharedAnswer<aggregator::ExternalMetricsAnswer> answer) {
-        join->finish([&](GatheredMetrics& g) {
-          took(g);
-          auto& snapshot = g.snapshot;
-          autoscaler::ExternalMetricValues values{metric, selector_text, std::vector<k8s::Quantity>{},
-                                                  answer->missing_members};
-          if (auto* s = std::get_if<k8s::Status>(&answer->result)) {
-            values.values = k8s::Error{message_of(*s)};
-          } else {
-            std::vector<k8s::Quantity> out;
-            for (const auto& v : std::get<std::vector<k8s::ExternalMetricValue>>(answer->result))
-              out.push_back(v.value);
-            values.values = std::move(out);
-          }
-          snapshot.externals.push_back(std::move(values));
-        });
-      });
-    }
+    if (key.empty() || !asked.insert(key).second) continue;
+    if (m.type == MetricSourceType::Pods)
+      asks.push_back(
+          gather_pods_metric(service, m, namespace_name, selector, clusters, entries_of[key], started, gathered));
+    else if (m.type == MetricSourceType::Object)
+      asks.push_back(gather_object_metric(service, m, namespace_name, entries_of[key], started, gathered));
+    else if (m.type == MetricSourceType::External)
+      asks.push_back(gather_external_metric(service, m, namespace_name, entries_of[key], started, gathered));
   }
-  join->finish([](GatheredMetrics&) {});
+  auto asking = all_of(std::move(asks));
+  co_await std::move(asking);
+  co_return gathered;
 }
 
 TargetResource target_resource(const autoscaler::CrossVersionObjectReference& target) {

@@ -189,10 +189,12 @@ int run_serve(const ServeOptions& o) {
       (*log)(member, e);
     };
     aggregator_options.fail_fast_threshold = o.member_failure_threshold;
-    aggregator_options.schedule = [executor](std::chrono::steady_clock::duration delay, std::function<void()> task) {
+    aggregator_options.schedule = [executor](std::chrono::steady_clock::duration delay,
+                                             std::function<async::Task<void>()> task) {
       auto timer = std::make_shared<boost::asio::steady_timer>(executor.impl()->executor, delay);
-      timer->async_wait([timer, task = std::move(task)](const boost::system::error_code& e) {
-        if (!e) task();
+      timer->async_wait([timer, executor, task = std::move(task)](const boost::system::error_code& e) {
+        // A probe ends by its deadline; it throws nothing a caller could act on.
+        if (!e) boost::asio::co_spawn(executor.impl()->executor, task(), [](const std::exception_ptr&) {});
       });
     };
     aggregator_options.on_member_answering = [](std::string_view member, std::string_view reason) {

@@ -11,7 +11,6 @@
 #include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/k8s/table.hpp"
 #include "fedmetrics/k8s/url.hpp"
-#include "fedmetrics/transport/async.hpp"
 
 namespace fedmetrics::server {
 
@@ -243,34 +242,18 @@ HttpResponse write_answer(const aggregator::Answer<T>& answer, std::string_view 
   return r;
 }
 
-// The one bridge to the aggregator's callback port (MetricsService), kept
-// until that port returns a coroutine itself: `start(done)` asks, and the
-// answer resumes this coroutine on its own executor, from whichever thread
-// it comes. Cancelled before the answer (the server stops, the client left),
-// it ends at once, and the answer, when it comes, is dropped.
-template <class A, class Start>
-async::Task<aggregator::SharedAnswer<A>> ask(Start start) {
-  aggregator::SharedAnswer<A> none;
-  auto answer = co_await async::await_callback_or<aggregator::SharedAnswer<A>>(std::move(start), std::move(none));
-  if (!answer) {
-    co_await async::throw_if_cancelled();
-    throw std::logic_error("the metrics service answered nothing");  // a bug: the server answers 500
-  }
-  co_return answer;
-}
-
 }  // namespace
 
 async::Task<HttpResponse> ApiHandler::query(const ApiRequest& request, std::optional<k8s::TableOptions> table) const {
-  using aggregator::AnswerCallback;
   using aggregator::ResourceMetricsQuery;
   if (const auto* q = std::get_if<ResourceMetricsQuery>(&request)) {
     const bool single = !q->name.empty();
     ResourceMetricsQuery wanted = *q;
     wanted.encode_list = !table;  // a JSON list is written here; a Table is built from the items
     if (q->kind == ResourceMetricsQuery::Kind::Pods) {
-      auto a = co_await ask<aggregator::PodMetricsAnswer>(
-          [&](AnswerCallback<aggregator::PodMetricsAnswer> done) { service_->pod_metrics(wanted, std::move(done)); });
+      // Each answer awaited into a named local (GCC 12: no temporaries in a co_await).
+      auto asking = service_->pod_metrics(wanted);
+      const auto a = co_await std::move(asking);
       if (table) {
         co_return write_answer(*a, table_format(*table), [&](const std::vector<k8s::PodMetrics>& items) {
           return k8s::encode_table(k8s::pod_metrics_table(items, *table, cluster_column()));
@@ -283,8 +266,8 @@ async::Task<HttpResponse> ApiHandler::query(const ApiRequest& request, std::opti
                                                                   : k8s::encode_pod_metrics_list(items);
                              });
     }
-    auto a = co_await ask<aggregator::NodeMetricsAnswer>(
-        [&](AnswerCallback<aggregator::NodeMetricsAnswer> done) { service_->node_metrics(wanted, std::move(done)); });
+    auto asking = service_->node_metrics(wanted);
+    const auto a = co_await std::move(asking);
     if (table) {
       co_return write_answer(*a, table_format(*table), [&](const std::vector<k8s::NodeMetrics>& items) {
         return k8s::encode_table(k8s::node_metrics_table(items, *table, cluster_column()));
@@ -298,15 +281,15 @@ async::Task<HttpResponse> ApiHandler::query(const ApiRequest& request, std::opti
   }
   if (const auto* q = std::get_if<aggregator::CustomMetricsQuery>(&request)) {
     const auto version = q->version;
-    auto a = co_await ask<aggregator::CustomMetricsAnswer>(
-        [&](AnswerCallback<aggregator::CustomMetricsAnswer> done) { service_->custom_metrics(*q, std::move(done)); });
+    auto asking = service_->custom_metrics(*q);
+    const auto a = co_await std::move(asking);
     co_return write_answer(*a, k8s::group_version(version), [version](const std::vector<k8s::MetricValue>& items) {
       return k8s::metric_value_list_to_json(items, version).dump();
     });
   }
   const auto& q = std::get<aggregator::ExternalMetricsQuery>(request);
-  auto a = co_await ask<aggregator::ExternalMetricsAnswer>(
-      [&](AnswerCallback<aggregator::ExternalMetricsAnswer> done) { service_->external_metrics(q, std::move(done)); });
+  auto asking = service_->external_metrics(q);
+  const auto a = co_await std::move(asking);
   co_return write_answer(*a, "external", [](const std::vector<k8s::ExternalMetricValue>& items) {
     return k8s::external_metric_value_list_to_json(items).dump();
   });

@@ -2,7 +2,9 @@
 
 #include <list>
 
+#include <boost/asio/deferred.hpp>
 #include <boost/asio/error.hpp>
+#include <boost/asio/experimental/parallel_group.hpp>
 #include <boost/system/system_error.hpp>
 
 namespace fedmetrics::async {
@@ -45,6 +47,19 @@ Task<bool> sleep_for(std::chrono::steady_clock::duration duration) {
   asio::steady_timer timer(co_await asio::this_coro::executor, duration);
   auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
   co_return !ec;
+}
+
+Task<void> when_all(std::vector<Task<void>> tasks) {
+  if (tasks.empty()) co_return;
+  const auto executor = co_await asio::this_coro::executor;
+  using Spawned = decltype(asio::co_spawn(executor, std::declval<Task<void>>(), asio::deferred));
+  std::vector<Spawned> children;
+  children.reserve(tasks.size());
+  for (auto& task : tasks) children.push_back(asio::co_spawn(executor, std::move(task), asio::deferred));
+  auto group = asio::experimental::make_parallel_group(std::move(children));
+  auto [order, failures] = co_await group.async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
+  for (const auto& failure : failures)
+    if (failure) std::rethrow_exception(failure);
 }
 
 // ---- Wakeup

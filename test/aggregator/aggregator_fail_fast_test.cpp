@@ -14,7 +14,11 @@
 #include <utility>
 #include <vector>
 
-#include "aggregator/fake_member.hpp"
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+
+#include "support/fake_member_cluster.hpp"
+#include "support/fake_metrics_service.hpp"
 #include "fedmetrics/aggregator/aggregator.hpp"
 #include "fedmetrics/controller/metrics_gatherer.hpp"
 #include "fedmetrics/k8s/time.hpp"
@@ -26,13 +30,15 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// Fake time: a steady clock moved by hand and the timers due on it.
+// Fake time: a steady clock moved by hand and the timers due on it, whose
+// coroutines run on the test's loop.
 struct FakeTime {
   std::chrono::steady_clock::time_point now{std::chrono::seconds(1000)};
-  std::vector<std::pair<std::chrono::steady_clock::time_point, std::function<void()>>> timers;
+  std::vector<std::pair<std::chrono::steady_clock::time_point, std::function<async::Task<void>()>>> timers;
+  Loop loop;
 
   Scheduler scheduler() {
-    return [this](std::chrono::steady_clock::duration delay, std::function<void()> task) {
+    return [this](std::chrono::steady_clock::duration delay, std::function<async::Task<void>()> task) {
       timers.emplace_back(now + delay, std::move(task));
     };
   }
@@ -46,7 +52,8 @@ struct FakeTime {
       now = std::max(now, next->first);
       auto task = std::move(next->second);
       timers.erase(next);
-      task();
+      loop.spawn(task());
+      loop.poll();
     }
     now = until;
   }
@@ -62,7 +69,7 @@ struct World {
 
   std::shared_ptr<FakeMember> add(std::string name) {
     auto m = std::make_shared<FakeMember>(std::move(name));
-    m->pods = std::vector{pod("default", "web-" + m->name())};
+    m->pod_metrics_answer = std::vector{pod("default", "web-" + m->name())};
     source->list.push_back(m);
     return m;
   }
@@ -80,11 +87,11 @@ struct World {
     };
     aggregator = std::make_unique<Aggregator>(source, std::move(options), [this] { return time.now; });
   }
-  PodMetricsAnswer pods() {
-    std::optional<PodMetricsAnswer> got;
-    aggregator->pod_metrics(pods_in_default(), [&](SharedAnswer<PodMetricsAnswer> a) { got = *a; });
-    REQUIRE(got);
-    return *got;
+  PodMetricsAnswer pods() { return *time.loop.run(aggregator->pod_metrics(pods_in_default())); }
+  // The member's deferred calls answered, and what that made ready run.
+  void release(FakeMember& member) {
+    member.release();
+    time.loop.poll();
   }
   static ResourceMetricsQuery pods_in_default() {
     ResourceMetricsQuery q;
@@ -92,41 +99,6 @@ struct World {
     q.namespace_name = "default";
     return q;
   }
-};
-
-// A fake member that also lists core/v1 pods (the autoscaler's pod lister).
-class ListingMember final : public MemberCluster {
- public:
-  ListingMember(std::shared_ptr<FakeMember> inner, std::vector<k8s::Pod> pods)
-      : inner_(std::move(inner)), pods_(std::move(pods)) {}
-  const std::string& name() const override { return inner_->name(); }
-  std::shared_ptr<const MemberCapabilities> capabilities() const override { return inner_->capabilities(); }
-  void pod_metrics(const std::string& ns, const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
-                   Deadline deadline, MemberCallback<std::vector<k8s::PodMetrics>> done) override {
-    inner_->pod_metrics(ns, labels, fields, deadline, std::move(done));
-  }
-  void node_metrics(const k8s::LabelSelector& labels, const k8s::FieldSelector& fields, Deadline deadline,
-                    MemberCallback<std::vector<k8s::NodeMetrics>> done) override {
-    inner_->node_metrics(labels, fields, deadline, std::move(done));
-  }
-  void custom_metrics(const CustomMetricsQuery& query, Deadline deadline,
-                      MemberCallback<std::vector<k8s::MetricValue>> done) override {
-    inner_->custom_metrics(query, deadline, std::move(done));
-  }
-  void external_metrics(const ExternalMetricsQuery& query, Deadline deadline,
-                        MemberCallback<std::vector<k8s::ExternalMetricValue>> done) override {
-    inner_->external_metrics(query, deadline, std::move(done));
-  }
-  void pods(const std::string&, const k8s::LabelSelector&, Deadline,
-            MemberCallback<std::vector<k8s::Pod>> done) override {
-    ++pod_lists;
-    done(pods_);
-  }
-  int pod_lists = 0;
-
- private:
-  std::shared_ptr<FakeMember> inner_;
-  std::vector<k8s::Pod> pods_;
 };
 
 MemberError timeout() { return error(MemberError::Kind::Timeout, "no answer within 1s"); }
@@ -148,7 +120,7 @@ TEST_CASE(
   w.add("member2");
   auto m3 = w.add("member3");
   w.start();
-  m3->pods = timeout();
+  m3->pod_metrics_answer = timeout();
   m3->nodes = timeout();  // the probe (a node list, the port's default probe)
   const std::string left_out = "member3: left out: not answering since " + kSince + " (3 timeouts)";
 
@@ -196,7 +168,7 @@ TEST_CASE(
   CHECK(m3->pending() == 1);
 
   // That probe times out too: the next one eight seconds later.
-  m3->release();
+  w.release(*m3);
   m3->deferred = false;
   CHECK(w.answering.size() == 1);
   w.time.advance(7999ms);
@@ -207,7 +179,7 @@ TEST_CASE(
   w.time.advance(1ms);
   CHECK(m3->node_calls.size() == 4);
   CHECK(w.answering.back() == std::pair<std::string, std::string>{"member3", ""});
-  m3->pods = std::vector{pod("default", "web-member3")};
+  m3->pod_metrics_answer = std::vector{pod("default", "web-member3")};
   auto back = w.pods();
   CHECK(m3->pod_calls.size() == 4);
   CHECK(items_of(back).size() == 3);
@@ -227,16 +199,16 @@ TEST_CASE("Aggregator fail-fast: error answers, our own rate limit and an answer
   w.start();
   MemberError http500 = error(MemberError::Kind::HttpStatus, "HTTP 500: etcd is down");
   http500.http_status = 500;
-  m2->pods = http500;
+  m2->pod_metrics_answer = http500;
   for (int i = 0; i < 5; ++i) w.pods();
-  m2->pods = error(MemberError::Kind::Throttled, "client rate limit");
+  m2->pod_metrics_answer = error(MemberError::Kind::Throttled, "client rate limit");
   for (int i = 0; i < 5; ++i) w.pods();
   // Two timeouts, an answer, two timeouts: never three in a row.
   for (auto result :
        {MemberResult<std::vector<k8s::PodMetrics>>(timeout()), MemberResult<std::vector<k8s::PodMetrics>>(timeout()),
         MemberResult<std::vector<k8s::PodMetrics>>(std::vector{pod("default", "web-2")}),
         MemberResult<std::vector<k8s::PodMetrics>>(timeout()), MemberResult<std::vector<k8s::PodMetrics>>(timeout())}) {
-    m2->pods = result;
+    m2->pod_metrics_answer = result;
     w.pods();
   }
   CHECK(m2->pod_calls.size() == 15);
@@ -258,7 +230,7 @@ TEST_CASE("Aggregator fail-fast: the threshold is how many unanswered requests i
     w.add("member1");
     auto m2 = w.add("member2");
     w.start(threshold);
-    m2->pods = timeout();
+    m2->pod_metrics_answer = timeout();
     for (int i = 0; i < 8; ++i) w.pods();
     // Asked until it has left `threshold` requests unanswered; with 0, always.
     CHECK(m2->pod_calls.size() == static_cast<std::size_t>(threshold == 0 ? 8 : threshold));
@@ -282,7 +254,7 @@ TEST_CASE("Aggregator fail-fast: custom metrics only warn of a member left out w
   m2->set_capabilities(caps({"pods/rps"}));
   m1->custom = std::vector{metric_value("Pod", "default", "web-1", "1")};
   w.start();
-  m2->pods = timeout();
+  m2->pod_metrics_answer = timeout();
   for (int i = 0; i < 3; ++i) w.pods();
   REQUIRE(w.answering.size() == 1);
 
@@ -291,14 +263,10 @@ TEST_CASE("Aggregator fail-fast: custom metrics only warn of a member left out w
   q.namespace_name = "default";
   q.name = "*";
   q.metric = "queue";  // member2 does not list it: it would not be asked anyway
-  std::optional<CustomMetricsAnswer> queue;
-  w.aggregator->custom_metrics(q, [&](SharedAnswer<CustomMetricsAnswer> a) { queue = *a; });
-  REQUIRE(queue);
+  const auto queue = w.time.loop.run(w.aggregator->custom_metrics(q));
   CHECK(queue->warnings.empty());
   q.metric = "rps";
-  std::optional<CustomMetricsAnswer> rps;
-  w.aggregator->custom_metrics(q, [&](SharedAnswer<CustomMetricsAnswer> a) { rps = *a; });
-  REQUIRE(rps);
+  const auto rps = w.time.loop.run(w.aggregator->custom_metrics(q));
   CHECK(m2->custom_calls.empty());
   CHECK(rps->warnings ==
         std::vector<std::string>{"member2: left out: not answering since " + kSince + " (3 timeouts)"});
@@ -312,7 +280,7 @@ TEST_CASE("Aggregator fail-fast: a member gone from the source while left out is
   w.add("member1");
   auto m2 = w.add("member2");
   w.start();
-  m2->pods = timeout();
+  m2->pod_metrics_answer = timeout();
   for (int i = 0; i < 4; ++i) w.pods();
   REQUIRE(m2->pod_calls.size() == 3);
   w.source->list.pop_back();
@@ -321,7 +289,7 @@ TEST_CASE("Aggregator fail-fast: a member gone from the source while left out is
   CHECK(w.time.timers.empty());
   // Back in the source (a new endpoint, say): asked afresh.
   w.source->list.push_back(m2);
-  m2->pods = std::vector{pod("default", "web-2")};
+  m2->pod_metrics_answer = std::vector{pod("default", "web-2")};
   w.pods();
   CHECK(m2->pod_calls.size() == 4);
 }
@@ -330,13 +298,6 @@ TEST_CASE(
     "Aggregator fail-fast: the autoscaling loop reads a member that stopped answering as a member the "
     "source left out (pods missing, not absent), without asking it",
     "[aggregator][fail_fast]") {
-  auto running_pod = [](std::string name) {
-    k8s::Pod p;
-    p.metadata.name = std::move(name);
-    p.metadata.namespace_name = "default";
-    p.phase = "Running";
-    return p;
-  };
   // The loop's view of a sync over member1 and member2, each with one of the
   // target's two replicas, through `source`.
   struct Read {
@@ -344,27 +305,25 @@ TEST_CASE(
     autoscaler::MemberPlacement placement;
     std::vector<std::string> asked;
   };
-  auto read = [](MemberSource& source) {
+  World w;
+  auto read = [&w](MemberSource& source) {
     auto snapshot = source.snapshot();
-    std::optional<controller::PodListing> listing;
-    controller::list_pods(snapshot->members, "default", k8s::LabelSelector(), {},
-                          [&](controller::PodListing l) { listing = std::move(l); });
-    REQUIRE(listing);
+    const std::string namespace_name = "default";
+    const k8s::LabelSelector everything;
+    auto listing = w.time.loop.run(controller::list_pods(snapshot->members, namespace_name, everything, {}));
     const std::set<std::string> hosts{"member1", "member2"};
-    controller::add_members_not_asked(*listing, *snapshot, hosts);
+    controller::add_members_not_asked(listing, *snapshot, hosts);
     auto placement = controller::member_placement(
-        std::vector<controller::TargetCluster>{{"member1", 1}, {"member2", 1}}, *listing, 2);
-    return Read{*listing, placement, names(snapshot->members)};
+        std::vector<controller::TargetCluster>{{"member1", 1}, {"member2", 1}}, listing, 2);
+    return Read{listing, placement, names(snapshot->members)};
   };
 
-  World w;
   auto m1 = w.add("member1");
   auto m2 = w.add("member2");
-  auto lister1 = std::make_shared<ListingMember>(m1, std::vector{running_pod("web-a")});
-  auto lister2 = std::make_shared<ListingMember>(m2, std::vector{running_pod("web-b")});
-  w.source->list = {lister1, lister2};
+  m1->pod_list = std::vector{ready_pod("default", "web-a")};
+  m2->pod_list = std::vector{ready_pod("default", "web-b")};
   w.start();
-  m2->pods = timeout();
+  m2->pod_metrics_answer = timeout();
   for (int i = 0; i < 3; ++i) w.pods();
   REQUIRE(w.answering.size() == 1);
 
@@ -372,7 +331,7 @@ TEST_CASE(
   auto asked = w.aggregator->members();
   const Read failing_fast = read(*asked);
   CHECK(failing_fast.asked == std::vector<std::string>{"member1"});
-  CHECK(lister2->pod_lists == 0);  // not even asked for its pods
+  CHECK(m2->pod_list_calls.empty());  // not even asked for its pods
   CHECK(failing_fast.listing.pods.size() == 1);
   CHECK(failing_fast.listing.unread_members == std::vector<std::string>{"member2"});
   CHECK(failing_fast.listing.failed_members ==
@@ -382,11 +341,11 @@ TEST_CASE(
   // Its client is still there for /metrics, beside the reason.
   const auto snapshot = asked->snapshot();
   REQUIRE(snapshot->left_out.size() == 1);
-  CHECK(snapshot->left_out[0].member == lister2);
+  CHECK(snapshot->left_out[0].member == m2);
 
   // The same as a member whose Karmada Cluster is NotReady, today's unreadable member.
   auto not_ready = std::make_shared<FakeSource>();
-  not_ready->list = {lister1};
+  not_ready->list = {m1};
   not_ready->left_out = {{"member2", "Cluster NotReady (ClusterNotReachable)"}};
   const Read left_out = read(*not_ready);
   CHECK(left_out.listing.pods.size() == failing_fast.listing.pods.size());
@@ -402,4 +361,41 @@ TEST_CASE(
   CHECK(back.asked == std::vector<std::string>{"member1", "member2"});
   CHECK(back.listing.pods.size() == 2);
   CHECK(back.listing.unread_members.empty());
+}
+
+TEST_CASE(
+    "gather_metrics: a sync cancelled while its metrics are asked still waits for their answers, so that no "
+    "fan-out it started outlives it",
+    "[aggregator][controller]") {
+  Loop loop;
+  fedmetrics::testing::FakeMetricsService service;
+  service.hold = true;  // the fan-out has not answered yet
+  autoscaler::FederatedHPASpec spec;
+  autoscaler::MetricSpec cpu;
+  cpu.type = autoscaler::MetricSourceType::Resource;
+  cpu.resource_name = "cpu";
+  spec.metrics = {cpu};
+  const std::string namespace_name = "default";
+  const k8s::LabelSelector everything;
+  const std::vector<autoscaler::Pod> pods;
+  const std::optional<std::set<std::string>> hosts;
+  boost::asio::cancellation_signal cancel;
+  bool ended = false;
+  std::exception_ptr failure;
+  boost::asio::co_spawn(loop.context(),
+                        controller::gather_metrics(service, spec, namespace_name, everything, pods, hosts),
+                        boost::asio::bind_cancellation_slot(
+                            cancel.slot(), [&](const std::exception_ptr& e, const controller::GatheredMetrics&) {
+                              ended = true;
+                              failure = e;
+                            }));
+  loop.poll();
+  REQUIRE(service.held() == 1);
+  cancel.emit(boost::asio::cancellation_type::terminal);
+  loop.poll();
+  CHECK_FALSE(ended);  // still waiting for the answer it asked for
+  service.release();
+  loop.poll();
+  CHECK(ended);
+  CHECK_FALSE(failure);
 }

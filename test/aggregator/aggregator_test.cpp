@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -12,7 +13,10 @@
 #include <thread>
 #include <vector>
 
-#include "aggregator/fake_member.hpp"
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/strand.hpp>
+
+#include "support/fake_member_cluster.hpp"
 #include "fedmetrics/aggregator/aggregator.hpp"
 
 using namespace fedmetrics;
@@ -30,22 +34,33 @@ struct FakeClock {
   }
 };
 
-// Collects the answers a callback receives (single-threaded tests).
+// Collects the answers of the queries it was given (single-threaded tests).
 template <class A>
 struct Received {
   std::vector<A> answers;
   std::vector<SharedAnswer<A>> shared;
-  AnswerCallback<A> callback() {
-    return [this](SharedAnswer<A> a) {
+  // Starts the query on `loop` and runs what is ready: answered by then,
+  // unless a member it waits for is deferred.
+  void ask(Loop& loop, async::Task<SharedAnswer<A>> query) {
+    boost::asio::co_spawn(loop.context(), std::move(query), [this](const std::exception_ptr& e, SharedAnswer<A> a) {
+      if (e) std::rethrow_exception(e);
       answers.push_back(*a);
       shared.push_back(std::move(a));
-    };
+    });
+    loop.poll();
   }
 };
 
 struct World {
   std::shared_ptr<FakeSource> source = std::make_shared<FakeSource>();
   FakeClock clock;
+  Loop loop;
+
+  // The member's deferred calls answered, and what that made ready run.
+  void release(FakeMember& member) {
+    member.release();
+    loop.poll();
+  }
 
   std::shared_ptr<FakeMember> add(std::string name,
                                   std::shared_ptr<const MemberCapabilities> caps = resource_capabilities()) {
@@ -92,14 +107,14 @@ TEST_CASE("Aggregator: asks every member at once with the member deadline and an
   auto m1 = w.add("member1");
   auto m2 = w.add("member2");
   m1->deferred = m2->deferred = true;
-  m1->pods = std::vector{pod("default", "a")};
-  m2->pods = std::vector{pod("default", "b")};
+  m1->pod_metrics_answer = std::vector{pod("default", "a")};
+  m2->pod_metrics_answer = std::vector{pod("default", "b")};
   auto agg = w.aggregator(options_with(3s));
 
   Received<PodMetricsAnswer> got;
   auto query = pods_in("default");
   query.encode_list = true;
-  agg->pod_metrics(query, got.callback());
+  got.ask(w.loop, agg->pod_metrics(query));
   // Both asked before either answered: parallel, not one after the other.
   REQUIRE(m1->pod_calls.size() == 1);
   REQUIRE(m2->pod_calls.size() == 1);
@@ -107,9 +122,9 @@ TEST_CASE("Aggregator: asks every member at once with the member deadline and an
   CHECK(m2->pod_calls[0].deadline == w.clock.now + 3s);
   CHECK(m1->pod_calls[0].namespace_name == "default");
 
-  m2->release();
+  w.release(*m2);
   CHECK(got.answers.empty());
-  m1->release();
+  w.release(*m1);
   REQUIRE(got.answers.size() == 1);
   CHECK(items_of(got.answers[0]).size() == 2);
   // The list's JSON was joined from the items each member's answer encoded.
@@ -117,21 +132,17 @@ TEST_CASE("Aggregator: asks every member at once with the member deadline and an
         k8s::encode_pod_metrics_list(items_of(got.answers[0])));
 }
 
-TEST_CASE("Aggregator: members answering synchronously inside the call still yield exactly one answer",
-          "[aggregator]") {
+TEST_CASE("Aggregator: members answering at once still yield exactly one answer, after the last one", "[aggregator]") {
   World w;
   auto m1 = w.add("member1");
   auto m2 = w.add("member2");
   m1->nodes = std::vector{node("n1")};
   m2->nodes = std::vector{node("n2")};
-  // A broken member answering twice must neither merge before member2 has
-  // answered nor cause a second answer.
-  m1->answer_twice = true;
   auto agg = w.aggregator();
   Received<NodeMetricsAnswer> got;
   ResourceMetricsQuery q;
   q.kind = ResourceMetricsQuery::Kind::Nodes;
-  agg->node_metrics(q, got.callback());
+  got.ask(w.loop, agg->node_metrics(q));
   REQUIRE(got.answers.size() == 1);
   CHECK(items_of(got.answers[0]).size() == 2);
 }
@@ -154,11 +165,11 @@ TEST_CASE("Aggregator: a fedmetrics/cluster selector chooses the members and is 
     World w;
     auto m1 = w.add("member1");
     auto m2 = w.add("member2");
-    m1->pods = std::vector{pod("default", "web-1")};
-    m2->pods = std::vector{pod("default", "web-2")};
+    m1->pod_metrics_answer = std::vector{pod("default", "web-1")};
+    m2->pod_metrics_answer = std::vector{pod("default", "web-2")};
     auto agg = w.aggregator();
     Received<PodMetricsAnswer> got;
-    agg->pod_metrics(pods_in("default", row.selector), got.callback());
+    got.ask(w.loop, agg->pod_metrics(pods_in("default", row.selector)));
     CHECK(m1->pod_calls.size() == (row.member1_asked ? 1u : 0u));
     CHECK(m2->pod_calls.size() == (row.member2_asked ? 1u : 0u));
     for (const auto& m : {m1, m2})
@@ -175,12 +186,12 @@ TEST_CASE("Aggregator: a fedmetrics/cluster selector naming no member warns inst
   auto caps = custom_capabilities({"pods/http_requests"}, {"queue_depth"});
   caps->resource_metrics = true;
   auto m1 = w.add("member1", caps);
-  m1->pods = std::vector{pod("default", "web-1")};
+  m1->pod_metrics_answer = std::vector{pod("default", "web-1")};
   m1->external = std::vector{external_value({{"queue", "a"}}, "1")};
   auto agg = w.aggregator();
 
   Received<PodMetricsAnswer> typo;
-  agg->pod_metrics(pods_in("default", "fedmetrics/cluster=membr1"), typo.callback());
+  typo.ask(w.loop, agg->pod_metrics(pods_in("default", "fedmetrics/cluster=membr1")));
   CHECK(m1->pod_calls.empty());
   REQUIRE(typo.answers.size() == 1);
   CHECK(items_of(typo.answers[0]).empty());
@@ -190,7 +201,7 @@ TEST_CASE("Aggregator: a fedmetrics/cluster selector naming no member warns inst
 
   // One of two names known: that member answers, the other name is warned about.
   Received<PodMetricsAnswer> one_known;
-  agg->pod_metrics(pods_in("default", "fedmetrics/cluster in (member1,member9)"), one_known.callback());
+  one_known.ask(w.loop, agg->pod_metrics(pods_in("default", "fedmetrics/cluster in (member1,member9)")));
   REQUIRE(one_known.answers.size() == 1);
   CHECK(items_of(one_known.answers[0]).size() == 1);
   CHECK(one_known.answers[0].warnings ==
@@ -198,7 +209,7 @@ TEST_CASE("Aggregator: a fedmetrics/cluster selector naming no member warns inst
 
   // Exclusions name no one to find: no warning.
   Received<PodMetricsAnswer> excluded;
-  agg->pod_metrics(pods_in("default", "fedmetrics/cluster notin (member9)"), excluded.callback());
+  excluded.ask(w.loop, agg->pod_metrics(pods_in("default", "fedmetrics/cluster notin (member9)")));
   REQUIRE(excluded.answers.size() == 1);
   CHECK(excluded.answers[0].warnings.empty());
 
@@ -211,15 +222,15 @@ TEST_CASE("Aggregator: a fedmetrics/cluster selector naming no member warns inst
   custom.label_selector = selector("fedmetrics/cluster=nope");
   custom.metric_selector = selector("fedmetrics/cluster in (nope,member1)");
   Received<CustomMetricsAnswer> both_selectors;
-  agg->custom_metrics(custom, both_selectors.callback());
+  both_selectors.ask(w.loop, agg->custom_metrics(custom));
   REQUIRE(both_selectors.answers.size() == 1);
   CHECK(both_selectors.answers[0].warnings ==
         std::vector<std::string>{"fedmetrics/cluster: no member cluster is named 'nope'"});
   CHECK(both_selectors.answers[0].missing_members.empty());
 
   Received<ExternalMetricsAnswer> ext;
-  agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=nope")},
-                        ext.callback());
+  ext.ask(w.loop,
+          agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=nope")}));
   REQUIRE(ext.answers.size() == 1);
   CHECK(ext.answers[0].warnings == std::vector<std::string>{"fedmetrics/cluster: no member cluster is named 'nope'"});
 }
@@ -234,8 +245,8 @@ TEST_CASE("Aggregator: cluster requirements in metricLabelSelector choose member
   auto agg = w.aggregator();
 
   Received<ExternalMetricsAnswer> ext;
-  agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=member2,queue")},
-                        ext.callback());
+  ext.ask(w.loop, agg->external_metrics(
+                      ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=member2,queue")}));
   CHECK(m1->external_calls.empty());
   REQUIRE(m2->external_calls.size() == 1);
   CHECK(m2->external_calls[0].metric_selector.to_string() == "queue");
@@ -252,7 +263,7 @@ TEST_CASE("Aggregator: cluster requirements in metricLabelSelector choose member
   q.label_selector = selector("app=web");
   q.metric_selector = selector("fedmetrics/cluster=member1");
   Received<CustomMetricsAnswer> custom;
-  agg->custom_metrics(q, custom.callback());
+  custom.ask(w.loop, agg->custom_metrics(q));
   REQUIRE(m1->custom_calls.size() == 1);
   CHECK(m2->custom_calls.empty());
   CHECK(m1->custom_calls[0].label_selector.to_string() == "app=web");
@@ -264,12 +275,12 @@ TEST_CASE("Aggregator: a get by name asks for the one name with a field selector
   World w;
   auto m1 = w.add("member1");
   auto m2 = w.add("member2");
-  m2->pods = std::vector{pod("default", "web-0")};
+  m2->pod_metrics_answer = std::vector{pod("default", "web-0")};
   auto agg = w.aggregator();
   auto q = pods_in("default", "app=web");
   q.name = "web-0";
   Received<PodMetricsAnswer> got;
-  agg->pod_metrics(q, got.callback());
+  got.ask(w.loop, agg->pod_metrics(q));
   REQUIRE(m1->pod_calls.size() == 1);
   CHECK(m1->pod_calls[0].fields == "metadata.name=web-0");
   CHECK(m1->pod_calls[0].labels.empty());
@@ -288,7 +299,7 @@ TEST_CASE("Aggregator: only members whose capabilities serve the query are asked
   auto agg = w.aggregator();
 
   Received<PodMetricsAnswer> pods;
-  agg->pod_metrics(pods_in("default"), pods.callback());
+  pods.ask(w.loop, agg->pod_metrics(pods_in("default")));
   CHECK(unknown->pod_calls.size() == 1);  // capabilities unknown: asked anyway
   CHECK(no_metrics_server->pod_calls.empty());
 
@@ -298,7 +309,7 @@ TEST_CASE("Aggregator: only members whose capabilities serve the query are asked
   q.name = "web";
   q.metric = "rps";
   Received<CustomMetricsAnswer> custom;
-  agg->custom_metrics(q, custom.callback());
+  custom.ask(w.loop, agg->custom_metrics(q));
   CHECK(unknown->custom_calls.empty());
   CHECK(no_metrics_server->custom_calls.empty());
   CHECK(knows->custom_calls.size() == 1);
@@ -312,7 +323,7 @@ TEST_CASE("Aggregator: only members whose capabilities serve the query are asked
 
   q.metric = "unknown_metric";
   Received<CustomMetricsAnswer> not_yet;
-  agg->custom_metrics(q, not_yet.callback());
+  not_yet.ask(w.loop, agg->custom_metrics(q));
   CHECK(knows->custom_calls.size() == 1);  // nobody asked
   REQUIRE(not_yet.answers.size() == 1);
   // No discovered member has it, but the undiscovered one might: 503, not 404.
@@ -322,7 +333,7 @@ TEST_CASE("Aggregator: only members whose capabilities serve the query are asked
 
   unknown->set_capabilities(std::make_shared<MemberCapabilities>());  // discovered: it has no custom metrics
   Received<CustomMetricsAnswer> missing;
-  agg->custom_metrics(q, missing.callback());
+  missing.ask(w.loop, agg->custom_metrics(q));
   REQUIRE(missing.answers.size() == 1);
   CHECK(status_of(missing.answers[0]).code == 404);
   CHECK(status_of(missing.answers[0]).message ==
@@ -339,7 +350,7 @@ TEST_CASE("Aggregator: an undiscovered member chosen for external metrics is a w
   auto agg = w.aggregator();
 
   Received<ExternalMetricsAnswer> both;
-  agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", {}}, both.callback());
+  both.ask(w.loop, agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", {}}));
   REQUIRE(both.answers.size() == 1);
   CHECK(items_of(both.answers[0]).size() == 1);
   REQUIRE(both.answers[0].warnings.size() == 1);
@@ -348,16 +359,16 @@ TEST_CASE("Aggregator: an undiscovered member chosen for external metrics is a w
 
   // Choosing the undiscovered member alone: it is the only one asked for, and it cannot be.
   Received<ExternalMetricsAnswer> alone;
-  agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=unknown")},
-                        alone.callback());
+  alone.ask(w.loop, agg->external_metrics(
+                        ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=unknown")}));
   REQUIRE(alone.answers.size() == 1);
   CHECK(status_of(alone.answers[0]).code == 503);
   CHECK(status_of(alone.answers[0]).message.find("unknown: left out: its metrics discovery") != std::string::npos);
 
   // Choosing the discovered one: no warning about the other.
   Received<ExternalMetricsAnswer> chosen;
-  agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=knows")},
-                        chosen.callback());
+  chosen.ask(w.loop, agg->external_metrics(
+                         ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=knows")}));
   REQUIRE(chosen.answers.size() == 1);
   CHECK(chosen.answers[0].warnings.empty());
 }
@@ -366,7 +377,7 @@ TEST_CASE("Aggregator: with no member at all, metrics.k8s.io answers 503", "[agg
   World w;
   auto agg = w.aggregator();
   Received<PodMetricsAnswer> got;
-  agg->pod_metrics(pods_in(""), got.callback());
+  got.ask(w.loop, agg->pod_metrics(pods_in("")));
   REQUIRE(got.answers.size() == 1);
   CHECK(status_of(got.answers[0]).code == 503);
 }
@@ -377,9 +388,9 @@ TEST_CASE("Aggregator: partial failure is a warning per failed member, counted a
   auto m1 = w.add("member1");
   auto m2 = w.add("member2");
   auto m3 = w.add("member3");
-  m1->pods = std::vector{pod("default", "web-0")};
-  m2->pods = error(MemberError::Kind::Timeout, "no answer within 3s");
-  m3->pods = error(MemberError::Kind::Refused, "connection refused");
+  m1->pod_metrics_answer = std::vector{pod("default", "web-0")};
+  m2->pod_metrics_answer = error(MemberError::Kind::Timeout, "no answer within 3s");
+  m3->pod_metrics_answer = error(MemberError::Kind::Refused, "connection refused");
   std::vector<std::string> reported;
   AggregatorOptions options;
   options.on_member_error = [&](std::string_view member, const MemberError& e) {
@@ -387,7 +398,7 @@ TEST_CASE("Aggregator: partial failure is a warning per failed member, counted a
   };
   auto agg = w.aggregator(options);
   Received<PodMetricsAnswer> got;
-  agg->pod_metrics(pods_in("default"), got.callback());
+  got.ask(w.loop, agg->pod_metrics(pods_in("default")));
   REQUIRE(got.answers.size() == 1);
   CHECK(items_of(got.answers[0]).size() == 1);
   CHECK(got.answers[0].warnings ==
@@ -399,9 +410,9 @@ TEST_CASE("Aggregator: partial failure is a warning per failed member, counted a
   CHECK(stats.member_errors_by_cluster ==
         std::map<std::string, std::uint64_t, std::less<>>{{"member2", 1}, {"member3", 1}});
 
-  m1->pods = error(MemberError::Kind::Tls, "bad certificate");
+  m1->pod_metrics_answer = error(MemberError::Kind::Tls, "bad certificate");
   Received<PodMetricsAnswer> all_failed;
-  agg->pod_metrics(pods_in("default"), all_failed.callback());
+  all_failed.ask(w.loop, agg->pod_metrics(pods_in("default")));
   REQUIRE(all_failed.answers.size() == 1);
   CHECK(status_of(all_failed.answers[0]).code == 503);
 }
@@ -411,23 +422,23 @@ TEST_CASE("Aggregator: identical queries in flight together share one fan-out", 
   auto m1 = w.add("member1");
   auto m2 = w.add("member2");
   m1->deferred = m2->deferred = true;
-  m1->pods = std::vector{pod("default", "a")};
-  m2->pods = std::vector{pod("default", "b")};
+  m1->pod_metrics_answer = std::vector{pod("default", "a")};
+  m2->pod_metrics_answer = std::vector{pod("default", "b")};
   auto agg = w.aggregator();
 
   Received<PodMetricsAnswer> first;
   Received<PodMetricsAnswer> second;
   Received<PodMetricsAnswer> different;
-  agg->pod_metrics(pods_in("default", "b=1,a=1"), first.callback());
-  agg->pod_metrics(pods_in("default", "a=1, b=1"), second.callback());  // same query, other spelling
-  agg->pod_metrics(pods_in("kube-system", "a=1,b=1"), different.callback());
+  first.ask(w.loop, agg->pod_metrics(pods_in("default", "b=1,a=1")));
+  second.ask(w.loop, agg->pod_metrics(pods_in("default", "a=1, b=1")));  // same query, other spelling
+  different.ask(w.loop, agg->pod_metrics(pods_in("kube-system", "a=1,b=1")));
   CHECK(m1->pod_calls.size() == 2);  // one per distinct query
   CHECK(m2->pod_calls.size() == 2);
   CHECK(agg->stats().coalesced == 1);
   CHECK(agg->stats().fan_outs == 2);
 
-  m1->release();
-  m2->release();
+  w.release(*m1);
+  w.release(*m2);
   REQUIRE(first.answers.size() == 1);
   REQUIRE(second.answers.size() == 1);
   REQUIRE(different.answers.size() == 1);
@@ -447,10 +458,10 @@ TEST_CASE("Aggregator: identical queries in flight together share one fan-out", 
 
   // Finished: the next identical query fans out again (no cache configured).
   Received<PodMetricsAnswer> later;
-  agg->pod_metrics(pods_in("default", "a=1,b=1"), later.callback());
+  later.ask(w.loop, agg->pod_metrics(pods_in("default", "a=1,b=1")));
   CHECK(m1->pod_calls.size() == 3);
-  m1->release();
-  m2->release();
+  w.release(*m1);
+  w.release(*m2);
   CHECK(later.answers.size() == 1);
 }
 
@@ -458,16 +469,16 @@ TEST_CASE("Aggregator: the result cache serves repeats within cache_ttl, measure
           "[aggregator]") {
   World w;
   auto m1 = w.add("member1");
-  m1->pods = std::vector{pod("default", "a")};
+  m1->pod_metrics_answer = std::vector{pod("default", "a")};
   auto agg = w.aggregator(options_with(3s, 5s));
 
   Received<PodMetricsAnswer> got;
-  agg->pod_metrics(pods_in("default"), got.callback());
+  got.ask(w.loop, agg->pod_metrics(pods_in("default")));
   CHECK(m1->pod_calls.size() == 1);
 
-  m1->pods = std::vector{pod("default", "a"), pod("default", "b")};
+  m1->pod_metrics_answer = std::vector{pod("default", "a"), pod("default", "b")};
   w.clock.now += 4s;
-  agg->pod_metrics(pods_in("default"), got.callback());
+  got.ask(w.loop, agg->pod_metrics(pods_in("default")));
   CHECK(m1->pod_calls.size() == 1);  // from the cache
   REQUIRE(got.answers.size() == 2);
   CHECK(items_of(got.answers[1]).size() == 1);
@@ -475,15 +486,15 @@ TEST_CASE("Aggregator: the result cache serves repeats within cache_ttl, measure
   CHECK(agg->stats().cache_hits == 1);
 
   w.clock.now += 1s;  // 5 s after the answer: expired
-  agg->pod_metrics(pods_in("default"), got.callback());
+  got.ask(w.loop, agg->pod_metrics(pods_in("default")));
   CHECK(m1->pod_calls.size() == 2);
   REQUIRE(got.answers.size() == 3);
   CHECK(items_of(got.answers[2]).size() == 2);
 
   // Failures are not cached: the next query asks again.
-  m1->pods = error(MemberError::Kind::Refused, "connection refused");
-  agg->pod_metrics(pods_in("other"), got.callback());
-  agg->pod_metrics(pods_in("other"), got.callback());
+  m1->pod_metrics_answer = error(MemberError::Kind::Refused, "connection refused");
+  got.ask(w.loop, agg->pod_metrics(pods_in("other")));
+  got.ask(w.loop, agg->pod_metrics(pods_in("other")));
   CHECK(m1->pod_calls.size() == 4);
 }
 
@@ -491,15 +502,15 @@ TEST_CASE("Aggregator: a partial answer (some member failed) is not cached", "[a
   World w;
   auto m1 = w.add("member1");
   auto m2 = w.add("member2");
-  m1->pods = std::vector{pod("default", "a")};
-  m2->pods = error(MemberError::Kind::Timeout, "deadline exceeded");
+  m1->pod_metrics_answer = std::vector{pod("default", "a")};
+  m2->pod_metrics_answer = error(MemberError::Kind::Timeout, "deadline exceeded");
   auto agg = w.aggregator(options_with(3s, 5s));
   Received<PodMetricsAnswer> got;
-  agg->pod_metrics(pods_in("default"), got.callback());
+  got.ask(w.loop, agg->pod_metrics(pods_in("default")));
   REQUIRE(got.answers.size() == 1);
   CHECK(got.answers[0].warnings.size() == 1);
-  m2->pods = std::vector{pod("default", "b")};  // member2 recovers
-  agg->pod_metrics(pods_in("default"), got.callback());
+  m2->pod_metrics_answer = std::vector{pod("default", "b")};  // member2 recovers
+  got.ask(w.loop, agg->pod_metrics(pods_in("default")));
   REQUIRE(got.answers.size() == 2);
   CHECK(items_of(got.answers[1]).size() == 2);  // asked again, not served the partial answer
   CHECK(agg->stats().cache_hits == 0);
@@ -508,50 +519,87 @@ TEST_CASE("Aggregator: a partial answer (some member failed) is not cached", "[a
 TEST_CASE("Aggregator: without cache_ttl nothing is cached", "[aggregator]") {
   World w;
   auto m1 = w.add("member1");
-  m1->pods = std::vector{pod("default", "a")};
+  m1->pod_metrics_answer = std::vector{pod("default", "a")};
   auto agg = w.aggregator();
   Received<PodMetricsAnswer> got;
-  agg->pod_metrics(pods_in("default"), got.callback());
-  agg->pod_metrics(pods_in("default"), got.callback());
+  got.ask(w.loop, agg->pod_metrics(pods_in("default")));
+  got.ask(w.loop, agg->pod_metrics(pods_in("default")));
   CHECK(m1->pod_calls.size() == 2);
   CHECK(got.answers.size() == 2);
 }
 
-TEST_CASE("Aggregator: members may call back from another thread", "[aggregator][threads]") {
+namespace {
+
+// An io_context run by two threads, each query on a strand of its own, as
+// the server's workers and the autoscaler ask the one Aggregator.
+struct Threads {
+  boost::asio::io_context io;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work = boost::asio::make_work_guard(io);
+  std::vector<std::thread> threads;
+  Threads() {
+    for (int i = 0; i < 2; ++i) threads.emplace_back([this] { io.run(); });
+  }
+  ~Threads() {
+    work.reset();
+    for (auto& t : threads) t.join();
+  }
+  template <class A>
+  void ask(async::Task<SharedAnswer<A>> query, std::function<void(SharedAnswer<A>)> done) {
+    boost::asio::co_spawn(boost::asio::make_strand(io), std::move(query),
+                          [done = std::move(done)](const std::exception_ptr& e, SharedAnswer<A> a) {
+                            if (!e) done(std::move(a));  // else never answered: the test's wait fails
+                          });
+  }
+};
+
+// Waits up to 10 s for `condition`, calling `meanwhile` between looks.
+bool wait_for(
+    const std::function<bool()>& condition, const std::function<void()>& meanwhile = [] {}) {
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    meanwhile();
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("Aggregator: members may answer from other threads, to queries waiting on other strands",
+          "[aggregator][threads]") {
   World w;
   auto m1 = w.add("member1");
   auto m2 = w.add("member2");
   m1->deferred = m2->deferred = true;
-  m1->pods = std::vector{pod("default", "a")};
-  m2->pods = std::vector{pod("default", "b")};
+  m1->pod_metrics_answer = std::vector{pod("default", "a")};
+  m2->pod_metrics_answer = std::vector{pod("default", "b")};
   auto agg = w.aggregator();
 
   std::mutex mutex;
   std::vector<PodMetricsAnswer> answers;
   std::atomic<int> calls{0};
   auto done = [&](SharedAnswer<PodMetricsAnswer> a) {
-    calls.fetch_add(1);
     std::lock_guard lock(mutex);
     answers.push_back(*a);
+    calls.fetch_add(1);
   };
-  agg->pod_metrics(pods_in("default"), done);
-  agg->pod_metrics(pods_in("default"), done);  // coalesced onto the same fan-out
+  Threads threads;
+  threads.ask<PodMetricsAnswer>(agg->pod_metrics(pods_in("default")), done);
+  REQUIRE(wait_for([&] { return m1->pending() == 1 && m2->pending() == 1; }));
+  threads.ask<PodMetricsAnswer>(agg->pod_metrics(pods_in("default")), done);  // coalesced onto the same fan-out
+  REQUIRE(wait_for([&] { return agg->stats().coalesced == 1; }));
 
-  auto from_m1 = m1->take_pending();
-  auto from_m2 = m2->take_pending();
-  std::thread t1([&] {
-    for (auto& f : from_m1) f();
-  });
-  std::thread t2([&] {
-    for (auto& f : from_m2) f();
-  });
+  std::thread t1([&] { m1->release(); });
+  std::thread t2([&] { m2->release(); });
   t1.join();
   t2.join();
 
-  CHECK(calls.load() == 2);
+  REQUIRE(wait_for([&] { return calls.load() == 2; }));
   std::lock_guard lock(mutex);
   REQUIRE(answers.size() == 2);
   for (const auto& a : answers) CHECK(items_of(a).size() == 2);
+  CHECK(agg->stats().fan_outs == 1);
   CHECK(agg->has_served());
 }
 
@@ -560,7 +608,7 @@ TEST_CASE("Aggregator: a query arriving while another thread completes the fan-o
   World w;
   auto m1 = w.add("member1");
   m1->deferred = true;
-  m1->pods = std::vector{pod("default", "a")};
+  m1->pod_metrics_answer = std::vector{pod("default", "a")};
   AggregatorOptions options;
   options.cache_ttl = std::chrono::milliseconds(0);
   auto agg = w.aggregator(options);
@@ -568,16 +616,16 @@ TEST_CASE("Aggregator: a query arriving while another thread completes the fan-o
   auto done = [&](SharedAnswer<PodMetricsAnswer> a) {
     if (std::holds_alternative<std::vector<k8s::PodMetrics>>(a->result)) answered.fetch_add(1);
   };
+  Threads threads;
   for (int round = 0; round < 50; ++round) {
-    agg->pod_metrics(pods_in("default"), done);
-    auto pending = m1->take_pending();
-    std::thread member([&] {
-      for (auto& f : pending) f();
-    });
+    threads.ask<PodMetricsAnswer>(agg->pod_metrics(pods_in("default")), done);
+    REQUIRE(wait_for([&] { return m1->pending() == 1; }));
+    std::thread member([&] { m1->release(); });
     // Races with the completion on `member`: joins the fan-out or starts a new one.
-    agg->pod_metrics(pods_in("default"), done);
+    threads.ask<PodMetricsAnswer>(agg->pod_metrics(pods_in("default")), done);
     member.join();
-    m1->release();  // the new fan-out's call, if one was started
+    // The new fan-out's call, if one was started, answered too.
+    REQUIRE(wait_for([&] { return answered.load() == 2 * (round + 1); }, [&] { m1->release(); }));
   }
   CHECK(answered.load() == 100);
   const auto stats = agg->stats();
@@ -588,13 +636,13 @@ TEST_CASE("Aggregator: destroying the aggregator while members are still working
   World w;
   auto m1 = w.add("member1");
   m1->deferred = true;
-  m1->pods = std::vector{pod("default", "a")};
+  m1->pod_metrics_answer = std::vector{pod("default", "a")};
   Received<PodMetricsAnswer> got;
   {
     auto agg = w.aggregator();
-    agg->pod_metrics(pods_in("default"), got.callback());
+    got.ask(w.loop, agg->pod_metrics(pods_in("default")));
   }
-  m1->release();
+  w.release(*m1);
   REQUIRE(got.answers.size() == 1);
   CHECK(items_of(got.answers[0]).size() == 1);
 }
@@ -619,14 +667,14 @@ TEST_CASE("Aggregator: discovery comes from capabilities and never calls a membe
 TEST_CASE("Aggregator: has_served turns true after a successful member call or a member's discovery", "[aggregator]") {
   World w;
   auto m1 = w.add("member1", nullptr);
-  m1->pods = error(MemberError::Kind::Refused, "connection refused");
+  m1->pod_metrics_answer = error(MemberError::Kind::Refused, "connection refused");
   auto agg = w.aggregator();
   CHECK_FALSE(agg->has_served());
   Received<PodMetricsAnswer> got;
-  agg->pod_metrics(pods_in("default"), got.callback());
+  got.ask(w.loop, agg->pod_metrics(pods_in("default")));
   CHECK_FALSE(agg->has_served());  // a failure is not serving
-  m1->pods = std::vector{pod("default", "a")};
-  agg->pod_metrics(pods_in("default"), got.callback());
+  m1->pod_metrics_answer = std::vector{pod("default", "a")};
+  got.ask(w.loop, agg->pod_metrics(pods_in("default")));
   CHECK(agg->has_served());
 
   World other;
@@ -641,7 +689,7 @@ TEST_CASE("Aggregator: asks the slowest member first, as measured on the injecte
   for (const char* name : {"fast", "slow", "middle"}) {
     auto m = w.add(name);
     m->deferred = true;
-    m->pods = std::vector{pod("default", std::string(name) + "-pod")};
+    m->pod_metrics_answer = std::vector{pod("default", std::string(name) + "-pod")};
     m->call_order = &order;
     members[name] = m;
   }
@@ -650,10 +698,10 @@ TEST_CASE("Aggregator: asks the slowest member first, as measured on the injecte
     order.clear();
     Received<PodMetricsAnswer> got;
     const auto started = w.clock.now;
-    agg->pod_metrics(pods_in("default"), got.callback());
+    got.ask(w.loop, agg->pod_metrics(pods_in("default")));
     for (const auto& [name, after] : answer_times) {
       w.clock.now = started + after;
-      members[name]->release();
+      w.release(*members[name]);
     }
     REQUIRE(got.answers.size() == 1);
     // The answer's items do not depend on the order the members were asked in.
@@ -681,8 +729,8 @@ TEST_CASE("Aggregator: a member the source left out is reported in every answer 
     caps->resource_metrics = true;
     m->set_capabilities(caps);
   }
-  m1->pods = std::vector{pod("default", "web-1")};
-  m3->pods = std::vector{pod("default", "web-3")};
+  m1->pod_metrics_answer = std::vector{pod("default", "web-1")};
+  m3->pod_metrics_answer = std::vector{pod("default", "web-3")};
   m1->custom = std::vector{metric_value("Deployment", "default", "web", "13333m")};
   m3->custom = std::vector{metric_value("Deployment", "default", "web", "13333m")};
   w.source->left_out = {{"member2", "Cluster NotReady (ClusterNotReachable)"}};
@@ -694,7 +742,7 @@ TEST_CASE("Aggregator: a member the source left out is reported in every answer 
 
   // `kubectl top pod`: the pods of the members asked, and the Warning.
   Received<PodMetricsAnswer> list;
-  agg->pod_metrics(pods_in("default"), list.callback());
+  list.ask(w.loop, agg->pod_metrics(pods_in("default")));
   REQUIRE(list.answers.size() == 1);
   CHECK(items_of(list.answers[0]).size() == 2);
   CHECK(list.answers[0].warnings == std::vector<std::string>{warning});
@@ -704,7 +752,7 @@ TEST_CASE("Aggregator: a member the source left out is reported in every answer 
   ResourceMetricsQuery get = pods_in("default");
   get.name = "web-2";
   Received<PodMetricsAnswer> by_name;
-  agg->pod_metrics(get, by_name.callback());
+  by_name.ask(w.loop, agg->pod_metrics(get));
   REQUIRE(by_name.answers.size() == 1);
   CHECK(status_of(by_name.answers[0]).code == 503);
   CHECK_THAT(status_of(by_name.answers[0]).message, Catch::Contains(warning));
@@ -716,7 +764,7 @@ TEST_CASE("Aggregator: a member the source left out is reported in every answer 
   object.name = "web";
   object.metric = "rps";
   Received<CustomMetricsAnswer> summed;
-  agg->custom_metrics(object, summed.callback());
+  summed.ask(w.loop, agg->custom_metrics(object));
   REQUIRE(summed.answers.size() == 1);
   REQUIRE(items_of(summed.answers[0]).size() == 1);
   CHECK(items_of(summed.answers[0])[0].value.to_string() == "26666m");
@@ -726,8 +774,8 @@ TEST_CASE("Aggregator: a member the source left out is reported in every answer 
 
   // An external metric only member2 could give: 503 naming it.
   Received<ExternalMetricsAnswer> external;
-  agg->external_metrics(ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=member2")},
-                        external.callback());
+  external.ask(w.loop, agg->external_metrics(
+                           ExternalMetricsQuery{"default", "queue_depth", selector("fedmetrics/cluster=member2")}));
   REQUIRE(external.answers.size() == 1);
   CHECK(status_of(external.answers[0]).code == 503);
   CHECK_THAT(status_of(external.answers[0]).message, Catch::Contains(warning));
@@ -735,7 +783,7 @@ TEST_CASE("Aggregator: a member the source left out is reported in every answer 
 
   // Excluded on purpose by the client: no Warning.
   Received<PodMetricsAnswer> excluded;
-  agg->pod_metrics(pods_in("default", "fedmetrics/cluster!=member2"), excluded.callback());
+  excluded.ask(w.loop, agg->pod_metrics(pods_in("default", "fedmetrics/cluster!=member2")));
   REQUIRE(excluded.answers.size() == 1);
   CHECK(items_of(excluded.answers[0]).size() == 2);
   CHECK(excluded.answers[0].warnings.empty());
@@ -752,15 +800,15 @@ TEST_CASE("Aggregator: a request every member refuses with the same client error
   auto m1 = w.add("member1");
   auto m2 = w.add("member2");
   MemberError too_large{MemberError::Kind::HttpStatus, "HTTP 431", 431, std::nullopt};
-  m1->pods = too_large;
-  m2->pods = too_large;
+  m1->pod_metrics_answer = too_large;
+  m2->pod_metrics_answer = too_large;
   std::vector<std::string> reported;
   AggregatorOptions options;
   options.on_member_error = [&](std::string_view member, const MemberError&) { reported.emplace_back(member); };
   auto agg = w.aggregator(options);
 
   Received<PodMetricsAnswer> refused;
-  agg->pod_metrics(pods_in("default"), refused.callback());
+  refused.ask(w.loop, agg->pod_metrics(pods_in("default")));
   REQUIRE(refused.answers.size() == 1);
   CHECK(status_of(refused.answers[0]).code == 431);
   CHECK(refused.answers[0].warnings.empty());
@@ -768,9 +816,9 @@ TEST_CASE("Aggregator: a request every member refuses with the same client error
   CHECK(agg->stats().member_errors == 0);
 
   // One member refusing alone is that member's failure: reported and counted.
-  m2->pods = std::vector{pod("default", "web-0")};
+  m2->pod_metrics_answer = std::vector{pod("default", "web-0")};
   Received<PodMetricsAnswer> partial;
-  agg->pod_metrics(pods_in("default", "app=other"), partial.callback());
+  partial.ask(w.loop, agg->pod_metrics(pods_in("default", "app=other")));
   REQUIRE(partial.answers.size() == 1);
   CHECK(items_of(partial.answers[0]).size() == 1);
   CHECK(reported == std::vector<std::string>{"member1"});
@@ -781,30 +829,30 @@ TEST_CASE("Aggregator: the result cache holds at most cache_max_entries answers,
           "[aggregator]") {
   World w;
   auto m1 = w.add("member1");
-  m1->pods = std::vector{pod("default", "a")};
+  m1->pod_metrics_answer = std::vector{pod("default", "a")};
   auto options = options_with(3s, 10s);
   options.cache_max_entries = 2;
   auto agg = w.aggregator(options);
   Received<PodMetricsAnswer> got;
 
-  agg->pod_metrics(pods_in("a"), got.callback());
+  got.ask(w.loop, agg->pod_metrics(pods_in("a")));
   w.clock.now += 1s;
-  agg->pod_metrics(pods_in("b"), got.callback());
+  got.ask(w.loop, agg->pod_metrics(pods_in("b")));
   w.clock.now += 1s;
-  agg->pod_metrics(pods_in("c"), got.callback());  // full: "a", the oldest, makes room
+  got.ask(w.loop, agg->pod_metrics(pods_in("c")));  // full: "a", the oldest, makes room
   CHECK(m1->pod_calls.size() == 3);
 
-  agg->pod_metrics(pods_in("b"), got.callback());
-  agg->pod_metrics(pods_in("c"), got.callback());
+  got.ask(w.loop, agg->pod_metrics(pods_in("b")));
+  got.ask(w.loop, agg->pod_metrics(pods_in("c")));
   CHECK(m1->pod_calls.size() == 3);  // both still cached
   CHECK(agg->stats().cache_hits == 2);
 
-  agg->pod_metrics(pods_in("a"), got.callback());  // evicted: asked again, and now "b" makes room
+  got.ask(w.loop, agg->pod_metrics(pods_in("a")));  // evicted: asked again, and now "b" makes room
   CHECK(m1->pod_calls.size() == 4);
-  agg->pod_metrics(pods_in("c"), got.callback());
+  got.ask(w.loop, agg->pod_metrics(pods_in("c")));
   CHECK(m1->pod_calls.size() == 4);
-  agg->pod_metrics(pods_in("b"), got.callback());
+  got.ask(w.loop, agg->pod_metrics(pods_in("b")));
   CHECK(m1->pod_calls.size() == 5);  // "c" had made room for it
-  agg->pod_metrics(pods_in("a"), got.callback());
+  got.ask(w.loop, agg->pod_metrics(pods_in("a")));
   CHECK(m1->pod_calls.size() == 5);
 }

@@ -6,7 +6,7 @@
 #include <tuple>
 #include <vector>
 
-#include "aggregator/fake_member.hpp"
+#include "support/fake_member_cluster.hpp"
 #include "aggregator/merge.hpp"
 
 using namespace fedmetrics;

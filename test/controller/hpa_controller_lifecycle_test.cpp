@@ -12,6 +12,8 @@
 #include "fedmetrics/controller/federated_hpa_status.hpp"
 #include "support/eventually.hpp"
 #include "support/fake_control_plane.hpp"
+#include "support/fake_member_cluster.hpp"
+#include "support/fake_metrics_service.hpp"
 #include "fedmetrics/controller/hpa_controller.hpp"
 #include "fedmetrics/k8s/pod.hpp"
 
@@ -23,84 +25,42 @@ using nlohmann::json;
 k8s::Timestamp at(int second) { return k8s::Timestamp(std::chrono::seconds(1'787'000'000 + second)); }
 std::string stamp(int second) { return k8s::format_time(at(second)); }
 
-struct OneMember : aggregator::MemberCluster {
-  std::string member_name = "member1";
-  const std::string& name() const override { return member_name; }
-  std::shared_ptr<const aggregator::MemberCapabilities> capabilities() const override { return nullptr; }
-  void pod_metrics(const std::string&, const k8s::LabelSelector&, const k8s::FieldSelector&, aggregator::Deadline,
-                   aggregator::MemberCallback<std::vector<k8s::PodMetrics>> done) override {
-    done(std::vector<k8s::PodMetrics>{});
-  }
-  void node_metrics(const k8s::LabelSelector&, const k8s::FieldSelector&, aggregator::Deadline,
-                    aggregator::MemberCallback<std::vector<k8s::NodeMetrics>> done) override {
-    done(std::vector<k8s::NodeMetrics>{});
-  }
-  void custom_metrics(const aggregator::CustomMetricsQuery&, aggregator::Deadline,
-                      aggregator::MemberCallback<std::vector<k8s::MetricValue>> done) override {
-    done(std::vector<k8s::MetricValue>{});
-  }
-  void external_metrics(const aggregator::ExternalMetricsQuery&, aggregator::Deadline,
-                        aggregator::MemberCallback<std::vector<k8s::ExternalMetricValue>> done) override {
-    done(std::vector<k8s::ExternalMetricValue>{});
-  }
-  // Two ready pods requesting 100m cpu each.
-  void pods(const std::string& ns, const k8s::LabelSelector&, aggregator::Deadline,
-            aggregator::MemberCallback<std::vector<k8s::Pod>> done) override {
-    std::vector<k8s::Pod> out;
-    for (const char* n : {"web-a", "web-b"}) {
-      k8s::Pod p;
-      p.metadata.name = n;
-      p.metadata.namespace_name = ns;
-      p.phase = "Running";
-      p.conditions.push_back({"Ready", "True", at(-3600)});
-      p.start_time = at(-3600);
-      p.containers.push_back({"web", {{"cpu", *k8s::Quantity::parse("100m")}}});
-      out.push_back(std::move(p));
-    }
-    done(std::move(out));
-  }
-};
-
-struct Members : aggregator::MemberSource {
-  std::shared_ptr<const aggregator::MemberList> list =
-      std::make_shared<const aggregator::MemberList>(aggregator::MemberList{std::make_shared<OneMember>()});
-  std::shared_ptr<const aggregator::MemberList> members() const override { return list; }
-};
+// One member, "member1", with two ready pods requesting 100m cpu each.
+std::shared_ptr<aggregator::testing::FakeSource> one_member() {
+  auto member = std::make_shared<aggregator::testing::FakeMember>("member1", nullptr);
+  std::vector<k8s::Pod> pods;
+  for (const char* n : {"web-a", "web-b"}) pods.push_back(aggregator::testing::ready_pod("shop", n));
+  member->pod_list = std::move(pods);
+  auto source = std::make_shared<aggregator::testing::FakeSource>();
+  source->list = {member};
+  return source;
+}
 
 // Every pod at `cpu` usage; none when empty (the metrics API has nothing).
-struct CpuMetrics : aggregator::MetricsService {
+struct CpuMetrics {
   std::string cpu;
-  void pod_metrics(const aggregator::ResourceMetricsQuery& query,
-                   aggregator::AnswerCallback<aggregator::PodMetricsAnswer> done) override {
-    std::vector<k8s::PodMetrics> items;
-    for (const char* n : {"web-a", "web-b"}) {
-      if (cpu.empty()) break;
-      k8s::PodMetrics pm;
-      pm.metadata.name = n;
-      pm.metadata.namespace_name = query.namespace_name;
-      pm.metadata.annotations[std::string(aggregator::kQueryFromClusterAnnotation)] = "member1";
-      pm.timestamp = at(0);
-      pm.window = std::chrono::seconds(15);
-      pm.containers.push_back({"web", {{"cpu", *k8s::Quantity::parse(cpu)}}});
-      items.push_back(std::move(pm));
-    }
-    done(aggregator::share(aggregator::PodMetricsAnswer{std::move(items), {}}));
+  std::shared_ptr<testing::FakeMetricsService> service = std::make_shared<testing::FakeMetricsService>();
+  CpuMetrics() {
+    service->pods_for = [this](const aggregator::ResourceMetricsQuery& query) {
+      std::vector<k8s::PodMetrics> items;
+      for (const char* n : {"web-a", "web-b"}) {
+        if (cpu.empty()) break;
+        k8s::PodMetrics pm;
+        pm.metadata.name = n;
+        pm.metadata.namespace_name = query.namespace_name;
+        pm.metadata.annotations[std::string(aggregator::kQueryFromClusterAnnotation)] = "member1";
+        pm.timestamp = at(0);
+        pm.window = std::chrono::seconds(15);
+        pm.containers.push_back({"web", {{"cpu", *k8s::Quantity::parse(cpu)}}});
+        items.push_back(std::move(pm));
+      }
+      return aggregator::PodMetricsAnswer{std::move(items), {}};
+    };
+    service->custom = {k8s::Status::not_found_resource(), {}};
+    service->external = {k8s::Status::not_found_resource(), {}};
   }
-  void node_metrics(const aggregator::ResourceMetricsQuery&,
-                    aggregator::AnswerCallback<aggregator::NodeMetricsAnswer> done) override {
-    done(aggregator::share(aggregator::NodeMetricsAnswer{std::vector<k8s::NodeMetrics>{}, {}}));
-  }
-  void custom_metrics(const aggregator::CustomMetricsQuery&,
-                      aggregator::AnswerCallback<aggregator::CustomMetricsAnswer> done) override {
-    done(aggregator::share(aggregator::CustomMetricsAnswer{k8s::Status::not_found_resource(), {}}));
-  }
-  void external_metrics(const aggregator::ExternalMetricsQuery&,
-                        aggregator::AnswerCallback<aggregator::ExternalMetricsAnswer> done) override {
-    done(aggregator::share(aggregator::ExternalMetricsAnswer{k8s::Status::not_found_resource(), {}}));
-  }
-  k8s::APIResourceList custom_metrics_resources(k8s::CustomMetricsVersion) const override { return {}; }
-  k8s::APIResourceList external_metrics_resources() const override { return {}; }
-  bool has_served() const override { return true; }
+  CpuMetrics(const CpuMetrics&) = delete;
+  CpuMetrics& operator=(const CpuMetrics&) = delete;
 };
 
 json fhpa(std::string target = "web") {
@@ -161,7 +121,7 @@ struct Fixture {
     options.clock = [] { return at(0); };
     options.active = [this] { return leading.load(); };
     controller =
-        std::make_unique<HpaController>(runtime.executor(), cp->ports(), metrics, std::make_shared<Members>(), options);
+        std::make_unique<HpaController>(runtime.executor(), cp->ports(), metrics->service, one_member(), options);
   }
   bool pass() { return testing::complete_pass(*controller); }
 };
@@ -274,7 +234,7 @@ TEST_CASE("HpaController: a status write answered after the lease was lost leave
   options.active = [&leading] { return leading.load(); };
   options.monitor = gauges;
   auto controller =
-      std::make_unique<HpaController>(runtime.executor(), cp->ports(), metrics, std::make_shared<Members>(), options);
+      std::make_unique<HpaController>(runtime.executor(), cp->ports(), metrics->service, one_member(), options);
   cp->federated_hpas->objects.push_back(fhpa());
   metrics->cpu = "150m";
   REQUIRE(testing::complete_pass(*controller));

@@ -15,7 +15,9 @@
 #include "support/eventually.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fake_control_plane.hpp"
+#include "support/fake_member_cluster.hpp"
 #include "support/fake_member_hpas.hpp"
+#include "support/fake_metrics_service.hpp"
 #include "fedmetrics/controller/hpa_controller.hpp"
 #include "fedmetrics/controller/metrics_gatherer.hpp"
 #include "fedmetrics/k8s/pod.hpp"
@@ -28,102 +30,66 @@ using nlohmann::json;
 k8s::Quantity q(std::string_view text) { return *k8s::Quantity::parse(text); }
 k8s::Timestamp at(int second) { return k8s::Timestamp(std::chrono::seconds(1'787'000'000 + second)); }
 
-// A member whose pods request 100m cpu each.
-struct PodMember : aggregator::MemberCluster {
-  std::string member_name;
-  std::vector<std::string> pod_names;
-  bool down = false;
-  int pod_lists = 0;
-  explicit PodMember(std::string name, std::vector<std::string> pods)
-      : member_name(std::move(name)), pod_names(std::move(pods)) {}
-  const std::string& name() const override { return member_name; }
-  std::shared_ptr<const aggregator::MemberCapabilities> capabilities() const override { return nullptr; }
-  void pod_metrics(const std::string&, const k8s::LabelSelector&, const k8s::FieldSelector&, aggregator::Deadline,
-                   aggregator::MemberCallback<std::vector<k8s::PodMetrics>> done) override {
-    done(std::vector<k8s::PodMetrics>{});
-  }
-  void node_metrics(const k8s::LabelSelector&, const k8s::FieldSelector&, aggregator::Deadline,
-                    aggregator::MemberCallback<std::vector<k8s::NodeMetrics>> done) override {
-    done(std::vector<k8s::NodeMetrics>{});
-  }
-  void custom_metrics(const aggregator::CustomMetricsQuery&, aggregator::Deadline,
-                      aggregator::MemberCallback<std::vector<k8s::MetricValue>> done) override {
-    done(std::vector<k8s::MetricValue>{});
-  }
-  void external_metrics(const aggregator::ExternalMetricsQuery&, aggregator::Deadline,
-                        aggregator::MemberCallback<std::vector<k8s::ExternalMetricValue>> done) override {
-    done(std::vector<k8s::ExternalMetricValue>{});
-  }
-  void pods(const std::string& ns, const k8s::LabelSelector&, aggregator::Deadline,
-            aggregator::MemberCallback<std::vector<k8s::Pod>> done) override {
-    ++pod_lists;
-    if (down) return done(aggregator::MemberError{aggregator::MemberError::Kind::Refused, "connection refused", 0, {}});
-    std::vector<k8s::Pod> out;
-    for (const auto& n : pod_names) {
-      k8s::Pod p;
-      p.metadata.name = n;
-      p.metadata.namespace_name = ns;
-      p.phase = "Running";
-      p.conditions.push_back({"Ready", "True", at(-3600)});
-      p.start_time = at(-3600);
-      p.containers.push_back({"web", {{"cpu", q("100m")}}});
-      out.push_back(std::move(p));
-    }
-    done(std::move(out));
-  }
-};
+using aggregator::testing::FakeMember;
+using aggregator::testing::FakeSource;
 
-struct Members : aggregator::MemberSource {
-  std::shared_ptr<const aggregator::MemberList> list;
-  std::vector<aggregator::LeftOutMember> left_out;
-  std::shared_ptr<const aggregator::MemberList> members() const override { return list; }
-  std::shared_ptr<const aggregator::MemberSnapshot> snapshot() const override {
-    return std::make_shared<const aggregator::MemberSnapshot>(aggregator::MemberSnapshot{*list, left_out});
-  }
-};
+// Ready pods in "shop" requesting 100m cpu each.
+std::vector<k8s::Pod> running_pods(const std::vector<std::string>& names) {
+  std::vector<k8s::Pod> out;
+  for (const auto& n : names) out.push_back(aggregator::testing::ready_pod("shop", n));
+  return out;
+}
 
-// Pod cpu usage by (cluster, pod), answered as the aggregator does (annotated items).
-struct TableMetrics : aggregator::MetricsService {
+// A member whose pods request 100m cpu each; it lists no pods while down.
+std::shared_ptr<FakeMember> pod_member(std::string name, const std::vector<std::string>& pods) {
+  auto m = std::make_shared<FakeMember>(std::move(name), nullptr);
+  m->pod_list = running_pods(pods);
+  return m;
+}
+void set_down(FakeMember& m, bool down, const std::vector<std::string>& pods = {"web-a"}) {
+  if (down) m.pod_list = aggregator::MemberError{aggregator::MemberError::Kind::Refused, "connection refused", 0, {}};
+  else m.pod_list = running_pods(pods);
+}
+
+// Pod cpu usage by (cluster, pod), answered as the aggregator does (annotated
+// items), custom and external metrics by name (absent: NotFound), through
+// the one fake MetricsService.
+struct TableMetrics {
   std::map<std::pair<std::string, std::string>, std::string> cpu;
-  std::vector<aggregator::ResourceMetricsQuery> asked;
-  void pod_metrics(const aggregator::ResourceMetricsQuery& query,
-                   aggregator::AnswerCallback<aggregator::PodMetricsAnswer> done) override {
-    asked.push_back(query);
-    std::vector<k8s::PodMetrics> items;
-    for (const auto& [key, value] : cpu) {
-      k8s::PodMetrics pm;
-      pm.metadata.name = key.second;
-      pm.metadata.namespace_name = query.namespace_name;
-      pm.metadata.annotations[std::string(aggregator::kQueryFromClusterAnnotation)] = key.first;
-      pm.timestamp = at(0);
-      pm.window = std::chrono::seconds(15);
-      pm.containers.push_back({"web", {{"cpu", q(value)}}});
-      items.push_back(std::move(pm));
-    }
-    done(aggregator::share(aggregator::PodMetricsAnswer{std::move(items), {}}));
-  }
-  void node_metrics(const aggregator::ResourceMetricsQuery&,
-                    aggregator::AnswerCallback<aggregator::NodeMetricsAnswer> done) override {
-    done(aggregator::share(aggregator::NodeMetricsAnswer{std::vector<k8s::NodeMetrics>{}, {}}));
-  }
-  std::vector<aggregator::CustomMetricsQuery> custom_asked;
-  // Answers by metric name; absent: NotFound.
   std::map<std::string, aggregator::CustomMetricsAnswer> custom;
   std::map<std::string, aggregator::ExternalMetricsAnswer> external;
-  void custom_metrics(const aggregator::CustomMetricsQuery& query,
-                      aggregator::AnswerCallback<aggregator::CustomMetricsAnswer> done) override {
-    custom_asked.push_back(query);
-    if (auto it = custom.find(query.metric); it != custom.end()) return done(aggregator::share(it->second));
-    done(aggregator::share(aggregator::CustomMetricsAnswer{k8s::Status::not_found_resource(), {}}));
+  std::shared_ptr<testing::FakeMetricsService> service = std::make_shared<testing::FakeMetricsService>();
+
+  TableMetrics() {
+    service->pods_for = [this](const aggregator::ResourceMetricsQuery& query) {
+      std::vector<k8s::PodMetrics> items;
+      for (const auto& [key, value] : cpu) {
+        k8s::PodMetrics pm;
+        pm.metadata.name = key.second;
+        pm.metadata.namespace_name = query.namespace_name;
+        pm.metadata.annotations[std::string(aggregator::kQueryFromClusterAnnotation)] = key.first;
+        pm.timestamp = at(0);
+        pm.window = std::chrono::seconds(15);
+        pm.containers.push_back({"web", {{"cpu", q(value)}}});
+        items.push_back(std::move(pm));
+      }
+      return aggregator::PodMetricsAnswer{std::move(items), {}};
+    };
+    service->custom_for = [this](const aggregator::CustomMetricsQuery& query) {
+      if (auto it = custom.find(query.metric); it != custom.end()) return it->second;
+      return aggregator::CustomMetricsAnswer{k8s::Status::not_found_resource(), {}};
+    };
+    service->external_for = [this](const aggregator::ExternalMetricsQuery& query) {
+      if (auto it = external.find(query.metric); it != external.end()) return it->second;
+      return aggregator::ExternalMetricsAnswer{k8s::Status::not_found_resource(), {}};
+    };
   }
-  void external_metrics(const aggregator::ExternalMetricsQuery& query,
-                        aggregator::AnswerCallback<aggregator::ExternalMetricsAnswer> done) override {
-    if (auto it = external.find(query.metric); it != external.end()) return done(aggregator::share(it->second));
-    done(aggregator::share(aggregator::ExternalMetricsAnswer{k8s::Status::not_found_resource(), {}}));
+  TableMetrics(const TableMetrics&) = delete;
+  TableMetrics& operator=(const TableMetrics&) = delete;
+  [[nodiscard]] const std::vector<aggregator::ResourceMetricsQuery>& asked() const { return service->pod_queries; }
+  [[nodiscard]] const std::vector<aggregator::CustomMetricsQuery>& custom_asked() const {
+    return service->custom_queries;
   }
-  k8s::APIResourceList custom_metrics_resources(k8s::CustomMetricsVersion) const override { return {}; }
-  k8s::APIResourceList external_metrics_resources() const override { return {}; }
-  bool has_served() const override { return true; }
 };
 
 json fhpa(std::string name, std::string target = "web", json labels = json::object()) {
@@ -186,15 +152,15 @@ struct Fixture {
   kube::ClientRuntime runtime{1};  // first: it outlives the controller
   std::shared_ptr<testing::FakeControlPlane> cp = std::make_shared<testing::FakeControlPlane>();
   std::shared_ptr<TableMetrics> metrics = std::make_shared<TableMetrics>();
-  std::shared_ptr<PodMember> member1 = std::make_shared<PodMember>("member1", std::vector<std::string>{"web-a"});
-  std::shared_ptr<PodMember> member2 = std::make_shared<PodMember>("member2", std::vector<std::string>{"web-a"});
-  std::shared_ptr<Members> members = std::make_shared<Members>();
+  std::shared_ptr<FakeMember> member1 = pod_member("member1", {"web-a"});
+  std::shared_ptr<FakeMember> member2 = pod_member("member2", {"web-a"});
+  std::shared_ptr<FakeSource> members = std::make_shared<FakeSource>();
   std::unique_ptr<HpaController> controller;
 
   explicit Fixture(ControllerOptions options = {}) {
-    members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{member1, member2});
+    members->list = aggregator::MemberList{member1, member2};
     options.clock = [] { return at(0); };
-    controller = std::make_unique<HpaController>(runtime.executor(), cp->ports(), metrics, members, options);
+    controller = std::make_unique<HpaController>(runtime.executor(), cp->ports(), metrics->service, members, options);
   }
   void pass() { REQUIRE(testing::complete_pass(*controller)); }
 };
@@ -215,7 +181,7 @@ TEST_CASE("HpaController: scales up from the pods of every member, same-named po
   CHECK(status["currentReplicas"] == 2);
   CHECK(status["observedGeneration"] == 3);
   CHECK(status["currentMetrics"][0]["resource"]["current"]["averageUtilization"] == 150);
-  CHECK(f.metrics->asked.at(0).label_selector.to_string() == "app=web");
+  CHECK(f.metrics->asked().at(0).label_selector.to_string() == "app=web");
   CHECK(f.controller->stats().rescales == 1);
 }
 
@@ -226,10 +192,10 @@ TEST_CASE("HpaController: only the members the target's ResourceBinding names ar
   // member2 runs a pod with the same labels that is not the target's: it must not count.
   f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
   f.pass();
-  CHECK(f.member1->pod_lists == 1);
-  CHECK(f.member2->pod_lists == 0);
-  REQUIRE(f.metrics->asked.size() == 1);
-  CHECK(f.metrics->asked[0].label_selector.to_string() == "app=web,fedmetrics/cluster in (member1)");
+  CHECK(f.member1->pod_list_calls.size() == 1);
+  CHECK(f.member2->pod_list_calls.size() == 0);
+  REQUIRE(f.metrics->asked().size() == 1);
+  CHECK(f.metrics->asked()[0].label_selector.to_string() == "app=web,fedmetrics/cluster in (member1)");
   // One pod at 150 % of a 50 % target: ceil(1 * 150 / 50) = 3, not the 4 two pods would give.
   CHECK(f.cp->scales->updates == std::vector<std::int32_t>{3});
 }
@@ -303,7 +269,7 @@ TEST_CASE("HpaController: the mode annotation: invalid is InvalidMode, distribut
 TEST_CASE("HpaController: a member that is down makes its pods missing, not the sync fail") {
   Fixture f;
   f.cp->federated_hpas->objects.push_back(fhpa("web"));
-  f.member2->down = true;
+  set_down(*f.member2, true);
   f.metrics->cpu = {{{"member1", "web-a"}, "150m"}};
   f.pass();
   // One known pod at 150 %: still a scale-up, from the pods that answered.
@@ -597,11 +563,10 @@ std::string scaling_active_message(const json& status) {
 
 TEST_CASE("HpaController: Duplicated placement is calibrated: 2 replicas on 3 members at half the target stay") {
   Fixture f(no_window());
-  auto member3 = std::make_shared<PodMember>("member3", std::vector<std::string>{"web-a", "web-b"});
-  f.member1->pod_names = {"web-a", "web-b"};
-  f.member2->pod_names = {"web-a", "web-b"};
-  f.members->list =
-      std::make_shared<const aggregator::MemberList>(aggregator::MemberList{f.member1, f.member2, member3});
+  auto member3 = pod_member("member3", {"web-a", "web-b"});
+  f.member1->pod_list = running_pods({"web-a", "web-b"});
+  f.member2->pod_list = running_pods({"web-a", "web-b"});
+  f.members->list = aggregator::MemberList{f.member1, f.member2, member3};
   f.cp->federated_hpas->objects.push_back(fhpa("web"));
   f.cp->placement->clusters = std::vector<TargetCluster>{{"member1", 2}, {"member2", 2}, {"member3", 2}};
   // 6 pods at 25 % of 100m, half the 50 % target: ceil(0.5 * 6) = 3 uncalibrated.
@@ -616,7 +581,7 @@ TEST_CASE("HpaController: a member whose pods could not be read cannot cause a s
   Fixture f(no_window());
   f.cp->federated_hpas->objects.push_back(fhpa("web"));
   f.cp->placement->clusters = std::vector<TargetCluster>{{"member1", 1}, {"member2", 1}};
-  f.member2->down = true;
+  set_down(*f.member2, true);
   // member1's pod at 10 % of the 50 % target; member2's is missing: at 100 %
   // of its request on a scale-down, (10 + 100) / 200 = 55 %: no scale-down.
   f.metrics->cpu = {{{"member1", "web-a"}, "10m"}};
@@ -627,7 +592,7 @@ TEST_CASE("HpaController: a member whose pods could not be read cannot cause a s
   CHECK_THAT(scaling_active_message(f.cp->federated_hpas->statuses.at("shop/web")), Catch::Contains("member2"));
 
   // Read again, the same load scales down.
-  f.member2->down = false;
+  set_down(*f.member2, false);
   f.metrics->cpu = {{{"member1", "web-a"}, "10m"}, {{"member2", "web-a"}, "10m"}};
   f.pass();
   CHECK(f.cp->scales->updates == std::vector<std::int32_t>{1});
@@ -638,7 +603,7 @@ TEST_CASE("HpaController: a member left out (its Cluster NotReady) has missing p
   f.cp->federated_hpas->objects.push_back(fhpa("web"));
   f.cp->placement->clusters = std::vector<TargetCluster>{{"member1", 1}, {"member2", 1}};
   // member2 is not a member to ask at all: the member source left it out.
-  f.members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{f.member1});
+  f.members->list = aggregator::MemberList{f.member1};
   f.members->left_out = {{"member2", "Cluster NotReady (ClusterNotReachable)"}};
   f.metrics->cpu = {{{"member1", "web-a"}, "10m"}};
   f.pass();
@@ -652,7 +617,7 @@ TEST_CASE("HpaController: a member left out (its Cluster NotReady) has missing p
   CHECK(f.cp->scales->updates.empty());
 
   // Ready again: the same load scales down.
-  f.members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{f.member1, f.member2});
+  f.members->list = aggregator::MemberList{f.member1, f.member2};
   f.members->left_out.clear();
   f.cp->placement->clusters = std::vector<TargetCluster>{{"member1", 1}, {"member2", 1}};
   f.metrics->cpu = {{{"member1", "web-a"}, "10m"}, {{"member2", "web-a"}, "10m"}};
@@ -789,10 +754,10 @@ TEST_CASE("HpaController: a Namespace's Object metric is always the FederatedHPA
       "describedObject":{"apiVersion":"v1","kind":"Namespace","name":"other-team"},
       "metric":{"name":"backlog"},"target":{"type":"Value","value":"10"}}}])")));
   f.pass();
-  REQUIRE(f.metrics->custom_asked.size() == 1);
-  CHECK(f.metrics->custom_asked[0].namespace_name.empty());  // root-scoped
-  CHECK(f.metrics->custom_asked[0].name == "shop");          // never "other-team"
-  CHECK(f.metrics->custom_asked[0].resource.resource == "namespaces");
+  REQUIRE(f.metrics->custom_asked().size() == 1);
+  CHECK(f.metrics->custom_asked()[0].namespace_name.empty());  // root-scoped
+  CHECK(f.metrics->custom_asked()[0].name == "shop");          // never "other-team"
+  CHECK(f.metrics->custom_asked()[0].resource.resource == "namespaces");
 }
 
 TEST_CASE("HpaController: Pods and Object metrics of one name with different selectors are asked apart") {
@@ -810,7 +775,7 @@ TEST_CASE("HpaController: Pods and Object metrics of one name with different sel
         "target":{"type":"AverageValue","averageValue":"1"}}}])")));
   f.pass();
   std::map<std::string, int> asked;  // metric + selector -> queries
-  for (const auto& q : f.metrics->custom_asked) ++asked[q.metric + " " + q.metric_selector.to_string()];
+  for (const auto& q : f.metrics->custom_asked()) ++asked[q.metric + " " + q.metric_selector.to_string()];
   CHECK(asked["rps verb=GET"] == 1);
   CHECK(asked["rps verb=POST"] == 1);  // the same metric twice is asked once
   CHECK(asked["qps verb=GET"] == 2);   // once per member
@@ -1027,7 +992,7 @@ TEST_CASE("HpaController distributed: a FederatedHPA deleted cleans up as the wa
 
   // kubectl delete: the API server marks it; member2 is NotReady by then.
   d.f.cp->federated_hpas->objects.at(0)["metadata"]["deletionTimestamp"] = "2026-08-17T21:33:20Z";
-  d.f.members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{d.f.member1});
+  d.f.members->list = aggregator::MemberList{d.f.member1};
   d.f.members->left_out = {{"member2", "Cluster NotReady (ClusterNotReachable)"}};
   d.f.pass();
   CHECK_FALSE(d.hpas1->stored.count("shop/web"));
@@ -1037,7 +1002,7 @@ TEST_CASE("HpaController distributed: a FederatedHPA deleted cleans up as the wa
 
   // member2 Ready again: the orphan sweep deletes the member HPA it kept.
   REQUIRE(d.hpas2->stored.count("shop/web"));
-  d.f.members->list = std::make_shared<const aggregator::MemberList>(aggregator::MemberList{d.f.member1, d.f.member2});
+  d.f.members->list = aggregator::MemberList{d.f.member1, d.f.member2};
   d.f.members->left_out.clear();
   d.f.pass();
   CHECK_FALSE(d.hpas2->stored.count("shop/web"));

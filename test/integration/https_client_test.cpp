@@ -98,6 +98,12 @@ async::Task<std::optional<k8s::Expected<nlohmann::json>>> json_from(HttpsClient&
   co_return co_await client.get_json(std::move(path), std::chrono::steady_clock::now() + 2s);
 }
 
+// A member call's result, in an optional as json_from's.
+template <class T>
+async::Task<std::optional<T>> optional_of(async::Task<T> task) {
+  co_return co_await std::move(task);
+}
+
 const k8s::Error& expect_error(const HttpResult& r) {
   const auto* e = std::get_if<k8s::Error>(&r);
   if (!e) FAIL("expected an error, got HTTP " << std::get<HttpReply>(r).status);
@@ -251,11 +257,9 @@ TEST_CASE("HttpsClient: every fault of a member maps to its error class", "[inte
   for (const auto& row : rows) {
     CAPTURE(row.member);
     auto member = std::make_shared<RestMemberCluster>(rt, world.members.at(row.member));
-    std::promise<aggregator::MemberResult<std::vector<k8s::PodMetrics>>> p;
-    member->pod_metrics("", {}, {}, std::chrono::steady_clock::now() + 2s, [&p](auto r) { p.set_value(std::move(r)); });
-    auto result = p.get_future().get();
-    const auto* e = std::get_if<k8s::Error>(&result);
-    REQUIRE(e != nullptr);
+    auto result = *run_sync(rt, optional_of(member->pod_metrics("", {}, {}, std::chrono::steady_clock::now() + 2s)));
+    REQUIRE_FALSE(result.ok());
+    const auto* e = &result.error();
     CHECK(e->kind == row.kind);
     CHECK(e->http_status == row.http_status);
     CHECK_FALSE(e->message.empty());
@@ -352,24 +356,27 @@ TEST_CASE("RestMemberCluster: typed calls and capability discovery", "[integrati
   CHECK(std::any_of(caps->custom_metric_resources.begin(), caps->custom_metric_resources.end(),
                     [](const k8s::APIResource& r) { return r.name == "pods/http_requests"; }));
 
-  std::promise<aggregator::MemberResult<std::vector<k8s::PodMetrics>>> pods;
-  healthy->pod_metrics("default", *k8s::LabelSelector::parse("app=web"), {}, std::chrono::steady_clock::now() + 2s,
-                       [&pods](auto r) { pods.set_value(std::move(r)); });
-  auto listed = pods.get_future().get();
-  REQUIRE(std::holds_alternative<std::vector<k8s::PodMetrics>>(listed));
-  CHECK(std::get<0>(listed).size() == 2);  // 4 replicas divided 1:1 over healthy and nocustom
+  auto listed = *run_sync(rt, optional_of(healthy->pod_metrics("default", *k8s::LabelSelector::parse("app=web"), {},
+                                                               std::chrono::steady_clock::now() + 2s)));
+  REQUIRE(listed.ok());
+  CHECK(listed->size() == 2);  // 4 replicas divided 1:1 over healthy and nocustom
 
   aggregator::CustomMetricsQuery query;
   query.resource = {"", "pods"};
   query.namespace_name = "default";
   query.name = "*";
   query.metric = "http_requests";
-  std::promise<aggregator::MemberResult<std::vector<k8s::MetricValue>>> custom;
-  healthy->custom_metrics(query, std::chrono::steady_clock::now() + 2s,
-                          [&custom](auto r) { custom.set_value(std::move(r)); });
-  auto values = custom.get_future().get();
-  REQUIRE(std::holds_alternative<std::vector<k8s::MetricValue>>(values));
-  CHECK(std::get<0>(values).size() == 2);
+  auto values = *run_sync(rt, optional_of(healthy->custom_metrics(query, std::chrono::steady_clock::now() + 2s)));
+  REQUIRE(values.ok());
+  CHECK(values->size() == 2);
+
+  // The probe: any answer is one; a member that refuses connections is not there.
+  auto answering = *run_sync(rt, optional_of(healthy->probe(std::chrono::steady_clock::now() + 2s)));
+  CHECK_FALSE(answering.has_value());
+  auto refusing = std::make_shared<RestMemberCluster>(rt, world.members.at("refusing"));
+  auto refused = *run_sync(rt, optional_of(refusing->probe(std::chrono::steady_clock::now() + 2s)));
+  REQUIRE(refused.has_value());
+  CHECK(refused->kind == aggregator::MemberError::Kind::Refused);
 
   auto nocustom = std::make_shared<RestMemberCluster>(rt, world.members.at("nocustom"));
   std::promise<bool> discovered2;

@@ -10,6 +10,7 @@
 #include "server/api_handler.hpp"
 #include "fedmetrics/telemetry/prometheus_server_metrics.hpp"
 #include "server/run_task.hpp"
+#include "support/fake_metrics_service.hpp"
 
 using namespace fedmetrics;
 using namespace fedmetrics::server;
@@ -17,41 +18,16 @@ using nlohmann::json;
 
 namespace {
 
-// Answers from fixed values and records what it was asked.
-class FakeMetricsService : public aggregator::MetricsService {
- public:
-  aggregator::PodMetricsAnswer pods;
-  aggregator::CustomMetricsAnswer custom;
-  bool served = false;
-  std::vector<aggregator::ResourceMetricsQuery> asked;
-  // Set: pod queries are held here, unanswered, as by members that do not answer.
-  bool hold = false;
-  std::vector<aggregator::AnswerCallback<aggregator::PodMetricsAnswer>> held;
+using fedmetrics::testing::FakeMetricsService;
 
-  void pod_metrics(const aggregator::ResourceMetricsQuery& q,
-                   aggregator::AnswerCallback<aggregator::PodMetricsAnswer> done) override {
-    asked.push_back(q);
-    if (hold) return held.push_back(std::move(done));
-    done(aggregator::share(pods));
-  }
-  void node_metrics(const aggregator::ResourceMetricsQuery&,
-                    aggregator::AnswerCallback<aggregator::NodeMetricsAnswer> done) override {
-    done(aggregator::share(aggregator::NodeMetricsAnswer{std::vector<k8s::NodeMetrics>{}, {}}));
-  }
-  void custom_metrics(const aggregator::CustomMetricsQuery&,
-                      aggregator::AnswerCallback<aggregator::CustomMetricsAnswer> done) override {
-    done(aggregator::share(custom));
-  }
-  void external_metrics(const aggregator::ExternalMetricsQuery&,
-                        aggregator::AnswerCallback<aggregator::ExternalMetricsAnswer> done) override {
-    done(aggregator::share(aggregator::ExternalMetricsAnswer{std::vector<k8s::ExternalMetricValue>{}, {}}));
-  }
-  k8s::APIResourceList custom_metrics_resources(k8s::CustomMetricsVersion version) const override {
-    return {std::string(k8s::group_version(version)), {{"pods/http_requests", "", true, "MetricValueList", {"get"}}}};
-  }
-  k8s::APIResourceList external_metrics_resources() const override { return {"external.metrics.k8s.io/v1beta1", {}}; }
-  bool has_served() const override { return served; }
-};
+// The service as these tests ask it: nothing served yet, one custom metric.
+std::shared_ptr<FakeMetricsService> make_service() {
+  auto service = std::make_shared<FakeMetricsService>();
+  service->served = false;
+  service->custom_resources.resources = {{"pods/http_requests", "", true, "MetricValueList", {"get"}}};
+  service->external_resources.group_version = "external.metrics.k8s.io/v1beta1";
+  return service;
+}
 
 HttpResponse call(const ApiHandler& handler, std::string method, std::string target,
                   std::vector<std::pair<std::string, std::string>> headers = {}) {
@@ -59,7 +35,7 @@ HttpResponse call(const ApiHandler& handler, std::string method, std::string tar
   request.method = std::move(method);
   request.target = std::move(target);
   request.headers = std::move(headers);
-  return testing::run(handler.handle(std::move(request)));
+  return server::testing::run(handler.handle(std::move(request)));
 }
 
 k8s::PodMetrics pod(const char* name) {
@@ -81,7 +57,7 @@ std::vector<std::string> warnings_of(const HttpResponse& r) {
 
 TEST_CASE("ApiHandler: a list answer is a PodMetricsList, partial failures become Warning headers",
           "[server][handler]") {
-  auto service = std::make_shared<FakeMetricsService>();
+  auto service = make_service();
   service->pods = {std::vector<k8s::PodMetrics>{pod("a"), pod("b")},
                    {"member2: Timeout: no answer within 3s", "member3: said \"no\""}};
   ApiHandler handler(service, std::make_shared<telemetry::PrometheusServerMetrics>(), {});
@@ -93,12 +69,12 @@ TEST_CASE("ApiHandler: a list answer is a PodMetricsList, partial failures becom
   CHECK(body["items"].size() == 2);
   CHECK(warnings_of(r) == std::vector<std::string>{"299 - \"member2: Timeout: no answer within 3s\"",
                                                    "299 - \"member3: said \\\"no\\\"\""});
-  REQUIRE(service->asked.size() == 1);
-  CHECK(service->asked[0].label_selector.to_string() == "app=web");
+  REQUIRE(service->pod_queries.size() == 1);
+  CHECK(service->pod_queries[0].label_selector.to_string() == "app=web");
 }
 
 TEST_CASE("ApiHandler: a get by name is the bare object, a Status answer keeps its code", "[server][handler]") {
-  auto service = std::make_shared<FakeMetricsService>();
+  auto service = make_service();
   service->pods = {std::vector<k8s::PodMetrics>{pod("a")}, {}};
   ApiHandler handler(service, nullptr, {});
   auto one = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/a");
@@ -111,7 +87,7 @@ TEST_CASE("ApiHandler: a get by name is the bare object, a Status answer keeps i
 }
 
 TEST_CASE("ApiHandler: custom metrics are written in the version asked", "[server][handler]") {
-  auto service = std::make_shared<FakeMetricsService>();
+  auto service = make_service();
   k8s::MetricValue v;
   v.described_object = {"Pod", "default", "a", "/v1", "", "", ""};
   v.metric_name = "http_requests";
@@ -129,7 +105,7 @@ TEST_CASE("ApiHandler: custom metrics are written in the version asked", "[serve
 }
 
 TEST_CASE("ApiHandler: discovery comes from the service's cache, readiness from its state", "[server][handler]") {
-  auto service = std::make_shared<FakeMetricsService>();
+  auto service = make_service();
   ApiHandler handler(service, nullptr, {});
   auto list = json::parse(call(handler, "GET", "/apis/custom.metrics.k8s.io/v1beta1").body_bytes());
   CHECK(list["groupVersion"] == "custom.metrics.k8s.io/v1beta1");
@@ -173,7 +149,7 @@ TEST_CASE("ApiHandler: without members every metrics query is 503", "[server][ha
 }
 
 TEST_CASE("ApiHandler: request metrics label values come from a closed set, never from the path", "[server][handler]") {
-  auto service = std::make_shared<FakeMetricsService>();
+  auto service = make_service();
   service->custom = {std::vector<k8s::MetricValue>{}, {}};
   auto metrics = std::make_shared<telemetry::PrometheusServerMetrics>();
   ApiHandler handler(service, metrics, {});
@@ -195,7 +171,7 @@ TEST_CASE("ApiHandler: request metrics label values come from a closed set, neve
 }
 
 TEST_CASE("ApiHandler: a selector over the limits is a 400 and the service is never asked", "[server][handler]") {
-  auto service = std::make_shared<FakeMetricsService>();
+  auto service = make_service();
   ApiHandler handler(service, nullptr, {});
   std::string selector;
   for (int i = 0; i <= 1000; ++i) selector += (i ? "%2Ck" : "k") + std::to_string(i) + "%3Dv";
@@ -204,7 +180,7 @@ TEST_CASE("ApiHandler: a selector over the limits is a 400 and the service is ne
   CHECK(json::parse(r.body_bytes())["message"] == "too many requirements in the selector: the limit is 1000");
   auto dots = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/../pods");
   CHECK(dots.status == 400);
-  CHECK(service->asked.empty());
+  CHECK(service->pod_queries.empty());
 }
 
 TEST_CASE("ApiHandler: 405 answers carry Allow, writes to health and metrics endpoints are 405", "[server][handler]") {
@@ -226,7 +202,7 @@ TEST_CASE("ApiHandler: 405 answers carry Allow, writes to health and metrics end
 }
 
 TEST_CASE("ApiHandler: /readyz and /livez list their checks as kube-apiserver does", "[server][handler]") {
-  auto service = std::make_shared<FakeMetricsService>();
+  auto service = make_service();
   ApiHandler handler(service, nullptr, {});
   auto failed = call(handler, "GET", "/readyz");
   CHECK(failed.status == 500);
@@ -268,7 +244,7 @@ k8s::PodMetrics pod_from(const char* name, const char* member) {
 }  // namespace
 
 TEST_CASE("ApiHandler: kubectl get's Accept gets a Table with the member of each row", "[server][handler][table]") {
-  auto service = std::make_shared<FakeMetricsService>();
+  auto service = make_service();
   service->pods = {std::vector<k8s::PodMetrics>{pod_from("a", "member1"), pod_from("b", "member2")},
                    {"member3: Timeout: no answer within 3s"}};
   ApiHandler handler(service, nullptr, {});
@@ -306,14 +282,14 @@ TEST_CASE("ApiHandler: kubectl get's Accept gets a Table with the member of each
     auto none =
         call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/pods?includeObject=None", {{"Accept", kKubectlGetAccept}});
     CHECK(json::parse(none.body_bytes())["rows"][0]["object"].is_null());
-    const auto asked = service->asked.size();
+    const auto asked = service->pod_queries.size();
     auto bad =
         call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/pods?includeObject=All", {{"Accept", kKubectlGetAccept}});
     CHECK(bad.status == 400);
     CHECK(json::parse(bad.body_bytes())["message"] ==
           "Unable to convert to Table as requested: includeObject: Unsupported value: \"All\": supported values: "
           "\"Metadata\", \"None\", \"Object\"");
-    CHECK(service->asked.size() == asked);
+    CHECK(service->pod_queries.size() == asked);
     // Without a Table, includeObject means nothing (kube-apiserver reads it only for Tables).
     CHECK(call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/pods?includeObject=All").status == 200);
   }
@@ -321,7 +297,7 @@ TEST_CASE("ApiHandler: kubectl get's Accept gets a Table with the member of each
 
 TEST_CASE("ApiHandler: an Accept that admits nothing we write is a 406, before any member is asked",
           "[server][handler][table]") {
-  auto service = std::make_shared<FakeMetricsService>();
+  auto service = make_service();
   service->pods = {std::vector<k8s::PodMetrics>{pod("a")}, {}};
   ApiHandler handler(service, std::make_shared<telemetry::PrometheusServerMetrics>(), {});
   auto r = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods",
@@ -331,7 +307,7 @@ TEST_CASE("ApiHandler: an Accept that admits nothing we write is a 406, before a
   CHECK(status["kind"] == "Status");
   CHECK(status["reason"] == "NotAcceptable");
   CHECK(status["message"] == "only the following media types are accepted: application/json");
-  CHECK(service->asked.empty());
+  CHECK(service->pod_queries.empty());
   // kubectl top and the HPA controller prefer protobuf but admit JSON.
   for (const char* accept :
        {"application/vnd.kubernetes.protobuf, */*", "application/vnd.kubernetes.protobuf,application/json"}) {
@@ -353,7 +329,7 @@ TEST_CASE("ApiHandler: an Accept that admits nothing we write is a 406, before a
 TEST_CASE(
     "ApiHandler: cancelled while the aggregator has not answered, a query ends at once, the late answer is dropped",
     "[server][handler]") {
-  auto service = std::make_shared<FakeMetricsService>();
+  auto service = make_service();
   service->hold = true;
   auto metrics = std::make_shared<telemetry::PrometheusServerMetrics>();
   ApiHandler handler(service, metrics, {});
@@ -365,9 +341,9 @@ TEST_CASE(
   HttpRequest request;
   request.method = "GET";
   request.target = "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods";
-  testing::Stepped<HttpResponse> query(handler.handle(std::move(request)));
+  server::testing::Stepped<HttpResponse> query(handler.handle(std::move(request)));
   query.step();  // until the handler waits for the aggregator
-  REQUIRE(service->held.size() == 1);
+  REQUIRE(service->held() == 1);
   CHECK_FALSE(query.ended());
   CHECK(in_flight() == "fedmetrics_apiserver_requests_in_flight 1");
 
@@ -376,7 +352,7 @@ TEST_CASE(
   CHECK(query.ended_by_cancellation());
   CHECK(in_flight() == "fedmetrics_apiserver_requests_in_flight 0");
   // The aggregator answers at last: nothing is resumed, nothing is counted twice.
-  service->held.front()(aggregator::share(service->pods));
+  service->release();
   CHECK(query.step() == 0);
   CHECK(in_flight() == "fedmetrics_apiserver_requests_in_flight 0");
 }

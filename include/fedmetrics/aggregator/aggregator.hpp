@@ -1,13 +1,17 @@
 #pragma once
 // The MetricsService that answers every query by asking the member clusters
 // in parallel and merging their answers (src/aggregator/merge.hpp holds the
-// pure merge rules). A query waits on no timer: each member calls back by the
-// deadline it is given (the client enforces it), so an answer is ready when
-// the last member has called back, never later than the member timeout.
+// pure merge rules). The fan-out is a group of coroutines, one per member,
+// on the executor of the query that started it. It waits on no timer: each
+// member's call ends by the deadline it is given (the client enforces it),
+// so an answer is ready when the last member has answered, never later than
+// the member timeout.
 //
 // Identical queries in flight together share one fan-out (coalescing); an
-// optional result cache answers repeats within cache_ttl. Time comes from the
-// injected clock, so tests drive it.
+// optional result cache answers repeats within cache_ttl. The fan-out is not
+// the child of the query that started it: a waiter that is cancelled leaves
+// at once, and the fan-out goes on to its end for the others, the cache and
+// the breakers. Time comes from the injected clock, so tests drive it.
 //
 // A member whose last `fail_fast_threshold` requests all went unanswered
 // (timed out, or could not connect) is left out of every answer at once,
@@ -31,10 +35,11 @@ namespace fedmetrics::aggregator {
 
 using Clock = std::function<std::chrono::steady_clock::time_point()>;
 using WallClock = std::function<std::chrono::system_clock::time_point()>;
-// Runs `task` once, `delay` from now, on any thread (a timer of the
-// composition root's runtime; a test's fake time). A task may run after the
-// Aggregator is gone: it then does nothing.
-using Scheduler = std::function<void(std::chrono::steady_clock::duration delay, std::function<void()> task)>;
+// Runs the coroutine `task()` once, `delay` from now, on any executor (a
+// timer of the composition root's runtime; a test's fake time). A task may
+// run after the Aggregator is gone: it then does nothing.
+using Scheduler =
+    std::function<void(std::chrono::steady_clock::duration delay, std::function<async::Task<void>()> task)>;
 
 struct AggregatorOptions {
   // Deadline of every member call, from the moment the fan-out starts (--member-timeout).
@@ -44,8 +49,8 @@ struct AggregatorOptions {
   // At most this many answers in the result cache (--cache-max-entries); when
   // full, the oldest (the next to expire) makes room. Zero counts as one.
   std::size_t cache_max_entries = 1024;
-  // Called once per failed member call, on the thread that delivered the
-  // failure, so the composition root can log it. Optional; must be thread-safe.
+  // Called once per failed member call, on the executor of the fan-out, so the composition root can log it. Optional;
+  // must be thread-safe.
   std::function<void(std::string_view member, const MemberError& error)> on_member_error;
   // When a member stops answering (`reason` is the Warning's, after "left
   // out: ") and when it answers again (`reason` empty), once each, so that
@@ -83,10 +88,10 @@ class Aggregator final : public MetricsService {
   Aggregator(const Aggregator&) = delete;
   Aggregator& operator=(const Aggregator&) = delete;
 
-  void pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<PodMetricsAnswer> done) override;
-  void node_metrics(const ResourceMetricsQuery& query, AnswerCallback<NodeMetricsAnswer> done) override;
-  void custom_metrics(const CustomMetricsQuery& query, AnswerCallback<CustomMetricsAnswer> done) override;
-  void external_metrics(const ExternalMetricsQuery& query, AnswerCallback<ExternalMetricsAnswer> done) override;
+  async::Task<SharedAnswer<PodMetricsAnswer>> pod_metrics(ResourceMetricsQuery query) override;
+  async::Task<SharedAnswer<NodeMetricsAnswer>> node_metrics(ResourceMetricsQuery query) override;
+  async::Task<SharedAnswer<CustomMetricsAnswer>> custom_metrics(CustomMetricsQuery query) override;
+  async::Task<SharedAnswer<ExternalMetricsAnswer>> external_metrics(ExternalMetricsQuery query) override;
 
   [[nodiscard]] k8s::APIResourceList custom_metrics_resources(k8s::CustomMetricsVersion version) const override;
   [[nodiscard]] k8s::APIResourceList external_metrics_resources() const override;
@@ -104,8 +109,8 @@ class Aggregator final : public MetricsService {
 
  private:
   struct State;
-  // Shared with the member callbacks in flight, so that destroying the
-  // Aggregator before the last member calls back is safe.
+  // Shared with the fan-outs in flight and the probes, so that destroying
+  // the Aggregator before the last member answered is safe.
   std::shared_ptr<State> state_;
 };
 

@@ -1,22 +1,23 @@
 #pragma once
 // The aggregator's port to one member cluster: a small typed interface, one
-// call per metrics API, each delivering a value or a classified error through
-// a callback called exactly once (from any thread), never later than the
-// deadline it was given. src/clusterclient implements it over HTTPS; the
-// aggregator's tests implement it with fakes.
+// call per metrics API, each a coroutine that ends with a value or a
+// classified error, never later than the deadline it was given. The caller
+// awaits it on its own executor; arguments passed by reference must live
+// until it ends. src/clusterclient implements it over HTTPS; the tests use
+// the one fake in test/support.
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "fedmetrics/aggregator/query.hpp"
 #include "fedmetrics/k8s/discovery.hpp"
+#include "fedmetrics/k8s/expected.hpp"
 #include "fedmetrics/k8s/metrics_types.hpp"
 #include "fedmetrics/k8s/pod.hpp"
 #include "fedmetrics/k8s/status.hpp"
+#include "fedmetrics/transport/task.hpp"
 
 namespace fedmetrics::aggregator {
 
@@ -30,10 +31,7 @@ using MemberError = k8s::Error;
 using k8s::to_string;
 
 template <class T>
-using MemberResult = std::variant<T, MemberError>;
-
-template <class T>
-using MemberCallback = std::function<void(MemberResult<T>)>;
+using MemberResult = k8s::Expected<T>;
 
 // What a member serves, as its discovery documents say (refreshed in the
 // background, never on the request path).
@@ -55,36 +53,30 @@ class MemberCluster {
 
   // metrics.k8s.io pods: `namespace_name` empty = all namespaces. A get by
   // name is a list with a metadata.name field selector (0 or 1 items).
-  virtual void pod_metrics(const std::string& namespace_name, const k8s::LabelSelector& labels,
-                           const k8s::FieldSelector& fields, Deadline deadline,
-                           MemberCallback<std::vector<k8s::PodMetrics>> done) = 0;
-  virtual void node_metrics(const k8s::LabelSelector& labels, const k8s::FieldSelector& fields, Deadline deadline,
-                            MemberCallback<std::vector<k8s::NodeMetrics>> done) = 0;
+  virtual async::Task<MemberResult<std::vector<k8s::PodMetrics>>> pod_metrics(const std::string& namespace_name,
+                                                                              const k8s::LabelSelector& labels,
+                                                                              const k8s::FieldSelector& fields,
+                                                                              Deadline deadline) = 0;
+  virtual async::Task<MemberResult<std::vector<k8s::NodeMetrics>>> node_metrics(const k8s::LabelSelector& labels,
+                                                                                const k8s::FieldSelector& fields,
+                                                                                Deadline deadline) = 0;
   // custom.metrics.k8s.io in the version the member serves, converted to the
   // hub shape; a NotFound answer is an empty list. `query` carries selectors
   // without the reserved cluster key.
-  virtual void custom_metrics(const CustomMetricsQuery& query, Deadline deadline,
-                              MemberCallback<std::vector<k8s::MetricValue>> done) = 0;
-  virtual void external_metrics(const ExternalMetricsQuery& query, Deadline deadline,
-                                MemberCallback<std::vector<k8s::ExternalMetricValue>> done) = 0;
+  virtual async::Task<MemberResult<std::vector<k8s::MetricValue>>> custom_metrics(const CustomMetricsQuery& query,
+                                                                                  Deadline deadline) = 0;
+  virtual async::Task<MemberResult<std::vector<k8s::ExternalMetricValue>>> external_metrics(
+      const ExternalMetricsQuery& query, Deadline deadline) = 0;
   // core/v1 pods in `namespace_name` matching `labels` (the autoscaler's pod
-  // lister). Members that cannot list pods answer with an error.
-  virtual void pods(const std::string& namespace_name, const k8s::LabelSelector& labels, Deadline deadline,
-                    MemberCallback<std::vector<k8s::Pod>> done) {
-    (void)namespace_name, (void)labels, (void)deadline;
-    done(MemberError{MemberError::Kind::Network, "member " + name() + " cannot list pods", 0, std::nullopt});
-  }
+  // lister). A member that cannot list pods answers with an error.
+  virtual async::Task<MemberResult<std::vector<k8s::Pod>>> pods(const std::string& namespace_name,
+                                                                const k8s::LabelSelector& labels,
+                                                                Deadline deadline) = 0;
   // One cheap request whose only purpose is to learn whether the member
   // answers at all (the aggregator probes a member that stopped answering
-  // before it asks it again): nullopt, or the request's error, which says
-  // whether the member answered (an error status is an answer). By default
-  // a node metrics list, which every member of a metrics query serves.
-  virtual void probe(Deadline deadline, std::function<void(std::optional<MemberError>)> done) {
-    node_metrics({}, {}, deadline, [done = std::move(done)](MemberResult<std::vector<k8s::NodeMetrics>> result) {
-      if (auto* error = std::get_if<MemberError>(&result)) return done(std::move(*error));
-      done(std::nullopt);
-    });
-  }
+  // before it asks it again): nothing, or the request's error, which says
+  // whether the member answered (an error status is an answer).
+  virtual async::Task<std::optional<MemberError>> probe(Deadline deadline) = 0;
 };
 
 using MemberList = std::vector<std::shared_ptr<MemberCluster>>;

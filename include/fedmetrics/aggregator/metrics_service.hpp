@@ -15,6 +15,7 @@
 #include "fedmetrics/k8s/discovery.hpp"
 #include "fedmetrics/k8s/metrics_types.hpp"
 #include "fedmetrics/k8s/status.hpp"
+#include "fedmetrics/transport/task.hpp"
 
 namespace fedmetrics::aggregator {
 
@@ -78,8 +79,6 @@ using ExternalMetricsAnswer = Answer<std::vector<k8s::ExternalMetricValue>>;
 // cache hit) gets the same object, not a copy.
 template <class A>
 using SharedAnswer = std::shared_ptr<const A>;
-template <class A>
-using AnswerCallback = std::function<void(SharedAnswer<A>)>;
 
 template <class A>
 SharedAnswer<A> share(A answer) {
@@ -89,11 +88,14 @@ SharedAnswer<A> share(A answer) {
 class MetricsService {
  public:
   virtual ~MetricsService() = default;
-  // Each callback is called exactly once, possibly on another thread.
-  virtual void pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<PodMetricsAnswer> done) = 0;
-  virtual void node_metrics(const ResourceMetricsQuery& query, AnswerCallback<NodeMetricsAnswer> done) = 0;
-  virtual void custom_metrics(const CustomMetricsQuery& query, AnswerCallback<CustomMetricsAnswer> done) = 0;
-  virtual void external_metrics(const ExternalMetricsQuery& query, AnswerCallback<ExternalMetricsAnswer> done) = 0;
+  // Each a coroutine the caller awaits on its own executor, ending with the
+  // answer (never null). Cancelled, it ends at once by the cancellation; the
+  // members it asked are still awaited by the fan-out, for the other queries
+  // that wait on it and for the result cache.
+  virtual async::Task<SharedAnswer<PodMetricsAnswer>> pod_metrics(ResourceMetricsQuery query) = 0;
+  virtual async::Task<SharedAnswer<NodeMetricsAnswer>> node_metrics(ResourceMetricsQuery query) = 0;
+  virtual async::Task<SharedAnswer<CustomMetricsAnswer>> custom_metrics(CustomMetricsQuery query) = 0;
+  virtual async::Task<SharedAnswer<ExternalMetricsAnswer>> external_metrics(ExternalMetricsQuery query) = 0;
 
   // Discovery from the members' cached capabilities; never waits on a member.
   [[nodiscard]] virtual k8s::APIResourceList custom_metrics_resources(k8s::CustomMetricsVersion version) const = 0;

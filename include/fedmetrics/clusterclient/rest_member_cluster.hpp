@@ -1,7 +1,9 @@
 #pragma once
 // One member cluster reached over HTTPS: the aggregator's MemberCluster port
-// implemented with typed calls to the member's metrics APIs, and its
-// capability discovery, refreshed in the background by its owner.
+// implemented with typed calls to the member's metrics APIs (coroutines on
+// the kube client's), and its capability discovery, refreshed in the
+// background by its owner. Its calls build the request before they return:
+// their arguments need not outlive the task.
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -28,19 +30,20 @@ class RestMemberCluster final : public aggregator::MemberCluster {
   const std::string& name() const override { return name_; }
   std::shared_ptr<const aggregator::MemberCapabilities> capabilities() const override { return capabilities_.load(); }
 
-  void pod_metrics(const std::string& namespace_name, const k8s::LabelSelector& labels,
-                   const k8s::FieldSelector& fields, aggregator::Deadline deadline,
-                   aggregator::MemberCallback<std::vector<k8s::PodMetrics>> done) override;
-  void node_metrics(const k8s::LabelSelector& labels, const k8s::FieldSelector& fields, aggregator::Deadline deadline,
-                    aggregator::MemberCallback<std::vector<k8s::NodeMetrics>> done) override;
-  void custom_metrics(const aggregator::CustomMetricsQuery& query, aggregator::Deadline deadline,
-                      aggregator::MemberCallback<std::vector<k8s::MetricValue>> done) override;
-  void external_metrics(const aggregator::ExternalMetricsQuery& query, aggregator::Deadline deadline,
-                        aggregator::MemberCallback<std::vector<k8s::ExternalMetricValue>> done) override;
-  void pods(const std::string& namespace_name, const k8s::LabelSelector& labels, aggregator::Deadline deadline,
-            aggregator::MemberCallback<std::vector<k8s::Pod>> done) override;
+  async::Task<aggregator::MemberResult<std::vector<k8s::PodMetrics>>> pod_metrics(
+      const std::string& namespace_name, const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
+      aggregator::Deadline deadline) override;
+  async::Task<aggregator::MemberResult<std::vector<k8s::NodeMetrics>>> node_metrics(
+      const k8s::LabelSelector& labels, const k8s::FieldSelector& fields, aggregator::Deadline deadline) override;
+  async::Task<aggregator::MemberResult<std::vector<k8s::MetricValue>>> custom_metrics(
+      const aggregator::CustomMetricsQuery& query, aggregator::Deadline deadline) override;
+  async::Task<aggregator::MemberResult<std::vector<k8s::ExternalMetricValue>>> external_metrics(
+      const aggregator::ExternalMetricsQuery& query, aggregator::Deadline deadline) override;
+  async::Task<aggregator::MemberResult<std::vector<k8s::Pod>>> pods(const std::string& namespace_name,
+                                                                    const k8s::LabelSelector& labels,
+                                                                    aggregator::Deadline deadline) override;
   // GET /readyz: any answer, whatever its status, is an answer.
-  void probe(aggregator::Deadline deadline, std::function<void(std::optional<aggregator::MemberError>)> done) override;
+  async::Task<std::optional<aggregator::MemberError>> probe(aggregator::Deadline deadline) override;
 
   // Re-reads the member's discovery documents; `done(true)` once the
   // capabilities are replaced, `done(false)` when the member could not be read

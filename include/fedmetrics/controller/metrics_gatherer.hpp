@@ -9,7 +9,6 @@
 // two pods. A member that fails leaves its pods or values missing; the
 // calculation treats them as upstream treats missing pods.
 #include <chrono>
-#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -21,6 +20,7 @@
 #include "fedmetrics/autoscaler/member_placement.hpp"
 #include "fedmetrics/autoscaler/pod_state.hpp"
 #include "fedmetrics/controller/placement_reader.hpp"
+#include "fedmetrics/transport/task.hpp"
 
 namespace fedmetrics::controller {
 
@@ -51,9 +51,10 @@ autoscaler::MemberPlacement member_placement(const std::optional<std::vector<Tar
 void add_members_not_asked(PodListing& listing, const aggregator::MemberSnapshot& members,
                            const std::optional<std::set<std::string>>& hosts);
 
-// Lists the pods matching `selector` in `namespace_name` in every member, in parallel.
-void list_pods(const aggregator::MemberList& members, const std::string& namespace_name,
-               const k8s::LabelSelector& selector, aggregator::Deadline deadline, std::function<void(PodListing)> done);
+// Lists the pods matching `selector` in `namespace_name` in every member, in
+// parallel on the caller's executor. The arguments must live until it ends.
+async::Task<PodListing> list_pods(const aggregator::MemberList& members, const std::string& namespace_name,
+                                  const k8s::LabelSelector& selector, aggregator::Deadline deadline);
 
 // What gather_metrics fetched, and how long each metric of the spec waited
 // for its values (the metrics are asked in parallel; two entries asked as
@@ -65,10 +66,12 @@ struct GatheredMetrics {
 
 // Fetches every metric `spec` needs; `pods` tells which members run the
 // target's pods. With `hosts` (the members its ResourceBinding names) the
-// resource metrics are asked of those members only.
-void gather_metrics(aggregator::MetricsService& service, const autoscaler::FederatedHPASpec& spec,
-                    const std::string& namespace_name, const k8s::LabelSelector& selector,
-                    const std::vector<autoscaler::Pod>& pods, const std::optional<std::set<std::string>>& hosts,
-                    std::function<void(GatheredMetrics)> done);
+// resource metrics are asked of those members only. The queries run in
+// parallel on the caller's executor; the arguments but `spec` must live
+// until it ends.
+async::Task<GatheredMetrics> gather_metrics(aggregator::MetricsService& service, autoscaler::FederatedHPASpec spec,
+                                            const std::string& namespace_name, const k8s::LabelSelector& selector,
+                                            const std::vector<autoscaler::Pod>& pods,
+                                            const std::optional<std::set<std::string>>& hosts);
 
 }  // namespace fedmetrics::controller

@@ -8,9 +8,12 @@
 //   stopped it.
 // - TaskGroup: children of a coroutine (the syncs of one pass, the writes of
 //   one leadership term) that are cancelled together and waited for.
-// - await_callback: the ports still in callback form (MetricsService,
-//   MemberCluster, HttpsClient) are awaited through this adapter, resuming
-//   on the coroutine's strand.
+// - when_all: children of a coroutine that run at once on its executor and
+//   are all waited for (the aggregator's fan-out to the members).
+// - OneShot: a value set once and awaited by any number of coroutines on
+//   any strands (the answer of a fan-out several queries wait for).
+// - await_callback: the ports still in callback form are awaited through
+//   this adapter, resuming on the coroutine's strand.
 //
 // Cancellation is Asio's: a terminal cancellation makes the coroutine's
 // next co_await throw boost::system::system_error(operation_aborted), so a
@@ -31,14 +34,17 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/append.hpp>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/error.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -230,6 +236,78 @@ class Job {
 
  private:
   struct State;
+  std::shared_ptr<State> state_;
+};
+
+// Runs every task at once as a child of the calling coroutine, on its
+// executor (a strand: the children take turns), and returns once each one
+// has ended, in any order. Cancelling the caller cancels the children, and
+// still waits for them. The first exception a child threw is rethrown then.
+Task<void> when_all(std::vector<Task<void>> tasks);
+
+// A value set once and awaited by any number of coroutines, each resuming
+// on its own executor, whichever thread sets it. Copies share the value.
+// A waiter cancelled before the value comes throws the cancellation at once
+// (its place stays until set(), which then skips it). T is copied to each
+// waiter: a shared pointer, typically.
+template <class T>
+class OneShot {
+ public:
+  OneShot() : state_(std::make_shared<State>()) {}
+  // Sets the value and resumes every waiter; a second call is ignored.
+  void set(T value) const {
+    std::vector<std::shared_ptr<Waiter>> waiting;
+    {
+      std::lock_guard lock(state_->mutex);
+      if (state_->value) return;
+      state_->value.emplace(std::move(value));
+      waiting.swap(state_->waiting);
+    }
+    for (auto& waiter : waiting) waiter->resume({}, *state_->value);
+  }
+  // The value, at once when it is set already.
+  Task<T> wait() const {
+    return asio::async_initiate<const asio::use_awaitable_t<>&, void(boost::system::error_code, T)>(
+        [state = state_](auto handler) {
+          auto slot = asio::get_associated_cancellation_slot(handler);
+          std::unique_lock lock(state->mutex);
+          if (state->value) {
+            T value = *state->value;
+            lock.unlock();
+            asio::post(asio::append(std::move(handler), boost::system::error_code(), std::move(value)));
+            return;
+          }
+          auto waiter = std::make_shared<WaiterOf<decltype(handler)>>(std::move(handler));
+          if (slot.is_connected())
+            slot.assign([waiter](asio::cancellation_type) { waiter->resume(asio::error::operation_aborted, T()); });
+          state->waiting.push_back(std::move(waiter));
+        },
+        asio::use_awaitable);
+  }
+
+ private:
+  struct Waiter {
+    virtual ~Waiter() = default;
+    // The first call resumes the coroutine (posted to its executor), any later one is ignored.
+    void resume(boost::system::error_code error, const T& value) {
+      if (!resumed.exchange(true)) post(error, value);
+    }
+    virtual void post(boost::system::error_code error, const T& value) = 0;
+    std::atomic<bool> resumed{false};
+  };
+  template <class Handler>
+  struct WaiterOf final : Waiter {
+    explicit WaiterOf(Handler h) : handler(std::move(h)) {}
+    void post(boost::system::error_code error, const T& value) override {
+      asio::post(asio::append(std::move(handler), error, value));
+    }
+    Handler handler;
+  };
+  struct State {
+    std::mutex mutex;
+    std::optional<T> value;                        // guarded by mutex; never changes once set
+    std::vector<std::shared_ptr<Waiter>> waiting;  // guarded by mutex
+  };
   std::shared_ptr<State> state_;
 };
 
