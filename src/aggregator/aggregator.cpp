@@ -323,6 +323,24 @@ void Aggregator::pod_metrics(const ResourceMetricsQuery& query, AnswerCallback<P
   // member's callback and the merge, never copied per member: a selector may
   // be up to kMaxSelectorBytes and a parse of it about 100 times that.
   const auto shared = std::make_shared<const ResourceMetricsQuery>(std::move(q));
+  if (shared->encode_list && shared->name.empty()) {
+    // A list the API server writes as JSON: each member's text becomes
+    // encoded items, merged without PodMetrics values (merge_encoded_pod_metrics).
+    using Encoded = k8s::EncodedItems;
+    state_->fan_out<Encoded, PodMetricsAnswer>(
+        key, members, plan.members,
+        [fwd = std::move(plan.forwarded), shared](MemberCluster& m, Deadline deadline, MemberCallback<Encoded> cb) {
+          m.pod_metrics_items(fwd.namespace_name, fwd.label_selector, fwd.field_selector,
+                              item_preparation(m.name(), shared), deadline, std::move(cb));
+        },
+        [shared, unasked = std::move(plan.unasked),
+         notes = std::move(plan.warnings)](std::vector<MemberAnswer<Encoded>> answers) {
+          add_unasked(answers, unasked);
+          auto missing = missing_members(answers);
+          return with_notes(merge_encoded_pod_metrics(std::move(answers), *shared), notes, std::move(missing));
+        });
+    return;
+  }
   state_->fan_out<R, PodMetricsAnswer>(
       key, members, plan.members,
       [fwd = std::move(plan.forwarded), shared](MemberCluster& m, Deadline deadline, MemberCallback<R> cb) {

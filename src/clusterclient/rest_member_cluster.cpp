@@ -67,19 +67,45 @@ RestMemberCluster::RestMemberCluster(kube::ClientRuntime& runtime, kube::Cluster
     : name_(endpoint.name),
       client_(std::make_shared<kube::HttpsClient>(runtime, std::move(endpoint), std::move(options))) {}
 
+namespace {
+std::string pod_metrics_target(const std::string& namespace_name, const k8s::LabelSelector& labels,
+                               const k8s::FieldSelector& fields) {
+  return metrics_api("pods", namespace_name)
+      .with("labelSelector", labels.to_string())
+      .with("fieldSelector", fields.to_string())
+      .target();
+}
+}  // namespace
+
 void RestMemberCluster::pod_metrics(const std::string& namespace_name, const k8s::LabelSelector& labels,
                                     const k8s::FieldSelector& fields, Deadline deadline,
                                     MemberCallback<std::vector<k8s::PodMetrics>> done) {
-  const auto path = metrics_api("pods", namespace_name)
-                        .with("labelSelector", labels.to_string())
-                        .with("fieldSelector", fields.to_string());
-  client_->get(path.target(), deadline, [done = std::move(done)](kube::HttpResult r) {
-    // The common shape without a document tree; anything else through the tree decoder.
-    if (auto* reply = std::get_if<kube::HttpReply>(&r); reply && reply->status == 200) {
-      if (auto items = k8s::try_decode_pod_metrics_list(reply->body)) return done(std::move(*items));
-    }
-    done(decode_reply<std::vector<k8s::PodMetrics>>(std::move(r), k8s::pod_metrics_list_from_json, false));
-  });
+  client_->get(pod_metrics_target(namespace_name, labels, fields), deadline,
+               [done = std::move(done)](kube::HttpResult r) {
+                 // The common shape without a document tree; anything else through the tree decoder.
+                 if (auto* reply = std::get_if<kube::HttpReply>(&r); reply && reply->status == 200) {
+                   if (auto items = k8s::try_decode_pod_metrics_list(reply->body)) return done(std::move(*items));
+                 }
+                 done(decode_reply<std::vector<k8s::PodMetrics>>(std::move(r), k8s::pod_metrics_list_from_json, false));
+               });
+}
+
+void RestMemberCluster::pod_metrics_items(const std::string& namespace_name, const k8s::LabelSelector& labels,
+                                          const k8s::FieldSelector& fields,
+                                          std::shared_ptr<const k8s::ItemPreparation> preparation, Deadline deadline,
+                                          MemberCallback<k8s::EncodedItems> done) {
+  client_->get(
+      pod_metrics_target(namespace_name, labels, fields), deadline,
+      [preparation = std::move(preparation), done = std::move(done)](kube::HttpResult r) {
+        // The common shape in one pass, without PodMetrics values (and without the body once done).
+        if (auto* reply = std::get_if<kube::HttpReply>(&r); reply && reply->status == 200) {
+          if (auto items = k8s::transcode_pod_metrics_list(reply->body, *preparation)) return done(std::move(*items));
+        }
+        // Anything else as pod_metrics reads it, with the same errors.
+        auto decoded = decode_reply<std::vector<k8s::PodMetrics>>(std::move(r), k8s::pod_metrics_list_from_json, false);
+        if (auto* error = std::get_if<MemberError>(&decoded)) return done(std::move(*error));
+        done(k8s::encode_pod_metrics_items(std::get<std::vector<k8s::PodMetrics>>(std::move(decoded)), *preparation));
+      });
 }
 
 void RestMemberCluster::pods(const std::string& namespace_name, const k8s::LabelSelector& labels, Deadline deadline,

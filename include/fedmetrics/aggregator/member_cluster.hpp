@@ -14,6 +14,7 @@
 
 #include "fedmetrics/aggregator/query.hpp"
 #include "fedmetrics/k8s/discovery.hpp"
+#include "fedmetrics/k8s/metrics_list_items.hpp"
 #include "fedmetrics/k8s/metrics_types.hpp"
 #include "fedmetrics/k8s/pod.hpp"
 #include "fedmetrics/k8s/status.hpp"
@@ -60,6 +61,22 @@ class MemberCluster {
                            MemberCallback<std::vector<k8s::PodMetrics>> done) = 0;
   virtual void node_metrics(const k8s::LabelSelector& labels, const k8s::FieldSelector& fields, Deadline deadline,
                             MemberCallback<std::vector<k8s::NodeMetrics>> done) = 0;
+  // The same pods as pod_metrics, for a merged JSON list: the items
+  // `preparation` keeps, annotated and encoded (k8s::EncodedItems). By
+  // default made from pod_metrics' values; the REST member turns the
+  // member's text into them without making those values.
+  virtual void pod_metrics_items(const std::string& namespace_name, const k8s::LabelSelector& labels,
+                                 const k8s::FieldSelector& fields,
+                                 std::shared_ptr<const k8s::ItemPreparation> preparation, Deadline deadline,
+                                 MemberCallback<k8s::EncodedItems> done) {
+    pod_metrics(
+        namespace_name, labels, fields, deadline,
+        [preparation = std::move(preparation),
+         done = std::move(done)](MemberResult<std::vector<k8s::PodMetrics>> result) {
+          if (auto* error = std::get_if<MemberError>(&result)) return done(std::move(*error));
+          done(k8s::encode_pod_metrics_items(std::get<std::vector<k8s::PodMetrics>>(std::move(result)), *preparation));
+        });
+  }
   // custom.metrics.k8s.io in the version the member serves, converted to the
   // hub shape; a NotFound answer is an empty list. `query` carries selectors
   // without the reserved cluster key.

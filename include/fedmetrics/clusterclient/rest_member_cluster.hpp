@@ -31,6 +31,10 @@ class RestMemberCluster final : public aggregator::MemberCluster {
   void pod_metrics(const std::string& namespace_name, const k8s::LabelSelector& labels,
                    const k8s::FieldSelector& fields, aggregator::Deadline deadline,
                    aggregator::MemberCallback<std::vector<k8s::PodMetrics>> done) override;
+  // The member's text straight to encoded items (k8s::transcode_pod_metrics_list).
+  void pod_metrics_items(const std::string& namespace_name, const k8s::LabelSelector& labels,
+                         const k8s::FieldSelector& fields, std::shared_ptr<const k8s::ItemPreparation> preparation,
+                         aggregator::Deadline deadline, aggregator::MemberCallback<k8s::EncodedItems> done) override;
   void node_metrics(const k8s::LabelSelector& labels, const k8s::FieldSelector& fields, aggregator::Deadline deadline,
                     aggregator::MemberCallback<std::vector<k8s::NodeMetrics>> done) override;
   void custom_metrics(const aggregator::CustomMetricsQuery& query, aggregator::Deadline deadline,
