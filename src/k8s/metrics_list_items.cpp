@@ -107,9 +107,11 @@ std::optional<std::string> canonical_quantity(const std::string& text) {
 // reused buffer (`text_`) until its end, then written in the encoder's order.
 class EncodingSink {
  public:
-  EncodingSink(EncodedItems& out, const ItemPreparation& preparation)
+  // `plain`: every string comes from the subset reader, so none needs escaping.
+  EncodingSink(EncodedItems& out, const ItemPreparation& preparation, bool plain)
       : out_(out),
         preparation_(preparation),
+        plain_(plain),
         created_(canonical_time),
         times_(canonical_time),
         durations_(canonical_duration),
@@ -205,6 +207,10 @@ class EncodingSink {
     entries.erase(out, entries.end());
   }
 
+  // A string the member sent: escaped unless the subset reader read it.
+  void member_key(JsonWriter& w, std::string_view text) const { plain_ ? w.plain_key(text) : w.key(text); }
+  void member_string(JsonWriter& w, std::string_view text) const { plain_ ? w.plain_string(text) : w.string(text); }
+
   // write_pod's order (metrics_encode.cpp), as a list item.
   void write_item(std::string_view ns, std::string_view name) {
     // The annotation replaces a member's own of the same key.
@@ -217,27 +223,27 @@ class EncodingSink {
     const std::size_t begin = bytes.size();
     JsonWriter w(bytes);
     w.begin_object();
-    w.key("containers");
+    w.plain_key("containers");
     w.begin_array();
     for (std::size_t i = 0; i < containers_; ++i) {
       Container& c = container_list_[i];
       sort_map(c.usage);
       w.begin_object();
-      w.key("name");
-      w.string(view(c.name));
-      w.key("usage");
+      w.plain_key("name");
+      member_string(w, view(c.name));
+      w.plain_key("usage");
       w.begin_object();
       for (const Usage& q : c.usage) {
-        w.key(view(q.key));
-        w.string(view(q.value));
+        member_key(w, view(q.key));
+        w.plain_string(view(q.value));
       }
       w.end_object();
       w.end_object();
     }
     w.end_array();
-    w.key("metadata");
+    w.plain_key("metadata");
     w.begin_object();
-    w.key("annotations");
+    w.plain_key("annotations");
     w.begin_object();
     bool ours_written = false;
     for (const Pair& a : annotations_) {
@@ -246,37 +252,37 @@ class EncodingSink {
         w.string(preparation_.annotation_value);
         ours_written = true;
       }
-      w.key(view(a.key));
-      w.string(view(a.value));
+      member_key(w, view(a.key));
+      member_string(w, view(a.value));
     }
     if (!ours_written) {
       w.key(preparation_.annotation_key);
       w.string(preparation_.annotation_value);
     }
     w.end_object();
-    w.key("creationTimestamp");
-    if (creation_timestamp_) w.string(view(*creation_timestamp_));
+    w.plain_key("creationTimestamp");
+    if (creation_timestamp_) w.plain_string(view(*creation_timestamp_));
     else w.null();
     if (!labels_.empty()) {
-      w.key("labels");
+      w.plain_key("labels");
       w.begin_object();
       for (const Pair& l : labels_) {
-        w.key(view(l.key));
-        w.string(view(l.value));
+        member_key(w, view(l.key));
+        member_string(w, view(l.value));
       }
       w.end_object();
     }
-    w.key("name");
-    w.string(name);
+    w.plain_key("name");
+    member_string(w, name);
     if (!ns.empty()) {
-      w.key("namespace");
-      w.string(ns);
+      w.plain_key("namespace");
+      member_string(w, ns);
     }
     w.end_object();
-    w.key("timestamp");
-    w.string(timestamp_ ? view(*timestamp_) : std::string_view(zero_time()));
-    w.key("window");
-    w.string(window_ ? view(*window_) : std::string_view(zero_duration()));
+    w.plain_key("timestamp");
+    w.plain_string(timestamp_ ? view(*timestamp_) : std::string_view(zero_time()));
+    w.plain_key("window");
+    w.plain_string(window_ ? view(*window_) : std::string_view(zero_duration()));
     w.end_object();
     close_item(out_, begin, ns, name);
   }
@@ -293,6 +299,7 @@ class EncodingSink {
 
   EncodedItems& out_;
   const ItemPreparation& preparation_;
+  const bool plain_;
   using Canonical = std::optional<std::string> (*)(const std::string&);
   LastCanonical<Canonical> created_, times_, durations_, quantities_;
 
@@ -325,13 +332,13 @@ std::optional<EncodedItems> transcode_pod_metrics_list(std::string_view body, co
   {
     EncodedItems out;
     out.bytes.reserve(body.size() + body.size() / 4);  // the annotation makes items longer
-    EncodingSink sink(out, preparation);
+    EncodingSink sink(out, preparation, /*plain=*/true);
     detail::PodMetricsListSax sax(sink);
     if (detail::read_json_subset(body, sax) && sax.complete()) return out;
   }
   // Outside the subset (an escape, a number): nlohmann's parser reads it, as the decoder does.
   EncodedItems out;
-  EncodingSink sink(out, preparation);
+  EncodingSink sink(out, preparation, /*plain=*/false);
   detail::PodMetricsListSax sax(sink);
   const bool parsed =
       nlohmann::json::sax_parse(body.begin(), body.end(), &sax, nlohmann::json::input_format_t::json, /*strict=*/true);
