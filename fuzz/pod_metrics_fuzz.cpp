@@ -3,11 +3,14 @@
 // (parse_document + pod_metrics_list_from_json) otherwise. Differential: where
 // the fast decoder reads a body, the document decoder reads the same items.
 // Round trip: what was read, encoded as the server encodes it, reads back equal
-// (times at whole seconds, wire_time.hpp).
+// (times at whole seconds, wire_time.hpp). The transcoder (the text straight
+// to encoded list items) reads exactly what the fast decoder reads, and
+// writes what encoding its items writes.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "fedmetrics/k8s/metrics_list_items.hpp"
 #include "fedmetrics/k8s/metrics_types.hpp"
 #include "fuzz_check.hpp"
 #include "wire_time.hpp"
@@ -17,6 +20,13 @@ using namespace fedmetrics::k8s;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto body = fedmetrics::fuzz::as_text(data, size);
   const auto fast = try_decode_pod_metrics_list(body);
+  const ItemPreparation preparation{"resource.karmada.io/query-from-cluster", "member1", {}};
+  const auto transcoded = transcode_pod_metrics_list(body, preparation);
+  FUZZ_CHECK(transcoded.has_value() == fast.has_value(), "the transcoder and the fast decoder disagree on a body");
+  if (fast) {
+    FUZZ_CHECK(transcoded->bytes == encode_pod_metrics_items(*fast, preparation).bytes,
+               "the transcoder writes other bytes than encoding the decoded items");
+  }
   auto document = parse_document(body);
   if (!document) {
     FUZZ_CHECK(!fast, "the fast decoder reads a body that is not JSON");

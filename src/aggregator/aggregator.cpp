@@ -368,6 +368,17 @@ async::Task<MemberResult<PreparedItems<k8s::PodMetrics>>> prepared_pods(MemberCl
   co_return prepare_pod_metrics(member.name(), std::move(*result), query);
 }
 
+// A member's pods for a list written as JSON, as encoded items
+// (MemberCluster::pod_metrics_items). `query` lives in the fan-out's frame
+// until every member has answered (gather awaits them all), so the
+// preparation only points at it.
+async::Task<MemberResult<k8s::EncodedItems>> encoded_pods(MemberCluster& member, const ResourceMetricsQuery& forwarded,
+                                                          const ResourceMetricsQuery& query, Deadline deadline) {
+  std::shared_ptr<const ResourceMetricsQuery> unowned(std::shared_ptr<const void>(), &query);
+  return member.pod_metrics_items(forwarded.namespace_name, forwarded.label_selector, forwarded.field_selector,
+                                  item_preparation(member.name(), std::move(unowned)), deadline);
+}
+
 async::Task<MemberResult<PreparedItems<k8s::NodeMetrics>>> prepared_nodes(MemberCluster& member,
                                                                           const ResourceMetricsQuery& forwarded,
                                                                           const ResourceMetricsQuery& query,
@@ -403,6 +414,13 @@ Aggregator::~Aggregator() = default;
 async::Task<SharedAnswer<PodMetricsAnswer>> Aggregator::pod_metrics(ResourceMetricsQuery query) {
   query.kind = ResourceMetricsQuery::Kind::Pods;
   std::string key = query_key(query);
+  if (query.encode_list && query.name.empty()) {
+    // A list the API server writes as JSON: each member's text becomes
+    // encoded items, merged without PodMetrics values (merge_encoded_pod_metrics).
+    auto fan_out = state_->fan_out<k8s::EncodedItems, PodMetricsAnswer>(std::move(query), plan_resource_metrics,
+                                                                          encoded_pods, merge_encoded_pod_metrics);
+    return State::answer<PodMetricsAnswer>(state_, std::move(key), std::move(fan_out));
+  }
   auto fan_out = state_->fan_out<PreparedItems<k8s::PodMetrics>, PodMetricsAnswer>(
       std::move(query), plan_resource_metrics, prepared_pods, merge_prepared_pod_metrics);
   return State::answer<PodMetricsAnswer>(state_, std::move(key), std::move(fan_out));

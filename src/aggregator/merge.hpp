@@ -171,6 +171,18 @@ struct PreparedItems {
 [[nodiscard]] NodeMetricsAnswer merge_prepared_node_metrics(
     std::vector<MemberAnswer<PreparedItems<k8s::NodeMetrics>>> answers, const ResourceMetricsQuery& query);
 
+// The pods list as the API server writes it, in one pass per member and
+// without PodMetrics values: each member's answer is turned into encoded
+// items as it arrives (MemberCluster::pod_metrics_items, kept and annotated
+// by item_preparation as prepare_pod_metrics does), and the merge orders
+// those items as merge_pod_metrics orders pods (each member's sorted, then
+// the members' runs merged), into Answer::json_list. The bytes are
+// merge_pod_metrics' list JSON for the same member answers. A list query only.
+[[nodiscard]] std::shared_ptr<const k8s::ItemPreparation> item_preparation(
+    std::string_view cluster, std::shared_ptr<const ResourceMetricsQuery> query);
+[[nodiscard]] PodMetricsAnswer merge_encoded_pod_metrics(std::vector<MemberAnswer<k8s::EncodedItems>> answers,
+                                                         const ResourceMetricsQuery& query);
+
 // Pods (`pods/*` metrics, or any item describing a Pod): items stay per pod
 // and per member, never summed. Other described objects present in several
 // members are summed into one item keyed by (kind, namespace, name), with the

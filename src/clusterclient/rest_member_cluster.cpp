@@ -103,13 +103,45 @@ RestMemberCluster::RestMemberCluster(kube::ClientRuntime& runtime, kube::Cluster
     : name_(endpoint.name),
       client_(std::make_shared<kube::HttpsClient>(runtime, std::move(endpoint), std::move(options))) {}
 
+namespace {
+std::string pod_metrics_target(const std::string& namespace_name, const k8s::LabelSelector& labels,
+                               const k8s::FieldSelector& fields) {
+  return metrics_api("pods", namespace_name)
+      .with("labelSelector", labels.to_string())
+      .with("fieldSelector", fields.to_string())
+      .target();
+}
+
+// The member's pods as encoded items in one pass over its text, without
+// PodMetrics values (and without the body once done); anything else as
+// pod_metrics reads it, with the same errors.
+async::Task<aggregator::MemberResult<k8s::EncodedItems>> get_pod_metrics_items(
+    std::shared_ptr<kube::HttpsClient> client, std::string path, Deadline deadline,
+    std::shared_ptr<const k8s::ItemPreparation> preparation) {
+  kube::OutgoingRequest get;
+  get.target = std::move(path);
+  auto asking = client->request(std::move(get), deadline);
+  auto reply = co_await std::move(asking);
+  if (auto* ok = std::get_if<kube::HttpReply>(&reply); ok && ok->status == 200) {
+    if (auto items = k8s::transcode_pod_metrics_list(ok->body, *preparation)) co_return std::move(*items);
+  }
+  auto decoded = decode_reply<std::vector<k8s::PodMetrics>>(std::move(reply), k8s::pod_metrics_list_from_json, false);
+  if (!decoded.ok()) co_return decoded.error();
+  co_return k8s::encode_pod_metrics_items(std::move(*decoded), *preparation);
+}
+}  // namespace
+
 async::Task<aggregator::MemberResult<std::vector<k8s::PodMetrics>>> RestMemberCluster::pod_metrics(
     const std::string& namespace_name, const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
     Deadline deadline) {
-  const auto path = metrics_api("pods", namespace_name)
-                        .with("labelSelector", labels.to_string())
-                        .with("fieldSelector", fields.to_string());
-  return get_pod_metrics(client_, path.target(), deadline);
+  return get_pod_metrics(client_, pod_metrics_target(namespace_name, labels, fields), deadline);
+}
+
+async::Task<aggregator::MemberResult<k8s::EncodedItems>> RestMemberCluster::pod_metrics_items(
+    const std::string& namespace_name, const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
+    std::shared_ptr<const k8s::ItemPreparation> preparation, Deadline deadline) {
+  return get_pod_metrics_items(client_, pod_metrics_target(namespace_name, labels, fields), deadline,
+                               std::move(preparation));
 }
 
 async::Task<aggregator::MemberResult<std::vector<k8s::Pod>>> RestMemberCluster::pods(const std::string& namespace_name,

@@ -31,6 +31,22 @@ class JsonWriter {
     separate();
     out_.append("null");
   }
+  // Text that escaping leaves as it is (printable ASCII without '"' or '\\',
+  // as the subset reader of json_subset.hpp reads and our formatters write),
+  // written without looking at each character again.
+  void plain_key(std::string_view name) {
+    separate();
+    out_.push_back('"');
+    out_.append(name);
+    out_.append("\":");
+    after_key_ = true;
+  }
+  void plain_string(std::string_view value) {
+    separate();
+    out_.push_back('"');
+    out_.append(value);
+    out_.push_back('"');
+  }
   // Text that is already a JSON value: a number written by the caller, or a
   // whole item encoded earlier (assemble_*_list).
   void raw(std::string_view json) {

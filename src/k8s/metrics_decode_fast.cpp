@@ -1,13 +1,10 @@
 // The member answer on the hot path, PodMetricsList, decoded straight from
 // the text: no document tree, one pass, by read_json_subset below when the
-// text is in the subset metrics-server writes, else by nlohmann's SAX parser. It takes
-// only the shape metrics-server writes (strings where strings belong, nulls
-// only where a value may be absent, no repeated keys) and gives up on anything else, so that the tree
-// decoder (pod_metrics_list_from_json) produces the precise error or reads
-// the unusual-but-valid document; both give the same values
+// text is in the subset metrics-server writes, else by nlohmann's SAX parser
+// (detail::PodMetricsListSax, in pod_metrics_sax.hpp, says which shape it
+// takes). Anything else is left to the tree decoder
+// (pod_metrics_list_from_json); both give the same values
 // (test/k8s/metrics_decode_fast_test.cpp).
-#include <cctype>
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,229 +13,49 @@
 
 #include "fedmetrics/k8s/metrics_types.hpp"
 #include "k8s/json_subset.hpp"
+#include "k8s/pod_metrics_sax.hpp"
 
 namespace fedmetrics::k8s {
 namespace {
 
-using json = nlohmann::json;
-
-class PodMetricsListSax {
+// The reader's events into PodMetrics values.
+class PodMetricsSink {
  public:
-  explicit PodMetricsListSax(std::vector<PodMetrics>& out) : out_(out) {}
-
-  // Non-string scalars are dropped under keys we do not read; anywhere else
-  // they are not the common shape: stop, the caller falls back.
-  // A null reads as absent, as in the tree decoder (Go's zero value), except
-  // where a value is required.
-  bool null() {
-    if (skipping()) return true;
-    switch (take_field()) {
-      case Field::None:
-      case Field::ItemsElement:
-      case Field::ContainersElement:
-      case Field::Metadata:
-      case Field::LabelValue:
-      case Field::AnnotationValue:
-      case Field::UsageValue: return give_up();
-      default: return true;
-    }
+  explicit PodMetricsSink(std::vector<PodMetrics>& out) : out_(out) {}
+  void begin_item() { out_.emplace_back(); }
+  bool end_item() { return true; }
+  void name(std::string& value) { pod().metadata.name = std::move(value); }
+  void namespace_name(std::string& value) { pod().metadata.namespace_name = std::move(value); }
+  void label(std::string& key, std::string& value) { pod().metadata.labels[std::move(key)] = std::move(value); }
+  void annotation(std::string& key, std::string& value) {
+    pod().metadata.annotations[std::move(key)] = std::move(value);
   }
-  bool boolean(bool) { return other_scalar(); }
-  bool number_integer(json::number_integer_t) { return other_scalar(); }
-  bool number_unsigned(json::number_unsigned_t) { return other_scalar(); }
-  bool number_float(json::number_float_t, const json::string_t&) { return other_scalar(); }
-  bool binary(json::binary_t&) { return give_up(); }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return give_up(); }
-
-  bool string(json::string_t& value) {
-    if (skipping()) return true;
-    const Field field = take_field();
-    switch (field) {
-      case Field::Kind: return value.empty() || value == "PodMetricsList" || give_up();
-      case Field::ApiVersion: return value.empty() || value == kMetricsGroupVersion || give_up();
-      case Field::Name: pod().metadata.name = std::move(value); return true;
-      case Field::Namespace: pod().metadata.namespace_name = std::move(value); return true;
-      case Field::CreationTimestamp: {
-        auto t = parse_time(value);
-        if (!t) return give_up();
-        pod().metadata.creation_timestamp = *t;
-        return true;
-      }
-      case Field::Timestamp: {
-        auto t = parse_time(value);
-        if (!t) return give_up();
-        pod().timestamp = *t;
-        return true;
-      }
-      case Field::Window: {
-        if (value.empty()) return true;
-        auto d = parse_duration(value);
-        if (!d) return give_up();
-        pod().window = *d;
-        return true;
-      }
-      case Field::LabelValue: pod().metadata.labels[std::move(map_key_)] = std::move(value); return true;
-      case Field::AnnotationValue: pod().metadata.annotations[std::move(map_key_)] = std::move(value); return true;
-      case Field::ContainerName: pod().containers.back().name = std::move(value); return true;
-      case Field::UsageValue: {
-        // Go trims spaces around a quantity; such text is rare enough for the slow path.
-        if (value.empty() || std::isspace(static_cast<unsigned char>(value.front())) ||
-            std::isspace(static_cast<unsigned char>(value.back())))
-          return give_up();
-        auto q = Quantity::parse(value);
-        if (!q) return give_up();
-        pod().containers.back().usage.insert_or_assign(std::move(map_key_), *q);
-        return true;
-      }
-      case Field::Ignored: return true;
-      default: return give_up();
-    }
+  bool creation_timestamp(const std::string& value) {
+    auto t = parse_time(value);
+    if (t) pod().metadata.creation_timestamp = *t;
+    return t.ok();
   }
-
-  bool start_object(std::size_t) {
-    if (skipping()) return ++skip_depth_, true;
-    if (stack_.empty()) return push(Ctx::List), true;
-    switch (take_field()) {
-      case Field::ItemsElement: out_.emplace_back(); return push(Ctx::Item), true;
-      case Field::Metadata: return push(Ctx::Meta), true;
-      case Field::Labels: return push(Ctx::Labels), true;
-      case Field::Annotations: return push(Ctx::Annotations), true;
-      case Field::ContainersElement: pod().containers.emplace_back(); return push(Ctx::Container), true;
-      case Field::Usage: return push(Ctx::Usage), true;
-      case Field::Ignored: return ++skip_depth_, true;
-      default: return give_up();
-    }
+  bool timestamp(const std::string& value) {
+    auto t = parse_time(value);
+    if (t) pod().timestamp = *t;
+    return t.ok();
   }
-
-  bool end_object() {
-    if (skip_depth_ > 0) return --skip_depth_, true;
-    if (stack_.back().ctx == Ctx::Item && !stack_.back().seen_metadata) return give_up();  // required
-    stack_.pop_back();
-    return true;
+  bool window(const std::string& value) {
+    auto d = parse_duration(value);
+    if (d) pod().window = *d;
+    return d.ok();
   }
-
-  bool start_array(std::size_t) {
-    if (skipping()) return ++skip_depth_, true;
-    switch (take_field()) {
-      case Field::Items: return push(Ctx::Items), true;
-      case Field::Containers: return push(Ctx::Containers), true;
-      case Field::Ignored: return ++skip_depth_, true;
-      default: return give_up();
-    }
+  void begin_container() { pod().containers.emplace_back(); }
+  void container_name(std::string& value) { pod().containers.back().name = std::move(value); }
+  bool usage(std::string& key, const std::string& value) {
+    auto q = Quantity::parse(value);
+    if (q) pod().containers.back().usage.insert_or_assign(std::move(key), *q);
+    return q.ok();
   }
-
-  bool end_array() {
-    if (skip_depth_ > 0) return --skip_depth_, true;
-    stack_.pop_back();
-    return true;
-  }
-
-  bool key(json::string_t& name) {
-    if (skipping()) return true;
-    Frame& frame = stack_.back();
-    switch (frame.ctx) {
-      case Ctx::List:
-        if (name == "kind") return expect(frame, Field::Kind, 0);
-        if (name == "apiVersion") return expect(frame, Field::ApiVersion, 1);
-        if (name == "items") return expect(frame, Field::Items, 2);
-        return expect(frame, Field::Ignored, -1);
-      case Ctx::Item:
-        if (name == "metadata") return frame.seen_metadata = true, expect(frame, Field::Metadata, 0);
-        if (name == "timestamp") return expect(frame, Field::Timestamp, 1);
-        if (name == "window") return expect(frame, Field::Window, 2);
-        if (name == "containers") return expect(frame, Field::Containers, 3);
-        return expect(frame, Field::Ignored, -1);
-      case Ctx::Meta:
-        if (name == "name") return expect(frame, Field::Name, 0);
-        if (name == "namespace") return expect(frame, Field::Namespace, 1);
-        if (name == "labels") return expect(frame, Field::Labels, 2);
-        if (name == "annotations") return expect(frame, Field::Annotations, 3);
-        if (name == "creationTimestamp") return expect(frame, Field::CreationTimestamp, 4);
-        return expect(frame, Field::Ignored, -1);
-      case Ctx::Container:
-        if (name == "name") return expect(frame, Field::ContainerName, 0);
-        if (name == "usage") return expect(frame, Field::Usage, 1);
-        return expect(frame, Field::Ignored, -1);
-      case Ctx::Labels:
-      case Ctx::Annotations:
-      case Ctx::Usage:
-        // A repeated key: the tree keeps the last one, and so do the maps here.
-        map_key_ = std::move(name);
-        field_ = frame.ctx == Ctx::Labels        ? Field::LabelValue
-                 : frame.ctx == Ctx::Annotations ? Field::AnnotationValue
-                                                 : Field::UsageValue;
-        return true;
-      default: return give_up();
-    }
-  }
-
-  [[nodiscard]] bool complete() const { return !failed_ && stack_.empty() && skip_depth_ == 0; }
 
  private:
-  enum class Ctx { List, Items, Item, Meta, Labels, Annotations, Containers, Container, Usage };
-  enum class Field {
-    None,
-    Ignored,
-    Kind,
-    ApiVersion,
-    Items,
-    ItemsElement,
-    Metadata,
-    Timestamp,
-    Window,
-    Containers,
-    ContainersElement,
-    Name,
-    Namespace,
-    Labels,
-    Annotations,
-    CreationTimestamp,
-    LabelValue,
-    AnnotationValue,
-    ContainerName,
-    Usage,
-    UsageValue,
-  };
-  struct Frame {
-    Ctx ctx;
-    std::uint32_t seen = 0;  // known keys met in this object (a repeat gives up)
-    bool seen_metadata = false;
-  };
-
-  void push(Ctx ctx) { stack_.push_back(Frame{ctx}); }
-  bool other_scalar() { return skipping() || take_field() == Field::Ignored || give_up(); }
-  bool skipping() const { return skip_depth_ > 0; }
-  bool give_up() {
-    failed_ = true;
-    return false;
-  }
-  bool expect(Frame& frame, Field field, int bit) {
-    if (bit >= 0) {
-      if (frame.seen & (1u << bit)) return give_up();
-      frame.seen |= 1u << bit;
-    }
-    field_ = field;
-    return true;
-  }
-  // What the value about to be read is: the key just read, or an array element.
-  Field take_field() {
-    if (!stack_.empty()) {
-      if (stack_.back().ctx == Ctx::Items) return Field::ItemsElement;
-      if (stack_.back().ctx == Ctx::Containers) return Field::ContainersElement;
-    }
-    // The value of an unknown key is Ignored: a scalar is dropped, a container skipped whole.
-    Field field = field_;
-    field_ = Field::None;
-    return field;
-  }
   PodMetrics& pod() { return out_.back(); }
-
   std::vector<PodMetrics>& out_;
-  std::vector<Frame> stack_;
-  Field field_ = Field::None;
-  std::string map_key_;
-  std::size_t skip_depth_ = 0;
-  bool failed_ = false;
 };
 
 }  // namespace
@@ -246,13 +63,16 @@ class PodMetricsListSax {
 std::optional<std::vector<PodMetrics>> try_decode_pod_metrics_list(std::string_view body) {
   {
     std::vector<PodMetrics> out;
-    PodMetricsListSax sax(out);
+    PodMetricsSink sink(out);
+    detail::PodMetricsListSax sax(sink);
     if (detail::read_json_subset(body, sax) && sax.complete()) return out;
   }
   // Outside the subset, or not the common shape: nlohmann's parser decides.
   std::vector<PodMetrics> out;
-  PodMetricsListSax sax(out);
-  const bool parsed = json::sax_parse(body.begin(), body.end(), &sax, json::input_format_t::json, /*strict=*/true);
+  PodMetricsSink sink(out);
+  detail::PodMetricsListSax sax(sink);
+  const bool parsed =
+      nlohmann::json::sax_parse(body.begin(), body.end(), &sax, nlohmann::json::input_format_t::json, /*strict=*/true);
   if (!parsed || !sax.complete()) return std::nullopt;
   return out;
 }

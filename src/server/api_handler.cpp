@@ -228,12 +228,19 @@ std::string warning_header(std::string_view text) {
 
 // Writes an aggregator answer: the Status, or the JSON of the value with
 // warnings. The JSON is made once per answer and `format` (the answer may be
-// shared by many requests) and written from the shared bytes.
+// shared by many requests) and written from the shared bytes; a merged list
+// that came as JSON (Answer::json_list) is written from its pieces, which the
+// response keeps alive by holding the answer.
 template <class T, class Encode>
-HttpResponse write_answer(const aggregator::Answer<T>& answer, std::string_view format, Encode encode) {
+HttpResponse write_answer(const aggregator::SharedAnswer<aggregator::Answer<T>>& shared, std::string_view format,
+                          Encode encode) {
+  const aggregator::Answer<T>& answer = *shared;
   HttpResponse r;
   if (const auto* status = std::get_if<k8s::Status>(&answer.result)) {
     r = status_response(*status);
+  } else if (answer.json_list) {
+    r = json_response({});
+    r.body_pieces = std::shared_ptr<const std::vector<std::string_view>>(shared, &answer.json_list->pieces);
   } else {
     r = json_response({});
     r.shared_body = answer.encodings->get(format, [&] { return encode(std::get<T>(answer.result)); });
@@ -255,12 +262,12 @@ async::Task<HttpResponse> ApiHandler::query(const ApiRequest& request, std::opti
       auto asking = service_->pod_metrics(wanted);
       const auto a = co_await std::move(asking);
       if (table) {
-        co_return write_answer(*a, table_format(*table), [&](const std::vector<k8s::PodMetrics>& items) {
+        co_return write_answer(a, table_format(*table), [&](const std::vector<k8s::PodMetrics>& items) {
           return k8s::encode_table(k8s::pod_metrics_table(items, *table, cluster_column()));
         });
       }
       // A list may come encoded already (EncodingMemo::kListJson).
-      co_return write_answer(*a, single ? "pod" : aggregator::EncodingMemo::kListJson,
+      co_return write_answer(a, single ? "pod" : aggregator::EncodingMemo::kListJson,
                              [single](const std::vector<k8s::PodMetrics>& items) {
                                return single && items.size() == 1 ? k8s::encode_pod_metrics(items.front())
                                                                   : k8s::encode_pod_metrics_list(items);
@@ -269,11 +276,11 @@ async::Task<HttpResponse> ApiHandler::query(const ApiRequest& request, std::opti
     auto asking = service_->node_metrics(wanted);
     const auto a = co_await std::move(asking);
     if (table) {
-      co_return write_answer(*a, table_format(*table), [&](const std::vector<k8s::NodeMetrics>& items) {
+      co_return write_answer(a, table_format(*table), [&](const std::vector<k8s::NodeMetrics>& items) {
         return k8s::encode_table(k8s::node_metrics_table(items, *table, cluster_column()));
       });
     }
-    co_return write_answer(*a, single ? "node" : aggregator::EncodingMemo::kListJson,
+    co_return write_answer(a, single ? "node" : aggregator::EncodingMemo::kListJson,
                            [single](const std::vector<k8s::NodeMetrics>& items) {
                              return single && items.size() == 1 ? k8s::encode_node_metrics(items.front())
                                                                 : k8s::encode_node_metrics_list(items);
@@ -283,14 +290,14 @@ async::Task<HttpResponse> ApiHandler::query(const ApiRequest& request, std::opti
     const auto version = q->version;
     auto asking = service_->custom_metrics(*q);
     const auto a = co_await std::move(asking);
-    co_return write_answer(*a, k8s::group_version(version), [version](const std::vector<k8s::MetricValue>& items) {
+    co_return write_answer(a, k8s::group_version(version), [version](const std::vector<k8s::MetricValue>& items) {
       return k8s::metric_value_list_to_json(items, version).dump();
     });
   }
   const auto& q = std::get<aggregator::ExternalMetricsQuery>(request);
   auto asking = service_->external_metrics(q);
   const auto a = co_await std::move(asking);
-  co_return write_answer(*a, "external", [](const std::vector<k8s::ExternalMetricValue>& items) {
+  co_return write_answer(a, "external", [](const std::vector<k8s::ExternalMetricValue>& items) {
     return k8s::external_metric_value_list_to_json(items).dump();
   });
 }

@@ -188,13 +188,14 @@ bool accepts_gzip(std::string_view accept_encoding) {
 
 bool compress_response(HttpResponse& response, std::string_view accept_encoding, std::size_t min_bytes) {
   if (min_bytes == 0 || response.status != 200 || response.stream) return false;
-  if (response.body_bytes().size() < min_bytes) return false;
+  if (response.body_size() < min_bytes) return false;
   for (const auto& [name, value] : response.headers)
     if (iequals(name, "Content-Encoding")) return false;
   if (!accepts_gzip(accept_encoding)) return false;
-  std::string compressed = gzip_compress(response.body_bytes());
+  std::string compressed = gzip_compress(response.body_pieces ? response.body_text() : response.body_bytes());
   response.body = std::move(compressed);
   response.shared_body.reset();
+  response.body_pieces.reset();
   response.headers.emplace_back("Content-Encoding", "gzip");
   // One Vary naming Accept-Encoding (an answer relayed from a member may carry its own).
   bool varies = false;

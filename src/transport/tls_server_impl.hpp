@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -128,8 +129,11 @@ struct TlsServer::Impl {
   // tls_server_session.cpp (on the connection's worker)
   boost::asio::awaitable<void> session(tcp::socket socket, server_detail::SessionSet::Session& entry);
   boost::asio::awaitable<std::optional<HttpResponse>> call_handler(HttpRequest request, tcp::socket* watch);
+  // The body is `body`'s pieces one after the other (one piece, or a merged
+  // list's HttpResponse::body_pieces).
   boost::asio::awaitable<boost::system::error_code> write_response(TlsSocket& tls, std::string& scratch,
-                                                                   const ResponseHead& head, std::string_view body);
+                                                                   const ResponseHead& head,
+                                                                   std::span<const std::string_view> body);
   boost::asio::awaitable<void> stream_response(TlsSocket& tls, std::string& scratch, HttpResponse response,
                                                unsigned version);
   boost::asio::awaitable<void> write_error(TlsSocket& tls, std::string& scratch, int status, std::string_view why,

@@ -183,23 +183,37 @@ awaitable<std::optional<HttpResponse>> TlsServer::Impl::call_handler(HttpRequest
 
 // Writes a whole response: its head and the start of its body as one TLS
 // record, the rest in records of their own, all sent together (in slices of
-// at most kFlushBytes, so that a large answer is not copied whole).
+// at most kFlushBytes, so that a large answer is not copied whole). Small
+// pieces (a merged list's items, ~350 bytes each) are gathered into records
+// of kRecordBytes; a piece larger than a record goes out from where it is.
 awaitable<boost::system::error_code> TlsServer::Impl::write_response(TlsSocket& tls, std::string& scratch,
-                                                                     const ResponseHead& head, std::string_view body) {
+                                                                     const ResponseHead& head,
+                                                                     std::span<const std::string_view> body) {
   constexpr std::size_t kRecordBytes = 16 * 1024;
   constexpr std::size_t kFlushBytes = 64 * 1024;  // the most ciphertext a connection holds
   scratch.clear();
   append_response_head(scratch, head);
-  const std::size_t first = std::min(body.size(), scratch.size() < kRecordBytes ? kRecordBytes - scratch.size() : 0);
-  scratch.append(body.data(), first);
-  if (auto ec = tls.write(scratch.data(), scratch.size())) co_return ec;
-  for (std::size_t offset = first; offset < body.size();) {
-    const std::size_t n = std::min(kFlushBytes, body.size() - offset);
-    if (auto ec = tls.write(body.data() + offset, n)) co_return ec;
-    offset += n;
+  for (std::string_view piece : body) {
+    const std::size_t gathered = std::min(piece.size(), kRecordBytes - std::min(scratch.size(), kRecordBytes));
+    scratch.append(piece.data(), gathered);
+    piece.remove_prefix(gathered);
+    if (piece.empty()) continue;
+    // The record is full and more of this piece is left.
+    if (auto ec = tls.write(scratch.data(), scratch.size())) co_return ec;
+    scratch.clear();
+    while (piece.size() >= kRecordBytes) {
+      const std::size_t n = std::min(kFlushBytes, piece.size());
+      if (auto ec = tls.write(piece.data(), n)) co_return ec;
+      piece.remove_prefix(n);
+      if (tls.pending_output() >= kFlushBytes)
+        if (auto ec = co_await tls.flush()) co_return ec;
+    }
+    scratch.append(piece);
     if (tls.pending_output() >= kFlushBytes)
       if (auto ec = co_await tls.flush()) co_return ec;
   }
+  if (!scratch.empty())
+    if (auto ec = tls.write(scratch.data(), scratch.size())) co_return ec;
   co_return co_await tls.flush();
 }
 
@@ -310,7 +324,8 @@ awaitable<void> TlsServer::Impl::session(tcp::socket socket, SessionSet::Session
       ResponseHead head{response.status,   request.version(), response.content_type,
                         &response.headers, std::nullopt,      false};
       tls.deadline().expires_after(options.write_timeout);
-      if (auto wec = co_await write_response(tls, scratch, head, {}); !wec) {
+      const std::span<const std::string_view> no_body;
+      if (auto wec = co_await write_response(tls, scratch, head, no_body); !wec) {
         tls.deadline().expires_after(std::chrono::seconds(2));
         co_await tls.shutdown();
       }
@@ -325,11 +340,14 @@ awaitable<void> TlsServer::Impl::session(tcp::socket socket, SessionSet::Session
     // Shutting down: this answer is the connection's last (Go's Shutdown
     // lets active connections finish their request, then closes them).
     const bool keep_alive = request.keep_alive() && !draining.load();
-    const std::string& body = response.body_bytes();
-    ResponseHead head{response.status,   request.version(), response.content_type,
-                      &response.headers, body.size(),       keep_alive};
+    const std::string_view one_piece = response.body_bytes();
+    std::span<const std::string_view> body(&one_piece, 1);
+    if (response.body_pieces) body = *response.body_pieces;
+    ResponseHead head{response.status,   request.version(),    response.content_type,
+                      &response.headers, response.body_size(), keep_alive};
     tls.deadline().expires_after(options.write_timeout);
-    auto wec = co_await write_response(tls, scratch, head, head_only ? std::string_view() : std::string_view(body));
+    if (head_only) body = {};
+    auto wec = co_await write_response(tls, scratch, head, body);
     if (wec) {
       if (!harmless(wec)) spdlog::debug("writing response failed: {}", wec.message());
       co_return;
@@ -420,6 +438,9 @@ awaitable<void> TlsServer::Impl::write_error(TlsSocket& tls, std::string& scratc
   const std::vector<std::pair<std::string, std::string>> fields{{"Date", http_date(std::chrono::system_clock::now())}};
   ResponseHead head{status, 11, "text/plain; charset=utf-8", &fields, text.size(), false};
   tls.deadline().expires_after(options.write_timeout);
-  co_await write_response(tls, scratch, head, head_only ? std::string_view() : std::string_view(text));
+  const std::string_view piece = text;
+  std::span<const std::string_view> body(&piece, 1);
+  if (head_only) body = {};
+  co_await write_response(tls, scratch, head, body);
 }
 }  // namespace fedmetrics::transport

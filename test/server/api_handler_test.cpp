@@ -356,3 +356,24 @@ TEST_CASE(
   CHECK(query.step() == 0);
   CHECK(in_flight() == "fedmetrics_apiserver_requests_in_flight 0");
 }
+
+TEST_CASE("ApiHandler: a list merged as JSON pieces is written from them, with its warnings", "[server][handler]") {
+  auto service = std::make_shared<FakeMetricsService>();
+  auto list = std::make_shared<aggregator::JsonList>();
+  list->frame = k8s::pod_metrics_list_frame();
+  const std::string a = k8s::encode_pod_metrics_item(pod("a")) + ",", b = k8s::encode_pod_metrics_item(pod("b"));
+  list->pieces = {list->frame.first, a, b, list->frame.second};
+  for (const std::string_view piece : list->pieces) list->bytes += piece.size();
+  service->pods = {std::vector<k8s::PodMetrics>{}, {"member2: timeout: no answer within 3s"}};
+  service->pods.json_list = list;
+  ApiHandler handler(service, std::make_shared<telemetry::PrometheusServerMetrics>(), {});
+  auto r = call(handler, "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods");
+  CHECK(r.status == 200);
+  REQUIRE(r.body_pieces);
+  CHECK(r.body_size() == list->bytes);
+  CHECK(r.body_text() == k8s::encode_pod_metrics_list({pod("a"), pod("b")}));
+  CHECK(warnings_of(r) == std::vector<std::string>{"299 - \"member2: timeout: no answer within 3s\""});
+  // The handler asked for a JSON list.
+  REQUIRE(service->asked.size() == 1);
+  CHECK(service->asked[0].encode_list);
+}

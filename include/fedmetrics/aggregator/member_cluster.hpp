@@ -14,6 +14,7 @@
 #include "fedmetrics/aggregator/query.hpp"
 #include "fedmetrics/k8s/discovery.hpp"
 #include "fedmetrics/k8s/expected.hpp"
+#include "fedmetrics/k8s/metrics_list_items.hpp"
 #include "fedmetrics/k8s/metrics_types.hpp"
 #include "fedmetrics/k8s/pod.hpp"
 #include "fedmetrics/k8s/status.hpp"
@@ -43,6 +44,16 @@ struct MemberCapabilities {
   std::vector<k8s::APIResource> external_metric_resources;  // "queue_depth", ...
 };
 
+// MemberCluster::pod_metrics_items' default: a member's pods, encoded as
+// items once they come.
+inline async::Task<MemberResult<k8s::EncodedItems>> encode_items(
+    async::Task<MemberResult<std::vector<k8s::PodMetrics>>> asking,
+    std::shared_ptr<const k8s::ItemPreparation> preparation) {
+  auto result = co_await std::move(asking);
+  if (!result.ok()) co_return result.error();
+  co_return k8s::encode_pod_metrics_items(std::move(*result), *preparation);
+}
+
 class MemberCluster {
  public:
   virtual ~MemberCluster() = default;
@@ -60,6 +71,15 @@ class MemberCluster {
   virtual async::Task<MemberResult<std::vector<k8s::NodeMetrics>>> node_metrics(const k8s::LabelSelector& labels,
                                                                                 const k8s::FieldSelector& fields,
                                                                                 Deadline deadline) = 0;
+  // The same pods as pod_metrics, for a merged JSON list: the items
+  // `preparation` keeps, annotated and encoded (k8s::EncodedItems). By
+  // default made from pod_metrics' values; the REST member turns the
+  // member's text into them without making those values.
+  virtual async::Task<MemberResult<k8s::EncodedItems>> pod_metrics_items(
+      const std::string& namespace_name, const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
+      std::shared_ptr<const k8s::ItemPreparation> preparation, Deadline deadline) {
+    return encode_items(pod_metrics(namespace_name, labels, fields, deadline), std::move(preparation));
+  }
   // custom.metrics.k8s.io in the version the member serves, converted to the
   // hub shape; a NotFound answer is an empty list. `query` carries selectors
   // without the reserved cluster key.

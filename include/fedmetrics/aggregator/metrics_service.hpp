@@ -13,6 +13,7 @@
 
 #include "fedmetrics/aggregator/query.hpp"
 #include "fedmetrics/k8s/discovery.hpp"
+#include "fedmetrics/k8s/metrics_list_items.hpp"
 #include "fedmetrics/k8s/metrics_types.hpp"
 #include "fedmetrics/k8s/status.hpp"
 #include "fedmetrics/transport/task.hpp"
@@ -56,6 +57,18 @@ class EncodingMemo {
   std::vector<std::pair<std::string, std::shared_ptr<const std::string>>> entries_;
 };
 
+// A merged JSON list held as the members' encoded items in the answer's
+// order, never joined into one string: `pieces` (the list's head, each item
+// with the ',' after it but the last, its tail) point into `frame` and
+// `runs`, and `bytes` is their total. The server writes the pieces as they
+// are, so that a 35 MB answer is held once, not once more as one string.
+struct JsonList {
+  std::pair<std::string, std::string> frame;  // the empty list's text around its items
+  std::vector<k8s::EncodedItems> runs;        // one per member that answered
+  std::vector<std::string_view> pieces;
+  std::size_t bytes = 0;
+};
+
 template <class T>
 struct Answer {
   std::variant<T, k8s::Status> result;
@@ -67,6 +80,10 @@ struct Answer {
   // out), sorted: what the warnings say in words, for callers that decide
   // on the data (the autoscaler must not read them out of the warnings).
   std::vector<std::string> missing_members = {};
+  // Set for a pods list asked with encode_list: the answer's JSON, and the
+  // value's items are then left empty (nobody reads them: such a query has
+  // an answer of its own, query_key).
+  std::shared_ptr<const JsonList> json_list = {};
 };
 
 // For a get by name the list holds exactly one item.

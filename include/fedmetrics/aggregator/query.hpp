@@ -26,9 +26,11 @@ struct ResourceMetricsQuery {
   k8s::FieldSelector field_selector;
   // The caller writes a list answer as JSON (the API server does, the
   // in-process autoscaler does not): the aggregator then encodes each
-  // member's items as that member answers (EncodingMemo::kListJson). Not part
-  // of the query's identity (query_key): an answer shared with a caller that
-  // did not ask is encoded on demand.
+  // member's items as that member answers. A pods list so asked is answered
+  // as JSON only (Answer::json_list, no items), so it is part of the query's
+  // identity there (query_key); a nodes list comes with its items and
+  // EncodingMemo::kListJson, and one shared with a caller that did not ask
+  // is encoded on demand.
   bool encode_list = false;
 };
 

@@ -33,6 +33,10 @@ class RestMemberCluster final : public aggregator::MemberCluster {
   async::Task<aggregator::MemberResult<std::vector<k8s::PodMetrics>>> pod_metrics(
       const std::string& namespace_name, const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
       aggregator::Deadline deadline) override;
+  // The member's text straight to encoded items (k8s::transcode_pod_metrics_list).
+  async::Task<aggregator::MemberResult<k8s::EncodedItems>> pod_metrics_items(
+      const std::string& namespace_name, const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
+      std::shared_ptr<const k8s::ItemPreparation> preparation, aggregator::Deadline deadline) override;
   async::Task<aggregator::MemberResult<std::vector<k8s::NodeMetrics>>> node_metrics(
       const k8s::LabelSelector& labels, const k8s::FieldSelector& fields, aggregator::Deadline deadline) override;
   async::Task<aggregator::MemberResult<std::vector<k8s::MetricValue>>> custom_metrics(

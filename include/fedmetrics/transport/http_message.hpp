@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -60,10 +61,30 @@ struct HttpResponse {
   // When set, the body is these bytes and `body` is ignored: one encoded
   // answer written to many clients without a copy each.
   std::shared_ptr<const std::string> shared_body = {};
+  // When set, the body is these pieces one after the other (`body` and
+  // shared_body are ignored), written without being joined: a merged list
+  // straight from the members' encoded items. The pointer keeps what they
+  // point into alive.
+  std::shared_ptr<const std::vector<std::string_view>> body_pieces = {};
   // When set, `body` is ignored and the body is streamed, chunked, from here.
   std::shared_ptr<ResponseStream> stream = {};
 
+  // The body when it is one string (not body_pieces).
   [[nodiscard]] const std::string& body_bytes() const { return shared_body ? *shared_body : body; }
+  // The body whatever its form, as one string (a copy: for tests and rare paths).
+  [[nodiscard]] std::string body_text() const {
+    if (!body_pieces) return body_bytes();
+    std::string out;
+    out.reserve(body_size());
+    for (const std::string_view piece : *body_pieces) out.append(piece);
+    return out;
+  }
+  [[nodiscard]] std::size_t body_size() const {
+    if (!body_pieces) return body_bytes().size();
+    std::size_t size = 0;
+    for (const std::string_view piece : *body_pieces) size += piece.size();
+    return size;
+  }
 };
 
 }  // namespace fedmetrics::transport
