@@ -10,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-#include "aggregator/fake_member.hpp"
+#include "support/fake_member_cluster.hpp"
 #include "aggregator/merge.hpp"
 #include "fedmetrics/k8s/metrics_list_items.hpp"
 
