@@ -16,19 +16,25 @@ namespace {
 // apiserver's webhook clients time out after 10 s.
 constexpr auto kReviewTimeout = std::chrono::seconds(10);
 
-// `done` gets the HTTP status (0 without an answer) and the body, or an error naming the request.
+// The HTTP status (0 without an answer) and the body, or an error naming the request.
+std::pair<int, k8s::Expected<std::string>> status_and_body(const std::string& what, kube::HttpResult result) {
+  if (auto* e = std::get_if<k8s::Error>(&result)) return {0, k8s::Error{what + ": " + e->message}};
+  auto& reply = std::get<kube::HttpReply>(result);
+  if (reply.status < 200 || reply.status > 299) {
+    std::string message = "HTTP " + std::to_string(reply.status);
+    auto parsed = nlohmann::json::parse(reply.body, nullptr, false);
+    if (auto status = k8s::Status::from_json(parsed)) message += ": " + status->message;
+    return {reply.status, k8s::Error{what + ": " + message}};
+  }
+  return {reply.status, std::move(reply.body)};
+}
+
+// `done` gets status_and_body().
 std::function<void(kube::HttpResult)> status_and_body_of(std::string what,
                                                          std::function<void(int, k8s::Expected<std::string>)> done) {
   return [what = std::move(what), done = std::move(done)](kube::HttpResult result) {
-    if (auto* e = std::get_if<k8s::Error>(&result)) return done(0, k8s::Error{what + ": " + e->message});
-    auto& reply = std::get<kube::HttpReply>(result);
-    if (reply.status < 200 || reply.status > 299) {
-      std::string message = "HTTP " + std::to_string(reply.status);
-      auto parsed = nlohmann::json::parse(reply.body, nullptr, false);
-      if (auto status = k8s::Status::from_json(parsed)) message += ": " + status->message;
-      return done(reply.status, k8s::Error{what + ": " + message});
-    }
-    done(reply.status, std::move(reply.body));
+    auto [status, body] = status_and_body(what, std::move(result));
+    done(status, std::move(body));
   };
 }
 
@@ -72,6 +78,16 @@ void HttpsReviewClient::get(std::string path, std::function<void(int, k8s::Expec
                status_and_body_of(what, std::move(done)));
 }
 
+async::Task<std::pair<int, k8s::Expected<std::string>>> HttpsReviewClient::get(std::string path) {
+  std::string what = "GET " + path;
+  kube::OutgoingRequest request;
+  request.target = std::move(path);
+  const auto deadline = std::chrono::steady_clock::now() + kReviewTimeout;
+  auto answer = client_->request(std::move(request), deadline);  // a named task (GCC 12, transport/async.hpp)
+  auto result = co_await std::move(answer);
+  co_return status_and_body(what, std::move(result));
+}
+
 namespace {
 
 // k8s.io/apiserver lookupMissingConfigInCluster: a missing ConfigMap is
@@ -103,6 +119,12 @@ void fetch_extension_apiserver_authentication(HttpsReviewClient& client, std::fu
              [done = std::move(done)](int status, k8s::Expected<std::string> body) {
                done(parse_published_trust(status, body));
              });
+}
+
+async::Task<PublishedTrust> fetch_extension_apiserver_authentication(HttpsReviewClient& client) {
+  auto answer = client.get("/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication");
+  auto [status, body] = co_await std::move(answer);
+  co_return parse_published_trust(status, body);
 }
 
 PublishedTrust fetch_extension_apiserver_authentication(HttpsReviewClient& client, std::chrono::milliseconds timeout) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "fedmetrics/kube/https_client.hpp"
 #include "server/request_gate.hpp"
@@ -22,6 +23,9 @@ class HttpsReviewClient : public server::ReviewClient {
   void post(std::string path, std::string body, std::function<void(k8s::Expected<std::string>)> done) override;
   // GET, for the ConfigMap: `done` gets the HTTP status too (0 without an answer).
   void get(std::string path, std::function<void(int, k8s::Expected<std::string>)> done);
+  // The same, awaited: the HTTP status (0 without an answer) and the body,
+  // or an error naming the request. Cancelled with the awaiting coroutine.
+  async::Task<std::pair<int, k8s::Expected<std::string>>> get(std::string path);
 
  private:
   std::unique_ptr<kube::HttpsClient> client_;
@@ -33,6 +37,8 @@ class HttpsReviewClient : public server::ReviewClient {
 // `done` once, from any thread.
 using PublishedTrust = k8s::Expected<std::optional<server::CertificateTrust>>;
 void fetch_extension_apiserver_authentication(HttpsReviewClient& client, std::function<void(PublishedTrust)> done);
+// The same, awaited.
+async::Task<PublishedTrust> fetch_extension_apiserver_authentication(HttpsReviewClient& client);
 // The same, waited for (start-up, on the main thread): no answer within `timeout` is an error.
 PublishedTrust fetch_extension_apiserver_authentication(HttpsReviewClient& client, std::chrono::milliseconds timeout);
 

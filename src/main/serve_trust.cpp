@@ -59,14 +59,6 @@ k8s::Expected<server::CertificateTrust> combine_trust(const ServeOptions& o,
   return trust;
 }
 
-// The ConfigMap, awaited (the client's deadline bounds it); `stopping` when
-// the awaiting coroutine is cancelled first.
-async::Task<PublishedTrust> fetch_published_trust(HttpsReviewClient& client) {
-  PublishedTrust stopping = k8s::Error{"stopping"};  // a named local (transport/async.hpp, GCC 12)
-  co_return co_await async::await_callback_or<PublishedTrust>(
-      [&client](auto done) { fetch_extension_apiserver_authentication(client, std::move(done)); }, std::move(stopping));
-}
-
 }  // namespace
 
 Gate make_gate(const ServeOptions& o, kube::ClientRuntime& runtime,
@@ -97,7 +89,9 @@ async::Task<void> load_trust(const ServeOptions& o, const Gate& gate) {
   std::optional<server::CertificateTrust> published;
   bool configmap_missing = false;
   if (looks_up_published_trust(o, gate.authentication.get())) {
-    auto fetched = co_await fetch_published_trust(*gate.authentication);
+    // The client's deadline bounds it; cancelled with start-up.
+    auto fetch = fetch_extension_apiserver_authentication(*gate.authentication);
+    auto fetched = co_await std::move(fetch);
     co_await async::throw_if_cancelled();
     if (!fetched)
       throw std::runtime_error(
@@ -154,7 +148,8 @@ struct TrustRefresher::State {
       co_await async::throw_if_cancelled();  // stop()
       std::optional<server::CertificateTrust> published;
       if (looks_up_published_trust(self.options, self.gate.authentication.get())) {
-        auto fetched = co_await fetch_published_trust(*self.gate.authentication);
+        auto fetch = fetch_extension_apiserver_authentication(*self.gate.authentication);
+        auto fetched = co_await std::move(fetch);
         co_await async::throw_if_cancelled();
         if (!fetched) {
           self.apply(fetched.error());
