@@ -32,6 +32,7 @@
 #include "fedmetrics/sim/member_hpa_controller.hpp"
 #include "fedmetrics/sim/member_objects.hpp"
 #include "fedmetrics/transport/certificate_authority.hpp"
+#include "fedmetrics/transport/runtime.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
 
 namespace fedmetrics::sim {
@@ -445,6 +446,9 @@ int run_sim(const SimOptions& options) {
   // The "wrong certificate" fault: the same names, signed by a CA nobody trusts.
   auto rogue = transport::CertificateAuthority::create("fedmetrics-sim-rogue-ca");
 
+  // The process's threads, signals and stop order (transport/runtime.hpp):
+  // before any thread starts, and before what runs on it.
+  transport::Runtime runtime(transport::RuntimeOptions{1, true});
   auto sim = std::make_shared<Simulation>();
   sim->state.store(std::make_shared<const Federation>(Federation::create(world, wall_now())));
 
@@ -456,7 +460,7 @@ int run_sim(const SimOptions& options) {
   front_proxy_ca.issue_client_certificate(front_proxy_cert, front_proxy_key, "front-proxy-client");
   sim->front_proxy_cert_pem = read_file(front_proxy_cert);
   sim->front_proxy_key_pem = read_file(front_proxy_key);
-  sim->runtime = std::make_unique<kube::ClientRuntime>(1);
+  sim->runtime = std::make_unique<kube::ClientRuntime>(runtime);
   for (std::size_t i = 0; i < world.members.size(); ++i) {
     const auto& m = world.members[i];
     MemberCertificates c;
@@ -597,9 +601,21 @@ int run_sim(const SimOptions& options) {
                                   world.users.front().token};
   write_file(out_dir / "karmada.kubeconfig", members_kubeconfig({karmada_endpoint}, ca.certificate_file()));
 
-  std::vector<std::thread> threads;
-  for (auto& s : sim->members) threads.emplace_back([server = s.get()] { server->run(); });
-  threads.emplace_back([server = sim->karmada_server.get()] { server->run(); });
+  // Each listener on threads of its own; SIGINT or SIGTERM stops them all.
+  for (auto* server : {&control, sim->karmada_server.get()})
+    runtime.start(
+        transport::Stage::server, "listener", [server] { server->start(); },
+        [server] {
+          server->stop();
+          server->join();
+        });
+  for (auto& s : sim->members)
+    runtime.start(
+        transport::Stage::server, "member listener", [server = s.get()] { server->start(); },
+        [server = s.get()] {
+          server->stop();
+          server->join();
+        });
 
   for (std::size_t i = 0; i < world.members.size(); ++i)
     std::cout << "member " << world.members[i].name << " serving on https://127.0.0.1:" << ports[i] << "\n";
@@ -612,10 +628,8 @@ int run_sim(const SimOptions& options) {
       "world ready in {} ms",
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count());
 
-  control.run();  // until SIGINT/SIGTERM, which stops every listener
-  for (auto& s : sim->members) s->stop();
-  sim->karmada_server->stop();
-  for (auto& t : threads) t.join();
+  runtime.wait();  // until SIGINT or SIGTERM
+  runtime.stop();
   return 0;
 }
 
