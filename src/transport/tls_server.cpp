@@ -6,14 +6,9 @@
 #include "tls_server_impl.hpp"
 
 #include <algorithm>
-#include <mutex>
-#include <optional>
 
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
@@ -45,73 +40,20 @@ std::vector<std::unique_ptr<TlsServer::Impl::Worker>> make_workers(unsigned thre
   return made;
 }
 
-// A callback handler's answer on its way to the session awaiting it. The
-// handler may answer from any thread, twice, or after the session gave up
-// (the request cancelled, the server stopped): only a first answer that
-// comes while the session still waits reaches it, the others are dropped.
-struct CallbackAnswer {
-  std::mutex mutex;
-  bool answered = false;                  // the first answer came (later ones are dropped)
-  std::optional<HttpResponse> response;   // until the session takes it
-  asio::steady_timer* waiting = nullptr;  // the session's, while it waits: cancelled by the answer
-};
-
-// Closes the answer when the session stops waiting (answered, cancelled, or
-// its frame destroyed with the server): from then on an answer touches
-// nothing of the session's, so it never posts to an io_context that is gone.
-struct CloseAnswer {
-  std::shared_ptr<CallbackAnswer> answer;
-  ~CloseAnswer() {
-    std::lock_guard lock(answer->mutex);
-    answer->answered = true;
-    answer->waiting = nullptr;
-  }
-};
-
-// The coroutine a callback handler is awaited in (from_callback), on the
-// session's thread. Cancelled, it closes the connection without answering.
+// The coroutine a callback handler is awaited in (from_callback).
 async::Task<HttpResponse> call_back(std::shared_ptr<const CallbackRequestHandler> handler, HttpRequest request) {
-  const auto executor = co_await asio::this_coro::executor;
-  asio::steady_timer answered(executor, asio::steady_timer::time_point::max());
-  auto answer = std::make_shared<CallbackAnswer>();
-  answer->waiting = &answered;
-  const CloseAnswer close{answer};
-  const std::function<void(HttpResponse)> respond = [answer, executor](HttpResponse response) {
-    std::lock_guard lock(answer->mutex);
-    if (answer->answered) return;
-    answer->answered = true;
-    answer->response = std::move(response);
-    // Under the lock: the session still waits, so its io_context still runs.
-    asio::post(executor, [answer] {
-      std::lock_guard lock(answer->mutex);
-      if (answer->waiting != nullptr) answer->waiting->cancel();
-    });
-  };
-  try {
-    (*handler)(std::move(request), respond);
-  } catch (const std::exception& e) {
-    spdlog::error("request handler failed: {}", e.what());
-    respond(server_detail::internal_error_response());
-  }
-  for (;;) {
-    std::optional<HttpResponse> response;
-    {
-      std::lock_guard lock(answer->mutex);
-      response = std::move(answer->response);
-    }
-    if (response) co_return std::move(*response);
-    // Ends when the answer cancels the timer, or when the session is cancelled.
-    auto [ec] = co_await answered.async_wait(asio::as_tuple(asio::use_awaitable));
-    (void)ec;
-    auto cancellation = co_await asio::this_coro::cancellation_state;
-    if (cancellation.cancelled() != asio::cancellation_type::none) {
-      std::lock_guard lock(answer->mutex);
-      if (!answer->response) break;  // an answer already on its way still wins
-    }
-  }
-  HttpResponse unanswered;  // close without answering
+  HttpResponse unanswered;  // cancelled first: close without answering
   unanswered.status = 0;
-  co_return unanswered;
+  co_return co_await async::await_callback_or<HttpResponse>(
+      [&handler, &request](const std::function<void(HttpResponse)>& respond) {
+        try {
+          (*handler)(std::move(request), respond);
+        } catch (const std::exception& e) {
+          spdlog::error("request handler failed: {}", e.what());
+          respond(server_detail::internal_error_response());
+        }
+      },
+      std::move(unanswered));
 }
 
 async::Task<void> drain_into(TlsServer::Impl& impl, std::chrono::milliseconds grace, std::size_t& left) {
