@@ -10,9 +10,7 @@
 #include <sys/socket.h>
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/deferred.hpp>
 #include <boost/asio/error.hpp>
-#include <boost/asio/experimental/parallel_group.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <openssl/err.h>
@@ -23,6 +21,56 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
 using Clock = std::chrono::steady_clock;
+
+// ---------------------------------------------------------------------------
+// ConnectionDeadline
+
+ConnectionDeadline::ConnectionDeadline(asio::any_io_executor executor, tcp::socket* socket)
+    : timer_(std::move(executor)), socket_(socket) {}
+
+void ConnectionDeadline::expires_after(Clock::duration duration) {
+  // Later than the armed timer: it fires first and re-arms for the new time.
+  expires_at(Clock::now() + duration);
+}
+
+void ConnectionDeadline::expires_at(Clock::time_point at) {
+  expired_ = false;
+  deadline_ = at;
+  if (!armed_ || armed_for_ > deadline_) arm(deadline_);
+}
+
+void ConnectionDeadline::expires_never() {
+  expired_ = false;
+  deadline_ = Clock::time_point::max();  // an armed timer finds nothing to do
+}
+
+void ConnectionDeadline::detach() {
+  socket_ = nullptr;
+  deadline_ = Clock::time_point::max();
+  timer_.cancel();
+}
+
+void ConnectionDeadline::arm(Clock::time_point at) {
+  armed_ = true;
+  armed_for_ = at;
+  timer_.expires_at(at);  // a wait already pending completes with operation_aborted
+  timer_.async_wait([self = shared_from_this(), at](const error_code& ec) {
+    if (ec == asio::error::operation_aborted || self->armed_for_ != at) return;  // re-armed meanwhile
+    self->armed_ = false;
+    self->on_timer();
+  });
+}
+
+void ConnectionDeadline::on_timer() {
+  if (socket_ == nullptr || deadline_ == Clock::time_point::max()) return;
+  if (Clock::now() < deadline_) {
+    arm(deadline_);
+    return;
+  }
+  expired_ = true;
+  error_code ignored;
+  socket_->cancel(ignored);  // pending waits end now; TlsSocket::wait reports timed_out
+}
 
 // ---------------------------------------------------------------------------
 // The output BIO: OpenSSL's records are appended to TlsSocket::output_.
@@ -68,8 +116,8 @@ struct OutputBio {
 // ---------------------------------------------------------------------------
 // TlsSocket
 
-TlsSocket::TlsSocket(tcp::socket socket, SSL_CTX* context, TlsRole role)
-    : socket_(std::move(socket)), timer_(socket_.get_executor()) {
+TlsSocket::TlsSocket(tcp::socket socket, SSL_CTX* context, TlsRole role) : socket_(std::move(socket)) {
+  deadline_ = std::make_shared<ConnectionDeadline>(socket_.get_executor(), &socket_);
   error_code ec;
   socket_.non_blocking(true, ec);
   if (ec) throw std::runtime_error("cannot make the socket non-blocking: " + ec.message());
@@ -106,6 +154,7 @@ bool TlsSocket::idle_and_open() {
 }
 
 TlsSocket::~TlsSocket() {
+  deadline_->detach();
   if (ssl_ != nullptr) {
     BIO_set_data(SSL_get_wbio(ssl_), nullptr);
     SSL_free(ssl_);
@@ -113,21 +162,10 @@ TlsSocket::~TlsSocket() {
 }
 
 asio::awaitable<error_code> TlsSocket::wait(tcp::socket::wait_type type) {
-  const auto deadline = deadline_.at();
-  if (deadline == Clock::time_point::max()) {
-    auto [ec] = co_await socket_.async_wait(type, asio::as_tuple(asio::use_awaitable));
-    co_return ec;
-  }
-  if (Clock::now() >= deadline) co_return asio::error::timed_out;
-  timer_.expires_at(deadline);
-  // The first to end cancels the other, and the group ends once both have
-  // (named, not temporaries of the co_await: GCC 12).
-  auto group = asio::experimental::make_parallel_group(socket_.async_wait(type, asio::deferred),
-                                                       timer_.async_wait(asio::deferred));
-  auto both = group.async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
-  auto [order, waited, timed] = co_await std::move(both);
-  if (order[0] == 1 && !timed) co_return asio::error::timed_out;
-  co_return waited;
+  if (deadline_->expired()) co_return asio::error::timed_out;
+  auto [ec] = co_await socket_.async_wait(type, asio::as_tuple(asio::use_awaitable));
+  if (deadline_->expired()) co_return asio::error::timed_out;
+  co_return ec;
 }
 
 // The error behind an SSL_* call's failure, as Asio's ssl::stream names it.

@@ -25,25 +25,31 @@
 
 namespace fedmetrics::transport {
 
-// The deadline of a connection's current phase: a time that every wait of
-// its TlsSocket races against a timer the socket owns, so that nothing of the
-// connection is pending once a wait has returned (no callback outlives the
-// socket). Moving it (the next phase of a kept-alive connection) only stores
-// a time. Once it has passed, every wait fails at once with timed_out.
-class ConnectionDeadline {
+// One deadline per connection, re-armed lazily: moving it later (the next
+// phase of a kept-alive connection) only stores a time; the timer, when it
+// fires early, re-arms itself for the stored time. A phase costs two clock
+// reads instead of a timer cancel and re-arm. When the deadline passes, the
+// socket's pending waits are cancelled and every later wait fails at once.
+class ConnectionDeadline : public std::enable_shared_from_this<ConnectionDeadline> {
  public:
-  void expires_after(std::chrono::steady_clock::duration duration) {
-    deadline_ = std::chrono::steady_clock::now() + duration;
-  }
-  void expires_at(std::chrono::steady_clock::time_point at) { deadline_ = at; }
-  void expires_never() { deadline_ = std::chrono::steady_clock::time_point::max(); }
-  [[nodiscard]] std::chrono::steady_clock::time_point at() const { return deadline_; }
-  [[nodiscard]] bool expired() const {
-    return deadline_ != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() >= deadline_;
-  }
+  ConnectionDeadline(boost::asio::any_io_executor executor, boost::asio::ip::tcp::socket* socket);
+  void expires_after(std::chrono::steady_clock::duration duration);
+  void expires_at(std::chrono::steady_clock::time_point at);
+  void expires_never();
+  [[nodiscard]] bool expired() const { return expired_; }
+  // The socket is going away: never touch it again.
+  void detach();
 
  private:
+  void arm(std::chrono::steady_clock::time_point at);
+  void on_timer();
+
+  boost::asio::steady_timer timer_;
+  boost::asio::ip::tcp::socket* socket_;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  std::chrono::steady_clock::time_point armed_for_ = std::chrono::steady_clock::time_point::max();
+  bool armed_ = false;
+  bool expired_ = false;
 };
 
 enum class TlsRole { server, client };
@@ -60,7 +66,7 @@ class TlsSocket {
 
   [[nodiscard]] boost::asio::ip::tcp::socket& socket() { return socket_; }
   [[nodiscard]] SSL* native_handle() { return ssl_; }
-  [[nodiscard]] ConnectionDeadline& deadline() { return deadline_; }
+  [[nodiscard]] ConnectionDeadline& deadline() { return *deadline_; }
 
   // Ends the connection from another handler on the same strand: pending
   // waits complete now and every later read finds the end of the stream.
@@ -92,15 +98,13 @@ class TlsSocket {
   boost::asio::awaitable<void> shutdown();
 
  private:
-  // Waits until the socket is readable or writable, or the deadline passed
-  // (asio::error::timed_out): the socket's wait and the timer's, both ended
-  // before it returns.
+  // Waits until the socket is readable or writable (or the deadline passed:
+  // asio::error::timed_out).
   boost::asio::awaitable<boost::system::error_code> wait(boost::asio::ip::tcp::socket::wait_type type);
   boost::system::error_code error_after(int result, int saved_errno);
 
   boost::asio::ip::tcp::socket socket_;
-  ConnectionDeadline deadline_;
-  boost::asio::steady_timer timer_;  // wait()'s, idle between waits
+  std::shared_ptr<ConnectionDeadline> deadline_;
   SSL* ssl_ = nullptr;
   std::string output_;  // ciphertext not sent yet (from sent_)
   std::size_t sent_ = 0;
