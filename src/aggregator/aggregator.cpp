@@ -418,7 +418,7 @@ async::Task<SharedAnswer<PodMetricsAnswer>> Aggregator::pod_metrics(ResourceMetr
     // A list the API server writes as JSON: each member's text becomes
     // encoded items, merged without PodMetrics values (merge_encoded_pod_metrics).
     auto fan_out = state_->fan_out<k8s::EncodedItems, PodMetricsAnswer>(std::move(query), plan_resource_metrics,
-                                                                          encoded_pods, merge_encoded_pod_metrics);
+                                                                        encoded_pods, merge_encoded_pod_metrics);
     return State::answer<PodMetricsAnswer>(state_, std::move(key), std::move(fan_out));
   }
   auto fan_out = state_->fan_out<PreparedItems<k8s::PodMetrics>, PodMetricsAnswer>(

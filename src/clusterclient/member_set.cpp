@@ -221,6 +221,14 @@ void MemberSet::when_discovered(std::chrono::milliseconds timeout, std::function
   shared_->changed();  // the loop looks at it now, and again by its deadline
 }
 
+async::Task<void> MemberSet::first_discovery(std::chrono::milliseconds timeout) const {
+  auto executor = co_await async::asio::this_coro::executor;
+  async::Wakeup discovered{async::Strand(executor)};
+  when_discovered(timeout, [discovered]() mutable { discovered.notify(); });
+  // By `timeout` also when the set stops first (when_discovered never calls back then).
+  co_await discovered.wait_for(timeout);
+}
+
 std::vector<std::shared_ptr<const RestMemberCluster>> MemberSet::clients() const {
   std::lock_guard lock(shared_->mutex);
   std::vector<std::shared_ptr<const RestMemberCluster>> out;

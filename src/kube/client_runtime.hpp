@@ -1,29 +1,28 @@
 #pragma once
 // The inside of ClientRuntime, for the client's own translation units: the
-// io_context its threads run, and whether handlers may still be posted to it.
+// io_context its threads run (the process runtime's), and whether handlers
+// may still be posted to it.
 #include <memory>
-#include <mutex>
-#include <thread>
-#include <vector>
 
-#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 
 #include "fedmetrics/kube/https_client.hpp"
+#include "fedmetrics/transport/runtime.hpp"
 
 namespace fedmetrics::kube {
 
 struct ClientRuntime::Impl {
   // Whether handlers may still be posted to `io`: host-name lookups run on
   // detached threads that may outlive the runtime (see Connector::resolve).
-  struct Liveness {
-    std::mutex mutex;
-    bool running = true;
-  };
-  std::shared_ptr<Liveness> liveness = std::make_shared<Liveness>();
-  boost::asio::io_context io;
-  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{io.get_executor()};
-  std::vector<std::thread> threads;
+  using Liveness = transport::Runtime::Liveness;
+
+  explicit Impl(std::unique_ptr<transport::Runtime> own) : Impl(*own) { owned = std::move(own); }
+  explicit Impl(transport::Runtime& r) : runtime(&r), io(r.io_context()), liveness(r.liveness()) {}
+
+  std::unique_ptr<transport::Runtime> owned;  // null: the process runtime's threads
+  transport::Runtime* runtime;
+  boost::asio::io_context& io;
+  std::shared_ptr<Liveness> liveness;
 };
 
 }  // namespace fedmetrics::kube

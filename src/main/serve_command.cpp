@@ -3,7 +3,6 @@
 #include <utility>  // before Asio's awaitable.hpp (transport/async.hpp)
 
 #include <signal.h>
-#include <unistd.h>
 
 #include <memory>
 #include <optional>
@@ -24,14 +23,13 @@
 #include "fedmetrics/transport/async.hpp"
 #include "fedmetrics/transport/certificate_reloader.hpp"
 #include "fedmetrics/transport/memory_release.hpp"
+#include "fedmetrics/transport/runtime.hpp"
 #include "fedmetrics/transport/self_signed.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
 #include "main/build_identity.hpp"  // generated (CMakeLists.txt)
 #include "main/serve_wiring.hpp"
-#include "main/termination_signals.hpp"
 #include "server/api_handler.hpp"
 #include "server/gated_handler.hpp"
-#include "server/lifecycle.hpp"
 #include "server/request_gate.hpp"
 
 namespace fedmetrics::cli {
@@ -70,25 +68,22 @@ std::shared_ptr<clusterclient::RefreshingMemberSource> make_member_source(const 
   return source;
 }
 
-// What start-up waits for before the server listens, awaited on the member
-// clients' runtime instead of blocking a thread: the members' first
-// discovery (briefly, so that the first queries already know what each
-// member serves), then the certificate trust. Then `ready` starts serving.
+// What start-up waits for before the server listens, awaited on the
+// runtime instead of blocking a thread: the members' first discovery
+// (briefly, so that the first queries already know what each member
+// serves), then the certificate trust. Then `ready` starts serving.
 struct Startup {
   const ServeOptions& options;
   std::shared_ptr<clusterclient::RefreshingMemberSource> members;  // null: none configured
   const Gate* gate = nullptr;                                      // null: --insecure-development-no-auth
+  transport::Runtime& runtime;                                     // told to stop when start-up fails
   std::function<void()> ready;
-  // Why start-up failed: written by the coroutine, read once it has ended.
-  std::optional<std::string> failure;
 };
 
 async::Task<void> start_up(Startup& s) {
   if (s.members) {
-    bool stopping = false;
-    co_await async::await_callback_or<bool>(
-        [&s](auto done) { s.members->member_set().when_discovered(std::chrono::seconds(2), [done] { done(true); }); },
-        std::move(stopping));
+    auto discovered = s.members->member_set().first_discovery(std::chrono::seconds(2));
+    co_await std::move(discovered);
     co_await async::throw_if_cancelled();
   }
   try {
@@ -97,19 +92,17 @@ async::Task<void> start_up(Startup& s) {
     s.ready();
   } catch (const std::exception& e) {
     if (async::is_cancellation(e)) throw;
-    s.failure = e.what();
-    // The main thread waits for termination signals only: a start-up that
-    // fails ends the process as a signal would, and run_serve throws its error.
-    ::kill(::getpid(), SIGTERM);
+    s.runtime.request_stop(e.what());  // run_serve throws it
   }
 }
 
 }  // namespace
 
 int run_serve(const ServeOptions& o) {
-  // Before any thread starts: SIGTERM and SIGINT are received below, by the
-  // thread that owns the shutdown.
-  TerminationSignals termination;
+  // The process's threads, signals and start/stop order
+  // (transport/runtime.hpp). First, before any thread starts (the signals
+  // are blocked in every thread but the runtime's own), so that it goes last.
+  transport::Runtime runtime(transport::RuntimeOptions{1, true});
   spdlog::set_level(o.verbosity >= 2   ? spdlog::level::trace
                     : o.verbosity == 1 ? spdlog::level::debug
                                        : spdlog::level::info);
@@ -162,24 +155,20 @@ int run_serve(const ServeOptions& o) {
   // the control plane's 10 s: the drain waits no longer.
   const auto drain_grace = member_timeout + std::chrono::seconds(10);
 
-  // One owner for start-up and shutdown: each component starts once what it
-  // uses runs, and they stop in reverse (server/lifecycle.hpp), also when
-  // start-up fails half-way. Declared first, so that it goes last.
   auto termination_began = std::make_shared<std::chrono::steady_clock::time_point>();
-  server::Lifecycle lifecycle;
-
-  // The member clients' I/O thread. Member answers complete server requests,
-  // the autoscaler's syncs and the member source's polls: it stops last.
-  auto client_runtime = std::make_shared<kube::ClientRuntime>(1);
-  lifecycle.start("member clients", {}, [client_runtime] { client_runtime->stop(); });
-  const auto executor = client_runtime->executor();
+  // The member clients, on the runtime's thread. Member answers complete
+  // server requests, the autoscaler's syncs and the member source's polls:
+  // held until everything else has stopped.
+  auto client_runtime = std::make_shared<kube::ClientRuntime>(runtime);
+  runtime.start(transport::Stage::clients, "member clients", {}, [client_runtime] {});
+  const auto executor = runtime.executor();
 
   // Member clusters: from kubeconfig files or from the Karmada control plane.
   std::shared_ptr<aggregator::MetricsService> service;
   auto members = make_member_source(o, *client_runtime);
   std::shared_ptr<aggregator::Aggregator> aggregator_impl;
   if (members) {
-    lifecycle.start("member source", {}, [members] { members->stop(); });
+    runtime.start(transport::Stage::discovery, "member source", {}, [members] { members->stop(); });
     aggregator::AggregatorOptions aggregator_options;
     aggregator_options.member_timeout = member_timeout;
     aggregator_options.cache_ttl = cache_ttl;
@@ -237,13 +226,10 @@ int run_serve(const ServeOptions& o) {
         }));
   server_options.request_client_certificates = !o.insecure_no_auth;
   auto memory_release = std::make_shared<transport::MemoryRelease>(executor, std::chrono::seconds(10));
-  lifecycle.start(
-      "memory release", [memory_release] { memory_release->start(); }, [memory_release] { memory_release->stop(); });
 
   // What serves, started once start-up has what it waits for, on the
-  // runtime; stopped by this thread, before the rest.
-  server::Lifecycle serving;
-  Startup startup{o, members, gate ? &*gate : nullptr, {}, {}};
+  // runtime's thread while this one waits; stopped by this one, first.
+  Startup startup{o, members, gate ? &*gate : nullptr, runtime, {}};
   startup.ready = [&] {
     handler->set_configured(true);
     auto tls_server = std::make_shared<transport::TlsServer>(
@@ -253,8 +239,8 @@ int run_serve(const ServeOptions& o) {
     // Graceful termination as kube-apiserver's: /readyz has failed since the
     // signal; the listener closes --shutdown-delay-duration after it; the
     // requests in flight finish (bounded); then the threads stop.
-    serving.start(
-        "server", [tls_server] { tls_server->start(); },
+    runtime.start(
+        transport::Stage::server, "server", [tls_server] { tls_server->start(); },
         [tls_server, termination_began, shutdown_delay, drain_grace] {
           std::this_thread::sleep_until(*termination_began + shutdown_delay);
           spdlog::info("shutdown: no longer accepting connections; waiting up to {} ms for requests in flight",
@@ -265,39 +251,43 @@ int run_serve(const ServeOptions& o) {
           tls_server->join();
         });
     spdlog::info("serving on https://{}:{}", o.bind_address, tls_server->port());
-    // Stopped first: the Lease is released at once, so that another replica
-    // takes over while this one drains.
-    if (autoscaler)
-      serving.start(
-          "autoscaler", [autoscaler] { autoscaler->start(); }, [autoscaler] { autoscaler->stop(); });
     auto certificates = std::make_shared<transport::CertificateReloader>(
         server_options.cert_file, server_options.key_file,
         [tls_server](const std::string& cert, const std::string& key) { tls_server->set_certificate(cert, key); });
-    serving.start(
-        "certificate reloader", [certificates, executor] { certificates->start(executor, std::chrono::seconds(10)); },
+    runtime.start(
+        transport::Stage::loops, "certificate reloader",
+        [certificates, executor] { certificates->start(executor, std::chrono::seconds(10)); },
         [certificates] { certificates->stop(); });
     if (gate) {
       auto trust = std::make_shared<TrustRefresher>(o, *gate);
-      serving.start(
-          "trust refresher", [trust, executor] { trust->start(executor); }, [trust] { trust->stop(); });
+      runtime.start(
+          transport::Stage::loops, "trust refresher", [trust, executor] { trust->start(executor); },
+          [trust] { trust->stop(); });
     }
+    runtime.start(
+        transport::Stage::loops, "memory release", [memory_release] { memory_release->start(); },
+        [memory_release] { memory_release->stop(); });
+    // Started last, stopped first: the Lease is released at once, so that another replica
+    // takes over while this one drains.
+    if (autoscaler)
+      runtime.start(
+          transport::Stage::loops, "autoscaler", [autoscaler] { autoscaler->start(); },
+          [autoscaler] { autoscaler->stop(); });
   };
   async::Job start;  // last: it ends before what it uses goes
   start.start(async::make_strand(executor), "start-up", [&startup] { return start_up(startup); });
 
-  const int signal = termination.wait();
+  const transport::StopCause cause = runtime.wait();
   start.stop();  // cancels start-up if it still waits; returns once it has ended
-  if (startup.failure) {
-    serving.stop_all();
-    lifecycle.stop_all();
-    throw std::runtime_error(*startup.failure);
+  if (!cause.failure.empty()) {
+    runtime.stop();
+    throw std::runtime_error(cause.failure);
   }
   *termination_began = std::chrono::steady_clock::now();
   handler->set_shutting_down();
   spdlog::info("received {}, shutting down: /readyz fails from now on; the listener closes in {} ms",
-               signal == SIGTERM ? "SIGTERM" : "SIGINT", shutdown_delay.count());
-  serving.stop_all();
-  lifecycle.stop_all();
+               cause.signal == SIGTERM ? "SIGTERM" : "SIGINT", shutdown_delay.count());
+  runtime.stop();
   spdlog::info("shutdown complete");
   return 0;
 }

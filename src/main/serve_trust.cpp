@@ -100,7 +100,9 @@ async::Task<void> load_trust(const ServeOptions& o, const Gate& gate) {
   std::optional<server::CertificateTrust> published;
   bool configmap_missing = false;
   if (looks_up_published_trust(o, gate.authentication.get())) {
-    auto fetched = co_await fetch_published_trust(*gate.authentication);
+    // The client's deadline bounds it; cancelled with start-up.
+    auto fetch = fetch_published_trust(*gate.authentication);
+    auto fetched = co_await std::move(fetch);
     co_await async::throw_if_cancelled();
     if (!fetched)
       throw std::runtime_error(
@@ -157,7 +159,8 @@ struct TrustRefresher::State {
       co_await async::throw_if_cancelled();  // stop()
       std::optional<server::CertificateTrust> published;
       if (looks_up_published_trust(self.options, self.gate.authentication.get())) {
-        auto fetched = co_await fetch_published_trust(*self.gate.authentication);
+        auto fetch = fetch_published_trust(*self.gate.authentication);
+        auto fetched = co_await std::move(fetch);
         co_await async::throw_if_cancelled();
         if (!fetched) {
           self.apply(fetched.error());

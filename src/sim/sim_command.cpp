@@ -22,6 +22,8 @@
 #include "fedmetrics/sim/kubeconfig.hpp"
 #include "fedmetrics/transport/certificate_authority.hpp"
 #include "sim/simulation.hpp"
+#include "fedmetrics/transport/runtime.hpp"
+#include "fedmetrics/transport/tls_server.hpp"
 
 namespace fedmetrics::sim {
 
@@ -49,20 +51,31 @@ void write_file(const fs::path& path, const std::string& text) {
 }
 
 // The simulation's runtime, all of it: the client runtime of the aggregation
-// layer's proxy and checks, a thread for each member listener and one for the
-// Karmada control plane, and the control endpoint on this thread until
-// SIGINT/SIGTERM, which stops every listener. `ready` runs once they all run.
+// layer's proxy and checks, and every listener (each member's, the Karmada
+// control plane's, the control endpoint's) as a server-stage component of the
+// process runtime, until SIGINT/SIGTERM stops them. `ready` runs once they all run.
 // Every request, timer and watch of the simulation runs on these threads.
-void run_until_stopped(Simulation& sim, TlsServer& control, const std::function<void()>& ready) {
-  sim.runtime = std::make_unique<kube::ClientRuntime>(1);
-  std::vector<std::thread> threads;
-  for (auto& s : sim.members) threads.emplace_back([server = s.get()] { server->run(); });
-  threads.emplace_back([server = sim.karmada_server.get()] { server->run(); });
+void run_until_stopped(transport::Runtime& runtime, Simulation& sim, TlsServer& control,
+                       const std::function<void()>& ready) {
+  sim.runtime = std::make_unique<kube::ClientRuntime>(runtime);
+  // Each listener on threads of its own; SIGINT or SIGTERM stops them all.
+  for (auto* server : {&control, sim.karmada_server.get()})
+    runtime.start(
+        transport::Stage::server, "listener", [server] { server->start(); },
+        [server] {
+          server->stop();
+          server->join();
+        });
+  for (auto& s : sim.members)
+    runtime.start(
+        transport::Stage::server, "member listener", [server = s.get()] { server->start(); },
+        [server = s.get()] {
+          server->stop();
+          server->join();
+        });
   ready();
-  control.run();  // until SIGINT/SIGTERM, which stops every listener
-  for (auto& s : sim.members) s->stop();
-  sim.karmada_server->stop();
-  for (auto& t : threads) t.join();
+  runtime.wait();  // until SIGINT or SIGTERM
+  runtime.stop();
 }
 
 }  // namespace
@@ -151,6 +164,9 @@ int run_sim(const SimOptions& options) {
   // The "wrong certificate" fault: the same names, signed by a CA nobody trusts.
   auto rogue = transport::CertificateAuthority::create("fedmetrics-sim-rogue-ca");
 
+  // The process's threads, signals and stop order (transport/runtime.hpp):
+  // before any thread starts, and before what runs on it.
+  transport::Runtime runtime(transport::RuntimeOptions{1, true});
   auto sim = std::make_shared<Simulation>();
   sim->state.store(std::make_shared<const Federation>(Federation::create(world, wall_now())));
 
@@ -302,7 +318,7 @@ int run_sim(const SimOptions& options) {
                                   world.users.front().token};
   write_file(out_dir / "karmada.kubeconfig", members_kubeconfig({karmada_endpoint}, ca.certificate_file()));
 
-  run_until_stopped(*sim, control, [&] {
+  run_until_stopped(runtime, *sim, control, [&] {
     for (std::size_t i = 0; i < world.members.size(); ++i)
       std::cout << "member " << world.members[i].name << " serving on https://127.0.0.1:" << ports[i] << "\n";
     std::cout << "karmada serving on " << karmada_endpoint.server << "\n";

@@ -196,6 +196,11 @@ Task<void> TaskGroup::join() {
 
 std::size_t TaskGroup::size() const { return state_->running; }
 
+// The condition variables here (run_and_wait's and Job::stop's) block the
+// owner's thread only: in `serve` and `sim`, the main thread stopping the
+// runtime's components in order (Runtime::stop), and, at start-up, building
+// the Karmada member source (its first poll), while the runtime's threads
+// run what it waits for. No runtime thread ever waits on them.
 void run_and_wait(const Strand& strand, std::function<Task<void>()> body) {
   struct Outcome {
     std::mutex mutex;

@@ -32,6 +32,7 @@
 #include "fedmetrics/transport/async.hpp"
 #include "fedmetrics/transport/certificate_authority.hpp"
 #include "fedmetrics/transport/http_message.hpp"
+#include "fedmetrics/transport/runtime.hpp"
 #include "fedmetrics/transport/self_signed.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
 #include "tls_test_client.hpp"
@@ -1267,4 +1268,71 @@ TEST_CASE("TlsServer serves an absolute-form request target on its path, as Go's
   Response r = require_response(client);
   CHECK(r.status == 200);
   CHECK(r.body == "GET /apis/metrics.k8s.io?x=1");
+}
+
+namespace {
+
+// Answers once a 300 ms wait on the runtime's threads has ended, as a
+// request answered by a member client does.
+fedmetrics::async::Task<HttpResponse> answer_through(fedmetrics::async::Executor clients,
+                                                     std::shared_ptr<std::atomic<bool>> entered) {
+  entered->store(true);
+  auto on_clients =
+      boost::asio::co_spawn(clients.impl()->executor, fedmetrics::async::sleep_for(300ms), boost::asio::use_awaitable);
+  const bool slept = co_await std::move(on_clients);
+  co_return text(200, slept ? "answered" : "cut short");
+}
+
+}  // namespace
+
+TEST_CASE("Runtime: a stop while a request is in flight answers it, then stops the loops before the clients",
+          "[integration][tls_server][runtime]") {
+  using fedmetrics::transport::Runtime;
+  using fedmetrics::transport::Stage;
+  Runtime runtime;
+  std::mutex mutex;
+  std::vector<std::string> stopped;
+  auto note = [&](const std::string& what) {
+    std::lock_guard lock(mutex);
+    stopped.push_back(what);
+  };
+  TestServer server;
+  auto entered = std::make_shared<std::atomic<bool>>(false);
+  std::size_t left = 99;
+  runtime.start(Stage::clients, "clients", {}, [&] { note("clients"); });
+  runtime.start(
+      Stage::server, "server",
+      [&, clients = runtime.executor()] {
+        server.start_threads([clients, entered](const HttpRequest&) { return answer_through(clients, entered); });
+      },
+      [&] {
+        note("server draining");
+        left = server.server().shutdown(5s);
+        server.server().stop();
+        server.server().join();
+        note("server");
+      });
+  runtime.start(Stage::loops, "loops", {}, [&] { note("loops"); });
+
+  Client client;
+  require_connect(client, server);
+  REQUIRE(client.write(request("GET", "/through-the-clients")));
+  const auto until = Clock::now() + 2s;
+  while (!entered->load() && Clock::now() < until) std::this_thread::sleep_for(5ms);
+  REQUIRE(entered->load());  // the request is with the handler, waiting on the runtime's threads
+
+  std::thread owner([&runtime] {
+    runtime.request_stop();
+    runtime.wait();
+    runtime.stop();
+  });
+  Response answered = require_response(client);
+  CHECK(answered.status == 200);
+  CHECK(answered.body == "answered");  // the clients still ran while the server drained
+  CHECK(answered.header("Connection") == "close");
+  client.close();
+  owner.join();
+  CHECK(left == 0);
+  CHECK(stopped == std::vector<std::string>{"loops", "server draining", "server", "clients"});
+  CHECK_FALSE(runtime.liveness()->running);
 }

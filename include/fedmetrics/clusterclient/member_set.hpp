@@ -27,6 +27,7 @@
 #include "fedmetrics/aggregator/member_cluster.hpp"
 #include "fedmetrics/clusterclient/rest_member_cluster.hpp"
 #include "fedmetrics/transport/executor.hpp"
+#include "fedmetrics/transport/task.hpp"
 
 namespace fedmetrics::clusterclient {
 
@@ -75,6 +76,10 @@ class MemberSet {
   // had one discovery attempt or `timeout` has passed, whichever is first:
   // start-up waits for it without blocking a thread. Never after stop().
   void when_discovered(std::chrono::milliseconds timeout, std::function<void()> ready) const;
+  // The same, awaited (start-up): ends when every member has had one
+  // discovery attempt or `timeout` has passed, on the awaiting coroutine's
+  // executor; cancelled with it.
+  async::Task<void> first_discovery(std::chrono::milliseconds timeout) const;
 
   // The endpoint the set reaches member `name` at (as planned, with its
   // credentials); nullopt when it is no member. For clients of another API

@@ -25,6 +25,10 @@
 #include "fedmetrics/transport/executor.hpp"
 #include "fedmetrics/transport/task.hpp"
 
+namespace fedmetrics::transport {
+class Runtime;
+}
+
 namespace fedmetrics::kube {
 
 // When a request must have its answer.
@@ -68,10 +72,15 @@ k8s::Expected<nlohmann::json> json_of(const HttpResult& result);
 std::string describe(const HttpResult& result);
 using HttpCallback = std::function<void(HttpResult)>;
 
-// The I/O threads every member client runs on.
+// The I/O threads every member client runs on: the process's runtime's
+// (transport/runtime.hpp), or threads of its own for a client alone (tests,
+// the plugin, the simulator's forwarding).
 class ClientRuntime {
  public:
   explicit ClientRuntime(unsigned threads = 1);
+  // On `runtime`'s threads, which it owns and joins as the last step of its
+  // stop order; it outlives this.
+  explicit ClientRuntime(transport::Runtime& runtime);
   ~ClientRuntime();
   ClientRuntime(const ClientRuntime&) = delete;
   ClientRuntime& operator=(const ClientRuntime&) = delete;
