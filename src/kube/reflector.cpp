@@ -176,6 +176,9 @@ struct Reflector::State : std::enable_shared_from_this<Reflector::State> {
           change.added.push_back(*cache.find(outcome.key));
           break;
         case Kind::Modified:
+          ++stats.events;
+          change.modified.push_back(*cache.find(outcome.key));
+          break;
         case Kind::Deleted: ++stats.events; break;
         case Kind::Bookmark: ++stats.events; return;
         case Kind::Expired: ++stats.expired; [[fallthrough]];

@@ -183,8 +183,9 @@ std::unique_ptr<controller::Watch> RestControlPlane::watch(const k8s::LabelSelec
   return watch_collection(
       "federatedhpas", "autoscaler: FederatedHPAs", selector,
       [on_added = std::move(on_added)](const kube::ReflectorChange& change) {
-        if (on_added)
-          for (const auto& object : change.added) on_added(object);
+        if (!on_added) return;
+        for (const auto& object : change.added) on_added(object);
+        for (const auto& object : change.modified) on_added(object);
       },
       /*serves_list=*/true);
 }
