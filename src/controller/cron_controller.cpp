@@ -68,6 +68,7 @@ struct CronController::State {
         events(std::move(ports.events)),
         options(std::move(o)),
         strand(std::move(s)),
+        scope(strand),
         term(strand),
         wakeup(strand) {}
 
@@ -79,10 +80,11 @@ struct CronController::State {
   std::unique_ptr<Watch> watch;  // of the CronFederatedHPAs, from start() to stop()
   CronControllerOptions options;
   async::Strand strand;
-  async::TaskGroup term;  // the pass in flight, cancelled when the lease is lost
+  async::TaskGroup scope;  // the loop, from start() to shutdown()
+  async::TaskGroup term;   // the pass in flight, cancelled when the lease is lost
   async::Wakeup wakeup;
-  async::Job loop;
-  std::atomic<bool> stopped{false};
+  bool stopping = false;             // on the strand
+  std::atomic<bool> stopped{false};  // shutdown() or stop() ran (once)
 
   // On the strand: the histories as this term last wrote them, per object
   // (namespace/name) and uid. Within a term the loop is the only writer, and
@@ -95,7 +97,18 @@ struct CronController::State {
   // Per object and rule, what was last reported of it (a miss's time, an
   // invalid rule's reason), so that a pass does not report it again.
   std::map<std::pair<std::string, std::string>, std::string> noted;
-  std::optional<k8s::Timestamp> earliest_next;  // of the last pass
+  // Each object's own cadence, as the FederatedHPA loop's: checked when it is
+  // new (or a new uid) or changed (a new metadata.generation), just after its
+  // earliest next firing, and at the latest a resync period after its last
+  // check, rather than every object whenever one of them is due.
+  struct Cadence {
+    std::string uid;
+    std::int64_t generation = 0;
+    Clock::TimePoint next_check{};
+  };
+  std::map<std::string, Cadence> cadence;
+  // A list at least every resync period finds the objects no watch reported.
+  std::optional<Clock::TimePoint> last_list;
 
   mutable std::mutex stats_mutex;
   CronControllerStats stats;
@@ -112,44 +125,74 @@ struct CronController::State {
   static Task<void> run(State& self) {
     for (;;) {
       if (self.active()) {
-        self.term.spawn(pass(self), "cron: a pass");
+        self.term.spawn(pass(self, Which::Due), "cron: a pass");
         co_await self.term.join();
       }
-      // Until the next pass is due, or at once when a watch saw a change.
+      // Until the next object is due, or at once when a watch saw a change.
       const auto wait = self.until_next_pass();
       co_await sleep_or_wake(self.strand, self.options.monotonic, wait, self.wakeup);
       co_await async::throw_if_cancelled();  // stop()
     }
   }
 
-  // The resync period, or less when a rule fires before it.
-  std::chrono::steady_clock::duration until_next_pass() const {
-    std::chrono::steady_clock::duration wait = options.resync_period;
-    if (earliest_next) {
-      const auto to_firing = *earliest_next - options.clock();
-      // A little after the firing time: previous(now) must include it.
-      const auto d =
-          std::chrono::duration_cast<std::chrono::steady_clock::duration>(to_firing) + std::chrono::milliseconds(5);
-      wait = std::max<std::chrono::steady_clock::duration>(std::min(wait, d), std::chrono::milliseconds(0));
-    }
-    return wait;
+  // Until the next object's check, or the next list (at most the resync period).
+  Clock::Duration until_next_pass() const {
+    const auto now = options.monotonic->now();
+    auto next = (last_list ? *last_list : now) + options.resync_period;
+    for (const auto& [key, c] : cadence) next = std::min(next, c.next_check);
+    return std::max(next - now, Clock::Duration::zero());
   }
 
-  static Task<void> pass(State& self) {
+  static std::int64_t generation_of(const json& object) {
+    const auto meta = object.value("metadata", json::object());
+    const auto it = meta.is_object() ? meta.find("generation") : meta.end();
+    return it != meta.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+  }
+
+  bool check_due(const std::string& key, const json& object, Clock::TimePoint now) const {
+    const auto it = cadence.find(key);
+    if (it == cadence.end() || it->second.uid != meta_string(object, "uid")) return true;
+    return it->second.generation != generation_of(object) || it->second.next_check <= now;
+  }
+
+  // `object` was checked at `now`: next a resync period later, or a little
+  // after its earliest next firing (previous(now) must include it) when that is sooner.
+  void checked(const std::string& key, const json& object, Clock::TimePoint now) {
+    Cadence c{meta_string(object, "uid"), generation_of(object), now + options.resync_period};
+    if (auto m = memory.find(key); m != memory.end() && m->second.uid == c.uid) {
+      const auto wall = options.clock();
+      for (const auto& h : m->second.histories) {
+        if (!h.next_execution_time) continue;
+        const auto to_firing =
+            std::chrono::duration_cast<Clock::Duration>(*h.next_execution_time - wall) + std::chrono::milliseconds(5);
+        c.next_check = std::min(c.next_check, now + std::max(to_firing, Clock::Duration::zero()));
+      }
+    }
+    cadence[key] = std::move(c);
+  }
+
+  enum class Which { Due, All };  // the objects a pass checks
+
+  static Task<void> pass(State& self, Which which) {
+    self.last_list = self.options.monotonic->now();
     auto listed = co_await self.crons->list(self.options.selector);
     co_await async::throw_if_cancelled();
-    self.earliest_next.reset();
     if (!listed) {
       spdlog::warn("cron: cannot list CronFederatedHPAs: {}", listed.error().message);
       co_return;
     }
     std::set<std::string> seen;
     for (const auto& object : *listed) {
-      seen.insert(meta_string(object, "namespace") + "/" + meta_string(object, "name"));
+      const std::string key = meta_string(object, "namespace") + "/" + meta_string(object, "name");
+      seen.insert(key);
+      const auto now = self.options.monotonic->now();
+      if (which == Which::Due && !self.check_due(key, object, now)) continue;
       co_await reconcile(self, object);  // one co_await a turn (GCC 12)
+      self.checked(key, object, now);
     }
     std::erase_if(self.memory, [&](const auto& entry) { return !seen.count(entry.first); });
     std::erase_if(self.noted, [&](const auto& entry) { return !seen.count(entry.first.first); });
+    std::erase_if(self.cadence, [&](const auto& entry) { return !seen.count(entry.first); });
     self.count([](CronControllerStats& s) { ++s.passes; });
   }
 
@@ -201,9 +244,6 @@ struct CronController::State {
     }
     co_await async::throw_if_cancelled();  // the term ended: its memory is gone, the next term reads the status
     self.memory[key] = Memory{subject.uid, histories};
-    for (const auto& h : histories)
-      if (h.next_execution_time && (!self.earliest_next || *h.next_execution_time < *self.earliest_next))
-        self.earliest_next = h.next_execution_time;
     const json status = autoscaler::cron_status_json(histories);
     if (status == autoscaler::cron_status_json(stored)) co_return;
     const bool written = co_await write_status(self, subject, histories);
@@ -382,8 +422,13 @@ struct CronController::State {
     co_return Attempt{applied, k8s::Error{""}, false};
   }
 
+  // The loop and a pass in flight (also one of pass_now()) cancelled and waited for.
   static Task<void> drain(State& self) {
+    self.stopping = true;
+    self.watch.reset();  // no wakeup after this (stop() has reset it already)
+    self.scope.cancel();
     self.term.cancel();
+    co_await self.scope.join();
     co_await self.term.join();
   }
 
@@ -391,18 +436,33 @@ struct CronController::State {
     term.cancel();
     memory.clear();  // the next term reads the statuses
     noted.clear();
+    cadence.clear();  // and checks every object at its first pass
   }
 
-  // A pass for pass_now(): `on_end` runs when it ends, however it ends.
-  struct OnEnd {
-    std::function<void()> f;
-    ~OnEnd() {
-      if (f) f();
-    }
+  // A pass for pass_now(), a child of the term, awaited to its end.
+  struct PassEnded {
+    explicit PassEnded(const async::Strand& strand) : timer(strand, asio::steady_timer::time_point::max()) {}
+    asio::steady_timer timer;
+    bool ended = false;
   };
-  static Task<void> pass_then(State& self, std::shared_ptr<OnEnd> on_end) {
-    (void)on_end;  // held by the frame until the pass has ended
-    co_await pass(self);
+  static Task<void> pass_then(State& self, std::shared_ptr<PassEnded> ended) {
+    struct End {
+      std::shared_ptr<PassEnded> ended;
+      ~End() {
+        ended->ended = true;
+        ended->timer.cancel();
+      }
+    } end{std::move(ended)};
+    co_await pass(self, Which::All);
+  }
+  static Task<void> pass_and_wait(State& self) {
+    if (self.stopping) co_return;  // no pass after shutdown()
+    auto ended = std::make_shared<PassEnded>(self.strand);
+    self.term.spawn(pass_then(self, ended), "cron: a pass");  // of every object
+    while (!ended->ended) {
+      auto [ec] = co_await ended->timer.async_wait(asio::as_tuple(asio::use_awaitable));
+      (void)ec;
+    }
   }
 };
 
@@ -422,34 +482,37 @@ void CronController::start() {
   state_->watch = state_->crons->watch(state_->options.selector, [weak = std::weak_ptr<State>(state_)] {
     if (auto state = weak.lock()) state->wakeup.notify();
   });
-  state_->loop.start(state_->strand, "cron: the loop", [state = state_] { return State::run(*state); });
+  asio::post(state_->strand, [weak = std::weak_ptr<State>(state_)] {
+    auto state = weak.lock();
+    if (state && !state->stopping) state->scope.spawn(State::run(*state), "cron: the loop");
+  });
+}
+
+async::Task<void> CronController::shutdown() {
+  if (state_->stopped.exchange(true)) co_return;
+  // Built first: no temporary in the co_await expression (GCC 12).
+  auto op = asio::co_spawn(state_->strand, State::drain(*state_), asio::use_awaitable);
+  co_await std::move(op);
 }
 
 void CronController::stop() {
-  auto state = state_;
-  if (state->stopped.exchange(true)) return;
-  state->watch.reset();  // no wakeup after this
-  state->loop.stop();    // cancels the loop, which cancels and waits for its pass (TaskGroup::join)
-  // A pass started by pass_now() outside the loop too.
-  async::run_and_wait(state->strand, [state] { return State::drain(*state); });
+  if (state_->stopped.exchange(true)) return;
+  state_->watch.reset();  // no wakeup after this, and the watch ends off the runtime's threads
+  async::run_and_wait(state_->strand, [state = state_.get()] { return State::drain(*state); });
 }
 
 void CronController::sync_soon() { state_->wakeup.notify(); }
 
 void CronController::cancel_in_flight() {
-  asio::post(state_->strand, [state = state_] { state->end_term(); });
+  asio::post(state_->strand, [weak = std::weak_ptr<State>(state_)] {
+    if (auto state = weak.lock()) state->end_term();
+  });
 }
 
-void CronController::pass_now(std::function<void()> done) {
-  asio::post(state_->strand, [state = state_, done = std::move(done)]() mutable {
-    if (state->stopped) {  // no pass after stop()
-      if (done) done();
-      return;
-    }
-    auto on_end = std::make_shared<State::OnEnd>();
-    on_end->f = std::move(done);
-    state->term.spawn(State::pass_then(*state, std::move(on_end)), "cron: a pass");
-  });
+async::Task<void> CronController::pass_now() {
+  // Built first: no temporary in the co_await expression (GCC 12).
+  auto op = asio::co_spawn(state_->strand, State::pass_and_wait(*state_), asio::use_awaitable);
+  co_await std::move(op);
 }
 
 CronControllerStats CronController::stats() const {

@@ -15,6 +15,7 @@
 #include "controller/distributed_sync.hpp"
 #include "controller/federated_hpa_key.hpp"
 #include "controller/sleep_or_wake.hpp"
+#include "controller/sync_period.hpp"
 
 namespace fedmetrics::controller {
 
@@ -34,11 +35,22 @@ struct Outcome {
   }
 };
 
+// The shortest period a FederatedHPA may have (sync_period.hpp): also how
+// soon a list that failed is tried again.
+constexpr Clock::Duration kSyncPeriodFloor = kMinSyncPeriod;
+
+// The end of one pass, for sync_all() to wait on.
+struct PassEnded {
+  explicit PassEnded(const async::Strand& strand) : timer(strand, asio::steady_timer::time_point::max()) {}
+  asio::steady_timer timer;
+  bool ended = false;
+};
+
 }  // namespace
 
-struct HpaController::State : std::enable_shared_from_this<HpaController::State> {
+struct HpaController::State {
   State(async::Strand s, std::size_t concurrent_syncs)
-      : strand(std::move(s)), term(strand), slots(concurrent_syncs), wake(strand) {}
+      : strand(std::move(s)), scope(strand), term(strand), slots(concurrent_syncs), wake(strand) {}
 
   ControlPlanePorts control_plane;
   std::unique_ptr<Watch> watch;  // of the FederatedHPAs, from start() to stop()
@@ -47,17 +59,24 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
   ControllerOptions options;
   AutoscalerMetrics* monitor = nullptr;  // options.monitor, or one that observes nothing
 
-  // Everything below but `stats` is touched on `strand` only.
+  // Everything below but `stats` and `stopped` is touched on `strand` only.
   async::Strand strand;
+  async::TaskGroup scope;  // the scheduler, from start() to shutdown()
   // The current leadership term: every pass and sync is its child, so that
-  // losing the lease cancels them all (cancel_in_flight) and stop() waits for them.
+  // losing the lease cancels them all (cancel_in_flight) and shutdown() waits for them.
   async::TaskGroup term;
   async::Semaphore slots;  // --concurrent-horizontal-pod-autoscaler-syncs
-  async::Wakeup wake;      // ends the ticker's wait early: sync_soon()
+  async::Wakeup wake;      // ends the scheduler's wait early: sync_soon(), a pass listed, a late sync ended
   bool sync_requested = false;
   bool stopping = false;
-  std::atomic<bool> stopped{false};  // stop() ran (it is idempotent)
-  async::Job ticker;
+  std::atomic<bool> stopped{false};  // shutdown() or stop() ran (once)
+  bool listing = false;              // a pass is between its list and the start of its syncs
+  // When the last list was asked for: a list at least every sync period
+  // finds the FederatedHPAs no watch reported (and those deleted).
+  std::optional<Clock::TimePoint> last_list;
+  // After a list failed, none before this: a control plane that is down is
+  // asked again every few seconds, not in a loop.
+  std::optional<Clock::TimePoint> list_retry;
 
   // What the controller remembers between syncs of one FederatedHPA: its last
   // status and the recommendation and scale-event history (upstream keeps
@@ -77,6 +96,13 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     // The workload it scales, as last listed or watched; nullopt when its
     // scaleTargetRef cannot be read, or once another object took its name.
     std::optional<ScaleTargetKey> target;
+    // Its cadence: when its last sync started, the metadata.generation that
+    // sync saw, its period (its annotation's, or the sync period), and
+    // whether its next sync came due while that one still ran.
+    std::optional<Clock::TimePoint> last_sync;
+    std::int64_t generation = 0;
+    Clock::Duration period{};
+    bool due_while_busy = false;
   };
   std::map<FederatedHPAKey, Memory> memory;
   // Distributed mode: members seen NotReady and since when (one member set for every FederatedHPA).
@@ -93,62 +119,115 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     change(stats);
   }
 
-  // Nothing new starts; every pass and sync in flight is cancelled and waited for.
-  static Task<void> drain(std::shared_ptr<State> state) {
-    state->stopping = true;
-    state->term.cancel();
-    co_await state->term.join();
+  // Nothing new starts; the scheduler and every pass and sync in flight are cancelled and waited for.
+  Task<void> drain() {
+    stopping = true;
+    watch.reset();  // no watch event after this (stop() has reset it already)
+    scope.cancel();
+    term.cancel();
+    co_await scope.join();
+    co_await term.join();
   }
 
-  // ---- the ticker
+  // ---- the scheduler
 
-  // A fixed cadence: ticks are sync_period apart whatever a pass costs.
-  Task<void> tick() {
-    auto next = options.monotonic->now();
+  // Each FederatedHPA on its own cadence (kube-controller-manager's
+  // horizontal.go requeues each key with AddAfter(key, resyncPeriod) after
+  // its sync): a pass starts when one is due, lists them and syncs those
+  // that are due; the wait is until the next one is due, or a list is.
+  Task<void> schedule() {
     bool was_active = false;
     for (;;) {
       const bool active = !options.active || options.active();
-      // Leadership lost between two ticks without cancel_in_flight() (no
-      // callback wired): the term ends here at the latest.
+      // Leadership lost without cancel_in_flight() (no callback wired): the
+      // term ends here at the latest.
       if (was_active && !active) end_term();
       was_active = active;
-      if (active && !stopping) spawn_pass(nullptr);
-      next += options.sync_period;
-      const auto wait = next - options.monotonic->now();
-      co_await sleep_or_wake(strand, options.monotonic, wait, wake);
-      co_await async::throw_if_cancelled();  // stop()
-      if (sync_requested) {
-        sync_requested = false;
-        next = options.monotonic->now();
+      const auto now = options.monotonic->now();
+      // Not leading: looked at again a period later (or when woken).
+      Clock::Duration wait = options.sync_period;
+      if (active && !stopping && !listing) {
+        if (sync_requested) {
+          sync_requested = false;
+          spawn_pass(Which::All, nullptr);
+        } else if (until_due(now) <= Clock::Duration::zero()) {
+          spawn_pass(Which::Due, nullptr);
+        } else {
+          wait = until_due(now);
+        }
       }
+      co_await sleep_or_wake(strand, options.monotonic, wait, wake);
+      co_await async::throw_if_cancelled();  // shutdown()
     }
+  }
+
+  // How long until a FederatedHPA is due, or the next list (zero: now).
+  Clock::Duration until_due(Clock::TimePoint now) const {
+    if (list_retry && *list_retry > now) return *list_retry - now;
+    auto next = last_list ? *last_list + options.sync_period : now;
+    for (const auto& [key, m] : memory) {
+      if (m.due_while_busy) {
+        if (!m.busy) return Clock::Duration::zero();  // late: its sync has just ended
+        continue;                                     // late: when its sync ends
+      }
+      if (m.last_sync) next = std::min(next, *m.last_sync + m.period);
+    }
+    return std::max(next - now, Clock::Duration::zero());
   }
 
   // ---- passes
 
-  void spawn_pass(std::function<void()> done) {
-    // A replica that does not lead syncs nothing (the ticker asks too; sync_all may not).
+  enum class Which { Due, All };  // the FederatedHPAs a pass syncs
+
+  void spawn_pass(Which which, std::function<void()> done) {
+    // A replica that does not lead syncs nothing (the scheduler asks too; sync_all may not).
     if (stopping || (options.active && !options.active())) {
       if (done) done();
       return;
     }
-    term.spawn(pass(std::move(done)), "autoscaler: a pass");
+    listing = true;
+    term.spawn(pass(which, std::move(done)), "autoscaler: a pass");
   }
 
-  Task<void> pass(std::function<void()> done) {
+  // A pass of every FederatedHPA, awaited to its end (sync_all).
+  Task<void> pass_and_wait() {
+    auto ended = std::make_shared<PassEnded>(strand);
+    spawn_pass(Which::All, [ended] {
+      ended->ended = true;
+      ended->timer.cancel();
+    });
+    while (!ended->ended) {
+      auto [ec] = co_await ended->timer.async_wait(asio::as_tuple(asio::use_awaitable));
+      (void)ec;
+    }
+  }
+
+  // The scheduler may look again: this pass has started its syncs.
+  void listed_all() {
+    listing = false;
+    wake.notify();
+  }
+
+  Task<void> pass(Which which, std::function<void()> done) {
     // `done` also when the pass is cancelled (a test waits for it).
     struct Done {
+      State& state;
       std::function<void()> f;
       ~Done() {
+        if (state.listing) state.listed_all();
         if (f) f();
       }
-    } on_end{std::move(done)};
+    } on_end{*this, std::move(done)};
+    const auto listed_at = options.monotonic->now();
+    last_list = listed_at;
     auto list = co_await control_plane.federated_hpas->list(options.selector);
     co_await async::throw_if_cancelled();  // before any child starts (TaskGroup::join)
     if (!list) {
       spdlog::warn("autoscaler: cannot list FederatedHPAs: {}", list.error().message);
+      list_retry = listed_at + std::min<Clock::Duration>(options.sync_period, kSyncPeriodFloor);
       co_return;
     }
+    list_retry.reset();
     async::TaskGroup syncs(strand);
     // Every target is known before any sync starts: two FederatedHPAs on
     // one workload are ambiguous from the first pass that lists them both.
@@ -162,17 +241,47 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       keyed.emplace_back(std::move(*key), std::move(object));
     }
     forget_deleted(listed);
+    const auto now = options.monotonic->now();
     for (auto& [key, object] : keyed) {
       auto& m = memory[key];
+      if (which == Which::Due && !due(m, object, now)) continue;
       if (m.busy || stopping) {
-        count([](ControllerStats& s) { ++s.skipped_busy; });
+        if (!m.due_while_busy) count([](ControllerStats& s) { ++s.skipped_busy; });
+        m.due_while_busy = true;  // synced when the running one ends
         continue;
       }
-      m.busy = true;
-      syncs.spawn(sync_guarded(std::move(object), key), "autoscaler: sync of " + key.str());
+      start_sync(syncs, key, std::move(object), now);
     }
+    listed_all();
     co_await syncs.join();
     if (sweep_due()) co_await sweep();
+  }
+
+  // Whether `object`, remembered as `m`, is due at `now`: new to the loop,
+  // changed (a new generation), or a period after its last sync.
+  static bool due(const Memory& m, const nlohmann::json& object, Clock::TimePoint now) {
+    if (!m.last_sync || m.due_while_busy) return true;
+    if (generation_of(object) != m.generation) return true;
+    return *m.last_sync + m.period <= now;
+  }
+
+  static std::int64_t generation_of(const nlohmann::json& object) {
+    const auto meta = object.find("metadata");
+    if (meta == object.end() || !meta->is_object()) return 0;
+    const auto generation = meta->find("generation");
+    return generation != meta->end() && generation->is_number_integer() ? generation->get<std::int64_t>() : 0;
+  }
+
+  // A sync of `key` now, in `group`; its period starts now.
+  void start_sync(async::TaskGroup& group, const FederatedHPAKey& key, nlohmann::json object, Clock::TimePoint now) {
+    auto& m = memory[key];
+    m.busy = true;
+    m.due_while_busy = false;
+    m.last_sync = now;
+    m.generation = generation_of(object);
+    const auto period = sync_period_of(object, options.sync_period);
+    m.period = period ? std::chrono::duration_cast<Clock::Duration>(*period) : Clock::Duration(options.sync_period);
+    group.spawn(sync_guarded(std::move(object), key), "autoscaler: sync of " + key.str());
   }
 
   // ---- the orphan sweep (distributed mode)
@@ -258,18 +367,34 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
     return controllers;
   }
 
-  // A FederatedHPA the watch reports as new: when the loop does not know it
-  // yet, synced now, not up to a period later (Karmada's controller
-  // reconciles a new object at once). Then it follows the ticks like every
-  // other. New is a new uid: one created again under a known name is new.
-  void sync_new(nlohmann::json object) {
+  // A FederatedHPA the watch reports, new or changed: one the loop does
+  // not know yet is synced now, not up to a period later (Karmada's
+  // controller reconciles a new object at once), and so is one whose spec
+  // changed (a new metadata.generation); either then follows its own period.
+  // New is a new uid: one created again under a known name is new.
+  void sync_watched(nlohmann::json object) {
     if (options.active && !options.active()) return;
     auto key = key_from(object);
-    if (!key || stopping || memory.count(*key)) return;  // already known: the ticks have it
-    remember(*key, object).busy = true;
-    count([](ControllerStats& s) { ++s.synced_on_create; });
-    spdlog::info("autoscaler: {}: new FederatedHPA, synced at once", key->str());
-    term.spawn(sync_guarded(std::move(object), *key), "autoscaler: sync of " + key->str());
+    if (!key || stopping) return;
+    const auto known = memory.find(*key);
+    const bool is_new = known == memory.end() || !known->second.last_sync;
+    if (!is_new && generation_of(object) == known->second.generation) return;  // nothing new: its period holds
+    auto& m = remember(*key, object);
+    if (m.busy) {
+      // Changed while its sync runs: again as soon as that one ends.
+      if (!m.due_while_busy) count([](ControllerStats& s) { ++s.skipped_busy; });
+      m.due_while_busy = true;
+      m.generation = -1;  // whatever the next list says is a change
+      return;
+    }
+    if (is_new) {
+      count([](ControllerStats& s) { ++s.synced_on_create; });
+      spdlog::info("autoscaler: {}: new FederatedHPA, synced at once", key->str());
+    } else {
+      spdlog::info("autoscaler: {}: spec changed (generation {}), synced at once", key->str(), generation_of(object));
+    }
+    start_sync(term, *key, std::move(object), options.monotonic->now());
+    wake.notify();  // its next sync is a period from now
   }
 
   // Drops what is remembered of FederatedHPAs that two lists in a row did not
@@ -321,7 +446,10 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       State* state;
       FederatedHPAKey key;
       ~Free() {
-        state->memory[key].busy = false;
+        auto& m = state->memory[key];
+        m.busy = false;
+        // Its next sync came due meanwhile (or it changed): the scheduler starts it now.
+        if (m.due_while_busy) state->wake.notify();
         state->count([](ControllerStats& s) { ++s.syncs; });
       }
     } free{this, key};
@@ -441,6 +569,15 @@ struct HpaController::State : std::enable_shared_from_this<HpaController::State>
       co_return;
     }
     const auto target = hpa.spec.scale_target_ref;
+
+    // Its own period (autoscaling.fedmetrics.io/sync-period): when invalid,
+    // the sync period stands (start_sync) and nothing is scaled until the
+    // annotation is fixed.
+    if (auto period = sync_period_of(object, options.sync_period); !period) {
+      const std::string message = period.error().message;
+      co_await fail_early(hpa, subject, key, outcome, SyncError::Spec, "ScalingActive", "InvalidSyncPeriod", message);
+      co_return;
+    }
 
     // The mode annotation (docs/distributed-mode.md). An invalid value is InvalidMode
     // (nothing scaled); distributed mode writes member HPAs instead of the
@@ -666,34 +803,50 @@ void HpaController::start() {
   state_->watch = state_->control_plane.federated_hpas->watch(state_->options.selector, [weak](nlohmann::json object) {
     auto state = weak.lock();
     if (!state) return;
-    asio::post(state->strand, [state, object = std::move(object)]() mutable { state->sync_new(std::move(object)); });
+    asio::post(state->strand, [weak, object = std::move(object)]() mutable {
+      if (auto state = weak.lock()) state->sync_watched(std::move(object));
+    });
   });
-  state_->ticker.start(state_->strand, "autoscaler: the ticker", [state = state_] { return state->tick(); });
+  asio::post(state_->strand, [weak] {
+    auto state = weak.lock();
+    if (state && !state->stopping) state->scope.spawn(state->schedule(), "autoscaler: the scheduler");
+  });
 }
 
 void HpaController::sync_soon() {
-  asio::post(state_->strand, [state = state_] {
-    state->sync_requested = true;
-    state->wake.notify();
+  asio::post(state_->strand, [weak = std::weak_ptr<State>(state_)] {
+    if (auto state = weak.lock()) {
+      state->sync_requested = true;
+      state->wake.notify();
+    }
   });
 }
 
-void HpaController::stop() {
-  auto state = state_;
-  if (state->stopped.exchange(true)) return;
-  state->ticker.stop();
-  state->watch.reset();  // no sync_new after this
-  // Every pass and sync ends before this returns: none touches what the owner is about to destroy.
-  async::run_and_wait(state->strand, [state] { return State::drain(state); });
+async::Task<void> HpaController::shutdown() {
+  if (state_->stopped.exchange(true)) co_return;
+  // On the loop's strand; the caller resumes on its own executor.
+  // Built first: no temporary in the co_await expression (GCC 12).
+  auto op = asio::co_spawn(state_->strand, state_->drain(), asio::use_awaitable);
+  co_await std::move(op);
 }
 
-void HpaController::sync_all(std::function<void()> done) {
-  asio::post(state_->strand,
-             [state = state_, done = std::move(done)]() mutable { state->spawn_pass(std::move(done)); });
+void HpaController::stop() {
+  if (state_->stopped.exchange(true)) return;
+  state_->watch.reset();  // no sync_watched after this, and the watch ends off the runtime's threads
+  // Every pass and sync ends before this returns: none touches what the owner is about to destroy.
+  async::run_and_wait(state_->strand, [state = state_.get()] { return state->drain(); });
+}
+
+async::Task<void> HpaController::sync_all() {
+  // Built first: no temporary in the co_await expression (GCC 12).
+  auto op = asio::co_spawn(state_->strand, state_->pass_and_wait(), asio::use_awaitable);
+  co_await std::move(op);
 }
 
 void HpaController::cancel_in_flight() {
-  asio::post(state_->strand, [state = state_] { state->end_term(); });
+  asio::post(state_->strand, [weak = std::weak_ptr<State>(state_)] {
+    if (auto state = weak.lock()) state->end_term();
+  });
 }
 
 ControllerStats HpaController::stats() const {

@@ -72,7 +72,7 @@ std::optional<json> released_lease(const json& current, const std::string& ident
 
 struct LeaderElector::State {
   State(async::Strand s, std::shared_ptr<LeaseClient> c, ElectionOptions o, std::function<k8s::Timestamp()> clk)
-      : strand(std::move(s)), client(std::move(c)), options(std::move(o)), clock(std::move(clk)) {
+      : strand(std::move(s)), client(std::move(c)), options(std::move(o)), clock(std::move(clk)), scope(strand) {
     if (!options.monotonic) options.monotonic = steady_clock();
   }
   async::Strand strand;
@@ -85,10 +85,11 @@ struct LeaderElector::State {
   // renewTime is no earlier, so other replicas count their lease duration
   // from no earlier than this.
   Clock::TimePoint last_renewal{};
-  nlohmann::json observed_spec;    // the Lease spec as last seen
-  Clock::TimePoint observed_at{};  // when it last changed, on our clock
-  async::Job job;
-  std::atomic<bool> stopped{false};
+  nlohmann::json observed_spec;      // the Lease spec as last seen
+  Clock::TimePoint observed_at{};    // when it last changed, on our clock
+  async::TaskGroup scope;            // the election, from start() to shutdown()
+  bool stopping = false;             // on the strand
+  std::atomic<bool> stopped{false};  // shutdown() or stop() ran (once)
 
   std::string where() const { return options.namespace_name + "/" + options.name; }
 
@@ -194,10 +195,14 @@ struct LeaderElector::State {
     co_return true;
   }
 
-  // Stops leading (OnStoppedLeading) and releases the Lease.
-  static Task<void> resign(std::shared_ptr<State> self) {
-    self->step_down("stopping");
-    co_await release(*self);
+  // The election ends; a leader stops leading (OnStoppedLeading) and releases the Lease.
+  static Task<void> resign(State& self) {
+    self.stopping = true;
+    self.scope.cancel();
+    co_await self.scope.join();
+    if (!self.leading) co_return;
+    self.step_down("stopping");
+    co_await release(self);
   }
 
   // Release, so that another replica takes over at once rather than after the lease duration.
@@ -220,17 +225,24 @@ LeaderElector::LeaderElector(async::Executor executor, std::shared_ptr<LeaseClie
 LeaderElector::~LeaderElector() { stop(); }
 
 void LeaderElector::start() {
-  state_->job.start(state_->strand, "leader election", [state = state_] { return State::run(*state); });
+  asio::post(state_->strand, [weak = std::weak_ptr<State>(state_)] {
+    auto state = weak.lock();
+    if (state && !state->stopping) state->scope.spawn(State::run(*state), "leader election");
+  });
 }
 
 bool LeaderElector::leading() const { return state_->leading.load(); }
 
+async::Task<void> LeaderElector::shutdown() {
+  if (state_->stopped.exchange(true)) co_return;
+  // Built first: no temporary in the co_await expression (GCC 12).
+  auto op = asio::co_spawn(state_->strand, State::resign(*state_), asio::use_awaitable);
+  co_await std::move(op);
+}
+
 void LeaderElector::stop() {
   if (state_->stopped.exchange(true)) return;
-  state_->job.stop();
-  if (!state_->leading) return;
-  auto state = state_;
-  async::run_and_wait(state->strand, [state] { return State::resign(state); });
+  async::run_and_wait(state_->strand, [state = state_.get()] { return State::resign(*state); });
 }
 
 }  // namespace fedmetrics::controller

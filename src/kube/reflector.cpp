@@ -153,6 +153,9 @@ struct Reflector::State {
           change.added.push_back(*cache.find(outcome.key));
           break;
         case Kind::Modified:
+          ++stats.events;
+          change.modified.push_back(*cache.find(outcome.key));
+          break;
         case Kind::Deleted: ++stats.events; break;
         case Kind::Bookmark: ++stats.events; return true;
         case Kind::Expired: ++stats.expired; [[fallthrough]];

@@ -95,8 +95,10 @@ std::unique_ptr<controller::Watch> RestControlPlane::watch(const k8s::LabelSelec
   auto watch = std::make_unique<CollectionWatch>(client_, executor_, "federatedhpas", "autoscaler: FederatedHPAs",
                                                  selector, timeout_,
                                                  [on_added = std::move(on_added)](const kube::ReflectorChange& change) {
-                                                   if (on_added)
-                                                     for (const auto& object : change.added) on_added(object);
+                                                   // An edit too: the loop syncs a new generation at once.
+                                                   if (!on_added) return;
+                                                   for (const auto& object : change.added) on_added(object);
+                                                   for (const auto& object : change.modified) on_added(object);
                                                  });
   std::lock_guard lock(cache_mutex_);
   cache_ = &watch->reflector();

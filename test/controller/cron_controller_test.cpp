@@ -10,10 +10,8 @@
 #include <atomic>
 #include <mutex>
 
-#include "support/eventually.hpp"
-#include "support/fake_clock.hpp"
 #include "support/fake_control_plane.hpp"
-#include "fedmetrics/kube/https_client.hpp"
+#include "support/run_loop.hpp"
 #include "fedmetrics/controller/cron_controller.hpp"
 
 namespace fedmetrics::controller {
@@ -50,26 +48,25 @@ const char* kFhpaTarget = R"({"apiVersion": "autoscaling.karmada.io/v1alpha1", "
 const char* kDeploymentTarget = R"({"apiVersion": "apps/v1", "kind": "Deployment", "name": "batch"})";
 
 struct Fixture {
-  kube::ClientRuntime runtime{1};  // first: it outlives the controller
+  testing::RunLoop loop;  // first: it outlives the controller
   std::shared_ptr<testing::FakeControlPlane> cp = cron_control_plane();
   std::shared_ptr<std::atomic<std::int64_t>> now = std::make_shared<std::atomic<std::int64_t>>(0);
   std::unique_ptr<CronController> controller;
 
   explicit Fixture(const char* time) { make(time); }
+  // A new controller (a new leader, a restart) at `time`.
   void make(const char* time) {
+    if (controller) loop.run(controller->shutdown());
     set(time);
     CronControllerOptions o;
     o.clock = [now = now] { return k8s::Timestamp(std::chrono::nanoseconds(now->load())); };
-    controller = std::make_unique<CronController>(runtime.executor(), cp->ports(), o);
+    o.monotonic = loop.clock;
+    controller = std::make_unique<CronController>(loop.executor(), cp->ports(), o);
   }
   void set(const char* time) { *now = at(time).time_since_epoch().count(); }
-  void pass() {
-    auto done = std::make_shared<std::atomic<bool>>(false);
-    controller->pass_now([done] { *done = true; });
-    REQUIRE(testing::eventually([done] { return done->load(); }));
-  }
+  void pass() { loop.run(controller->pass_now()); }
   ~Fixture() {
-    controller->stop();
+    loop.run(controller->shutdown());
     for (const auto& e : cp->events->occurrences) CHECK(e.subject.kind == "CronFederatedHPA");
   }
 };
@@ -282,9 +279,9 @@ TEST_CASE("CronController: a Deployment whose replicas the members keep is a fai
 // clock, with the wall clock moving with it: no minute boundary waited for.
 TEST_CASE("CronController: the loop wakes at the rule's firing time and runs it") {
   using namespace std::chrono_literals;
-  kube::ClientRuntime runtime{1};
+  testing::RunLoop loop;
   auto cp = cron_control_plane();
-  auto clock = std::make_shared<testing::FakeClock>();
+  auto clock = loop.clock;
   const auto started = clock->now();
   CronControllerOptions o;
   o.resync_period = 10min;
@@ -295,19 +292,75 @@ TEST_CASE("CronController: the loop wakes at the rule's firing time and runs it"
   cp->crons->objects.push_back(cron_object(
       "hours", kFhpaTarget,
       R"([{"name": "morning", "schedule": "30 8 * * *", "targetMinReplicas": 4, "targetMaxReplicas": 20}])"));
-  CronController controller(runtime.executor(), cp->ports(), o);
+  CronController controller(loop.executor(), cp->ports(), o);
   controller.start();
+  loop.poll();
   // First sight recorded, then asleep until the firing time.
-  REQUIRE(testing::eventually([&] { return clock->sleepers() == 1; }));
   CHECK(cp->crons->status("hours")["executionHistories"][0]["nextExecutionTime"] == "2026-11-25T08:30:00Z");
-  REQUIRE(clock->advance_to_next());
-  CHECK(clock->now() - started > 60s);  // just after 08:30:00, so that the firing is in the past
-  CHECK(clock->now() - started < 61s);  // not the 10 minutes of the resync period
-  REQUIRE(testing::eventually(
-      [&] { return cp->crons->status("hours")["executionHistories"][0].contains("successfulExecutions"); }));
-  controller.stop();
+  REQUIRE(clock->next_deadline());
+  CHECK(*clock->next_deadline() - started > 60s);  // just after 08:30:00, so that the firing is in the past
+  CHECK(*clock->next_deadline() - started < 61s);  // not the 10 minutes of the resync period
+  loop.advance(59s);
+  CHECK(cp->federated_hpas->replica_writes == 0);
+  loop.advance(2s);
+  CHECK(cp->crons->status("hours")["executionHistories"][0].contains("successfulExecutions"));
+  loop.run(controller.shutdown());
   CHECK(cp->federated_hpas->objects.at(0)["spec"]["minReplicas"] == 4);
   CHECK(cp->federated_hpas->replica_writes == 1);
+}
+
+// Each CronFederatedHPA on its own cadence: a new or edited one checked at
+// once and not the others with it, each then a resync period after its own check.
+TEST_CASE("CronController: each object is checked on its own cadence, a new or edited one at once") {
+  using namespace std::chrono_literals;
+  testing::RunLoop loop;
+  auto cp = cron_control_plane();
+  const auto started = loop.clock->now();
+  CronControllerOptions o;
+  o.resync_period = 60s;
+  o.monotonic = loop.clock;
+  o.clock = [clock = loop.clock, started, wall = at("2026-11-25T08:00:00Z")] {
+    return wall + std::chrono::duration_cast<std::chrono::nanoseconds>(clock->now() - started);
+  };
+  const char* nine = R"([{"name": "nine", "schedule": "0 9 * * *", "targetMinReplicas": 4}])";
+  cp->crons->objects.push_back(cron_object("a", kFhpaTarget, nine));
+  CronController controller(loop.executor(), cp->ports(), o);
+  controller.start();
+  auto checks = [&] {
+    const auto stats = controller.stats();
+    return stats.process_success.count + stats.process_error.count;
+  };
+  loop.poll();
+  CHECK(checks() == 1);
+  loop.advance(20s);
+  CHECK(checks() == 1);
+  {
+    std::lock_guard lock(cp->crons->mutex);
+    cp->crons->objects.push_back(cron_object("b", kFhpaTarget, nine));
+  }
+  REQUIRE(cp->crons->on_change);
+  cp->crons->on_change();  // created at 20 s: b alone, at once
+  loop.poll();
+  CHECK(checks() == 2);
+  loop.advance(40s);  // a's period: 60 s
+  CHECK(checks() == 3);
+  loop.advance(19s);
+  CHECK(checks() == 3);
+  loop.advance(1s);  // b's: 80 s
+  CHECK(checks() == 4);
+  {
+    std::lock_guard lock(cp->crons->mutex);
+    cp->crons->objects[0]["metadata"]["generation"] = 2;  // a edited at 80 s
+  }
+  cp->crons->on_change();
+  loop.poll();
+  CHECK(checks() == 5);
+  loop.advance(59s);
+  CHECK(checks() == 5);
+  loop.advance(1s);  // both at 140 s: a restarted its period at 80 s
+  CHECK(checks() == 7);
+  loop.run(controller.shutdown());
+  CHECK(cp->federated_hpas->replica_writes == 0);  // nothing fired
 }
 
 }  // namespace

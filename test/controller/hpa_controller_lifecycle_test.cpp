@@ -10,12 +10,12 @@
 #include <mutex>
 
 #include "fedmetrics/controller/federated_hpa_status.hpp"
-#include "support/eventually.hpp"
 #include "support/fake_control_plane.hpp"
 #include "support/fake_member_cluster.hpp"
 #include "support/fake_metrics_service.hpp"
 #include "fedmetrics/controller/hpa_controller.hpp"
 #include "fedmetrics/k8s/pod.hpp"
+#include "support/run_loop.hpp"
 
 namespace fedmetrics::controller {
 namespace {
@@ -111,19 +111,28 @@ const json& condition(const json& status, std::string_view type) {
 }
 
 struct Fixture {
-  kube::ClientRuntime runtime{1};  // first: it outlives the controller
+  testing::RunLoop loop;  // first: it outlives the controller
   std::shared_ptr<testing::FakeControlPlane> cp = std::make_shared<testing::FakeControlPlane>();
   std::shared_ptr<CpuMetrics> metrics = std::make_shared<CpuMetrics>();
   std::atomic<bool> leading{true};
   std::unique_ptr<HpaController> controller;
-  Fixture() {
+  explicit Fixture(std::shared_ptr<AutoscalerMetrics> monitor = nullptr) {
     ControllerOptions options;
     options.clock = [] { return at(0); };
+    options.monotonic = loop.clock;
     options.active = [this] { return leading.load(); };
+    options.monitor = std::move(monitor);
     controller =
-        std::make_unique<HpaController>(runtime.executor(), cp->ports(), metrics->service, one_member(), options);
+        std::make_unique<HpaController>(loop.executor(), cp->ports(), metrics->service, one_member(), options);
   }
-  bool pass() { return testing::complete_pass(*controller); }
+  ~Fixture() { loop.run(controller->shutdown()); }
+  void pass() { loop.run(controller->sync_all()); }
+  // A pass started, and run until it waits for what the test holds back.
+  std::shared_ptr<bool> start_pass() {
+    auto ended = loop.spawn(controller->sync_all());
+    loop.poll();
+    return ended;
+  }
 };
 
 TEST_CASE("HpaController: a restarted controller starts from the object's status") {
@@ -133,7 +142,7 @@ TEST_CASE("HpaController: a restarted controller starts from the object's status
 
   SECTION("metrics on target: lastScaleTime and every lastTransitionTime kept") {
     f.metrics->cpu = "50m";  // 50 % of 100m: on target
-    REQUIRE(f.pass());
+    f.pass();
     REQUIRE(f.cp->scales->updates.empty());
     const json& s = f.cp->federated_hpas->status_history.at(0);
     CHECK(s["lastScaleTime"] == stamp(-600));
@@ -143,7 +152,7 @@ TEST_CASE("HpaController: a restarted controller starts from the object's status
     CHECK(condition(s, "ScalingLimited")["lastTransitionTime"] == stamp(-3000));
   }
   SECTION("no metrics: desiredReplicas stays the object's, not 0; only the condition that changed moves") {
-    REQUIRE(f.pass());
+    f.pass();
     const json& s = f.cp->federated_hpas->status_history.at(0);
     CHECK(s["desiredReplicas"] == 2);
     CHECK(s["lastScaleTime"] == stamp(-600));
@@ -153,7 +162,7 @@ TEST_CASE("HpaController: a restarted controller starts from the object's status
   }
   SECTION("the target's scale cannot be read: the status written back keeps the object's") {
     f.cp->federated_hpas->objects[0]["spec"]["scaleTargetRef"]["name"] = "gone";
-    REQUIRE(f.pass());
+    f.pass();
     const json& s = f.cp->federated_hpas->status_history.at(0);
     CHECK(s["desiredReplicas"] == 2);
     CHECK(s["lastScaleTime"] == stamp(-600));
@@ -165,7 +174,7 @@ TEST_CASE("HpaController: a restarted controller starts from the object's status
 TEST_CASE("HpaController: a FederatedHPA without a status never gets desiredReplicas 0") {
   Fixture f;
   f.cp->federated_hpas->objects.push_back(fhpa());  // no metrics either: the calculation cannot decide
-  REQUIRE(f.pass());
+  f.pass();
   CHECK(f.cp->federated_hpas->status_history.at(0)["desiredReplicas"] == 2);  // the target's replicas
 }
 
@@ -174,10 +183,8 @@ TEST_CASE("HpaController: losing the lease cancels a sync in flight before its n
   f.cp->federated_hpas->objects.push_back(fhpa());
   f.metrics->cpu = "150m";  // 150 % of a 50 % target: a scale-up to 4 is due
   f.cp->scales->hold_reads.on = true;
-  auto done = std::make_shared<std::atomic<bool>>(false);
-  f.controller->sync_all([done] { *done = true; });
-  REQUIRE(testing::eventually(
-      [&] { return f.cp->scales->hold_reads.count() == 1; }));  // the sync waits for the control plane
+  auto ended = f.start_pass();
+  REQUIRE(f.cp->scales->hold_reads.count() == 1);  // the sync waits for the control plane
 
   // The elector's OnStoppedLeading: the term's syncs are cancelled.
   f.leading = false;
@@ -185,7 +192,8 @@ TEST_CASE("HpaController: losing the lease cancels a sync in flight before its n
 
   // The scale arrives after the lease was lost.
   f.cp->scales->hold_reads.release();
-  REQUIRE(testing::eventually([&] { return done->load(); }));
+  f.loop.poll();
+  REQUIRE(*ended);
   CHECK(f.cp->scales->updates.empty());
   CHECK(f.cp->federated_hpas->status_history.empty());
   CHECK(f.cp->events->recorded.empty());
@@ -196,7 +204,7 @@ TEST_CASE("HpaController: losing the lease cancels a sync in flight before its n
   f.leading = true;
   f.controller->cancel_in_flight();  // what a new term begins with
   f.cp->scales->hold_reads.on = false;
-  REQUIRE(f.pass());
+  f.pass();
   CHECK(f.cp->scales->updates == std::vector<std::int32_t>{4});
   CHECK(f.cp->federated_hpas->status_history.size() == 1);
 }
@@ -224,41 +232,31 @@ struct ReplicaGauges : AutoscalerMetrics {
 };
 
 TEST_CASE("HpaController: a status write answered after the lease was lost leaves no replica gauge behind") {
-  kube::ClientRuntime runtime{1};
-  auto cp = std::make_shared<testing::FakeControlPlane>();
-  auto metrics = std::make_shared<CpuMetrics>();
   auto gauges = std::make_shared<ReplicaGauges>();
-  std::atomic<bool> leading{true};
-  ControllerOptions options;
-  options.clock = [] { return at(0); };
-  options.active = [&leading] { return leading.load(); };
-  options.monitor = gauges;
-  auto controller =
-      std::make_unique<HpaController>(runtime.executor(), cp->ports(), metrics->service, one_member(), options);
-  cp->federated_hpas->objects.push_back(fhpa());
-  metrics->cpu = "150m";
-  REQUIRE(testing::complete_pass(*controller));
+  Fixture f(gauges);
+  f.cp->federated_hpas->objects.push_back(fhpa());
+  f.metrics->cpu = "150m";
+  f.pass();
   REQUIRE(gauges->count() == 1);
 
-  cp->federated_hpas->hold_status_writes.on = true;
-  auto done = std::make_shared<std::atomic<bool>>(false);
-  controller->sync_all([done] { *done = true; });
-  REQUIRE(testing::eventually(
-      [&] { return cp->federated_hpas->hold_status_writes.count() == 1; }));  // the status is on its way
-  leading = false;
-  controller->cancel_in_flight();  // the term ends: its gauges are forgotten
-  REQUIRE(testing::eventually([&] { return gauges->count() == 0; }));
-  cp->federated_hpas->hold_status_writes.release();  // the API server answers the write only now
-  REQUIRE(testing::eventually([&] { return done->load(); }));
+  f.cp->federated_hpas->hold_status_writes.on = true;
+  auto ended = f.start_pass();
+  REQUIRE(f.cp->federated_hpas->hold_status_writes.count() == 1);  // the status is on its way
+  f.leading = false;
+  f.controller->cancel_in_flight();  // the term ends: its gauges are forgotten
+  f.loop.poll();
+  REQUIRE(gauges->count() == 0);
+  f.cp->federated_hpas->hold_status_writes.release();  // the API server answers the write only now
+  f.loop.poll();
+  REQUIRE(*ended);
   CHECK(gauges->count() == 0);
-  controller.reset();
 }
 
 TEST_CASE("HpaController: a new term forgets the remembered status and reads the object again") {
   Fixture f;
   f.cp->federated_hpas->objects.push_back(fhpa());
   f.metrics->cpu = "150m";
-  REQUIRE(f.pass());  // scales 2 -> 4 at 0 s, remembered
+  f.pass();  // scales 2 -> 4 at 0 s, remembered
   REQUIRE(f.cp->scales->updates == std::vector<std::int32_t>{4});
   // Meanwhile another leader wrote its own status (scaled at 30 s to 5).
   json theirs = f.cp->federated_hpas->status_history.back();
@@ -267,7 +265,7 @@ TEST_CASE("HpaController: a new term forgets the remembered status and reads the
   f.cp->federated_hpas->objects[0]["status"] = theirs;
   f.controller->cancel_in_flight();  // this replica lost the lease, then got it back
   f.metrics->cpu = "";               // no metrics: the status carries the previous values over
-  REQUIRE(f.pass());
+  f.pass();
   CHECK(f.cp->federated_hpas->status_history.back()["lastScaleTime"] == stamp(30));
   CHECK(f.cp->federated_hpas->status_history.back()["desiredReplicas"] == 5);
 }

@@ -1,17 +1,14 @@
 // Leader election on a Lease: the pure step for every case, and two electors
-// contending over one in-memory Lease with optimistic concurrency.
+// contending over one in-memory Lease with optimistic concurrency, on the
+// test's own thread and a fake clock (support/run_loop.hpp).
 #include <catch2/catch.hpp>
 
 #include <atomic>
-
 #include <mutex>
-#include <thread>
 
-#include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/controller/leader_election.hpp"
-#include "support/eventually.hpp"
-#include "support/fake_clock.hpp"
 #include "support/fake_leases.hpp"
+#include "support/run_loop.hpp"
 
 namespace fedmetrics::controller {
 namespace {
@@ -75,9 +72,20 @@ TEST_CASE("LeaderElection: the holder renews without a transition, a released Le
   CHECK_FALSE(released_lease(lease("a", 10), "b"));
 }
 
+// The electors' election ended before they go, also when a check failed.
+struct ShutDown {
+  testing::RunLoop& loop;
+  std::vector<LeaderElector*> electors;
+  ~ShutDown() {
+    for (auto* e : electors) loop.run(e->shutdown());
+  }
+};
+
 TEST_CASE("LeaderElection: two electors, one leader, the other takes over when it stops") {
-  kube::ClientRuntime runtime(1);
+  using namespace std::chrono_literals;
+  testing::RunLoop loop;
   auto leases = std::make_shared<testing::FakeLeases>();
+  leases->clock = loop.clock;
   std::atomic<int> started_a{0}, started_b{0};
   auto options = [&](std::string id) {
     ElectionOptions o;
@@ -86,24 +94,24 @@ TEST_CASE("LeaderElection: two electors, one leader, the other takes over when i
     o.lease_duration = std::chrono::seconds(30);  // only the release can hand it over within the test
     o.renew_deadline = std::chrono::milliseconds(600);
     o.retry_period = std::chrono::milliseconds(20);
+    o.monotonic = loop.clock;
     return o;
   };
-  LeaderElector a(runtime.executor(), leases, options("a"));
-  LeaderElector b(runtime.executor(), leases, options("b"));
+  LeaderElector a(loop.executor(), leases, options("a"));
+  LeaderElector b(loop.executor(), leases, options("b"));
+  ShutDown shut_down{loop, {&a, &b}};
   a.start();
   b.start();
-  auto until = [](auto predicate) {
-    for (int i = 0; i < 300 && !predicate(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    return predicate();
-  };
-  REQUIRE(until([&] { return a.leading() || b.leading(); }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  loop.poll();
+  REQUIRE((a.leading() || b.leading()));
+  loop.advance(100ms);  // five renewals and five tries
   CHECK(a.leading() != b.leading());
   LeaderElector& leader = a.leading() ? a : b;
   LeaderElector& other = a.leading() ? b : a;
-  leader.stop();  // releases: the other takes over without waiting for the lease duration
-  CHECK(until([&] { return other.leading(); }));
+  loop.run(leader.shutdown());  // releases: the other takes over without waiting for the lease duration
   CHECK_FALSE(leader.leading());
+  loop.advance(20ms);  // the other's next try
+  CHECK(other.leading());
   CHECK(leases->holder() == (&other == &a ? "a" : "b"));
   // Each became the leader once and was told so once (renewals are not news).
   CHECK(started_a.load() == 1);
@@ -115,12 +123,12 @@ TEST_CASE("LeaderElection: two electors, one leader, the other takes over when i
 TEST_CASE(
     "LeaderElection: a slow control plane: the leader steps down within the renew deadline, before the lease expires") {
   using namespace std::chrono_literals;
-  kube::ClientRuntime runtime(1);
-  auto clock = std::make_shared<testing::FakeClock>();
+  testing::RunLoop loop;
+  auto clock = loop.clock;
   auto leases = std::make_shared<testing::FakeLeases>();
   leases->clock = clock;
-  std::atomic<int> stopped{0};
-  std::atomic<Clock::Duration::rep> stopped_at{0};
+  int stopped = 0;
+  Clock::TimePoint stepped_down;
   ElectionOptions o;
   o.identity = "a";
   o.lease_duration = 2s;  // what another replica waits after it last saw a renewal
@@ -129,67 +137,59 @@ TEST_CASE(
   o.monotonic = clock;
   o.on_stopped_leading = [&] {
     ++stopped;
-    stopped_at = clock->now().time_since_epoch().count();
+    stepped_down = clock->now();
   };
-  LeaderElector a(runtime.executor(), leases, o);
+  LeaderElector a(loop.executor(), leases, o);
+  ShutDown shut_down{loop, {&a}};
   a.start();
-  // One sleep at a time: the elector's retry, or a Lease call stalled until its deadline.
-  auto next_sleep = [&] {
-    REQUIRE(testing::eventually([&] { return clock->sleepers() == 1; }));
-    clock->advance_to_next();
-  };
-  REQUIRE(testing::eventually([&] { return a.leading(); }));  // created at once
-  for (int renewal = 0; renewal < 3; ++renewal) next_sleep();
+  loop.poll();
+  REQUIRE(a.leading());              // created at once
+  loop.advance(3 * o.retry_period);  // three renewals
   REQUIRE(a.leading());
   leases->slow = true;
-  while (stopped.load() == 0) next_sleep();
-  CHECK_FALSE(a.leading());
-  CHECK(stopped.load() == 1);
-  Clock::TimePoint last_write;
-  {
-    std::lock_guard lock(leases->mutex);
-    last_write = leases->last_write;
-    // One overall deadline: no call was given more than the renew deadline
-    // (today's GET and PUT had the client's 10 s each).
-    REQUIRE_FALSE(leases->budgets.empty());
-    for (auto budget : leases->budgets) CHECK(budget <= o.renew_deadline);
+  // One sleep at a time: the elector's retry, or a Lease call stalled until its deadline.
+  for (int step = 0; step < 100 && stopped == 0; ++step) {
+    REQUIRE(clock->next_deadline());
+    loop.advance(*clock->next_deadline() - clock->now());
   }
-  const auto stepped_down = Clock::TimePoint(Clock::Duration(stopped_at.load()));
+  CHECK_FALSE(a.leading());
+  CHECK(stopped == 1);
+  // One overall deadline: no call was given more than the renew deadline
+  // (today's GET and PUT had the client's 10 s each).
+  REQUIRE_FALSE(leases->budgets.empty());
+  for (auto budget : leases->budgets) CHECK(budget <= o.renew_deadline);
   // Exactly the renew deadline after the last renewal, so well before
   // another replica could take the Lease.
-  CHECK(stepped_down - last_write == o.renew_deadline);
-  CHECK(stepped_down - last_write < o.lease_duration);
-  a.stop();
-  CHECK(stopped.load() == 1);  // stop() after stepping down is no second OnStoppedLeading
+  CHECK(stepped_down - leases->last_write == o.renew_deadline);
+  CHECK(stepped_down - leases->last_write < o.lease_duration);
+  loop.run(a.shutdown());
+  CHECK(stopped == 1);  // stop after stepping down is no second OnStoppedLeading
 }
 
 TEST_CASE("LeaderElection: the Lease seen held by another replica: stop leading at once") {
   using namespace std::chrono_literals;
-  kube::ClientRuntime runtime(1);
+  testing::RunLoop loop;
   auto leases = std::make_shared<testing::FakeLeases>();
-  std::atomic<int> stopped{0};
+  leases->clock = loop.clock;
+  int stopped = 0;
   ElectionOptions o;
   o.identity = "a";
   o.lease_duration = 30s;
   o.renew_deadline = 20s;
   o.retry_period = 20ms;
+  o.monotonic = loop.clock;
   o.on_stopped_leading = [&] { ++stopped; };
-  LeaderElector a(runtime.executor(), leases, o);
+  LeaderElector a(loop.executor(), leases, o);
+  ShutDown shut_down{loop, {&a}};
   a.start();
-  for (int i = 0; i < 300 && !a.leading(); ++i) std::this_thread::sleep_for(10ms);
+  loop.poll();
   REQUIRE(a.leading());
-  json taken;
-  {
-    std::lock_guard lock(leases->mutex);
-    taken = *leases->stored;
-  }
+  json taken = *leases->stored;
   taken["spec"]["holderIdentity"] = "b";  // b took it (a's view of the Lease had expired elsewhere)
   leases->write(taken);
-  // (The callback comes just after leading() turns false, on the elector's strand.)
-  for (int i = 0; i < 300 && (a.leading() || stopped.load() == 0); ++i) std::this_thread::sleep_for(10ms);
+  loop.advance(o.retry_period);  // a's next renewal reads it
   CHECK_FALSE(a.leading());
-  CHECK(stopped.load() == 1);
-  a.stop();
+  CHECK(stopped == 1);
 }
 
 }  // namespace

@@ -80,4 +80,26 @@ check "a missing target gives AbleToScale False / FailedGetScale" \
   wait_until $((sync_period + 5)) bash -c "kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' get fhpa ghost -o jsonpath='{.status.conditions}' | grep -q FailedGetScale"
 check "and a FailedGetScale Warning Event" \
   grep -q 'FailedGetScale' <<<"$(kk get events -n default -o jsonpath='{.items[*].reason}')"
+
+# Each FederatedHPA on its own cadence: ghost3s, with a period of its own
+# (autoscaling.fedmetrics.io/sync-period: 3s), is synced at creation and then
+# every 3 s, as the count of its one FailedGetScale Event shows; a period
+# under 3 s is refused.
+with_period() {  # with_period NAME PERIOD
+  sed -e "s/name: ghost\$/name: $1/" -e "s/^metadata:\$/metadata:\n  annotations: {autoscaling.fedmetrics.io\/sync-period: $2}/" \
+    "$E2E_TMP/ghost.yaml" >"$E2E_TMP/$1.yaml"
+  kk apply -f "$E2E_TMP/$1.yaml" >/dev/null
+}
+syncs_of() { kk get events -n default -o jsonpath="{range .items[?(@.involvedObject.name==\"$1\")]}{.count}{end}"; }
+syncs_reach() { test "$(syncs_of "$1")" -ge "$2" 2>/dev/null; }
+with_period ghost3s 3s
+check "a FederatedHPA is synced when it is created" wait_until 5 syncs_reach ghost3s 1
+first=$SECONDS
+check "and then every 3 s, its own period" wait_until 12 syncs_reach ghost3s 3
+took=$((SECONDS - first))
+echo "# ghost3s: 2 more syncs in ${took} s" >&2
+check "never twice within its period (two periods, 6 s, took ${took} s)" test "$took" -ge 4
+with_period ghost1s 1s
+invalid_period() { grep -q 'InvalidSyncPeriod' <<<"$(kk get fhpa ghost1s -o jsonpath='{.status.conditions}')"; }
+check "a period under 3 s: ScalingActive False / InvalidSyncPeriod" wait_until 5 invalid_period
 finish

@@ -1,12 +1,13 @@
 #pragma once
 // Time that moves only when the test moves it: now() and sleeps on it. A
 // sleep ends when advance() passes its deadline (or when its coroutine is
-// cancelled), resuming on the sleeper's own executor. Thread-safe: the
-// loops sleep on their runtime's thread while the test advances.
+// cancelled), resuming on the sleeper's own executor. Thread-safe; the
+// loops' tests drive it from their own thread through RunLoop (run_loop.hpp).
 #include <chrono>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "fedmetrics/controller/clock.hpp"
 #include "fedmetrics/transport/async.hpp"
@@ -51,6 +52,12 @@ class FakeClock final : public controller::Clock {
     }
     advance(step);
     return true;
+  }
+  // The earliest sleep's deadline; nullopt when nothing sleeps.
+  [[nodiscard]] std::optional<TimePoint> next_deadline() const {
+    std::lock_guard lock(mutex_);
+    if (sleepers_.empty()) return std::nullopt;
+    return sleepers_.begin()->first;
   }
   [[nodiscard]] std::size_t sleepers() const {
     std::lock_guard lock(mutex_);

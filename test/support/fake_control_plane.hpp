@@ -47,6 +47,7 @@ struct FakeFederatedHPAs final : controller::FederatedHPAStore, controller::Fede
   std::vector<json> objects;
   std::map<std::string, json> statuses;     // the last status written, by "namespace/name"
   std::vector<json> status_history;         // every status written, in order
+  std::vector<std::string> status_writers;  // "namespace/name" of every status written, in order
   Held hold_status_writes;                  // written at once, answered when released
   std::optional<std::string> distribution;  // the distribution annotation last written
   int replica_writes = 0;
@@ -83,6 +84,7 @@ struct FakeFederatedHPAs final : controller::FederatedHPAStore, controller::Fede
                                                  const json& status) override {
     statuses[ns + "/" + name] = status;
     status_history.push_back(status);
+    status_writers.push_back(ns + "/" + name);
     co_await hold_status_writes.wait();
     co_return true;
   }
@@ -137,10 +139,11 @@ struct FakeScaleClient final : controller::ScaleClient {
   std::int32_t keeps = 4;
   std::optional<bool> retain;  // the template's retain-replicas label, as last written
   Held hold_reads;             // get_scale answers when released, with the scale as it is then
+  std::string hold_only;       // when set, only the reads of this target are held
 
   async::Task<k8s::Expected<Scale>> get_scale(const std::string&,
                                               const autoscaler::CrossVersionObjectReference& ref) override {
-    co_await hold_reads.wait();
+    if (hold_only.empty() || ref.name == hold_only) co_await hold_reads.wait();
     if (ref.name != target) co_return k8s::Error{"deployments.apps \"" + ref.name + "\" not found"};
     co_return scale;
   }

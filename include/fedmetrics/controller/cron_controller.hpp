@@ -3,17 +3,19 @@
 // loop's label selector, run on the leader only, on the same control-plane
 // port and strand executor as the FederatedHPA loop.
 //
-// One coroutine: a pass lists the CronFederatedHPAs, and for each rule decides
+// One coroutine: a pass lists the CronFederatedHPAs, and for each rule of those due decides
 // with autoscaler::plan_cron_rule whether a firing is due (from the status's
 // history, so that a change of leader neither loses a run within
 // --cron-missed-run-deadline nor repeats one), runs it (a FederatedHPA's
 // min/max in one conditional write, or the workload's scale; read again and
 // retried on a conflict), records it with what was applied, emits
 // ScaleSucceeded / ScaleFailed / InvalidRule Events and writes the status
-// when it changed. The next pass comes at the earliest next firing or after
-// the resync period, whichever is first. Passes are children of the
-// leadership term: losing the lease cancels the one in flight before its
-// next write, and what the loop remembered of the histories is dropped.
+// when it changed. Each object is checked on its own cadence: when it is new
+// or changed (a new metadata.generation), just after its earliest next
+// firing, and otherwise a resync period after its last check. Passes are
+// children of the leadership term: losing the lease cancels the one in
+// flight before its next write, and what the loop remembered of the
+// histories is dropped (the next term checks every object at once).
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -25,6 +27,7 @@
 #include "fedmetrics/controller/control_plane.hpp"
 #include "fedmetrics/k8s/time.hpp"
 #include "fedmetrics/transport/executor.hpp"
+#include "fedmetrics/transport/task.hpp"
 
 namespace fedmetrics::controller {
 
@@ -74,22 +77,28 @@ class CronController {
   CronController(const CronController&) = delete;
   CronController& operator=(const CronController&) = delete;
 
-  // Starts the loop (first pass at once).
+  // Starts the loop (first pass at once). Thread-safe.
   void start();
-  // Cancels the loop and a pass in flight; returns once none runs. Before the runtime stops.
+  // Cancels the loop and a pass in flight; completes once none runs. A
+  // coroutine on any executor: nothing blocks. Once only.
+  async::Task<void> shutdown();
+  // shutdown() for an owner on another thread than the runtime's: blocks
+  // until it has completed. The runtime must still run.
   void stop();
   // A pass now (this replica just became the leader). Thread-safe.
   void sync_soon();
   // This replica stopped leading: the pass in flight is cancelled before its
   // next write, the remembered histories dropped. Thread-safe.
   void cancel_in_flight();
-  // One pass; `done` on the loop's strand when it has ended (tests). Thread-safe.
-  void pass_now(std::function<void()> done);
+  // One pass, a child of the leadership term; completes when it has ended (tests).
+  async::Task<void> pass_now();
 
   [[nodiscard]] CronControllerStats stats() const;
 
  private:
   struct State;
+  // Owned here; the posts of the thread-safe calls hold it weakly, the
+  // coroutines by reference (they end in shutdown(), before it goes).
   std::shared_ptr<State> state_;
 };
 

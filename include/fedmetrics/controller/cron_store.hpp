@@ -27,7 +27,7 @@ class CronStore {
   // Calls `on_change` (from any thread) after each change a watch of the
   // CronFederatedHPAs matching `selector` sees, while the returned Watch
   // lives, so that the loop looks again at once. May return null (no watch:
-  // the loop looks at its ticks only).
+  // the loop looks at each object when it is due only).
   virtual std::unique_ptr<Watch> watch(const k8s::LabelSelector& selector, std::function<void()> on_change) = 0;
 };
 

@@ -29,12 +29,13 @@ class FederatedHPAStore {
   virtual async::Task<k8s::Expected<nlohmann::json>> get(const std::string& namespace_name,
                                                          const std::string& name) = 0;
   // Serves list(selector) from a watch (one list, then events) while the
-  // returned Watch lives, and calls `on_added` (from any thread) with each
-  // FederatedHPA not seen before: all of them at the first list, then each
-  // one created, so that the loop syncs a new one at once rather than at
-  // its next tick. May return null: then the loop lists at every tick.
+  // returned Watch lives, and calls `on_changed` (from any thread) with each
+  // FederatedHPA not seen before (all of them at the first list, then each
+  // one created) and each one changed, as it is now, so that the loop syncs
+  // a new or edited one at once rather than when it is next due. May return
+  // null: then the loop sees them at its lists, at least every sync period.
   virtual std::unique_ptr<Watch> watch(const k8s::LabelSelector& selector,
-                                       std::function<void(nlohmann::json)> on_added) = 0;
+                                       std::function<void(nlohmann::json)> on_changed) = 0;
 };
 
 }  // namespace fedmetrics::controller

@@ -1,25 +1,30 @@
 #pragma once
 // The live FederatedHPA loop (Karmada's FederatedHPA controller, the
-// Kubernetes HPA algorithm): every sync period it lists the FederatedHPAs
-// (from the control plane's watch when it has one; a FederatedHPA created
-// meanwhile is synced at once),
-// and for each one, concurrently up to a bound, reads the target's scale
+// Kubernetes HPA algorithm). Each FederatedHPA is synced on its own cadence,
+// as kube-controller-manager requeues each HPA a sync period after its last
+// sync: once when the loop first sees it (a watch event or a list), then one
+// period after each sync (the sync period, or its own
+// autoscaling.fedmetrics.io/sync-period); a change of its spec (a new
+// metadata.generation) syncs it at once and starts its period again.
+// A sync, concurrently with others up to a bound, reads the target's scale
 // subresource, lists the target's pods in the members, gets the metrics from
 // the in-process aggregator, runs autoscaler::sync, updates the scale when
 // the decision changes it (a conflict is retried at the next sync), writes
 // the status subresource and records Events with the upstream reasons.
-// A FederatedHPA whose previous sync has not finished is skipped, so a slow
-// member never stretches the cadence. A FederatedHPA whose spec the API
-// server would refuse, or that names the same workload as another, is never
-// acted on: its status says why (ScalingActive False, FailedConvertHPA or
-// AmbiguousSelector). What the loop remembers of a FederatedHPA belongs to
-// the object (its uid): one deleted and created again is new.
+// A FederatedHPA whose previous sync has not finished when the next is due
+// is synced as soon as it has, so a slow member never stretches the cadence
+// of the others. A FederatedHPA whose spec the API server would refuse, or
+// that names the same workload as another, is never acted on: its status
+// says why (ScalingActive False, FailedConvertHPA or AmbiguousSelector).
+// What the loop remembers of a FederatedHPA belongs to the object (its uid):
+// one deleted and created again is new.
 //
-// Every sync is a coroutine on the loop's strand (transport/async.hpp), a
-// child of the current leadership term: when this replica stops leading,
-// cancel_in_flight() cancels the term, and each sync in flight stops before
-// its next write (scale, status, Event). stop() cancels the ticker and every
-// sync and returns once none runs.
+// Every coroutine of the loop runs on its strand (transport/async.hpp) and
+// belongs to a scope the controller owns: the scheduler to the controller's
+// own task group, every pass and sync to the current leadership term. When
+// this replica stops leading, cancel_in_flight() cancels the term, and each
+// sync in flight stops before its next write (scale, status, Event).
+// shutdown() cancels both and completes once nothing of the loop runs.
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -33,6 +38,7 @@
 #include "fedmetrics/controller/control_plane.hpp"
 #include "fedmetrics/controller/member_hpas.hpp"
 #include "fedmetrics/transport/executor.hpp"
+#include "fedmetrics/transport/task.hpp"
 
 namespace fedmetrics::controller {
 
@@ -42,13 +48,15 @@ namespace fedmetrics::controller {
 using MemberHPAsFactory = std::function<std::shared_ptr<MemberHPAs>(const aggregator::MemberCluster& member)>;
 
 struct ControllerOptions {
-  std::chrono::milliseconds sync_period{15'000};    // --horizontal-pod-autoscaler-sync-period
+  // --horizontal-pod-autoscaler-sync-period: each FederatedHPA's, unless its
+  // autoscaling.fedmetrics.io/sync-period annotation sets its own.
+  std::chrono::milliseconds sync_period{15'000};
   std::size_t concurrent_syncs = 5;                 // --concurrent-horizontal-pod-autoscaler-syncs
   k8s::LabelSelector selector;                      // --autoscaler-label-selector
   std::chrono::milliseconds member_timeout{3'000};  // pod lists
   autoscaler::ControllerConfig algorithm;
   std::function<k8s::Timestamp()> clock;  // wall clock (status times, readiness)
-  std::shared_ptr<Clock> monotonic;       // the ticks and the sweep period; unset: steady_clock()
+  std::shared_ptr<Clock> monotonic;       // the cadence and the sweep period; unset: steady_clock()
   // Distributed mode (docs/distributed-mode.md): the member HPA clients (unset: a
   // distributed FederatedHPA is refused, DistributedModeUnavailable) and
   // --distributed-rebalance-window.
@@ -59,7 +67,7 @@ struct ControllerOptions {
   // gone or gives their member no share are deleted; one list per Ready
   // member and one of the FederatedHPAs). Only with member_hpas.
   std::chrono::milliseconds orphan_sweep_period = std::chrono::minutes(1);
-  // When set, a tick syncs only while this says so (the leader election);
+  // When set, the loop syncs only while this says so (the leader election);
   // losing the lease also calls cancel_in_flight(), which fences the writes.
   std::function<bool()> active;
   // The loop's own metrics (autoscaler_metrics.hpp); unset: none.
@@ -70,7 +78,7 @@ struct ControllerStats {
   std::uint64_t syncs = 0;
   std::uint64_t rescales = 0;
   std::uint64_t errors = 0;
-  std::uint64_t skipped_busy = 0;      // previous sync still running at the tick
+  std::uint64_t skipped_busy = 0;      // previous sync still running when the next was due
   std::uint64_t synced_on_create = 0;  // new FederatedHPAs synced when their watch event came
   std::uint64_t cancelled_syncs = 0;   // syncs stopped before their next write: their leadership term ended
   std::uint64_t orphan_sweeps = 0;     // distributed mode: orphan sweeps run to the end
@@ -89,17 +97,21 @@ class HpaController {
   HpaController(const HpaController&) = delete;
   HpaController& operator=(const HpaController&) = delete;
 
-  // Starts the ticker (first pass at once).
+  // Starts the loop (a first pass at once). Thread-safe.
   void start();
-  // Cancels the ticker and every sync in flight; returns once none runs.
-  // Call it before the runtime under `executor` stops.
+  // Cancels the loop and every sync in flight; completes once none runs.
+  // A coroutine on any executor: nothing blocks. Once only (stop() after it
+  // returns at once).
+  async::Task<void> shutdown();
+  // shutdown() for an owner on another thread than the runtime's: blocks
+  // until it has completed. The runtime under `executor` must still run.
   void stop();
-  // A pass now rather than at the next tick (this replica just became the
-  // leader); the cadence then continues from this pass. Thread-safe.
+  // Every FederatedHPA now rather than when each is due (this replica just
+  // became the leader); each one's period then starts again. Thread-safe.
   void sync_soon();
-  // One pass over every FederatedHPA; `done` (on the loop's strand) when each
-  // has finished (tests). Thread-safe.
-  void sync_all(std::function<void()> done);
+  // One pass over every FederatedHPA, due or not; completes when each has
+  // finished (tests). A pass is a child of the leadership term.
+  async::Task<void> sync_all();
   // This replica stopped leading (client-go's OnStoppedLeading): the term's
   // syncs are cancelled, each before its next write (scale, status, Event),
   // and the next sync of each FederatedHPA starts again from the object's
@@ -110,6 +122,8 @@ class HpaController {
 
  private:
   struct State;
+  // Owned here; the posts of the thread-safe calls hold it weakly, the
+  // coroutines by reference (they end in shutdown(), before it goes).
   std::shared_ptr<State> state_;
 };
 

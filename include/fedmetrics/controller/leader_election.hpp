@@ -38,7 +38,7 @@ struct ElectionOptions {
   std::chrono::milliseconds retry_period{2'000};     // --leader-elect-retry-period
   // Called on the elector's strand each time this replica becomes the
   // leader (client-go's OnStartedLeading): the loop starts a pass at once
-  // instead of at its next tick, up to a sync period later.
+  // instead of when each FederatedHPA is next due, up to a sync period later.
   std::function<void()> on_started_leading;
   // Called on the elector's strand each time this replica stops leading
   // (client-go's OnStoppedLeading): the renew deadline passed, another
@@ -87,14 +87,21 @@ class LeaderElector {
   LeaderElector(async::Executor executor, std::shared_ptr<LeaseClient> client, ElectionOptions options,
                 std::function<k8s::Timestamp()> clock = nullptr);
   ~LeaderElector();
+  // Thread-safe.
   void start();
-  // Stops trying; a leader releases the Lease first. Returns once the
-  // coroutine has ended (a Lease call in flight is answered by its deadline).
+  // Stops trying; a leader releases the Lease first. Completes once the
+  // election has ended (a Lease call in flight is answered by its deadline).
+  // A coroutine on any executor: nothing blocks. Once only.
+  async::Task<void> shutdown();
+  // shutdown() for an owner on another thread than the runtime's: blocks
+  // until it has completed. The runtime must still run.
   void stop();
   [[nodiscard]] bool leading() const;
 
  private:
   struct State;
+  // Owned here; start()'s post holds it weakly, the coroutines by reference
+  // (they end in shutdown(), before it goes).
   std::shared_ptr<State> state_;
 };
 

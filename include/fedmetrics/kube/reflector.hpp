@@ -59,9 +59,10 @@ struct ReflectorOptions {
 };
 
 struct ReflectorChange {
-  bool listed = false;                // the whole collection was (re)listed
-  bool first = false;                 // the first successful list
-  std::vector<nlohmann::json> added;  // objects with a key not held before (every object on the first list)
+  bool listed = false;                   // the whole collection was (re)listed
+  bool first = false;                    // the first successful list
+  std::vector<nlohmann::json> added;     // objects with a key not held before (every object on the first list)
+  std::vector<nlohmann::json> modified;  // objects a watch event changed (MODIFIED), as they are now
 };
 
 struct ReflectorStats {
