@@ -374,6 +374,6 @@ TEST_CASE("ApiHandler: a list merged as JSON pieces is written from them, with i
   CHECK(r.body_text() == k8s::encode_pod_metrics_list({pod("a"), pod("b")}));
   CHECK(warnings_of(r) == std::vector<std::string>{"299 - \"member2: timeout: no answer within 3s\""});
   // The handler asked for a JSON list.
-  REQUIRE(service->asked.size() == 1);
-  CHECK(service->asked[0].encode_list);
+  REQUIRE(service->pod_queries.size() == 1);
+  CHECK(service->pod_queries[0].encode_list);
 }
