@@ -39,7 +39,7 @@ keep=${BIG_KEEP:-0}
 perf_on=${BIG_PERF:-0}
 read -r -a serve_flags <<<"${BIG_SERVE_FLAGS:---member-timeout 30s}"
 [ "$perf_on" = 1 ] && keep=1
-# The targets (issue 28), judged on the largest world only.
+# The targets (bench/README.md, "Big answers"), judged on the largest world only.
 max_cpu_ms=100
 max_growth_ratio=1.5
 [ -x "$fedmetrics" ] || { echo "big_answer: $fedmetrics not found; build first (bash scripts/build.sh)" >&2; exit 1; }

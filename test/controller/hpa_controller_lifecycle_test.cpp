@@ -122,8 +122,7 @@ struct Fixture {
     options.monotonic = loop.clock;
     options.active = [this] { return leading.load(); };
     options.monitor = std::move(monitor);
-    controller =
-        std::make_unique<HpaController>(loop.executor(), cp->ports(), metrics->service, one_member(), options);
+    controller = std::make_unique<HpaController>(loop.executor(), cp->ports(), metrics->service, one_member(), options);
   }
   ~Fixture() { loop.run(controller->shutdown()); }
   void pass() { loop.run(controller->sync_all()); }
