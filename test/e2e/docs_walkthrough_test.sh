@@ -36,7 +36,9 @@ PY
 script="$E2E_TMP/walkthrough.sh"
 cat >"$script" <<PRELUDE
 set -e
-trap 'kill \$(jobs -p) 2>/dev/null || true' EXIT   # a failed block leaves nothing running
+# A failed block leaves nothing running; after the last block (the stop block
+# has signalled them) a second signal would cut their shutdown short.
+trap '[ "\$walkthrough_done" = 1 ] || kill \$(jobs -p) 2>/dev/null || true' EXIT
 cd "$src"
 # watch_until REGEX COMMAND...: COMMAND's output until a line matches REGEX (120 s at most), then stops it.
 watch_until() {
@@ -63,6 +65,7 @@ for block in "$E2E_TMP"/blocks/*.sh; do
       cat
     fi >>"$script"
 done
+echo "walkthrough_done=1" >>"$script"
 grep -q 'watch_until' "$script" || fail "no watch in the walkthrough was bounded (a marker's watch-until lost its line?)"
 
 # Its own session and process group: whatever the blocks leave running is stopped here.

@@ -26,7 +26,11 @@ kib() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$serve_pid/status"; }
 
 curl -sk -X PUT "$control/sim/v1/members/member10/faults" -d '{"blackhole":true}' >/dev/null
 # 400 req/s on 256 connections: every connection waits on member10 at once.
-spawn "$E2E_TMP/wrk.out" wrk -t1 -c256 -d30s --timeout 10s -s "$src/bench/soak.lua" "$query" -- 400 1
+# Asked as a Table: a JSON pods list is written from the members' pieces and
+# leaves too little freed memory behind to measure; a Table is built from
+# decoded pods, as every list was before.
+spawn "$E2E_TMP/wrk.out" wrk -t1 -c256 -d30s --timeout 10s -H "Accept: application/json;as=Table;v=v1;g=meta.k8s.io" \
+  -s "$src/bench/soak.lua" "$query" -- 400 1
 sleep 4
 curl -sk -X DELETE "$control/sim/v1/members/member10/faults" >/dev/null
 sleep 2
