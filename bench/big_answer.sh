@@ -26,12 +26,10 @@
 #   BIG_PERF=1 (record `perf record -g` of serve during the last repeat's
 #   queries of each size into the temp dir, and keep it).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
-source "$root/bench/lib.sh"
-build_dir=${1:-build}
-case "$build_dir" in /*) ;; *) build_dir="$root/$build_dir" ;; esac
-fedmetrics="$build_dir/fedmetrics"
+source "$(dirname "$0")/lib.sh"
+root=$bench_root
+bench_build_dir "${1:-}"
 read -r -a sizes <<<"${BIG_SIZES:-10x1000 100x1000}"
 queries=${BIG_QUERIES:-10}
 repeats=${BENCH_REPEATS:-3}
@@ -42,7 +40,7 @@ read -r -a serve_flags <<<"${BIG_SERVE_FLAGS:---member-timeout 30s}"
 # The targets (bench/README.md, "Big answers"), judged on the largest world only.
 max_cpu_ms=100
 max_growth_ratio=1.5
-[ -x "$fedmetrics" ] || { echo "big_answer: $fedmetrics not found; build first (bash scripts/build.sh)" >&2; exit 1; }
+need_fedmetrics big_answer
 for v in queries repeats; do
   [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "big_answer: $v must be a positive number, not '${!v}'" >&2; exit 1; }
 done
@@ -53,32 +51,6 @@ bench_init bigans "$keep"
 log "temp dir $tmp"
 hz=$(getconf CLK_TCK)
 path=/apis/metrics.k8s.io/v1beta1/namespaces/default/pods
-ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
-
-# serve_up NAME WORLD: a `fedmetrics serve` over WORLD's members, waited for
-# until /readyz is 200 (a member discovered) and a second more for the
-# others' discovery, so that "idle" is idle; sets serve_pid and base (its
-# https://host:port).
-serve_up() {
-  local name=$1 world=$2
-  "$fedmetrics" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$tmp/$name.certs" \
-    --insecure-development-no-auth --member-kubeconfig "$tmp/$world/members.kubeconfig" "${serve_flags[@]}" \
-    >"$tmp/$name.log" 2>&1 &
-  serve_pid=$!
-  pids+=("$serve_pid")
-  wait_for "$tmp/$name.log" "serving on https://" 30
-  base=$(grep -o 'serving on https://127.0.0.1:[0-9]*' "$tmp/$name.log" | head -1 | sed 's/serving on //')
-  local code
-  for _ in $(seq 300); do
-    code=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 5 "$base/readyz" || true)
-    [ "$code" = 200 ] && break
-    alive "$serve_pid" "$tmp/$name.log" "serve"
-    sleep 0.1
-  done
-  [ "$code" = 200 ] || fail "serve's /readyz did not turn 200 within 30 s"
-  sleep 1  # discovery of the other members, so that idle means idle
-}
-
 declare -A r_cpu r_sim r_wall r_idle r_hwm r_growth r_bytes
 for size in "${sizes[@]}"; do
   members=${size%x*} per_member=${size#*x}
@@ -90,7 +62,7 @@ for size in "${sizes[@]}"; do
   sim_pid=$world_pid
   cpus=() sims=() walls=() idles=() hwms=() growths=() bytes=""
   for r in $(seq "$repeats"); do
-    serve_up "serve-$size-$r" "w$size"
+    start_serve_idle "serve-$size-$r" "w$size" "${serve_flags[@]}"
     idle=$(kib "$serve_pid" VmRSS)
     if [ "$perf_on" = 1 ] && [ "$r" = "$repeats" ]; then
       perf record -g -o "$tmp/perf-$size.data" -p "$serve_pid" >/dev/null 2>&1 &
@@ -101,7 +73,7 @@ for size in "${sizes[@]}"; do
     times=()
     for q in $(seq "$queries"); do
       out=$(curl -sk -o "$tmp/answer.json" -D "$tmp/answer.headers" --max-time 60 \
-        -w '%{http_code} %{time_total} %{size_download}' "$base$path") || fail "query $q failed (curl exit $?)"
+        -w '%{http_code} %{time_total} %{size_download}' "$serve_base$path") || fail "query $q failed (curl exit $?)"
       read -r code wall size_bytes <<<"$out"
       [ "$code" = 200 ] || { head -c 500 "$tmp/answer.json" >&2; fail "query $q answered $code"; }
       ! grep -qi '^warning:' "$tmp/answer.headers" || { cat "$tmp/answer.headers" >&2; fail "a member failed"; }

@@ -10,26 +10,25 @@
 # Environment: BENCH_DURATION (10s) BENCH_REPEATS (3) BENCH_CONNECTIONS (16)
 #              BENCH_MEMBER_TIMEOUT (1s: serve's --member-timeout)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
-source "$root/bench/lib.sh"
+source "$(dirname "$0")/lib.sh"
+root=$bench_root
 member_timeout=${BENCH_MEMBER_TIMEOUT:-1s}
 conns=${BENCH_CONNECTIONS:-16}
 repeats=${BENCH_REPEATS:-3}
 duration=${BENCH_DURATION:-10s}
-build_dir=${1:-build}
-case "$build_dir" in /*) ;; *) build_dir="$root/$build_dir" ;; esac
+bench_build_dir "${1:-}"
 dead=member7
 max_ratio=1.2
 ns=bench
 path=/apis/metrics.k8s.io/v1beta1/namespaces/$ns/pods
 
 bench_init dead-member 0
+log "temp dir $tmp"
 for tool in wrk curl awk python3; do
   command -v "$tool" >/dev/null || { echo "dead_member: $tool not found (scripts/install-deps.sh installs it)" >&2; exit 1; }
 done
-fedmetrics=$build_dir/fedmetrics
-[ -x "$fedmetrics" ] || fail "$fedmetrics missing: build it first"
+need_fedmetrics dead_member
 
 # wrk_p50: one wrk run against the serve; its p50 in ms (and its errors, if any, on stderr).
 wrk_p50() {

@@ -1,9 +1,26 @@
-# Shared by the bench scripts (sourced): waiting on a process's log, stopping
-# the processes a script started, starting a simulated world and a
-# `fedmetrics serve` over it, and reading a process's memory and fds. The
-# caller defines fail() or calls bench_init; start_world, member_url and start_serve also use the
-# caller's $fedmetrics (the binary), $tmp (its temp dir), $path (the query
-# they wait on) and the array pids (what the caller stops on exit).
+# Shared by the bench scripts (sourced): where the binary is, waiting on a
+# process's log, stopping the processes a script started, starting a
+# simulated world and a `fedmetrics serve` over it, reading a process's
+# memory, cpu and fds. The caller defines fail() or calls bench_init; start_world, member_url and
+# start_serve also use the caller's $fedmetrics (the binary), $tmp (its temp
+# dir), $path (the query they wait on) and the array pids (what the caller
+# stops on exit).
+
+# The tree these scripts are in.
+bench_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# bench_build_dir [BUILD_DIR]: sets build_dir (BUILD_DIR, by default build/,
+# a relative one taken from the tree's root) and fedmetrics (its binary).
+bench_build_dir() {
+  build_dir=${1:-build}
+  case "$build_dir" in /*) ;; *) build_dir="$bench_root/$build_dir" ;; esac
+  fedmetrics=$build_dir/fedmetrics
+}
+# need_fedmetrics NAME: exits 1 (NAME: where it looked) when $fedmetrics is
+# not an executable.
+need_fedmetrics() {
+  [ -x "$fedmetrics" ] || { echo "$1: $fedmetrics not found; build first (bash scripts/build.sh)" >&2; exit 1; }
+}
 
 # bench_init NAME KEEP: a temp dir in $tmp (/tmp/fedmetrics-NAME.*), and
 # the array pids; on exit every pid in it is stopped and the temp dir removed
@@ -27,12 +44,17 @@ fail() {
   exit 1
 }
 
-# wait_for FILE PATTERN SECONDS: until FILE says PATTERN; otherwise its last
-# lines and fail.
+# wait_for FILE PATTERN SECONDS [PID]: until FILE says PATTERN; otherwise (or
+# as soon as PID, the process writing FILE, has exited) its last lines and fail.
 wait_for() {
   local i
   for i in $(seq $(($3 * 10))); do
     grep -q "$2" "$1" 2>/dev/null && return 0
+    if [ -n "${4:-}" ] && ! kill -0 "$4" 2>/dev/null; then
+      grep -q "$2" "$1" 2>/dev/null && return 0
+      tail -50 "$1" >&2
+      fail "the process writing $1 exited before it said '$2'"
+    fi
     sleep 0.1
   done
   tail -50 "$1" >&2
@@ -57,7 +79,7 @@ start_world() {
   "$fedmetrics" sim --world "$2" --out-dir "$tmp/$1" >"$tmp/$1.log" 2>&1 &
   world_pid=$!
   pids+=("$world_pid")
-  wait_for "$tmp/$1.log" "world ready" 30
+  wait_for "$tmp/$1.log" "world ready" 30 "$world_pid"
 }
 member_url() { # WORLD MEMBER
   echo "$(grep -o "member $2 serving on https://127.0.0.1:[0-9]*" "$tmp/$1.log" | sed 's/.* on //')$path"
@@ -66,10 +88,11 @@ control_url() { # WORLD: the simulator's control API (faults, loads)
   grep -o 'control serving on https://127.0.0.1:[0-9]*' "$tmp/$1.log" | head -1 | sed 's/control serving on //'
 }
 
-# start_serve NAME WORLD [serve flags...]: a `fedmetrics serve` over WORLD's members;
-# waits until the pods query answers 200 from every member (no Warning header)
-# and sets serve_url to that query's URL and serve_pid.
-start_serve() {
+# launch_serve NAME WORLD [serve flags...]: a `fedmetrics serve` over WORLD's
+# members (no authentication, a self-signed certificate), its log in
+# $tmp/NAME.log; waits until it listens and sets serve_pid and serve_base
+# (its https://127.0.0.1:PORT).
+launch_serve() {
   local name=$1 world=$2
   shift 2
   "$fedmetrics" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$tmp/$name.certs" \
@@ -77,9 +100,17 @@ start_serve() {
     >"$tmp/$name.log" 2>&1 &
   serve_pid=$!
   pids+=("$serve_pid")
-  wait_for "$tmp/$name.log" "serving on https://" 30
-  local url
-  url="$(grep -o 'serving on https://127.0.0.1:[0-9]*' "$tmp/$name.log" | head -1 | sed 's/serving on //')$path"
+  wait_for "$tmp/$name.log" "serving on https://" 30 "$serve_pid"
+  serve_base=$(grep -o 'serving on https://127.0.0.1:[0-9]*' "$tmp/$name.log" | head -1 | sed 's/serving on //')
+}
+
+# start_serve NAME WORLD [serve flags...]: launch_serve, then waits until the
+# pods query answers 200 from every member (no Warning header) and sets
+# serve_url to that query's URL.
+start_serve() {
+  local name=$1
+  launch_serve "$@"
+  local url=$serve_base$path
   for _ in $(seq 100); do
     if curl -sk -o /dev/null -D "$tmp/$name.headers" -w '%{http_code}' "$url" | grep -q 200 &&
       ! grep -qi '^warning:' "$tmp/$name.headers"; then
@@ -92,8 +123,28 @@ start_serve() {
   fail "$name: $url did not answer 200 from every member"
 }
 
+# start_serve_idle NAME WORLD [serve flags...]: launch_serve, then waits until
+# /readyz answers 200 (a member discovered) and a second more for the
+# others' discovery, without a metrics query: what it holds then is its idle
+# memory.
+start_serve_idle() {
+  local name=$1 code=
+  launch_serve "$@"
+  for _ in $(seq 300); do
+    code=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 5 "$serve_base/readyz" || true)
+    [ "$code" = 200 ] && break
+    alive "$serve_pid" "$tmp/$name.log" "serve"
+    sleep 0.1
+  done
+  [ "$code" = 200 ] || fail "$name: /readyz did not turn 200 within 30 s"
+  sleep 1  # discovery of the other members, so that idle means idle
+}
+
 # kib PID FIELD: a /proc/PID/status figure in KiB (VmRSS, VmHWM; Threads is a count).
 kib() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
+# ticks PID: the cpu PID has used, utime+stime in clock ticks (getconf
+# CLK_TCK a second; fields 14 and 15, counted after the ")" of its name).
+ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
 # open_fds PID: how many file descriptors PID has open.
 open_fds() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
 # alive PID LOG WHAT: fails with LOG's tail when PID has exited.

@@ -13,11 +13,10 @@
 #              BENCH_SATURATION_CONNECTIONS ("128 256 512": the throughput sweep)
 #              BENCH_BUILD_JOBS (nproc) BENCH_SKIP_BUILD=1 (use BUILD_DIR as it is)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
-source "$root/bench/lib.sh"
-build_dir=${1:-build}
-case "$build_dir" in /*) ;; *) build_dir="$root/$build_dir" ;; esac
+source "$(dirname "$0")/lib.sh"
+root=$bench_root
+bench_build_dir "${1:-}"
 duration=${BENCH_DURATION:-10s}
 repeats=${BENCH_REPEATS:-3}
 conns=${BENCH_CONNECTIONS:-16}
@@ -56,13 +55,8 @@ if [ "${BENCH_SKIP_BUILD:-0}" != 1 ]; then
   cmake -S "$root" -B "$build_dir" >/dev/null
   cmake --build "$build_dir" -j "$jobs" --target fedmetrics fedmetrics_client_bench >&2
 fi
-fedmetrics=$build_dir/fedmetrics
 client_bench=$build_dir/bench/fedmetrics_client_bench
 [ -x "$fedmetrics" ] && [ -x "$client_bench" ] || { echo "bench: $fedmetrics or $client_bench missing" >&2; exit 1; }
-
-# to_ms VALUE_WITH_UNIT (wrk prints us, ms or s)
-to_ms() { awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) ; else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'; }
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
 # results: label -> "rps p50 p99 note"
 declare -A result

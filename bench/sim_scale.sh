@@ -17,12 +17,11 @@
 #   SIM_LISTS (20), SIM_START_TIMEOUT (60, seconds: a world not ready by then
 #   is reported as such).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
-source "$root/bench/lib.sh"
-build_dir=${1:-build}
-case "$build_dir" in /*) ;; *) build_dir="$root/$build_dir" ;; esac
-bin="$build_dir/fedmetrics"
+source "$(dirname "$0")/lib.sh"
+root=$bench_root
+bench_build_dir "${1:-}"
+bin=$fedmetrics
 repeats=${BENCH_REPEATS:-3}
 nmembers=${SIM_MEMBERS:-100}
 read -r -a sizes <<<"${SIM_DEPLOYMENTS:-1000 3000 10000}"
@@ -33,7 +32,7 @@ start_timeout=${SIM_START_TIMEOUT:-60}
 max_start_ms=5000
 max_list_ms=10
 max_resident_mib=200
-[ -x "$bin" ] || { echo "sim_scale: $bin not found; build first (bash scripts/build.sh)" >&2; exit 1; }
+need_fedmetrics sim_scale
 for v in repeats nmembers per_member lists start_timeout; do
   [[ ${!v} =~ ^[0-9]+$ ]] || { echo "sim_scale: $v must be a number, not '${!v}'" >&2; exit 1; }
 done
@@ -41,9 +40,6 @@ bench_init simscale 0
 log "temp dir $tmp"
 hz=$(getconf CLK_TCK)
 token=fedmetrics-sim-token
-
-median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else print (NR % 2) ? a[(NR + 1) / 2] : int((a[NR / 2] + a[NR / 2 + 1]) / 2)}'; }
-ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
 
 # start WORLD_FILE: a `fedmetrics sim` on it; sets sim_pid, sim_log, ms (its
 # start-up in ms, or "timeout") and cpu_ms (its cpu until then: on a busy
@@ -78,9 +74,10 @@ for n in "${sizes[@]}"; do
     log "$nmembers members x $n Deployments: $([ "$ms" = timeout ] && echo "not ready after $start_timeout s" || echo "$ms ms") ($cpu_ms ms of cpu)"
     [ "$ms" = timeout ] && break  # one run is enough to say so
   done
-  start_cpu[$n]="$(printf '%s\n' "${cpus[@]}" | median) ms"
-  if [ "${runs[-1]}" = timeout ]; then start_ms[$n]="not ready after ${start_timeout} s"
-  else start_ms[$n]="$(printf '%s\n' "${runs[@]}" | median) ms"; fi
+  start_cpu[$n]="$(median "${cpus[@]}") ms"
+  value=timeout
+  [ "${runs[-1]}" = timeout ] || value=$(median "${runs[@]}")
+  if [ "$value" = timeout ]; then start_ms[$n]="not ready after ${start_timeout} s"; else start_ms[$n]="$value ms"; fi
 done
 
 # The pods world: ten Deployments divided over every member.
@@ -99,8 +96,8 @@ if [ "$per_member" -gt 0 ]; then
       curl -sfk -o /dev/null -H "Authorization: Bearer $token" "$url/api/v1/namespaces/default/pods"
       curl -sfk -o /dev/null -H "Authorization: Bearer $token" "$url/apis/metrics.k8s.io/v1beta1/namespaces/default/pods"
     done
-    rss+=("$(awk '/VmRSS/ {print $2}' "/proc/$sim_pid/status")")
-    hwm+=("$(awk '/VmHWM/ {print $2}' "/proc/$sim_pid/status")")
+    rss+=("$(kib "$sim_pid" VmRSS)")
+    hwm+=("$(kib "$sim_pid" VmHWM)")
     # cpu per list of one member: the simulator's ticks around the requests (curl's own are not in them).
     for kind in pods metrics; do
       path=/api/v1/namespaces/default/pods
@@ -127,11 +124,11 @@ for n in "${sizes[@]}"; do
   printf '%-66s %16s\n' "$nmembers members x $n Deployments: simulator cpu until then" "${start_cpu[$n]}"
 done
 if [ "$per_member" -gt 0 ]; then
-  ms=$(printf '%s\n' "${pod_start[@]}" | median)
-  r=$(( $(printf '%s\n' "${rss[@]}" | median) / 1024 ))
-  h=$(( $(printf '%s\n' "${hwm[@]}" | median) / 1024 ))
-  p=$(printf '%s\n' "${pod_cpu[@]}" | median)
-  m=$(printf '%s\n' "${metrics_cpu[@]}" | median)
+  ms=$(median "${pod_start[@]}")
+  r=$(( $(median "${rss[@]}") / 1024 ))
+  h=$(( $(median "${hwm[@]}") / 1024 ))
+  p=$(median "${pod_cpu[@]}")
+  m=$(median "${metrics_cpu[@]}")
   label="$nmembers members x $per_member pods"
   printf '%-66s %13s ms\n' "$label: start to 'world ready'" "$ms"
   printf '%-66s %12s MiB %s\n' "$label: resident after listing all" "$r" "< $max_resident_mib MiB $(verdict "$r" $((max_resident_mib - 1)))"

@@ -20,11 +20,10 @@
 #   SOAK_WARMUP_SECONDS (10) SOAK_SETTLE_SECONDS (5) SOAK_WRK_THREADS (1)
 #   SOAK_KEEP=1                keep the temp dir (logs, wrk output)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
-source "$root/bench/lib.sh"
-build_dir=${1:-build}
-case "$build_dir" in /*) ;; *) build_dir="$root/$build_dir" ;; esac
+source "$(dirname "$0")/lib.sh"
+root=$bench_root
+bench_build_dir "${1:-}"
 slices=${SOAK_MINUTES:-10}
 slice_s=${SOAK_SLICE_SECONDS:-60}
 gap_s=${SOAK_GAP_SECONDS:-120}
@@ -50,8 +49,7 @@ max_rss_growth=5
 faults=('{"refuse":true}' '{"malformedJson":true}' '{"wrongCertificate":true}' '{"blackhole":true}' '{"errorRate":1}')
 
 [ "$slices" -ge 2 ] || { echo "soak: SOAK_MINUTES must be at least 2 (the memory target starts at slice 2)" >&2; exit 1; }
-fedmetrics=$build_dir/fedmetrics
-[ -x "$fedmetrics" ] || { echo "soak: $fedmetrics not found; build first (bash scripts/build.sh)" >&2; exit 1; }
+need_fedmetrics soak
 for tool in wrk curl awk find; do
   command -v "$tool" >/dev/null || { echo "soak: $tool not found (scripts/install-deps.sh installs it)" >&2; exit 1; }
 done
