@@ -24,7 +24,9 @@
 #   member that misses serve's deadline on a busy machine leaves its pods
 #   out, and the query would measure a smaller answer),
 #   BIG_PERF=1 (record `perf record -g` of serve during the last repeat's
-#   queries of each size into the temp dir, and keep it).
+#   queries of each size into the temp dir, and keep it), BENCH_RESULTS (a
+#   file: the figures are appended to it as big.SIZE.KEY=VALUE lines, for
+#   bench/scale.sh).
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -124,4 +126,8 @@ for size in "${sizes[@]}"; do
   printf '%-58s %14s %s\n' "$label: peak growth / answer size" "$ratio" "$growth_target"
   printf '%-58s %12s ms\n' "$label: wall time per query" "${r_wall[$size]}"
   printf '%-58s %12s ms\n' "$label: simulator cpu per query" "${r_sim[$size]}"
+  bench_result "big.$size.answer_bytes=${r_bytes[$size]}" "big.$size.cpu_ms=${r_cpu[$size]}" \
+    "big.$size.idle_mib=$(mib "${r_idle[$size]}")" "big.$size.hwm_mib=$(mib "${r_hwm[$size]}")" \
+    "big.$size.growth_mib=$(mib "${r_growth[$size]}")" "big.$size.growth_ratio=$ratio" \
+    "big.$size.wall_ms=${r_wall[$size]}" "big.$size.sim_cpu_ms=${r_sim[$size]}"
 done

@@ -9,6 +9,8 @@
 # Usage: bash bench/dead_member.sh [BUILD_DIR]   (default build/; builds nothing)
 # Environment: BENCH_DURATION (10s) BENCH_REPEATS (3) BENCH_CONNECTIONS (16)
 #              BENCH_MEMBER_TIMEOUT (1s: serve's --member-timeout)
+#              BENCH_RESULTS (a file: the figures are appended to it as
+#              dead.KEY=VALUE lines, for bench/scale.sh)
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -76,6 +78,7 @@ curl -sfk -X DELETE "$control/sim/v1/members/$dead/faults" >/dev/null || true
 h=$(median "${healthy[@]}")
 d=$(median "${dead_runs[@]}")
 ratio=$(awk -v a="$d" -v b="$h" 'BEGIN { if (b == 0) print "nan"; else printf "%.2f", a / b }')
+bench_result "dead.healthy_p50_ms=$h" "dead.dead_p50_ms=$d" "dead.ratio=$ratio" "dead.first_ms=$(IFS=/; echo "${first[*]}")"
 verdict=$(awk -v r="$ratio" -v l="$max_ratio" 'BEGIN { print (r != "nan" && r <= l) ? "PASS" : "FAIL" }')
 
 echo

@@ -275,6 +275,9 @@ cadence=PASS
 awk -v g="$(fig gap_max)" -v p="$period" 'BEGIN { exit !(g <= 1.5 * p) }' || cadence=FAIL
 cpu_verdict=$(awk -v c="$(fig cpu_median)" -v m="$max_cpu" 'BEGIN { print (c <= m) ? "PASS" : "FAIL" }')
 if [ "$cadence" = PASS ] && [ "$cpu_verdict" = PASS ]; then target=PASS; else target=FAIL; fi
+# The figures bench/scale.sh reads (lib.sh's bench_result: only when BENCH_RESULTS names a file).
+bench_result "fhpa.cpu=$(fig cpu_median)" "fhpa.rss_mib=$((rss / 1024))" "fhpa.hwm_mib=$((hwm / 1024))" \
+  "fhpa.gap_max_s=$(fig gap_max)" "fhpa.cadence=$cadence" "fhpa.member_requests_per_sync=$(fig member_requests_per_sync)"
 note=""
 if [ "$count" != "$target_count" ] || [ "$nmembers" != "$target_members" ] || [ "$period" != "$target_period" ]; then
   note=" (not the target's size: N=$count, $nmembers members, ${period}s; informative only)"

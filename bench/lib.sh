@@ -1,7 +1,8 @@
 # Shared by the bench scripts (sourced): where the binary is, waiting on a
 # process's log, stopping the processes a script started, starting a
 # simulated world and a `fedmetrics serve` over it, reading a process's
-# memory, cpu and fds. The caller defines fail() or calls bench_init; start_world, member_url and
+# memory, cpu and fds, and the figures a script hands to bench/scale.sh. The
+# caller defines fail() or calls bench_init; start_world, member_url and
 # start_serve also use the caller's $fedmetrics (the binary), $tmp (its temp
 # dir), $path (the query they wait on) and the array pids (what the caller
 # stops on exit).
@@ -20,6 +21,14 @@ bench_build_dir() {
 # not an executable.
 need_fedmetrics() {
   [ -x "$fedmetrics" ] || { echo "$1: $fedmetrics not found; build first (bash scripts/build.sh)" >&2; exit 1; }
+}
+
+# bench_result KEY=VALUE...: the figures a script measured, for bench/scale.sh:
+# one KEY=VALUE a line, appended to the file named by $BENCH_RESULTS when it
+# is set; nothing otherwise. Values are single words (a number, "timeout").
+bench_result() {
+  [ -n "${BENCH_RESULTS:-}" ] || return 0
+  printf '%s\n' "$@" >>"$BENCH_RESULTS"
 }
 
 # bench_init NAME KEEP: a temp dir in $tmp (/tmp/fedmetrics-NAME.*), and

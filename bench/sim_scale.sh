@@ -15,7 +15,8 @@
 # Environment: BENCH_REPEATS (3), SIM_MEMBERS (100), SIM_DEPLOYMENTS
 #   ("1000 3000 10000"), SIM_PODS_PER_MEMBER (1000; 0 skips the pods world),
 #   SIM_LISTS (20), SIM_START_TIMEOUT (60, seconds: a world not ready by then
-#   is reported as such).
+#   is reported as such), BENCH_RESULTS (a file: the figures are appended to
+#   it as sim.KEY=VALUE lines, for bench/scale.sh).
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -78,6 +79,7 @@ for n in "${sizes[@]}"; do
   value=timeout
   [ "${runs[-1]}" = timeout ] || value=$(median "${runs[@]}")
   if [ "$value" = timeout ]; then start_ms[$n]="not ready after ${start_timeout} s"; else start_ms[$n]="$value ms"; fi
+  bench_result "sim.deployments.$n.start_ms=$value" "sim.deployments.$n.start_cpu_ms=$(median "${cpus[@]}")"
 done
 
 # The pods world: ten Deployments divided over every member.
@@ -130,6 +132,9 @@ if [ "$per_member" -gt 0 ]; then
   p=$(median "${pod_cpu[@]}")
   m=$(median "${metrics_cpu[@]}")
   label="$nmembers members x $per_member pods"
+  bench_result "sim.pods.start_ms=$ms" "sim.pods.rss_mib=$r" "sim.pods.hwm_mib=$h" \
+    "sim.pods.pod_list_cpu_ms=$(awk -v u="$p" 'BEGIN {printf "%.1f", u / 1000}')" \
+    "sim.pods.metrics_list_cpu_ms=$(awk -v u="$m" 'BEGIN {printf "%.1f", u / 1000}')"
   printf '%-66s %13s ms\n' "$label: start to 'world ready'" "$ms"
   printf '%-66s %12s MiB %s\n' "$label: resident after listing all" "$r" "< $max_resident_mib MiB $(verdict "$r" $((max_resident_mib - 1)))"
   printf '%-66s %12s MiB %s\n' "$label: peak resident (VmHWM)" "$h" "< $max_resident_mib MiB $(verdict "$h" $((max_resident_mib - 1)))"
