@@ -30,6 +30,22 @@ CLI::Option* add_existing_file(CLI::App& app, const std::string& name, T& value,
   return app.add_option(name, value, help)->check(CLI::ExistingFile);
 }
 
+// What NONNEGATIVE (zero allowed) or POSITIVE flags check. CLI11's own
+// NonNegativeNumber and PositiveNumber are ranges up to the largest double,
+// which their message prints with all its 309 digits; this one says what the
+// flag needs, and keeps their names in --help.
+CLI::Validator lower_bound(bool zero_allowed) {
+  return CLI::Validator(
+      [zero_allowed](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value)) return "not a number: " + text;
+        if (zero_allowed && value < 0) return "must not be negative, not " + text;
+        if (!zero_allowed && value <= 0) return "must be more than 0, not " + text;
+        return {};
+      },
+      zero_allowed ? "NONNEGATIVE" : "POSITIVE");
+}
+
 }  // namespace
 
 CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
@@ -119,20 +135,20 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
                 "left out of every answer at once, with a Warning, instead of costing each query\n"
                 "--member-timeout; it is probed in the background (GET /readyz, backoff from 1s to 16s) and\n"
                 "asked again once it answers. 0: never left out for this.")
-      ->check(CLI::NonNegativeNumber);
+      ->check(lower_bound(true));
   add_defaulted(*serve, "--cache-ttl", o.cache_ttl,
                 "Serve repeated identical queries from a result cache for this long (Go duration; 0s: off).");
   add_defaulted(*serve, "--cache-max-entries", o.cache_max_entries,
                 "At most this many answers in the result cache of --cache-ttl; when full, the oldest\n"
                 "(the next to expire) makes room.")
-      ->check(CLI::PositiveNumber);
+      ->check(lower_bound(false));
   add_defaulted(*serve, "--max-member-response-bytes", o.max_member_response_bytes,
                 "Largest response accepted from a member cluster; a larger one is an error for that member.");
   add_defaulted(*serve, "--member-qps", o.member_qps,
                 "Requests per second to each member cluster, shared by every query and the autoscaler (a\n"
                 "token bucket, as client-go's QPS); a request that cannot get a token before its deadline\n"
                 "fails as throttled for that member. 0: unlimited.")
-      ->check(CLI::NonNegativeNumber);
+      ->check(lower_bound(true));
   add_defaulted(*serve, "--member-burst", o.member_burst,
                 "Requests allowed at once above --member-qps (client-go's Burst).")
       ->check(CLI::Range(1, 100000));

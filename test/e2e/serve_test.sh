@@ -83,4 +83,14 @@ set -e
 check "a port in use is an error naming the address" \
   bash -c "[ $rc -ne 0 ] && grep -q 'cannot listen on 127.0.0.1:$port' '$E2E_TMP/inuse.log'"
 check "--help documents every serve flag" bash -c "'$bin' serve --help | grep -q -- '--tls-min-version'"
+# A number below its bound: the flag, what it needs and what it was given
+# (not a range up to the largest double, written out in 309 digits).
+bound() { # EXPECTED FLAG VALUE: serve refuses FLAG=VALUE with EXPECTED, exit 2
+  local rc=0
+  "$bin" serve "$2" "$3" --insecure-development-no-auth >"$E2E_TMP/bound.log" 2>&1 || rc=$?
+  [ "$rc" = 2 ] && grep -qx -- "$2: $1" "$E2E_TMP/bound.log" && ! grep -q 179769 "$E2E_TMP/bound.log"
+}
+check "a negative --member-qps is refused, saying why" bound "must not be negative, not -1" --member-qps -1
+check "a negative --member-failure-threshold is refused" bound "must not be negative, not -2" --member-failure-threshold -2
+check "--cache-max-entries 0 is refused, saying why" bound "must be more than 0, not 0" --cache-max-entries 0
 finish
