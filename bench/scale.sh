@@ -88,12 +88,14 @@ started=$(date -u +%Y-%m-%dT%H:%MZ)
 failed=()
 
 # run NAME ENV=VALUE...: bench/NAME.sh on the build with the given
-# environment, its figures appended to $results, its table in $tmp/NAME.out.
+# environment, its figures appended to $results, its table in $tmp/NAME.out
+# and what it said on stderr (shown as it runs) in $tmp/NAME.err.
 run() {
   local name=$1 status=0
   shift
   log "bench/$name.sh"
-  env "$@" BENCH_RESULTS="$results" bash "$root/bench/$name.sh" "$build_dir" >"$tmp/$name.out" || status=$?
+  env "$@" BENCH_RESULTS="$results" bash "$root/bench/$name.sh" "$build_dir" >"$tmp/$name.out" \
+    2> >(tee "$tmp/$name.err" >&2) || status=$?
   if [ "$status" != 0 ]; then
     log "bench/$name.sh could not measure (exit $status); its output: $tmp/$name.out"
     failed+=("$name")
@@ -152,8 +154,10 @@ echo "$sizes$([ "$quick" = 1 ] && echo ", --quick (one run of each)" || echo ", 
 echo
 echo "| figure | value | target | |"
 echo "|---|---|---|---|"
-row "simulator start, $members members x $deployments Deployments" "$(fig "sim.deployments.$deployments.start_ms")" ms '<' $max_start_ms
-row "simulator start, $members members x $per_member pods" "$(fig sim.pods.start_ms)" ms '<' $max_start_ms
+row "simulator start, $members members x $deployments Deployments" "$(fig "sim.deployments.$deployments.start_ms")" ms '<' \
+  $max_start_ms "$(fig "sim.deployments.$deployments.start_cpu_ms") ms of cpu"
+row "simulator start, $members members x $per_member pods" "$(fig sim.pods.start_ms)" ms '<' $max_start_ms \
+  "$(fig sim.pods.start_cpu_ms) ms of cpu"
 row "simulator cpu, one member's pod list of $per_member pods" "$(fig sim.pods.pod_list_cpu_ms)" ms '<' $max_list_ms
 row "simulator cpu, one member's pod-metrics list of $per_member pods" "$(fig sim.pods.metrics_list_cpu_ms)" ms '<' $max_list_ms
 row "serve cpu per pods query over $members x $per_member pods ($pods pods, $answer answer)" \
@@ -172,9 +176,19 @@ row "dead member (1 of 10 black-holed): merged p50 / healthy p50" "$(fig dead.ra
   "$(fig dead.dead_p50_ms) / $(fig dead.healthy_p50_ms) ms"
 info "dead member: the first five queries after it stopped answering (ms)" "$(fig dead.first_ms)"
 
+# why NAME: the last thing NAME's script said that was not progress or a
+# process's log line, and the crash of a process it started, if any.
+why() {
+  local last crash
+  last=$(grep -v -e '^==> ' -e '^\[' -e 'logs kept in' "$tmp/$1.err" | tail -1 || true)
+  crash=$(grep -oE 'Segmentation fault|Aborted|Bus error|Killed' "$tmp/$1.err" | head -1 || true)
+  echo "${last:-no message}${crash:+ (a process it started: $crash)}"
+}
 if [ "${#failed[@]}" -gt 0 ] || [ "$measured" = 0 ]; then
   echo
-  echo "not measured: ${failed[*]:-a figure its script did not hand over}; the scripts' output is in $tmp"
+  for name in "${failed[@]}"; do echo "not measured: bench/$name.sh: $(why "$name")"; done
+  [ "${#failed[@]}" -gt 0 ] || echo "not measured: a figure its script did not hand over"
+  echo "(the scripts' output is in $tmp)"
   exit 1
 fi
 log "done"

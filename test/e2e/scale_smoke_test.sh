@@ -30,8 +30,10 @@ check "every figure was measured" test -z "$(grep 'not measured' <<<"$rows" || t
 num='[0-9]+(\.[0-9]+)?'
 # row FIGURE_PATTERN VALUE_PATTERN TARGET: a row of the table, its verdict PASS or FAIL.
 row() { grep -qE "^\| $1 \| $2 \| $3 \| (PASS|FAIL) \|$" <<<"$rows"; }
-check "the simulator's start at 30 Deployments" row "simulator start, 3 members x 30 Deployments" "$num ms" "< 5000 ms"
-check "the simulator's start at 20 pods a member" row "simulator start, 3 members x 20 pods" "$num ms" "< 5000 ms"
+check "the simulator's start at 30 Deployments, and its cpu" \
+  row "simulator start, 3 members x 30 Deployments" "$num ms \($num ms of cpu\)" "< 5000 ms"
+check "the simulator's start at 20 pods a member, and its cpu" \
+  row "simulator start, 3 members x 20 pods" "$num ms \($num ms of cpu\)" "< 5000 ms"
 check "the simulator's cpu for a pod list" row "simulator cpu, one member's pod list of 20 pods" "$num ms" "< 10 ms"
 check "the simulator's cpu for a pod-metrics list" \
   row "simulator cpu, one member's pod-metrics list of 20 pods" "$num ms" "< 10 ms"
