@@ -101,14 +101,15 @@ std::string note_cell(const MetricExplanation& m, bool decided_proposal) {
 
 std::string members_table(const MetricExplanation& m, const Decision& d) {
   std::vector<std::vector<std::string>> rows{
-      {"MEMBER", "PLACED", "PODS", "COUNTED", "MISSING", "UNREADY", "IGNORED", "SHARE", "NOTE"}};
+      {"MEMBER", "PLACED", "PODS", "COUNTED", "MISSING", "UNREADY", "IGNORED", "SHARE"}};
+  if (!d.unread.empty()) rows.front().push_back("NOTE");
   for (const auto& row : m.members) {
     auto placed = d.placed.find(row.member);
-    const bool unread = d.unread.count(row.member) > 0;
     rows.push_back({row.member, placed == d.placed.end() ? "-" : std::to_string(placed->second),
                     std::to_string(row.pods), std::to_string(row.counted), std::to_string(row.missing),
-                    std::to_string(row.unready), std::to_string(row.ignored), row.share ? percent(*row.share) : "-",
-                    unread ? "pods could not be read: its placed replicas are missing pods" : ""});
+                    std::to_string(row.unready), std::to_string(row.ignored), row.share ? percent(*row.share) : "-"});
+    if (d.unread.count(row.member) > 0)
+      rows.back().push_back("pods could not be read: its placed replicas are missing pods");
   }
   return detail::aligned(rows);
 }

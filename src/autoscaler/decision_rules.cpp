@@ -116,6 +116,10 @@ MetricExplanation explain_metric(const MetricSpec& spec, const ReplicaCalculatio
   m.ratio = calc.usage_ratio;
   m.adjusted_ratio = calc.adjusted_ratio;
   m.within_tolerance = calc.within_tolerance;
+  if (calc.adjusted_ratio && ((calc.usage_ratio < 1.0) != (*calc.adjusted_ratio < 1.0))) {
+    // Upstream then keeps the current count (replica_calculator.go).
+    m.note = "with assumed values for its missing and unready pods the ratio turns the other way: no change";
+  }
   m.proposal = calc.replicas;
   m.members = calc.members;
   return m;

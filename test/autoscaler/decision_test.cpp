@@ -72,6 +72,7 @@ TEST_CASE("decision: a member that could not be read shows as missing pods, with
   CHECK(m.ratio == Approx(0.4));
   REQUIRE(m.adjusted_ratio);
   CHECK(*m.adjusted_ratio == Approx(1.2));  // (20 + 20 + 100 + 100) / 400 = 60 %, / 50
+  CHECK(m.note == "with assumed values for its missing and unready pods the ratio turns the other way: no change");
   CHECK(d.desired_replicas == 4);
 
   const std::string table = format_decision(d);
