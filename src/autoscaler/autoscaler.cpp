@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "decision_rules.hpp"
 #include "fedmetrics/k8s/quantity.hpp"
 
 namespace fedmetrics::autoscaler {
@@ -37,6 +38,7 @@ struct Proposal {
   std::string metric_name;  // "cpu resource utilization (percentage of request)"
   MetricStatus status;
   std::optional<std::string> incomplete;  // "Object metric qps on Service web misses member2"
+  MetricExplanation explanation;
 };
 
 struct MetricOutcome {
@@ -71,6 +73,8 @@ void hold_if_incomplete(const Context& ctx, Proposal& proposal, const std::vecto
   if (missing.empty()) return;
   proposal.incomplete = what + " misses " + join(missing, ", ") + " (no scale-down on it)";
   proposal.replicas = std::max(proposal.replicas, ctx.input.scale.spec_replicas);
+  proposal.explanation.proposal = proposal.replicas;
+  proposal.explanation.note = "misses " + join(missing, ", ") + " (no scale-down on it)";
 }
 
 MetricOutcome resource_outcome(const Context& ctx, const MetricSpec& spec) {
@@ -112,6 +116,7 @@ MetricOutcome resource_outcome(const Context& ctx, const MetricSpec& spec) {
   } else {
     p.metric_name = resource + " resource";
   }
+  p.explanation = detail::explain_metric(spec, *calc, p.metric_name);
   return {std::move(p), {}};
 }
 
@@ -141,6 +146,7 @@ MetricOutcome pods_outcome(const Context& ctx, const MetricSpec& spec) {
   p.status.type = MetricSourceType::Pods;
   p.status.metric = spec.metric;
   p.status.current.average_value = calc->usage;
+  p.explanation = detail::explain_metric(spec, *calc, p.metric_name);
   return {std::move(p), {}};
 }
 
@@ -185,6 +191,7 @@ MetricOutcome object_outcome(const Context& ctx, const MetricSpec& spec) {
   } else {
     p.status.current.average_value = calc->usage;
   }
+  p.explanation = detail::explain_metric(spec, *calc, p.metric_name);
   hold_if_incomplete(ctx, p, found->missing_members, "Object metric " + name + " on " + ref.kind + " " + ref.name);
   return {std::move(p), {}};
 }
@@ -227,6 +234,7 @@ MetricOutcome external_outcome(const Context& ctx, const MetricSpec& spec) {
   } else {
     p.status.current.average_value = calc->usage;
   }
+  p.explanation = detail::explain_metric(spec, *calc, p.metric_name);
   hold_if_incomplete(ctx, p, found->missing_members, p.metric_name);
   return {std::move(p), {}};
 }
@@ -250,6 +258,7 @@ struct MetricsOutcome {
   std::optional<std::string> error;
   std::vector<std::string> incomplete;          // the metrics that miss a member
   std::vector<MetricComputation> computations;  // one per spec, in order
+  std::vector<MetricExplanation> explanations;  // one per spec, in order
 };
 
 // Upstream computeReplicasForMetrics: the largest proposal wins. When some
@@ -265,6 +274,8 @@ MetricsOutcome compute_replicas_for_metrics(const Context& ctx, const std::vecto
     MetricOutcome outcome = compute_replicas_for_metric(ctx, spec);
     out.computations.push_back({spec.type, outcome.proposal ? std::optional(outcome.proposal->replicas) : std::nullopt,
                                 outcome.failure.reason == "InvalidMetricSourceType"});
+    out.explanations.push_back(outcome.proposal ? std::move(outcome.proposal->explanation)
+                                                : detail::explain_failed_metric(spec, outcome.failure.error));
     if (!outcome.proposal) {
       if (invalid == 0) first_failure = std::move(outcome.failure);
       ++invalid;
@@ -445,6 +456,8 @@ SyncResult sync(const FederatedHPA& hpa, const FederatedHPAStatus& previous, Sca
   const std::int32_t max_replicas = spec.max_replicas;
   std::int32_t desired = 0;
   bool rescale = true;
+  Decision& decision = result.decision;
+  detail::start_decision(decision, input, ctx.tolerances, ctx.calibration, min_replicas, max_replicas);
 
   // Scale to zero as Kubernetes 1.37 does it (HPAScaleToZero, beta and on
   // by default; the condition-based semantics of kubernetes/kubernetes#135118,
@@ -463,17 +476,21 @@ SyncResult sync(const FederatedHPA& hpa, const FederatedHPAStatus& previous, Sca
     rescale = false;
     set_condition(conditions, kScalingActive, ConditionStatus::False, "ScalingDisabled",
                   "scaling is disabled since the replica count of the target is zero", now);
+    detail::explain_without_metrics(decision, rule::kScalingDisabled);
   } else if (current > max_replicas) {
     result.rescale_reason = "Current number of replicas above Spec.MaxReplicas";
     desired = max_replicas;
+    detail::explain_without_metrics(decision, rule::kAboveMaxReplicas);
   } else if (current != 0 && current < min_replicas) {
     result.rescale_reason = "Current number of replicas below Spec.MinReplicas";
     desired = min_replicas;
+    detail::explain_without_metrics(decision, rule::kBelowMinReplicas);
   } else {
     MetricsOutcome metrics = compute_replicas_for_metrics(ctx, spec.metrics, unread, conditions);
     status.current_metrics = std::move(metrics.statuses);
     result.error = std::move(metrics.error);
     result.metric_computations = std::move(metrics.computations);
+    decision.metrics = std::move(metrics.explanations);
     std::vector<std::string> notes = unread;
     notes.insert(notes.end(), metrics.incomplete.begin(), metrics.incomplete.end());
     if (!notes.empty()) result.incomplete = incomplete_message(notes);
@@ -481,6 +498,9 @@ SyncResult sync(const FederatedHPA& hpa, const FederatedHPAStatus& previous, Sca
       // The decision keeps the current count; upstream keeps the previous
       // status.desiredReplicas as well.
       result.desired_replicas = current;
+      decision.desired_replicas = current;
+      decision.rule = rule::kMetricsFailed;
+      decision.detail = metrics.error ? *metrics.error : "no metric gave a proposal";
       result.history = history;
       result.history_without_scale_event = std::move(history);
       return result;
@@ -503,8 +523,15 @@ SyncResult sync(const FederatedHPA& hpa, const FederatedHPAStatus& previous, Sca
     set_condition(conditions, kScalingLimited, norm.scaling_limited ? ConditionStatus::True : ConditionStatus::False,
                   norm.scaling_limited_reason, norm.scaling_limited_message, now);
     desired = norm.desired_replicas;
+    decision.proposal = metrics.replicas;
+    decision.proposal_metric = metrics.metric_name;
+    detail::explain_normalization(decision, spec, norm, history, config.downscale_stabilization, now);
     // From its own zero the target comes back to at least minReplicas.
-    if (current == 0 && min_replicas != 0 && was_scaled_to_zero && desired < min_replicas) desired = min_replicas;
+    if (current == 0 && min_replicas != 0 && was_scaled_to_zero && desired < min_replicas) {
+      desired = min_replicas;
+      decision.rule = rule::kScaledFromZero;
+      decision.detail = "from its own zero the target comes back to minReplicas " + std::to_string(min_replicas);
+    }
     rescale = desired != current;
   }
 
@@ -517,6 +544,8 @@ SyncResult sync(const FederatedHPA& hpa, const FederatedHPAStatus& previous, Sca
     if (current > 0 && desired == 0 && min_replicas == 0 && object_or_external) {
       set_condition(conditions, kScaledToZero, ConditionStatus::True, "ScaledToZero",
                     "the HPA controller scaled the workload to zero", now);
+      decision.rule = rule::kScaledToZero;
+      decision.detail = "minReplicas 0 with an Object or External metric: scaled to zero (" + decision.detail + ")";
     } else {
       // Any other scale, from zero or not, as the merged upstream code and its
       // integration test (test/integration/podautoscaler, TestHPAScaleToZero)
@@ -529,6 +558,7 @@ SyncResult sync(const FederatedHPA& hpa, const FederatedHPAStatus& previous, Sca
   }
   result.rescale = rescale;
   result.desired_replicas = desired;
+  decision.desired_replicas = desired;
   status.desired_replicas = desired;
   result.history = std::move(history);
   return result;

@@ -193,6 +193,7 @@ Normalization normalize_desired_replicas(ScalingHistory& history, std::int32_t c
     out.able_to_scale_message = "recommended size matches current size";
   }
   Limited limited = convert_desired_replicas_with_rules(current_replicas, stabilized, min_replicas, max_replicas);
+  out.stabilized_replicas = stabilized;
   out.desired_replicas = limited.replicas;
   out.scaling_limited = limited.replicas != stabilized;
   out.scaling_limited_reason = std::move(limited.reason);
@@ -365,6 +366,7 @@ Normalization normalize_desired_replicas_with_behaviors(ScalingHistory& history,
   }
   args.desired_replicas = stabilized.replicas;
   Limited limited = convert_desired_replicas_with_behavior_rate(history, args, now);
+  out.stabilized_replicas = stabilized.replicas;
   out.desired_replicas = limited.replicas;
   out.scaling_limited = limited.replicas != stabilized.replicas;
   out.scaling_limited_reason = std::move(limited.reason);

@@ -33,6 +33,49 @@ void remove_pods(PodMetricsInfo& metrics, const std::set<PodKey>& pods) {
   for (const auto& key : pods) metrics.erase(key);
 }
 
+// Per member (for `explain`): its pods, how group_pods sorted them, and its
+// part of the values that counted (`counted`: the metric after the ignored
+// and unready pods left it, before any assumed value).
+std::vector<MemberPods> member_pods(const std::vector<Pod>& pods, const PodGroups& groups,
+                                    const PodMetricsInfo& counted) {
+  std::map<std::string, MemberPods> by_member;
+  for (const auto& pod : pods) ++by_member[pod.key.cluster].pods;
+  for (const auto& key : groups.missing) ++by_member[key.cluster].missing;
+  for (const auto& key : groups.unready) ++by_member[key.cluster].unready;
+  for (const auto& key : groups.ignored) ++by_member[key.cluster].ignored;
+  std::map<std::string, Int128> sums;
+  Int128 total = 0;
+  for (const auto& [key, metric] : counted) {
+    ++by_member[key.cluster].counted;
+    sums[key.cluster] += metric.value;
+    total += metric.value;
+  }
+  std::vector<MemberPods> out;
+  for (auto& [member, row] : by_member) {
+    row.member = member;
+    row.share = total == 0 ? 0.0 : static_cast<double>(sums[member]) / static_cast<double>(total);
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+// Per member, for a metric without per-pod values (Object, External): its
+// pods, and the ready ones, which a count derived from pods multiplies.
+std::vector<MemberPods> member_ready_pods(const std::vector<Pod>& pods) {
+  std::map<std::string, MemberPods> by_member;
+  for (const auto& pod : pods) {
+    auto& row = by_member[pod.key.cluster];
+    ++row.pods;
+    if (is_running_and_ready(pod)) ++row.counted;
+  }
+  std::vector<MemberPods> out;
+  for (auto& [member, row] : by_member) {
+    row.member = member;
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 // Upstream getReadyPodsCount, for Object and External metrics.
 k8s::Expected<std::int64_t> ready_pods_count(const std::vector<Pod>& pods) {
   if (pods.empty()) return Error{"unable to calculate ready pods: " + kNoPods.message};
@@ -326,9 +369,12 @@ k8s::Expected<ReplicaCalculation> resource_replicas(std::int32_t current_replica
   result.usage = first->raw_average;
   result.utilization = first->utilization;
   result.timestamp = samples.front().timestamp;
+  result.usage_ratio = usage_ratio;
+  result.members = member_pods(pods, groups, metrics);
 
   if (auto replicas = replicas_without_assumptions(groups, usage_ratio, current_replicas, tolerances, calibration)) {
     result.replicas = *replicas;
+    result.within_tolerance = tolerances.is_within(usage_ratio);
     return result;
   }
 
@@ -345,6 +391,8 @@ k8s::Expected<ReplicaCalculation> resource_replicas(std::int32_t current_replica
   auto second = resource_utilization_ratio(metrics, *requests, target_utilization);
   if (!second) return second.error();
   const double new_usage_ratio = second->ratio;
+  result.adjusted_ratio = new_usage_ratio;
+  result.within_tolerance = tolerances.is_within(new_usage_ratio);
 
   result.replicas = replicas_with_assumptions(current_replicas, usage_ratio, new_usage_ratio, metrics.size(),
                                               tolerances, calibration);
@@ -368,9 +416,12 @@ k8s::Expected<ReplicaCalculation> plain_metric_replicas(PodMetricsInfo metrics, 
 
   ReplicaCalculation result;
   result.usage = first.usage;
+  result.usage_ratio = usage_ratio;
+  result.members = member_pods(pods, groups, metrics);
 
   if (auto replicas = replicas_without_assumptions(groups, usage_ratio, current_replicas, tolerances, calibration)) {
     result.replicas = *replicas;
+    result.within_tolerance = tolerances.is_within(usage_ratio);
     return result;
   }
 
@@ -381,6 +432,8 @@ k8s::Expected<ReplicaCalculation> plain_metric_replicas(PodMetricsInfo metrics, 
   assume_idle_for_scale_up(metrics, groups, usage_ratio);
 
   const double new_usage_ratio = metric_usage_ratio(metrics, target_usage).ratio;
+  result.adjusted_ratio = new_usage_ratio;
+  result.within_tolerance = tolerances.is_within(new_usage_ratio);
   result.replicas = replicas_with_assumptions(current_replicas, usage_ratio, new_usage_ratio, metrics.size(),
                                               tolerances, calibration);
   return result;
@@ -423,6 +476,9 @@ k8s::Expected<ReplicaCalculation> object_metric_replicas(std::int32_t current_re
   ReplicaCalculation result;
   result.replicas = *replicas;
   result.usage = usage;
+  result.usage_ratio = usage_ratio;
+  result.within_tolerance = current_replicas != 0 && tolerances.is_within(usage_ratio);
+  result.members = member_ready_pods(pods);
   return result;
 }
 
@@ -435,7 +491,9 @@ k8s::Expected<ReplicaCalculation> object_per_pod_metric_replicas(std::int32_t st
   result.replicas = status_replicas;
   const double usage_ratio =
       static_cast<double>(usage) / (static_cast<double>(target_average_usage) * static_cast<double>(status_replicas));
-  if (!tolerances.is_within(usage_ratio)) {
+  result.usage_ratio = usage_ratio;
+  result.within_tolerance = tolerances.is_within(usage_ratio);
+  if (!result.within_tolerance) {
     result.replicas = ceil_to_int32(static_cast<double>(usage) / static_cast<double>(target_average_usage));
   }
   result.usage = per_pod_usage(usage, status_replicas);

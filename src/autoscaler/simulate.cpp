@@ -432,6 +432,7 @@ k8s::Expected<Replay> replay_centralized(const nlohmann::json& parsed, std::ostr
     out.members = centralized_members(step);
     out.metrics = replay_metrics(hpa.spec, result.status.current_metrics);
     out.reason = deciding_reason(result.status.conditions);
+    out.decision = std::move(result.decision);
     replay.steps.push_back(std::move(out));
   }
   replay.members_unknown =

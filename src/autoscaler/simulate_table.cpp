@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "text_table.hpp"
+
 namespace fedmetrics::autoscaler {
 
 namespace {
@@ -83,20 +85,30 @@ std::string format_table(const Replay& replay) {
     rows.push_back(std::move(row));
   }
 
-  std::vector<std::size_t> widths(rows.front().size(), 0);
-  for (const auto& row : rows) {
-    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
-  }
+  return detail::aligned(rows);
+}
+
+std::string format_explanations(const Replay& replay) {
   std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      line += row[c];
-      if (c + 1 < row.size()) line.append(widths[c] - row[c].size() + 2, ' ');
+  for (std::size_t i = 0; i < replay.steps.size(); ++i) {
+    const ReplayStep& step = replay.steps[i];
+    if (i > 0) out += "\n";
+    out += "Step " + std::to_string(i + 1) + " at " + at_cell(step) + ":\n";
+    for (const auto& event : step.events) out += "Event:        " + event + "\n";
+    if (step.decision) {
+      out += format_decision(*step.decision);
+      continue;
     }
-    while (!line.empty() && line.back() == ' ') line.pop_back();  // an empty last cell
-    out += line;
-    out += '\n';
+    // Distributed: the members' own HPAs decide within the shares fedmetrics gives them.
+    out += "Replicas:     " + replicas_cell(step) + " over the members, whose own HPAs decide (distributed mode)\n";
+    out += "Bound by:     " + (step.reason.empty() ? std::string("-") : step.reason) + "\n\n";
+    std::vector<Row> rows{{"MEMBER", "REPLICAS", "MIN-MAX"}};
+    for (const auto& [name, m] : step.members) {
+      rows.push_back(
+          {name, m.left ? "left" : std::to_string(m.replicas),
+           m.share ? std::to_string(m.share->min_replicas) + "-" + std::to_string(m.share->max_replicas) : "-"});
+    }
+    out += detail::aligned(rows);
   }
   return out;
 }

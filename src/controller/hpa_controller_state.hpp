@@ -93,6 +93,10 @@ struct HpaController::State {
     std::int64_t generation = 0;
     Clock::Duration period{};
     bool due_while_busy = false;
+    // The last decision this term wrote to the object's
+    // autoscaling.fedmetrics.io/last-decision annotation, without its time:
+    // a decision that only moved in time is not written again.
+    std::string decision_written;
   };
   std::map<FederatedHPAKey, Memory> memory;
   // Distributed mode: members seen NotReady and since when (one member set for every FederatedHPA).
@@ -209,6 +213,12 @@ struct HpaController::State {
   async::Task<void> write_status(const autoscaler::FederatedHPA& hpa, const FederatedHPAKey& key,
                                  const autoscaler::FederatedHPAStatus& status,
                                  const autoscaler::ScalingHistory& history, Outcome& outcome);
+
+  // The sync's decision on the object, for `kubectl fedmetrics explain`
+  // (docs/explain.md), unless only its time changed since the last one
+  // written. A failed write is logged, never a failed sync.
+  async::Task<void> write_decision(const autoscaler::FederatedHPA& hpa, const FederatedHPAKey& key,
+                                   const autoscaler::Decision& decision);
 
   // A failure before the calculation: AbleToScale/ScalingActive False, an Event, the status written.
   // `condition` and `reason` are literals; `message` a named local (no

@@ -70,6 +70,7 @@ Task<void> HpaController::State::decide(const autoscaler::FederatedHPA& hpa, con
   if (result.incomplete) record_event(subject, "Warning", "IncompleteMetrics", *result.incomplete);
   if (!result.rescale) {
     co_await write_status(hpa, key, result.status, result.history, outcome);
+    co_await write_decision(hpa, key, result.decision);
     co_return;
   }
 
@@ -85,6 +86,9 @@ Task<void> HpaController::State::decide(const autoscaler::FederatedHPA& hpa, con
                  "New size: " + std::to_string(result.desired_replicas) + "; reason: " + result.rescale_reason +
                      "; error: " + updated.error().message);
     co_await write_status(hpa, key, failure.status, failure.history, outcome);
+    auto decision = result.decision;
+    decision.detail += "; not applied: the scale update failed: " + updated.error().message;
+    co_await write_decision(hpa, key, decision);
     co_return;
   }
   // Upstream's action: the new scale was written.
@@ -96,6 +100,28 @@ Task<void> HpaController::State::decide(const autoscaler::FederatedHPA& hpa, con
                result.rescale_reason);
   count([](ControllerStats& s) { ++s.rescales; });
   co_await write_status(hpa, key, result.status, result.history, outcome);
+  co_await write_decision(hpa, key, result.decision);
+}
+
+Task<void> HpaController::State::write_decision(const autoscaler::FederatedHPA& hpa, const FederatedHPAKey& key,
+                                                const autoscaler::Decision& decision) {
+  auto document = autoscaler::to_json(decision);
+  const std::string value = document.dump();
+  document.erase("time");
+  std::string written_without_time = document.dump();
+  if (memory[key].decision_written == written_without_time) co_return;
+  co_await async::throw_if_cancelled();
+  const std::string annotation(autoscaler::kDecisionAnnotation);
+  const std::optional<std::string> annotated = value;
+  auto written =
+      co_await control_plane.federated_hpa_writer->set_annotation(hpa.namespace_name, hpa.name, annotation, annotated);
+  if (!written) {
+    spdlog::warn("autoscaler: {}: cannot write its decision for explain: {}", key.str(), written.error().message);
+    co_return;
+  }
+  // As write_status: a write that ended after the term did leaves no memory behind.
+  co_await async::throw_if_cancelled();
+  memory[key].decision_written = std::move(written_without_time);
 }
 
 Task<void> HpaController::State::write_status(const autoscaler::FederatedHPA& hpa, const FederatedHPAKey& key,

@@ -220,6 +220,7 @@ void HpaController::State::end_term() {
     m.history = {};
     m.status_known = false;
     m.seed_desired = false;
+    m.decision_written.clear();  // another leader may write its own
   }
 }
 

@@ -174,8 +174,17 @@ async::Task<k8s::Expected<bool>> RestControlPlane::set_finalizers(const std::str
 
 async::Task<k8s::Expected<bool>> RestControlPlane::set_distribution_annotation(
     const std::string& namespace_name, const std::string& name, const std::optional<std::string>& value) {
+  const std::string key(autoscaler::kDistributionAnnotation);
+  auto op = set_annotation(namespace_name, name, key, value);
+  co_return co_await std::move(op);
+}
+
+async::Task<k8s::Expected<bool>> RestControlPlane::set_annotation(const std::string& namespace_name,
+                                                                  const std::string& name, const std::string& key,
+                                                                  const std::optional<std::string>& value) {
+  // A merge patch of the one annotation; null removes it.
   json annotation = value ? json(*value) : json(nullptr);
-  json patch = {{"metadata", {{"annotations", {{std::string(autoscaler::kDistributionAnnotation), annotation}}}}}};
+  json patch = {{"metadata", {{"annotations", {{key, annotation}}}}}};
   auto op = request_json(client_, "PATCH", federated_hpa(namespace_name, name), "application/merge-patch+json",
                          patch.dump(), std::chrono::steady_clock::now() + timeout_);
   auto reply = co_await std::move(op);

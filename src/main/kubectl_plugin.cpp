@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "fedmetrics/plugin/explain_command.hpp"
 #include "fedmetrics/plugin/top_command.hpp"
 #include "main/build_identity.hpp"  // generated (CMakeLists.txt)
 
@@ -35,7 +36,8 @@ int run_kubectl_plugin(int argc, char** argv, std::ostream& out, std::ostream& e
       "Display resource (CPU/memory) usage across the member clusters of a Karmada federation,\n"
       "as kubectl top does, with the member cluster each row comes from. Asks the metrics.k8s.io\n"
       "API of the server in the kubeconfig (a Karmada control plane with fedmetrics behind its\n"
-      "aggregation layer). Installed as kubectl-fedmetrics on PATH, run as `kubectl fedmetrics`.",
+      "aggregation layer). `explain fhpa NAME` prints why the autoscaler last scaled a FederatedHPA.\n"
+      "Installed as kubectl-fedmetrics on PATH, run as `kubectl fedmetrics`.",
       "kubectl fedmetrics"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "kubectl-fedmetrics " FEDMETRICS_GIT_VERSION);
@@ -44,7 +46,7 @@ int run_kubectl_plugin(int argc, char** argv, std::ostream& out, std::ostream& e
                  "list, merged as kubectl merges them), else ~/.kube/config.");
   app.add_option("--context", o.context, "The name of the kubeconfig context to use (default: its current-context).");
   app.add_option("-n,--namespace", o.namespace_name,
-                 "The namespace of the pods (default: the context's namespace, else \"default\").");
+                 "The namespace of the pods or the FederatedHPA (default: the context's, else \"default\").");
   app.add_option("--request-timeout", o.request_timeout,
                  "How long to wait for each server request before giving up, with a unit (1s, 2m, 3h);\n"
                  "0 means no timeout.")
@@ -55,7 +57,7 @@ int run_kubectl_plugin(int argc, char** argv, std::ostream& out, std::ostream& e
       "Global options (before or after the command):\n"
       "  --kubeconfig FILE           the kubeconfig (default: KUBECONFIG's files, else ~/.kube/config)\n"
       "  --context NAME              its context (default: its current-context)\n"
-      "  -n,--namespace NAME         the namespace of the pods (default: the context's, else default)\n"
+      "  -n,--namespace NAME         the namespace (default: the context's, else default)\n"
       "  --request-timeout DURATION  per request, with a unit (1s, 2m); 0 (default) for none";
 
   CLI::App* top =
@@ -108,6 +110,27 @@ int run_kubectl_plugin(int argc, char** argv, std::ostream& out, std::ostream& e
   node->add_option("--sort-by", o.sort_by, "Sort by cpu or memory (largest first) instead of by name.");
   node->add_flag("--no-headers", o.no_headers, "Print the rows without the header line.");
 
+  CLI::App* explain = app.add_subcommand(
+      "explain", "Explain what the built-in autoscaler decided for a FederatedHPA at its last sync.");
+  explain->require_subcommand(1);
+  explain->fallthrough();
+  explain->footer(global_flags);
+  std::string fhpa_name;
+  CLI::App* fhpa = explain->add_subcommand(
+      "fhpa",
+      "Print the last decision of a FederatedHPA's autoscaler (fedmetrics serve --enable-autoscaler):\n"
+      "each metric against its target and the replicas it proposed, per member the pods counted,\n"
+      "missing, unready and ignored and the member's share of the metric, the calibration, and the\n"
+      "rule that bound the count (tolerance, a stabilization window, a scaling policy, min/max).\n"
+      "Examples:\n"
+      "  kubectl fedmetrics explain fhpa nginx\n"
+      "  kubectl fedmetrics explain fhpa web -n shop");
+  fhpa->alias("federatedhpa");
+  fhpa->alias("federatedhpas");
+  fhpa->fallthrough();
+  fhpa->footer(global_flags);
+  fhpa->add_option("NAME", fhpa_name, "The FederatedHPA's name (in the namespace).")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -120,6 +143,9 @@ int run_kubectl_plugin(int argc, char** argv, std::ostream& out, std::ostream& e
     return 1;
   }
 
+  if (explain->parsed()) {
+    return plugin::run_explain({o.kubeconfig, o.context, o.namespace_name, o.request_timeout, fhpa_name}, out, err);
+  }
   o.nodes = node->parsed();
   return plugin::run_top(o, out, err);
 }

@@ -31,6 +31,10 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateOptions& options) {
                    "per member, each metric against its target, the deciding condition)")
       ->capture_default_str()
       ->check(CLI::IsMember({"json", "table"}));
+  simulate->add_flag("--explain", options.explain,
+                     "Print how each step decided instead: each metric against its target and its proposal, per "
+                     "member the pods counted, missing, unready and ignored, the calibration and the rule that bound "
+                     "the count, as `kubectl fedmetrics explain fhpa` prints a live decision");
   simulate->add_option("--plot", options.plot,
                        "Also draw the replay to this file, .svg or .png by its extension: replicas over time stacked "
                        "per member, min/max, rescales, each metric against its target");
@@ -65,7 +69,9 @@ int run_simulate_command(const SimulateOptions& options, std::istream& in, std::
     err << replay.error().message << "\n";
     return 2;
   }
-  if (options.output == "table") {
+  if (options.explain) {
+    out << autoscaler::format_explanations(*replay) << std::flush;
+  } else if (options.output == "table") {
     out << autoscaler::format_table(*replay) << std::flush;
   } else {
     autoscaler::write_json_lines(*replay, out);

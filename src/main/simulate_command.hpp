@@ -15,6 +15,7 @@ struct SimulateOptions {
   std::string scenario_file;    // "-": stdin
   std::string output = "json";  // json | table
   std::string plot;             // an .svg or .png file to draw; empty: none
+  bool explain = false;         // each step's decision instead of the lines or the table
 };
 
 CLI::App* add_simulate_command(CLI::App& app, SimulateOptions& options);

@@ -22,6 +22,7 @@
 #include "fedmetrics/k8s/time.hpp"
 #include "fedmetrics/plugin/kubectl_messages.hpp"
 #include "fedmetrics/plugin/top_printer.hpp"
+#include "plugin/session.hpp"
 
 namespace fedmetrics::plugin {
 
@@ -36,79 +37,6 @@ namespace {
 k8s::Error failure(std::string line) { return k8s::Error{std::move(line)}; }
 
 constexpr std::string_view kMetricsApi = "/apis/metrics.k8s.io/v1beta1";
-
-// The kubeconfig files kubectl reads: --kubeconfig alone, else the
-// KUBECONFIG list (merged), else ~/.kube/config.
-std::vector<std::string> kubeconfig_paths(const TopOptions& o) {
-  if (!o.kubeconfig.empty()) return {o.kubeconfig};
-  if (const char* list = std::getenv("KUBECONFIG"); list != nullptr && *list != '\0') {
-    auto paths = kube::split_kubeconfig_path_list(list);
-    if (!paths.empty()) return paths;
-  }
-  const char* home = std::getenv("HOME");
-  return {std::string(home != nullptr ? home : "") + "/.kube/config"};
-}
-
-// One HTTPS client to the server of the chosen context, used synchronously:
-// this is a command line program, its main thread waits for each answer.
-class Session {
- public:
-  // `timeout`: each request's, as kubectl's --request-timeout.
-  Session(const std::string& server, std::chrono::steady_clock::duration timeout)
-      : timeout_(timeout), host_(host_of(server)) {}
-
-  // The session to `endpoint`, or the error line for an endpoint the client
-  // cannot use (a server that is not an https:// URL, an unreadable client
-  // certificate): the kube client's constructor reports those by throwing,
-  // as every configuration error, and here that becomes kubectl's line.
-  static k8s::Expected<std::unique_ptr<Session>> open(kube::ClusterEndpoint endpoint,
-                                                      std::chrono::steady_clock::duration timeout) {
-    auto session = std::make_unique<Session>(endpoint.server, timeout);
-    kube::ClientOptions options;
-    options.user_agent = "kubectl-fedmetrics/v0.1.0";
-    options.peer_name = "the server";
-    options.max_connections = 16;  // the members' node reads go out together
-    try {
-      session->client_ = std::make_unique<kube::HttpsClient>(session->runtime_, std::move(endpoint), options);
-    } catch (const std::exception& e) {
-      return failure(std::string("error: ") + e.what());
-    }
-    return session;
-  }
-
-  // Sends GET `target`; the answer, or the reason there is none.
-  std::future<HttpResult> get(std::string target) {
-    kube::OutgoingRequest request;
-    request.target = std::move(target);
-    request.headers = {{"Accept", "application/json"}};
-    request.want_headers = true;
-    auto promise = std::make_shared<std::promise<HttpResult>>();
-    auto answer = promise->get_future();
-    client_->send(std::move(request), std::chrono::steady_clock::now() + timeout_,
-                  [promise](HttpResult result) { promise->set_value(std::move(result)); });
-    return answer;
-  }
-
-  // kubectl's line for a request that got no answer.
-  [[nodiscard]] std::string connection_error(const aggregator::MemberError& e) const {
-    return connection_error_line(
-        e.kind == aggregator::MemberError::Kind::Refused && e.message.find("connection refused") != std::string::npos,
-        host_, e.message);
-  }
-
- private:
-  static std::string host_of(const std::string& server) {
-    std::string host = server;
-    if (auto scheme = host.find("://"); scheme != std::string::npos) host = host.substr(scheme + 3);
-    if (auto slash = host.find('/'); slash != std::string::npos) host.resize(slash);
-    return host;
-  }
-
-  kube::ClientRuntime runtime_{1};
-  std::unique_ptr<kube::HttpsClient> client_;  // destroyed before the runtime
-  std::chrono::steady_clock::duration timeout_;
-  std::string host_;
-};
 
 std::vector<std::string> warning_values(const HttpReply& reply) {
   std::vector<std::string> values;
@@ -236,42 +164,17 @@ std::optional<k8s::Error> top(const TopOptions& o, std::ostream& out, std::ostre
   auto selector = k8s::LabelSelector::parse(o.selector);
   if (!selector) return failure("error: " + selector.error().message);
 
-  std::chrono::nanoseconds timeout{0};
-  if (o.request_timeout != "0") {
-    auto parsed = k8s::parse_duration(o.request_timeout);
-    if (!parsed || parsed->count() < 0)
-      return failure("error: invalid argument \"" + o.request_timeout + "\" for \"--request-timeout\" flag");
-    timeout = *parsed;
-  }
-  // No timeout is a day: every request still has a deadline for the client.
-  const std::chrono::steady_clock::duration per_request =
-      (timeout.count() > 0 ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout)
-                           : std::chrono::hours(24));
-
-  auto context = kube::load_kubectl_context(kubeconfig_paths(o), o.context);
-  if (!context) return failure("error: " + context.error().message);
-  std::string namespace_name = !o.namespace_name.empty()          ? o.namespace_name
-                               : !context->namespace_name.empty() ? context->namespace_name
-                                                                  : "default";
-  auto session = Session::open(std::move(context->endpoint), per_request);
-  if (!session) return session.error();
-  if (o.nodes) return top_node(o, *selector, *sort_by, **session, out, err);
-  return top_pod(o, namespace_name, *selector, *sort_by, **session, out, err);
+  auto opened = open_session({o.kubeconfig, o.context, o.namespace_name, o.request_timeout});
+  if (!opened) return opened.error();
+  auto& [session, namespace_name] = *opened;
+  if (o.nodes) return top_node(o, *selector, *sort_by, *session, out, err);
+  return top_pod(o, namespace_name, *selector, *sort_by, *session, out, err);
 }
 
 }  // namespace
 
 int run_top(const TopOptions& o, std::ostream& out, std::ostream& err) {
-  std::optional<k8s::Error> error;
-  try {
-    error = top(o, out, err);
-  } catch (const std::exception& e) {  // a defect, or an answer no rule above expected: an error, not an abort
-    error = failure(std::string("error: ") + e.what());
-  }
-  if (!error) return 0;
-  out.flush();
-  err << error->message << "\n";
-  return 1;
+  return run_as_kubectl([&] { return top(o, out, err); }, out, err);
 }
 
 }  // namespace fedmetrics::plugin

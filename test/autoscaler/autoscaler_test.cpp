@@ -54,14 +54,8 @@ MetricSpec object_metric(const std::string& kind, const std::string& name, const
 }
 
 FederatedHPA make_hpa(std::vector<MetricSpec> metrics, std::int32_t min, std::int32_t max) {
-  FederatedHPA hpa;
-  hpa.name = "web";
-  hpa.namespace_name = "default";
+  FederatedHPA hpa = hpa_of(std::move(metrics), min, max);
   hpa.generation = 7;
-  hpa.spec.scale_target_ref = {"Deployment", "web", "apps/v1"};
-  hpa.spec.min_replicas = min;
-  hpa.spec.max_replicas = max;
-  hpa.spec.metrics = std::move(metrics);
   return hpa;
 }
 

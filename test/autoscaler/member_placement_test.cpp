@@ -49,14 +49,7 @@ MetricSpec object_value(const std::string& metric, MetricTargetType type, const 
 }
 
 FederatedHPA make_hpa(std::vector<MetricSpec> metrics, std::int32_t min = 1, std::int32_t max = 20) {
-  FederatedHPA hpa;
-  hpa.name = "web";
-  hpa.namespace_name = "default";
-  hpa.spec.scale_target_ref = {"Deployment", "web", "apps/v1"};
-  hpa.spec.min_replicas = min;
-  hpa.spec.max_replicas = max;
-  hpa.spec.metrics = std::move(metrics);
-  return hpa;
+  return hpa_of(std::move(metrics), min, max);
 }
 
 // No stabilization window: a scale-down shows at once.
@@ -64,23 +57,6 @@ ControllerConfig no_window() {
   ControllerConfig config;
   config.downscale_stabilization = 0s;
   return config;
-}
-
-// `per_member` ready pods in each member, each at `cpu` of a 100m request.
-SyncInput cpu_pods(std::int32_t replicas, const std::vector<std::string>& members, int per_member,
-                   const std::string& cpu) {
-  SyncInput in;
-  in.scale = {replicas, replicas};
-  in.now = t0();
-  std::vector<PodResourceSample> samples;
-  for (const auto& member : members) {
-    for (int i = 0; i < per_member; ++i) {
-      in.pods.push_back(ready_pod("web-" + std::to_string(i), member));
-      samples.push_back(cpu_sample(in.pods.back().key, cpu));
-    }
-  }
-  in.metrics.resource = samples;
-  return in;
 }
 
 const HorizontalPodAutoscalerCondition& condition(const SyncResult& r, std::string_view type) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "fedmetrics/autoscaler/autoscaler.hpp"
 #include "fedmetrics/autoscaler/pod_state.hpp"
 #include "fedmetrics/k8s/quantity.hpp"
 #include "fedmetrics/k8s/time.hpp"
@@ -56,6 +57,35 @@ inline PodResourceSample cpu_sample(const PodKey& k, const std::string& cpu) {
 
 inline PodMetricSample pod_value(const PodKey& k, const std::string& value) {
   return PodMetricSample{k, q(value), t0()};
+}
+
+// FederatedHPA default/web of Deployment web with `metrics`.
+inline FederatedHPA hpa_of(std::vector<MetricSpec> metrics, std::int32_t min, std::int32_t max) {
+  FederatedHPA hpa;
+  hpa.name = "web";
+  hpa.namespace_name = "default";
+  hpa.spec.scale_target_ref = {"Deployment", "web", "apps/v1"};
+  hpa.spec.min_replicas = min;
+  hpa.spec.max_replicas = max;
+  hpa.spec.metrics = std::move(metrics);
+  return hpa;
+}
+
+// `per_member` ready pods in each member, each at `cpu` of a 100m request.
+inline SyncInput cpu_pods(std::int32_t replicas, const std::vector<std::string>& members, int per_member,
+                          const std::string& cpu) {
+  SyncInput in;
+  in.scale = {replicas, replicas};
+  in.now = t0();
+  std::vector<PodResourceSample> samples;
+  for (const auto& member : members) {
+    for (int i = 0; i < per_member; ++i) {
+      in.pods.push_back(ready_pod("web-" + std::to_string(i), member));
+      samples.push_back(cpu_sample(in.pods.back().key, cpu));
+    }
+  }
+  in.metrics.resource = samples;
+  return in;
 }
 
 }  // namespace fedmetrics::autoscaler::testing

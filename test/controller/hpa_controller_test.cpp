@@ -279,6 +279,39 @@ TEST_CASE("HpaController: a member that is down makes its pods missing, not the 
   CHECK(f.cp->scales->updates[0] > 2);
 }
 
+TEST_CASE("HpaController: each decision is kept on the object for explain, written again only when it changed") {
+  Fixture f;
+  f.cp->federated_hpas->objects.push_back(fhpa("web"));
+  const std::string annotation(autoscaler::kDecisionAnnotation);
+  auto decision = [&] {
+    const auto& annotations = f.cp->federated_hpas->objects[0]["metadata"]["annotations"];
+    auto decoded = autoscaler::decision_from_json(json::parse(annotations[annotation].get<std::string>()));
+    REQUIRE(decoded);
+    return *decoded;
+  };
+  // Two pods at 52 % of a 50 % target: within the tolerance, no change.
+  f.metrics->cpu = {{{"member1", "web-a"}, "52m"}, {{"member2", "web-a"}, "52m"}};
+  f.pass();
+  CHECK(f.cp->federated_hpas->annotation_writes[annotation] == 1);
+  auto first = decision();
+  CHECK(first.rule == autoscaler::rule::kTolerance);
+  REQUIRE(first.metrics.size() == 1);
+  REQUIRE(first.metrics[0].members.size() == 2);
+  CHECK(first.metrics[0].members[0].member == "member1");
+  CHECK(first.metrics[0].members[0].counted == 1);
+  // The same decision again: not written again.
+  f.pass();
+  CHECK(f.cp->federated_hpas->annotation_writes[annotation] == 1);
+  // Under load the decision changes: written, bound by the scale-up limit.
+  f.metrics->cpu = {{{"member1", "web-a"}, "150m"}, {{"member2", "web-a"}, "150m"}};
+  f.pass();
+  CHECK(f.cp->federated_hpas->annotation_writes[annotation] == 2);
+  auto second = decision();
+  CHECK(second.rule == autoscaler::rule::kScaleUpLimit);
+  CHECK(second.desired_replicas == 4);
+  CHECK(second.proposal == 6);
+}
+
 TEST_CASE("HpaController: --autoscaler-label-selector picks the FederatedHPAs it manages") {
   ControllerOptions options;
   options.selector = *k8s::LabelSelector::parse("autoscaler=fedmetrics");

@@ -144,6 +144,15 @@ left_out_syncs() { test "$(missing_left_out)" -ge "$1"; }
 check "member2 black-holed: left out after three timeouts, and the loop reads its pods as missing" wait_until 20 left_out_syncs 1
 check "two syncs later, still left out" wait_until 10 left_out_syncs 3
 check "and nginx still has its 4 replicas: no scale-down on member2's absence" replicas_are 4
+# `kubectl fedmetrics explain` (the plugin through kubectl) shows why: member2's 2 replicas are missing pods.
+mkdir -p "$E2E_TMP/plugins"
+ln -sf "$(readlink -f "$bin")" "$E2E_TMP/plugins/kubectl-fedmetrics"
+PATH="$E2E_TMP/plugins:$PATH" kubectl fedmetrics --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" explain fhpa quiet >"$E2E_TMP/quiet.txt"
+cat "$E2E_TMP/quiet.txt" >&2
+check "explain: member2 unread, its 2 placed replicas counted as missing pods" \
+  grep -q '^Unread: *member2: its pods could not be read; its 2 placed replicas count as missing pods$' "$E2E_TMP/quiet.txt"
+check "explain: member2's row has 2 missing pods, member1's 2 counted" \
+  bash -c "grep -qE '^member2 +2 +2 +0 +2 +0 +0 ' '$E2E_TMP/quiet.txt' && grep -qE '^member1 +2 +2 +2 +0 +0 +0 ' '$E2E_TMP/quiet.txt'"
 member2_faults DELETE
 check "member2 answering again: read again, nginx scales down to 1" wait_until 20 replicas_are 1
 check "the log says member2 answers again" grep -q 'member member2: answers again; asked again' "$E2E_TMP/serve-dead.log"

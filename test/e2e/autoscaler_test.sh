@@ -6,7 +6,9 @@
 # aggregator, scales the Deployment's scale subresource (which the simulator
 # divides over member1 and member2), writes the status subresource and
 # records Events; when the load goes, it scales back down after the
-# stabilization window.
+# stabilization window. `kubectl fedmetrics explain fhpa`, the real plugin
+# through the real kubectl, prints the decisions the loop keeps on the
+# object: one bound by maxReplicas, one held by the scale-down window.
 # Usage: autoscaler_test.sh FEDMETRICS_BINARY SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 bin=$1
@@ -26,6 +28,12 @@ start_serve "$E2E_TMP/serve.log" --member-kubeconfig "$E2E_TMP/world/members.kub
   --enable-autoscaler --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
   --horizontal-pod-autoscaler-sync-period ${sync_period}s --horizontal-pod-autoscaler-cpu-initialization-period 1s \
   --horizontal-pod-autoscaler-initial-readiness-delay 1s
+
+# The plugin as installed (kubectl_plugin_test.sh): a link on PATH.
+mkdir -p "$E2E_TMP/plugins"
+ln -s "$(readlink -f "$bin")" "$E2E_TMP/plugins/kubectl-fedmetrics"
+explain() { PATH="$E2E_TMP/plugins:$PATH" kubectl fedmetrics --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --request-timeout 10s explain fhpa "$@"; }
+explained() { explain nginx >"$E2E_TMP/explain.txt" 2>&1 && grep -qE "$1" "$E2E_TMP/explain.txt"; }
 
 replicas() { kk get deployment nginx -o jsonpath='{.spec.replicas}'; }
 replicas_above() { test "$(replicas)" -gt "$1"; }
@@ -66,10 +74,22 @@ check "status: desiredReplicas 10, currentMetrics with the utilization, lastScal
   test "$(json_get "$status" "(d['status']['desiredReplicas'], d['status']['currentMetrics'][0]['resource']['name'], 'lastScaleTime' in d['status'])")" = "(10, 'cpu', True)"
 check "ScalingLimited: TooManyReplicas at maxReplicas" \
   grep -q 'TooManyReplicas' <<<"$(json_get "$status" "d['status']['conditions']")"
+check "explain: the decision is bound by maxReplicas" wait_until 20 explained '^Bound by: +TooManyReplicas: maxReplicas 10 \(the recommendation was [0-9]+\)$'
+check "explain: the metric against its target" grep -qE '^cpu resource utilization \(percentage of request\) +[0-9]+% \([0-9]+m\) +10% ' "$E2E_TMP/explain.txt"
+# (The decision that took it to 10: the replicas then, placed over the two members.)
+check "explain: in each member the pods placed were listed and counted" \
+  bash -c "grep -qE '^member1 +([1-9][0-9]*) +\1 +\1 +0 +0 +0 +[0-9.]+%' '$E2E_TMP/explain.txt' && grep -qE '^member2 +([1-9][0-9]*) +\1 +\1 +0 +0 +0 +[0-9.]+%' '$E2E_TMP/explain.txt'"
+cat "$E2E_TMP/explain.txt" >&2
+# A short period of its own from now on, so that two syncs fall within the
+# 10 s scale-down window: the second step down waits for it.
+kk annotate fhpa nginx autoscaling.fedmetrics.io/sync-period=3s >/dev/null
 
 load 0
+check "explain: a scale-down held by the 10 s stabilization window" wait_until $((sync_period + 20)) explained \
+  '^Bound by: +ScaleDownStabilized: the highest recommendation of the last 10 s scale-down stabilization window is [0-9]+ \(this sync proposed [0-9]+\)$'
+cat "$E2E_TMP/explain.txt" >&2
 # The idle pods still use ~4 % of their request (target 10 %), so each sync
-# multiplies the count by ~0.4: 10 -> 4 -> 2 -> 1, one step per period.
+# multiplies the count by ~0.4: 10 -> 4 -> 2 -> 1, one step per window.
 check "without load it scales back down to 1 (10 s stabilization, then a step per period)" \
   wait_until $((4 * sync_period + 5)) replicas_are 1
 
@@ -80,6 +100,16 @@ check "a missing target gives AbleToScale False / FailedGetScale" \
   wait_until $((sync_period + 5)) bash -c "kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' get fhpa ghost -o jsonpath='{.status.conditions}' | grep -q FailedGetScale"
 check "and a FailedGetScale Warning Event" \
   grep -q 'FailedGetScale' <<<"$(kk get events -n default -o jsonpath='{.items[*].reason}')"
+set +e
+explain ghost >"$E2E_TMP/ghost-explain.txt" 2>&1
+rc=$?
+explain nothere >"$E2E_TMP/nothere-explain.txt" 2>&1
+rc_nothere=$?
+set -e
+check "explain: a FederatedHPA no decision was made for says so, exit 1" \
+  bash -c "[ $rc = 1 ] && grep -q 'error: federatedhpa default/ghost has no decision yet' '$E2E_TMP/ghost-explain.txt'"
+check "explain: one that does not exist is kubectl's NotFound, exit 1" \
+  bash -c "[ $rc_nothere = 1 ] && grep -q 'Error from server (NotFound): ' '$E2E_TMP/nothere-explain.txt'"
 
 # Each FederatedHPA on its own cadence: ghost3s, with a period of its own
 # (autoscaling.fedmetrics.io/sync-period: 3s), is synced at creation and then

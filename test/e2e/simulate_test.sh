@@ -14,7 +14,22 @@ for scenario in "$src"/examples/scenarios/*.json; do
   check "$name: exit status 0" test "$rc" -eq 0
   check "$name: one JSON object per line" \
     python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" "$E2E_TMP/out.jsonl"
+  # --explain: each step's decision, with the rule that bound it.
+  "$bin" simulate --explain "$scenario" >"$E2E_TMP/explain-$name.txt"
+  steps=$(wc -l <"$E2E_TMP/out.jsonl")
+  check "$name --explain: one decision per step ($steps)" \
+    test "$(grep -c '^Step [0-9]* at ' "$E2E_TMP/explain-$name.txt")" = "$steps"
+  check "$name --explain: each says what bound it" \
+    test "$(grep -c '^Bound by:     [A-Za-z-]' "$E2E_TMP/explain-$name.txt")" = "$steps"
 done
+# What --explain shows: a scale-down policy's limit with its numbers, and a
+# member whose pods could not be read.
+check "scale-down-policies --explain: a ScaleDownLimit with each policy's limit" \
+  grep -qE '^Bound by: +ScaleDownLimit: at least [0-9]+ by the scaleDown policies, selectPolicy [A-Za-z]+ of [A-Za-z]+ [0-9]+ per [0-9]+ s \([0-9]+\)' \
+  "$E2E_TMP/explain-scale-down-policies.json.txt"
+check "several-members-incomplete-data --explain: the unread member's replicas as missing pods" \
+  grep -qE '^Unread: +member[0-9]+: its pods could not be read; its [0-9]+ placed replicas count as missing pods$' \
+  "$E2E_TMP/explain-several-members-incomplete-data.json.txt"
 
 # The Karmada nginx walkthrough: from 1 replica up to 10 under load, back to 1 after.
 "$bin" simulate "$src/examples/scenarios/karmada-nginx-cpu.json" >"$E2E_TMP/nginx.jsonl"

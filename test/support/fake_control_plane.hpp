@@ -120,12 +120,25 @@ struct FakeFederatedHPAs final : controller::FederatedHPAStore, controller::Fede
   async::Task<k8s::Expected<bool>> set_distribution_annotation(const std::string& ns, const std::string& name,
                                                                const std::optional<std::string>& value) override {
     distribution = value;
-    json* o = find(ns, name);
-    if (o == nullptr) co_return true;  // a merge patch of a deleted object: nothing left to annotate
-    auto& meta = (*o)["metadata"];
-    if (value) meta["annotations"]["autoscaling.fedmetrics.io/distribution"] = *value;
-    else if (meta.contains("annotations")) meta["annotations"].erase("autoscaling.fedmetrics.io/distribution");
+    annotate(ns, name, "autoscaling.fedmetrics.io/distribution", value);
     co_return true;
+  }
+  async::Task<k8s::Expected<bool>> set_annotation(const std::string& ns, const std::string& name,
+                                                  const std::string& key,
+                                                  const std::optional<std::string>& value) override {
+    ++annotation_writes[key];
+    annotate(ns, name, key, value);
+    co_return true;
+  }
+  std::map<std::string, int> annotation_writes;  // set_annotation calls, per annotation
+  // A merge patch of a deleted object has nothing left to annotate.
+  void annotate(const std::string& ns, const std::string& name, const std::string& key,
+                const std::optional<std::string>& value) {
+    json* o = find(ns, name);
+    if (o == nullptr) return;
+    auto& meta = (*o)["metadata"];
+    if (value) meta["annotations"][key] = *value;
+    else if (meta.contains("annotations")) meta["annotations"].erase(key);
   }
 };
 

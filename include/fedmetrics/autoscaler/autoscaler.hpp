@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fedmetrics/autoscaler/behavior.hpp"
+#include "fedmetrics/autoscaler/decision.hpp"
 #include "fedmetrics/autoscaler/hpa_spec.hpp"
 #include "fedmetrics/autoscaler/member_placement.hpp"
 #include "fedmetrics/autoscaler/pod_state.hpp"
@@ -122,6 +123,9 @@ struct SyncResult {
   // (not when the target is at 0 replicas or outside min/max).
   std::vector<MetricComputation> metric_computations;
   FederatedHPAStatus status;
+  // How this sync decided, for `explain`: the metrics, the members' pods,
+  // the calibration and the rule that bound desired_replicas.
+  Decision decision;
   ScalingHistory history;  // to carry into the next sync
   // The history without this sync's scale event, for rescale_failed.
   ScalingHistory history_without_scale_event;

@@ -62,6 +62,7 @@ struct Limited {
 
 struct Normalization {
   std::int32_t desired_replicas = 0;
+  std::int32_t stabilized_replicas = 0;  // the recommendation after the stabilization windows, before the limits
   // AbleToScale (status True): ReadyForNewScale, ScaleUpStabilized or ScaleDownStabilized.
   std::string able_to_scale_reason;
   std::string able_to_scale_message;

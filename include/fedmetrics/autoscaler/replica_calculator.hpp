@@ -95,12 +95,34 @@ struct UsageRatio {
 // Upstream GetMetricUsageRatio: average (truncated) over every value, / target.
 UsageRatio metric_usage_ratio(const PodMetricsInfo& metrics, std::int64_t target_usage);
 
+// One member's pods as one metric's calculation saw them (for `explain`).
+struct MemberPods {
+  std::string member;
+  std::int32_t pods = 0;     // the pods of the calculation in it (an unread member's placed replicas too)
+  std::int32_t counted = 0;  // those whose value (or, for Object and External metrics, readiness) counted
+  std::int32_t missing = 0;  // no metric value
+  std::int32_t unready = 0;  // pending, or (cpu only) not ready / too fresh
+  std::int32_t ignored = 0;  // being deleted, or failed
+  // Its part of the total of the counted values, 0..1; nullopt for a metric
+  // without per-pod values (Object, External).
+  std::optional<double> share;
+  friend bool operator==(const MemberPods&, const MemberPods&) = default;
+};
+
 // A proposal from one metric.
 struct ReplicaCalculation {
   std::int32_t replicas = 0;
   std::int64_t usage = 0;                   // milli-units, what MetricStatus reports
   std::optional<std::int32_t> utilization;  // percent, Utilization targets only
   Timestamp timestamp{};
+  // How it was reached (for `explain`): the usage ratio (current / target),
+  // the ratio again once missing and unready pods were given assumed values
+  // (when they had to be), whether the ratio that decided lay within the
+  // tolerance (the proposal is then the current count), and per member the pods.
+  double usage_ratio = 0;
+  std::optional<double> adjusted_ratio;
+  bool within_tolerance = false;
+  std::vector<MemberPods> members;
 };
 
 // Resource / ContainerResource with a Utilization target (GetResourceReplicas).

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fedmetrics/autoscaler/decision.hpp"
 #include "fedmetrics/autoscaler/distributor.hpp"
 #include "fedmetrics/autoscaler/hpa_spec.hpp"
 #include "fedmetrics/k8s/expected.hpp"
@@ -59,6 +60,8 @@ struct ReplayStep {
   // created or deleted, moves of max between members.
   std::vector<std::string> events;
   std::vector<Move> moves;  // distributed: maxReplicas moved between members at this step
+  // Centralized: how the step's sync decided (what --explain prints).
+  std::optional<Decision> decision;
 };
 
 struct Replay {

@@ -19,4 +19,10 @@ namespace fedmetrics::autoscaler {
 // when a step has any (cron firings, member HPAs created or deleted, moves).
 std::string format_table(const Replay& replay);
 
+// `fedmetrics simulate --explain`: for each step, "Step N at AT:" and how it
+// decided, as `kubectl fedmetrics explain fhpa` prints a live decision
+// (decision.hpp). A distributed step has no decision of fedmetrics' own (the
+// members' HPAs decide): it shows the members' replicas and shares instead.
+std::string format_explanations(const Replay& replay);
+
 }  // namespace fedmetrics::autoscaler

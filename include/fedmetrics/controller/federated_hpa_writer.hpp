@@ -36,6 +36,10 @@ class FederatedHPAWriter {
   virtual async::Task<k8s::Expected<bool>> set_distribution_annotation(const std::string& namespace_name,
                                                                        const std::string& name,
                                                                        const std::optional<std::string>& value) = 0;
+  // The annotation `key` set to `value`, or removed (nullopt); the others stay.
+  virtual async::Task<k8s::Expected<bool>> set_annotation(const std::string& namespace_name, const std::string& name,
+                                                          const std::string& key,
+                                                          const std::optional<std::string>& value) = 0;
 };
 
 }  // namespace fedmetrics::controller

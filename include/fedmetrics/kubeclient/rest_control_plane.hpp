@@ -52,6 +52,9 @@ class RestControlPlane final : public controller::FederatedHPAStore,
   async::Task<k8s::Expected<bool>> set_distribution_annotation(const std::string& namespace_name,
                                                                const std::string& name,
                                                                const std::optional<std::string>& value) override;
+  async::Task<k8s::Expected<bool>> set_annotation(const std::string& namespace_name, const std::string& name,
+                                                  const std::string& key,
+                                                  const std::optional<std::string>& value) override;
   // ScaleClient
   async::Task<k8s::Expected<controller::Scale>> get_scale(
       const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target) override;
