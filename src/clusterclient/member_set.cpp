@@ -92,6 +92,7 @@ void MemberSet::reconcile(const std::vector<kube::ClusterEndpoint>& desired, OnB
     try {
       Member m;
       m.cluster = std::make_shared<RestMemberCluster>(runtime_, e, options_.client);
+      m.served = options_.serve_as ? options_.serve_as(m.cluster) : m.cluster;
       changes.push_back("member " + e.name + ": " + (existing == current.end() ? "added" : "changed") + " at " +
                         e.server);
       next.emplace(e.name, std::move(m));
@@ -120,7 +121,7 @@ void MemberSet::reconcile(const std::vector<kube::ClusterEndpoint>& desired, OnB
   shared_->rejected = std::move(rejected);
   shared_->reconciled = true;
   auto snapshot = std::make_shared<aggregator::MemberSnapshot>();
-  for (const auto& [name, m] : shared_->members) snapshot->members.push_back(m.cluster);
+  for (const auto& [name, m] : shared_->members) snapshot->members.push_back(m.served);
   // By name, once each, and never a name that is a member.
   std::stable_sort(left_out.begin(), left_out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   for (auto& m : left_out)

@@ -262,6 +262,7 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
                    "(kube-apiserver's flag). Requests in flight then have up to --member-timeout plus 10s to\n"
                    "finish; a second SIGTERM exits at once with status 1.")
       ->capture_default_str();
+  add_prometheus_flags(serve, o);
   return serve;
 }
 

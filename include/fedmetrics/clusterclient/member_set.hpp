@@ -35,6 +35,11 @@ struct MemberSetOptions {
   std::chrono::milliseconds discovery_interval{30'000};
   std::chrono::milliseconds discovery_timeout{5'000};
   kube::ClientOptions client;
+  // What the aggregator is given for a member: its client as it is (null),
+  // or a MemberCluster around it (a member whose custom and external
+  // metrics come from its Prometheus). Called once per client made; may
+  // throw, as the client's own making does, to refuse the endpoint.
+  std::function<std::shared_ptr<aggregator::MemberCluster>(std::shared_ptr<RestMemberCluster>)> serve_as;
 };
 
 // What to do with an endpoint the set cannot use (its name given twice, or
@@ -96,6 +101,7 @@ class MemberSet {
  private:
   struct Member {
     std::shared_ptr<RestMemberCluster> cluster;
+    std::shared_ptr<aggregator::MemberCluster> served;  // what the snapshot holds: `cluster`, or options.serve_as's
     std::chrono::steady_clock::time_point next_discovery{};
     std::chrono::milliseconds backoff{500};
     bool in_flight = false;
