@@ -84,6 +84,14 @@ check "each member's Prometheus scrapes its pod's http_requests_total" \
 # minutes of samples are in.
 sed 's/\[2m\]/[10s]/' "$src/examples/prometheus/rules.yaml" >"$E2E_TMP/rules.yaml"
 check "the rule read is the stock one but for its window" test "$(grep -c '\[10s\]' "$E2E_TMP/rules.yaml")" = 1
+# And an external metric of the same counters: each member's request rate per namespace.
+cat >>"$E2E_TMP/rules.yaml" <<'YAML'
+externalRules:
+- seriesQuery: '{__name__="http_requests_total",namespace!=""}'
+  resources: {overrides: {namespace: {resource: namespace}}}
+  name: {as: "requests_per_namespace"}
+  metricsQuery: sum(rate(<<.Series>>{<<.LabelMatchers>>}[10s])) by (namespace)
+YAML
 start_serve "$E2E_TMP/serve.log" --member-kubeconfig "$members" --prometheus-rules "$E2E_TMP/rules.yaml" \
   --member-prometheus "member1=$prom_member1" --member-prometheus "member2=$prom_member2" \
   --metrics-relist-interval 2s --member-timeout 2s
@@ -117,6 +125,14 @@ check "the namespace's own metric: its members' values summed, about 2 requests/
   test "$(json_get "$ns" "len(d['items']) == 1 and 1600 <= int(d['items'][0]['value'].rstrip('m')) <= 2400")" = True
 check "a labelSelector that chooses no pod: no items" \
   test "$(json_get "$(k get --raw '/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests?labelSelector=app%3Dnone')" "len(d['items'])")" = 0
+external='/apis/external.metrics.k8s.io/v1beta1/namespaces/default/requests_per_namespace'
+external_both() {
+  local raw
+  raw=$(k get --raw "$external" 2>/dev/null) || return 1
+  json_get "$raw" "sorted((i['metricLabels']['fedmetrics/cluster'], i['metricLabels']['namespace'], 800 <= int(i['value'].rstrip('m')) <= 1200) for i in d['items'])" |
+    grep -qF "[('member1', 'default', True), ('member2', 'default', True)]"
+}
+check "an external metric from externalRules: each member's rate, its labels and fedmetrics/cluster" wait_until 10 external_both
 missing=$(k get --raw '/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/no_such_metric' 2>&1 || true)
 check "a metric no rule names: NotFound" grep -q 'could not find the metric' <<<"$missing"
 
