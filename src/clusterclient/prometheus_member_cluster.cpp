@@ -43,6 +43,7 @@ struct PrometheusMemberCluster::State {
 
   [[nodiscard]] bool covers_custom() const { return !options.rules->rules.empty(); }
   [[nodiscard]] bool covers_external() const { return !options.rules->external_rules.empty(); }
+  [[nodiscard]] bool covers_resource() const { return options.rules->cpu && options.rules->memory; }
 
   // An error of talking to Prometheus, naming it.
   [[nodiscard]] MemberError named(const k8s::Error& e) const {
@@ -220,10 +221,105 @@ async::Task<std::optional<k8s::Error>> relist_and_keep(StatePtr s, Deadline dead
   co_return error;
 }
 
+// The resource rules' label of `resource` objects ("pod", "node"), or an error naming the rule.
+k8s::Expected<std::string> resource_label(const promsource::ResourceQuery& q, std::string resource) {
+  return q.resources().label_for_resource({"", std::move(resource)});
+}
+
+// The cpu and memory answers of the resource rules' two queries (rendered
+// by the caller, either of which may have failed to render), one after the other.
+struct Usage {
+  promsource::QueryResult cpu, memory;
+};
+async::Task<k8s::Expected<Usage>> cpu_and_memory(StatePtr s, k8s::Expected<std::string> cpu_query,
+                                                 k8s::Expected<std::string> memory_query, Deadline deadline) {
+  if (!cpu_query.ok()) co_return cpu_query.error();
+  if (!memory_query.ok()) co_return memory_query.error();
+  auto asking_cpu = instant_query(s, *cpu_query, deadline);
+  auto cpu = co_await std::move(asking_cpu);
+  if (!cpu.ok()) co_return cpu.error();
+  auto asking_memory = instant_query(s, *memory_query, deadline);
+  auto memory = co_await std::move(asking_memory);
+  if (!memory.ok()) co_return memory.error();
+  co_return Usage{std::move(*cpu), std::move(*memory)};
+}
+
+// One namespace's pods, as prometheus-adapter's resource provider answers
+// them (pkg/resourceprovider/provider.go GetPodMetrics): both queries for
+// the pods listed, the pod's own labels on its metrics.
+async::Task<MemberResult<std::vector<k8s::PodMetrics>>> pods_of_namespace(StatePtr s, std::string namespace_name,
+                                                                          std::vector<const k8s::Pod*> pods,
+                                                                          Deadline deadline) {
+  const auto& rules = *s->options.rules;
+  std::vector<std::string> names;
+  for (const auto* p : pods) names.push_back(p->metadata.name);
+  auto pod_label = resource_label(*rules.cpu, "pods");
+  if (!pod_label.ok()) co_return pod_label.error();
+  auto asking = cpu_and_memory(s, rules.cpu->container_query(namespace_name, names),
+                               rules.memory->container_query(namespace_name, names), deadline);
+  auto usage = co_await std::move(asking);
+  if (!usage.ok()) co_return usage.error();
+  const auto now = std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
+  auto metrics =
+      promsource::pod_metrics(usage->cpu, usage->memory, namespace_name, names, *pod_label,
+                              rules.cpu->container_label(), rules.memory->container_label(), rules.window, now);
+  if (!metrics.ok()) co_return s->named(metrics.error());
+  for (auto& m : *metrics)
+    for (const auto* p : pods)
+      if (p->metadata.name == m.metadata.name) m.metadata.labels = p->metadata.labels;
+  co_return std::move(*metrics);
+}
+
+async::Task<MemberResult<std::vector<k8s::PodMetrics>>> pods_from_prometheus(StatePtr s, std::string namespace_name,
+                                                                             k8s::LabelSelector labels,
+                                                                             k8s::FieldSelector fields,
+                                                                             Deadline deadline) {
+  // The pods first, from the member's API server, as metrics-server's API
+  // layer lists them before it asks its storage (or the adapter's provider).
+  auto listing = s->member->pods(namespace_name, labels, deadline);
+  auto listed = co_await std::move(listing);
+  if (!listed.ok()) co_return listed.error();
+  std::map<std::string, std::vector<const k8s::Pod*>> by_namespace;
+  for (const auto& p : *listed)
+    if (fields.matches(p.metadata.name, p.metadata.namespace_name))
+      by_namespace[p.metadata.namespace_name].push_back(&p);
+  std::vector<k8s::PodMetrics> out;
+  for (auto& [ns, pods] : by_namespace) {
+    auto asking = pods_of_namespace(s, ns, std::move(pods), deadline);
+    auto some = co_await std::move(asking);
+    if (!some.ok()) co_return some.error();
+    for (auto& m : *some) out.push_back(std::move(m));
+  }
+  co_return out;
+}
+
+async::Task<MemberResult<std::vector<k8s::NodeMetrics>>> nodes_from_prometheus(StatePtr s, k8s::LabelSelector labels,
+                                                                               k8s::FieldSelector fields,
+                                                                               Deadline deadline) {
+  const auto& rules = *s->options.rules;
+  auto listing = s->member->object_names("", "v1", "nodes", "", labels, deadline);
+  auto listed = co_await std::move(listing);
+  if (!listed.ok()) co_return listed.error();
+  std::vector<std::string> names;
+  for (auto& n : *listed)
+    if (fields.matches(n, "")) names.push_back(std::move(n));
+  if (names.empty()) co_return std::vector<k8s::NodeMetrics>{};
+  auto node_label = resource_label(*rules.cpu, "nodes");
+  if (!node_label.ok()) co_return node_label.error();
+  auto asking = cpu_and_memory(s, rules.cpu->node_query(names), rules.memory->node_query(names), deadline);
+  auto usage = co_await std::move(asking);
+  if (!usage.ok()) co_return usage.error();
+  const auto now = std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
+  auto metrics = promsource::node_metrics(usage->cpu, usage->memory, names, *node_label, rules.window, now);
+  if (!metrics.ok()) co_return s->named(metrics.error());
+  co_return std::move(*metrics);
+}
+
 std::shared_ptr<const MemberCapabilities> combine(const PrometheusMemberCluster::State& s,
                                                   const std::shared_ptr<const MemberCapabilities>& member,
                                                   const promsource::SeriesRegistry& registry) {
   auto caps = std::make_shared<MemberCapabilities>(*member);
+  if (s.covers_resource()) caps->resource_metrics = true;
   if (s.covers_custom()) {
     // Both versions are served, v1beta2 preferred, as by prometheus-adapter.
     caps->custom_metrics = k8s::CustomMetricsVersion::V1beta2;
@@ -281,17 +377,22 @@ std::shared_ptr<const MemberCapabilities> PrometheusMemberCluster::capabilities(
 async::Task<MemberResult<std::vector<k8s::PodMetrics>>> PrometheusMemberCluster::pod_metrics(
     const std::string& namespace_name, const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
     Deadline deadline) {
+  if (state_->covers_resource()) return pods_from_prometheus(state_, namespace_name, labels, fields, deadline);
   return state_->member->pod_metrics(namespace_name, labels, fields, deadline);
 }
 
 async::Task<MemberResult<k8s::EncodedItems>> PrometheusMemberCluster::pod_metrics_items(
     const std::string& namespace_name, const k8s::LabelSelector& labels, const k8s::FieldSelector& fields,
     std::shared_ptr<const k8s::ItemPreparation> preparation, Deadline deadline) {
+  if (state_->covers_resource())
+    return aggregator::encode_items(pods_from_prometheus(state_, namespace_name, labels, fields, deadline),
+                                    std::move(preparation));
   return state_->member->pod_metrics_items(namespace_name, labels, fields, std::move(preparation), deadline);
 }
 
 async::Task<MemberResult<std::vector<k8s::NodeMetrics>>> PrometheusMemberCluster::node_metrics(
     const k8s::LabelSelector& labels, const k8s::FieldSelector& fields, Deadline deadline) {
+  if (state_->covers_resource()) return nodes_from_prometheus(state_, labels, fields, deadline);
   return state_->member->node_metrics(labels, fields, deadline);
 }
 

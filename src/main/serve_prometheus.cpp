@@ -19,10 +19,12 @@ namespace fedmetrics::cli {
 void add_prometheus_flags(CLI::App* serve, ServeOptions& o) {
   auto* rules =
       serve
-          ->add_option("--prometheus-rules", o.prometheus_rules,
-                       "prometheus-adapter's configuration file (rules, externalRules), read unchanged: the custom\n"
-                       "and external metrics of the members with a Prometheus (--prometheus-service,\n"
-                       "--member-prometheus) are answered from it by PromQL, as prometheus-adapter would answer.")
+          ->add_option(
+              "--prometheus-rules", o.prometheus_rules,
+              "prometheus-adapter's configuration file (rules, externalRules, resourceRules), read unchanged:\n"
+              "the custom, external and (with resourceRules) resource metrics of the members with a Prometheus\n"
+              "(--prometheus-service, --member-prometheus) are answered from it by PromQL, as\n"
+              "prometheus-adapter would answer.")
           ->check(CLI::ExistingFile);
   serve
       ->add_option("--prometheus-service", o.prometheus_service,
@@ -84,11 +86,6 @@ PrometheusMembers prometheus_members(const ServeOptions& o, kube::ClientRuntime&
   if (!config.ok()) throw std::runtime_error("--prometheus-rules: " + config.error().message);
   auto compiled = promsource::compile_rules(*config, o.prometheus_rules);
   if (!compiled.ok()) throw std::runtime_error("--prometheus-rules: " + compiled.error().message);
-  if (config->resource_rules)
-    spdlog::warn(
-        "--prometheus-rules {}: resourceRules are not read yet; metrics.k8s.io comes from each member's own "
-        "metrics server",
-        o.prometheus_rules);
   clusterclient::PrometheusOptions options;
   options.rules = std::make_shared<const promsource::CompiledRules>(std::move(*compiled));
   options.relist_interval = out.relist_interval;

@@ -7,29 +7,45 @@
 
 namespace fedmetrics::sim::detail {
 
+namespace {
+
+std::string number(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.6f", value);
+  return text;
+}
+
+}  // namespace
+
 transport::HttpResponse PodCounters::scrape(const Federation& f, std::size_t member, k8s::Timestamp now) {
   const auto shares = f.load_shares(now);
-  std::map<std::tuple<std::string, std::string, std::string>, Counter> next;
+  std::map<Key, Counter> next;
   std::string body;
   std::lock_guard lock(mutex_);
+  // A counter growing at `rate` per second since the last scrape, written as `series{labels}`.
+  auto count = [&](const std::string& series, const std::string& labels, double rate) {
+    Key key{series, labels};
+    Counter c;
+    if (auto known = counters_.find(key); known != counters_.end()) {
+      c = known->second;
+      c.total += c.rate * std::chrono::duration<double>(now - c.at).count();
+    }
+    c.rate = rate;
+    c.at = now;
+    body += series + "{" + labels + "} " + number(c.total) + "\n";
+    next.emplace(std::move(key), c);
+  };
   for (const auto& pod : f.members[member].pods) {
     if (!f.exists(pod, now)) continue;
     const auto& w = f.world.workloads[pod.workload];
-    if (w.custom_metrics.empty()) continue;
-    const double rate = f.usage(member, pod, now, shares).requests_per_second;
-    for (const auto& metric : w.custom_metrics) {
-      auto key = std::make_tuple(w.namespace_name, pod.name, metric);
-      Counter c;
-      if (auto known = counters_.find(key); known != counters_.end()) {
-        c = known->second;
-        c.total += c.rate * std::chrono::duration<double>(now - c.at).count();
-      }
-      c.rate = rate;
-      c.at = now;
-      char value[64];
-      std::snprintf(value, sizeof value, "%.6f", c.total);
-      body += metric + "_total{namespace=\"" + w.namespace_name + "\",pod=\"" + pod.name + "\"} " + value + "\n";
-      next.emplace(std::move(key), c);
+    const auto usage = f.usage(member, pod, now, shares);
+    const std::string labels = "namespace=\"" + w.namespace_name + "\",pod=\"" + pod.name + "\"";
+    for (const auto& metric : w.custom_metrics) count(metric + "_total", labels, usage.requests_per_second);
+    // cAdvisor's, as the kubelet's /metrics/cadvisor gives them (cores integrated into seconds).
+    for (const auto& c : usage.containers) {
+      const std::string container = labels + ",container=\"" + c.name + "\"";
+      count("container_cpu_usage_seconds_total", container, static_cast<double>(c.cpu_nanocores) / 1e9);
+      body += "container_memory_working_set_bytes{" + container + "} " + std::to_string(c.memory_bytes) + "\n";
     }
   }
   counters_ = std::move(next);  // gone pods' counters go with them

@@ -1,17 +1,19 @@
 #pragma once
 // What a Prometheus in a simulated member scrapes: each running pod's
 // request counters, `<metric>_total` for every custom metric its workload
-// exposes (http_requests_total for http_requests), in Prometheus' text
-// format at the member API server's /metrics/pods, with the labels a
-// kube-prometheus pod scrape attaches (`namespace`, `pod`). The counters
-// grow at each pod's requests per second of the load model, integrated
-// from one scrape to the next, so that rate() over them gives the value
-// the member's custom metrics API answers. Reached with a member token, as
-// kube-apiserver's own /metrics is. Internal to the sim module.
+// exposes (http_requests_total for http_requests), and its containers'
+// cAdvisor series (container_cpu_usage_seconds_total,
+// container_memory_working_set_bytes), in Prometheus' text format at the
+// member API server's /metrics/pods, with the labels a kube-prometheus
+// scrape attaches (`namespace`, `pod`, `container`). The counters grow at
+// the load model's rates, integrated from one scrape to the next, so that
+// rate() over them gives what the member's own metrics APIs answer.
+// Reached with a member token, as kube-apiserver's own /metrics is.
+// Internal to the sim module.
 #include <map>
 #include <mutex>
 #include <string>
-#include <tuple>
+#include <utility>
 
 #include "fedmetrics/k8s/time.hpp"
 #include "fedmetrics/sim/federation.hpp"
@@ -28,12 +30,13 @@ class PodCounters {
 
  private:
   struct Counter {
-    double total = 0;  // requests since the pod's first scrape
+    double total = 0;  // since the series' first scrape
     double rate = 0;   // per second, as of `at`
     k8s::Timestamp at{};
   };
+  using Key = std::pair<std::string, std::string>;  // (series name, labels as written)
   std::mutex mutex_;
-  std::map<std::tuple<std::string, std::string, std::string>, Counter> counters_;  // (namespace, pod, metric)
+  std::map<Key, Counter> counters_;
 };
 
 }  // namespace fedmetrics::sim::detail

@@ -79,9 +79,9 @@ scraped() { test "$(json_get "$(curl -s --max-time 2 "$1/api/v1/query" --data-ur
 check "each member's Prometheus scrapes its pod's http_requests_total" \
   wait_until 20 bash -c "$(declare -f scraped json_get); scraped $prom_member1 && scraped $prom_member2"
 
-# prometheus-adapter's stock rule for http_requests (examples/prometheus/rules.yaml),
-# its rate window 10s instead of 2m: rate() over 2m reads low until two
-# minutes of samples are in.
+# prometheus-adapter's stock rule for http_requests and its stock
+# resourceRules (examples/prometheus/rules.yaml), the rate window 10s
+# instead of 2m: rate() over 2m reads low until two minutes of samples are in.
 sed 's/\[2m\]/[10s]/' "$src/examples/prometheus/rules.yaml" >"$E2E_TMP/rules.yaml"
 check "the rule read is the stock one but for its window" test "$(grep -c '\[10s\]' "$E2E_TMP/rules.yaml")" = 1
 # And an external metric of the same counters: each member's request rate per namespace.
@@ -133,6 +133,15 @@ external_both() {
     grep -qF "[('member1', 'default', True), ('member2', 'default', True)]"
 }
 check "an external metric from externalRules: each member's rate, its labels and fedmetrics/cluster" wait_until 10 external_both
+resource=$(k get --raw /apis/metrics.k8s.io/v1beta1/namespaces/default/pods)
+check "metrics.k8s.io from resourceRules: each member's pod, the rule's 5m window (the members' metrics-server says 15s)" \
+  test "$(json_get "$resource" "sorted((i['metadata']['name'], i['window'], [c['name'] for c in i['containers']]) for i in d['items'])")" \
+  = "$(json_get '[]' "sorted([('$pod1', '5m0s', ['sample-app']), ('$pod2', '5m0s', ['sample-app'])])")"
+own=$(km member1 get --raw /apis/metrics.k8s.io/v1beta1/namespaces/default/pods)
+check "the memory Prometheus scraped is what the member's own metrics-server answers" \
+  test "$(json_get "$resource" "[i['containers'][0]['usage']['memory'] for i in d['items'] if i['metadata']['name'] == '$pod1']")" \
+  = "$(json_get "$own" "[i['containers'][0]['usage']['memory'] for i in d['items']]")"
+check "with the pod's own labels" test "$(json_get "$resource" "d['items'][0]['metadata']['labels']['app']")" = sample-app
 missing=$(k get --raw '/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/no_such_metric' 2>&1 || true)
 check "a metric no rule names: NotFound" grep -q 'could not find the metric' <<<"$missing"
 

@@ -3,9 +3,10 @@
 // with no prometheus-adapter in the member: the aggregator's MemberCluster
 // port answered from PromQL over Prometheus' HTTP API, as prometheus-adapter
 // answers from the same rules file (docs/prometheus.md). The APIs the rules
-// cover (custom metrics with `rules`, external with `externalRules`) are
-// asked of Prometheus; everything else (resource metrics, pods, the probe)
-// of the member's API server, through the member client it wraps.
+// cover (custom metrics with `rules`, external with `externalRules`,
+// metrics.k8s.io with `resourceRules`) are asked of Prometheus; everything
+// else (pods, the probe, the objects a selector chooses) of the member's API
+// server, through the member client it wraps.
 //
 // Which metrics exist comes from a relist (`/api/v1/series` of every rule's
 // seriesQuery), run in the background every --metrics-relist-interval by
