@@ -23,8 +23,9 @@ void add_prometheus_flags(CLI::App* serve, ServeOptions& o) {
               "--prometheus-rules", o.prometheus_rules,
               "prometheus-adapter's configuration file (rules, externalRules, resourceRules), read unchanged:\n"
               "the custom, external and (with resourceRules) resource metrics of the members with a Prometheus\n"
-              "(--prometheus-service, --member-prometheus) are answered from it by PromQL, as\n"
-              "prometheus-adapter would answer.")
+              "(--prometheus-service, --member-prometheus, or with --karmada-kubeconfig the Cluster annotation\n"
+              "metrics.fedmetrics.io/prometheus-url) are answered from it by PromQL, as prometheus-adapter\n"
+              "would answer.")
           ->check(CLI::ExistingFile);
   serve
       ->add_option("--prometheus-service", o.prometheus_service,
@@ -76,10 +77,10 @@ std::map<std::string, std::string> member_prometheus_urls(const std::vector<std:
 PrometheusMembers prometheus_members(const ServeOptions& o, kube::ClientRuntime& runtime) {
   PrometheusMembers out;
   if (o.prometheus_rules.empty()) return out;
-  if (o.prometheus_service.empty() && o.member_prometheus.empty())
+  if (o.prometheus_service.empty() && o.member_prometheus.empty() && o.karmada_kubeconfig.empty())
     throw std::runtime_error(
         "--prometheus-rules: give --prometheus-service or --member-prometheus to say where the members' "
-        "Prometheus servers are");
+        "Prometheus servers are (or --karmada-kubeconfig, whose Clusters name theirs)");
   out.relist_interval = duration_flag("--metrics-relist-interval", o.metrics_relist_interval);
   if (out.relist_interval.count() == 0) throw std::runtime_error("--metrics-relist-interval: must be more than 0s");
   auto config = promsource::read_rules_file(o.prometheus_rules);
@@ -93,14 +94,19 @@ PrometheusMembers prometheus_members(const ServeOptions& o, kube::ClientRuntime&
   auto urls = member_prometheus_urls(o.member_prometheus);
   kube::ClientOptions client;
   client.max_connections = 2;
-  out.serve_as =
-      [&runtime, options, proxy_path, urls, client, service = o.prometheus_service](
-          std::shared_ptr<clusterclient::RestMemberCluster> member) -> std::shared_ptr<aggregator::MemberCluster> {
+  // Where a member's Prometheus is: --member-prometheus, else its Cluster's
+  // annotation, else --prometheus-service.
+  out.serve_as = [&runtime, options, proxy_path, urls, client, service = o.prometheus_service](
+                     std::shared_ptr<clusterclient::RestMemberCluster> member,
+                     const kube::ClusterEndpoint* annotated) -> std::shared_ptr<aggregator::MemberCluster> {
     clusterclient::PrometheusLocation location;
     if (auto url = urls.find(member->name()); url != urls.end()) {
       location.description = "Prometheus " + url->second;
       location.endpoint.name = member->name();
       location.endpoint.server = url->second;
+    } else if (annotated != nullptr) {
+      location.description = "Prometheus " + annotated->server;
+      location.endpoint = *annotated;
     } else if (!proxy_path.empty()) {
       // The member's own endpoint and credentials, with the service proxy's
       // path in front of every request.

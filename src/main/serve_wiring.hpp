@@ -19,7 +19,8 @@ class Aggregator;
 }
 namespace fedmetrics::kube {
 class ClientRuntime;
-}
+struct ClusterEndpoint;
+}  // namespace fedmetrics::kube
 namespace fedmetrics::clusterclient {
 class RefreshingMemberSource;
 class RestMemberCluster;
@@ -50,7 +51,9 @@ std::chrono::milliseconds duration_flag(const std::string& flag, const std::stri
 void add_prometheus_flags(CLI::App* serve, ServeOptions& o);
 struct PrometheusMembers {
   // MemberSetOptions::serve_as; null without --prometheus-rules.
-  std::function<std::shared_ptr<aggregator::MemberCluster>(std::shared_ptr<clusterclient::RestMemberCluster>)> serve_as;
+  std::function<std::shared_ptr<aggregator::MemberCluster>(std::shared_ptr<clusterclient::RestMemberCluster>,
+                                                           const kube::ClusterEndpoint*)>
+      serve_as;
   std::chrono::milliseconds relist_interval{0};
 };
 // Reads and checks the rules file (errors name the file and the rule).

@@ -156,6 +156,17 @@ check "with member2's Prometheus down, member1's pod still answers" \
   test "$(json_get "$partial" "[i['describedObject']['name'] for i in d['items']]")" = "['$pod1']"
 check "and a Warning names member2's Prometheus" grep -q "member2: .*Prometheus $prom_member2" "$E2E_TMP/warnings"
 
+# From Karmada's Cluster objects: member1's Cluster names its Prometheus in
+# an annotation (with a companion Secret for its token); member2's names none.
+kk create secret generic member1-prometheus -n default --from-literal=token=prometheus-token >/dev/null
+check "kubectl annotate cluster member1 with its Prometheus" \
+  kk annotate cluster member1 "metrics.fedmetrics.io/prometheus-url=$prom_member1" \
+  metrics.fedmetrics.io/prometheus-secret=default/member1-prometheus >/dev/null
+start_serve "$E2E_TMP/serve-karmada.log" --karmada-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
+  --prometheus-rules "$E2E_TMP/rules.yaml" --metrics-relist-interval 2s --member-timeout 2s
+member1_only() { test "$(json_get "$(k get --raw "$path" 2>/dev/null)" "[i['describedObject']['name'] for i in d['items']]" 2>/dev/null)" = "['$pod1']"; }
+check "the annotated member answers from its Prometheus (member2 has none, and no adapter)" wait_until 15 member1_only
+
 # Start-up errors name the file and the rule.
 printf 'rules:\n- seriesQuery: x\n  name: {matches: "("}\n  metricsQuery: y\n' >"$E2E_TMP/bad-rules.yaml"
 spawn "$E2E_TMP/bad.log" "$bin" serve --secure-port 0 --bind-address 127.0.0.1 --cert-dir "$E2E_TMP/certs-bad" \
