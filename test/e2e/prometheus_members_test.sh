@@ -5,8 +5,10 @@
 # the members serve no custom.metrics.k8s.io themselves, and `fedmetrics
 # serve --prometheus-rules` reads prometheus-adapter's stock http_requests
 # rule: kubectl get --raw of the custom metrics paths answers across members
-# from PromQL. Then a Prometheus that stops (a Warning naming it), a query
-# Prometheus rejects (its own message), and rules files refused at start-up.
+# from PromQL, and Karmada's sample-app FederatedHPA scales on it. Then a
+# query Prometheus rejects (its own message), a Prometheus that stops (a
+# Warning naming it), a Cluster annotation naming a member's Prometheus, and
+# rules files refused at start-up.
 # Usage: prometheus_members_test.sh FEDMETRICS_BINARY SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 bin=$1
@@ -94,7 +96,8 @@ externalRules:
 YAML
 start_serve "$E2E_TMP/serve.log" --member-kubeconfig "$members" --prometheus-rules "$E2E_TMP/rules.yaml" \
   --member-prometheus "member1=$prom_member1" --member-prometheus "member2=$prom_member2" \
-  --metrics-relist-interval 2s --member-timeout 2s
+  --metrics-relist-interval 2s --member-timeout 2s \
+  --enable-autoscaler --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" --horizontal-pod-autoscaler-sync-period 1s
 
 path='/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests'
 discovered() { k get --raw /apis/custom.metrics.k8s.io/v1beta2 2>/dev/null | grep -q '"pods/http_requests"'; }
@@ -145,16 +148,36 @@ check "with the pod's own labels" test "$(json_get "$resource" "d['items'][0]['m
 missing=$(k get --raw '/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/no_such_metric' 2>&1 || true)
 check "a metric no rule names: NotFound" grep -q 'could not find the metric' <<<"$missing"
 
+# Karmada's sample-app walkthrough with no adapter in the members: its
+# FederatedHPA (http_requests, 700m per pod) reads the pods' rates from each
+# member's Prometheus; 1 request/s per pod scales 2 pods to 3.
+replicas_are() { test "$(kk get deployment sample-app -o jsonpath='{.spec.replicas}')" = "$1"; }
+check "kubectl apply the walkthrough's FederatedHPA" bash -c "kubectl --kubeconfig '$E2E_TMP/world/karmada.kubeconfig' apply -f '$src/examples/federatedhpa/sample-app.yaml' >/dev/null"
+check "it scales sample-app from 2 to 3 on the rates PromQL gives" wait_until 20 replicas_are 3
+check "its status reads the pods metric http_requests" \
+  test "$(kk get fhpa sample-app -o jsonpath='{.status.currentMetrics[0].pods.metric.name}')" = http_requests
+# member1_pods: member1's pods now, as a Python list.
+member1_pods() { json_get "$(km member1 get pods -l app=sample-app -o json)" "sorted(p['metadata']['name'] for p in d['items'])"; }
+
 # A label name Prometheus cannot parse in the metric selector: its own error, per member.
 rejected=$(k get --raw '/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests?metricLabelSelector=a.b%3Dc' 2>&1 || true)
 check "a query Prometheus rejects answers with Prometheus' own message (bad_data)" grep -q 'bad_data' <<<"$rejected"
 
 # member2's Prometheus stops: member1 still answers, member2 is a Warning naming its Prometheus.
+kk delete fhpa sample-app >/dev/null
 stop "$pid_prom_member2"
-partial=$(kubectl --kubeconfig "$E2E_TMP/kubeconfig" --request-timeout=10s get --raw "$path" 2>"$E2E_TMP/warnings")
-check "with member2's Prometheus down, member1's pod still answers" \
-  test "$(json_get "$partial" "[i['describedObject']['name'] for i in d['items']]")" = "['$pod1']"
-check "and a Warning names member2's Prometheus" grep -q "member2: .*Prometheus $prom_member2" "$E2E_TMP/warnings"
+# (A pod the scale-up just made has a rate once Prometheus has two of its samples.)
+partial_member1() {
+  local partial
+  partial=$(kubectl --kubeconfig "$E2E_TMP/kubeconfig" --request-timeout=10s get --raw "$path" 2>"$E2E_TMP/warnings")
+  test "$(json_get "$partial" "sorted(i['describedObject']['name'] for i in d['items'])")" = "$(member1_pods)"
+}
+check "with member2's Prometheus down, member1's pods still answer" wait_until 10 partial_member1
+check "and a Warning names member2" grep -q "member2: " "$E2E_TMP/warnings"
+# (The Warning is its Prometheus' failure, or, once it failed three times in
+# a row, that it is left out as not answering; the failure is logged either way.)
+check "and member2's failure names its Prometheus" \
+  grep -q "member2: refused: Prometheus $prom_member2: connect" "$E2E_TMP/warnings" "$E2E_TMP/serve.log"
 
 # From Karmada's Cluster objects: member1's Cluster names its Prometheus in
 # an annotation (with a companion Secret for its token); member2's names none.
@@ -164,7 +187,7 @@ check "kubectl annotate cluster member1 with its Prometheus" \
   metrics.fedmetrics.io/prometheus-secret=default/member1-prometheus >/dev/null
 start_serve "$E2E_TMP/serve-karmada.log" --karmada-kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
   --prometheus-rules "$E2E_TMP/rules.yaml" --metrics-relist-interval 2s --member-timeout 2s
-member1_only() { test "$(json_get "$(k get --raw "$path" 2>/dev/null)" "[i['describedObject']['name'] for i in d['items']]" 2>/dev/null)" = "['$pod1']"; }
+member1_only() { test "$(json_get "$(k get --raw "$path" 2>/dev/null)" "sorted(i['describedObject']['name'] for i in d['items'])" 2>/dev/null)" = "$(member1_pods)"; }
 check "the annotated member answers from its Prometheus (member2 has none, and no adapter)" wait_until 15 member1_only
 
 # Start-up errors name the file and the rule.
