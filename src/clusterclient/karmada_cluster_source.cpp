@@ -155,7 +155,7 @@ struct KarmadaClusterSource::Loop {
     }
 
     auto plan = plan_members(*clusters, secrets, self.control_plane_, self.options_.access);
-    self.members_.reconcile(plan.members, OnBadEndpoint::KeepPrevious, plan.left_out);
+    self.members_.reconcile(plan.members, OnBadEndpoint::KeepPrevious, plan.left_out, plan.prometheus);
     self.report(plan);
   }
 

@@ -13,6 +13,7 @@ MemberSetOptions member_set_options(const KubeconfigSourceOptions& o) {
   out.discovery_interval = o.discovery_interval;
   out.discovery_timeout = o.discovery_timeout;
   out.client = o.client;
+  out.serve_as = o.serve_as;
   return out;
 }
 

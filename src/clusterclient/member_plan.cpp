@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/kube/resource_path.hpp"
@@ -91,11 +92,53 @@ bool through_proxy(const k8s::KarmadaCluster& cluster, MemberAccess access) {
   return access == MemberAccess::Proxy || cluster.sync_mode == "Pull";
 }
 
+namespace {
+
+// The companion Secret the annotation names, when it names one well.
+std::optional<k8s::SecretReference> prometheus_secret(const k8s::KarmadaCluster& c) {
+  auto found = c.annotations.find(std::string(kPrometheusSecretAnnotation));
+  if (found == c.annotations.end()) return std::nullopt;
+  const auto slash = found->second.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == found->second.size()) return std::nullopt;
+  return k8s::SecretReference{found->second.substr(0, slash), found->second.substr(slash + 1)};
+}
+
+// The annotations' Prometheus endpoint: nullopt when the Cluster names none.
+std::optional<k8s::Expected<kube::ClusterEndpoint>> prometheus_endpoint(const k8s::KarmadaCluster& c,
+                                                                        const SecretLookup& secrets) {
+  auto url = c.annotations.find(std::string(kPrometheusUrlAnnotation));
+  if (url == c.annotations.end()) return std::nullopt;
+  const std::string where = "annotation " + std::string(kPrometheusUrlAnnotation);
+  if (url->second.rfind("http://", 0) != 0 && url->second.rfind("https://", 0) != 0)
+    return k8s::Error{"\"" + url->second + "\" is not an http:// or https:// URL"}.at(where);
+  kube::ClusterEndpoint e;
+  e.name = c.name;
+  e.server = url->second;
+  if (c.annotations.count(std::string(kPrometheusSecretAnnotation))) {
+    auto ref = prometheus_secret(c);
+    if (!ref) return k8s::Error{"is not NAMESPACE/NAME"}.at("annotation " + std::string(kPrometheusSecretAnnotation));
+    const std::string secret_name = "secret " + ref->to_string();
+    auto found = secrets.find(*ref);
+    if (found == secrets.end()) return k8s::Error{secret_name + " was not read"};
+    if (!found->second) return found->second.error().at(secret_name);
+    const auto& data = found->second->data;
+    if (auto ca = data.find("ca.crt"); ca != data.end()) e.ca_pem = ca->second;
+    if (auto token = data.find("token"); token != data.end()) e.token = token->second;
+  }
+  return e;
+}
+
+}  // namespace
+
 std::vector<k8s::SecretReference> secrets_to_read(const ClusterObjects& clusters, MemberAccess access) {
   std::vector<k8s::SecretReference> out;
+  auto add = [&](const k8s::SecretReference& ref) {
+    if (std::find(out.begin(), out.end(), ref) == out.end()) out.push_back(ref);
+  };
   for (const auto& c : clusters) {
-    if (!c || !c->is_ready() || through_proxy(*c, access) || !c->secret_ref) continue;
-    if (std::find(out.begin(), out.end(), *c->secret_ref) == out.end()) out.push_back(*c->secret_ref);
+    if (!c || !c->is_ready()) continue;
+    if (!through_proxy(*c, access) && c->secret_ref) add(*c->secret_ref);
+    if (auto ref = prometheus_secret(*c)) add(*ref);
   }
   return out;
 }
@@ -115,6 +158,12 @@ MemberPlan plan_members(const ClusterObjects& clusters, const SecretLookup& secr
       plan.not_ready.emplace(c->name, describe_readiness(*c));
       plan.left_out.push_back({c->name, not_ready_reason(*c)});
       continue;
+    }
+    // Its Prometheus, when its Cluster names one; one that cannot be used
+    // is logged, and the member is asked as if it named none.
+    if (auto prometheus = prometheus_endpoint(*c, secrets)) {
+      if (*prometheus) plan.prometheus.emplace(c->name, std::move(**prometheus));
+      else plan.unusable.push_back(prometheus->error().at("cluster \"" + c->name + "\": Prometheus").message);
     }
     if (through_proxy(*c, access)) {
       plan.members.push_back(proxy_endpoint(*c, control_plane));

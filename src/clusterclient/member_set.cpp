@@ -69,7 +69,8 @@ void MemberSet::stop() {
 }
 
 void MemberSet::reconcile(const std::vector<kube::ClusterEndpoint>& desired, OnBadEndpoint on_bad,
-                          std::vector<aggregator::LeftOutMember> left_out) {
+                          std::vector<aggregator::LeftOutMember> left_out,
+                          const std::map<std::string, kube::ClusterEndpoint>& prometheus) {
   std::lock_guard lock(shared_->mutex);
   const auto& current = shared_->members;
   const bool log_changes = shared_->reconciled;
@@ -85,13 +86,18 @@ void MemberSet::reconcile(const std::vector<kube::ClusterEndpoint>& desired, OnB
       continue;
     }
     auto existing = current.find(e.name);
-    if (existing != current.end() && existing->second.cluster->endpoint() == e) {
+    std::optional<kube::ClusterEndpoint> its_prometheus;
+    if (auto p = prometheus.find(e.name); p != prometheus.end()) its_prometheus = p->second;
+    if (existing != current.end() && existing->second.cluster->endpoint() == e &&
+        existing->second.prometheus == its_prometheus) {
       next.emplace(e.name, existing->second);  // unchanged: keep its pool and capabilities
       continue;
     }
     try {
       Member m;
       m.cluster = std::make_shared<RestMemberCluster>(runtime_, e, options_.client);
+      m.prometheus = its_prometheus;
+      m.served = options_.serve_as ? options_.serve_as(m.cluster, m.prometheus ? &*m.prometheus : nullptr) : m.cluster;
       changes.push_back("member " + e.name + ": " + (existing == current.end() ? "added" : "changed") + " at " +
                         e.server);
       next.emplace(e.name, std::move(m));
@@ -120,7 +126,7 @@ void MemberSet::reconcile(const std::vector<kube::ClusterEndpoint>& desired, OnB
   shared_->rejected = std::move(rejected);
   shared_->reconciled = true;
   auto snapshot = std::make_shared<aggregator::MemberSnapshot>();
-  for (const auto& [name, m] : shared_->members) snapshot->members.push_back(m.cluster);
+  for (const auto& [name, m] : shared_->members) snapshot->members.push_back(m.served);
   // By name, once each, and never a name that is a member.
   std::stable_sort(left_out.begin(), left_out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   for (auto& m : left_out)

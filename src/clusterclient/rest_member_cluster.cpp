@@ -5,6 +5,8 @@
 #include "fedmetrics/k8s/discovery.hpp"
 #include "fedmetrics/kube/resource_path.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace fedmetrics::clusterclient {
 
 using aggregator::Deadline;
@@ -149,6 +151,32 @@ async::Task<aggregator::MemberResult<std::vector<k8s::Pod>>> RestMemberCluster::
                                                                                      Deadline deadline) {
   const auto path = ResourcePath::core("pods", namespace_name).with("labelSelector", labels.to_string());
   return get_decoded<std::vector<k8s::Pod>>(client_, path.target(), deadline, k8s::pod_list_from_json, false);
+}
+
+namespace {
+// items[].metadata.name of a list.
+k8s::Expected<std::vector<std::string>> names_of_list(const nlohmann::json& list) {
+  std::vector<std::string> names;
+  auto items = list.find("items");
+  if (items == list.end() || !items->is_array()) return k8s::Error{"expected a list with items"};
+  for (const auto& item : *items) {
+    auto metadata = item.find("metadata");
+    if (metadata == item.end() || !metadata->is_object()) return k8s::Error{"items[]: expected metadata"};
+    auto name = metadata->find("name");
+    if (name == metadata->end() || !name->is_string()) return k8s::Error{"items[].metadata: expected a name"};
+    names.push_back(name->get<std::string>());
+  }
+  return names;
+}
+}  // namespace
+
+async::Task<aggregator::MemberResult<std::vector<std::string>>> RestMemberCluster::object_names(
+    const std::string& group, const std::string& version, const std::string& resource,
+    const std::string& namespace_name, const k8s::LabelSelector& labels, Deadline deadline) {
+  auto path = group.empty() ? ResourcePath::core(resource, namespace_name)
+                            : ResourcePath::in_group(group, version, resource, namespace_name);
+  path.with("labelSelector", labels.to_string());
+  return get_decoded<std::vector<std::string>>(client_, path.target(), deadline, names_of_list, false);
 }
 
 async::Task<std::optional<MemberError>> RestMemberCluster::probe(Deadline deadline) {

@@ -50,6 +50,9 @@ Expected<KarmadaCluster> cluster_from(const ObjectReader& r, std::string& name) 
   name = *read_name;
   KarmadaCluster out;
   out.name = std::move(*read_name);
+  auto annotations = metadata->string_map("annotations", Need::Optional);
+  if (!annotations) return annotations.error();
+  for (auto& [key, value] : *annotations) out.annotations.emplace(key, std::move(value));
   auto spec = r.object("spec", Need::Optional);
   if (!spec) return spec.error();
   for (auto [key, field] : {std::pair{"apiEndpoint", &out.api_endpoint}, std::pair{"syncMode", &out.sync_mode},

@@ -14,6 +14,7 @@
 #include "fedmetrics/aggregator/aggregator.hpp"
 #include "fedmetrics/clusterclient/karmada_cluster_source.hpp"
 #include "fedmetrics/clusterclient/kubeconfig_member_source.hpp"
+#include "fedmetrics/clusterclient/prometheus_relister.hpp"
 #include "fedmetrics/telemetry/aggregator_metrics.hpp"
 #include "fedmetrics/telemetry/cron_metrics.hpp"
 #include "fedmetrics/telemetry/failure_logs.hpp"
@@ -38,7 +39,8 @@ namespace {
 
 // The member source the flags choose, or null when none is configured.
 std::shared_ptr<clusterclient::RefreshingMemberSource> make_member_source(const ServeOptions& o,
-                                                                          kube::ClientRuntime& runtime) {
+                                                                          kube::ClientRuntime& runtime,
+                                                                          const PrometheusMembers& prometheus) {
   if (!o.karmada_kubeconfig.empty() && !o.member_kubeconfigs.empty())
     throw std::runtime_error(
         "--karmada-kubeconfig and --member-kubeconfig cannot be used together: the member clusters "
@@ -50,6 +52,7 @@ std::shared_ptr<clusterclient::RefreshingMemberSource> make_member_source(const 
   set_options.client.max_connections = o.member_max_connections;
   set_options.client.qps = o.member_qps;
   set_options.client.burst = o.member_burst;
+  set_options.serve_as = prometheus.serve_as;
   if (!o.karmada_kubeconfig.empty()) {
     clusterclient::KarmadaSourceOptions source_options;
     source_options.kubeconfig_file = o.karmada_kubeconfig;
@@ -63,6 +66,7 @@ std::shared_ptr<clusterclient::RefreshingMemberSource> make_member_source(const 
   source_options.kubeconfig_files = o.member_kubeconfigs;
   source_options.only_contexts = o.member_contexts;
   source_options.client = set_options.client;
+  source_options.serve_as = set_options.serve_as;
   auto source = std::make_shared<clusterclient::KubeconfigMemberSource>(runtime, source_options);
   spdlog::info("{} member cluster(s) from --member-kubeconfig", source->members()->size());
   return source;
@@ -165,10 +169,13 @@ int run_serve(const ServeOptions& o) {
 
   // Member clusters: from kubeconfig files or from the Karmada control plane.
   std::shared_ptr<aggregator::MetricsService> service;
-  auto members = make_member_source(o, *client_runtime);
+  const auto prometheus = prometheus_members(o, *client_runtime);
+  auto members = make_member_source(o, *client_runtime, prometheus);
   std::shared_ptr<aggregator::Aggregator> aggregator_impl;
   if (members) {
     runtime.start(transport::Stage::discovery, "member source", {}, [members] { members->stop(); });
+    if (auto relist = start_prometheus_relist(prometheus, *client_runtime, members))
+      runtime.start(transport::Stage::discovery, "Prometheus relist", {}, [relist] { relist->stop(); });
     aggregator::AggregatorOptions aggregator_options;
     aggregator_options.member_timeout = member_timeout;
     aggregator_options.cache_ttl = cache_ttl;

@@ -71,6 +71,11 @@ struct ServeOptions {
   int verbosity = 0;
   unsigned threads = 0;
   std::string shutdown_delay = "2s";  // --shutdown-delay-duration
+  // Prometheus members (serve_prometheus.cpp).
+  std::string prometheus_rules;
+  std::string prometheus_service;              // NAMESPACE/NAME:PORT
+  std::vector<std::string> member_prometheus;  // NAME=URL
+  std::string metrics_relist_interval = "10m";
 };
 
 CLI::App* add_serve_command(CLI::App& app, ServeOptions& options);

@@ -209,6 +209,7 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
                 "closes its listener, so that the endpoints in front of it stop sending requests first\n"
                 "(kube-apiserver's flag). Requests in flight then have up to --member-timeout plus 10s to\n"
                 "finish; a second SIGTERM exits at once with status 1.");
+  add_prometheus_flags(serve, o);
   return serve;
 }
 

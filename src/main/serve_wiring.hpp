@@ -3,6 +3,7 @@
 // them. Flags to values, the request gate with its certificate trust, the
 // autoscaler: each throws std::runtime_error naming the flag at fault.
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -18,10 +19,17 @@ class Aggregator;
 }
 namespace fedmetrics::kube {
 class ClientRuntime;
-}
+struct ClusterEndpoint;
+}  // namespace fedmetrics::kube
 namespace fedmetrics::clusterclient {
 class RefreshingMemberSource;
-}
+class RestMemberCluster;
+class PrometheusRelister;
+}  // namespace fedmetrics::clusterclient
+namespace fedmetrics::aggregator {
+class MemberCluster;
+class MemberSource;
+}  // namespace fedmetrics::aggregator
 namespace fedmetrics::server {
 class RequestGate;
 }
@@ -37,6 +45,23 @@ namespace fedmetrics::cli {
 
 // A Go duration flag (500ms, 3s), not negative.
 std::chrono::milliseconds duration_flag(const std::string& flag, const std::string& value);
+
+// Prometheus members (serve_prometheus.cpp): --prometheus-rules and where
+// each member's Prometheus is.
+void add_prometheus_flags(CLI::App* serve, ServeOptions& o);
+struct PrometheusMembers {
+  // MemberSetOptions::serve_as; null without --prometheus-rules.
+  std::function<std::shared_ptr<aggregator::MemberCluster>(std::shared_ptr<clusterclient::RestMemberCluster>,
+                                                           const kube::ClusterEndpoint*)>
+      serve_as;
+  std::chrono::milliseconds relist_interval{0};
+};
+// Reads and checks the rules file (errors name the file and the rule).
+PrometheusMembers prometheus_members(const ServeOptions& o, kube::ClientRuntime& runtime);
+// The background relist of the members' Prometheus series; null without Prometheus members.
+std::shared_ptr<clusterclient::PrometheusRelister> start_prometheus_relist(
+    const PrometheusMembers& prometheus, kube::ClientRuntime& runtime,
+    std::shared_ptr<const aggregator::MemberSource> members);
 
 // ---- Trust and gate (serve_trust.cpp)
 

@@ -191,6 +191,7 @@ int run_sim(const SimOptions& options) {
     rogue.issue_serving_certificate(c.wrong_cert_file, c.wrong_key_file, m.name, dns, ips);
     sim->certificates.push_back(std::move(c));
     sim->member_objects.push_back(std::make_unique<MemberObjects>(wall_now, options.watch_history));
+    sim->pod_counters.push_back(std::make_unique<detail::PodCounters>());
     sim->hpa_controllers.emplace_back();
     sim->rngs.emplace_back(options.seed + i);
     sim->rng_mutexes.push_back(std::make_unique<std::mutex>());

@@ -7,6 +7,7 @@
 #include "fedmetrics/k8s/ascii.hpp"
 #include "fedmetrics/sim/control_api.hpp"
 #include "fedmetrics/sim/member_api.hpp"
+#include "sim/http_util.hpp"
 
 namespace fedmetrics::sim::detail {
 namespace {
@@ -52,6 +53,11 @@ void Simulation::handle_member(std::size_t i, HttpRequest request, std::function
       respond(std::move(response));
     }
   };
+  if (request.target == kPodCountersPath && request.method == "GET") {
+    delayed(member_authenticated(*snapshot, i, request) ? pod_counters[i]->scrape(*snapshot, i, wall_now())
+                                                        : status_response(k8s::Status::unauthorized()));
+    return;
+  }
   if (MemberObjects::handles(request)) {
     auto name = snapshot->world.members[i].name, method = request.method, target = request.target;
     member_objects[i]->handle(

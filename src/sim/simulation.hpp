@@ -21,6 +21,7 @@
 #include "fedmetrics/sim/karmada_api.hpp"
 #include "fedmetrics/sim/member_hpa_controller.hpp"
 #include "fedmetrics/sim/member_objects.hpp"
+#include "sim/pod_counters.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
 
 namespace fedmetrics::sim::detail {
@@ -54,6 +55,8 @@ struct Simulation {
   std::vector<std::unique_ptr<TlsServer>> members;
   // Each member's own stored objects (HorizontalPodAutoscalers).
   std::vector<std::unique_ptr<MemberObjects>> member_objects;
+  // Each member's pod request counters, scraped by a Prometheus at /metrics/pods.
+  std::vector<std::unique_ptr<PodCounters>> pod_counters;
   // Each member's HPA controller; used on that member's listener thread only.
   std::vector<MemberHpaController> hpa_controllers;
   std::vector<MemberCertificates> certificates;

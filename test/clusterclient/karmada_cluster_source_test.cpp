@@ -3,6 +3,7 @@
 // members and how each is reached (member_plan.hpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <functional>
 
 #include <nlohmann/json.hpp>
@@ -356,4 +357,51 @@ TEST_CASE("KarmadaClusterSource: Secret data is base64-decoded, and errors name 
 TEST_CASE("resource_binding_name: Karmada's <name>-<kind>, lowercase", "[clusterclient][karmada]") {
   CHECK(fedmetrics::k8s::resource_binding_name("nginx", "Deployment") == "nginx-deployment");
   CHECK(fedmetrics::k8s::resource_binding_name("Web-API", "StatefulSet") == "web-api-statefulset");
+}
+
+TEST_CASE("KarmadaClusterSource: a Cluster's annotation names its Prometheus, with the companion Secret's CA and token",
+          "[clusterclient][karmada][prometheus]") {
+  auto annotated = cluster("member1");
+  annotated["metadata"]["annotations"] = {{"metrics.fedmetrics.io/prometheus-url", "https://prometheus.example:9090"},
+                                          {"metrics.fedmetrics.io/prometheus-secret", "monitoring/prom"}};
+  auto plain = cluster("member2");
+  plain["metadata"]["annotations"] = {{"metrics.fedmetrics.io/prometheus-url", "http://10.0.2.15:9090"}};
+  auto bad_url = cluster("member3");
+  bad_url["metadata"]["annotations"] = {{"metrics.fedmetrics.io/prometheus-url", "prometheus:9090"}};
+  auto clusters = parse({annotated, plain, bad_url, cluster("member4")});
+
+  // The companion Secret is read with the clusters' own, by reference.
+  const k8s::SecretReference companion{"monitoring", "prom"};
+  auto refs = secrets_to_read(clusters, MemberAccess::Direct);
+  CHECK(std::count(refs.begin(), refs.end(), companion) == 1);
+  CHECK(std::count(refs.begin(), refs.end(), ref("member4")) == 1);
+  CHECK(secrets_to_read(clusters, MemberAccess::Proxy) == std::vector<k8s::SecretReference>{companion});
+
+  auto secrets = secrets_of({"member1", "member2", "member3", "member4"});
+  json companion_secret = {{"kind", "Secret"},
+                           {"metadata", {{"name", "prom"}, {"namespace", "monitoring"}}},
+                           {"data", {{"ca.crt", k8s::base64_encode("PROM-CA")}, {"token", k8s::base64_encode("t")}}}};
+  secrets.emplace(companion, k8s::parse_secret(companion_secret.dump()));
+  auto plan = plan_members(clusters, secrets, control_plane(), MemberAccess::Direct);
+  CHECK(names_of(plan.members) == std::vector<std::string>{"member1", "member2", "member3", "member4"});
+  REQUIRE(plan.prometheus.size() == 2);
+  const auto& p1 = plan.prometheus.at("member1");
+  CHECK(p1.server == "https://prometheus.example:9090");
+  CHECK(p1.ca_pem == "PROM-CA");
+  CHECK(p1.token == "t");
+  const auto& p2 = plan.prometheus.at("member2");
+  CHECK(p2.server == "http://10.0.2.15:9090");
+  CHECK(p2.token.empty());
+  // A URL that cannot be used is said, and the member is asked as if its Cluster named none.
+  REQUIRE(plan.unusable.size() == 1);
+  CHECK(plan.unusable[0].find("member3") != std::string::npos);
+  CHECK(plan.unusable[0].find("is not an http:// or https:// URL") != std::string::npos);
+
+  // A companion Secret that could not be read: the Prometheus is not used, and that is said.
+  SecretLookup missing = secrets_of({"member1", "member2", "member3", "member4"});
+  missing.emplace(companion, k8s::Error{"HTTP 404: secrets \"prom\" not found"});
+  auto without = plan_members(clusters, missing, control_plane(), MemberAccess::Direct);
+  CHECK_FALSE(without.prometheus.count("member1"));
+  CHECK(std::any_of(without.unusable.begin(), without.unusable.end(),
+                    [](const std::string& u) { return u.find("secret monitoring/prom") != std::string::npos; }));
 }

@@ -23,6 +23,7 @@ struct KubeconfigSourceOptions {
   std::chrono::milliseconds discovery_timeout{5'000};
   std::chrono::milliseconds file_check_interval{1'000};
   kube::ClientOptions client;
+  decltype(MemberSetOptions::serve_as) serve_as;  // MemberSetOptions::serve_as
 };
 
 class KubeconfigMemberSource final : public RefreshingMemberSource {

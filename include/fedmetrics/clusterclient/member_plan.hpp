@@ -35,8 +35,17 @@ using ClusterObjects = std::vector<k8s::Expected<k8s::KarmadaCluster>>;
 // read (404, 403, not a Secret) is an error here, which leaves out its cluster.
 using SecretLookup = std::map<k8s::SecretReference, k8s::Expected<k8s::Secret>>;
 
+// A Cluster's own Prometheus (docs/prometheus.md): a URL reached directly,
+// and the companion Secret ("NAMESPACE/NAME") whose data.ca.crt and
+// data.token verify it and authenticate to it, if it needs them.
+inline constexpr std::string_view kPrometheusUrlAnnotation = "metrics.fedmetrics.io/prometheus-url";
+inline constexpr std::string_view kPrometheusSecretAnnotation = "metrics.fedmetrics.io/prometheus-secret";
+
 struct MemberPlan {
   std::vector<kube::ClusterEndpoint> members;  // Ready clusters that can be reached
+  // The Prometheus of the members whose Cluster names one, by member name:
+  // the annotation's URL with the companion Secret's CA and token.
+  std::map<std::string, kube::ClusterEndpoint> prometheus;
   // Every named cluster that is not a member, in the objects' order, with the
   // reason the answers' Warnings give: `Cluster NotReady (ClusterNotReachable)`.
   std::vector<aggregator::LeftOutMember> left_out;
@@ -54,7 +63,8 @@ struct MemberPlan {
 
 [[nodiscard]] bool through_proxy(const k8s::KarmadaCluster& cluster, MemberAccess access);
 
-// The Secrets plan_members() needs: those of Ready clusters reached directly.
+// The Secrets plan_members() needs: those of Ready clusters reached
+// directly, and the companion Secrets of their Prometheus.
 [[nodiscard]] std::vector<k8s::SecretReference> secrets_to_read(const ClusterObjects& clusters, MemberAccess access);
 
 [[nodiscard]] MemberPlan plan_members(const ClusterObjects& clusters, const SecretLookup& secrets,

@@ -35,6 +35,14 @@ struct MemberSetOptions {
   std::chrono::milliseconds discovery_interval{30'000};
   std::chrono::milliseconds discovery_timeout{5'000};
   kube::ClientOptions client;
+  // What the aggregator is given for a member: its client as it is (null),
+  // or a MemberCluster around it (a member whose metrics come from its
+  // Prometheus; `prometheus` is where the member source says that is, or
+  // null). Called once per client made; may throw, as the client's own
+  // making does, to refuse the endpoint.
+  std::function<std::shared_ptr<aggregator::MemberCluster>(std::shared_ptr<RestMemberCluster> member,
+                                                           const kube::ClusterEndpoint* prometheus)>
+      serve_as;
 };
 
 // What to do with an endpoint the set cannot use (its name given twice, or
@@ -66,8 +74,11 @@ class MemberSet {
   // no endpoint for) and the endpoints it could not use that have no previous
   // one. Changes are logged, except on the first call (the caller reports the
   // initial set). Called by one thread at a time.
+  // `prometheus`: the Prometheus the source names for some members (for
+  // options.serve_as); a member whose Prometheus changed is made anew too.
   void reconcile(const std::vector<kube::ClusterEndpoint>& desired, OnBadEndpoint on_bad,
-                 std::vector<aggregator::LeftOutMember> left_out = {});
+                 std::vector<aggregator::LeftOutMember> left_out = {},
+                 const std::map<std::string, kube::ClusterEndpoint>& prometheus = {});
 
   // Blocks until every member has had one discovery attempt or `timeout`
   // passed. "Every member" is known once: not before the first reconcile().
@@ -96,6 +107,8 @@ class MemberSet {
  private:
   struct Member {
     std::shared_ptr<RestMemberCluster> cluster;
+    std::shared_ptr<aggregator::MemberCluster> served;  // what the snapshot holds: `cluster`, or options.serve_as's
+    std::optional<kube::ClusterEndpoint> prometheus;    // as the source named it
     std::chrono::steady_clock::time_point next_discovery{};
     std::chrono::milliseconds backoff{500};
     bool in_flight = false;

@@ -46,6 +46,15 @@ class RestMemberCluster final : public aggregator::MemberCluster {
   async::Task<aggregator::MemberResult<std::vector<k8s::Pod>>> pods(const std::string& namespace_name,
                                                                     const k8s::LabelSelector& labels,
                                                                     aggregator::Deadline deadline) override;
+  // The names of the objects of `resource` (in `group`/`version`; in
+  // `namespace_name`, empty for all or a cluster-scoped resource) that
+  // match `labels`, in the member's order: what a Prometheus member lists
+  // before it asks for a metric of every object a selector chooses, as
+  // prometheus-adapter does (pkg/custom-provider/provider.go
+  // GetMetricBySelector).
+  async::Task<aggregator::MemberResult<std::vector<std::string>>> object_names(
+      const std::string& group, const std::string& version, const std::string& resource,
+      const std::string& namespace_name, const k8s::LabelSelector& labels, aggregator::Deadline deadline);
   // GET /readyz: any answer, whatever its status, is an answer.
   async::Task<std::optional<aggregator::MemberError>> probe(aggregator::Deadline deadline) override;
 

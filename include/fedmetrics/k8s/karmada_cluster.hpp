@@ -32,13 +32,14 @@ struct Condition {
 };
 
 struct KarmadaCluster {
-  std::string name;                             // metadata.name
-  std::string api_endpoint;                     // spec.apiEndpoint: a URL, or host[:port]
-  std::string sync_mode;                        // spec.syncMode: "Push" or "Pull"
-  std::optional<SecretReference> secret_ref;    // spec.secretRef: data.token and data.caBundle
-  bool insecure_skip_tls_verification = false;  // spec.insecureSkipTLSVerification
-  std::string proxy_url;                        // spec.proxyURL
-  std::optional<Condition> ready;               // status.conditions[type=Ready]
+  std::string name;                                // metadata.name
+  std::string api_endpoint;                        // spec.apiEndpoint: a URL, or host[:port]
+  std::string sync_mode;                           // spec.syncMode: "Push" or "Pull"
+  std::optional<SecretReference> secret_ref;       // spec.secretRef: data.token and data.caBundle
+  bool insecure_skip_tls_verification = false;     // spec.insecureSkipTLSVerification
+  std::string proxy_url;                           // spec.proxyURL
+  std::optional<Condition> ready;                  // status.conditions[type=Ready]
+  std::map<std::string, std::string> annotations;  // metadata.annotations
 
   // Karmada's IsClusterReady (pkg/util/cluster.go): the Ready condition is "True".
   [[nodiscard]] bool is_ready() const { return ready && ready->status == "True"; }
