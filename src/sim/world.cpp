@@ -156,9 +156,42 @@ void check_member(const Fields& f, const std::vector<MemberSpec>& members, const
   if (!known) f.fail(path, "no member named \"" + name + "\"");
 }
 
+// overflowAffinities: the groups after the primary one, each named, its
+// members known; a member an earlier group lists belongs to that group (as
+// Karmada schedules a cluster by the first group that matches it).
+void parse_overflow(const Fields& f, Propagation& p, const std::vector<MemberSpec>& members) {
+  const auto* overflow = f.get("overflowAffinities");
+  if (overflow == nullptr) return;
+  if (!overflow->is_array() || overflow->empty()) {
+    f.fail(f.path("overflowAffinities"), "expected a list of {affinityName, clusterNames}");
+    return;
+  }
+  if (f.has("weights"))
+    f.fail(f.path("weights"),
+           "overflowAffinities divide the replicas by what each member can run (dynamic weight): "
+           "give weights or overflowAffinities, not both");
+  if (p.clusters.empty()) f.fail(f.path("clusters"), "the primary group of overflowAffinities needs a member");
+  p.groups.push_back({f.string("affinityName", false, "primary"), p.clusters});
+  for (std::size_t i = 0; i < overflow->size() && f.reader().ok(); ++i) {
+    auto op = item(f.path("overflowAffinities"), i);
+    Fields o(f.reader(), (*overflow)[i], op, {"affinityName", "clusterNames"});
+    ClusterGroup group{o.string("affinityName", true), o.strings("clusterNames")};
+    if (group.name.size() > 32) o.fail(o.path("affinityName"), "must be at most 32 characters");
+    for (const auto& earlier : p.groups)
+      if (earlier.name == group.name) o.fail(o.path("affinityName"), "\"" + group.name + "\" names an earlier group");
+    if (group.clusters.empty()) o.fail(o.path("clusterNames"), "at least one member is required");
+    for (std::size_t j = 0; j < group.clusters.size(); ++j) {
+      const auto& c = group.clusters[j];
+      check_member(o, members, c, item(o.path("clusterNames"), j));
+      if (std::find(p.clusters.begin(), p.clusters.end(), c) == p.clusters.end()) p.clusters.push_back(c);
+    }
+    p.groups.push_back(std::move(group));
+  }
+}
+
 Propagation parse_propagation(FieldReader& reader, const json& n, const std::string& path,
                               const std::vector<MemberSpec>& members) {
-  Fields f(reader, n, path, {"clusters", "weights"});
+  Fields f(reader, n, path, {"clusters", "weights", "affinityName", "overflowAffinities"});
   Propagation p;
   p.clusters = f.strings("clusters");
   std::set<std::string> seen;
@@ -167,6 +200,9 @@ Propagation parse_propagation(FieldReader& reader, const json& n, const std::str
     check_member(f, members, c, item(f.path("clusters"), i));
     if (!seen.insert(c).second) f.fail(item(f.path("clusters"), i), "\"" + c + "\" is listed twice");
   }
+  if (f.has("affinityName") && !f.has("overflowAffinities"))
+    f.fail(f.path("affinityName"), "names the primary group of overflowAffinities, which are not given");
+  parse_overflow(f, p, members);
   if (const auto* weights = f.get("weights")) {
     if (!weights->is_object()) {
       f.fail(f.path("weights"), "expected a mapping of member name to weight");
