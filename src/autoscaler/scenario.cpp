@@ -220,9 +220,50 @@ ExternalMetricValues decode_external_metric(const Fields& f) {
   return out;
 }
 
-ScenarioStep decode_step(const Fields& f, Timestamp start, const std::string& default_namespace) {
+// A map of member name to a replica count (memberReplicas, availableReplicas).
+ClusterReplicas member_counts(const Fields& map) {
+  ClusterReplicas out;
+  for (const auto& [member, replicas] : map.raw_object().items())
+    out[member] = member_replicas_value(map.reader(), replicas, map.path_of(member));
+  return out;
+}
+
+// One cluster group: affinityName (1 to 32 characters, as Karmada's API
+// validates it) and clusterNames, at least one.
+ScenarioClusterGroup decode_cluster_group(const Fields& f) {
+  ScenarioClusterGroup group;
+  group.name = f.string("affinityName").value_or("");
+  if (group.name.empty()) f.fail("affinityName", "is required");
+  else if (group.name.size() > 32) f.fail("affinityName", "must be at most 32 characters");
+  f.each("clusterNames", [&](const json& name, const std::string& path) {
+    if (!name.is_string() || name.get<std::string>().empty()) f.reader().fail(path, "not a cluster name");
+    else group.clusters.push_back(name.get<std::string>());
+  });
+  if (group.clusters.empty()) f.fail("clusterNames", "must name at least one cluster");
+  return group;
+}
+
+// `placement`: the primary group inline, its overflow groups after it,
+// each named apart (as Karmada validates overflowAffinities).
+ScenarioPlacement decode_placement(const Fields& f) {
+  f.allow({"affinityName", "clusterNames", "overflowAffinities", "availableReplicas"});
+  ScenarioPlacement placement;
+  placement.groups.push_back(decode_cluster_group(f));
+  f.each_object("overflowAffinities", [&](const Fields& overflow) {
+    overflow.allow({"affinityName", "clusterNames"});
+    auto group = decode_cluster_group(overflow);
+    for (const auto& earlier : placement.groups)
+      if (f.ok() && earlier.name == group.name)
+        overflow.fail("affinityName", "\"" + group.name + "\" names an earlier group");
+    placement.groups.push_back(std::move(group));
+  });
+  if (auto available = f.object("availableReplicas")) placement.available_replicas = member_counts(*available);
+  return placement;
+}
+
+ScenarioStep decode_step(const Fields& f, Timestamp start, const std::string& default_namespace, bool placed) {
   f.allow({"at", "replicas", "statusReplicas", "pods", "objectMetrics", "externalMetrics", "memberReplicas",
-           "unreadMembers"});
+           "unreadMembers", "availableReplicas"});
   ScenarioStep step;
   const auto& at = f.required("at");
   step.at_written = at;
@@ -254,10 +295,14 @@ ScenarioStep decode_step(const Fields& f, Timestamp start, const std::string& de
                 [&](const Fields& external) { step.metrics.externals.push_back(decode_external_metric(external)); });
 
   // Several members (docs/autoscaling.md, "Decisions on complete data only").
-  if (auto placed = f.object("memberReplicas")) {
-    for (const auto& [member, replicas] : placed->raw_object().items()) {
-      step.placement.member_replicas[member] = member_replicas_value(f.reader(), replicas, placed->path_of(member));
-    }
+  if (auto given = f.object("memberReplicas")) {
+    if (placed)
+      f.fail("memberReplicas", "the scenario's placement schedules the members' replicas: give one or the other");
+    step.placement.member_replicas = member_counts(*given);
+  }
+  if (auto available = f.object("availableReplicas")) {
+    if (!placed) f.fail("availableReplicas", "needs the scenario's placement");
+    step.available_replicas = member_counts(*available);
   }
   if (auto unread = f.object("unreadMembers")) {
     for (const auto& [member, value] : unread->raw_object().items()) {
@@ -352,7 +397,7 @@ Scenario decode(FieldReader& reader, const json& json) {
     return {};
   }
   const Fields top(reader, json, "", k8s::UnknownFields::Refuse);
-  top.allow({"description", "mode", "hpa", "config", "start", "cron", "steps"});
+  top.allow({"description", "mode", "hpa", "config", "start", "cron", "placement", "steps"});
   Scenario scenario;
 
   scenario.hpa = detail::scenario_hpa(top);
@@ -363,11 +408,13 @@ Scenario decode(FieldReader& reader, const json& json) {
   scenario.conditions = decode_conditions(top, scenario.start);
 
   if (const auto* cron = top.raw("cron")) scenario.cron = decode_cron(reader, *cron, scenario.hpa);
+  if (auto placement = top.object("placement")) scenario.placement = decode_placement(*placement);
 
   const auto& steps = detail::scenario_steps(top);
   for (std::size_t i = 0; i < steps.size() && reader.ok(); ++i) {
     const std::string path = detail::index("steps", i);
-    scenario.steps.push_back(decode_step(top.child(steps[i], path), scenario.start, scenario.hpa.namespace_name));
+    scenario.steps.push_back(decode_step(top.child(steps[i], path), scenario.start, scenario.hpa.namespace_name,
+                                         scenario.placement.has_value()));
     detail::check_step_time(reader, scenario.steps, scenario.start, path);
     if (i == 0 && !scenario.steps.front().replicas)
       reader.fail(detail::join(path, "replicas"), "is required on the first step");

@@ -358,14 +358,24 @@ k8s::Expected<Replay> replay_distributed(const nlohmann::json& parsed) {
 // The replicas per member at a centralized step: the placement's when the
 // step gives one, else the pods listed, with the replicas of the members
 // that could not be read.
-std::map<std::string, ReplayMember> centralized_members(const ScenarioStep& step) {
+std::map<std::string, ReplayMember> centralized_members(const ScenarioStep& step, const MemberPlacement& placement) {
   std::map<std::string, ReplayMember> out;
-  if (!step.placement.member_replicas.empty()) {
-    for (const auto& [name, replicas] : step.placement.member_replicas) out[name].replicas = replicas;
+  if (!placement.member_replicas.empty()) {
+    for (const auto& [name, replicas] : placement.member_replicas) out[name].replicas = replicas;
     return out;
   }
   for (const auto& pod : step.pods) ++out[pod.key.cluster].replicas;
-  for (const auto& [name, replicas] : step.placement.unread_members) out[name].replicas = replicas;
+  for (const auto& [name, replicas] : placement.unread_members) out[name].replicas = replicas;
+  return out;
+}
+
+// The step's line "placement": the replicas the scenario's placement
+// scheduled per member, and why the step's replicas could not be.
+ordered_json placement_json(const PlacementReplay::Outcome& outcome) {
+  ordered_json out;
+  out["clusters"] = ordered_json::object();
+  for (const auto& [name, replicas] : outcome.clusters) out["clusters"][name] = replicas;
+  if (outcome.unschedulable) out["unschedulable"] = *outcome.unschedulable;
   return out;
 }
 
@@ -384,6 +394,8 @@ k8s::Expected<Replay> replay_centralized(const nlohmann::json& parsed, std::ostr
   FederatedHPA hpa = scenario->hpa;  // a CronFederatedHPA may change its min/max
   // The first interval includes the start itself: "@daily" from a midnight start fires then.
   Timestamp previous_at = scenario->start - std::chrono::nanoseconds(1);
+  std::optional<PlacementReplay> placement;
+  if (scenario->placement) placement.emplace(*scenario->placement);
   for (std::size_t i = 0; i < scenario->steps.size(); ++i) {
     const auto& step = scenario->steps[i];
     std::optional<ordered_json> cron;
@@ -403,6 +415,11 @@ k8s::Expected<Replay> replay_centralized(const nlohmann::json& parsed, std::ostr
     input.metrics = step.metrics;
     input.placement = step.placement;
     input.now = step.at;
+    std::optional<PlacementReplay::Outcome> placed;
+    if (placement) {
+      placed = placement->place(step, input.scale.spec_replicas);
+      input.placement.member_replicas = placed->clusters;
+    }
 
     SyncResult result = sync(hpa, status, std::move(history), input, scenario->config);
     status = result.status;
@@ -422,6 +439,10 @@ k8s::Expected<Replay> replay_centralized(const nlohmann::json& parsed, std::ostr
     out.line["currentMetrics"] = std::move(metrics);
     out.line["conditions"] = conditions_json(result.status.conditions);
     out.line["clusters"] = clusters_json(step.pods);
+    if (placed) {
+      out.line["placement"] = placement_json(*placed);
+      if (placed->unschedulable) out.events.push_back("unschedulable: " + *placed->unschedulable);
+    }
 
     out.at = at_text(step.at_written);
     out.seconds = seconds_between(scenario->start, step.at);
@@ -429,7 +450,7 @@ k8s::Expected<Replay> replay_centralized(const nlohmann::json& parsed, std::ostr
     out.desired_replicas = result.desired_replicas;
     out.min_replicas = hpa.spec.min_replicas.value_or(1);
     out.max_replicas = hpa.spec.max_replicas;
-    out.members = centralized_members(step);
+    out.members = centralized_members(step, input.placement);
     out.metrics = replay_metrics(hpa.spec, result.status.current_metrics);
     out.reason = deciding_reason(result.status.conditions);
     out.decision = std::move(result.decision);

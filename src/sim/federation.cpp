@@ -5,28 +5,11 @@
 #include <unordered_set>
 
 #include "fedmetrics/sim/deployment.hpp"
+#include "sim/federation_placement.hpp"
 
 namespace fedmetrics::sim {
 
 namespace {
-
-std::vector<ClusterWeight> weights_for(const World& world, const WorkloadSpec& w, const WorkloadState* previous) {
-  std::vector<ClusterWeight> out;
-  for (const auto& cluster : w.propagation.clusters) {
-    ClusterWeight cw{cluster, 1, 0};
-    auto it = w.propagation.weights.find(cluster);
-    if (it != w.propagation.weights.end()) {
-      cw.weight = it->second;
-    } else if (auto m = world.member_index(cluster)) {
-      cw.weight = world.members[*m].weight;
-    }
-    if (previous != nullptr)
-      for (const auto& t : previous->placement)
-        if (t.name == cluster) cw.last_replicas = t.replicas;
-    out.push_back(std::move(cw));
-  }
-  return out;
-}
 
 // The names of one member's pods, still listed or not yet pruned: a new pod's
 // name must be none of them. A set, so that placing a member's pods costs
@@ -119,7 +102,7 @@ Federation Federation::create(World world, k8s::Timestamp start) {
   for (std::size_t w = 0; w < f.workloads.size(); ++w) {
     auto& state = f.workloads[w];
     state.replicas = f.world.workloads[w].replicas;
-    state.placement = divide_replicas(state.replicas, weights_for(f.world, f.world.workloads[w], nullptr));
+    state.placement = detail::place_workload(f, w, state.replicas, {});
     for (const auto& target : state.placement)
       if (auto member = f.world.member_index(target.name))
         scale_pods(f, *member, w, {}, target.replicas, start, names[*member]);
@@ -226,14 +209,13 @@ Federation Federation::with_member_load(std::size_t workload, std::size_t member
 Federation Federation::with_replicas(std::size_t workload, std::int32_t replicas, k8s::Timestamp now) const {
   Federation f = *this;
   prune(f, now);
-  const auto& spec = f.world.workloads[workload];
   auto& state = f.workloads[workload];
   if (state.retain_replicas) {
     state.replicas = member_sum(state);
     ++f.resource_version;
     return f;
   }
-  state.placement = divide_replicas(replicas, weights_for(f.world, spec, &state));
+  state.placement = detail::place_workload(f, workload, replicas, state.placement);
   state.replicas = replicas;
   for (const auto& target : state.placement) {
     auto member = f.world.member_index(target.name);

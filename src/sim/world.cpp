@@ -1,16 +1,13 @@
 #include "fedmetrics/sim/world.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <initializer_list>
 #include <set>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
 
-#include "fedmetrics/k8s/field_reader.hpp"
 #include "fedmetrics/k8s/time.hpp"
+#include "sim/world_fields.hpp"
 
 namespace fedmetrics::sim {
 
@@ -20,270 +17,14 @@ using k8s::Quantity;
 
 namespace {
 
+using detail::child;
+using detail::convert_scalar;
+using detail::dns_label;
+using detail::dns_subdomain;
+using detail::Fields;
+using detail::item;
 using k8s::FieldReader;
 using nlohmann::json;
-
-std::string child(const std::string& path, std::string_view key) { return k8s::field_path(path, key); }
-std::string item(const std::string& path, std::size_t i) { return k8s::item_path(path, i); }
-
-// "line 3, column 5", where `node` starts in the file.
-std::string position(const YAML::Node& node) {
-  return "line " + std::to_string(node.Mark().line + 1) + ", column " + std::to_string(node.Mark().column + 1);
-}
-
-// A YAML document as JSON, for the field reader: mappings become objects,
-// sequences arrays, null stays null, and every other scalar is a string of
-// its text as written. YAML's plain scalars carry no type ("port: 8443" and
-// "port: '8443'" read alike), so the reads below convert the text as
-// yaml-cpp converts a scalar. A key keeps its first value, as a lookup in
-// yaml-cpp's node finds it. Aliases are expanded, within bounds: an alias
-// inside the node it names, or aliases of aliases that would expand far
-// beyond the file, are errors rather than a process that runs out of stack
-// or memory.
-class YamlToJson {
- public:
-  // `text_size`: the document's, in bytes. Without aliases a document holds
-  // fewer values than bytes; aliases may add 100,000 more.
-  explicit YamlToJson(std::size_t text_size) : max_values_(text_size + 100'000) {}
-
-  Expected<json> convert(const YAML::Node& node, int depth = 0) {
-    constexpr int kMaxDepth = 100;
-    if (depth > kMaxDepth)
-      return Error{"invalid world file: " + position(node) + ": nested more than " + std::to_string(kMaxDepth) +
-                   " deep (an alias inside the node it names?)"};
-    if (++values_ > max_values_)
-      return Error{"invalid world file: " + position(node) + ": more than " + std::to_string(max_values_) +
-                   " values once aliases are expanded"};
-    switch (node.Type()) {
-      case YAML::NodeType::Undefined:
-      case YAML::NodeType::Null: return json(nullptr);
-      case YAML::NodeType::Scalar: return json(node.Scalar());
-      case YAML::NodeType::Sequence: {
-        json out = json::array();
-        for (const auto& element : node) {
-          auto converted = convert(element, depth + 1);
-          if (!converted) return converted;
-          out.push_back(std::move(*converted));
-        }
-        return out;
-      }
-      case YAML::NodeType::Map: {
-        json out = json::object();
-        for (const auto& kv : node) {
-          // A key is read as yaml-cpp reads one as a string: a null key is "null", a mapping or list is refused.
-          if (!kv.first.IsScalar() && !kv.first.IsNull())
-            return Error{"invalid world file: " + std::string(YAML::BadConversion(kv.first.Mark()).what())};
-          const std::string key = kv.first.IsNull() ? "null" : kv.first.Scalar();
-          auto converted = convert(kv.second, depth + 1);
-          if (!converted) return converted;
-          if (!out.contains(key)) out[key] = std::move(*converted);
-        }
-        return out;
-      }
-    }
-    return json(nullptr);
-  }
-
- private:
-  std::size_t max_values_;
-  std::size_t values_ = 0;
-};
-
-// A scalar's text read as yaml-cpp converts it (YAML::convert<T>): "0x1F"
-// is an integer, "yes" and "on" are true.
-template <class T>
-bool convert_scalar(const json& value, T& out) {
-  return value.is_string() && YAML::convert<T>::decode(YAML::Node(value.get<std::string>()), out);
-}
-
-// A mapping of a world file read field by field; unknown keys are errors,
-// so that a typo in a world file is reported rather than silently ignored.
-// Errors go to the reader, which keeps the first; after one, every read
-// returns its fallback.
-class Fields {
- public:
-  Fields(FieldReader& reader, const json& node, std::string path, std::initializer_list<std::string_view> known)
-      : reader_(&reader), node_(&node), path_(std::move(path)) {
-    if (!node.is_object()) {
-      fail(path_, "expected a mapping");
-      node_ = &empty_object();
-      return;
-    }
-    for (const auto& [key, value] : node.items()) {
-      if (std::find(known.begin(), known.end(), key) == known.end()) {
-        fail(child(path_, key), "unknown field");
-        return;
-      }
-    }
-  }
-  // The value at `key`, or nullptr when absent, null, or after an error.
-  [[nodiscard]] const json* get(std::string_view key) const {
-    if (!reader_->ok()) return nullptr;
-    auto it = node_->find(key);
-    return it == node_->end() || it->is_null() ? nullptr : &*it;
-  }
-  [[nodiscard]] bool has(std::string_view key) const { return get(key) != nullptr; }
-  [[nodiscard]] std::string path(std::string_view key) const { return child(path_, key); }
-  void fail(const std::string& path, std::string_view message) const { reader_->fail(path, message); }
-
-  std::string string(std::string_view key, bool required, std::string fallback = {}) const {
-    const auto* n = get(key);
-    if (n == nullptr) {
-      if (required) fail(path(key), "required");
-      return fallback;
-    }
-    if (!n->is_string()) {
-      fail(path(key), "expected a string");
-      return fallback;
-    }
-    auto s = n->get<std::string>();
-    if (required && s.empty()) fail(path(key), "required");
-    return s;
-  }
-  std::int64_t integer(std::string_view key, std::int64_t fallback, std::int64_t min, std::int64_t max) const {
-    const auto* n = get(key);
-    if (n == nullptr) return fallback;
-    return as_integer(*n, path(key), min, max);
-  }
-  bool boolean(std::string_view key, bool fallback) const {
-    const auto* n = get(key);
-    if (n == nullptr) return fallback;
-    bool out = false;
-    if (!convert_scalar(*n, out)) fail(path(key), "expected true or false");
-    return out;
-  }
-  Quantity quantity(std::string_view key, Quantity fallback) const {
-    const auto* n = get(key);
-    if (n == nullptr) return fallback;
-    return as_quantity(*n, path(key));
-  }
-  std::chrono::milliseconds duration(std::string_view key, std::chrono::milliseconds fallback) const {
-    const auto* n = get(key);
-    if (n == nullptr) return fallback;
-    if (!n->is_string()) {
-      fail(path(key), "expected a duration such as \"200ms\"");
-      return fallback;
-    }
-    auto d = k8s::parse_duration(n->get<std::string>());
-    if (!d) {
-      fail(path(key), d.error().message);
-      return fallback;
-    }
-    if (d->count() < 0) fail(path(key), "must not be negative");
-    return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
-  }
-  std::vector<std::string> strings(std::string_view key) const {
-    const auto* n = get(key);
-    std::vector<std::string> out;
-    if (n == nullptr) return out;
-    if (!n->is_array()) {
-      fail(path(key), "expected a list");
-      return out;
-    }
-    for (std::size_t i = 0; i < n->size(); ++i) {
-      if (!(*n)[i].is_string()) {
-        fail(item(path(key), i), "expected a string");
-        return out;
-      }
-      out.push_back((*n)[i].get<std::string>());
-    }
-    return out;
-  }
-  k8s::Labels labels(std::string_view key) const {
-    const auto* n = get(key);
-    k8s::Labels out;
-    if (n == nullptr) return out;
-    if (!n->is_object()) {
-      fail(path(key), "expected a mapping of strings");
-      return out;
-    }
-    for (const auto& [k, v] : n->items()) {
-      if (!v.is_string()) {
-        fail(child(path(key), k), "expected a string");
-        return out;
-      }
-      out[k] = v.get<std::string>();
-    }
-    // Labels must be valid Kubernetes labels: check them through the selector grammar.
-    for (const auto& [k, v] : out) {
-      auto sel = k8s::LabelSelector::parse(k + "=" + v);
-      if (!sel) fail(child(path(key), k), sel.error().message);
-    }
-    return out;
-  }
-  k8s::ResourceList resources(std::string_view key) const {
-    const auto* n = get(key);
-    k8s::ResourceList out;
-    if (n == nullptr) return out;
-    if (!n->is_object()) {
-      fail(path(key), "expected a mapping of quantities");
-      return out;
-    }
-    for (const auto& [k, v] : n->items()) out[k] = as_quantity(v, child(path(key), k));
-    return out;
-  }
-
-  std::int64_t as_integer(const json& n, const std::string& path, std::int64_t min, std::int64_t max) const {
-    long long out = 0;
-    if (!reader_->ok()) return min;
-    if (!convert_scalar(n, out)) {
-      fail(path, "expected an integer");
-      return min;
-    }
-    if (out < min || out > max) {
-      fail(path, "must be between " + std::to_string(min) + " and " + std::to_string(max));
-      return min;
-    }
-    return out;
-  }
-  Quantity as_quantity(const json& n, const std::string& path) const {
-    if (!reader_->ok()) return {};
-    if (!n.is_string()) {
-      fail(path, "expected a quantity such as \"250m\"");
-      return {};
-    }
-    auto q = Quantity::parse(n.get<std::string>());
-    if (!q) {
-      fail(path, q.error().message);
-      return {};
-    }
-    if (q->sign() < 0) fail(path, "must not be negative");
-    return *q;
-  }
-
-  [[nodiscard]] FieldReader& reader() const { return *reader_; }
-
- private:
-  static const json& empty_object() {
-    static const json empty = json::object();
-    return empty;
-  }
-
-  FieldReader* reader_;
-  const json* node_;
-  std::string path_;
-};
-
-// RFC 1123 label: what Kubernetes accepts for namespace and cluster names.
-bool dns_label(std::string_view s) {
-  if (s.empty() || s.size() > 63) return false;
-  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  if (!alnum(s.front()) || !alnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(), [&](char c) { return alnum(c) || c == '-'; });
-}
-
-// RFC 1123 subdomain: Deployment and node names.
-bool dns_subdomain(std::string_view s) {
-  if (s.empty() || s.size() > 253) return false;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    auto dot = s.find('.', start);
-    if (dot == std::string_view::npos) dot = s.size();
-    if (!dns_label(s.substr(start, dot - start))) return false;
-    start = dot + 1;
-  }
-  return true;
-}
 
 MetricsApis parse_apis(const Fields& f) {
   MetricsApis apis{false, false, false, false};
@@ -415,9 +156,42 @@ void check_member(const Fields& f, const std::vector<MemberSpec>& members, const
   if (!known) f.fail(path, "no member named \"" + name + "\"");
 }
 
+// overflowAffinities: the groups after the primary one, each named, its
+// members known; a member an earlier group lists belongs to that group (as
+// Karmada schedules a cluster by the first group that matches it).
+void parse_overflow(const Fields& f, Propagation& p, const std::vector<MemberSpec>& members) {
+  const auto* overflow = f.get("overflowAffinities");
+  if (overflow == nullptr) return;
+  if (!overflow->is_array() || overflow->empty()) {
+    f.fail(f.path("overflowAffinities"), "expected a list of {affinityName, clusterNames}");
+    return;
+  }
+  if (f.has("weights"))
+    f.fail(f.path("weights"),
+           "overflowAffinities divide the replicas by what each member can run (dynamic weight): "
+           "give weights or overflowAffinities, not both");
+  if (p.clusters.empty()) f.fail(f.path("clusters"), "the primary group of overflowAffinities needs a member");
+  p.groups.push_back({f.string("affinityName", false, "primary"), p.clusters});
+  for (std::size_t i = 0; i < overflow->size() && f.reader().ok(); ++i) {
+    auto op = item(f.path("overflowAffinities"), i);
+    Fields o(f.reader(), (*overflow)[i], op, {"affinityName", "clusterNames"});
+    ClusterGroup group{o.string("affinityName", true), o.strings("clusterNames")};
+    if (group.name.size() > 32) o.fail(o.path("affinityName"), "must be at most 32 characters");
+    for (const auto& earlier : p.groups)
+      if (earlier.name == group.name) o.fail(o.path("affinityName"), "\"" + group.name + "\" names an earlier group");
+    if (group.clusters.empty()) o.fail(o.path("clusterNames"), "at least one member is required");
+    for (std::size_t j = 0; j < group.clusters.size(); ++j) {
+      const auto& c = group.clusters[j];
+      check_member(o, members, c, item(o.path("clusterNames"), j));
+      if (std::find(p.clusters.begin(), p.clusters.end(), c) == p.clusters.end()) p.clusters.push_back(c);
+    }
+    p.groups.push_back(std::move(group));
+  }
+}
+
 Propagation parse_propagation(FieldReader& reader, const json& n, const std::string& path,
                               const std::vector<MemberSpec>& members) {
-  Fields f(reader, n, path, {"clusters", "weights"});
+  Fields f(reader, n, path, {"clusters", "weights", "affinityName", "overflowAffinities"});
   Propagation p;
   p.clusters = f.strings("clusters");
   std::set<std::string> seen;
@@ -426,6 +200,9 @@ Propagation parse_propagation(FieldReader& reader, const json& n, const std::str
     check_member(f, members, c, item(f.path("clusters"), i));
     if (!seen.insert(c).second) f.fail(item(f.path("clusters"), i), "\"" + c + "\" is listed twice");
   }
+  if (f.has("affinityName") && !f.has("overflowAffinities"))
+    f.fail(f.path("affinityName"), "names the primary group of overflowAffinities, which are not given");
+  parse_overflow(f, p, members);
   if (const auto* weights = f.get("weights")) {
     if (!weights->is_object()) {
       f.fail(f.path("weights"), "expected a mapping of member name to weight");
@@ -669,15 +446,7 @@ std::optional<std::size_t> World::workload_index(std::string_view namespace_name
 }
 
 Expected<World> parse_world(std::string_view yaml_text) {
-  YAML::Node root;
-  // yaml-cpp reports a syntax error by throwing: this is where it becomes an error.
-  try {
-    root = YAML::Load(std::string(yaml_text));
-  } catch (const YAML::Exception& e) {
-    return Error{"invalid YAML: line " + std::to_string(e.mark.line + 1) + ", column " +
-                 std::to_string(e.mark.column + 1) + ": " + e.msg};
-  }
-  auto document = YamlToJson(yaml_text.size()).convert(root);
+  auto document = detail::world_document(yaml_text);
   if (!document) return document.error();
   FieldReader reader;
   World world = parse_world_json(reader, *document);

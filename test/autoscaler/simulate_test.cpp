@@ -186,6 +186,23 @@ TEST_CASE("simulate: example several members, calibration and incomplete data", 
   CHECK(run.lines[0].at("clusters").size() == 2);
 }
 
+TEST_CASE("simulate: example overflow affinities fill, spill and reclaim", "[autoscaler][simulate]") {
+  Run run = simulate_file(examples_dir() / "overflow-affinities.json");
+  REQUIRE(run.exit == 0);
+  CHECK(desired(run) == std::vector<int>{4, 8, 8, 4, 4, 8, 8});
+  std::vector<json> placed;
+  for (const auto& line : run.lines) placed.push_back(line.at("placement").at("clusters"));
+  CHECK(placed == std::vector<json>{json::parse(R"({"member1":2})"), json::parse(R"({"member1":4})"),
+                                    json::parse(R"({"cloud1":4,"member1":4})"),
+                                    json::parse(R"({"cloud1":4,"member1":4})"), json::parse(R"({"member1":4})"),
+                                    json::parse(R"({"member1":4})"), json::parse(R"({"member1":4})")});
+  for (std::size_t i = 0; i + 1 < run.lines.size(); ++i)
+    CHECK_FALSE(run.lines[i].at("placement").contains("unschedulable"));
+  CHECK(run.lines[6].at("placement").at("unschedulable") ==
+        "the clusters can hold 6 of 8 replicas: not enough available replicas to schedule");
+  CHECK(reason(run.lines[5], "ScalingLimited") == "ScaleUpLimit");
+}
+
 const char* kHpa = R"("hpa": {"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 10,
   "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]}})";
 
@@ -195,6 +212,61 @@ std::string scenario(const std::string& steps, const std::string& extra = "") {
 
 const char* kPod =
     R"({"name": "web-1", "containers": [{"name": "app", "requests": {"cpu": "100m"}}], "usage": {"cpu": "80m"}})";
+
+TEST_CASE("simulate: a placement's groups and what it refuses", "[autoscaler][simulate]") {
+  const std::string pod = kPod;
+  SECTION("a scenario without a placement has no placement in its lines") {
+    Run run = simulate_text(scenario(R"([{"at": 0, "replicas": 1, "pods": [)" + pod + "]}]"));
+    REQUIRE(run.exit == 0);
+    CHECK_FALSE(run.lines[0].contains("placement"));
+  }
+  SECTION("a group with no room is passed over") {
+    Run run = simulate_text(
+        scenario(R"([{"at": 0, "replicas": 2, "pods": [)" + pod + "]}]",
+                 R"(, "placement": {"affinityName": "a", "clusterNames": ["b"], "availableReplicas": {"b": 0},
+             "overflowAffinities": [{"affinityName": "o", "clusterNames": ["c"]}]})"));
+    REQUIRE(run.exit == 0);
+    CHECK(run.lines[0].at("placement").at("clusters") == json::parse(R"({"c":2})"));
+  }
+  SECTION("the calibration follows the placement Karmada keeps when the replicas do not fit") {
+    // 4 replicas do not fit in b (room for 1): the placement stays b=1, the
+    // calibration is 1 / 4, and 1 pod at 80 % of its request (ratio 1.6)
+    // makes ceil(1.6 x 1 / 0.25) = 7, where 1.6 x 1 would make 2.
+    Run run = simulate_text(scenario(
+        R"([{"at": 0, "replicas": 1, "pods": [)" + pod + R"(]}, {"at": 15, "replicas": 4, "pods": [)" + pod + "]}]",
+        R"(, "placement": {"affinityName": "a", "clusterNames": ["b"], "availableReplicas": {"b": 1}})"));
+    REQUIRE(run.exit == 0);
+    CHECK(run.lines[1].at("placement").at("clusters") == json::parse(R"({"b":1})"));
+    CHECK(run.lines[1].at("placement").at("unschedulable") ==
+          "the clusters can hold 1 of 4 replicas: not enough available replicas to schedule");
+    CHECK(run.lines[1].at("desiredReplicas") == 7);
+  }
+  struct Bad {
+    std::string extra;
+    std::string step;
+    std::string error;
+  };
+  const Bad bad[] = {
+      {R"(, "placement": {"clusterNames": ["a"]})", "", "placement.affinityName: is required"},
+      {R"(, "placement": {"affinityName": "a"})", "", "placement.clusterNames: must name at least one cluster"},
+      {R"(, "placement": {"affinityName": "a", "clusterNames": ["m"], "overflowAffinities": [{"affinityName": "a", "clusterNames": ["n"]}]})",
+       "", "placement.overflowAffinities[0].affinityName: \"a\" names an earlier group"},
+      {R"(, "placement": {"affinityName": "a", "clusterNames": ["m"], "availableReplicas": {"m": -1}})", "",
+       "placement.availableReplicas.m: must not be negative"},
+      {R"(, "placement": {"affinityName": "a", "clusterNames": ["m"], "weights": {}})", "",
+       "placement.weights: unknown field"},
+      {R"(, "placement": {"affinityName": "a", "clusterNames": ["m"]})", R"(, "memberReplicas": {"m": 1})",
+       "steps[0].memberReplicas: the scenario's placement schedules the members' replicas: give one or the other"},
+      {"", R"(, "availableReplicas": {"m": 1})", "steps[0].availableReplicas: needs the scenario's placement"},
+  };
+  for (const auto& b : bad) {
+    INFO(b.extra + b.step);
+    Run run = simulate_text(scenario(R"([{"at": 0, "replicas": 1)" + b.step + "}]", b.extra));
+    CHECK(run.exit == 2);
+    CHECK(run.out.empty());
+    CHECK_THAT(run.err, Catch::StartsWith(b.error));
+  }
+}
 
 TEST_CASE("simulate: the step rules of a scenario file", "[autoscaler][simulate]") {
   SECTION("replicas carry over from the previous decision, statusReplicas default to replicas") {

@@ -6,6 +6,9 @@
 # layer: `kubectl top pod` against the control plane goes control plane ->
 # fedmetrics serve (front-proxy certificate + X-Remote-* headers, delegated
 # authorization) -> the members.
+# Then a FederatedHPA on a workload with overflow affinities: its scale-up
+# fills the primary group (member3) and spills over to member2, and its
+# scale-down gives member2's replicas back first.
 # Usage: karmada_test.sh FEDMETRICS_BINARY SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 bin=$1
@@ -190,4 +193,42 @@ check "the deprecated form with the verb in the path is not served (404)" \
   grep -q '^404 ' <<<"$(raw GET /apis/apps/v1/watch/namespaces/default/deployments)"
 check "a namespace named watch is no verb" grep -q '^200 ' <<<"$(raw GET /apis/apps/v1/namespaces/watch/deployments)"
 check "a bad label selector is 400" grep -q '^400 ' <<<"$(raw GET '/apis/apps/v1/deployments?labelSelector=a%20in%20(b')"
+
+# Overflow affinities under the autoscaler: burst (400m pods), scaled to 1
+# replica, starts in member3, whose node has room for 2; the loop (3 s
+# period, the pods trusted at once) scales it to maxReplicas 4 under load
+# and back to minReplicas 2 without.
+placement() { kk get resourcebinding burst-deployment -o jsonpath='{range .spec.clusters[*]}{.name}={.replicas} {end}'; }
+placement_is() { test "$(placement)" = "$1"; }
+burst_pods() { members --context "$1" get pods -l app=burst --no-headers 2>/dev/null | wc -l; }
+burst_pods_are() { test "$(burst_pods member3) $(burst_pods member2)" = "$1"; }
+kk scale deployment burst --replicas=1 >/dev/null
+check "burst starts in the primary group: member3=1" placement_is "member3=1 "
+start_serve "$E2E_TMP/serve.log" --member-kubeconfig "$E2E_TMP/world/members.kubeconfig" \
+  --enable-autoscaler --kubeconfig "$E2E_TMP/world/karmada.kubeconfig" \
+  --horizontal-pod-autoscaler-sync-period 3s --horizontal-pod-autoscaler-cpu-initialization-period 1s \
+  --horizontal-pod-autoscaler-initial-readiness-delay 1s
+kk apply -f - >/dev/null <<'YAML'
+apiVersion: autoscaling.karmada.io/v1alpha1
+kind: FederatedHPA
+metadata: {name: burst, namespace: default}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: burst}
+  minReplicas: 2
+  maxReplicas: 4
+  metrics:
+    - type: Resource
+      resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+  behavior:
+    scaleDown: {stabilizationWindowSeconds: 0}
+YAML
+check "idle, the loop scales burst to minReplicas 2, both in member3 (its room)" wait_until 15 placement_is "member3=2 "
+curl -sk -X PUT "$control/sim/v1/namespaces/default/workloads/burst/load" -d '{"cpu":"1"}' >/dev/null
+check "under load the scale-up to 4 fills member3 and spills 2 to member2" wait_until 20 placement_is "member3=2 member2=2 "
+check "member3 and member2 run them (2 + 2)" wait_until 10 burst_pods_are "2 2"
+status_current_is() { test "$(kk get fhpa burst -o jsonpath='{.status.currentReplicas}')" = "$1"; }
+check "the loop counts the pods of both groups: currentReplicas 4" wait_until 10 status_current_is 4
+curl -sk -X PUT "$control/sim/v1/namespaces/default/workloads/burst/load" -d '{"cpu":"0"}' >/dev/null
+check "without load the scale-down to 2 gives member2's replicas back first" wait_until 20 placement_is "member3=2 "
+check "member2 runs none of them, member3 keeps 2" wait_until 10 burst_pods_are "2 0"
 finish

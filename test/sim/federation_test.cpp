@@ -3,6 +3,7 @@
 #include <set>
 
 #include "fedmetrics/sim/deployment.hpp"
+#include "sim/federation_placement.hpp"
 #include "sim/sim_test_support.hpp"
 
 using namespace fedmetrics::sim;
@@ -128,4 +129,52 @@ TEST_CASE("Federation: a retaining workload leaves members their replicas and su
   CHECK(released.workloads[0].replicas == 6);
   // A member the workload is not propagated to is left alone.
   CHECK(f.with_member_replicas(0, 2, 3, now).workloads[0].placement == f.workloads[0].placement);
+}
+
+TEST_CASE("Federation: overflow affinities fill the primary group, spill, and reclaim from the overflow first",
+          "[sim][federation]") {
+  // m1 has room for four 250m pods (one 1-core node), m2 for sixteen, m3 for none
+  // (a pod of 2 cores already fills its 2-core node).
+  auto world = parse_world(R"(
+members:
+  - {name: m1, nodes: [{cpu: "1"}]}
+  - {name: m2}
+  - {name: m3, nodes: [{cpu: "2"}]}
+workloads:
+  - name: big
+    containers: [{name: c, resources: {requests: {cpu: "2"}}}]
+    propagation: {clusters: [m3]}
+  - name: web
+    replicas: 3
+    containers: [{name: c, resources: {requests: {cpu: 250m}}}]
+    propagation:
+      clusters: [m1]
+      overflowAffinities:
+        - {affinityName: full, clusterNames: [m3]}
+        - {affinityName: cloud, clusterNames: [m2]}
+)");
+  REQUIRE(world.ok());
+  auto now = sim_test::t0();
+  auto f = Federation::create(std::move(*world), now);
+  using Placement = std::vector<TargetCluster>;
+  CHECK(f.workloads[1].placement == Placement{{"m1", 3}, {"m3", 0}, {"m2", 0}});
+  CHECK(detail::free_replicas(f, 0, 1, 100) == 1);
+  CHECK(detail::free_replicas(f, 2, 1, 100) == 0);
+  CHECK(detail::free_replicas(f, 1, 1, 100) == 16);
+  CHECK(detail::free_replicas(f, 1, 1, 5) == 5);  // never above the count being placed
+
+  auto up = f.with_replicas(1, 7, now);
+  CHECK(up.workloads[1].placement == Placement{{"m1", 4}, {"m3", 0}, {"m2", 3}});
+  CHECK(live(up, 0, 1, now) == 4);
+  CHECK(live(up, 1, 1, now) == 3);
+  // Scale-down: the overflow group gives its replicas back first.
+  auto down = up.with_replicas(1, 5, now);
+  CHECK(down.workloads[1].placement == Placement{{"m1", 4}, {"m3", 0}, {"m2", 1}});
+  auto back = down.with_replicas(1, 2, now);
+  CHECK(back.workloads[1].placement == Placement{{"m1", 2}, {"m3", 0}, {"m2", 0}});
+  CHECK(live(back, 1, 1, now) == 0);
+  // More than every group can hold: Karmada keeps the placement it had.
+  auto too_many = back.with_replicas(1, 30, now);
+  CHECK(too_many.workloads[1].placement == back.workloads[1].placement);
+  CHECK(too_many.workloads[1].replicas == 30);
 }

@@ -112,6 +112,35 @@ TEST_CASE("World: errors name the field", "[sim][world]") {
       {"members: [{name: m1}]\nworkloads: [{name: web, " + container +
            ", propagation: {clusters: [m1]}}, {name: web, " + container + ", propagation: {clusters: [m1]}}]\n" + user,
        "workloads[1].name: duplicate workload default/web"},
+      {"members: [{name: m1}, {name: m2}]\nworkloads: [{name: web, " + container +
+           ", propagation: {clusters: [m1], weights: {m1: 1}, overflowAffinities: [{affinityName: b, clusterNames: "
+           "[m2]}]}}]\n" +
+           user,
+       "workloads[0].propagation.weights: overflowAffinities divide the replicas by what each member can run "
+       "(dynamic weight): give weights or overflowAffinities, not both"},
+      {"members: [{name: m1}]\nworkloads: [{name: web, " + container +
+           ", propagation: {clusters: [m1], overflowAffinities: [{affinityName: b, clusterNames: [m2]}]}}]\n" + user,
+       "workloads[0].propagation.overflowAffinities[0].clusterNames[0]: no member named \"m2\""},
+      {"members: [{name: m1}, {name: m2}]\nworkloads: [{name: web, " + container +
+           ", propagation: {clusters: [m1], overflowAffinities: [{clusterNames: [m2]}]}}]\n" + user,
+       "workloads[0].propagation.overflowAffinities[0].affinityName: required"},
+      {"members: [{name: m1}, {name: m2}]\nworkloads: [{name: web, " + container +
+           ", propagation: {clusters: [m1], affinityName: a, overflowAffinities: [{affinityName: a, clusterNames: "
+           "[m2]}]}}]\n" +
+           user,
+       "workloads[0].propagation.overflowAffinities[0].affinityName: \"a\" names an earlier group"},
+      {"members: [{name: m1}, {name: m2}]\nworkloads: [{name: web, " + container +
+           ", propagation: {clusters: [m1], overflowAffinities: [{affinityName: b, clusterNames: []}]}}]\n" + user,
+       "workloads[0].propagation.overflowAffinities[0].clusterNames: at least one member is required"},
+      {"members: [{name: m1}, {name: m2}]\nworkloads: [{name: web, " + container +
+           ", propagation: {clusters: [m1], overflowAffinities: []}}]\n" + user,
+       "workloads[0].propagation.overflowAffinities: expected a list of {affinityName, clusterNames}"},
+      {"members: [{name: m1}, {name: m2}]\nworkloads: [{name: web, " + container +
+           ", propagation: {clusters: [], overflowAffinities: [{affinityName: b, clusterNames: [m2]}]}}]\n" + user,
+       "workloads[0].propagation.clusters: the primary group of overflowAffinities needs a member"},
+      {"members: [{name: m1}]\nworkloads: [{name: web, " + container +
+           ", propagation: {clusters: [m1], affinityName: a}}]\n" + user,
+       "workloads[0].propagation.affinityName: names the primary group of overflowAffinities, which are not given"},
       {"members: [{name: m1}]\nexternalMetrics: [{name: q}]\n" + user, "externalMetrics[0].value: required"},
       {"members: [{name: m1}\n", "invalid YAML"},
   };
@@ -223,4 +252,34 @@ workloads:
 )");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message == "workloads[0].load.schedule[1].at: must not be earlier than the previous entry's");
+}
+
+TEST_CASE("World: overflow affinities after the primary group", "[sim][world]") {
+  auto w = parse_world(R"(
+members: [{name: m1}, {name: m2}, {name: m3}]
+workloads:
+  - name: web
+    containers: [{name: c}]
+    propagation:
+      clusters: [m1]
+      affinityName: on-prem
+      overflowAffinities:
+        - {affinityName: cloud, clusterNames: [m2, m1]}
+        - {affinityName: last, clusterNames: [m3]}
+)");
+  REQUIRE(w.ok());
+  const auto& p = w->workloads[0].propagation;
+  // Every member once, in the order written: m1 stays in the primary group.
+  CHECK(p.clusters == std::vector<std::string>{"m1", "m2", "m3"});
+  REQUIRE(p.groups.size() == 3);
+  CHECK(p.groups[0].name == "on-prem");
+  CHECK(p.groups[0].clusters == std::vector<std::string>{"m1"});
+  CHECK(p.groups[1].name == "cloud");
+  CHECK(p.groups[1].clusters == std::vector<std::string>{"m2", "m1"});
+  CHECK(p.groups[2].clusters == std::vector<std::string>{"m3"});
+  auto plain = parse_world(
+      "members: [{name: m1}]\nworkloads: [{name: web, containers: [{name: c}], propagation: "
+      "{clusters: [m1]}}]\n");
+  REQUIRE(plain.ok());
+  CHECK(plain->workloads[0].propagation.groups.empty());
 }

@@ -5,6 +5,8 @@
 // builds from member clusters.
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +14,7 @@
 #include "fedmetrics/autoscaler/autoscaler.hpp"
 #include "fedmetrics/autoscaler/cron_federated_hpa.hpp"
 #include "fedmetrics/autoscaler/hpa_spec.hpp"
+#include "fedmetrics/autoscaler/overflow_placement.hpp"
 #include "fedmetrics/autoscaler/pod_state.hpp"
 #include "fedmetrics/k8s/expected.hpp"
 #include "fedmetrics/k8s/time.hpp"
@@ -26,6 +29,25 @@ struct ScenarioStep {
   std::vector<Pod> pods;
   MetricsSnapshot metrics;
   MemberPlacement placement;  // memberReplicas, unreadMembers
+  // availableReplicas: what these members can hold from this step on (the
+  // scenario's placement must be given).
+  ClusterReplicas available_replicas;
+};
+
+// One cluster group of a placement: its affinityName and clusterNames.
+struct ScenarioClusterGroup {
+  std::string name;
+  std::vector<std::string> clusters;
+};
+
+// `placement` (docs/simulate.md, "Overflow placement"): a Karmada
+// ClusterAffinityTerm with overflow affinities, divided by dynamic weight,
+// from which each step's memberReplicas are scheduled.
+struct ScenarioPlacement {
+  std::vector<ScenarioClusterGroup> groups;  // the primary group first
+  // The replicas of the workload each cluster can hold (what it runs of it
+  // included); a cluster absent has no limit.
+  ClusterReplicas available_replicas;
 };
 
 struct Scenario {
@@ -40,6 +62,25 @@ struct Scenario {
   // hpa.status.conditions: the FederatedHPA's conditions before the first
   // step, e.g. ScaledToZero=True for a target the autoscaler scaled to zero.
   std::vector<HorizontalPodAutoscalerCondition> conditions;
+  std::optional<ScenarioPlacement> placement;
+};
+
+// A scenario's placement replayed step by step, as Karmada's scheduler
+// follows the template's replicas: each step schedules its replicas from the
+// previous step's placement; when the clusters cannot hold them, the
+// previous placement stays and `unschedulable` says why.
+class PlacementReplay {
+ public:
+  struct Outcome {
+    ClusterReplicas clusters;
+    std::optional<std::string> unschedulable;
+  };
+  explicit PlacementReplay(ScenarioPlacement placement) : placement_(std::move(placement)) {}
+  Outcome place(const ScenarioStep& step, std::int32_t replicas);
+
+ private:
+  ScenarioPlacement placement_;
+  ClusterReplicas previous_;
 };
 
 // 2024-01-01T00:00:00Z, the default origin of numeric times.

@@ -1,7 +1,8 @@
 #pragma once
 // The world file of `fedmetrics sim`: which member clusters exist, what they
 // serve, their nodes, the workloads propagated to them (a Deployment template
-// and Karmada's Divided/Weighted static-weight propagation), the offered load,
+// and Karmada's Divided/Weighted propagation, by static weights or over
+// overflow cluster groups), the offered load,
 // the users and their bearer tokens, and the faults to start with. Parsed from
 // YAML into plain values; every error names the field it is about
 // ("members[1].name: required").
@@ -69,11 +70,23 @@ struct ContainerSpec {
   k8s::ResourceList limits;
 };
 
-// Karmada PropagationPolicy placement with replicaScheduling Divided/Weighted
-// and a staticWeightList.
+// A cluster group of an overflow placement: its affinityName and members.
+struct ClusterGroup {
+  std::string name;
+  std::vector<std::string> clusters;
+};
+
+// Karmada PropagationPolicy placement with replicaScheduling Divided/Weighted:
+// a staticWeightList, or (Karmada 1.18) a cluster affinity with overflow
+// affinities, divided by dynamic weight (autoscaler/overflow_placement.hpp).
 struct Propagation {
-  std::vector<std::string> clusters;            // in the order written
+  // Every member the workload propagates to, each once, in the order written
+  // (with overflow affinities: the primary group's, then each overflow group's).
+  std::vector<std::string> clusters;
   std::map<std::string, std::int64_t> weights;  // absent: the member's weight
+  // With overflowAffinities: the primary group (`clusters` as written), then
+  // each overflow group in order. Empty: static weights.
+  std::vector<ClusterGroup> groups;
 };
 
 // The load offered to a whole workload, across all members.
