@@ -12,6 +12,7 @@
 
 #include "support/fake_member_cluster.hpp"
 #include "aggregator/merge.hpp"
+#include "aggregator/plan.hpp"
 #include "fedmetrics/k8s/metrics_list_items.hpp"
 
 using namespace fedmetrics;
