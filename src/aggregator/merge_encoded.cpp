@@ -2,6 +2,8 @@
 // merge_encoded_pod_metrics): each member's run sorted, the runs merged with
 // a heap into pieces that point into the members' buffers.
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,6 +26,22 @@ void sort_run(k8s::EncodedItems& run) {
   // metrics-server answers sorted already: then this is one pass.
   if (!std::is_sorted(run.items.begin(), run.items.end(), before))
     std::stable_sort(run.items.begin(), run.items.end(), before);
+}
+
+// A run's place in the merge.
+struct Cursor {
+  std::size_t next = 0;                 // its next item
+  std::size_t namespace_rank = 0;       // of that item's namespace
+  std::string_view name;                // that item's name
+  std::array<std::uint64_t, 2> head{};  // the name's first 16 bytes, big-endian, zeros past its end
+};
+
+// Eight bytes of `s` from `at` as a big-endian number, zeros past its end:
+// numbers that order as the texts do, unless the texts agree that far.
+std::uint64_t big_endian(std::string_view s, std::size_t at) {
+  std::uint64_t out = 0;
+  for (std::size_t i = at; i < at + 8; ++i) out = out << 8 | (i < s.size() ? static_cast<unsigned char>(s[i]) : 0u);
+  return out;
 }
 
 }  // namespace
@@ -59,27 +77,50 @@ PodMetricsAnswer merge_encoded_pod_metrics(std::vector<MemberAnswer<k8s::Encoded
   // The runs merged as merge_resource_metrics' stable sort orders them: by
   // namespace and name, then member (the runs are in member-name order, and
   // so is a tie), then the member's own order. The heap holds one cursor per
-  // run, the smallest on top.
-  std::vector<std::size_t> next(runs.size(), 0);
+  // run, the smallest on top. A cursor holds what most comparisons need as
+  // numbers: its namespace's rank among the answer's namespaces (it changes
+  // only where the run's namespace does) and the first 16 bytes of its name.
+  std::vector<std::string_view> namespaces;
+  for (const k8s::EncodedItems& run : runs)
+    for (std::size_t i = 0; i < run.items.size(); ++i)
+      if (i == 0 || run.namespace_of(run.items[i]) != run.namespace_of(run.items[i - 1]))
+        namespaces.push_back(run.namespace_of(run.items[i]));
+  std::sort(namespaces.begin(), namespaces.end());
+  namespaces.erase(std::unique(namespaces.begin(), namespaces.end()), namespaces.end());
+  std::vector<Cursor> cursors(runs.size());
+  const auto point = [&](std::size_t r) {  // cursor r to its run's next item
+    Cursor& c = cursors[r];
+    const k8s::EncodedItems& run = runs[r];
+    const k8s::EncodedItems::Item& item = run.items[c.next];
+    const std::string_view ns = run.namespace_of(item);
+    if (c.next == 0 || ns != run.namespace_of(run.items[c.next - 1]))
+      c.namespace_rank =
+          static_cast<std::size_t>(std::lower_bound(namespaces.begin(), namespaces.end(), ns) - namespaces.begin());
+    c.name = run.name_of(item);
+    c.head = {big_endian(c.name, 0), big_endian(c.name, 8)};
+  };
   const auto after = [&](std::size_t a, std::size_t b) {  // run a's next item comes after run b's
-    const k8s::EncodedItems::Item& x = runs[a].items[next[a]];
-    const k8s::EncodedItems::Item& y = runs[b].items[next[b]];
-    const std::string_view xn = runs[a].namespace_of(x), yn = runs[b].namespace_of(y);
-    if (xn != yn) return xn > yn;
-    const std::string_view xm = runs[a].name_of(x), ym = runs[b].name_of(y);
-    if (xm != ym) return xm > ym;
+    const Cursor& x = cursors[a];
+    const Cursor& y = cursors[b];
+    if (x.namespace_rank != y.namespace_rank) return x.namespace_rank > y.namespace_rank;
+    if (x.head != y.head) return x.head > y.head;
+    if (x.name != y.name) return x.name > y.name;
     return a > b;
   };
   std::vector<std::size_t> heap;
-  for (std::size_t r = 0; r < runs.size(); ++r)
-    if (!runs[r].items.empty()) heap.push_back(r);
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    if (runs[r].items.empty()) continue;
+    point(r);
+    heap.push_back(r);
+  }
   std::make_heap(heap.begin(), heap.end(), after);
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), after);
     const std::size_t r = heap.back();
-    const k8s::EncodedItems::Item& item = runs[r].items[next[r]];
+    const k8s::EncodedItems::Item& item = runs[r].items[cursors[r].next];
     list->pieces.emplace_back(runs[r].bytes.data() + item.begin, item.size + 1);  // with its ','
-    if (++next[r] < runs[r].items.size()) {
+    if (++cursors[r].next < runs[r].items.size()) {
+      point(r);
       std::push_heap(heap.begin(), heap.end(), after);
     } else {
       heap.pop_back();
