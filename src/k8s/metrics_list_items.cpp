@@ -71,20 +71,23 @@ template <class Canonical>
 class LastCanonical {
  public:
   explicit LastCanonical(Canonical canonical) : canonical_(std::move(canonical)) {}
-  // nullptr when `text` is not one.
-  const std::string* get(std::string_view text) {
-    if (valid_ && text == text_) return &value_;
-    auto value = canonical_(text);
-    valid_ = value.has_value();
-    if (!valid_) return nullptr;
-    text_.assign(text);
-    value_ = std::move(*value);
+  // nullptr when `text` is not one; `same`: whether `text` is its canonical text.
+  const std::string* get(std::string_view text, bool& same) {
+    if (!(valid_ && text == text_)) {
+      auto value = canonical_(text);
+      valid_ = value.has_value();
+      if (!valid_) return nullptr;
+      text_.assign(text);
+      value_ = std::move(*value);
+      same_ = value_ == text_;
+    }
+    same = same_;
     return &value_;
   }
 
  private:
   Canonical canonical_;
-  bool valid_ = false;
+  bool valid_ = false, same_ = false;
   std::string text_, value_;
 };
 
@@ -211,9 +214,10 @@ class ItemWriter final : public detail::PodItemHandler {
   static bool check(LastCanonical<Canonical>& cache, const std::optional<std::string_view>& text,
                     const std::string*& into, bool& canonical) {
     if (!text) return true;
-    into = cache.get(*text);
+    bool same = false;
+    into = cache.get(*text, same);
     if (into == nullptr) return false;
-    canonical = canonical && *into == *text;
+    canonical = canonical && same;
     return true;
   }
 
