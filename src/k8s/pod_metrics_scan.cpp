@@ -181,7 +181,7 @@ class Scanner {
   template <std::size_t N>
   static int rank_of(std::string_view key, const std::string_view (&names)[N], KeyOrder& order, bool& canonical) {
     int rank = kUnknown;
-    for (std::size_t i = 0; i < N; ++i)
+    for (std::size_t i = 0; i < N && rank == kUnknown; ++i)
       if (names[i] == key) rank = static_cast<int>(i);
     if (rank == kUnknown) return canonical = false, kUnknown;
     const unsigned bit = 1u << rank;
