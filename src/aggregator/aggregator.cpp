@@ -16,6 +16,7 @@
 
 #include "aggregator/fail_fast.hpp"
 #include "aggregator/merge.hpp"
+#include "aggregator/plan.hpp"
 #include "fedmetrics/transport/async.hpp"
 
 namespace fedmetrics::aggregator {

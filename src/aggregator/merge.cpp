@@ -7,57 +7,23 @@
 #include <type_traits>
 #include <utility>
 
+#include "fedmetrics/k8s/status_reason.hpp"
+
 namespace fedmetrics::aggregator {
+
+bool wanted(const ResourceMetricsQuery& query, std::string_view namespace_name, std::string_view name) {
+  const bool pods = query.kind == ResourceMetricsQuery::Kind::Pods;
+  if (pods && !query.namespace_name.empty() && namespace_name != query.namespace_name) return false;
+  return query.name.empty() ? query.field_selector.matches(name, namespace_name) : name == query.name;
+}
+
 namespace {
 
 k8s::Status unknown_while_members_failed(const k8s::GroupResource& what, const std::string& name,
                                          const std::vector<std::string>& failures);
 
-constexpr std::string_view kMetricsGroup = "metrics.k8s.io";
-constexpr std::string_view kCustomGroup = "custom.metrics.k8s.io";
-constexpr std::string_view kExternalGroup = "external.metrics.k8s.io";
-
 // A warning travels in an HTTP header; member messages can quote whole bodies.
 constexpr std::size_t kMaxWarningBytes = 512;
-
-// Separates the parts of a query key; no path segment or selector holds it.
-constexpr char kKeySeparator = '\x1f';
-
-// The members that answered, in name order, and the failures turned into
-// warnings (or into a 503 when nobody answered).
-template <class T>
-struct Gathered {
-  std::vector<std::pair<std::string, T>> answered;
-  std::vector<std::string> warnings;
-  std::optional<k8s::Status> all_failed;
-};
-
-template <class T>
-Gathered<T> gather(std::vector<MemberAnswer<T>> answers, std::string_view group) {
-  std::stable_sort(answers.begin(), answers.end(),
-                   [](const MemberAnswer<T>& a, const MemberAnswer<T>& b) { return a.cluster < b.cluster; });
-  Gathered<T> out;
-  if (auto refused = common_client_error(answers)) {
-    out.all_failed = std::move(*refused);
-    return out;
-  }
-  std::vector<std::string> failures;
-  for (MemberAnswer<T>& a : answers) {
-    if (a.result.ok()) {
-      out.answered.emplace_back(std::move(a.cluster), std::move(*a.result));
-    } else {
-      failures.push_back(member_warning(a.cluster, a.result.error()));
-    }
-  }
-  if (out.answered.empty() && !failures.empty()) {
-    std::string message = "no member cluster could serve " + std::string(group) + ": ";
-    for (std::size_t i = 0; i < failures.size(); ++i) message += (i ? "; " : "") + failures[i];
-    out.all_failed = k8s::Status::service_unavailable(message);
-  } else {
-    out.warnings = std::move(failures);
-  }
-  return out;
-}
 
 // The distinct members among `clusters` (already sorted), comma separated.
 std::string join_distinct(const std::vector<std::string>& clusters, std::size_t* count) {
@@ -93,13 +59,6 @@ template <class Item>
 std::string assemble_list(const std::vector<const std::string*>& encoded) {
   if constexpr (std::is_same_v<Item, k8s::PodMetrics>) return k8s::assemble_pod_metrics_list(encoded);
   else return k8s::assemble_node_metrics_list(encoded);
-}
-
-// Whether a member's list keeps an item of this namespace and name.
-bool wanted(const ResourceMetricsQuery& query, std::string_view namespace_name, std::string_view name) {
-  const bool pods = query.kind == ResourceMetricsQuery::Kind::Pods;
-  if (pods && !query.namespace_name.empty() && namespace_name != query.namespace_name) return false;
-  return query.name.empty() ? query.field_selector.matches(name, namespace_name) : name == query.name;
 }
 
 template <class Item>
@@ -215,208 +174,12 @@ k8s::Status unknown_while_members_failed(const k8s::GroupResource& what, const s
   return k8s::Status::service_unavailable(message);
 }
 
-std::string escape_field_value(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\\' || c == ',' || c == '=') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
-bool lists(const std::vector<k8s::APIResource>& resources, std::string_view name) {
-  return std::any_of(resources.begin(), resources.end(), [&](const k8s::APIResource& r) { return r.name == name; });
-}
-
 // prometheus-adapter forces these to namespaced=false (series_registry.go).
 bool root_scoped_parent(std::string_view parent) {
   return parent == "namespaces" || parent == "nodes" || parent == "persistentvolumes";
 }
 
 }  // namespace
-
-// ---------------------------------------------------------------------------
-
-MemberError left_out_error(std::string_view reason) {
-  return MemberError{MemberError::Kind::LeftOut, std::string(reason), 0, std::nullopt};
-}
-
-namespace {
-
-// 503 for a metric no asked member has while some chosen member was not
-// asked: it may have the metric, so 404 would be a guess that tells an HPA
-// the metric does not exist.
-k8s::Status maybe_in_unasked(const std::vector<LeftOutMember>& unasked, const std::string& what) {
-  std::string names;
-  for (const LeftOutMember& m : unasked)
-    names += (names.empty() ? "" : "; ") + member_warning(m.name, left_out_error(m.reason));
-  return k8s::Status::service_unavailable("no member cluster asked has the metric " + what +
-                                          ", and these could not be asked: " + names);
-}
-
-bool named(const std::vector<LeftOutMember>& left_out, std::string_view name) {
-  return std::any_of(left_out.begin(), left_out.end(), [&](const LeftOutMember& m) { return m.name == name; });
-}
-
-// The left-out members `chosen` accepts, in the source's order.
-template <class Chosen>
-std::vector<LeftOutMember> chosen_left_out(const std::vector<LeftOutMember>& left_out, Chosen chosen) {
-  std::vector<LeftOutMember> out;
-  for (const LeftOutMember& m : left_out)
-    if (chosen(m.name)) out.push_back(m);
-  return out;
-}
-
-}  // namespace
-
-std::vector<std::string> unknown_member_warnings(std::initializer_list<const k8s::LabelSelector*> selectors,
-                                                 const MemberList& members,
-                                                 const std::vector<LeftOutMember>& left_out) {
-  using Op = k8s::SelectorOperator;
-  std::vector<std::string> out;
-  for (const k8s::LabelSelector* clusters : selectors) {
-    for (const k8s::Requirement& r : clusters->requirements()) {
-      if (r.op != Op::Equals && r.op != Op::DoubleEquals && r.op != Op::In) continue;
-      for (const std::string& name : r.values) {
-        const bool known = named(left_out, name) || std::any_of(members.begin(), members.end(),
-                                                                [&](const auto& m) { return m->name() == name; });
-        const std::string text = std::string(kClusterLabel) + ": no member cluster is named '" + name + "'";
-        if (!known && std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
-      }
-    }
-  }
-  return out;
-}
-
-ClusterSplit split_cluster_selector(const k8s::LabelSelector& selector) {
-  auto [clusters, forwarded] = selector.partition(kClusterLabel);
-  return {std::move(clusters), std::move(forwarded)};
-}
-
-bool cluster_selected(const k8s::LabelSelector& clusters, std::string_view member) {
-  if (clusters.empty()) return true;
-  const k8s::Labels labels{{std::string(kClusterLabel), std::string(member)}};
-  return clusters.matches(labels);
-}
-
-Plan<ResourceMetricsQuery> plan_resource_metrics(const MemberList& members, const ResourceMetricsQuery& query,
-                                                 const std::vector<LeftOutMember>& left_out) {
-  Plan<ResourceMetricsQuery> plan;
-  ClusterSplit split = split_cluster_selector(query.label_selector);
-  plan.warnings = unknown_member_warnings({&split.clusters}, members, left_out);
-  plan.forwarded = query;
-  if (query.name.empty()) {
-    plan.forwarded.label_selector = std::move(split.forwarded);
-  } else {
-    // A Kubernetes get ignores selectors; the member interface has no get, so
-    // ask for a list of the one name. Only fedmetrics/cluster is honoured (it
-    // is how a client picks one of several same-named objects).
-    plan.forwarded.label_selector = {};
-    auto fields = k8s::FieldSelector::parse("metadata.name=" + escape_field_value(query.name));
-    if (!fields) {
-      plan.early = k8s::Status::bad_request(fields.error().message);
-      return plan;
-    }
-    plan.forwarded.field_selector = std::move(*fields);
-  }
-  bool any_serves = false;
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    const MemberCluster& member = *members[i];
-    // Unknown capabilities (discovery has not succeeded yet, e.g. just after
-    // start-up) mean "ask anyway": nearly every cluster runs metrics-server,
-    // and a member that does not serve the API fails fast and shows up as a
-    // warning, whereas skipping it would silently drop its pods and nodes.
-    // Custom and external metrics are named per member, so there the
-    // capability list is the only way to know whom to ask.
-    auto caps = member.capabilities();
-    if (caps && !caps->resource_metrics) continue;
-    any_serves = true;
-    if (cluster_selected(split.clusters, member.name())) plan.members.push_back(i);
-  }
-  // Left-out members may well serve the API (their capabilities are not
-  // known here): each is reported, and with nobody asked the merge answers
-  // 503 naming them.
-  plan.unasked =
-      chosen_left_out(left_out, [&](std::string_view name) { return cluster_selected(split.clusters, name); });
-  if (!any_serves && plan.unasked.empty()) {
-    plan.members.clear();
-    plan.early = k8s::Status::service_unavailable("no member cluster serves " + std::string(kMetricsGroup));
-  }
-  return plan;
-}
-
-Plan<CustomMetricsQuery> plan_custom_metrics(const MemberList& members, const CustomMetricsQuery& query,
-                                             const std::vector<LeftOutMember>& left_out) {
-  Plan<CustomMetricsQuery> plan;
-  ClusterSplit objects = split_cluster_selector(query.label_selector);
-  ClusterSplit series = split_cluster_selector(query.metric_selector);
-  plan.warnings = unknown_member_warnings({&objects.clusters, &series.clusters}, members, left_out);
-  const auto chosen_name = [&](std::string_view name) {
-    return cluster_selected(objects.clusters, name) && cluster_selected(series.clusters, name);
-  };
-  plan.forwarded = query;
-  plan.forwarded.label_selector = std::move(objects.forwarded);
-  plan.forwarded.metric_selector = std::move(series.forwarded);
-  const std::string resource = query.resource.to_string() + "/" + query.metric;
-  bool any_knows = false;
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    const MemberCluster& member = *members[i];
-    const bool chosen = chosen_name(member.name());
-    auto caps = member.capabilities();
-    if (!caps) {
-      if (chosen) plan.unasked.push_back({member.name(), std::string(kUndiscoveredReason)});
-      continue;
-    }
-    if (!lists(caps->custom_metric_resources, resource)) continue;
-    any_knows = true;
-    if (chosen) plan.members.push_back(i);
-  }
-  for (LeftOutMember& m : chosen_left_out(left_out, chosen_name)) plan.unasked.push_back(std::move(m));
-  if (!any_knows && !plan.unasked.empty()) {
-    plan.early = maybe_in_unasked(plan.unasked, resource + " (" + std::string(kCustomGroup) + ")");
-    plan.unasked.clear();
-  } else if (!any_knows) {
-    plan.early = k8s::Status::metric_not_found(query.metric, query.resource, query.wildcard() ? "" : query.name);
-  }
-  return plan;
-}
-
-Plan<ExternalMetricsQuery> plan_external_metrics(const MemberList& members, const ExternalMetricsQuery& query,
-                                                 const std::vector<LeftOutMember>& left_out) {
-  Plan<ExternalMetricsQuery> plan;
-  ClusterSplit series = split_cluster_selector(query.metric_selector);
-  plan.warnings = unknown_member_warnings({&series.clusters}, members, left_out);
-  const auto chosen_name = [&](std::string_view name) { return cluster_selected(series.clusters, name); };
-  plan.forwarded = query;
-  plan.forwarded.metric_selector = std::move(series.forwarded);
-  bool any_knows = false;
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    const MemberCluster& member = *members[i];
-    const bool chosen = chosen_name(member.name());
-    auto caps = member.capabilities();
-    if (!caps) {
-      if (chosen) plan.unasked.push_back({member.name(), std::string(kUndiscoveredReason)});
-      continue;
-    }
-    if (!lists(caps->external_metric_resources, query.metric)) continue;
-    any_knows = true;
-    if (chosen) plan.members.push_back(i);
-  }
-  for (LeftOutMember& m : chosen_left_out(left_out, chosen_name)) plan.unasked.push_back(std::move(m));
-  if (!any_knows && !plan.unasked.empty()) {
-    plan.early = maybe_in_unasked(plan.unasked, query.metric + " (" + std::string(kExternalGroup) + ")");
-    plan.unasked.clear();
-  } else if (!any_knows) {
-    // custom-metrics-apiserver has no dedicated external wording and adapters
-    // differ (prometheus-adapter says "for namespaces", others leave the
-    // resource empty). The custom-metrics sentence with the pseudo-resource
-    // "externalmetrics" names what was asked; clients act on 404/NotFound.
-    plan.early = k8s::Status::metric_not_found(query.metric, k8s::GroupResource{"", "externalmetrics"});
-  }
-  return plan;
-}
-
-// ---------------------------------------------------------------------------
 
 PodMetricsAnswer merge_pod_metrics(std::vector<MemberAnswer<std::vector<k8s::PodMetrics>>> answers,
                                    const ResourceMetricsQuery& query) {
@@ -446,92 +209,6 @@ PodMetricsAnswer merge_prepared_pod_metrics(std::vector<MemberAnswer<PreparedIte
 NodeMetricsAnswer merge_prepared_node_metrics(std::vector<MemberAnswer<PreparedItems<k8s::NodeMetrics>>> answers,
                                               const ResourceMetricsQuery& query) {
   return merge_resource_metrics(std::move(answers), query);
-}
-
-namespace {
-
-// A member's items in namespace, name order, its own order kept among equals.
-void sort_run(k8s::EncodedItems& run) {
-  using Item = k8s::EncodedItems::Item;
-  const auto before = [&run](const Item& a, const Item& b) {
-    const std::string_view x = run.namespace_of(a), y = run.namespace_of(b);
-    return x != y ? x < y : run.name_of(a) < run.name_of(b);
-  };
-  // metrics-server answers sorted already: then this is one pass.
-  if (!std::is_sorted(run.items.begin(), run.items.end(), before))
-    std::stable_sort(run.items.begin(), run.items.end(), before);
-}
-
-}  // namespace
-
-std::shared_ptr<const k8s::ItemPreparation> item_preparation(std::string_view cluster,
-                                                             std::shared_ptr<const ResourceMetricsQuery> query) {
-  auto preparation = std::make_shared<k8s::ItemPreparation>();
-  preparation->annotation_key = std::string(kQueryFromClusterAnnotation);
-  preparation->annotation_value = std::string(cluster);
-  preparation->keep = [query = std::move(query)](std::string_view namespace_name, std::string_view name) {
-    return wanted(*query, namespace_name, name);
-  };
-  return preparation;
-}
-
-PodMetricsAnswer merge_encoded_pod_metrics(std::vector<MemberAnswer<k8s::EncodedItems>> answers,
-                                           const ResourceMetricsQuery& /*query*/) {
-  Gathered<k8s::EncodedItems> g = gather(std::move(answers), kMetricsGroup);
-  if (g.all_failed) return {*g.all_failed, {}};
-  auto list = std::make_shared<JsonList>();
-  list->frame = k8s::pod_metrics_list_frame();
-  // Reserved first: the pieces point into the runs where they will stay.
-  list->runs.reserve(g.answered.size());
-  std::size_t count = 0;
-  for (auto& [cluster, run] : g.answered) {
-    sort_run(run);
-    count += run.items.size();
-    list->runs.push_back(std::move(run));
-  }
-  const auto& runs = list->runs;
-  list->pieces.reserve(count + 2);
-  list->pieces.emplace_back(list->frame.first);
-  // The runs merged as merge_resource_metrics' stable sort orders them: by
-  // namespace and name, then member (the runs are in member-name order, and
-  // so is a tie), then the member's own order. The heap holds one cursor per
-  // run, the smallest on top.
-  std::vector<std::size_t> next(runs.size(), 0);
-  const auto after = [&](std::size_t a, std::size_t b) {  // run a's next item comes after run b's
-    const k8s::EncodedItems::Item& x = runs[a].items[next[a]];
-    const k8s::EncodedItems::Item& y = runs[b].items[next[b]];
-    const std::string_view xn = runs[a].namespace_of(x), yn = runs[b].namespace_of(y);
-    if (xn != yn) return xn > yn;
-    const std::string_view xm = runs[a].name_of(x), ym = runs[b].name_of(y);
-    if (xm != ym) return xm > ym;
-    return a > b;
-  };
-  std::vector<std::size_t> heap;
-  for (std::size_t r = 0; r < runs.size(); ++r)
-    if (!runs[r].items.empty()) heap.push_back(r);
-  std::make_heap(heap.begin(), heap.end(), after);
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), after);
-    const std::size_t r = heap.back();
-    const k8s::EncodedItems::Item& item = runs[r].items[next[r]];
-    list->pieces.emplace_back(runs[r].bytes.data() + item.begin, item.size + 1);  // with its ','
-    if (++next[r] < runs[r].items.size()) {
-      std::push_heap(heap.begin(), heap.end(), after);
-    } else {
-      heap.pop_back();
-    }
-  }
-  if (count > 0) list->pieces.back().remove_suffix(1);  // the last item has no ','
-  list->pieces.emplace_back(list->frame.second);
-  for (const std::string_view piece : list->pieces) list->bytes += piece.size();
-  // Only the bytes are needed from here on.
-  for (k8s::EncodedItems& run : list->runs) {
-    run.keys = std::string();
-    run.items = {};
-  }
-  PodMetricsAnswer answer{std::vector<k8s::PodMetrics>{}, std::move(g.warnings)};
-  answer.json_list = std::move(list);
-  return answer;
 }
 
 CustomMetricsAnswer merge_custom_metrics(std::vector<MemberAnswer<std::vector<k8s::MetricValue>>> answers,
@@ -621,24 +298,6 @@ bool is_client_error(const MemberError& error) {
   return code >= 400 && code < 500 && code != 401 && code != 403 && code != 404 && code != 408 && code != 429;
 }
 
-namespace {
-// apimachinery's reason for a code (errors.go NewGenericServerResponse);
-// empty (StatusReasonUnknown) for the codes it has none for, as 414 and 431.
-std::string_view reason_for(int code) {
-  switch (code) {
-    case 400: return "BadRequest";
-    case 405: return "MethodNotAllowed";
-    case 406: return "NotAcceptable";
-    case 409: return "Conflict";
-    case 410: return "Expired";
-    case 413: return "RequestEntityTooLarge";
-    case 415: return "UnsupportedMediaType";
-    case 422: return "Invalid";
-    default: return "";
-  }
-}
-}  // namespace
-
 std::optional<k8s::Status> common_client_error(const std::vector<const MemberError*>& asked) {
   if (asked.empty()) return std::nullopt;
   const int code = asked.front()->http_status;
@@ -649,7 +308,7 @@ std::optional<k8s::Status> common_client_error(const std::vector<const MemberErr
     if (e->status && e->status->code == code) return *e->status;
   k8s::Status status;
   status.code = code;
-  status.reason = std::string(reason_for(code));
+  status.reason = std::string(k8s::reason_for_code(code));
   status.message = "every member cluster refused the request as forwarded to it: " + asked.front()->message;
   return status;
 }
@@ -724,35 +383,4 @@ k8s::APIResourceList merge_external_metric_resources(
     out.resources.push_back(k8s::APIResource{name, "", true, "ExternalMetricValueList", {"get"}});
   return out;
 }
-
-// ---------------------------------------------------------------------------
-
-namespace {
-std::string join_key(std::initializer_list<std::string_view> parts) {
-  std::string out;
-  for (std::string_view p : parts) {
-    out += p;
-    out += kKeySeparator;
-  }
-  return out;
-}
-}  // namespace
-
-std::string query_key(const ResourceMetricsQuery& query) {
-  const bool pods = query.kind == ResourceMetricsQuery::Kind::Pods;
-  // A pods list asked as JSON is answered without items (merge_encoded_pod_metrics).
-  const bool json_only = pods && query.name.empty() && query.encode_list;
-  return join_key({pods ? (json_only ? "pods/json" : "pods") : "nodes", query.namespace_name, query.name,
-                   query.label_selector.to_string(), query.field_selector.to_string()});
-}
-
-std::string query_key(const CustomMetricsQuery& query) {
-  return join_key({"custom", query.resource.to_string(), query.namespace_name, query.name, query.metric,
-                   query.label_selector.to_string(), query.metric_selector.to_string()});
-}
-
-std::string query_key(const ExternalMetricsQuery& query) {
-  return join_key({"external", query.namespace_name, query.metric, query.metric_selector.to_string()});
-}
-
 }  // namespace fedmetrics::aggregator

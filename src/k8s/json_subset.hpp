@@ -1,7 +1,8 @@
 #pragma once
-// The first reader of a member's answer (metrics_decode_fast.cpp), in a
-// header of its own so that its tests can hold it against nlohmann's parser
-// event by event (test/k8s/json_subset_test.cpp).
+// A reader of the JSON subset metrics-server writes, as SAX events, held
+// against nlohmann's parser event by event (test/k8s/json_subset_test.cpp).
+// The pods list no longer goes through it: its scanner
+// (pod_metrics_scan.hpp) reads that shape without events.
 #include <cstddef>
 #include <string>
 #include <string_view>

@@ -1,79 +1,71 @@
 // The member answer on the hot path, PodMetricsList, decoded straight from
-// the text: no document tree, one pass, by read_json_subset below when the
-// text is in the subset metrics-server writes, else by nlohmann's SAX parser
-// (detail::PodMetricsListSax, in pod_metrics_sax.hpp, says which shape it
-// takes). Anything else is left to the tree decoder
-// (pod_metrics_list_from_json); both give the same values
-// (test/k8s/metrics_decode_fast_test.cpp).
+// the text: no document tree, one pass, by the scanner when the text is in
+// the shape metrics-server writes, else by nlohmann's SAX parser
+// (detail::read_pod_metrics_list, pod_metrics_scan.hpp). Anything else is
+// left to the tree decoder (pod_metrics_list_from_json); both give the same
+// values (test/k8s/metrics_decode_fast_test.cpp).
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "fedmetrics/k8s/metrics_types.hpp"
-#include "k8s/json_subset.hpp"
-#include "k8s/pod_metrics_sax.hpp"
+#include "k8s/pod_metrics_scan.hpp"
 
 namespace fedmetrics::k8s {
 namespace {
 
-// The reader's events into PodMetrics values.
-class PodMetricsSink {
+// The reader's items into PodMetrics values.
+class PodMetricsDecoder final : public detail::PodItemHandler {
  public:
-  explicit PodMetricsSink(std::vector<PodMetrics>& out) : out_(out) {}
-  void begin_item() { out_.emplace_back(); }
-  bool end_item() { return true; }
-  void name(std::string& value) { pod().metadata.name = std::move(value); }
-  void namespace_name(std::string& value) { pod().metadata.namespace_name = std::move(value); }
-  void label(std::string& key, std::string& value) { pod().metadata.labels[std::move(key)] = std::move(value); }
-  void annotation(std::string& key, std::string& value) {
-    pod().metadata.annotations[std::move(key)] = std::move(value);
-  }
-  bool creation_timestamp(const std::string& value) {
-    auto t = parse_time(value);
-    if (t) pod().metadata.creation_timestamp = *t;
-    return t.ok();
-  }
-  bool timestamp(const std::string& value) {
-    auto t = parse_time(value);
-    if (t) pod().timestamp = *t;
-    return t.ok();
-  }
-  bool window(const std::string& value) {
-    auto d = parse_duration(value);
-    if (d) pod().window = *d;
-    return d.ok();
-  }
-  void begin_container() { pod().containers.emplace_back(); }
-  void container_name(std::string& value) { pod().containers.back().name = std::move(value); }
-  bool usage(std::string& key, const std::string& value) {
-    auto q = Quantity::parse(value);
-    if (q) pod().containers.back().usage.insert_or_assign(std::move(key), *q);
-    return q.ok();
+  explicit PodMetricsDecoder(std::vector<PodMetrics>& out) : out_(out) {}
+
+  void restart() override { out_.clear(); }
+
+  bool item(const detail::PodItemView& v) override {
+    PodMetrics& pod = out_.emplace_back();
+    ObjectMeta& meta = pod.metadata;
+    meta.name = v.name;
+    meta.namespace_name = v.namespace_name;
+    // A repeated key: the last one is kept, as the tree decoder keeps it.
+    for (const auto& [key, value] : v.labels) meta.labels.insert_or_assign(std::string(key), value);
+    for (const auto& [key, value] : v.annotations) meta.annotations.insert_or_assign(std::string(key), value);
+    if (v.creation_timestamp) {
+      auto t = parse_time(*v.creation_timestamp);
+      if (!t) return false;
+      meta.creation_timestamp = *t;
+    }
+    if (v.timestamp) {
+      auto t = parse_time(*v.timestamp);
+      if (!t) return false;
+      pod.timestamp = *t;
+    }
+    if (v.window) {
+      auto d = parse_duration(*v.window);
+      if (!d) return false;
+      pod.window = *d;
+    }
+    pod.containers.resize(v.container_count);
+    for (std::size_t i = 0; i < v.container_count; ++i) {
+      pod.containers[i].name = v.containers[i].name;
+      for (const auto& [key, value] : v.containers[i].usage) {
+        auto q = Quantity::parse(value);
+        if (!q) return false;
+        pod.containers[i].usage.insert_or_assign(std::string(key), *q);
+      }
+    }
+    return true;
   }
 
  private:
-  PodMetrics& pod() { return out_.back(); }
   std::vector<PodMetrics>& out_;
 };
 
 }  // namespace
 
 std::optional<std::vector<PodMetrics>> try_decode_pod_metrics_list(std::string_view body) {
-  {
-    std::vector<PodMetrics> out;
-    PodMetricsSink sink(out);
-    detail::PodMetricsListSax sax(sink);
-    if (detail::read_json_subset(body, sax) && sax.complete()) return out;
-  }
-  // Outside the subset, or not the common shape: nlohmann's parser decides.
   std::vector<PodMetrics> out;
-  PodMetricsSink sink(out);
-  detail::PodMetricsListSax sax(sink);
-  const bool parsed =
-      nlohmann::json::sax_parse(body.begin(), body.end(), &sax, nlohmann::json::input_format_t::json, /*strict=*/true);
-  if (!parsed || !sax.complete()) return std::nullopt;
+  PodMetricsDecoder decoder(out);
+  if (!detail::read_pod_metrics_list(body, decoder)) return std::nullopt;
   return out;
 }
 

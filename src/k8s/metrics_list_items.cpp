@@ -1,26 +1,28 @@
 // Members' list items encoded for a merged JSON list (EncodedItems), and the
 // transcoder of the hot path: a member's PodMetricsList read by the same
-// reader as the fast decoder (pod_metrics_sax.hpp) and written straight
-// back as list items, each item's text held only until it is written. It
-// makes no PodMetrics value: at 1,000 pods per member and 100 members, the
-// maps and strings of 100,000 of them cost more than everything else a query
-// does. Its bytes are the decoder's and encode_pod_metrics_item's (the
-// reference, append_pod_metrics_item): fields in the encoder's order, maps
-// sorted with the last of a repeated key kept, quantities, times and
-// durations in their canonical text (test/k8s/metrics_list_items_test.cpp).
-#include <algorithm>
+// reader as the fast decoder (pod_metrics_scan.hpp) and written straight
+// back as list items. It makes no PodMetrics value: at 1,000 pods per member
+// and 100 members, the maps and strings of 100,000 of them cost more than
+// everything else a query does. An item whose text is already what the
+// encoder writes (our simulator's, a member of ours) is copied as it is with
+// the annotation inserted; any other is written from views into the
+// member's text. Either way its bytes are the decoder's and
+// encode_pod_metrics_item's (the reference, append_pod_metrics_item): fields
+// in the encoder's order, maps sorted with the last of a repeated key kept,
+// quantities, times and durations in their canonical text
+// (test/k8s/metrics_list_items_test.cpp).
+#include <chrono>
+#include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "fedmetrics/k8s/metrics_list_items.hpp"
-#include "k8s/json_subset.hpp"
 #include "k8s/json_writer.hpp"
-#include "k8s/pod_metrics_sax.hpp"
+#include "k8s/pod_metrics_scan.hpp"
 
 namespace fedmetrics::k8s {
 namespace {
@@ -62,180 +64,243 @@ std::pair<std::string, std::string> frame(std::string empty_list) {
   return {empty_list.substr(0, cut), empty_list.substr(cut)};
 }
 
-// The canonical text of a quantity, time or duration as the member wrote it,
+// The canonical text of a time or duration as the member wrote it,
 // remembered for the last text seen: a member's pods share their timestamps
-// and window, one after the other. Only the last: a map of every distinct
-// text costs more than it saves on usage values, which differ pod by pod.
+// and window, one after the other.
 template <class Canonical>
 class LastCanonical {
  public:
   explicit LastCanonical(Canonical canonical) : canonical_(std::move(canonical)) {}
-  // nullptr when `text` is not one.
-  const std::string* get(const std::string& text) {
-    if (valid_ && text == text_) return &value_;
-    auto value = canonical_(text);
-    valid_ = value.has_value();
-    if (!valid_) return nullptr;
-    text_ = text;
-    value_ = std::move(*value);
+  // nullptr when `text` is not one; `same`: whether `text` is its canonical text.
+  const std::string* get(std::string_view text, bool& same) {
+    if (!(valid_ && text == text_)) {
+      auto value = canonical_(text);
+      valid_ = value.has_value();
+      if (!valid_) return nullptr;
+      text_.assign(text);
+      value_ = std::move(*value);
+      same_ = value_ == text_;
+    }
+    same = same_;
     return &value_;
   }
 
  private:
   Canonical canonical_;
-  bool valid_ = false;
+  bool valid_ = false, same_ = false;
   std::string text_, value_;
 };
 
-std::optional<std::string> canonical_time(const std::string& text) {
+std::optional<std::string> canonical_time(std::string_view text) {
   auto t = parse_time(text);
   if (!t) return std::nullopt;
   return format_time(*t);
 }
-std::optional<std::string> canonical_duration(const std::string& text) {
+std::optional<std::string> canonical_duration(std::string_view text) {
   auto d = parse_duration(text);
   if (!d) return std::nullopt;
   return format_duration(*d);
 }
-std::optional<std::string> canonical_quantity(const std::string& text) {
+
+}  // namespace
+
+namespace detail {
+bool plainly_canonical_quantity(std::string_view text) {
+  std::size_t digits = 0;
+  std::uint64_t mantissa = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9')
+    mantissa = mantissa * 10 + static_cast<std::uint64_t>(text[digits++] - '0');
+  // Past 15 digits, or a P or E suffix, the value may leave the 64-bit paths: parse it.
+  if (digits == 0 || digits > 15) return false;
+  if (text[0] == '0') return text.size() == 1;  // "0"; never "0m" nor "05"
+  const std::string_view suffix = text.substr(digits);
+  if (suffix.size() == 2 && suffix[1] == 'i') {
+    int power = 0;  // of 1024
+    switch (suffix[0]) {
+      case 'K': power = 1; break;
+      case 'M': power = 2; break;
+      case 'G': power = 3; break;
+      case 'T': power = 4; break;
+      default: return false;
+    }
+    // A binary value past 2^63 bytes saturates: well below it only.
+    if (mantissa >= std::uint64_t{1} << (62 - 10 * power)) return false;
+    return mantissa % 1024 != 0;  // else the next binary suffix
+  }
+  if (suffix.size() > 1) return false;
+  if (!suffix.empty()) {
+    switch (suffix[0]) {
+      case 'n':
+      case 'u':
+      case 'm':
+      case 'k':
+      case 'M':
+      case 'G':
+      case 'T': break;
+      default: return false;  // an exponent, or not a quantity
+    }
+  }
+  return mantissa % 1000 != 0;  // else the next decimal suffix
+}
+}  // namespace detail
+
+namespace {
+
+// A quantity's canonical text: `text` itself when plainly canonical, else
+// parsed and printed into `scratch`; nullopt when it is not a quantity.
+std::optional<std::string_view> canonical_quantity(std::string_view text, std::string& scratch) {
+  if (detail::plainly_canonical_quantity(text)) return text;
   auto q = Quantity::parse(text);
   if (!q) return std::nullopt;
-  return q->to_string();
+  scratch = q->to_string();
+  return std::string_view(scratch);
 }
 
-// The reader's events into encoded items. An item's strings are kept in one
-// reused buffer (`text_`) until its end, then written in the encoder's order.
-class EncodingSink {
+// A member's items into encoded items: each item copied as it is with our
+// annotation inserted where its text is what the encoder writes, else
+// written afresh from its values (metrics_encode.cpp's write_pod, as a list
+// item). Either way the bytes are append_pod_metrics_item's.
+class ItemWriter final : public detail::PodItemHandler {
  public:
-  // `plain`: every string comes from the subset reader, so none needs escaping.
-  EncodingSink(EncodedItems& out, const ItemPreparation& preparation, bool plain)
+  ItemWriter(EncodedItems& out, const ItemPreparation& preparation)
       : out_(out),
         preparation_(preparation),
-        plain_(plain),
         created_(canonical_time),
         times_(canonical_time),
-        durations_(canonical_duration),
-        quantities_(canonical_quantity) {}
+        durations_(canonical_duration) {
+    JsonWriter w(ours_);
+    w.begin_object();
+    w.key(preparation.annotation_key);
+    w.string(preparation.annotation_value);
+    ours_.erase(0, 1);  // "key":"value", without the braces
+  }
 
-  void begin_item() {
-    text_.clear();
-    name_ = namespace_ = {};
-    labels_.clear();
-    annotations_.clear();
-    creation_timestamp_ = timestamp_ = window_ = {};
-    containers_ = 0;
+  void restart() override {
+    out_.bytes.clear();
+    out_.keys.clear();
+    out_.items.clear();
   }
-  void name(const std::string& value) { name_ = keep(value); }
-  void namespace_name(const std::string& value) { namespace_ = keep(value); }
-  void label(const std::string& key, const std::string& value) { labels_.push_back({keep(key), keep(value)}); }
-  void annotation(const std::string& key, const std::string& value) {
-    annotations_.push_back({keep(key), keep(value)});
-  }
-  bool creation_timestamp(const std::string& value) { return canonical(created_, value, creation_timestamp_); }
-  bool timestamp(const std::string& value) { return canonical(times_, value, timestamp_); }
-  bool window(const std::string& value) { return canonical(durations_, value, window_); }
-  void begin_container() {
-    if (containers_ == container_list_.size()) container_list_.emplace_back();
-    Container& c = container_list_[containers_++];
-    c.name = {};
-    c.usage.clear();
-  }
-  void container_name(const std::string& value) { container_list_[containers_ - 1].name = keep(value); }
-  bool usage(const std::string& key, const std::string& value) {
-    Usage usage{keep(key), {}};
-    if (!canonical(quantities_, value, usage.value)) return false;
-    container_list_[containers_ - 1].usage.push_back(usage);
-    return true;
-  }
-  bool end_item() {
-    if (text_.size() > kMaxBytes || out_.bytes.size() > kMaxBytes) return false;
-    const std::string_view ns = view(namespace_), name = view(name_);
-    if (!keeps(preparation_, ns, name)) return true;
-    write_item(ns, name);
+
+  bool item(const detail::PodItemView& v) override {
+    if (out_.bytes.size() > kMaxBytes) return false;
+    // Every value is checked, kept or not, as the decoder checks them.
+    bool canonical = v.canonical_layout;
+    const std::string* created = nullptr;
+    const std::string* timestamp = nullptr;
+    const std::string* window = nullptr;
+    if (!check(created_, v.creation_timestamp, created, canonical) ||
+        !check(times_, v.timestamp, timestamp, canonical) || !check(durations_, v.window, window, canonical))
+      return false;
+    for (std::size_t i = 0; i < v.container_count; ++i) {
+      for (const detail::PodItemView::Entry& u : v.containers[i].usage) {
+        if (detail::plainly_canonical_quantity(u.value)) continue;
+        if (!Quantity::parse(u.value)) return false;
+        canonical = false;
+      }
+    }
+    if (!keeps(preparation_, v.namespace_name, v.name)) return true;
+    const std::size_t begin = out_.bytes.size();
+    if (!(canonical && copy_item(v))) write_item(v, created, timestamp, window);
+    close_item(out_, begin, v.namespace_name, v.name);
     return true;
   }
 
  private:
-  struct Span {
-    std::size_t begin = 0, size = 0;
-  };
-  struct Pair {
-    Span key, value;
-  };
-  struct Usage {
-    Span key;
-    Span value;  // canonical
-  };
-  struct Container {
-    Span name;
-    std::vector<Usage> usage;
-  };
+  using Entry = detail::PodItemView::Entry;
+  using Canonical = std::optional<std::string> (*)(std::string_view);
 
-  // The canonical text of `text` kept with the item's strings; false when it is not one.
-  template <class Cache, class Into>
-  bool canonical(Cache& cache, const std::string& text, Into& into) {
-    const std::string* value = cache.get(text);
-    if (value == nullptr) return false;
-    into = keep(*value);
+  // The canonical text of a time or duration sent, into `into`; whether the
+  // text sent is that text stays in `canonical`. False: not one.
+  static bool check(LastCanonical<Canonical>& cache, const std::optional<std::string_view>& text,
+                    const std::string*& into, bool& canonical) {
+    if (!text) return true;
+    bool same = false;
+    into = cache.get(*text, same);
+    if (into == nullptr) return false;
+    canonical = canonical && same;
     return true;
   }
 
-  Span keep(const std::string& s) {
-    Span span{text_.size(), s.size()};
-    text_.append(s);
-    return span;
+  // The item's own text with our annotation inserted among its annotations
+  // (or as the first key of its metadata); false when it has one of our key
+  // (the writer replaces it).
+  bool copy_item(const detail::PodItemView& v) {
+    const std::string_view key = preparation_.annotation_key;
+    const Entry* after = nullptr;  // the first of its annotations that sorts after ours
+    for (const Entry& a : v.annotations) {
+      if (a.key == key) return false;
+      if (after == nullptr && key < a.key) after = &a;
+    }
+    const char* at = nullptr;
+    std::string_view before, behind;  // what goes around ours
+    if (v.annotations.empty()) {
+      at = v.metadata + 1;  // after {
+      before = R"("annotations":{)";
+      behind = "},";
+    } else if (after != nullptr) {
+      at = after->key.data() - 1;  // at its "
+      behind = ",";
+    } else {
+      const Entry& last = v.annotations.back();
+      at = last.value.data() + last.value.size() + 1;  // at the map's }
+      before = ",";
+    }
+    const std::size_t head = static_cast<std::size_t>(at - v.text.data());
+    std::string& bytes = out_.bytes;
+    bytes.append(v.text.data(), head);
+    bytes.append(before);
+    bytes.append(ours_);
+    bytes.append(behind);
+    bytes.append(v.text.data() + head, v.text.size() - head);
+    return true;
   }
-  [[nodiscard]] std::string_view view(Span s) const { return {text_.data() + s.begin, s.size}; }
 
   // A map's entries in key order, the last of a repeated key kept
   // (std::map's operator[]). An insertion sort, stable: a pod's maps hold a
   // handful of entries, and std::stable_sort would allocate for each.
-  template <class Entry>
-  void sort_map(std::vector<Entry>& entries) {
+  static void sort_map(std::vector<Entry>& entries) {
     for (std::size_t i = 1; i < entries.size(); ++i) {
       const Entry entry = entries[i];
       std::size_t j = i;
-      for (; j > 0 && view(entry.key) < view(entries[j - 1].key); --j) entries[j] = entries[j - 1];
+      for (; j > 0 && entry.key < entries[j - 1].key; --j) entries[j] = entries[j - 1];
       entries[j] = entry;
     }
     auto out = entries.begin();
     for (auto it = entries.begin(); it != entries.end(); ++it) {
       const auto next = it + 1;
-      if (next != entries.end() && view(next->key) == view(it->key)) continue;
+      if (next != entries.end() && next->key == it->key) continue;
       *out++ = *it;
     }
     entries.erase(out, entries.end());
   }
+  static const std::vector<Entry>& sorted(const std::vector<Entry>& entries, std::vector<Entry>& scratch) {
+    scratch.assign(entries.begin(), entries.end());
+    sort_map(scratch);
+    return scratch;
+  }
 
-  // A string the member sent: escaped unless the subset reader read it.
+  // A string the member sent: escaped unless the scanner read it.
   void member_key(JsonWriter& w, std::string_view text) const { plain_ ? w.plain_key(text) : w.key(text); }
   void member_string(JsonWriter& w, std::string_view text) const { plain_ ? w.plain_string(text) : w.string(text); }
 
   // write_pod's order (metrics_encode.cpp), as a list item.
-  void write_item(std::string_view ns, std::string_view name) {
-    // The annotation replaces a member's own of the same key.
-    annotations_.erase(std::remove_if(annotations_.begin(), annotations_.end(),
-                                      [&](const Pair& p) { return view(p.key) == preparation_.annotation_key; }),
-                       annotations_.end());
-    sort_map(annotations_);
-    sort_map(labels_);
-    std::string& bytes = out_.bytes;
-    const std::size_t begin = bytes.size();
-    JsonWriter w(bytes);
+  void write_item(const detail::PodItemView& v, const std::string* created, const std::string* timestamp,
+                  const std::string* window) {
+    plain_ = v.plain;
+    JsonWriter w(out_.bytes);
     w.begin_object();
     w.plain_key("containers");
     w.begin_array();
-    for (std::size_t i = 0; i < containers_; ++i) {
-      Container& c = container_list_[i];
-      sort_map(c.usage);
+    for (std::size_t i = 0; i < v.container_count; ++i) {
+      const detail::PodItemView::Container& c = v.containers[i];
       w.begin_object();
       w.plain_key("name");
-      member_string(w, view(c.name));
+      member_string(w, c.name);
       w.plain_key("usage");
       w.begin_object();
-      for (const Usage& q : c.usage) {
-        member_key(w, view(q.key));
-        w.plain_string(view(q.value));
+      for (const Entry& q : sorted(c.usage, scratch_)) {
+        member_key(w, q.key);
+        w.plain_string(*canonical_quantity(q.value, quantity_));  // checked by item()
       }
       w.end_object();
       w.end_object();
@@ -246,45 +311,41 @@ class EncodingSink {
     w.plain_key("annotations");
     w.begin_object();
     bool ours_written = false;
-    for (const Pair& a : annotations_) {
-      if (!ours_written && preparation_.annotation_key < view(a.key)) {
-        w.key(preparation_.annotation_key);
-        w.string(preparation_.annotation_value);
+    for (const Entry& a : sorted(v.annotations, scratch_)) {
+      if (a.key == preparation_.annotation_key) continue;  // ours replaces it
+      if (!ours_written && preparation_.annotation_key < a.key) {
+        w.raw(ours_);
         ours_written = true;
       }
-      member_key(w, view(a.key));
-      member_string(w, view(a.value));
+      member_key(w, a.key);
+      member_string(w, a.value);
     }
-    if (!ours_written) {
-      w.key(preparation_.annotation_key);
-      w.string(preparation_.annotation_value);
-    }
+    if (!ours_written) w.raw(ours_);
     w.end_object();
     w.plain_key("creationTimestamp");
-    if (creation_timestamp_) w.plain_string(view(*creation_timestamp_));
+    if (created != nullptr) w.plain_string(*created);
     else w.null();
-    if (!labels_.empty()) {
+    if (!v.labels.empty()) {
       w.plain_key("labels");
       w.begin_object();
-      for (const Pair& l : labels_) {
-        member_key(w, view(l.key));
-        member_string(w, view(l.value));
+      for (const Entry& l : sorted(v.labels, scratch_)) {
+        member_key(w, l.key);
+        member_string(w, l.value);
       }
       w.end_object();
     }
     w.plain_key("name");
-    member_string(w, name);
-    if (!ns.empty()) {
+    member_string(w, v.name);
+    if (!v.namespace_name.empty()) {
       w.plain_key("namespace");
-      member_string(w, ns);
+      member_string(w, v.namespace_name);
     }
     w.end_object();
     w.plain_key("timestamp");
-    w.plain_string(timestamp_ ? view(*timestamp_) : std::string_view(zero_time()));
+    w.plain_string(timestamp != nullptr ? *timestamp : zero_time());
     w.plain_key("window");
-    w.plain_string(window_ ? view(*window_) : std::string_view(zero_duration()));
+    w.plain_string(window != nullptr ? *window : zero_duration());
     w.end_object();
-    close_item(out_, begin, ns, name);
   }
 
   // What an absent timestamp or window is written as (Go's zero values).
@@ -299,16 +360,11 @@ class EncodingSink {
 
   EncodedItems& out_;
   const ItemPreparation& preparation_;
-  const bool plain_;
-  using Canonical = std::optional<std::string> (*)(const std::string&);
-  LastCanonical<Canonical> created_, times_, durations_, quantities_;
-
-  std::string text_;  // the current item's strings
-  Span name_, namespace_;
-  std::vector<Pair> labels_, annotations_;
-  std::optional<Span> creation_timestamp_, timestamp_, window_;  // canonical
-  std::vector<Container> container_list_;                        // the first containers_ are the current item's
-  std::size_t containers_ = 0;
+  std::string ours_;  // "annotation key":"value", escaped
+  LastCanonical<Canonical> created_, times_, durations_;
+  bool plain_ = true;
+  std::vector<Entry> scratch_;
+  std::string quantity_;
 };
 
 }  // namespace
@@ -329,20 +385,10 @@ bool append_node_metrics_item(EncodedItems& out, NodeMetrics node, const ItemPre
 
 std::optional<EncodedItems> transcode_pod_metrics_list(std::string_view body, const ItemPreparation& preparation) {
   if (body.size() > kMaxBytes) return std::nullopt;
-  {
-    EncodedItems out;
-    out.bytes.reserve(body.size() + body.size() / 4);  // the annotation makes items longer
-    EncodingSink sink(out, preparation, /*plain=*/true);
-    detail::PodMetricsListSax sax(sink);
-    if (detail::read_json_subset(body, sax) && sax.complete()) return out;
-  }
-  // Outside the subset (an escape, a number): nlohmann's parser reads it, as the decoder does.
   EncodedItems out;
-  EncodingSink sink(out, preparation, /*plain=*/false);
-  detail::PodMetricsListSax sax(sink);
-  const bool parsed =
-      nlohmann::json::sax_parse(body.begin(), body.end(), &sax, nlohmann::json::input_format_t::json, /*strict=*/true);
-  if (!parsed || !sax.complete()) return std::nullopt;
+  out.bytes.reserve(body.size() + body.size() / 4);  // the annotation makes items longer
+  ItemWriter writer(out, preparation);
+  if (!detail::read_pod_metrics_list(body, writer)) return std::nullopt;
   return out;
 }
 

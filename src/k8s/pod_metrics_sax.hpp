@@ -1,14 +1,14 @@
 #pragma once
-// The reader of a member's PodMetricsList on the hot path, as nlohmann SAX
-// events (fed by detail::read_json_subset or by nlohmann's own parser). It
-// takes only the shape metrics-server writes (strings where strings belong,
-// nulls only where a value may be absent, no repeated keys) and gives up on
-// anything else, so that the tree decoder (pod_metrics_list_from_json)
-// produces the precise error or reads the unusual-but-valid document.
+// The second reader of a member's PodMetricsList, as nlohmann SAX events,
+// for the text the scanner (pod_metrics_scan.hpp) does not take: escapes,
+// numbers, text other than ASCII. It takes only the shape metrics-server
+// writes (strings where strings belong, nulls only where a value may be
+// absent, no repeated keys) and gives up on anything else, so that the tree
+// decoder (pod_metrics_list_from_json) produces the precise error or reads
+// the unusual-but-valid document.
 //
-// What it reads goes to a Sink, so that one reader serves both the decoder
-// into PodMetrics (metrics_decode_fast.cpp) and the transcoder into encoded
-// list items (metrics_list_items.cpp). A Sink has:
+// What it reads goes to a Sink (pod_metrics_scan.cpp's, which hands each
+// item on as the scanner does). A Sink has:
 //   begin_item(); end_item() -> bool (false: give up);
 //   name(s), namespace_name(s), label(key, value), annotation(key, value);
 //   creation_timestamp(s), timestamp(s), window(s) (never empty) -> bool:
@@ -20,6 +20,7 @@
 #include <cctype>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -128,28 +129,10 @@ class PodMetricsListSax {
     if (skipping()) return true;
     Frame& frame = stack_.back();
     switch (frame.ctx) {
-      case Ctx::List:
-        if (name == "kind") return expect(frame, Field::Kind, 0);
-        if (name == "apiVersion") return expect(frame, Field::ApiVersion, 1);
-        if (name == "items") return expect(frame, Field::Items, 2);
-        return expect(frame, Field::Ignored, -1);
-      case Ctx::Item:
-        if (name == "metadata") return frame.seen_metadata = true, expect(frame, Field::Metadata, 0);
-        if (name == "timestamp") return expect(frame, Field::Timestamp, 1);
-        if (name == "window") return expect(frame, Field::Window, 2);
-        if (name == "containers") return expect(frame, Field::Containers, 3);
-        return expect(frame, Field::Ignored, -1);
-      case Ctx::Meta:
-        if (name == "name") return expect(frame, Field::Name, 0);
-        if (name == "namespace") return expect(frame, Field::Namespace, 1);
-        if (name == "labels") return expect(frame, Field::Labels, 2);
-        if (name == "annotations") return expect(frame, Field::Annotations, 3);
-        if (name == "creationTimestamp") return expect(frame, Field::CreationTimestamp, 4);
-        return expect(frame, Field::Ignored, -1);
-      case Ctx::Container:
-        if (name == "name") return expect(frame, Field::ContainerName, 0);
-        if (name == "usage") return expect(frame, Field::Usage, 1);
-        return expect(frame, Field::Ignored, -1);
+      case Ctx::List: return known_key(frame, kListKeys, name);
+      case Ctx::Item: return known_key(frame, kItemKeys, name);
+      case Ctx::Meta: return known_key(frame, kMetaKeys, name);
+      case Ctx::Container: return known_key(frame, kContainerKeys, name);
       case Ctx::Labels:
       case Ctx::Annotations:
       case Ctx::Usage:
@@ -195,6 +178,34 @@ class PodMetricsListSax {
     std::uint32_t seen = 0;  // known keys met in this object (a repeat gives up)
     bool seen_metadata = false;
   };
+
+  // The keys read in each kind of object; any other is Ignored.
+  struct Known {
+    std::string_view name;
+    Field field;
+  };
+  static constexpr Known kListKeys[] = {
+      {"kind", Field::Kind}, {"apiVersion", Field::ApiVersion}, {"items", Field::Items}};
+  static constexpr Known kItemKeys[] = {{"metadata", Field::Metadata},
+                                        {"timestamp", Field::Timestamp},
+                                        {"window", Field::Window},
+                                        {"containers", Field::Containers}};
+  static constexpr Known kMetaKeys[] = {{"name", Field::Name},
+                                        {"namespace", Field::Namespace},
+                                        {"labels", Field::Labels},
+                                        {"annotations", Field::Annotations},
+                                        {"creationTimestamp", Field::CreationTimestamp}};
+  static constexpr Known kContainerKeys[] = {{"name", Field::ContainerName}, {"usage", Field::Usage}};
+
+  template <std::size_t N>
+  bool known_key(Frame& frame, const Known (&keys)[N], std::string_view name) {
+    for (std::size_t i = 0; i < N; ++i) {
+      if (keys[i].name != name) continue;
+      if (keys[i].field == Field::Metadata) frame.seen_metadata = true;
+      return expect(frame, keys[i].field, static_cast<int>(i));
+    }
+    return expect(frame, Field::Ignored, -1);
+  }
 
   void push(Ctx ctx) { stack_.push_back(Frame{ctx}); }
   bool other_scalar() { return skipping() || take_field() == Field::Ignored || give_up(); }

@@ -12,6 +12,7 @@
 
 #include "support/fake_member_cluster.hpp"
 #include "aggregator/merge.hpp"
+#include "aggregator/plan.hpp"
 #include "fedmetrics/k8s/metrics_list_items.hpp"
 
 using namespace fedmetrics;
@@ -87,7 +88,9 @@ std::string member_text(std::mt19937& rng, int count, bool sorted) {
   for (int i = 0; i < count; ++i) {
     k8s::Labels labels;
     if (pick(2)) labels["app"] = "web";
-    pods.push_back(pod(namespaces[pick(3)], "web-" + std::to_string(pick(20)), pick(2) ? "10m" : "1500m", labels));
+    // Names longer than 16 bytes that agree that far, and names that begin others.
+    const std::string name = (pick(2) ? "web-" : "api-deployment-7c45cffc96-") + std::to_string(pick(20));
+    pods.push_back(pod(namespaces[pick(3)], name, pick(2) ? "10m" : "1500m", labels));
   }
   if (sorted) {
     std::stable_sort(pods.begin(), pods.end(), [](const k8s::PodMetrics& x, const k8s::PodMetrics& y) {
