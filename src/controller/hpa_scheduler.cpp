@@ -127,6 +127,7 @@ Task<void> HpaController::State::pass(Which which, std::function<void()> done) {
     keyed.emplace_back(std::move(*key), std::move(object));
   }
   forget_deleted(listed);
+  if (reads_changed && options.member_pods) keep_shared_reads();
   const auto now = options.monotonic->now();
   for (auto& [key, object] : keyed) {
     auto& m = memory[key];
@@ -197,6 +198,7 @@ void HpaController::State::forget_deleted(const std::set<FederatedHPAKey>& liste
   for (auto it = memory.begin(); it != memory.end();) {
     if (!listed.count(it->first) && !it->second.busy && ++it->second.missed_lists >= 2) {
       const FederatedHPAKey gone = it->first;
+      if (!it->second.read_members.empty()) reads_changed = true;  // its watches may be the last of their namespace
       it = memory.erase(it);
       forget_gauges_unless_named(gone);
     } else {
