@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -278,9 +279,15 @@ awaitable<HttpResult> HttpsClient::Impl::request(std::shared_ptr<Impl> impl, Out
                                                  Deadline deadline) {
   impl->begin();
   const auto started = std::chrono::steady_clock::now();
-  // On the client's strand, and back on the caller's executor with the answer.
+  // On the client's strand, and back on the caller's executor with the
+  // answer. The caller's cancellation does not reach the request, which ends
+  // by its deadline: Boost 1.81's co_spawn forwards a cancellation by
+  // posting it with a pointer to its handler, which the request's end may
+  // have freed by then (a SIGSEGV in cancellation_signal::emit when a
+  // leadership term ended while 50 syncs awaited the control plane).
   auto on_strand =
-      asio::co_spawn(impl->strand, run(impl, std::move(request), deadline), asio::as_tuple(asio::use_awaitable));
+      asio::co_spawn(impl->strand, run(impl, std::move(request), deadline),
+                     asio::bind_cancellation_slot(asio::cancellation_slot(), asio::as_tuple(asio::use_awaitable)));
   auto [failure, result] = co_await std::move(on_strand);
   co_return impl->end(std::move(result), failure != nullptr, seconds_since(started));
 }

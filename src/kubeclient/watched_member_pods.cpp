@@ -30,36 +30,6 @@ async::Task<void> expire(async::OneShot<bool> first_list,
   first_list.set(false);
 }
 
-// The list of a watch that its cancellation (keep(), stop()) does not reach:
-// it ends by its deadline. Cancelling a coroutine that awaits
-// HttpsClient::request lets Asio post the cancellation into the request's
-// coroutine after it may have ended (a use after free seen at 100 members);
-// the watch closes its stream itself when cancelled.
-async::Task<kube::HttpResult> list_to_its_end(std::shared_ptr<kube::ListWatch> server, std::string target,
-                                              kube::Deadline deadline) {
-  const auto executor = co_await asio::this_coro::executor;
-  auto listing = asio::co_spawn(executor, server->list(std::move(target), deadline),
-                                asio::bind_cancellation_slot(asio::cancellation_slot(), asio::use_awaitable));
-  auto result = co_await std::move(listing);
-  co_return result;
-}
-
-class ShieldedList final : public kube::ListWatch {
- public:
-  explicit ShieldedList(std::shared_ptr<kube::ListWatch> server) : server_(std::move(server)) {}
-  async::Task<kube::HttpResult> list(std::string target, kube::Deadline deadline) override {
-    return list_to_its_end(server_, std::move(target), deadline);
-  }
-  async::Task<kube::HttpResult> watch(std::string target, kube::Deadline header_deadline,
-                                      std::chrono::milliseconds idle_timeout,
-                                      std::function<bool(std::string)> on_line) override {
-    return server_->watch(std::move(target), header_deadline, idle_timeout, std::move(on_line));
-  }
-
- private:
-  std::shared_ptr<kube::ListWatch> server_;
-};
-
 }  // namespace
 
 struct WatchedMemberPods::Watch {
@@ -111,11 +81,10 @@ std::shared_ptr<WatchedMemberPods::Watch> WatchedMemberPods::watch_of(const cont
   reflecting.request_timeout = options_.request_timeout;
   reflecting.now = options_.now;
   reflecting.sleep_for = options_.sleep_for;
-  watch->reflector =
-      std::make_unique<kube::Reflector>(std::make_shared<ShieldedList>(std::move(server)), std::move(reflecting),
-                                        watch->cache, [first = watch->first_list](const kube::ReflectorChange& c) {
-                                          if (c.listed) first.set(true);
-                                        });
+  watch->reflector = std::make_unique<kube::Reflector>(std::move(server), std::move(reflecting), watch->cache,
+                                                       [first = watch->first_list](const kube::ReflectorChange& c) {
+                                                         if (c.listed) first.set(true);
+                                                       });
   {
     std::lock_guard count(watch->running->mutex);
     ++watch->running->count;
