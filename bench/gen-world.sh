@@ -7,10 +7,11 @@
 #   --members N           member clusters member1..memberN (default 3)
 #   --nodes N             nodes per member (default 2)
 #   --deployments N       Deployments w1..wN (default 1)
-#   --spread K|all        members each Deployment is propagated to, with equal
+#   --spread K|all|A-B    members each Deployment is propagated to, with equal
 #                         weights: Deployment i goes to the K members starting at
 #                         member ((i-1) mod N)+1, so that they are evenly used
-#                         (default 2, at most --members)
+#                         (default 2, at most --members); A-B: Deployment i to
+#                         A + ((i-1) mod (B-A+1)) of them (2-5: 2, 3, 4, 5, 2, ...)
 #   --replicas N          replicas of each Deployment (default 2)
 #   --pods-per-member N   instead of --replicas: each member runs about N pods
 #                         (replicas = N * members / Deployments, at most
@@ -46,6 +47,12 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ "$spread" = all ] && spread=$members
+spread_max=""
+if [[ $spread =~ ^([0-9]+)-([0-9]+)$ ]]; then
+  spread=${BASH_REMATCH[1]} spread_max=${BASH_REMATCH[2]}
+  [ "$spread_max" -ge "$spread" ] && [ "$spread_max" -le "$members" ] ||
+    { echo "gen-world: --spread A-B needs A <= B <= --members ($members)" >&2; exit 2; }
+fi
 for v in members nodes deployments spread replicas ${per_member:+per_member} ${fhpa_count:+fhpa_count}; do
   [[ ${!v} =~ ^[0-9]+$ ]] || { echo "gen-world: --${v//_/-} must be a number, not '${!v}'" >&2; exit 2; }
 done
@@ -63,14 +70,15 @@ fhpa_count=${fhpa_count:-$deployments}
 
 # awk writes the lines: a bash loop takes seconds at 10,000 Deployments.
 awk -v members="$members" -v nodes="$nodes" -v deployments="$deployments" -v spread="$spread" \
-    -v replicas="$replicas" -v ns="$namespace" 'BEGIN {
+    -v spread_max="${spread_max:-$spread}" -v replicas="$replicas" -v ns="$namespace" 'BEGIN {
   print "members:"
   for (i = 1; i <= members; i++) printf "  - {name: member%d, nodes: %d}\n", i, nodes
   print "namespaces: [" ns "]"
   print "workloads:"
   for (w = 1; w <= deployments; w++) {
     clusters = ""; weights = ""
-    for (j = 0; j < spread; j++) {
+    k = spread + (w - 1) % (spread_max - spread + 1)
+    for (j = 0; j < k; j++) {
       m = (w - 1 + j) % members + 1
       clusters = clusters (j ? ", " : "") "member" m
       weights = weights (j ? ", " : "") "member" m ": 1"

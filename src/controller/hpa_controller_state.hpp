@@ -97,8 +97,26 @@ struct HpaController::State {
     // autoscaling.fedmetrics.io/last-decision annotation, without its time:
     // a decision that only moved in time is not written again.
     std::string decision_written;
+    // The members whose pods its last sync read (shared reads): with its
+    // namespace, the watches and shared fetches it needs.
+    std::vector<std::string> read_members;
   };
   std::map<FederatedHPAKey, Memory> memory;
+  // The FederatedHPAs by the workload each scales (Memory::target, kept by
+  // set_target): ambiguous() looks one workload up instead of comparing
+  // every FederatedHPA's at every sync (10,000 at 10,000 FederatedHPAs).
+  std::map<ScaleTargetKey, std::set<FederatedHPAKey>> by_target;
+  void set_target(const FederatedHPAKey& key, Memory& m, std::optional<ScaleTargetKey> target);
+  // Shared reads (ControllerOptions::member_pods, shared_reads.cpp): each
+  // member's pod metrics of a namespace, as last fetched, and whether the
+  // members some FederatedHPA reads changed since the watches were last told.
+  struct SharedPodMetrics {
+    Clock::TimePoint asked{};  // when the fetch of `answer` started: its age
+    aggregator::SharedAnswer<aggregator::PodMetricsAnswer> answer;
+    std::optional<async::OneShot<aggregator::SharedAnswer<aggregator::PodMetricsAnswer>>> in_flight;
+  };
+  std::map<MemberNamespace, SharedPodMetrics> shared_pod_metrics;
+  bool reads_changed = false;
   // Distributed mode: members seen NotReady and since when (one member set for every FederatedHPA).
   std::map<std::string, k8s::Timestamp> not_ready_since;
   // The orphan sweep: when the last one started; one at a time.
@@ -229,6 +247,30 @@ struct HpaController::State {
                                std::optional<std::int32_t> scale_replicas = std::nullopt);
 
   async::Task<void> sync(const nlohmann::json& object, const FederatedHPAKey& key, Outcome& outcome);
+
+  // ---- shared reads (ControllerOptions::member_pods, shared_reads.cpp)
+
+  // `key`'s sync read the pods of `members` (from their watches).
+  void note_reads(const FederatedHPAKey& key, const aggregator::MemberList& members);
+
+  // The resource samples of the target's pods (`selector`, `listed`) from
+  // each member's shared pod metrics of `namespace_name`, each fetched less
+  // than `max_age` before (asked again otherwise), ordered as the
+  // aggregator orders a merged answer; the error of the members when none
+  // of them answered.
+  async::Task<ResourceSamples> shared_resource_samples(std::vector<std::string> members, std::string namespace_name,
+                                                       k8s::LabelSelector selector, std::set<autoscaler::PodKey> listed,
+                                                       Clock::Duration max_age);
+
+  // One member's pod metrics of a namespace, into `out`: the shared fetch when younger
+  // than `max_age`, the fetch in flight, or a new one (only an answer is
+  // shared: a failure is asked again by the next sync).
+  async::Task<void> shared_pod_metrics_of(MemberNamespace which, Clock::Duration max_age,
+                                          aggregator::SharedAnswer<aggregator::PodMetricsAnswer>& out);
+
+  // Tells the watches which members and namespaces are still read, and
+  // drops the shared fetches of the others; after a pass, when that changed.
+  void keep_shared_reads();
 
   // Upstream's metric computations: one per metric of the spec, its fetch
   // (the metrics are asked in parallel: each waited its own query) and its

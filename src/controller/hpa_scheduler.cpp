@@ -4,6 +4,8 @@
 
 #include "controller/hpa_controller_state.hpp"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "controller/sleep_or_wake.hpp"
@@ -127,6 +129,7 @@ Task<void> HpaController::State::pass(Which which, std::function<void()> done) {
     keyed.emplace_back(std::move(*key), std::move(object));
   }
   forget_deleted(listed);
+  if (reads_changed && options.member_pods) keep_shared_reads();
   const auto now = options.monotonic->now();
   for (auto& [key, object] : keyed) {
     auto& m = memory[key];
@@ -138,6 +141,13 @@ Task<void> HpaController::State::pass(Which which, std::function<void()> done) {
     }
     start_sync(syncs, key, std::move(object), now);
   }
+  // What was not started goes now, not when this pass's syncs have ended:
+  // behind a slow control plane every sync ends "due while busy", each end
+  // starts a pass, and each pass kept its copy of every FederatedHPA for
+  // minutes (7 GiB resident at 10,000).
+  keyed = {};
+  list->clear();
+  list->shrink_to_fit();
   listed_all();
   co_await syncs.join();
   if (sweep_due()) co_await sweep();
@@ -197,6 +207,8 @@ void HpaController::State::forget_deleted(const std::set<FederatedHPAKey>& liste
   for (auto it = memory.begin(); it != memory.end();) {
     if (!listed.count(it->first) && !it->second.busy && ++it->second.missed_lists >= 2) {
       const FederatedHPAKey gone = it->first;
+      set_target(gone, it->second, std::nullopt);
+      if (!it->second.read_members.empty()) reads_changed = true;  // its watches may be the last of their namespace
       it = memory.erase(it);
       forget_gauges_unless_named(gone);
     } else {
@@ -231,9 +243,11 @@ std::optional<FederatedHPAKey> HpaController::State::key_from(const nlohmann::js
 }
 
 HpaController::State::Memory& HpaController::State::remember(const FederatedHPAKey& key, const nlohmann::json& object) {
-  for (auto it = memory.begin(); it != memory.end();) {
-    if (it->first != key && it->first.same_name(key)) {
-      it->second.target.reset();
+  // The others of the same name sit together in the map (ordered by namespace, name, uid).
+  for (auto it = memory.lower_bound(FederatedHPAKey{key.namespace_name, key.name, {}});
+       it != memory.end() && it->first.same_name(key);) {
+    if (it->first != key) {
+      set_target(it->first, it->second, std::nullopt);
       if (!it->second.busy) {
         it = memory.erase(it);
         continue;
@@ -242,15 +256,30 @@ HpaController::State::Memory& HpaController::State::remember(const FederatedHPAK
     ++it;
   }
   auto& m = memory[key];
-  m.target = scale_target_key(object);
+  set_target(key, m, scale_target_key(object));
   return m;
 }
 
+void HpaController::State::set_target(const FederatedHPAKey& key, Memory& m, std::optional<ScaleTargetKey> target) {
+  if (m.target == target) return;
+  if (m.target) {
+    auto it = by_target.find(*m.target);
+    if (it != by_target.end()) {
+      it->second.erase(key);
+      if (it->second.empty()) by_target.erase(it);
+    }
+  }
+  m.target = std::move(target);
+  if (m.target) by_target[*m.target].insert(key);
+}
+
 std::vector<std::string> HpaController::State::controllers_of_target(const ScaleTargetKey& target) const {
-  std::vector<std::pair<FederatedHPAKey, ScaleTargetKey>> known;
-  for (const auto& [key, m] : memory)
-    if (m.target) known.emplace_back(key, *m.target);
-  return controllers_of(target, known);
+  std::vector<std::string> out;
+  if (auto it = by_target.find(target); it != by_target.end())
+    for (const auto& key : it->second) out.push_back(key.str());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 std::vector<std::string> HpaController::State::ambiguous(const FederatedHPAKey& key) const {

@@ -205,15 +205,28 @@ Task<void> HpaController::State::sync(const nlohmann::json& object, const Federa
   for (const auto& m : snapshot->members)
     if (!host_set || host_set->count(m->name())) chosen.push_back(m);
   auto deadline = std::chrono::steady_clock::now() + options.member_timeout;
-  auto listing_pods = list_pods(chosen, hpa.namespace_name, *selector, deadline);
+  // Shared reads: from the members' watches of the namespace (shared_reads.cpp).
+  auto listing_pods = list_pods(chosen, hpa.namespace_name, *selector, deadline, options.member_pods.get());
   auto listing = co_await std::move(listing_pods);
+  if (options.member_pods) note_reads(key, chosen);
   add_members_not_asked(listing, *snapshot, host_set);
   for (const auto& f : listing.failed_members)
     spdlog::warn("autoscaler: {}: pods missing this sync (counted as missing pods): {}", key.str(), f);
   // Calibration and unread members (member_placement.hpp).
   auto placement = member_placement(*hosts, listing, scale->status_replicas);
+  // Shared reads: the resource metrics from each member's fetch of the namespace, not a query of this sync's own.
+  ResourceFetch shared;
+  if (options.member_pods) {
+    // The members the sync's own query would ask: the hosts, or every member.
+    std::vector<std::string> asked;
+    for (const auto& m : (host_set && host_set->empty()) ? snapshot->members : chosen) asked.push_back(m->name());
+    std::set<autoscaler::PodKey> listed;
+    for (const auto& p : listing.pods) listed.insert(p.key);
+    shared = [this, asked = std::move(asked), ns = hpa.namespace_name, labels = *selector, listed = std::move(listed),
+              max_age = memory[key].period] { return shared_resource_samples(asked, ns, labels, listed, max_age); };
+  }
   auto gathering = gather_metrics(*metrics, autoscaler::with_defaults(hpa.spec), hpa.namespace_name, *selector,
-                                  listing.pods, host_set);
+                                  listing.pods, host_set, shared);
   auto gathered = co_await std::move(gathering);
   co_await decide(hpa, subject, key, *scale, listing.pods, gathered, placement, outcome);  // no temporaries (GCC 12)
 }

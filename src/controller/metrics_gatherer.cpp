@@ -150,8 +150,9 @@ async::Task<void> all_of(std::vector<async::Task<void>> tasks) {
 // One member's pods, added to `listing` (every member's task runs on one executor).
 async::Task<void> list_member_pods(std::shared_ptr<aggregator::MemberCluster> member, const std::string& namespace_name,
                                    const k8s::LabelSelector& selector, aggregator::Deadline deadline,
-                                   PodListing& listing) {
-  auto asking = member->pods(namespace_name, selector, deadline);
+                                   MemberPods* watched, PodListing& listing) {
+  auto asking = watched != nullptr ? watched->pods(*member, namespace_name, selector, deadline)
+                                   : member->pods(namespace_name, selector, deadline);
   auto result = co_await std::move(asking);
   const std::string& name = member->name();
   if (!result) {
@@ -160,6 +161,15 @@ async::Task<void> list_member_pods(std::shared_ptr<aggregator::MemberCluster> me
     co_return;
   }
   for (const auto& pod : *result) listing.pods.push_back(to_autoscaler_pod(name, pod));
+}
+
+autoscaler::PodResourceSample resource_sample(const std::string& cluster, const k8s::PodMetrics& pm) {
+  autoscaler::PodResourceSample sample;
+  sample.key = {cluster, pm.metadata.namespace_name, pm.metadata.name};
+  sample.timestamp = pm.timestamp;
+  if (pm.window.count() > 0) sample.window = pm.window;
+  for (const auto& c : pm.containers) sample.containers.push_back({c.name, c.usage});
+  return sample;
 }
 
 // The time since `started`, for each spec entry a query answered for.
@@ -181,16 +191,18 @@ async::Task<void> gather_resource(aggregator::MetricsService& service, aggregato
   }
   std::vector<autoscaler::PodResourceSample> samples;
   for (const auto& pm : std::get<std::vector<k8s::PodMetrics>>(answer->result)) {
-    autoscaler::PodResourceSample sample;
     auto cluster = pm.metadata.annotations.find(aggregator::kQueryFromClusterAnnotation);
-    sample.key = {cluster == pm.metadata.annotations.end() ? std::string() : cluster->second,
-                  pm.metadata.namespace_name, pm.metadata.name};
-    sample.timestamp = pm.timestamp;
-    if (pm.window.count() > 0) sample.window = pm.window;
-    for (const auto& c : pm.containers) sample.containers.push_back({c.name, c.usage});
-    samples.push_back(std::move(sample));
+    samples.push_back(resource_sample(cluster == pm.metadata.annotations.end() ? std::string() : cluster->second, pm));
   }
   snapshot.resource = std::move(samples);
+}
+
+async::Task<void> gather_shared_resource(const ResourceFetch& resource, std::vector<std::size_t> entries,
+                                         std::chrono::steady_clock::time_point started, GatheredMetrics& g) {
+  auto fetching = resource();
+  auto samples = co_await std::move(fetching);
+  took(g, entries, started);
+  g.snapshot.resource = std::move(samples);
 }
 
 // One member's values of a Pods metric.
@@ -293,12 +305,13 @@ async::Task<void> gather_external_metric(aggregator::MetricsService& service, co
 }  // namespace
 
 async::Task<PodListing> list_pods(const aggregator::MemberList& members, const std::string& namespace_name,
-                                  const k8s::LabelSelector& selector, aggregator::Deadline deadline) {
+                                  const k8s::LabelSelector& selector, aggregator::Deadline deadline,
+                                  MemberPods* watched) {
   PodListing listing;
   std::vector<async::Task<void>> asks;
   asks.reserve(members.size());
   for (const auto& member : members)
-    asks.push_back(list_member_pods(member, namespace_name, selector, deadline, listing));
+    asks.push_back(list_member_pods(member, namespace_name, selector, deadline, watched, listing));
   auto asking = all_of(std::move(asks));
   co_await std::move(asking);
   std::sort(listing.pods.begin(), listing.pods.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
@@ -309,7 +322,8 @@ async::Task<PodListing> list_pods(const aggregator::MemberList& members, const s
 async::Task<GatheredMetrics> gather_metrics(aggregator::MetricsService& service, autoscaler::FederatedHPASpec spec,
                                             const std::string& namespace_name, const k8s::LabelSelector& selector,
                                             const std::vector<autoscaler::Pod>& pods,
-                                            const std::optional<std::set<std::string>>& hosts) {
+                                            const std::optional<std::set<std::string>>& hosts,
+                                            const ResourceFetch& resource) {
   GatheredMetrics gathered;
   gathered.fetch_durations.resize(spec.metrics.size());
   // The spec entries each query answers for; its answer's time is theirs.
@@ -326,7 +340,9 @@ async::Task<GatheredMetrics> gather_metrics(aggregator::MetricsService& service,
   for (const auto& p : pods) clusters.insert(p.key.cluster);
 
   std::vector<async::Task<void>> asks;
-  if (!resource_entries.empty()) {
+  if (!resource_entries.empty() && resource) {
+    asks.push_back(gather_shared_resource(resource, resource_entries, started, gathered));
+  } else if (!resource_entries.empty()) {
     aggregator::ResourceMetricsQuery query;
     query.namespace_name = namespace_name;
     query.label_selector = selector;
@@ -357,6 +373,19 @@ async::Task<GatheredMetrics> gather_metrics(aggregator::MetricsService& service,
   auto asking = all_of(std::move(asks));
   co_await std::move(asking);
   co_return gathered;
+}
+
+void add_resource_samples(const std::string& cluster, const aggregator::PodMetricsAnswer& answer,
+                          const k8s::LabelSelector& selector, const std::set<autoscaler::PodKey>& listed,
+                          std::vector<autoscaler::PodResourceSample>& out) {
+  const auto* items = std::get_if<std::vector<k8s::PodMetrics>>(&answer.result);
+  if (items == nullptr) return;
+  for (const auto& pm : *items) {
+    const bool kept = pm.metadata.labels.empty()
+                          ? listed.count({cluster, pm.metadata.namespace_name, pm.metadata.name}) > 0
+                          : selector.matches(pm.metadata.labels);
+    if (kept) out.push_back(resource_sample(cluster, pm));
+  }
 }
 
 TargetResource target_resource(const autoscaler::CrossVersionObjectReference& target) {

@@ -17,7 +17,7 @@ std::string string_at(const json& object, const char* field) {
 
 }  // namespace
 
-std::string ObjectCache::key_of(const json& object) {
+std::string WatchCache::key_of(const json& object) {
   if (!object.is_object()) return {};
   auto ns = string_at(object, "namespace");
   auto name = string_at(object, "name");
@@ -25,7 +25,7 @@ std::string ObjectCache::key_of(const json& object) {
   return ns.empty() ? name : ns + "/" + name;
 }
 
-Expected<std::vector<std::string>> ObjectCache::replace(std::string_view list_body) {
+Expected<std::vector<std::string>> WatchCache::replace(std::string_view list_body) {
   auto doc = json::parse(list_body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) return Error{"the list answer is not a JSON object"};
   auto items = doc.find("items");
@@ -39,15 +39,12 @@ Expected<std::vector<std::string>> ObjectCache::replace(std::string_view list_bo
       fresh[key] = std::move((*items)[i]);
     }
   }
-  std::vector<std::string> added;
-  for (const auto& [key, object] : fresh)
-    if (!objects_.count(key)) added.push_back(key);
-  objects_ = std::move(fresh);
-  resource_version_ = string_at(doc, "resourceVersion");
+  auto added = store_all(std::move(fresh));
+  if (added) resource_version_ = string_at(doc, "resourceVersion");
   return added;
 }
 
-ObjectCache::EventOutcome ObjectCache::apply(std::string_view event_line) {
+WatchCache::EventOutcome WatchCache::apply(std::string_view event_line) {
   using Kind = EventOutcome::Kind;
   auto doc = json::parse(event_line, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) return {Kind::Failed, {}, "a watch event that is not a JSON object"};
@@ -72,14 +69,31 @@ ObjectCache::EventOutcome ObjectCache::apply(std::string_view event_line) {
     return {Kind::Failed, {}, "a watch event of unknown type \"" + t + "\""};
   auto key = key_of(*object);
   if (key.empty()) return {Kind::Failed, {}, "a " + t + " event whose object has no metadata.name"};
-  if (!version.empty()) resource_version_ = version;
   if (t == "DELETED") {
-    objects_.erase(key);
+    if (!version.empty()) resource_version_ = version;
+    drop(key);
     return {Kind::Deleted, key, {}};
   }
-  auto [it, inserted] = objects_.insert_or_assign(key, std::move(*object));
+  auto inserted = store(key, std::move(*object));
+  // Refused: the resourceVersion stays before this event, so that the list
+  // that follows starts afresh.
+  if (!inserted) return {Kind::Failed, {}, inserted.error().message};
+  if (!version.empty()) resource_version_ = version;
+  return {*inserted ? Kind::Added : Kind::Modified, key, {}};
+}
+
+Expected<std::vector<std::string>> ObjectCache::store_all(std::map<std::string, json> objects) {
+  std::vector<std::string> added;
+  for (const auto& [key, object] : objects)
+    if (!objects_.count(key)) added.push_back(key);
+  objects_ = std::move(objects);
+  return added;
+}
+
+Expected<bool> ObjectCache::store(const std::string& key, json object) {
+  auto [it, inserted] = objects_.insert_or_assign(key, std::move(object));
   (void)it;
-  return {inserted ? Kind::Added : Kind::Modified, key, {}};
+  return inserted;
 }
 
 std::vector<json> ObjectCache::items() const {

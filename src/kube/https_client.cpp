@@ -1,5 +1,7 @@
 #include "kube/https_client_impl.hpp"
 
+#include "fedmetrics/transport/async.hpp"
+
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -278,11 +280,23 @@ awaitable<HttpResult> HttpsClient::Impl::request(std::shared_ptr<Impl> impl, Out
                                                  Deadline deadline) {
   impl->begin();
   const auto started = std::chrono::steady_clock::now();
-  // On the client's strand, and back on the caller's executor with the answer.
-  auto on_strand =
-      asio::co_spawn(impl->strand, run(impl, std::move(request), deadline), asio::as_tuple(asio::use_awaitable));
-  auto [failure, result] = co_await std::move(on_strand);
-  co_return impl->end(std::move(result), failure != nullptr, seconds_since(started));
+  // On the client's strand; its answer is handed back through a OneShot.
+  // A caller cancelled meanwhile leaves at once, and the request goes on to
+  // its end (its deadline at the latest), counted as it ends. Not a co_spawn
+  // bound to the caller's cancellation slot: Boost 1.81's co_spawn forwards
+  // a cancellation by posting it with a pointer to its handler, which the
+  // request's end may have freed by then (a SIGSEGV in
+  // cancellation_signal::emit when a leadership term ended while syncs
+  // awaited the control plane, at 10,000 FederatedHPAs).
+  async::OneShot<std::shared_ptr<HttpResult>> answered;
+  asio::co_spawn(impl->strand, run(impl, std::move(request), deadline),
+                 [impl, started, answered](std::exception_ptr failure, HttpResult result) {
+                   answered.set(std::make_shared<HttpResult>(
+                       impl->end(std::move(result), failure != nullptr, seconds_since(started))));
+                 });
+  auto waiting = answered.wait();
+  auto result = co_await std::move(waiting);
+  co_return std::move(*result);
 }
 
 awaitable<k8s::Expected<nlohmann::json>> HttpsClient::Impl::get_json(std::shared_ptr<Impl> impl, std::string path,

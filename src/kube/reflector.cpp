@@ -51,9 +51,11 @@ struct Reflector::State {
 
   // What readers on other threads see.
   mutable std::mutex mutex;
-  k8s::ObjectCache cache;
+  std::shared_ptr<k8s::WatchCache> store;
+  k8s::ObjectCache* objects = nullptr;  // the store, when it is the JSON one
   bool synced = false;
   ReflectorStats stats;
+  std::string failure;  // last_failure, for readers
 
   // The run's own: its coroutine, and the watch's lines while it awaits them.
   static constexpr std::chrono::seconds kBackoffReset{120};
@@ -72,7 +74,7 @@ struct Reflector::State {
       std::lock_guard lock(mutex);
       path.with("watch", "true")
           .with("allowWatchBookmarks", "true")
-          .with("resourceVersion", cache.resource_version())
+          .with("resourceVersion", store->resource_version())
           .with("timeoutSeconds", std::to_string(options.watch_timeout.count()));
     }
     return path.target();
@@ -92,7 +94,8 @@ struct Reflector::State {
     {
       std::lock_guard lock(mutex);
       ++stats.failures;
-      known = cache.size();
+      known = store->size();
+      failure = why;
     }
     const auto now = options.now();
     if (now - last_failure_at > kBackoffReset) backoff = std::chrono::milliseconds(0);
@@ -110,6 +113,8 @@ struct Reflector::State {
   void recovered() {
     if (!last_failure.empty()) spdlog::info("{}: listing and watching again", options.what);
     last_failure.clear();
+    std::lock_guard lock(mutex);
+    failure.clear();
     failed_listing = false;
   }
 
@@ -121,11 +126,12 @@ struct Reflector::State {
     std::string malformed;
     {
       std::lock_guard lock(mutex);
-      auto added = cache.replace(reply->body);
+      auto added = store->replace(reply->body);
       if (added) {
         ++stats.lists;
         change.first = !synced;
-        for (const auto& key : *added) change.added.push_back(*cache.find(key));
+        if (objects != nullptr)
+          for (const auto& key : *added) change.added.push_back(*objects->find(key));
         synced = true;
       } else {
         malformed = added.error().message;
@@ -140,21 +146,21 @@ struct Reflector::State {
 
   // One line of the watch; false ends the stream (a list must follow).
   bool event(const std::string& line) {
-    using Kind = k8s::ObjectCache::EventOutcome::Kind;
+    using Kind = k8s::WatchCache::EventOutcome::Kind;
     if (relist_requested) return false;  // the rest of this stream is moot
     if (watch_events++ == 0 && !last_failure.empty()) recovered();
     ReflectorChange change;
     {
       std::lock_guard lock(mutex);
-      auto outcome = cache.apply(line);
+      auto outcome = store->apply(line);
       switch (outcome.kind) {
         case Kind::Added:
           ++stats.events;
-          change.added.push_back(*cache.find(outcome.key));
+          if (objects != nullptr) change.added.push_back(*objects->find(outcome.key));
           break;
         case Kind::Modified:
           ++stats.events;
-          change.modified.push_back(*cache.find(outcome.key));
+          if (objects != nullptr) change.modified.push_back(*objects->find(outcome.key));
           break;
         case Kind::Deleted: ++stats.events; break;
         case Kind::Bookmark: ++stats.events; return true;
@@ -227,7 +233,14 @@ struct Reflector::State {
 };
 
 Reflector::Reflector(std::shared_ptr<ListWatch> server, ReflectorOptions options, OnChange on_change)
+    : Reflector(std::move(server), std::move(options), std::make_shared<k8s::ObjectCache>(), std::move(on_change)) {
+  state_->objects = static_cast<k8s::ObjectCache*>(state_->store.get());
+}
+
+Reflector::Reflector(std::shared_ptr<ListWatch> server, ReflectorOptions options,
+                     std::shared_ptr<k8s::WatchCache> store, OnChange on_change)
     : state_(std::make_unique<State>()) {
+  state_->store = std::move(store);
   state_->server = std::move(server);
   state_->options = std::move(options);
   state_->on_change = std::move(on_change);
@@ -273,7 +286,17 @@ bool Reflector::synced() const {
 
 std::vector<json> Reflector::items() const {
   std::lock_guard lock(state_->mutex);
-  return state_->cache.items();
+  return state_->objects != nullptr ? state_->objects->items() : std::vector<json>{};
+}
+
+void Reflector::read(const std::function<void()>& read) const {
+  std::lock_guard lock(state_->mutex);
+  read();
+}
+
+std::string Reflector::last_failure() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->failure;
 }
 
 ReflectorStats Reflector::stats() const {

@@ -18,6 +18,7 @@
 #include "fedmetrics/telemetry/prometheus_server_metrics.hpp"
 #include "fedmetrics/kubeclient/rest_control_plane.hpp"
 #include "fedmetrics/kubeclient/rest_member_hpas.hpp"
+#include "fedmetrics/kubeclient/watched_member_pods.hpp"
 #include "main/serve_wiring.hpp"
 
 namespace fedmetrics::cli {
@@ -31,6 +32,7 @@ void Autoscaler::start() {
 void Autoscaler::stop() {
   if (cron) cron->stop();
   if (loop) loop->stop();
+  if (pods) pods->stop();        // after the loop: no sync reads them any more
   if (elector) elector->stop();  // releases the Lease
 }
 
@@ -69,6 +71,36 @@ controller::MemberHPAsFactory member_hpas_factory(kube::ClientRuntime& runtime,
       return nullptr;
     }
   };
+}
+
+// The members' pods the loop reads, one watch per member and namespace in
+// use, each on a client of its own that reaches the member as the metrics
+// reads do (the endpoint the member source planned for it; a new one when
+// that endpoint changes before a watch starts).
+std::shared_ptr<kubeclient::WatchedMemberPods> watched_member_pods(
+    kube::ClientRuntime& runtime, std::shared_ptr<clusterclient::RefreshingMemberSource> members,
+    std::chrono::milliseconds timeout) {
+  using Cache = clusterclient::MemberClientCache<kube::ListWatch>;
+  auto cache = std::make_shared<Cache>(
+      [&runtime](const kube::ClusterEndpoint& endpoint) {
+        kube::ClientOptions options;
+        options.peer_name = endpoint.name;
+        return kube::list_watch(std::make_shared<kube::HttpsClient>(runtime, endpoint, options));
+      },
+      std::chrono::minutes(10));
+  auto connect = [cache, members = std::move(members)](const std::string& member) -> std::shared_ptr<kube::ListWatch> {
+    auto endpoint = members->member_set().endpoint_of(member);
+    if (!endpoint) return nullptr;  // left the member set since the loop's snapshot
+    try {
+      return cache->get(*endpoint, std::chrono::steady_clock::now());
+    } catch (const std::exception& e) {
+      spdlog::warn("autoscaler: member {}: its pods cannot be watched: {}", member, e.what());
+      return nullptr;
+    }
+  };
+  kubeclient::WatchedMemberPodsOptions options;
+  options.first_list_timeout = timeout;
+  return std::make_shared<kubeclient::WatchedMemberPods>(runtime.executor(), std::move(connect), options);
 }
 
 }  // namespace
@@ -112,6 +144,8 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, kube::ClientR
   options.monitor = std::make_shared<telemetry::PrometheusAutoscalerMetrics>(*self_metrics.registry());
   auto control_plane = std::make_shared<kubeclient::RestControlPlane>(runtime, o.kubeconfig, std::chrono::seconds(10));
   auto out = std::make_unique<Autoscaler>();
+  out->pods = watched_member_pods(runtime, members, member_timeout);
+  options.member_pods = out->pods;
   if (o.leader_elect) {
     controller::ElectionOptions election;
     election.namespace_name = o.leader_elect_resource_namespace;
@@ -137,8 +171,12 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, kube::ClientR
           "--leader-elect-*: need lease duration > renew deadline > retry period > 0 (as client-go)");
     spdlog::info("autoscaler: leader election on Lease {}/{} as {}", election.namespace_name, election.name,
                  election.identity);
+    // The Lease on a client of its own: its renewals never wait for a
+    // connection behind the syncs' requests (at 10,000 FederatedHPAs the
+    // shared pool made them miss the renew deadline every period).
+    auto lease_plane = std::make_shared<kubeclient::RestControlPlane>(runtime, o.kubeconfig, std::chrono::seconds(10));
     out->elector = std::make_shared<controller::LeaderElector>(
-        runtime.executor(), std::make_shared<kubeclient::RestLeaseClient>(control_plane), election);
+        runtime.executor(), std::make_shared<kubeclient::RestLeaseClient>(lease_plane), election);
     options.active = [elector = out->elector.get()] { return elector->leading(); };
     self_metrics.add_collectable(std::make_shared<telemetry::LeaderElectionMetrics>(
         election.name, [weak = std::weak_ptr<controller::LeaderElector>(out->elector)] {

@@ -39,7 +39,8 @@ class PrometheusServerMetrics;
 
 namespace fedmetrics::kubeclient {
 class RestReviewClient;
-}
+class WatchedMemberPods;
+}  // namespace fedmetrics::kubeclient
 
 namespace fedmetrics::cli {
 
@@ -99,7 +100,8 @@ class TrustRefresher {
 // The built-in FederatedHPA loop, when --enable-autoscaler asks for it, and
 // its leader election.
 struct Autoscaler {
-  std::shared_ptr<controller::LeaderElector> elector;  // shared: /metrics reads whether it leads
+  std::shared_ptr<controller::LeaderElector> elector;   // shared: /metrics reads whether it leads
+  std::shared_ptr<kubeclient::WatchedMemberPods> pods;  // the members' pods the loop reads; stopped after it
   std::unique_ptr<controller::HpaController> loop;
   std::shared_ptr<controller::CronController>
       cron;  // scheduled scaling, on the same leadership (/metrics reads it too)

@@ -8,6 +8,7 @@
 #include "fedmetrics/sim/control_api.hpp"
 #include "fedmetrics/sim/member_api.hpp"
 #include "sim/http_util.hpp"
+#include "sim/member_pod_watch.hpp"
 
 namespace fedmetrics::sim::detail {
 namespace {
@@ -44,6 +45,7 @@ void Simulation::handle_member(std::size_t i, HttpRequest request, std::function
     members[i]->schedule(kBlackholeCap, [respond] { respond(HttpResponse{0, {}, {}, {}}); });
     return;
   }
+  if (watch_member_pods(*this, i, request, respond)) return;  // a stream: no latency, no fault but refusal
   auto delay = snapshot->world.members[i].latency + faults.latency;
   auto delayed = [this, i, delay, respond = std::move(respond)](HttpResponse response) {
     if (delay.count() > 0 && !response.stream) {

@@ -154,20 +154,31 @@ struct FakeScaleClient final : controller::ScaleClient {
   Held hold_reads;             // get_scale answers when released, with the scale as it is then
   std::string hold_only;       // when set, only the reads of this target are held
 
+  // More targets than `target`, by name, each with its scale; every write to one is in `writes` ("name=replicas").
+  std::map<std::string, Scale> others;
+  std::vector<std::string> writes;
+
   async::Task<k8s::Expected<Scale>> get_scale(const std::string&,
                                               const autoscaler::CrossVersionObjectReference& ref) override {
     if (hold_only.empty() || ref.name == hold_only) co_await hold_reads.wait();
+    if (auto* other = other_scale(ref.name)) co_return *other;
     if (ref.name != target) co_return k8s::Error{"deployments.apps \"" + ref.name + "\" not found"};
     co_return scale;
   }
-  async::Task<k8s::Expected<Scale>> update_scale(const std::string&, const autoscaler::CrossVersionObjectReference&,
+  async::Task<k8s::Expected<Scale>> update_scale(const std::string&, const autoscaler::CrossVersionObjectReference& ref,
                                                  std::int32_t replicas, const std::string& rv) override {
-    if (conflict || rv != scale.resource_version)
+    Scale& s = other_scale(ref.name) != nullptr ? *other_scale(ref.name) : scale;
+    if (conflict || rv != s.resource_version)
       co_return k8s::Error{"Operation cannot be fulfilled on deployments.apps: the object has been modified"};
     updates.push_back(replicas);
-    scale.spec_replicas = syncer_wins ? keeps : replicas;
-    scale.resource_version = std::to_string(std::stoi(rv) + 1);
-    co_return scale;
+    writes.push_back(ref.name + "=" + std::to_string(replicas));
+    s.spec_replicas = syncer_wins ? keeps : replicas;
+    s.resource_version = std::to_string(std::stoi(rv) + 1);
+    co_return s;
+  }
+  Scale* other_scale(const std::string& name) {
+    auto it = others.find(name);
+    return it == others.end() ? nullptr : &it->second;
   }
   async::Task<k8s::Expected<bool>> get_retain_replicas(const std::string&,
                                                        const autoscaler::CrossVersionObjectReference&) override {
@@ -183,11 +194,14 @@ struct FakeScaleClient final : controller::ScaleClient {
 
 // The targets' ResourceBindings: one placement for every target.
 struct FakePlacement final : controller::PlacementReader {
-  std::optional<std::vector<TargetCluster>> clusters;  // nullopt: no binding
-  bool fails = false;                                  // the binding cannot be read
+  std::optional<std::vector<TargetCluster>> clusters;           // nullopt: no binding
+  bool fails = false;                                           // the binding cannot be read
+  std::map<std::string, std::vector<TargetCluster>> by_target;  // a placement of its own, by target name
   async::Task<k8s::Expected<std::optional<std::vector<TargetCluster>>>> target_clusters(
-      const std::string&, const autoscaler::CrossVersionObjectReference&) override {
+      const std::string&, const autoscaler::CrossVersionObjectReference& ref) override {
     if (fails) co_return k8s::Error{"the server is currently unable to handle the request"};
+    if (auto it = by_target.find(ref.name); it != by_target.end())
+      co_return std::optional<std::vector<TargetCluster>>(it->second);
     co_return clusters;
   }
 };

@@ -214,7 +214,15 @@ class FakeMember final : public MemberCluster {
   async::Task<MemberResult<std::vector<k8s::Pod>>> pods(const std::string& namespace_name,
                                                         const k8s::LabelSelector& labels, Deadline deadline) override {
     pod_list_calls.push_back({namespace_name, labels.to_string(), {}, deadline});
-    return answer(pod_list);
+    return answer(select_pods ? selected_pods(labels) : pod_list);
+  }
+  // The pods of `pod_list` that `labels` matches (its error as it is).
+  [[nodiscard]] MemberResult<std::vector<k8s::Pod>> selected_pods(const k8s::LabelSelector& labels) const {
+    if (!pod_list) return pod_list.error();
+    std::vector<k8s::Pod> out;
+    for (const auto& p : *pod_list)
+      if (labels.matches(p.metadata.labels)) out.push_back(p);
+    return out;
   }
   // As a node metrics list (recorded in node_calls, answering `nodes`): nothing, or its error.
   async::Task<std::optional<MemberError>> probe(Deadline deadline) override {
@@ -248,6 +256,7 @@ class FakeMember final : public MemberCluster {
   MemberResult<std::vector<k8s::MetricValue>> custom = std::vector<k8s::MetricValue>{};
   MemberResult<std::vector<k8s::ExternalMetricValue>> external = std::vector<k8s::ExternalMetricValue>{};
   MemberResult<std::vector<k8s::Pod>> pod_list = std::vector<k8s::Pod>{};  // core/v1 pods
+  bool select_pods = false;  // pods() answers those its label selector matches, not all of pod_list
 
   std::vector<PodCall> pod_calls;
   std::vector<NodeCall> node_calls;

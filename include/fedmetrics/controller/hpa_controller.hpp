@@ -37,6 +37,7 @@
 #include "fedmetrics/controller/clock.hpp"
 #include "fedmetrics/controller/control_plane.hpp"
 #include "fedmetrics/controller/member_hpas.hpp"
+#include "fedmetrics/controller/member_pods.hpp"
 #include "fedmetrics/transport/executor.hpp"
 #include "fedmetrics/transport/task.hpp"
 
@@ -72,6 +73,13 @@ struct ControllerOptions {
   std::function<bool()> active;
   // The loop's own metrics (autoscaler_metrics.hpp); unset: none.
   std::shared_ptr<AutoscalerMetrics> monitor;
+  // Reads shared by every FederatedHPA (docs/autoscaling.md, "What a sync
+  // reads"): the target's pods come from these watches of the members, and
+  // a member's pod metrics of a namespace are asked once a sync period and
+  // shared by every FederatedHPA of that namespace (a FederatedHPA never
+  // uses a fetch older than its own period: it asks again). Unset: each sync
+  // lists its target's pods and asks for their metrics itself.
+  std::shared_ptr<MemberPods> member_pods;
 };
 
 struct ControllerStats {

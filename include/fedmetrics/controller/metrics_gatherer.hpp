@@ -9,6 +9,7 @@
 // two pods. A member that fails leaves its pods or values missing; the
 // calculation treats them as upstream treats missing pods.
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -19,6 +20,7 @@
 #include "fedmetrics/autoscaler/hpa_spec.hpp"
 #include "fedmetrics/autoscaler/member_placement.hpp"
 #include "fedmetrics/autoscaler/pod_state.hpp"
+#include "fedmetrics/controller/member_pods.hpp"
 #include "fedmetrics/controller/placement_reader.hpp"
 #include "fedmetrics/transport/task.hpp"
 
@@ -52,9 +54,12 @@ void add_members_not_asked(PodListing& listing, const aggregator::MemberSnapshot
                            const std::optional<std::set<std::string>>& hosts);
 
 // Lists the pods matching `selector` in `namespace_name` in every member, in
-// parallel on the caller's executor. The arguments must live until it ends.
+// parallel on the caller's executor: from the members' watches with
+// `watched`, by a list of each member otherwise. The arguments must live
+// until it ends.
 async::Task<PodListing> list_pods(const aggregator::MemberList& members, const std::string& namespace_name,
-                                  const k8s::LabelSelector& selector, aggregator::Deadline deadline);
+                                  const k8s::LabelSelector& selector, aggregator::Deadline deadline,
+                                  MemberPods* watched = nullptr);
 
 // What gather_metrics fetched, and how long each metric of the spec waited
 // for its values (the metrics are asked in parallel; two entries asked as
@@ -64,14 +69,29 @@ struct GatheredMetrics {
   std::vector<std::chrono::nanoseconds> fetch_durations;  // one per spec.metrics entry
 };
 
+// Where a sync's resource metrics come from when it does not ask for them
+// itself: the members' shared pod metrics (hpa_controller.hpp,
+// ControllerOptions::member_pods), the samples of the target's pods.
+using ResourceSamples = k8s::Expected<std::vector<autoscaler::PodResourceSample>>;
+using ResourceFetch = std::function<async::Task<ResourceSamples>()>;
+
 // Fetches every metric `spec` needs; `pods` tells which members run the
 // target's pods. With `hosts` (the members its ResourceBinding names) the
-// resource metrics are asked of those members only. The queries run in
-// parallel on the caller's executor; the arguments but `spec` must live
-// until it ends.
+// resource metrics are asked of those members only; with `resource` they
+// come from it instead. The queries run in parallel on the caller's
+// executor; the arguments but `spec` must live until it ends.
 async::Task<GatheredMetrics> gather_metrics(aggregator::MetricsService& service, autoscaler::FederatedHPASpec spec,
                                             const std::string& namespace_name, const k8s::LabelSelector& selector,
                                             const std::vector<autoscaler::Pod>& pods,
-                                            const std::optional<std::set<std::string>>& hosts);
+                                            const std::optional<std::set<std::string>>& hosts,
+                                            const ResourceFetch& resource = {});
+
+// A member's pod metrics answer as the resource samples of the pods it
+// keeps: with their labels, those `selector` matches (as the metrics API
+// selects them); without (an older metrics-server sends none), those in
+// `listed`. Appended to `out`.
+void add_resource_samples(const std::string& cluster, const aggregator::PodMetricsAnswer& answer,
+                          const k8s::LabelSelector& selector, const std::set<autoscaler::PodKey>& listed,
+                          std::vector<autoscaler::PodResourceSample>& out);
 
 }  // namespace fedmetrics::controller

@@ -8,9 +8,11 @@
 // after two quiet minutes, as client-go's). The
 // copy is never dropped on a failure: readers keep the last good state.
 //
-// The rules for applying events are k8s::ObjectCache's (pure); this class
+// The rules for applying events are k8s::WatchCache's (pure); this class
 // adds the requests and the retry schedule, as one coroutine (run()) that
-// its owner runs as a job and cancels to stop it.
+// its owner runs as a job and cancels to stop it. What it keeps of each
+// object is its store's: the JSON (k8s::ObjectCache) unless its owner gives
+// a store of its own (k8s::PodCache: the pods the autoscaler reads).
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -20,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fedmetrics/k8s/object_cache.hpp"
 #include "fedmetrics/kube/https_client.hpp"
 #include "fedmetrics/kube/resource_path.hpp"
 #include "fedmetrics/transport/executor.hpp"
@@ -59,8 +62,9 @@ struct ReflectorOptions {
 };
 
 struct ReflectorChange {
-  bool listed = false;                   // the whole collection was (re)listed
-  bool first = false;                    // the first successful list
+  bool listed = false;  // the whole collection was (re)listed
+  bool first = false;   // the first successful list
+  // With the JSON store only (a store of its own says only that something changed):
   std::vector<nlohmann::json> added;     // objects with a key not held before (every object on the first list)
   std::vector<nlohmann::json> modified;  // objects a watch event changed (MODIFIED), as they are now
 };
@@ -79,6 +83,10 @@ class Reflector {
   // an event on the client's (never two at once).
   using OnChange = std::function<void(const ReflectorChange&)>;
   Reflector(std::shared_ptr<ListWatch> server, ReflectorOptions options, OnChange on_change);
+  // Keeping the objects in `store` (which then belongs to the reflector:
+  // read it through read() only).
+  Reflector(std::shared_ptr<ListWatch> server, ReflectorOptions options, std::shared_ptr<k8s::WatchCache> store,
+            OnChange on_change);
   Reflector(std::shared_ptr<HttpsClient> client, ReflectorOptions options, OnChange on_change)
       : Reflector(list_watch(std::move(client)), std::move(options), std::move(on_change)) {}
   ~Reflector();
@@ -96,8 +104,13 @@ class Reflector {
 
   // Whether a list has succeeded yet; before that items() is empty and means nothing.
   [[nodiscard]] bool synced() const;
-  // Every object, ordered by namespace/name.
+  // Every object, ordered by namespace/name (the JSON store only; empty with a store of its own).
   [[nodiscard]] std::vector<nlohmann::json> items() const;
+  // Runs `read` under the lock the store is changed under: a reader of a
+  // store of its own sees it whole, between two events.
+  void read(const std::function<void()>& read) const;
+  // Why the last list or watch failed, while it is not working again; empty otherwise.
+  [[nodiscard]] std::string last_failure() const;
   [[nodiscard]] ReflectorStats stats() const;
 
   struct State;
