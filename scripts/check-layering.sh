@@ -8,7 +8,11 @@
 #      stay testable without sockets;
 #   3. the wire library (k8s) includes no third-party header but nlohmann/json;
 #   4. prometheus-cpp is included only by telemetry, so that the modules it
-#      observes keep no metric types (they report through ports or stats).
+#      observes keep no metric types (they report through ports or stats);
+#   5. one async style: no callback bridge (await_callback), no lifetime
+#      kept by shared_from_this, no detached spawn, and no thread blocking on
+#      a future or a condition variable, except where `async_exempt` below
+#      says why.
 # Prints each violation as FILE:LINE: what, and exits 1 if there is one.
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -63,6 +67,27 @@ for dir in "$root"/src/* "$root"/include/fedmetrics/*; do
     fi
   done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include' "$dir" --include='*.hpp' --include='*.cpp' --include='*.h' || true)
 done
+
+# Rule 5, on the code of src/ and include/fedmetrics/ (comments left out).
+# Each exemption is a file and why it may keep a blocking wait; nothing else
+# of these patterns is allowed anywhere.
+declare -A async_exempt=(
+  [src/transport/runtime.cpp]="Runtime::wait: the main thread waits for the runtime to be told to stop"
+  [src/transport/async.cpp]="run_and_wait and Job::stop: the owner's thread (main, at start-up and at stop) waits for a coroutine on the runtime's threads, which never wait on them"
+  [src/plugin/top_command.cpp]="the one-shot plugin CLI's top: its thread waits for its requests' answers, then exits"
+  [src/sim/object_store.cpp]="the simulator's store: unwatch waits out a watch's delivery in progress on another thread"
+  [src/sim/store_watch.hpp]="declares the watch's condition variable (object_store.cpp)"
+  [src/clusterclient/member_set.cpp]="MemberSet::wait_for_first_discovery: no caller in serve (start-up awaits discovery as a coroutine); the next to delete"
+  [include/fedmetrics/clusterclient/member_set.hpp]="declares wait_for_first_discovery's condition variable (member_set.cpp)"
+)
+async_patterns='await_callback|shared_from_this|(^|[^A-Za-z_])detached([^A-Za-z_]|$)|std::(shared_)?future|std::promise|get_future|use_future|condition_variable'
+while IFS=: read -r file line text; do
+  [ -n "${async_exempt[${file#"$root"/}]+set}" ] && continue
+  code=${text%%//*}
+  if [[ $code =~ ($async_patterns) ]]; then
+    report "$file:$line" "${BASH_REMATCH[1]//[^A-Za-z_:]/} (one async style: coroutines that return a result, lifetimes that follow scopes, no thread blocking on another; see docs/architecture.md)"
+  fi
+done < <(grep -rnE "$async_patterns" "$root/src" "$root/include/fedmetrics" --include='*.hpp' --include='*.cpp' --include='*.h' 2>/dev/null || true)
 
 if [ "$violations" -ne 0 ]; then
   echo "$violations layering violation(s); the rules are in docs/architecture.md"

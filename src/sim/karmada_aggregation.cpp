@@ -96,23 +96,18 @@ std::optional<json> KarmadaApi::discovered(const std::string& name) const {
 namespace detail {
 
 // The aggregation layer (kube-aggregator handler_proxy.go) for a group-version an APIService names.
-bool KarmadaCall::aggregated() {
-  if (target.segments.size() < 3 || target.segments[0] != "apis") return false;
+std::optional<Outcome> KarmadaCall::aggregated() {
+  if (target.segments.size() < 3 || target.segments[0] != "apis") return std::nullopt;
   const auto* apiservices = store.find_type("apiregistration.k8s.io", "v1", "apiservices");
   auto found = store.get(*apiservices, "", target.segments[2] + "." + target.segments[1]);
   auto* apiservice = std::get_if<json>(&found);
   if (apiservice == nullptr || !apiservice->value("spec", json::object()).value("service", json()).is_object())
-    return false;  // not registered, or served locally
+    return std::nullopt;  // not registered, or served locally
   // While the availability check has not passed, kube-aggregator answers plain text 503.
-  if (ready_condition_of(*apiservice, "Available").value("status", "") != "True") {
-    reply(HttpResponse{503, "text/plain; charset=utf-8", "service unavailable\n", {}});
-    return true;
-  }
+  if (ready_condition_of(*apiservice, "Available").value("status", "") != "True")
+    return HttpResponse{503, "text/plain; charset=utf-8", "service unavailable\n", {}};
   auto resolved = resolve_apiservice(store, *apiservice);
-  if (auto* why = std::get_if<std::string>(&resolved)) {
-    fail(Status::service_unavailable(*why));
-    return true;
-  }
+  if (auto* why = std::get_if<std::string>(&resolved)) return fail(Status::service_unavailable(*why));
   Upstream up = std::get<Upstream>(resolved);
   HttpRequest out = request;
   std::erase_if(out.headers, [](const auto& h) {
@@ -123,8 +118,7 @@ bool KarmadaCall::aggregated() {
   out.headers.emplace_back("X-Remote-User", user.name);
   for (const auto& g : user.groups) out.headers.emplace_back("X-Remote-Group", g);
   out.peer_certificates_pem.clear();
-  hooks.forward(up, std::move(out), std::move(respond));
-  return true;
+  return ForwardedRequest{std::move(up), std::move(out)};
 }
 
 }  // namespace detail

@@ -1,7 +1,8 @@
 #include "fedmetrics/sim/karmada_api.hpp"
 
 #include <algorithm>
-#include <atomic>
+#include <utility>
+#include <variant>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,6 @@ using detail::json_response;
 using detail::status_response;
 using detail::text_response;
 using k8s::Status;
-using Respond = std::function<void(HttpResponse)>;
 
 // The types a Karmada control plane serves that the metrics path and the
 // autoscaler touch (plus what kubectl needs around them).
@@ -99,7 +99,7 @@ KarmadaApi::KarmadaApi(std::shared_ptr<ObjectStore> store, KarmadaHooks hooks)
 
 namespace detail {
 
-void KarmadaCall::fail(const k8s::Status& s) { respond(status_response(s)); }
+HttpResponse KarmadaCall::fail(const k8s::Status& s) { return status_response(s); }
 
 // `table`: what the request asked of a Table (table_request).
 HttpResponse KarmadaCall::answered(StoreResult result, const ResourceType& type,
@@ -140,7 +140,7 @@ std::function<json(const json&)> KarmadaCall::watch_object(const ResourceType& t
   };
 }
 
-void KarmadaCall::resource() {
+HttpResponse KarmadaCall::resource() {
   const auto* type = store.find_type(info.api_group, info.api_version, info.resource);
   if (type == nullptr) return fail(Status::not_found_resource());
   if (!type->namespaced && !info.namespace_name.empty() && info.resource != "namespaces")
@@ -148,7 +148,6 @@ void KarmadaCall::resource() {
   if (!rest.empty()) return fail(Status::not_found_resource());
   if (info.subresource == "scale" && type->group == "apps" && type->resource == "deployments") return scale(*type);
   detail::StoredServing serving;
-  serving.schedule = hooks.schedule;
   serving.namespace_exists = [this](const std::string& ns) { return namespace_exists(ns); };
   auto table = detail::table_request(request, target);
   if (!table) return fail(Status::bad_request(table.error().message));
@@ -157,7 +156,7 @@ void KarmadaCall::resource() {
   };
   if (info.verb == "watch") serving.watch_object = watch_object(*type, *table);
   serving.after_update = [this, type](const StoreResult& result) { after_deployment_change(*type, result); };
-  detail::serve_stored(store, *type, {info.namespace_name, name, info.subresource}, request, target, serving, respond);
+  return detail::serve_stored(store, *type, {info.namespace_name, name, info.subresource}, request, target, serving);
 }
 
 bool KarmadaCall::namespace_exists(const std::string& ns) const {
@@ -167,34 +166,37 @@ bool KarmadaCall::namespace_exists(const std::string& ns) const {
 
 }  // namespace detail
 
-void KarmadaApi::handle(HttpRequest request, Respond respond) {
+async::Task<HttpResponse> KarmadaApi::handle(HttpRequest request) {
   // Bodies and stored objects are client input: a field of an unexpected
   // type is the client's error (400), never the simulator's end.
-  auto responded = std::make_shared<std::atomic<bool>>(false);
-  Respond once = [respond = std::move(respond), responded](HttpResponse r) {
-    if (!responded->exchange(true)) respond(std::move(r));
-  };
+  std::variant<HttpResponse, ForwardedRequest> outcome;
   try {
-    handle_unguarded(std::move(request), once);
+    outcome = answer(std::move(request));
   } catch (const nlohmann::json::exception& e) {
-    once(status_response(Status::bad_request(std::string("the request could not be handled: ") + e.what())));
+    outcome = status_response(Status::bad_request(std::string("the request could not be handled: ") + e.what()));
   }
+  if (auto* forwarded = std::get_if<ForwardedRequest>(&outcome)) {
+    // A named task: no temporary in the co_await expression (GCC 12).
+    auto relayed = hooks_.forward(std::move(forwarded->upstream), std::move(forwarded->request));
+    co_return co_await std::move(relayed);
+  }
+  co_return std::move(std::get<HttpResponse>(outcome));
 }
 
-void KarmadaApi::handle_unguarded(HttpRequest request, Respond respond) {
+std::variant<HttpResponse, ForwardedRequest> KarmadaApi::answer(HttpRequest request) {
   auto decoded = k8s::parse_request_target(request.target);
-  if (!decoded) return respond(status_response(Status::bad_request("invalid URL escape in the request path")));
+  if (!decoded) return status_response(Status::bad_request("invalid URL escape in the request path"));
   const auto& target = *decoded;
   const auto& s = target.segments;
-  if (s.size() == 1 && (s[0] == "healthz" || s[0] == "livez" || s[0] == "readyz")) return respond(text_response("ok"));
+  if (s.size() == 1 && (s[0] == "healthz" || s[0] == "livez" || s[0] == "readyz")) return text_response("ok");
   auto federation = hooks_.federation();
   const auto now = hooks_.clock();
   const auto user = authenticate(federation->world, *store_, *tokens_, request, now);
-  if (!user) return respond(status_response(Status::unauthorized()));
+  if (!user) return status_response(Status::unauthorized());
   auto attributes = auth::request_attributes(request.method, target);
   // The deprecated forms with the verb in the path (/api/v1/watch/..., /proxy/...)
   // are not served here, and one with nothing after the verb names nothing.
-  if (!attributes || attributes->verb_in_path) return respond(status_response(Status::not_found_resource()));
+  if (!attributes || attributes->verb_in_path) return status_response(Status::not_found_resource());
   const auto& info = *attributes;
   // The object the path names (a list's fieldSelector may name one for the authorizer).
   const std::string name = info.parts.size() >= 2 ? info.parts[1] : std::string();
@@ -211,36 +213,35 @@ void KarmadaApi::handle_unguarded(HttpRequest request, Respond respond) {
     auto decision = detail::authorize_user(*store_, *user, sar_spec_for(*user, info));
     if (!decision.allowed) {
       if (info.resource_request)
-        return respond(
-            status_response(Status::forbidden(user->name, info.verb, {info.api_group, info.resource}, info.subresource,
-                                              info.namespace_name, info.name, decision.reason)));
-      return respond(status_response(Status::forbidden_path(user->name, info.verb, info.path)));
+        return status_response(Status::forbidden(user->name, info.verb, {info.api_group, info.resource},
+                                                 info.subresource, info.namespace_name, info.name, decision.reason));
+      return status_response(Status::forbidden_path(user->name, info.verb, info.path));
     }
   }
-  detail::KarmadaCall call{*store_, hooks_, federation, *user, request, target, info, respond, name, rest};
-  if (call.aggregated()) return;
-  if (auto answer = discovery(request, target)) return respond(std::move(*answer));
+  detail::KarmadaCall call{*store_, hooks_, federation, *user, request, target, info, name, rest};
+  if (auto aggregated = call.aggregated()) return std::move(*aggregated);
+  if (auto answer = discovery(request, target)) return std::move(*answer);
   if (info.resource_request) {
     const auto& world = federation->world;
     const bool post = request.method == "POST";
     const auto& group = info.api_group;
     if (post && group == "authentication.k8s.io" && info.resource == "tokenreviews" && name.empty())
-      return respond(detail::token_review(world, *store_, *tokens_, request.body, now));
+      return detail::token_review(world, *store_, *tokens_, request.body, now);
     if (post && group == "authorization.k8s.io" && info.resource == "subjectaccessreviews" && name.empty())
-      return respond(detail::subject_access_review(world, *store_, request.body));
+      return detail::subject_access_review(world, *store_, request.body);
     if (self_review && info.resource == "selfsubjectaccessreviews")
-      return respond(detail::self_subject_access_review(*store_, *user, request.body));
-    if (self_review) return respond(detail::self_subject_review(*user, now));
+      return detail::self_subject_access_review(*store_, *user, request.body);
+    if (self_review) return detail::self_subject_review(*user, now);
     if (group.empty() && info.resource == "serviceaccounts" && info.subresource == "token" && !name.empty() &&
         rest.empty()) {
-      if (!post) return respond(status_response(Status::method_not_allowed(info.verb, {"", "serviceaccounts/token"})));
-      return respond(detail::token_request(*store_, *tokens_, info.namespace_name, name, request.body, now));
+      if (!post) return status_response(Status::method_not_allowed(info.verb, {"", "serviceaccounts/token"}));
+      return detail::token_request(*store_, *tokens_, info.namespace_name, name, request.body, now);
     }
     if (group == detail::kClusterGroup && info.resource == "clusters" && info.subresource == "proxy" && !name.empty())
       return call.cluster_proxy();
     if ((s[0] == "api" && info.api_version == "v1") || s[0] == "apis") return call.resource();
   }
-  respond(status_response(Status::not_found_resource()));
+  return status_response(Status::not_found_resource());
 }
 
 }  // namespace fedmetrics::sim

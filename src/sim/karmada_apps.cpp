@@ -158,11 +158,11 @@ json KarmadaCall::scale_of(const json& deployment) const {
 }
 
 // GET, PUT and PATCH of deployments/{name}/scale (autoscaling/v1 Scale).
-void KarmadaCall::scale(const ResourceType& type) {
+HttpResponse KarmadaCall::scale(const ResourceType& type) {
   auto current = store.get(type, info.namespace_name, name);
   if (auto* s = std::get_if<Status>(&current)) return fail(*s);
   auto& deployment = std::get<json>(current);
-  if (request.method == "GET" || request.method == "HEAD") return reply(json_response(scale_of(deployment).dump()));
+  if (request.method == "GET" || request.method == "HEAD") return json_response(scale_of(deployment).dump());
   json wanted;
   if (request.method == "PUT") {
     auto body = parse_object(request.body);
@@ -204,7 +204,7 @@ void KarmadaCall::scale(const ResourceType& type) {
   // members' replicas is back at their sum already (the syncer ran above),
   // and the answer says so rather than the count that did not take effect.
   auto now = store.get(type, info.namespace_name, name);
-  reply(json_response(scale_of(std::get<json>(std::holds_alternative<json>(now) ? now : result)).dump()));
+  return json_response(scale_of(std::get<json>(std::holds_alternative<json>(now) ? now : result)).dump());
 }
 
 // A Deployment edited directly (kubectl edit/patch of spec.replicas) moves the simulated pods too.

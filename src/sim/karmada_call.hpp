@@ -54,6 +54,9 @@ void as_read(nlohmann::json& doc, const ResourceType& type, const Federation& fe
 // karmada_aggregation.cpp: where an APIService's Service is reached, or why it cannot be.
 std::variant<Upstream, std::string> resolve_apiservice(const ObjectStore& store, const nlohmann::json& apiservice);
 
+// What a call comes to: the answer, or the request the shell forwards.
+using Outcome = std::variant<transport::HttpResponse, ForwardedRequest>;
+
 struct KarmadaCall {
   ObjectStore& store;
   const KarmadaHooks& hooks;
@@ -64,18 +67,16 @@ struct KarmadaCall {
   // What the request asks, in authorizer terms. Its name may be a list's
   // fieldSelector's; what the path names is `name`.
   const auth::RequestAttributes& info;
-  std::function<void(transport::HttpResponse)>& respond;
   std::string name;               // the object the path names; empty: the collection
   std::vector<std::string> rest;  // the path after the subresource (a proxy's path)
 
-  void reply(transport::HttpResponse r) { respond(std::move(r)); }
-  void fail(const k8s::Status& s);
+  [[nodiscard]] static transport::HttpResponse fail(const k8s::Status& s);
   [[nodiscard]] std::optional<std::size_t> workload_of(std::string_view ns, std::string_view object_name) const {
     return federation->world.workload_index(ns, object_name);
   }
 
   // karmada_api.cpp: the generic REST of a stored type.
-  void resource();
+  [[nodiscard]] transport::HttpResponse resource();
   [[nodiscard]] bool namespace_exists(const std::string& ns) const;
   // `table`: what the request asked of a Table (table_request).
   [[nodiscard]] transport::HttpResponse answered(StoreResult result, const ResourceType& type,
@@ -86,14 +87,14 @@ struct KarmadaCall {
   // karmada_apps.cpp
   void overlay_deployment(nlohmann::json& d) const;
   [[nodiscard]] nlohmann::json scale_of(const nlohmann::json& deployment) const;
-  void scale(const ResourceType& type);
+  [[nodiscard]] transport::HttpResponse scale(const ResourceType& type);
   void after_deployment_change(const ResourceType& type, const StoreResult& result) const;
 
   // karmada_cluster.cpp
-  void cluster_proxy();
+  [[nodiscard]] Outcome cluster_proxy();
 
-  // karmada_aggregation.cpp: true when an APIService's server answers the request.
-  bool aggregated();
+  // karmada_aggregation.cpp: nullopt when no APIService's server answers the request.
+  [[nodiscard]] std::optional<Outcome> aggregated();
 };
 
 }  // namespace fedmetrics::sim::detail

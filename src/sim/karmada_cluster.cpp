@@ -36,7 +36,7 @@ void KarmadaApi::set_cluster_ready(const std::string& name, bool ready, const st
 namespace detail {
 
 // /apis/cluster.karmada.io/v1alpha1/clusters/{name}/proxy/{path}: to the member, with its Secret's token.
-void KarmadaCall::cluster_proxy() {
+Outcome KarmadaCall::cluster_proxy() {
   const auto* clusters = store.find_type(kClusterGroup, "v1alpha1", "clusters");
   auto cluster = store.get(*clusters, "", name);
   if (auto* s = std::get_if<Status>(&cluster)) return fail(*s);
@@ -63,7 +63,7 @@ void KarmadaCall::cluster_proxy() {
     auto n = k8s::ascii_lowercase(h.first);
     return n == "authorization" || n.starts_with("impersonate-") || n == "host" || n == "content-length";
   });
-  hooks.forward(up, std::move(out), std::move(respond));
+  return ForwardedRequest{std::move(up), std::move(out)};
 }
 
 }  // namespace detail

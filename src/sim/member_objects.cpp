@@ -31,20 +31,18 @@ bool MemberObjects::handles(const HttpRequest& request) {
   return s.size() >= 4 && s[0] == "apis" && s[1] == "autoscaling" && s[2] == "v2";
 }
 
-void MemberObjects::handle(const Federation& federation, std::size_t member, const HttpRequest& request,
-                           double fault_draw,
-                           std::function<void(std::chrono::nanoseconds, std::function<void()>)> schedule,
-                           std::function<void(HttpResponse)> respond) {
+HttpResponse MemberObjects::handle(const Federation& federation, std::size_t member, const HttpRequest& request,
+                                   double fault_draw) {
   using detail::status_response;
   auto target = k8s::parse_request_target(request.target);
-  if (!target) return respond(status_response(Status::bad_request("invalid URL escape in the request path")));
-  if (!member_authenticated(federation, member, request)) return respond(status_response(Status::unauthorized()));
+  if (!target) return status_response(Status::bad_request("invalid URL escape in the request path"));
+  if (!member_authenticated(federation, member, request)) return status_response(Status::unauthorized());
   if (fault_draw < federation.members[member].faults.error_rate)
-    return respond(status_response(Status::internal_error("simulated fault")));
+    return status_response(Status::internal_error("simulated fault"));
   const auto& s = target->segments;
   if (s[0] == "openapi") {
     // Only the stored types need the fieldValidation declaration: the rest is read-only here.
-    return respond(detail::openapi_v3(s, {*hpa_}, {{"autoscaling", {"autoscaling/v2"}}}));
+    return detail::openapi_v3(s, {*hpa_}, {{"autoscaling", {"autoscaling/v2"}}});
   }
   // /apis/autoscaling/v2/[namespaces/{ns}/]horizontalpodautoscalers[/{name}[/status]]
   std::vector<std::string> parts(s.begin() + 3, s.end());
@@ -54,19 +52,18 @@ void MemberObjects::handle(const Federation& federation, std::size_t member, con
     parts.erase(parts.begin(), parts.begin() + 2);
   }
   if (parts.empty() || parts[0] != hpa_->resource || parts.size() > 3)
-    return respond(status_response(Status::not_found_resource()));
+    return status_response(Status::not_found_resource());
   if (parts.size() >= 2) path.name = parts[1];
   if (parts.size() == 3) path.subresource = parts[2];
-  if (!path.name.empty() && path.namespace_name.empty()) return respond(status_response(Status::not_found_resource()));
+  if (!path.name.empty() && path.namespace_name.empty()) return status_response(Status::not_found_resource());
 
   detail::StoredServing serving;
-  serving.schedule = std::move(schedule);
   const auto& namespaces = federation.world.namespaces;
   serving.namespace_exists = [&namespaces](const std::string& ns) {
     return std::find(namespaces.begin(), namespaces.end(), ns) != namespaces.end();
   };
   auto table = detail::table_request(request, *target);
-  if (!table) return respond(status_response(Status::bad_request(table.error().message)));
+  if (!table) return status_response(Status::bad_request(table.error().message));
   const bool watch = k8s::query_bool(target->query, "watch");
   serving.answer = [this, include = request.method == "GET" && !watch ? *table : std::nullopt](StoreResult result,
                                                                                                int success) {
@@ -81,7 +78,7 @@ void MemberObjects::handle(const Federation& federation, std::size_t member, con
     serving.watch_object = detail::watch_tables(
         [clock = clock_](json& object) { return horizontal_pod_autoscaler_table(object, clock()); }, **table);
   }
-  detail::serve_stored(*store_, *hpa_, path, request, *target, serving, std::move(respond));
+  return detail::serve_stored(*store_, *hpa_, path, request, *target, serving);
 }
 
 }  // namespace fedmetrics::sim

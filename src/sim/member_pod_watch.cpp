@@ -92,11 +92,11 @@ struct PodWatch {
 
 }  // namespace
 
-bool watch_member_pods(Simulation& sim, std::size_t member, const transport::HttpRequest& request,
-                       const std::function<void(transport::HttpResponse)>& respond) {
-  if (request.method != "GET") return false;
+std::optional<transport::HttpResponse> watch_member_pods(Simulation& sim, std::size_t member,
+                                                         const transport::HttpRequest& request) {
+  if (request.method != "GET") return std::nullopt;
   auto target = k8s::parse_request_target(request.target);
-  if (!target || !k8s::query_bool(target->query, "watch")) return false;
+  if (!target || !k8s::query_bool(target->query, "watch")) return std::nullopt;
   const auto& s = target->segments;
   std::string ns;
   if (s.size() == 3 && s[0] == "api" && s[1] == "v1" && s[2] == "pods") {
@@ -104,20 +104,18 @@ bool watch_member_pods(Simulation& sim, std::size_t member, const transport::Htt
   } else if (s.size() == 5 && s[0] == "api" && s[1] == "v1" && s[2] == "namespaces" && s[4] == "pods") {
     ns = s[3];
   } else {
-    return false;
+    return std::nullopt;
   }
   auto snapshot = sim.state.load();
   const bool authenticated = member_authenticated(*snapshot, member, request);
   spdlog::debug("{} {} {} -> {}", snapshot->world.members[member].name, request.method, request.target,
                 authenticated ? 200 : 401);
   if (!authenticated) {
-    respond(status_response(k8s::Status::unauthorized()));
-    return true;
+    return status_response(k8s::Status::unauthorized());
   }
   auto watch = std::make_shared<PodWatch>(PodWatch{sim, member, ns, std::make_shared<transport::ResponseStream>()});
   transport::HttpResponse head;
   head.stream = watch->stream;
-  respond(std::move(head));
   watch->asked = k8s::query_value(target->query, "resourceVersion");
   watch->rv = snapshot->resource_version;
   watch->bookmarks = k8s::query_bool(target->query, "allowWatchBookmarks");
@@ -127,7 +125,7 @@ bool watch_member_pods(Simulation& sim, std::size_t member, const transport::Htt
       pods_digest(*snapshot, member, ns, now - kSettled) != watch->digest) {
     watch->stream->write(gone(watch->asked, watch->rv));
     watch->stream->close();
-    return true;
+    return head;
   }
   std::int64_t timeout = 0;
   try {
@@ -138,7 +136,7 @@ bool watch_member_pods(Simulation& sim, std::size_t member, const transport::Htt
   if (timeout <= 0) timeout = 1800 + static_cast<std::int64_t>(std::random_device{}() % 1800);
   watch->until = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
   sim.members[member]->schedule(kPoll, [watch] { PodWatch::poll(watch); });
-  return true;
+  return head;
 }
 
 }  // namespace fedmetrics::sim::detail

@@ -10,7 +10,7 @@
 // resourceVersion than the current one, or while the pods are changing,
 // expires at once. Internal to the sim module.
 #include <cstddef>
-#include <functional>
+#include <optional>
 
 #include "fedmetrics/transport/http_message.hpp"
 
@@ -18,9 +18,9 @@ namespace fedmetrics::sim::detail {
 
 struct Simulation;
 
-// Whether `request` is a watch of the member's pods (then it is answered: a
-// stream, or a Status).
-bool watch_member_pods(Simulation& sim, std::size_t member, const transport::HttpRequest& request,
-                       const std::function<void(transport::HttpResponse)>& respond);
+// The answer to `request` when it is a watch of the member's pods (a
+// stream, or a Status); nothing when it is another request.
+std::optional<transport::HttpResponse> watch_member_pods(Simulation& sim, std::size_t member,
+                                                         const transport::HttpRequest& request);
 
 }  // namespace fedmetrics::sim::detail

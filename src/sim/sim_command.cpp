@@ -1,6 +1,8 @@
 // The simulator's shell: its flags, and the start-up that reads the world,
 // issues the certificates, opens the listeners around the running
 // simulation (simulation.cpp) and writes the kubeconfigs.
+#include <utility>  // before Asio's awaitable.hpp (GCC 12 coroutines)
+
 #include "fedmetrics/sim/sim_command.hpp"
 
 #include <malloc.h>
@@ -20,10 +22,11 @@
 
 #include "fedmetrics/k8s/time.hpp"
 #include "fedmetrics/sim/kubeconfig.hpp"
+#include "fedmetrics/transport/async.hpp"
 #include "fedmetrics/transport/certificate_authority.hpp"
-#include "sim/simulation.hpp"
 #include "fedmetrics/transport/runtime.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
+#include "sim/simulation.hpp"
 
 namespace fedmetrics::sim {
 
@@ -57,7 +60,6 @@ void write_file(const fs::path& path, const std::string& text) {
 // Every request, timer and watch of the simulation runs on these threads.
 void run_until_stopped(transport::Runtime& runtime, Simulation& sim, TlsServer& control,
                        const std::function<void()>& ready) {
-  sim.runtime = std::make_unique<kube::ClientRuntime>(runtime);
   // Each listener on threads of its own; SIGINT or SIGTERM stops them all.
   for (auto* server : {&control, sim.karmada_server.get()})
     runtime.start(
@@ -73,9 +75,30 @@ void run_until_stopped(transport::Runtime& runtime, Simulation& sim, TlsServer& 
           server->stop();
           server->join();
         });
+  // The APIServices' availability checks, on the client runtime's threads.
+  runtime.start(
+      transport::Stage::loops, "apiservice probes",
+      [&sim] {
+        sim.probe_job.start(*sim.probe_strand, "karmada: the APIServices' availability checks",
+                            [s = &sim] { return s->probe_apiservices_loop(); });
+      },
+      [&sim] { sim.probe_job.stop(); });
   ready();
   runtime.wait();  // until SIGINT or SIGTERM
   runtime.stop();
+}
+
+// The listeners' handlers (named coroutines: a capturing lambda never is one).
+async::Task<HttpResponse> serve_control(Simulation* sim, HttpRequest request) {
+  co_return sim->handle_control(request);
+}
+
+async::Task<HttpResponse> serve_karmada(Simulation* sim, HttpRequest request) {
+  const std::string method = request.method, target = request.target;
+  auto handled = sim->karmada->handle(std::move(request));
+  HttpResponse response = co_await std::move(handled);
+  spdlog::debug("karmada {} {} -> {}", method, target, response.status);
+  co_return response;
 }
 
 }  // namespace
@@ -168,6 +191,10 @@ int run_sim(const SimOptions& options) {
   // before any thread starts, and before what runs on it.
   transport::Runtime runtime(transport::RuntimeOptions{1, true});
   auto sim = std::make_shared<Simulation>();
+  // The control plane's client side (cluster proxy, aggregation layer and its checks).
+  sim->runtime = std::make_unique<kube::ClientRuntime>(runtime);
+  sim->probe_strand = async::make_strand(sim->runtime->executor());
+  sim->probe_wakeup = std::make_unique<async::Wakeup>(*sim->probe_strand);
   sim->state.store(std::make_shared<const Federation>(Federation::create(world, wall_now())));
 
   // The aggregation layer's identity: kubeadm's front-proxy CA and client pair.
@@ -209,10 +236,7 @@ int run_sim(const SimOptions& options) {
     o.idle_timeout = idle_ms;
     try {
       sim->members.push_back(std::make_unique<TlsServer>(
-          o,
-          transport::from_callback([s = sim.get(), i](HttpRequest request, std::function<void(HttpResponse)> respond) {
-            s->handle_member(i, std::move(request), std::move(respond));
-          })));
+          o, [s = sim.get(), i](HttpRequest request) { return s->handle_member(i, std::move(request)); }));
     } catch (const std::exception& e) {
       throw std::runtime_error("member " + world.members[i].name + ": " + e.what());
     }
@@ -223,11 +247,8 @@ int run_sim(const SimOptions& options) {
   control_options.cert_file = sim->certificates.front().cert_file;
   control_options.key_file = sim->certificates.front().key_file;
   control_options.threads = 1;
-  TlsServer control(
-      control_options,
-      transport::from_callback([s = sim.get()](HttpRequest request, std::function<void(HttpResponse)> respond) {
-        respond(s->handle_control(request));
-      }));
+  TlsServer control(control_options,
+                    [s = sim.get()](HttpRequest request) { return serve_control(s, std::move(request)); });
 
   // The Karmada control plane.
   auto karmada_cert = (out_dir / "karmada-apiserver.crt").string();
@@ -243,24 +264,14 @@ int run_sim(const SimOptions& options) {
   karmada_options.compress_min_bytes = options.compress_min_bytes;
   karmada_options.idle_timeout = idle_ms;
   sim->karmada_server = std::make_unique<TlsServer>(
-      karmada_options,
-      transport::from_callback([s = sim.get()](HttpRequest request, std::function<void(HttpResponse)> respond) {
-        auto method = request.method, target = request.target;
-        s->karmada->handle(std::move(request), [respond = std::move(respond), method, target](HttpResponse r) {
-          spdlog::debug("karmada {} {} -> {}", method, target, r.status);
-          respond(std::move(r));
-        });
-      }));
+      karmada_options, [s = sim.get()](HttpRequest request) { return serve_karmada(s, std::move(request)); });
   KarmadaHooks hooks;
   hooks.clock = wall_now;
   hooks.federation = [s = sim.get()] { return s->state.load(); };
   hooks.set_replicas = [s = sim.get()](std::size_t w, std::int32_t n) { s->set_replicas(w, n); };
   hooks.set_retain_replicas = [s = sim.get()](std::size_t w, bool retain) { s->set_retain_replicas(w, retain); };
-  hooks.forward = [s = sim.get()](const Upstream& up, HttpRequest request, std::function<void(HttpResponse)> respond) {
-    s->forward(up, std::move(request), std::move(respond));
-  };
-  hooks.schedule = [s = sim.get()](std::chrono::nanoseconds delay, std::function<void()> task) {
-    s->karmada_server->schedule(delay, std::move(task));
+  hooks.forward = [s = sim.get()](Upstream up, HttpRequest request) {
+    return s->forward(std::move(up), std::move(request));
   };
   sim->karmada =
       std::make_unique<KarmadaApi>(std::make_shared<ObjectStore>(wall_now, options.watch_history), std::move(hooks));
@@ -294,26 +305,15 @@ int run_sim(const SimOptions& options) {
   }
   sim->karmada->seed(*sim->state.load(), registrations, trust, aggregation_ca);
   sim->update_cluster_conditions(*sim->state.load());
-  // Availability: checked at once when an APIService or Service changes, and every 30 s.
+  // Availability: checked at once when an APIService or Service changes
+  // (Simulation::probe_apiservices_loop checks again every second what failed, and all every 30 s).
   auto& store = sim->karmada->store();
   for (auto* type :
        {store.find_type("apiregistration.k8s.io", "v1", "apiservices"), store.find_type("", "v1", "services")})
     store.watch(*type, "", {}, {}, "", [s = sim.get()](const WatchEvent&) {
-      s->karmada_server->schedule(std::chrono::nanoseconds(0), [s] { s->probe_apiservices(); });
+      s->request_probe();
       return true;
     });
-  // Every second: re-check when the last check of some APIService failed,
-  // and everything every 30 s (the aggregator's resync).
-  auto last_full_probe = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
-  std::function<void()> periodic_probe = [s = sim.get(), last_full_probe, &periodic_probe] {
-    auto now = std::chrono::steady_clock::now();
-    if (s->any_unavailable.exchange(false) || now - *last_full_probe >= std::chrono::seconds(30)) {
-      *last_full_probe = now;
-      s->probe_apiservices();
-    }
-    s->karmada_server->schedule(std::chrono::seconds(1), [&periodic_probe] { periodic_probe(); });
-  };
-  sim->karmada_server->schedule(std::chrono::seconds(1), [&periodic_probe] { periodic_probe(); });
   MemberEndpoint karmada_endpoint{"karmada-apiserver",
                                   "https://127.0.0.1:" + std::to_string(sim->karmada_server->port()),
                                   world.users.front().token};

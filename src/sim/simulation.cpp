@@ -1,6 +1,8 @@
+#include <utility>  // before Asio's awaitable.hpp (GCC 12 coroutines)
+
 #include "sim/simulation.hpp"
 
-#include <utility>
+#include "fedmetrics/transport/async.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -36,44 +38,35 @@ void Simulation::apply_listener_faults(std::size_t i, const Faults& before, cons
   }
 }
 
-void Simulation::handle_member(std::size_t i, HttpRequest request, std::function<void(HttpResponse)> respond) {
+async::Task<HttpResponse> Simulation::handle_member(std::size_t i, HttpRequest request) {
   auto snapshot = state.load();
   const auto& faults = snapshot->members[i].faults;
   if (faults.blackhole) {
-    // Never answers; the listener closes the connection when the client
-    // goes, and this cap closes it otherwise.
-    members[i]->schedule(kBlackholeCap, [respond] { respond(HttpResponse{0, {}, {}, {}}); });
-    return;
+    // Never answers; the listener cancels this wait when the client goes.
+    const bool held = co_await async::sleep_for(kBlackholeCap);
+    (void)held;  // cancelled or not, the connection closes unanswered
+    co_return HttpResponse{0, {}, {}, {}};
   }
-  if (watch_member_pods(*this, i, request, respond)) return;  // a stream: no latency, no fault but refusal
-  auto delay = snapshot->world.members[i].latency + faults.latency;
-  auto delayed = [this, i, delay, respond = std::move(respond)](HttpResponse response) {
-    if (delay.count() > 0 && !response.stream) {
-      members[i]->schedule(delay,
-                           [respond, response = std::move(response)]() mutable { respond(std::move(response)); });
-    } else {
-      respond(std::move(response));
-    }
-  };
+  if (auto watch = watch_member_pods(*this, i, request))
+    co_return std::move(*watch);  // a stream: no latency, no fault but refusal
+  const auto& name = snapshot->world.members[i].name;
+  HttpResponse response;
   if (request.target == kPodCountersPath && request.method == "GET") {
-    delayed(member_authenticated(*snapshot, i, request) ? pod_counters[i]->scrape(*snapshot, i, wall_now())
-                                                        : status_response(k8s::Status::unauthorized()));
-    return;
+    response = member_authenticated(*snapshot, i, request) ? pod_counters[i]->scrape(*snapshot, i, wall_now())
+                                                           : status_response(k8s::Status::unauthorized());
+  } else if (MemberObjects::handles(request)) {
+    response = member_objects[i]->handle(*snapshot, i, request, draw(i));
+  } else {
+    response = MemberApi(*snapshot, i).handle(request, wall_now(), draw(i));
   }
-  if (MemberObjects::handles(request)) {
-    auto name = snapshot->world.members[i].name, method = request.method, target = request.target;
-    member_objects[i]->handle(
-        *snapshot, i, request, draw(i),
-        [this, i](std::chrono::nanoseconds d, std::function<void()> task) { members[i]->schedule(d, std::move(task)); },
-        [delayed, name, method, target](HttpResponse response) {
-          spdlog::debug("{} {} {} -> {}", name, method, target, response.status);
-          delayed(std::move(response));
-        });
-    return;
+  spdlog::debug("{} {} {} -> {}", name, request.method, request.target, response.status);
+  // The member's latency, and the fault's, before the answer (a watch's events come as they happen).
+  const auto delay = snapshot->world.members[i].latency + faults.latency;
+  if (delay.count() > 0 && !response.stream) {
+    const bool waited = co_await async::sleep_for(delay);
+    (void)waited;  // cancelled: the server sends nothing anyway
   }
-  auto response = MemberApi(*snapshot, i).handle(request, wall_now(), draw(i));
-  spdlog::debug("{} {} {} -> {}", snapshot->world.members[i].name, request.method, request.target, response.status);
-  delayed(std::move(response));
+  co_return response;
 }
 
 void Simulation::set_member_replicas(std::size_t workload, std::size_t member, std::int32_t replicas,
@@ -178,42 +171,67 @@ kube::HttpsClient& Simulation::upstream(const Upstream& up) {
   return *client;
 }
 
-void Simulation::probe_apiservices() {
-  for (auto& t : karmada->availability_targets()) {
-    if (!t.upstream) {
-      karmada->set_available(t.name, false, "ServiceNotFound", t.unreachable);
-      karmada->set_discovered(t.name, std::nullopt);
-      any_unavailable = true;
-      continue;
+void Simulation::request_probe() {
+  probe_requested = true;
+  if (probe_wakeup) probe_wakeup->notify();
+}
+
+async::Task<void> Simulation::probe_apiservices_loop() {
+  constexpr auto kRecheck = std::chrono::seconds(1);
+  constexpr auto kResync = std::chrono::seconds(30);
+  auto last_full_probe = std::chrono::steady_clock::now();
+  for (;;) {
+    const bool running = co_await probe_wakeup->wait_for(kRecheck);
+    if (!running) co_return;
+    const auto now = std::chrono::steady_clock::now();
+    const bool requested = probe_requested.exchange(false);
+    const bool due = any_unavailable.exchange(false) || now - last_full_probe >= kResync;
+    if (due) last_full_probe = now;
+    if (!requested && !due) continue;
+    try {
+      co_await probe_apiservices();
+    } catch (const std::exception& e) {
+      if (async::is_cancellation(e)) throw;
+      spdlog::warn("karmada: the APIServices' availability check failed: {}", e.what());
     }
-    HttpRequest probe;
-    probe.method = "GET";
-    probe.target = t.path;
-    probe.headers = {{"X-Remote-User", "system:kube-aggregator"}, {"X-Remote-Group", "system:masters"}};
-    auto url = t.upstream->server + t.path;
-    forward(
-        *t.upstream, std::move(probe),
-        [this, name = t.name, url](HttpResponse r) {
-          if (r.status >= 200 && r.status < 300) {
-            karmada->set_available(name, true, "Passed", "all checks passed");
-            auto list = nlohmann::json::parse(r.body, nullptr, false);
-            karmada->set_discovered(name, list.is_object() ? std::optional(std::move(list)) : std::nullopt);
-          } else {
-            karmada->set_discovered(name, std::nullopt);
-            any_unavailable = true;
-            std::string why = r.status == 503 && r.body.find("error trying to reach service") != std::string::npos
-                                  ? r.body
-                                  : "bad status from " + url + ": " + std::to_string(r.status);
-            karmada->set_available(name, false, "FailedDiscoveryCheck",
-                                   "failing or missing response from " + url + ": " + why);
-          }
-        },
-        std::chrono::seconds(5));
   }
 }
 
-void Simulation::forward(const Upstream& up, HttpRequest request, std::function<void(HttpResponse)> respond,
-                         std::chrono::seconds timeout) {
+async::Task<void> Simulation::probe_apiservices() {
+  std::vector<async::Task<void>> probes;
+  for (auto& t : karmada->availability_targets()) probes.push_back(probe_apiservice(std::move(t)));
+  co_await async::when_all(std::move(probes));
+}
+
+async::Task<void> Simulation::probe_apiservice(KarmadaApi::AvailabilityTarget t) {
+  if (!t.upstream) {
+    karmada->set_available(t.name, false, "ServiceNotFound", t.unreachable);
+    karmada->set_discovered(t.name, std::nullopt);
+    any_unavailable = true;
+    co_return;
+  }
+  HttpRequest probe;
+  probe.method = "GET";
+  probe.target = t.path;
+  probe.headers = {{"X-Remote-User", "system:kube-aggregator"}, {"X-Remote-Group", "system:masters"}};
+  const auto url = t.upstream->server + t.path;
+  auto answered = forward(*t.upstream, std::move(probe), std::chrono::seconds(5));
+  const HttpResponse r = co_await std::move(answered);
+  if (r.status >= 200 && r.status < 300) {
+    karmada->set_available(t.name, true, "Passed", "all checks passed");
+    auto list = nlohmann::json::parse(r.body, nullptr, false);
+    karmada->set_discovered(t.name, list.is_object() ? std::optional(std::move(list)) : std::nullopt);
+    co_return;
+  }
+  karmada->set_discovered(t.name, std::nullopt);
+  any_unavailable = true;
+  std::string why = r.status == 503 && r.body.find("error trying to reach service") != std::string::npos
+                        ? r.body
+                        : "bad status from " + url + ": " + std::to_string(r.status);
+  karmada->set_available(t.name, false, "FailedDiscoveryCheck", "failing or missing response from " + url + ": " + why);
+}
+
+async::Task<HttpResponse> Simulation::forward(Upstream up, HttpRequest request, std::chrono::seconds timeout) {
   kube::OutgoingRequest out;
   out.method = request.method;
   out.target = request.target;
@@ -226,31 +244,27 @@ void Simulation::forward(const Upstream& up, HttpRequest request, std::function<
       out.headers.emplace_back(name, value);
   }
   kube::HttpsClient* client = nullptr;
+  std::string unreachable;
   try {
     client = &upstream(up);
   } catch (const std::exception& e) {
-    respond(detail_status(503, std::string("error trying to reach service: ") + e.what()));
-    return;
+    unreachable = e.what();
   }
+  if (client == nullptr) co_return detail_status(503, "error trying to reach service: " + unreachable);
   // kube-apiserver bounds a proxied request by its own request timeout (60 s).
-  client->send(std::move(out), std::chrono::steady_clock::now() + timeout,
-               [respond = std::move(respond), server = up.server](kube::HttpResult result) {
-                 if (auto* e = std::get_if<k8s::Error>(&result)) {
-                   respond(detail_status(503, "error trying to reach service: " + e->message));
-                   return;
-                 }
-                 auto& reply = std::get<kube::HttpReply>(result);
-                 HttpResponse response{reply.status,
-                                       reply.content_type.empty() ? "application/json" : reply.content_type,
-                                       std::move(reply.body),
-                                       {}};
-                 for (auto& [name, value] : reply.headers) {
-                   const std::string lower = k8s::ascii_lowercase(name);
-                   if (lower != "content-type" && lower != "server" && lower != "cache-control" && lower != "date")
-                     response.headers.emplace_back(name, value);
-                 }
-                 respond(std::move(response));
-               });
+  auto sent = client->request(std::move(out), std::chrono::steady_clock::now() + timeout);
+  kube::HttpResult result = co_await std::move(sent);
+  if (auto* e = std::get_if<k8s::Error>(&result))
+    co_return detail_status(503, "error trying to reach service: " + e->message);
+  auto& reply = std::get<kube::HttpReply>(result);
+  HttpResponse response{
+      reply.status, reply.content_type.empty() ? "application/json" : reply.content_type, std::move(reply.body), {}};
+  for (auto& [name, value] : reply.headers) {
+    const std::string lower = k8s::ascii_lowercase(name);
+    if (lower != "content-type" && lower != "server" && lower != "cache-control" && lower != "date")
+      response.headers.emplace_back(name, value);
+  }
+  co_return response;
 }
 
 HttpResponse Simulation::detail_status(int code, const std::string& message) {

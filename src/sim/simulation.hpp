@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "fedmetrics/sim/member_hpa_controller.hpp"
 #include "fedmetrics/sim/member_objects.hpp"
 #include "sim/pod_counters.hpp"
+#include "fedmetrics/transport/async.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
 
 namespace fedmetrics::sim::detail {
@@ -51,12 +53,19 @@ struct Simulation {
   std::string front_proxy_cert_pem, front_proxy_key_pem;
   // Some APIService failed its last check: re-check soon (the aggregator backs off from 5 ms to 30 s).
   std::atomic<bool> any_unavailable{false};
+  // An APIService or Service changed: check them all at once.
+  std::atomic<bool> probe_requested{false};
+  // The probe loop, its strand on the client runtime and what wakes it.
+  std::optional<async::Strand> probe_strand;
+  std::unique_ptr<async::Wakeup> probe_wakeup;
+  async::Job probe_job;
   std::mutex write_mutex;
-  std::vector<std::unique_ptr<TlsServer>> members;
-  // Each member's own stored objects (HorizontalPodAutoscalers).
+  // Each member's own stored objects (HorizontalPodAutoscalers); declared
+  // before the listeners, whose watches leave these stores as they end.
   std::vector<std::unique_ptr<MemberObjects>> member_objects;
   // Each member's pod request counters, scraped by a Prometheus at /metrics/pods.
   std::vector<std::unique_ptr<PodCounters>> pod_counters;
+  std::vector<std::unique_ptr<TlsServer>> members;
   // Each member's HPA controller; used on that member's listener thread only.
   std::vector<MemberHpaController> hpa_controllers;
   std::vector<MemberCertificates> certificates;
@@ -68,7 +77,10 @@ struct Simulation {
   // The faults a listener applies: refusal and the wrong certificate.
   void apply_listener_faults(std::size_t i, const Faults& before, const Faults& after);
 
-  void handle_member(std::size_t i, HttpRequest request, std::function<void(HttpResponse)> respond);
+  // A member's answer, after the member's latency and its faults: a black
+  // hole holds the request until the client goes (the listener then
+  // cancels this) or for 10 minutes, and closes the connection unanswered.
+  async::Task<HttpResponse> handle_member(std::size_t i, HttpRequest request);
 
   // A member's HPA controller scaled its Deployment; a retaining template
   // follows the members' sum on the control plane (Karmada's replicas syncer).
@@ -91,15 +103,25 @@ struct Simulation {
 
   kube::HttpsClient& upstream(const Upstream& up);
 
-  // kube-aggregator's availability check (remote_available_controller.go):
+  // kube-aggregator's availability checks (remote_available_controller.go),
+  // on the client runtime: every APIService at once when one of them or a
+  // Service changes (request_probe()), those whose last check failed every
+  // second, and all of them every 30 s (the aggregator's resync). Runs until
+  // cancelled (the runtime's loops stage stops it).
+  async::Task<void> probe_apiservices_loop();
+  // From any thread: probe every APIService soon.
+  void request_probe();
+  // One round: every APIService checked at once.
+  async::Task<void> probe_apiservices();
   // GET /apis/{group}/{version} as system:kube-aggregator (system:masters)
   // with the front-proxy certificate, 5 s; any 2xx makes it Available.
-  void probe_apiservices();
+  async::Task<void> probe_apiservice(KarmadaApi::AvailabilityTarget target);
 
   // kube-aggregator's proxy: the request as it came (headers already
-  // rewritten by KarmadaApi), the answer relayed with its headers (Warning).
-  void forward(const Upstream& up, HttpRequest request, std::function<void(HttpResponse)> respond,
-               std::chrono::seconds timeout = std::chrono::seconds(60));
+  // rewritten by KarmadaApi), the answer relayed with its headers (Warning),
+  // or a 503 Status when the upstream cannot be reached.
+  async::Task<HttpResponse> forward(Upstream up, HttpRequest request,
+                                    std::chrono::seconds timeout = std::chrono::seconds(60));
 
   static HttpResponse detail_status(int code, const std::string& message);
 

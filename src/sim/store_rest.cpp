@@ -70,18 +70,15 @@ std::int64_t int_or(const k8s::QueryValues& q, std::string_view key, std::int64_
 
 // A watch: the events as newline-delimited JSON on a streamed answer, until
 // timeoutSeconds or apiserver's default, a random time in [30, 60) minutes.
-void watch(ObjectStore& store, const ResourceType& type, const std::string& namespace_name, k8s::LabelSelector labels,
-           k8s::FieldSelector fields, const k8s::RequestTarget& target, const StoredServing& serving,
-           const Respond& respond) {
+HttpResponse watch(ObjectStore& store, const ResourceType& type, const std::string& namespace_name,
+                   k8s::LabelSelector labels, k8s::FieldSelector fields, const k8s::RequestTarget& target,
+                   const StoredServing& serving) {
   auto timeout = std::chrono::seconds(int_or(target.query, "timeoutSeconds", 0));
   if (timeout.count() <= 0) {
     static thread_local std::mt19937 rng{std::random_device{}()};
     timeout = std::chrono::seconds(1800 + rng() % 1800);
   }
   auto stream = std::make_shared<transport::ResponseStream>();
-  HttpResponse head;
-  head.stream = stream;
-  respond(std::move(head));
   auto id = store.watch(
       type, namespace_name, std::move(labels), std::move(fields), k8s::query_value(target.query, "resourceVersion"),
       [stream, as = serving.watch_object](const WatchEvent& e) {
@@ -89,23 +86,25 @@ void watch(ObjectStore& store, const ResourceType& type, const std::string& name
         const bool transform = as && e.type != "ERROR";
         return stream->write(json{{"type", e.type}, {"object", transform ? as(e.object) : e.object}}.dump() + "\n");
       });
-  if (!id) {
+  if (id) {
+    stream->close_after(timeout);
+    // The body ended, or the client left: the store stops feeding it at once.
+    stream->on_abandon([store = &store, id = *id] { store->unwatch(id); });
+  } else {
     stream->close();
-    return;
   }
-  serving.schedule(timeout, [store = &store, id = *id, stream] {
-    store->unwatch(id);
-    stream->close();
-  });
+  HttpResponse head;
+  head.stream = std::move(stream);
+  return head;
 }
 
 }  // namespace
 
-void serve_stored(ObjectStore& store, const ResourceType& type, const ResourcePath& path, const HttpRequest& request,
-                  const k8s::RequestTarget& target, const StoredServing& serving, Respond respond) {
-  auto fail = [&](const Status& s) { respond(status_response(s)); };
+HttpResponse serve_stored(ObjectStore& store, const ResourceType& type, const ResourcePath& path,
+                          const HttpRequest& request, const k8s::RequestTarget& target, const StoredServing& serving) {
+  auto fail = [](const Status& s) { return status_response(s); };
   auto answer = [&](StoreResult result, int success = 200) {
-    respond(serving.answer ? serving.answer(std::move(result), success) : store_response(result, success));
+    return serving.answer ? serving.answer(std::move(result), success) : store_response(result, success);
   };
   if (!path.subresource.empty() && (path.subresource != "status" || !type.status_subresource))
     return fail(Status::not_found_resource());
@@ -118,7 +117,7 @@ void serve_stored(ObjectStore& store, const ResourceType& type, const ResourcePa
     auto fields = parse_field_selector(type, k8s::query_value(target.query, "fieldSelector"));
     if (!fields) return fail(Status::bad_request(fields.error().message));
     if (k8s::query_bool(target.query, "watch"))
-      return watch(store, type, ns, std::move(*labels), std::move(*fields), target, serving, respond);
+      return watch(store, type, ns, std::move(*labels), std::move(*fields), target, serving);
     return answer(store.list(type, ns, *labels, *fields));
   }
   if (m == "POST") {
@@ -133,7 +132,7 @@ void serve_stored(ObjectStore& store, const ResourceType& type, const ResourcePa
   if (path.name.empty()) return fail(Status::method_not_allowed(m, type.group_resource()));
   auto updated = [&](StoreResult result) {
     if (serving.after_update && path.subresource.empty()) serving.after_update(result);
-    answer(std::move(result));
+    return answer(std::move(result));
   };
   if (m == "PUT") {
     auto body = parse_object(request.body);
@@ -152,7 +151,7 @@ void serve_stored(ObjectStore& store, const ResourceType& type, const ResourcePa
     if (!preconditions) return fail(Status::bad_request(preconditions.error().message));
     return answer(store.remove(type, ns, path.name, *preconditions));
   }
-  fail(Status::method_not_allowed(m, type.group_resource()));
+  return fail(Status::method_not_allowed(m, type.group_resource()));
 }
 
 HttpResponse openapi_v3(const std::vector<std::string>& s, const std::vector<ResourceType>& types,

@@ -4,7 +4,6 @@
 // list (label and field selectors), watch, create, update, patch, delete and
 // status subresource, and the OpenAPI v3 index kubectl reads before it
 // creates or applies. Internal to the sim module.
-#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -21,10 +20,6 @@
 
 namespace fedmetrics::sim::detail {
 
-using Respond = std::function<void(transport::HttpResponse)>;
-// Runs a task after a delay (ends watches at their timeout).
-using Schedule = std::function<void(std::chrono::nanoseconds, std::function<void()>)>;
-
 k8s::Expected<nlohmann::json> parse_object(const std::string& body);
 transport::HttpResponse store_response(const StoreResult& result, int success = 200);
 k8s::Status unsupported_media_type();
@@ -37,7 +32,6 @@ struct ResourcePath {
 };
 
 struct StoredServing {
-  Schedule schedule;
   // Whether a namespace exists (a create in another one is 404).
   std::function<bool(const std::string&)> namespace_exists;
   // What a read answers with: the stored object or list as the client asked
@@ -52,10 +46,12 @@ struct StoredServing {
   std::function<void(const StoreResult&)> after_update;
 };
 
-// Serves `request` for `type` as apiserver's generic registry handlers do.
-void serve_stored(ObjectStore& store, const ResourceType& type, const ResourcePath& path,
-                  const transport::HttpRequest& request, const k8s::RequestTarget& target, const StoredServing& serving,
-                  Respond respond);
+// Serves `request` for `type` as apiserver's generic registry handlers do. A
+// watch is answered with a stream that the store feeds until the watch's
+// timeout, and that leaves the store when the server is done with it.
+transport::HttpResponse serve_stored(ObjectStore& store, const ResourceType& type, const ResourcePath& path,
+                                     const transport::HttpRequest& request, const k8s::RequestTarget& target,
+                                     const StoredServing& serving);
 
 // GET /openapi/v3[/{group-version}]: the index of the served group-versions
 // and, per document, the PATCH operations that declare the fieldValidation

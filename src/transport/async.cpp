@@ -1,5 +1,6 @@
 #include "fedmetrics/transport/async.hpp"
 
+#include <condition_variable>
 #include <list>
 
 #include <boost/asio/deferred.hpp>

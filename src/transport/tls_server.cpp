@@ -40,22 +40,6 @@ std::vector<std::unique_ptr<TlsServer::Impl::Worker>> make_workers(unsigned thre
   return made;
 }
 
-// The coroutine a callback handler is awaited in (from_callback).
-async::Task<HttpResponse> call_back(std::shared_ptr<const CallbackRequestHandler> handler, HttpRequest request) {
-  HttpResponse unanswered;  // cancelled first: close without answering
-  unanswered.status = 0;
-  co_return co_await async::await_callback_or<HttpResponse>(
-      [&handler, &request](const std::function<void(HttpResponse)>& respond) {
-        try {
-          (*handler)(std::move(request), respond);
-        } catch (const std::exception& e) {
-          spdlog::error("request handler failed: {}", e.what());
-          respond(server_detail::internal_error_response());
-        }
-      },
-      std::move(unanswered));
-}
-
 async::Task<void> drain_into(TlsServer::Impl& impl, std::chrono::milliseconds grace, std::size_t& left) {
   left = co_await impl.drain(grace);
 }
@@ -82,11 +66,6 @@ TlsServer::Impl::~Impl() {
 std::shared_ptr<ssl::context> TlsServer::Impl::current_tls() {
   std::lock_guard lock(tls_mutex);
   return tls;
-}
-
-RequestHandler from_callback(CallbackRequestHandler handler) {
-  auto shared = std::make_shared<const CallbackRequestHandler>(std::move(handler));
-  return [shared](HttpRequest request) { return call_back(shared, std::move(request)); };
 }
 
 TlsServer::TlsServer(TlsServerOptions options, RequestHandler handler)

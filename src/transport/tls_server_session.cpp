@@ -145,6 +145,12 @@ awaitable<std::optional<HttpResponse>> handler_failed(std::exception_ptr failure
   co_return internal_error_response();
 }
 
+// An answer that will not be sent: its stream's producer learns it at once.
+std::nullopt_t unsent(const HttpResponse& response) {
+  if (response.stream) response.stream->abandon();
+  return std::nullopt;
+}
+
 }  // namespace
 
 // Runs the handler's coroutine on this connection's thread. With `watch`
@@ -164,7 +170,7 @@ awaitable<std::optional<HttpResponse>> TlsServer::Impl::call_handler(HttpRequest
     if (failure) co_return co_await handler_failed(failure);
     // Cancelled meanwhile: whatever the handler made of it, nothing is sent.
     const bool ended_by_cancellation = co_await cancelled();
-    if (ended_by_cancellation) co_return std::nullopt;
+    if (ended_by_cancellation) co_return unsent(*response);
     co_return response;
   }
   auto executor = co_await asio::this_coro::executor;
@@ -174,10 +180,10 @@ awaitable<std::optional<HttpResponse>> TlsServer::Impl::call_handler(HttpRequest
                                            watch->async_wait(tcp::socket::wait_read, asio::deferred))
                                            .async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
   (void)ec;
-  if (order[0] == 1) co_return std::nullopt;  // the client went first
+  if (order[0] == 1) co_return unsent(response);  // the client went first
   if (raised) co_return co_await handler_failed(raised);
   const bool ended_by_cancellation = co_await cancelled();
-  if (ended_by_cancellation) co_return std::nullopt;
+  if (ended_by_cancellation) co_return unsent(response);
   co_return std::move(response);
 }
 
@@ -413,12 +419,14 @@ awaitable<void> TlsServer::Impl::stream_response(TlsSocket& tls, std::string& sc
       continue;  // pieces written meanwhile woke nobody: look again before waiting
     }
     if (*client_gone || pending.client_gone) break;
-    if (pending.closed) {
+    const auto close_at = pending.close_at.value_or(asio::steady_timer::time_point::max());
+    if (pending.closed || std::chrono::steady_clock::now() >= close_at) {
       tls.deadline().expires_after(options.write_timeout);
       if (!tls.write(kLastChunk.data(), kLastChunk.size())) co_await tls.flush();
       break;
     }
-    signal->expires_at(asio::steady_timer::time_point::max());
+    // Until a wake-up, or the time the producer set for the body's end.
+    signal->expires_at(close_at);
     co_await signal->async_wait(use_tuple);
   }
   // Stop the readiness wait before the socket goes away.

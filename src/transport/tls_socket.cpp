@@ -44,9 +44,10 @@ void ConnectionDeadline::expires_never() {
   deadline_ = Clock::time_point::max();  // an armed timer finds nothing to do
 }
 
-void ConnectionDeadline::detach() {
+// The socket is going away: a wait still pending ends now, and its handler,
+// like one already on its way, finds `alive_` gone.
+ConnectionDeadline::~ConnectionDeadline() {
   socket_ = nullptr;
-  deadline_ = Clock::time_point::max();
   timer_.cancel();
 }
 
@@ -54,10 +55,11 @@ void ConnectionDeadline::arm(Clock::time_point at) {
   armed_ = true;
   armed_for_ = at;
   timer_.expires_at(at);  // a wait already pending completes with operation_aborted
-  timer_.async_wait([self = shared_from_this(), at](const error_code& ec) {
-    if (ec == asio::error::operation_aborted || self->armed_for_ != at) return;  // re-armed meanwhile
-    self->armed_ = false;
-    self->on_timer();
+  timer_.async_wait([this, alive = std::weak_ptr<const bool>(alive_), at](const error_code& ec) {
+    if (ec == asio::error::operation_aborted || alive.expired()) return;  // cancelled, or the socket is gone
+    if (armed_for_ != at) return;                                         // re-armed meanwhile
+    armed_ = false;
+    on_timer();
   });
 }
 
@@ -116,8 +118,8 @@ struct OutputBio {
 // ---------------------------------------------------------------------------
 // TlsSocket
 
-TlsSocket::TlsSocket(tcp::socket socket, SSL_CTX* context, TlsRole role) : socket_(std::move(socket)) {
-  deadline_ = std::make_shared<ConnectionDeadline>(socket_.get_executor(), &socket_);
+TlsSocket::TlsSocket(tcp::socket socket, SSL_CTX* context, TlsRole role)
+    : socket_(std::move(socket)), deadline_(socket_.get_executor(), &socket_) {
   error_code ec;
   socket_.non_blocking(true, ec);
   if (ec) throw std::runtime_error("cannot make the socket non-blocking: " + ec.message());
@@ -154,7 +156,6 @@ bool TlsSocket::idle_and_open() {
 }
 
 TlsSocket::~TlsSocket() {
-  deadline_->detach();
   if (ssl_ != nullptr) {
     BIO_set_data(SSL_get_wbio(ssl_), nullptr);
     SSL_free(ssl_);
@@ -162,9 +163,9 @@ TlsSocket::~TlsSocket() {
 }
 
 asio::awaitable<error_code> TlsSocket::wait(tcp::socket::wait_type type) {
-  if (deadline_->expired()) co_return asio::error::timed_out;
+  if (deadline_.expired()) co_return asio::error::timed_out;
   auto [ec] = co_await socket_.async_wait(type, asio::as_tuple(asio::use_awaitable));
-  if (deadline_->expired()) co_return asio::error::timed_out;
+  if (deadline_.expired()) co_return asio::error::timed_out;
   co_return ec;
 }
 

@@ -48,15 +48,7 @@ class ClosingServer {
     o.threads = 1;
     o.idle_timeout = idle_timeout;
     server_ = std::make_unique<transport::TlsServer>(
-        o, transport::from_callback(
-               [this](transport::HttpRequest request, std::function<void(transport::HttpResponse)> respond) {
-                 ++handled_;
-                 transport::HttpResponse r;
-                 r.status = 200;
-                 r.content_type = "application/json";
-                 r.body = "{\"method\":\"" + request.method + "\"}";
-                 respond(std::move(r));
-               }));
+        o, [this](transport::HttpRequest request) { return answer(std::move(request)); });
     runner_ = std::thread([this] { server_->run(); });
   }
   ~ClosingServer() {
@@ -85,6 +77,15 @@ class ClosingServer {
   static std::string read(const std::string& path) {
     std::ifstream in(path);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  // The handler: 200 and a JSON object naming the request's method.
+  async::Task<transport::HttpResponse> answer(transport::HttpRequest request) {
+    ++handled_;
+    transport::HttpResponse r;
+    r.status = 200;
+    r.content_type = "application/json";
+    r.body = "{\"method\":\"" + request.method + "\"}";
+    co_return r;
   }
   std::string dir_;
   transport::CertificatePaths certs_;

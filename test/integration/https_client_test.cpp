@@ -599,6 +599,15 @@ bool wait_for(Collected& c, std::chrono::milliseconds timeout, Pred pred) {
 #include "fedmetrics/transport/self_signed.hpp"
 #include "fedmetrics/transport/tls_server.hpp"
 
+namespace {
+// No body: Content-Length: 0, the connection kept.
+async::Task<transport::HttpResponse> answer_without_body(int status) {
+  transport::HttpResponse response;
+  response.status = status;
+  co_return response;
+}
+}  // namespace
+
 TEST_CASE("HttpsClient: a watch refused with an empty body ends at once", "[integration][clusterclient]") {
   // A header that ends its message (Content-Length: 0, or 204) on a kept-alive
   // connection: the client must not wait for a body that never comes.
@@ -612,11 +621,8 @@ TEST_CASE("HttpsClient: a watch refused with an empty body ends at once", "[inte
   server_options.cert_file = cert.cert_file;
   server_options.key_file = cert.key_file;
   server_options.threads = 1;
-  transport::TlsServer server(server_options, transport::from_callback([&status](transport::HttpRequest, auto respond) {
-                                transport::HttpResponse response;
-                                response.status = status;
-                                respond(std::move(response));  // no body: Content-Length: 0, connection kept
-                              }));
+  transport::TlsServer server(server_options,
+                              [&status](transport::HttpRequest) { return answer_without_body(status); });
   std::thread serving([&] { server.run(); });
   SECTION("403") { status = 403; }
   SECTION("204") { status = 204; }

@@ -4,7 +4,6 @@
 // cancelled), resuming on the sleeper's own executor. Thread-safe; the
 // loops' tests drive it from their own thread through RunLoop (run_loop.hpp).
 #include <chrono>
-#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -21,18 +20,24 @@ class FakeClock final : public controller::Clock {
     return now_;
   }
   async::Task<bool> sleep_for(Duration duration) override {
-    bool cancelled = false;  // a named local (transport/async.hpp, GCC 12)
-    const bool woken = co_await async::await_callback_or<bool>(
-        [this, duration](std::function<void(bool)> wake) {
-          std::lock_guard lock(mutex_);
-          sleepers_.emplace(now_ + std::max(duration, Duration::zero()), std::move(wake));
-        },
-        std::move(cancelled));
-    co_return woken;
+    async::OneShot<bool> woken;
+    {
+      std::lock_guard lock(mutex_);
+      sleepers_.emplace(now_ + std::max(duration, Duration::zero()), woken);
+    }
+    auto waiting = woken.wait();
+    bool cancelled = false;
+    try {
+      co_await std::move(waiting);
+    } catch (const std::exception& e) {
+      if (!async::is_cancellation(e)) throw;
+      cancelled = true;
+    }
+    co_return !cancelled;
   }
   // Moves time on by `duration`, waking every sleep due by then.
   void advance(Duration duration) {
-    std::multimap<TimePoint, std::function<void(bool)>> due;
+    std::multimap<TimePoint, async::OneShot<bool>> due;
     {
       std::lock_guard lock(mutex_);
       now_ += duration;
@@ -40,7 +45,7 @@ class FakeClock final : public controller::Clock {
       due.insert(sleepers_.begin(), end);
       sleepers_.erase(sleepers_.begin(), end);
     }
-    for (auto& [deadline, wake] : due) wake(true);
+    for (auto& [deadline, woken] : due) woken.set(true);
   }
   // Moves time to the earliest sleep's deadline; false when nothing sleeps.
   bool advance_to_next() {
@@ -68,7 +73,7 @@ class FakeClock final : public controller::Clock {
   mutable std::mutex mutex_;
   TimePoint now_{std::chrono::hours(1)};
   // A cancelled sleep's entry stays until it is due; waking it then is ignored.
-  std::multimap<TimePoint, std::function<void(bool)>> sleepers_;
+  std::multimap<TimePoint, async::OneShot<bool>> sleepers_;
 };
 
 }  // namespace fedmetrics::testing

@@ -44,8 +44,14 @@ class FakeListWatch final : public kube::ListWatch {
     for (auto& line : next.lines)
       if (!on_line(std::move(line))) co_return k8s::Error{k8s::ErrorKind::Timeout, "cancelled"};
     if (next.end) co_return std::move(*next.end);
-    bool cancelled = false;  // a named local (transport/async.hpp, GCC 12)
-    co_await async::await_callback_or<bool>([](const std::function<void(bool)>&) {}, std::move(cancelled));
+    // Open until cancelled: a wait for a value that never comes.
+    async::OneShot<bool> never;
+    auto waiting = never.wait();
+    try {
+      co_await std::move(waiting);
+    } catch (const std::exception& e) {
+      if (!async::is_cancellation(e)) throw;
+    }
     co_return k8s::Error{k8s::ErrorKind::Timeout, "cancelled"};
   }
 

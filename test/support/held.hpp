@@ -3,9 +3,7 @@
 // write in flight while the lease is lost. Off by default.
 #include <atomic>
 #include <cstddef>
-#include <functional>
 #include <mutex>
-#include <vector>
 
 #include "fedmetrics/transport/async.hpp"
 
@@ -15,39 +13,55 @@ class Held {
  public:
   std::atomic<bool> on{false};
   // In a fake's coroutine: returns at once when off, else when released.
+  // Not cancellable: a caller cancelled while held still waits for the
+  // release (as a call already sent waits for its answer), then its next
+  // co_await throws.
   async::Task<void> wait() {
     if (!on) co_return;
-    co_await async::await_callback<bool>([this](std::function<void(bool)> resume) { hold(std::move(resume)); });
+    auto released = hold().wait();
+    auto executor = co_await boost::asio::this_coro::executor;
+    // A child coroutine cut off from the caller's cancellation.
+    auto uncancellable = boost::asio::co_spawn(
+        executor, std::move(released),
+        boost::asio::bind_cancellation_slot(boost::asio::cancellation_slot(), boost::asio::use_awaitable));
+    co_await std::move(uncancellable);
   }
   // The same, except that a caller cancelled while held resumes at once
-  // (for a call whose answer a cancelled caller never reads).
+  // (for a call whose answer a cancelled caller never reads); its next
+  // co_await throws.
   async::Task<void> wait_cancellable() {
     if (!on) co_return;
-    bool cancelled = false;  // a named local (transport/async.hpp, GCC 12)
-    co_await async::await_callback_or<bool>([this](std::function<void(bool)> resume) { hold(std::move(resume)); },
-                                            std::move(cancelled));
+    auto released = hold().wait();
+    try {
+      co_await std::move(released);
+    } catch (const std::exception& e) {
+      if (!async::is_cancellation(e)) throw;
+    }
   }
   [[nodiscard]] std::size_t count() {
     std::lock_guard lock(mutex_);
-    return waiting_.size();
+    return held_;
   }
   // Resumes every held call; each reads the fake's state only now.
   void release() {
-    std::vector<std::function<void(bool)>> resumes;
+    async::OneShot<bool> released;
     {
       std::lock_guard lock(mutex_);
-      resumes.swap(waiting_);
+      std::swap(released, gate_);
+      held_ = 0;
     }
-    for (auto& resume : resumes) resume(true);
+    released.set(true);
   }
 
  private:
-  void hold(std::function<void(bool)> resume) {
+  async::OneShot<bool> hold() {
     std::lock_guard lock(mutex_);
-    waiting_.push_back(std::move(resume));
+    ++held_;
+    return gate_;
   }
   std::mutex mutex_;
-  std::vector<std::function<void(bool)>> waiting_;
+  async::OneShot<bool> gate_;  // set by the next release()
+  std::size_t held_ = 0;
 };
 
 }  // namespace fedmetrics::testing

@@ -1,7 +1,7 @@
 // The coroutine primitives every loop runs on (transport/async.hpp): a Job
 // stops when told and only then returns, a TaskGroup's children are
-// cancelled with their parent and waited for, a callback port is awaited on
-// the coroutine's strand whichever thread answers, the Semaphore bounds
+// cancelled with their parent and waited for, a OneShot resumes each waiter
+// on its own strand whichever thread sets it, the Semaphore bounds
 // concurrency, and cancellation stops a coroutine before its next step.
 #include "fedmetrics/transport/async.hpp"
 
@@ -27,11 +27,13 @@ bool eventually(const std::function<bool()>& condition, std::chrono::millisecond
   return true;
 }
 
-// A loop that awaits an immediate callback and a short sleep, counting rounds.
+// A loop that awaits a value set already and a short sleep, counting rounds.
 Task<void> rounds(std::atomic<int>* count) {
   for (;;) {
-    int one = co_await await_callback<int>([](std::function<void(int)> done) { done(1); });
-    *count += one;
+    OneShot<int> set;
+    set.set(1);
+    auto one = set.wait();
+    *count += co_await std::move(one);
     co_await sleep_for(1ms);
     co_await throw_if_cancelled();
   }
@@ -55,23 +57,24 @@ TEST_CASE("async: two jobs on one runtime run until stopped, and stop() returns 
   CHECK_FALSE(job_b.running());
 }
 
-// Ten values, each answered by a thread of its own; whether every resumption was on `strand`.
+// Ten values, each set by a thread of its own; whether every resumption was on `strand`.
 Task<void> sum_answers(Strand strand, std::vector<std::thread>* answerers, std::atomic<int>* sum,
                        std::atomic<bool>* on_strand) {
   for (int i = 1; i <= 10; ++i) {
-    int v = co_await await_callback<int>([answerers, i](std::function<void(int)> done) {
-      answerers->emplace_back([done, i] {
-        std::this_thread::sleep_for(1ms);
-        done(i);
-        done(100);  // a second answer is ignored
-      });
+    OneShot<int> answer;
+    answerers->emplace_back([answer, i] {
+      std::this_thread::sleep_for(1ms);
+      answer.set(i);
+      answer.set(100);  // a second value is ignored
     });
+    auto waiting = answer.wait();
+    int v = co_await std::move(waiting);
     if (!strand.running_in_this_thread()) *on_strand = false;
     *sum += v;
   }
 }
 
-TEST_CASE("async: await_callback resumes on the coroutine's strand when another thread answers") {
+TEST_CASE("async: a OneShot resumes its waiter on the waiter's strand when another thread sets it") {
   kube::ClientRuntime runtime(2);
   auto strand = make_strand(runtime.executor());
   std::vector<std::thread> answerers;
@@ -183,52 +186,39 @@ TEST_CASE("async: the Semaphore lets `limit` holders in at a time") {
   CHECK(done == 6);
 }
 
-// Awaits an answer that only comes when the test gives it.
-Task<void> await_late_answer(std::function<void(std::string)>* kept, std::atomic<bool>* asked,
-                             std::atomic<bool>* resumed, std::string* got) {
-  std::string cancelled = "cancelled";  // a named local (async.hpp, GCC 12)
-  *got = co_await await_callback_or<std::string>(
-      [kept, asked](std::function<void(std::string)> done) {
-        *kept = std::move(done);
-        *asked = true;
-      },
-      std::move(cancelled));
+// Awaits a value that only comes when the test sets it.
+Task<void> await_late_answer(OneShot<std::string> answer, std::atomic<bool>* asked, std::atomic<bool>* resumed,
+                             std::string* got) {
+  auto waiting = answer.wait();
+  *asked = true;
+  try {
+    *got = co_await std::move(waiting);
+  } catch (const std::exception& e) {
+    if (is_cancellation(e)) *got = "cancelled";
+  }
   *resumed = true;
   co_await throw_if_cancelled();
 }
 
-TEST_CASE("async: await_callback_or resumes a cancelled coroutine at once, the late answer is ignored") {
+TEST_CASE("async: a OneShot waiter cancelled before the value leaves at once, the late value is ignored") {
   kube::ClientRuntime runtime(1);
-  std::function<void(std::string)> kept;
+  OneShot<std::string> answer;
   std::atomic<bool> asked{false}, resumed{false};
   std::string got;
   Job job;
   job.start(make_strand(runtime.executor()), "waiter",
-            [&] { return await_late_answer(&kept, &asked, &resumed, &got); });
+            [&] { return await_late_answer(answer, &asked, &resumed, &got); });
   REQUIRE(eventually([&] { return asked.load(); }));
   std::this_thread::sleep_for(20ms);
-  CHECK_FALSE(resumed);  // still waiting for its answer
+  CHECK_FALSE(resumed);  // still waiting for its value
   const auto began = std::chrono::steady_clock::now();
-  job.stop();  // no answer ever came: the wait ends with on_cancel
+  job.stop();  // no value ever came: the wait ends with the cancellation
   CHECK(std::chrono::steady_clock::now() - began < 2s);
   CHECK(resumed);
   CHECK(got == "cancelled");
-  kept("too late");  // ignored, harmless
+  answer.set("too late");  // ignored, harmless
   std::this_thread::sleep_for(10ms);
   CHECK(got == "cancelled");
-}
-
-Task<void> ask_a_throwing_port(std::string* got) {
-  auto answer = co_await await_callback<k8s::Expected<int>>(
-      [](std::function<void(k8s::Expected<int>)>) { throw std::runtime_error("malformed object"); });
-  *got = answer ? "value" : answer.error().message;
-}
-
-TEST_CASE("async: a port that throws instead of answering gives an error answer, not a lost coroutine") {
-  kube::ClientRuntime runtime(1);
-  std::string got;
-  run_and_wait(make_strand(runtime.executor()), [&] { return ask_a_throwing_port(&got); });
-  CHECK(got == "malformed object");
 }
 
 }  // namespace

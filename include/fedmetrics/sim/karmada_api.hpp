@@ -27,6 +27,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "fedmetrics/k8s/time.hpp"
@@ -34,6 +35,7 @@
 #include "fedmetrics/sim/federation.hpp"
 #include "fedmetrics/sim/object_store.hpp"
 #include "fedmetrics/transport/http_message.hpp"
+#include "fedmetrics/transport/task.hpp"
 
 namespace fedmetrics::sim {
 
@@ -62,11 +64,16 @@ struct KarmadaHooks {
   // Whether a workload's template retains its members' replicas (its
   // resourcetemplate.karmada.io/retain-replicas label), after every write of it.
   std::function<void(std::size_t workload, bool retain)> set_retain_replicas;
-  // Sends `request` (target already rewritten) upstream; the answer, or a 503
-  // Status when it cannot be reached, goes to `respond`.
-  std::function<void(const Upstream&, transport::HttpRequest, std::function<void(transport::HttpResponse)>)> forward;
-  // Runs `task` after `delay` (ends watches at their timeout).
-  std::function<void(std::chrono::nanoseconds, std::function<void()>)> schedule;
+  // Sends `request` (target already rewritten) upstream: the answer, or a 503
+  // Status when it cannot be reached.
+  std::function<async::Task<transport::HttpResponse>(Upstream, transport::HttpRequest)> forward;
+};
+
+// A request the control plane does not answer itself: the shell forwards it
+// (the cluster proxy, the aggregation layer).
+struct ForwardedRequest {
+  Upstream upstream;
+  transport::HttpRequest request;
 };
 
 // A member as the control plane knows it: its Cluster object and Secret.
@@ -104,7 +111,8 @@ class KarmadaApi {
   // Sets a Cluster's Ready condition (a member that refuses or black-holes is not Ready).
   void set_cluster_ready(const std::string& name, bool ready, const std::string& message);
 
-  void handle(transport::HttpRequest request, std::function<void(transport::HttpResponse)> respond);
+  // The answer to `request`; a proxied one is awaited through Hooks::forward.
+  async::Task<transport::HttpResponse> handle(transport::HttpRequest request);
 
   // kube-aggregator's availability controller (remote_available_controller.go): every
   // APIService that names a Service, with where to probe it or why it cannot
@@ -127,7 +135,9 @@ class KarmadaApi {
   [[nodiscard]] ObjectStore& store() { return *store_; }
 
  private:
-  void handle_unguarded(transport::HttpRequest request, std::function<void(transport::HttpResponse)> respond);
+  // The answer computed here, or the request to forward. Throws nlohmann's
+  // exceptions on a client's document of an unexpected shape.
+  std::variant<transport::HttpResponse, ForwardedRequest> answer(transport::HttpRequest request);
   // The discovery documents; nullopt when the request asks for something else.
   [[nodiscard]] std::optional<transport::HttpResponse> discovery(const transport::HttpRequest& request,
                                                                  const k8s::RequestTarget& target) const;

@@ -26,10 +26,9 @@ class MemberObjects {
   [[nodiscard]] static bool handles(const transport::HttpRequest& request);
 
   // Authenticates as MemberApi does, applies the errorRate fault with
-  // `fault_draw`, then serves; `schedule` ends watches at their timeout.
-  void handle(const Federation& federation, std::size_t member, const transport::HttpRequest& request,
-              double fault_draw, std::function<void(std::chrono::nanoseconds, std::function<void()>)> schedule,
-              std::function<void(transport::HttpResponse)> respond);
+  // `fault_draw`, then serves (a watch as a streamed answer).
+  [[nodiscard]] transport::HttpResponse handle(const Federation& federation, std::size_t member,
+                                               const transport::HttpRequest& request, double fault_draw);
 
   [[nodiscard]] ObjectStore& store() { return *store_; }
   [[nodiscard]] const ResourceType& hpa_type() const { return *hpa_; }

@@ -11,21 +11,20 @@
 // - when_all: children of a coroutine that run at once on its executor and
 //   are all waited for (the aggregator's fan-out to the members).
 // - OneShot: a value set once and awaited by any number of coroutines on
-//   any strands (the answer of a fan-out several queries wait for).
-// - await_callback: the ports still in callback form are awaited through
-//   this adapter, resuming on the coroutine's strand.
+//   any strands (the answer of a fan-out several queries wait for, a test's
+//   fake that answers when the test says so).
+//
+// There is no adapter from callbacks: every port is a coroutine.
 //
 // Cancellation is Asio's: a terminal cancellation makes the coroutine's
 // next co_await throw boost::system::system_error(operation_aborted), so a
-// cancelled scope stops before its next write. A callback already asked for
-// is still awaited (the ports answer by their deadlines), never abandoned.
+// cancelled scope stops before its next write.
 //
 // Heavy (Asio): include it only in .cpp files that run coroutines.
 #include <utility>  // before Asio's awaitable.hpp with GCC 12 coroutines
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <functional>
@@ -33,7 +32,6 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -80,81 +78,6 @@ Task<void> throw_if_cancelled();
 // Waits `duration`; false when the wait was cancelled (the caller decides
 // whether that ends it: a cancelled coroutine's next co_await throws anyway).
 Task<bool> sleep_for(std::chrono::steady_clock::duration duration);
-
-namespace detail {
-
-// The awaiting coroutine's handler, completed once: by the port's callback,
-// from any thread, or by the cancellation (`on_cancel`), whichever is first.
-template <class Handler, class T>
-struct CallbackOnce : std::enable_shared_from_this<CallbackOnce<Handler, T>> {
-  CallbackOnce(Handler h, std::optional<T> c) : handler(std::move(h)), on_cancel(std::move(c)) {}
-  std::atomic<bool> called{false};
-  Handler handler;
-  std::optional<T> on_cancel;
-  // Resumes the coroutine on its own executor (never inside the caller's call).
-  void complete(T value) {
-    if (called.exchange(true)) return;
-    auto executor = asio::get_associated_executor(handler);
-    asio::post(executor, [self = this->shared_from_this(), value = std::move(value)]() mutable {
-      std::move(self->handler)(std::move(value));
-    });
-  }
-};
-
-template <class T, class Initiate>
-Task<T> await_callback(Initiate initiate, std::optional<T> on_cancel) {
-  return asio::async_initiate<const asio::use_awaitable_t<>&, void(T)>(
-      [initiate = std::move(initiate), on_cancel = std::move(on_cancel)](auto handler) mutable {
-        using Once = CallbackOnce<decltype(handler), T>;
-        auto slot = asio::get_associated_cancellation_slot(handler);
-        const bool cancellable = on_cancel.has_value();
-        auto once = std::make_shared<Once>(std::move(handler), std::move(on_cancel));
-        // The slot's handler holds only the shared pointer (the value waits in `once`).
-        if (cancellable && slot.is_connected())
-          slot.assign([once](asio::cancellation_type) { once->complete(std::move(*once->on_cancel)); });
-        std::function<void(T)> done([once](T value) { once->complete(std::move(value)); });
-        if constexpr (std::is_constructible_v<T, k8s::Error>) {
-          // A port that throws instead of answering (a malformed object) is
-          // an error answer, not an exception escaping into Asio's machinery.
-          try {
-            initiate(done);
-          } catch (const std::exception& e) {
-            done(T(k8s::Error{e.what()}));
-          }
-        } else {
-          initiate(done);
-        }
-      },
-      asio::use_awaitable);
-}
-
-}  // namespace detail
-
-// Calls `initiate(done)` and resumes with the value `done` is called with,
-// on the coroutine's executor, whichever thread calls `done` and even when it
-// is called before `initiate` returns. A second call of `done` is ignored.
-// Not cancellable: a cancelled coroutine still waits for the answer (the
-// ports answer by their deadlines), then its next co_await throws.
-template <class T, class Initiate>
-Task<T> await_callback(Initiate initiate) {
-  return detail::await_callback<T>(std::move(initiate), std::optional<T>());
-}
-
-// The same, cancellable: when the awaiting coroutine is cancelled before
-// `done` is called, it resumes at once with `on_cancel` (and `done` is
-// ignored when it comes). For waits whose answer is worthless to a
-// coroutine that is stopping (a poll's fetches).
-//
-// GCC 12: pass `on_cancel` as std::move of a named local (hence T&&: no
-// parameter object is made in the co_await expression), never as a
-// temporary built there: such a temporary is copied bitwise into the
-// coroutine frame, and a short std::string inside it then points at the
-// old copy's buffer (ASan: "free on address which was not malloc()-ed",
-// the Reloader's first trust reload).
-template <class T, class Initiate>
-Task<T> await_callback_or(Initiate initiate, T&& on_cancel) {
-  return detail::await_callback<T>(std::move(initiate), std::optional<T>(std::move(on_cancel)));
-}
 
 // Wakes a coroutine's wait early (a periodic loop told that something
 // changed). wait_for() is for the coroutine on `strand`; notify() for any

@@ -1,9 +1,11 @@
 #pragma once
 // An HTTP exchange as plain values, free of Beast, so that request handling is
 // a plain function that unit tests call without sockets.
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -24,25 +26,36 @@ struct HttpRequest {
 
 // A response body produced piece by piece after the headers were sent (a
 // watch). The handler writes; the server sends every piece as an HTTP/1.1
-// chunk as soon as it can and ends the body when the handler closes it.
-// Thread-safe: the producer and the server run on different threads.
+// chunk as soon as it can and ends the body when the handler closes it, or
+// at the time close_after() set. Thread-safe: the producer and the server
+// run on different threads.
 class ResponseStream {
  public:
-  // Queues a piece. False once the client has gone: stop producing.
+  // Queues a piece. False once the server is done with the stream: stop producing.
   bool write(std::string piece);
   // Ends the body (the server then finishes the response).
   void close();
+  // Ends the body `duration` from now (a watch's timeoutSeconds), unless it ended before.
+  void close_after(std::chrono::steady_clock::duration duration);
+  // Runs `ended` once when the server is done with the stream (the body
+  // ended, the client went away, the request was a HEAD, the server
+  // stops), on the server's thread, or at once when it is already: where a
+  // producer that writes from elsewhere (a watch's store) lets go of it.
+  void on_abandon(std::function<void()> ended);
 
   // The server's side.
   struct Pending {
     std::vector<std::string> pieces;
     bool closed = false;
     bool client_gone = false;
+    std::optional<std::chrono::steady_clock::time_point> close_at;  // close_after()'s
   };
   Pending take();
   // Called (from the producer's thread) after every write or close.
   void set_wakeup(std::function<void()> wakeup);
-  void abandon();  // the client went away, or the server stops
+  // The server is done with the stream: the client went away, the body
+  // ended, or the server stops. Runs on_abandon()'s function; idempotent.
+  void abandon();
 
  private:
   void wake();
@@ -50,7 +63,9 @@ class ResponseStream {
   std::vector<std::string> pieces_;
   bool closed_ = false;
   bool abandoned_ = false;
+  std::optional<std::chrono::steady_clock::time_point> close_at_;
   std::function<void()> wakeup_;
+  std::function<void()> on_abandon_;
 };
 
 struct HttpResponse {

@@ -25,14 +25,6 @@ namespace fedmetrics::transport {
 // answers is not sent. The server's stop waits for its handlers to end.
 using RequestHandler = std::function<async::Task<HttpResponse>(HttpRequest)>;
 
-// A handler in callback form: calls `respond` once, from any thread, and may
-// keep it (and call it) after the request was cancelled or the server is gone:
-// such a late answer is dropped.
-using CallbackRequestHandler = std::function<void(HttpRequest, std::function<void(HttpResponse)> respond)>;
-// Adapts a callback handler (the simulator's, whose forwarding and black
-// holes answer from other threads) to a RequestHandler.
-RequestHandler from_callback(CallbackRequestHandler handler);
-
 struct TlsServerOptions {
   std::string bind_address = "0.0.0.0";
   std::uint16_t port = 6443;                     // 0 = any free port

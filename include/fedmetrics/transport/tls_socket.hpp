@@ -30,15 +30,19 @@ namespace fedmetrics::transport {
 // fires early, re-arms itself for the stored time. A phase costs two clock
 // reads instead of a timer cancel and re-arm. When the deadline passes, the
 // socket's pending waits are cancelled and every later wait fails at once.
-class ConnectionDeadline : public std::enable_shared_from_this<ConnectionDeadline> {
+// Owned by its TlsSocket and gone with it: the timer's wait is cancelled
+// then, and a handler already on its way finds the deadline gone (it holds
+// only a weak reference to `alive_`) and touches nothing.
+class ConnectionDeadline {
  public:
   ConnectionDeadline(boost::asio::any_io_executor executor, boost::asio::ip::tcp::socket* socket);
+  ~ConnectionDeadline();
+  ConnectionDeadline(const ConnectionDeadline&) = delete;
+  ConnectionDeadline& operator=(const ConnectionDeadline&) = delete;
   void expires_after(std::chrono::steady_clock::duration duration);
   void expires_at(std::chrono::steady_clock::time_point at);
   void expires_never();
   [[nodiscard]] bool expired() const { return expired_; }
-  // The socket is going away: never touch it again.
-  void detach();
 
  private:
   void arm(std::chrono::steady_clock::time_point at);
@@ -50,6 +54,8 @@ class ConnectionDeadline : public std::enable_shared_from_this<ConnectionDeadlin
   std::chrono::steady_clock::time_point armed_for_ = std::chrono::steady_clock::time_point::max();
   bool armed_ = false;
   bool expired_ = false;
+  // Lives exactly as long as this object; the timer's handler holds it weakly.
+  std::shared_ptr<const bool> alive_ = std::make_shared<const bool>(true);
 };
 
 enum class TlsRole { server, client };
@@ -66,7 +72,7 @@ class TlsSocket {
 
   [[nodiscard]] boost::asio::ip::tcp::socket& socket() { return socket_; }
   [[nodiscard]] SSL* native_handle() { return ssl_; }
-  [[nodiscard]] ConnectionDeadline& deadline() { return *deadline_; }
+  [[nodiscard]] ConnectionDeadline& deadline() { return deadline_; }
 
   // Ends the connection from another handler on the same strand: pending
   // waits complete now and every later read finds the end of the stream.
@@ -104,7 +110,7 @@ class TlsSocket {
   boost::system::error_code error_after(int result, int saved_errno);
 
   boost::asio::ip::tcp::socket socket_;
-  std::shared_ptr<ConnectionDeadline> deadline_;
+  ConnectionDeadline deadline_;  // after socket_: gone before it
   SSL* ssl_ = nullptr;
   std::string output_;  // ciphertext not sent yet (from sent_)
   std::size_t sent_ = 0;
