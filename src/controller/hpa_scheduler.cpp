@@ -230,8 +230,13 @@ std::optional<FederatedHPAKey> HpaController::State::key_from(const nlohmann::js
 }
 
 HpaController::State::Memory& HpaController::State::remember(const FederatedHPAKey& key, const nlohmann::json& object) {
-  for (auto it = memory.begin(); it != memory.end();) {
-    if (it->first != key && it->first.same_name(key)) {
+  // Only the objects of this name, which the map keeps together (ordered by
+  // namespace, name, then uid): a pass remembers every FederatedHPA it
+  // lists, and a walk over the whole memory for each one held the runtime's
+  // thread for seconds at 10,000 of them, the Lease's renewals included.
+  const FederatedHPAKey first_of_name{key.namespace_name, key.name, ""};
+  for (auto it = memory.lower_bound(first_of_name); it != memory.end() && it->first.same_name(key);) {
+    if (it->first != key) {
       it->second.target.reset();
       if (!it->second.busy) {
         it = memory.erase(it);
