@@ -43,6 +43,16 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Whether the request was cancelled (its caller's cancellation, forwarded
+// to the strand by async::run_on). Its current step then ends with an
+// error, never with an exception between two steps (run() asks for that),
+// and no further step starts.
+bool cancelled(const asio::cancellation_state& state) { return state.cancelled() != asio::cancellation_type::none; }
+
+Error cancelled_error(const HttpsClient::Impl& impl) {
+  return error(Kind::Timeout, "request to " + impl.address() + " cancelled");
+}
+
 // One exchange on `stream`. Sets `reusable` when the connection may go back
 // to the pool, and `answer_began` when any byte of the answer arrived (a
 // failure after that may follow a request the peer acted on: never retried).
@@ -54,6 +64,10 @@ awaitable<HttpResult> exchange(HttpsClient::Impl& impl, Stream& stream, const Ou
   stream.deadline().expires_at(deadline);
   auto wec = co_await write_request(stream, req);  // not in a condition (GCC 12)
   if (wec) co_return impl.connector.classify_error(wec, "write to");
+  // A cancellation that came as the write completed found no operation to
+  // end: seen here, before a read that may wait as long as the server does.
+  const auto cancellation = co_await asio::this_coro::cancellation_state;
+  if (cancelled(cancellation)) co_return cancelled_error(impl);
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
   parser.header_limit(kMaxResponseHeaderBytes);
@@ -99,16 +113,6 @@ awaitable<HttpResult> exchange(HttpsClient::Impl& impl, Stream& stream, const Ou
     }
   }
   co_return reply;
-}
-
-// Whether the request was cancelled (its caller's cancellation, forwarded
-// to the strand by async::run_on). Its current step then ends with an
-// error, never with an exception between two steps (run() asks for that),
-// and no further step starts.
-bool cancelled(const asio::cancellation_state& state) { return state.cancelled() != asio::cancellation_type::none; }
-
-Error cancelled_error(const HttpsClient::Impl& impl) {
-  return error(Kind::Timeout, "request to " + impl.address() + " cancelled");
 }
 
 // A connection's place in the pool, given back however the request ends:
