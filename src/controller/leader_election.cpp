@@ -1,6 +1,7 @@
 #include "fedmetrics/controller/leader_election.hpp"
 
 #include "fedmetrics/transport/async.hpp"
+#include "fedmetrics/transport/run_on.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -235,8 +236,10 @@ bool LeaderElector::leading() const { return state_->leading.load(); }
 
 async::Task<void> LeaderElector::shutdown() {
   if (state_->stopped.exchange(true)) co_return;
-  // Built first: no temporary in the co_await expression (GCC 12).
-  auto op = asio::co_spawn(state_->strand, State::resign(*state_), asio::use_awaitable);
+  // On the elector's strand, the caller's cancellation forwarded there
+  // (transport/run_on.hpp). Built first: no temporary in the co_await
+  // expression (GCC 12).
+  auto op = async::run_on(state_->strand, State::resign(*state_));
   co_await std::move(op);
 }
 

@@ -17,7 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "fedmetrics/kube/retry_policy.hpp"
+#include "fedmetrics/transport/async.hpp"
 #include "fedmetrics/transport/gzip.hpp"
+#include "fedmetrics/transport/run_on.hpp"
 #include "fedmetrics/transport/tls_http.hpp"
 
 // GCC 12 inlines Asio's coroutine frame allocation and then reports its own
@@ -43,6 +45,16 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Whether the request was cancelled (its caller's cancellation, forwarded
+// to the strand by async::run_on). Its current step then ends with an
+// error, never with an exception between two steps (run() asks for that),
+// and no further step starts.
+bool cancelled(const asio::cancellation_state& state) { return state.cancelled() != asio::cancellation_type::none; }
+
+Error cancelled_error(const HttpsClient::Impl& impl) {
+  return error(Kind::Timeout, "request to " + impl.address() + " cancelled");
+}
+
 // One exchange on `stream`. Sets `reusable` when the connection may go back
 // to the pool, and `answer_began` when any byte of the answer arrived (a
 // failure after that may follow a request the peer acted on: never retried).
@@ -54,6 +66,10 @@ awaitable<HttpResult> exchange(HttpsClient::Impl& impl, Stream& stream, const Ou
   stream.deadline().expires_at(deadline);
   auto wec = co_await write_request(stream, req);  // not in a condition (GCC 12)
   if (wec) co_return impl.connector.classify_error(wec, "write to");
+  // A cancellation that came as the write completed found no operation to
+  // end: seen here, before a read that may wait as long as the server does.
+  const auto cancellation = co_await asio::this_coro::cancellation_state;
+  if (cancelled(cancellation)) co_return cancelled_error(impl);
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
   parser.header_limit(kMaxResponseHeaderBytes);
@@ -101,29 +117,52 @@ awaitable<HttpResult> exchange(HttpsClient::Impl& impl, Stream& stream, const Ou
   co_return reply;
 }
 
+// A connection's place in the pool, given back however the request ends:
+// with the connection for reuse, or freed (the connection dropped).
+class PoolPlace {
+ public:
+  explicit PoolPlace(ConnectionPool& pool) : pool_(&pool) {}
+  PoolPlace(const PoolPlace&) = delete;
+  PoolPlace& operator=(const PoolPlace&) = delete;
+  ~PoolPlace() {
+    if (pool_ != nullptr) pool_->release(nullptr);
+  }
+  void give_back(std::unique_ptr<Stream> stream) { std::exchange(pool_, nullptr)->release(std::move(stream)); }
+
+ private:
+  ConnectionPool* pool_;
+};
+
 // One request on a pooled connection, sent once more on a new connection
 // when retry_policy.hpp says so.
 awaitable<HttpResult> send_pooled(HttpsClient::Impl& impl, const OutgoingRequest& out, Deadline deadline) {
   ++impl.requests;
+  const auto cancellation = co_await asio::this_coro::cancellation_state;
   const bool replayable = is_replayable(out.method, out.replayable);
   bool fresh = false;  // the retry takes a new connection
   for (;;) {
     auto lease = co_await impl.pool.acquire(deadline, fresh);
-    if (!lease) co_return error(Kind::Timeout, "no free connection to " + impl.address() + " before the deadline");
+    if (!lease) {
+      if (cancelled(cancellation)) co_return cancelled_error(impl);
+      co_return error(Kind::Timeout, "no free connection to " + impl.address() + " before the deadline");
+    }
+    PoolPlace place(impl.pool);
     std::unique_ptr<Stream> stream = std::move(*lease);
     const bool reused = stream != nullptr;
-    if (!stream) {
+    if (!stream && !cancelled(cancellation)) {
       auto connected = co_await impl.connector.connect(deadline);
-      if (auto* e = std::get_if<Error>(&connected)) {
-        impl.pool.release(nullptr);
-        co_return *e;
-      }
+      if (auto* e = std::get_if<Error>(&connected)) co_return cancelled(cancellation) ? cancelled_error(impl) : *e;
       stream = std::move(std::get<std::unique_ptr<Stream>>(connected));
+    }
+    if (cancelled(cancellation)) {
+      place.give_back(std::move(stream));  // unused: another request takes it
+      co_return cancelled_error(impl);
     }
     bool reusable = false, answer_began = false;
     HttpResult result = co_await exchange(impl, *stream, out, deadline, reusable, answer_began);
     if (const auto* e = std::get_if<Error>(&result)) {
-      impl.pool.release(nullptr);  // the connection is dropped, its slot freed
+      if (cancelled(cancellation)) co_return cancelled_error(impl);
+      // The connection is dropped and its place freed (`place`) before a retry.
       FailedAttempt attempt{reused, answer_began, e->kind, std::chrono::steady_clock::now() >= deadline};
       if (!fresh && retry_on_new_connection(attempt, replayable)) {
         ++impl.retries;
@@ -132,7 +171,7 @@ awaitable<HttpResult> send_pooled(HttpsClient::Impl& impl, const OutgoingRequest
       }
       co_return result;
     }
-    impl.pool.release(reusable ? std::move(stream) : nullptr);
+    place.give_back(reusable ? std::move(stream) : nullptr);
     co_return result;
   }
 }
@@ -253,6 +292,11 @@ awaitable<boost::system::error_code> write_request(Stream& stream, const http::r
 }
 
 awaitable<HttpResult> HttpsClient::Impl::run(std::shared_ptr<Impl> impl, OutgoingRequest request, Deadline deadline) {
+  // A cancellation ends the operation in progress (its error is reported
+  // as the cancellation), never throws between two of them: whatever the
+  // request holds (its place in the pool) is given back on every path.
+  co_await asio::this_coro::throw_if_cancelled(false);
+  const auto cancellation = co_await asio::this_coro::cancellation_state;
   // The rate limit first: wait for a token, or fail as throttled by the deadline.
   auto wait = impl->rate.reserve(std::chrono::steady_clock::now(), deadline);
   if (!wait)
@@ -262,9 +306,10 @@ awaitable<HttpResult> HttpsClient::Impl::run(std::shared_ptr<Impl> impl, Outgoin
     asio::steady_timer timer(co_await asio::this_coro::executor, *wait);
     co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
   }
+  if (cancelled(cancellation)) co_return cancelled_error(*impl);
   HttpResult result = co_await send_pooled(*impl, request, deadline);
   if (auto* reply = std::get_if<HttpReply>(&result);
-      reply && reply->status == 401 && !impl->endpoint.token_file.empty()) {
+      reply && reply->status == 401 && !impl->endpoint.token_file.empty() && !cancelled(cancellation)) {
     impl->reload_token();  // a rotated token: re-read the file once and retry
     result = co_await send_pooled(*impl, request, deadline);
   }
@@ -280,23 +325,19 @@ awaitable<HttpResult> HttpsClient::Impl::request(std::shared_ptr<Impl> impl, Out
                                                  Deadline deadline) {
   impl->begin();
   const auto started = std::chrono::steady_clock::now();
-  // On the client's strand; its answer is handed back through a OneShot.
-  // A caller cancelled meanwhile leaves at once, and the request goes on to
-  // its end (its deadline at the latest), counted as it ends. Not a co_spawn
-  // bound to the caller's cancellation slot: Boost 1.81's co_spawn forwards
-  // a cancellation by posting it with a pointer to its handler, which the
-  // request's end may have freed by then (a SIGSEGV in
-  // cancellation_signal::emit when a leadership term ended while syncs
-  // awaited the control plane, at 10,000 FederatedHPAs).
-  async::OneShot<std::shared_ptr<HttpResult>> answered;
-  asio::co_spawn(impl->strand, run(impl, std::move(request), deadline),
-                 [impl, started, answered](std::exception_ptr failure, HttpResult result) {
-                   answered.set(std::make_shared<HttpResult>(
-                       impl->end(std::move(result), failure != nullptr, seconds_since(started))));
-                 });
-  auto waiting = answered.wait();
-  auto result = co_await std::move(waiting);
-  co_return std::move(*result);
+  // On the client's strand, and back on the caller's executor with the
+  // answer; the caller's cancellation ends it there (run()).
+  auto on_strand = async::run_on(impl->strand, run(impl, std::move(request), deadline));
+  HttpResult result;
+  bool failed = false;
+  try {
+    result = co_await std::move(on_strand);
+  } catch (const std::exception& e) {
+    // The caller was cancelled before the request began, or run() threw (a bug).
+    failed = !async::is_cancellation(e);
+    result = cancelled_error(*impl);
+  }
+  co_return impl->end(std::move(result), failed, seconds_since(started));
 }
 
 awaitable<k8s::Expected<nlohmann::json>> HttpsClient::Impl::get_json(std::shared_ptr<Impl> impl, std::string path,

@@ -68,7 +68,13 @@ RestControlPlane::RestControlPlane(kube::ClientRuntime& runtime, const std::stri
   try {
     kube::ClientOptions options;
     options.peer_name = "the control plane";
-    client_ = std::make_shared<kube::HttpsClient>(runtime, std::move(*endpoint), options);
+    client_ = std::make_shared<kube::HttpsClient>(runtime, *endpoint, options);
+    // The elector makes one call at a time (a GET, then a PUT, every retry
+    // period). The user agent names the client, as kube-controller-manager's
+    // leader election adds "/leader-election" to its own.
+    options.max_connections = 2;
+    options.user_agent += "/leader-election";
+    lease_client_ = std::make_shared<kube::HttpsClient>(runtime, std::move(*endpoint), options);
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("--kubeconfig: ") + e.what());
   }

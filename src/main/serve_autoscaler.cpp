@@ -171,12 +171,8 @@ std::unique_ptr<Autoscaler> make_autoscaler(const ServeOptions& o, kube::ClientR
           "--leader-elect-*: need lease duration > renew deadline > retry period > 0 (as client-go)");
     spdlog::info("autoscaler: leader election on Lease {}/{} as {}", election.namespace_name, election.name,
                  election.identity);
-    // The Lease on a client of its own: its renewals never wait for a
-    // connection behind the syncs' requests (at 10,000 FederatedHPAs the
-    // shared pool made them miss the renew deadline every period).
-    auto lease_plane = std::make_shared<kubeclient::RestControlPlane>(runtime, o.kubeconfig, std::chrono::seconds(10));
     out->elector = std::make_shared<controller::LeaderElector>(
-        runtime.executor(), std::make_shared<kubeclient::RestLeaseClient>(lease_plane), election);
+        runtime.executor(), std::make_shared<kubeclient::RestLeaseClient>(control_plane), election);
     options.active = [elector = out->elector.get()] { return elector->leading(); };
     self_metrics.add_collectable(std::make_shared<telemetry::LeaderElectionMetrics>(
         election.name, [weak = std::weak_ptr<controller::LeaderElector>(out->elector)] {

@@ -12,6 +12,7 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/error.hpp>
 #include <boost/asio/ssl/error.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <openssl/err.h>
 
@@ -222,6 +223,12 @@ asio::awaitable<std::pair<error_code, std::size_t>> TlsSocket::read_some(char* d
     if (failure) co_return std::pair{failure, std::size_t{0}};
     if (result == 1) co_return std::pair{error_code{}, n};
     if (auto ec = co_await wait(tcp::socket::wait_read)) co_return std::pair{ec, std::size_t{0}};
+    // Readable, but maybe only a TLS record with no data (a TLS 1.3 session
+    // ticket after the handshake): a cancellation that came meanwhile found
+    // no wait to end, and must not leave the next one waiting for the peer.
+    const auto cancellation = co_await asio::this_coro::cancellation_state;
+    if (cancellation.cancelled() != asio::cancellation_type::none)
+      co_return std::pair{error_code(asio::error::operation_aborted), std::size_t{0}};
   }
 }
 

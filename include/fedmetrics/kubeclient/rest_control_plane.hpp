@@ -4,7 +4,8 @@
 // the fields fedmetrics owns (merge patches), the target's scale subresource
 // and retain label, its ResourceBinding, CronFederatedHPAs, Leases and
 // core/v1 Events (created, or their count patched, as the EventRecorder
-// decides). One connection pool for all of them.
+// decides). One connection pool for all of them but the Leases, which have
+// a client of their own (RestLeaseClient).
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -71,14 +72,18 @@ class RestControlPlane final : public controller::FederatedHPAStore,
   async::Task<k8s::Expected<std::optional<std::vector<controller::TargetCluster>>>> target_clusters(
       const std::string& namespace_name, const autoscaler::CrossVersionObjectReference& target) override;
 
-  // What the cron store and the lease client share with it.
+  // What the cron store shares with it.
   [[nodiscard]] const std::shared_ptr<kube::HttpsClient>& client() const { return client_; }
+  // The Leases' client: the same control plane and credentials, its own
+  // connections (RestLeaseClient).
+  [[nodiscard]] const std::shared_ptr<kube::HttpsClient>& lease_client() const { return lease_client_; }
   [[nodiscard]] const async::Executor& executor() const { return executor_; }
   [[nodiscard]] std::chrono::milliseconds timeout() const { return timeout_; }
 
  private:
   struct CacheWatch;
   std::shared_ptr<kube::HttpsClient> client_;
+  std::shared_ptr<kube::HttpsClient> lease_client_;
   async::Executor executor_;  // where the watches' reflectors run
   std::chrono::milliseconds timeout_;
   // Events go through client-go's correlation: repeats patch one Event's count.
@@ -103,7 +108,12 @@ class RestCronStore final : public controller::CronStore {
   std::shared_ptr<RestControlPlane> control_plane_;
 };
 
-// Lease reads and writes for the leader election, on the same client.
+// Lease reads and writes for the leader election, on a client of their own
+// to the same control plane (its lease_client()), as upstream's leader
+// election has its own client: its own connections, strand and rate limit,
+// so that a renewal never waits behind the loop's requests, which at
+// thousands of FederatedHPAs fill every connection of the loop's client and
+// queue for one.
 class RestLeaseClient final : public controller::LeaseClient {
  public:
   explicit RestLeaseClient(std::shared_ptr<RestControlPlane> control_plane)
