@@ -110,21 +110,7 @@ int run_serve(const ServeOptions& o) {
   spdlog::set_level(o.verbosity >= 2   ? spdlog::level::trace
                     : o.verbosity == 1 ? spdlog::level::debug
                                        : spdlog::level::info);
-  if (o.insecure_no_auth) {
-    spdlog::warn("--insecure-development-no-auth: every request is served WITHOUT authentication or authorization");
-  } else {
-    if (o.authentication_kubeconfig.empty() && o.requestheader_client_ca_file.empty() && o.client_ca_file.empty())
-      throw std::runtime_error(
-          "no authentication configured: give --authentication-kubeconfig (the control plane that reviews tokens and "
-          "publishes the front-proxy CA), or --requestheader-client-ca-file / --client-ca-file; for local development "
-          "only, --insecure-development-no-auth");
-    if (o.authorization_kubeconfig.empty())
-      throw std::runtime_error(
-          "no authorization configured: give --authorization-kubeconfig (the control plane that answers "
-          "SubjectAccessReviews); for local development only, --insecure-development-no-auth");
-  }
-  if (o.tls_cert_file.empty() != o.tls_private_key_file.empty())
-    throw std::runtime_error("--tls-cert-file and --tls-private-key-file must be given together");
+  check_auth_flags(o);
 
   transport::TlsServerOptions server_options;
   server_options.bind_address = o.bind_address;

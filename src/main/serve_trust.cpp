@@ -184,4 +184,22 @@ void TrustRefresher::start(const async::Executor& executor) {
 
 void TrustRefresher::stop() { state_->job.stop(); }
 
+void check_auth_flags(const ServeOptions& o) {
+  if (o.insecure_no_auth) {
+    spdlog::warn("--insecure-development-no-auth: every request is served WITHOUT authentication or authorization");
+  } else {
+    if (o.authentication_kubeconfig.empty() && o.requestheader_client_ca_file.empty() && o.client_ca_file.empty())
+      throw std::runtime_error(
+          "no authentication configured: give --authentication-kubeconfig (the control plane that reviews tokens and "
+          "publishes the front-proxy CA), or --requestheader-client-ca-file / --client-ca-file; for local development "
+          "only, --insecure-development-no-auth");
+    if (o.authorization_kubeconfig.empty())
+      throw std::runtime_error(
+          "no authorization configured: give --authorization-kubeconfig (the control plane that answers "
+          "SubjectAccessReviews); for local development only, --insecure-development-no-auth");
+  }
+  if (o.tls_cert_file.empty() != o.tls_private_key_file.empty())
+    throw std::runtime_error("--tls-cert-file and --tls-private-key-file must be given together");
+}
+
 }  // namespace fedmetrics::cli

@@ -72,6 +72,10 @@ struct Gate {
   std::shared_ptr<server::RequestGate> gate;
   std::shared_ptr<kubeclient::RestReviewClient> authentication;  // null without --authentication-kubeconfig
 };
+// The flags of authentication, authorization and the serving certificate
+// agree (or --insecure-development-no-auth, with a warning); throws what to fix.
+void check_auth_flags(const ServeOptions& o);
+
 // The gate and its review clients, without certificate trust until load_trust().
 Gate make_gate(const ServeOptions& o, kube::ClientRuntime& runtime,
                std::shared_ptr<telemetry::PrometheusServerMetrics> metrics);

@@ -43,6 +43,7 @@ expect_violation "a detached spawn" src/server/api_handler.cpp 'void go(E e, T t
 expect_violation "a blocking wait on a future" src/main/serve_command.cpp 'int wait_for(std::future<int>& f) { return f.get(); }'
 expect_violation "a condition variable in the simulator outside its store" src/sim/simulation.cpp 'std::condition_variable cv;'
 expect_violation "a blocking wait in the transport" src/transport/tls_server.cpp 'std::promise<void> done;'
+expect_violation "a file of src/ over 600 lines" src/aggregator/long_file.cpp "$(printf '// line\n%.0s' $(seq 601))"
 # A comment may name them (explaining why they are gone).
 tree_with src/aggregator/merge.cpp '// no shared_from_this, no await_callback, no condition_variable here'
 if out=$(bash "$src/scripts/check-layering.sh" "$tmp/tree"); then
