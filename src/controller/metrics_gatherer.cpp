@@ -322,8 +322,7 @@ async::Task<PodListing> list_pods(const aggregator::MemberList& members, const s
 async::Task<GatheredMetrics> gather_metrics(aggregator::MetricsService& service, autoscaler::FederatedHPASpec spec,
                                             const std::string& namespace_name, const k8s::LabelSelector& selector,
                                             const std::vector<autoscaler::Pod>& pods,
-                                            const std::optional<std::set<std::string>>& hosts,
-                                            const ResourceFetch& resource) {
+                                            const std::optional<std::set<std::string>>& hosts, ResourceFetch resource) {
   GatheredMetrics gathered;
   gathered.fetch_durations.resize(spec.metrics.size());
   // The spec entries each query answers for; its answer's time is theirs.

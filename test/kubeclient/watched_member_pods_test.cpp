@@ -76,6 +76,8 @@ struct Fixture {
     pods->keep({});
     pods->keep({});  // every watch cancelled (those read since the first keep too), then ended on the loop
     loop.poll();
+    // And each first list's timer (on the fake clock) run out, so that no coroutine is left waiting on it.
+    loop.advance(std::chrono::seconds(10));
   }
   FakeListWatch& server() { return *servers["member1"]; }
 

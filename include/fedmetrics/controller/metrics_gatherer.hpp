@@ -84,7 +84,7 @@ async::Task<GatheredMetrics> gather_metrics(aggregator::MetricsService& service,
                                             const std::string& namespace_name, const k8s::LabelSelector& selector,
                                             const std::vector<autoscaler::Pod>& pods,
                                             const std::optional<std::set<std::string>>& hosts,
-                                            const ResourceFetch& resource = {});
+                                            ResourceFetch resource = {});
 
 // A member's pod metrics answer as the resource samples of the pods it
 // keeps: with their labels, those `selector` matches (as the metrics API
