@@ -47,7 +47,8 @@ const std::string kGone = R"x({"type":"ERROR","object":{"kind":"Status","apiVers
 // A read whose end the test watches for.
 async::Task<void> read_into(WatchedMemberPods& pods, const FakeMember& member, k8s::LabelSelector labels,
                             std::optional<k8s::Expected<std::vector<k8s::Pod>>>& out) {
-  auto reading = pods.pods(member, "shop", labels, {});
+  const std::string ns = "shop";  // the port takes it by reference: it must outlive the read
+  auto reading = pods.pods(member, ns, labels, {});
   out = co_await std::move(reading);
 }
 
